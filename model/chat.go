@@ -1,0 +1,220 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// ChatState is what the Chat Completions frames said (guide §7, §8).
+type ChatState struct {
+	Opened       bool // the role chunk opened the assistant message
+	Role         string
+	CompletionID string // chatcmpl-…
+	Model        string
+	Finish       *ChatFinish
+	DoneMarker   bool // data: [DONE] retained: the provider stream is explicit-terminal
+	DoneSeq      uint64
+
+	message   *Item
+	reasoning *Item
+}
+
+// ChatFinish is the retained finish chunk (hermes-sse §2.5).
+type ChatFinish struct {
+	Reason   string
+	Usage    *Usage
+	Error    *ProviderError
+	Hermes   *HermesExtras
+	Crash    bool // finish "error" with no usage: the writer itself crashed
+	NoReply  bool // a finish with no content at all before it
+	Sequence uint64
+}
+
+// Usage is token usage in either naming (Chat prompt/completion, Responses
+// input/output).
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens,omitempty"`
+	CompletionTokens int `json:"completion_tokens,omitempty"`
+	InputTokens      int `json:"input_tokens,omitempty"`
+	OutputTokens     int `json:"output_tokens,omitempty"`
+	TotalTokens      int `json:"total_tokens,omitempty"`
+}
+
+// In and Out give input/output tokens whatever the naming.
+func (u *Usage) In() int  { return u.PromptTokens + u.InputTokens }
+func (u *Usage) Out() int { return u.CompletionTokens + u.OutputTokens }
+
+// ProviderError is an error object carried in a provider frame. Some frames
+// carry a bare string instead; it lands in Message.
+type ProviderError struct {
+	Message string `json:"message"`
+	Type    string `json:"type,omitempty"`
+	Code    string `json:"code,omitempty"`
+}
+
+func decodeProviderError(raw json.RawMessage) *ProviderError {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var pe ProviderError
+	if json.Unmarshal(raw, &pe) == nil {
+		return &pe
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return &ProviderError{Message: s}
+	}
+	return &ProviderError{Message: string(raw)}
+}
+
+// HermesExtras is the finish chunk's `hermes` object.
+type HermesExtras struct {
+	Completed bool   `json:"completed"`
+	Partial   bool   `json:"partial"`
+	Failed    bool   `json:"failed"`
+	Error     string `json:"error,omitempty"`
+	ErrorCode string `json:"error_code,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+}
+
+type chatFrame struct {
+	ID      string `json:"id"`
+	Model   string `json:"model"`
+	Choices []struct {
+		Delta struct {
+			Role             *string `json:"role"`
+			Content          *string `json:"content"`
+			ReasoningContent *string `json:"reasoning_content"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage  *Usage          `json:"usage"`
+	Error  json.RawMessage `json:"error"`
+	Hermes *HermesExtras   `json:"hermes"`
+}
+
+func (d *derived) applyChat(c *Chunk, h *HermesSSE) {
+	var f chatFrame
+	if err := json.Unmarshal(h.Data, &f); err != nil {
+		d.anomaly(AnomalyUndecodable, c.Sequence, "chunk %d: chat frame: %v", c.Sequence, err)
+		return
+	}
+	ch := &d.chat
+	if f.ID != "" {
+		ch.CompletionID = f.ID
+	}
+	if f.Model != "" {
+		ch.Model = f.Model
+	}
+	if len(f.Choices) == 0 {
+		return
+	}
+	choice := f.Choices[0]
+	if r := choice.Delta.Role; r != nil {
+		ch.Opened = true
+		ch.Role = *r
+		d.chatMessage(c) // opens the message; renders no text
+	}
+	if rc := choice.Delta.ReasoningContent; rc != nil && *rc != "" {
+		if ch.reasoning == nil {
+			ch.reasoning = d.addItem(&Item{Kind: ItemReasoning, Key: "chat:reasoning", Index: -1, FirstSeq: c.Sequence})
+		}
+		ch.reasoning.part(0).buf.WriteString(*rc)
+		ch.reasoning.touch(c.Sequence)
+	}
+	if s := choice.Delta.Content; s != nil && *s != "" {
+		m := d.chatMessage(c)
+		m.part(0).buf.WriteString(*s)
+		m.touch(c.Sequence)
+	}
+	if fr := choice.FinishReason; fr != nil && *fr != "" {
+		fin := &ChatFinish{
+			Reason:   *fr,
+			Usage:    f.Usage,
+			Error:    decodeProviderError(f.Error),
+			Hermes:   f.Hermes,
+			Crash:    *fr == "error" && f.Usage == nil,
+			Sequence: c.Sequence,
+		}
+		if ch.message == nil || ch.message.TextLen() == 0 {
+			fin.NoReply = true
+		}
+		if ch.Finish != nil {
+			d.anomaly(AnomalyConflict, c.Sequence, "a second finish chunk (%s) after finish %s at chunk %d",
+				fin.Reason, ch.Finish.Reason, ch.Finish.Sequence)
+		} else {
+			ch.Finish = fin
+		}
+		if ch.message != nil {
+			ch.message.Done = true
+			ch.message.Status = fin.Reason
+			ch.message.touch(c.Sequence)
+		}
+		if ch.reasoning != nil {
+			ch.reasoning.Done = true
+			ch.reasoning.touch(c.Sequence)
+		}
+	}
+}
+
+func (d *derived) chatMessage(c *Chunk) *Item {
+	if d.chat.message == nil {
+		d.chat.message = d.addItem(&Item{Kind: ItemMessage, Key: "chat:message", Index: -1,
+			Role: "assistant", FirstSeq: c.Sequence, LastSeq: c.Sequence, Version: 1})
+		d.chat.message.part(0)
+	}
+	return d.chat.message
+}
+
+type toolProgress struct {
+	Tool       string `json:"tool"`
+	Emoji      string `json:"emoji"`
+	Label      string `json:"label"`
+	ToolCallID string `json:"toolCallId"`
+	ToolCallSn string `json:"tool_call_id"`
+	Status     string `json:"status"`
+}
+
+// applyToolProgress updates one tool entry keyed by toolCallId, in
+// first-seen order. The completed frame has no label: the running one stays.
+// The old shape (no toolCallId, no status) is a start with no completion.
+func (d *derived) applyToolProgress(c *Chunk, h *HermesSSE) {
+	var p toolProgress
+	if err := json.Unmarshal(h.Data, &p); err != nil {
+		d.anomaly(AnomalyUndecodable, c.Sequence, "chunk %d: tool progress: %v", c.Sequence, err)
+		return
+	}
+	id := p.ToolCallID
+	if id == "" {
+		id = p.ToolCallSn
+	}
+	legacy := id == ""
+	if legacy {
+		id = fmt.Sprintf("legacy:%d", c.Sequence)
+	}
+	t := d.tool(id, c)
+	t.Legacy = legacy
+	if p.Tool != "" {
+		t.Name = p.Tool
+	}
+	if p.Emoji != "" {
+		t.Emoji = p.Emoji
+	}
+	if p.Label != "" {
+		t.Label = p.Label
+	}
+	switch {
+	case legacy || p.Status == "":
+		if t.Status == "" {
+			t.Status = ToolStarted
+		}
+	case p.Status == ToolCompleted:
+		t.Status = ToolCompleted
+		t.DoneAt = c.ReceivedAt
+	default:
+		if t.Status != ToolCompleted { // a late running frame never reopens a tool
+			t.Status = p.Status
+		}
+	}
+	t.Version++
+}

@@ -1,0 +1,203 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// derived is everything interpreted from the retained chunks. It can always
+// be rebuilt by applying the chunks again in sequence order.
+type derived struct {
+	items       []*Item
+	itemsDirty  bool
+	nextIndex   int
+	generic     *Item // the text of part-carrying chunks of other connectors
+	tools       []*Tool
+	toolByID    map[string]*Tool
+	chat        ChatState
+	resp        ResponsesState
+	op          string // operation detected from the frames
+	provTerm    bool   // a terminal provider frame was retained
+	upstreamEnd string // reason of the connector's extra error chunk, if any
+	anoms       []Anomaly
+}
+
+func (d *derived) reset() {
+	*d = derived{toolByID: map[string]*Tool{}}
+	d.resp.reset()
+}
+
+func (d *derived) anomaly(kind AnomalyKind, seq uint64, format string, args ...any) {
+	d.anoms = append(d.anoms, Anomaly{Kind: kind, Sequence: seq, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (d *derived) addItem(it *Item) *Item {
+	if it.Index < 0 {
+		it.Index = d.nextIndex
+	}
+	if it.Index >= d.nextIndex {
+		d.nextIndex = it.Index + 1
+	}
+	d.items = append(d.items, it)
+	d.itemsDirty = true
+	return it
+}
+
+func (d *derived) sortedItems() []*Item {
+	if d.itemsDirty {
+		sort.SliceStable(d.items, func(i, j int) bool { return d.items[i].Index < d.items[j].Index })
+		d.itemsDirty = false
+	}
+	return d.items
+}
+
+func (d *derived) detect(op string) {
+	if d.op == "" {
+		d.op = op
+	}
+}
+
+// apply interprets one retained chunk. Chunks after the terminal chunk are
+// retained evidence only.
+func (d *derived) apply(c *Chunk, afterTerminal bool) {
+	if afterTerminal {
+		return
+	}
+	var cd chunkData
+	if len(c.Data) > 0 && c.Data[0] == '{' {
+		if err := json.Unmarshal(c.Data, &cd); err != nil {
+			d.anomaly(AnomalyUndecodable, c.Sequence, "chunk %d data is not valid JSON", c.Sequence)
+		}
+	}
+	switch {
+	case cd.HermesSSE != nil:
+		d.applyHermes(c, cd.HermesSSE)
+	case cd.Reason != "":
+		// The connector's extra error chunk for an upstream close without a
+		// terminal frame (aip-wire §9.2).
+		d.upstreamEnd = cd.Reason
+		d.detect(cd.Operation)
+		d.notice(c, string(c.Kind), "upstream ended: "+cd.Reason)
+	default:
+		d.applyGeneric(c)
+	}
+}
+
+func (d *derived) applyHermes(c *Chunk, h *HermesSSE) {
+	if h.Terminal {
+		d.provTerm = true
+	}
+	name := h.Name()
+	switch {
+	case name == "hermes.tool.progress":
+		d.detect(OpChat)
+		d.applyToolProgress(c, h)
+	case strings.HasPrefix(name, "response."):
+		d.detect(OpResponses)
+		d.applyResponses(c, h)
+	case h.IsDoneMarker():
+		d.chat.DoneMarker = true
+		d.chat.DoneSeq = c.Sequence
+	case looksLikeChat(h.Data):
+		d.detect(OpChat)
+		d.applyChat(c, h)
+	default:
+		d.applyGeneric(c)
+	}
+}
+
+// looksLikeChat is a cheap test for an OpenAI-style chunk (a "choices" key).
+func looksLikeChat(data json.RawMessage) bool {
+	return len(data) > 0 && data[0] == '{' && strings.Contains(string(data), `"choices"`)
+}
+
+// applyGeneric keeps chunks of other connectors (and unknown Hermes frames)
+// visible: text parts grow one message, other kinds become notices.
+func (d *derived) applyGeneric(c *Chunk) {
+	text := ""
+	if c.Part != nil && c.Part.Type == "text" {
+		text = c.Part.Text
+	}
+	switch c.Kind {
+	case KindData, KindPreview, "":
+		if text != "" {
+			if d.generic == nil {
+				d.generic = d.addItem(&Item{Kind: ItemMessage, Key: "message", Index: -1, Role: "assistant", FirstSeq: c.Sequence})
+			}
+			d.generic.part(0).buf.WriteString(text)
+			d.generic.touch(c.Sequence)
+		}
+	case KindTool:
+		t := d.tool(fmt.Sprintf("seq:%d", c.Sequence), c)
+		t.Name = firstString(c.Data, "tool", "name", "event")
+		t.Label = text
+		t.Status = ToolStarted
+		t.Version++
+		d.notice(c, string(c.Kind), summarize(text, c.Data))
+	case KindThought:
+		d.notice(c, "thought", summarize(text, c.Data)).Kind = ItemReasoning
+	default:
+		d.notice(c, string(c.Kind), summarize(text, c.Data))
+	}
+}
+
+// notice adds a one-off generic item.
+func (d *derived) notice(c *Chunk, label, text string) *Item {
+	it := d.addItem(&Item{Kind: ItemNotice, Key: fmt.Sprintf("seq:%d", c.Sequence), Index: -1,
+		Label: label, FirstSeq: c.Sequence, LastSeq: c.Sequence, Done: true, Version: 1})
+	it.part(0).buf.WriteString(text)
+	return it
+}
+
+func (d *derived) tool(id string, c *Chunk) *Tool {
+	t, ok := d.toolByID[id]
+	if !ok {
+		t = &Tool{ID: id, FirstSeq: c.Sequence, StartedAt: c.ReceivedAt}
+		d.toolByID[id] = t
+		d.tools = append(d.tools, t)
+	}
+	t.LastSeq = c.Sequence
+	return t
+}
+
+// summarize gives a short visible form of a generic chunk.
+func summarize(text string, data json.RawMessage) string {
+	if text != "" {
+		return text
+	}
+	if s := firstString(data, "message", "text", "label", "reason", "status", "event"); s != "" {
+		return s
+	}
+	const max = 200
+	s := string(data)
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// firstString returns the first non-empty string among the named top-level
+// keys of a JSON object (looking one level into hermes_sse.data as well).
+func firstString(data json.RawMessage, keys ...string) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(data, &obj) != nil {
+		return ""
+	}
+	if inner, ok := obj["hermes_sse"]; ok {
+		var h HermesSSE
+		if json.Unmarshal(inner, &h) == nil {
+			if s := firstString(h.Data, keys...); s != "" {
+				return s
+			}
+		}
+	}
+	for _, k := range keys {
+		var s string
+		if raw, ok := obj[k]; ok && json.Unmarshal(raw, &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,21 @@
+// Package model is aipwatch's pure domain state: AIP chunks, events, the
+// cursor and the final result go in; the transcript, the tool calls and the
+// one verdict come out. It does no I/O and imports nothing else of ours, so
+// every rule of ../shared/design/contract.md lives here once and the TUI,
+// the plain and jsonl outputs, records and exports all read it.
+//
+// The rules, in short (contract §2.5, §3; hermes-streaming-guide §6–§11):
+//   - Chunks are ordered by AIP sequence. An identical repeat is a replay and
+//     is dropped; the same sequence with other content is a conflict (first
+//     kept, anomaly); a chunk after a done/error chunk is an anomaly and does
+//     not change the transcript. Events are de-duplicated by id. The AIP
+//     sequence and the Responses sequence_number are never compared.
+//   - Chat text comes from choices[0].delta.content (not StreamChunk.part);
+//     hermes.tool.progress frames (kind data) update one tool per toolCallId;
+//     the finish chunk keeps finish_reason, usage, error and hermes.
+//   - Responses items are keyed by item_id / output_index, never by their
+//     position in the terminal output; output_text.done is checked against
+//     the deltas; response.completed/failed/incomplete settle the status.
+//   - Action.Verdict applies contract §3 in its order. Text never decides
+//     anything; the final ActionResult wins over a conflicting last chunk.
+package model

@@ -1,0 +1,298 @@
+package model
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// ResponsesState is what the Responses frames said (guide §9).
+type ResponsesState struct {
+	ResponseID string // from response.created: the reconciliation key
+	Status     string // in_progress, then the terminal response status
+	Terminal   bool   // response.completed / failed / incomplete retained
+	Usage      *Usage
+	Error      *ProviderError
+	Mismatch   bool // an output_text.done disagreed with its deltas
+
+	lastSeqNum int64
+	haveSeqNum bool
+	byID       map[string]*Item
+	byIndex    map[int]*Item
+	calls      map[string]*Item // function_call items by call_id
+}
+
+func (r *ResponsesState) reset() {
+	*r = ResponsesState{byID: map[string]*Item{}, byIndex: map[int]*Item{}, calls: map[string]*Item{}}
+}
+
+type respItem struct {
+	ID        string `json:"id"`
+	Type      string `json:"type"`
+	Status    string `json:"status"`
+	Role      string `json:"role"`
+	Name      string `json:"name"`
+	CallID    string `json:"call_id"`
+	Arguments string `json:"arguments"`
+	Content   []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	Output json.RawMessage `json:"output"`
+}
+
+type respObject struct {
+	ID     string          `json:"id"`
+	Status string          `json:"status"`
+	Usage  *Usage          `json:"usage"`
+	Error  json.RawMessage `json:"error"`
+}
+
+type respFrame struct {
+	Type           string      `json:"type"`
+	SequenceNumber *int64      `json:"sequence_number"`
+	Response       *respObject `json:"response"`
+	OutputIndex    *int        `json:"output_index"`
+	ContentIndex   int         `json:"content_index"`
+	ItemID         string      `json:"item_id"`
+	Delta          string      `json:"delta"`
+	Text           string      `json:"text"`
+	Item           *respItem   `json:"item"`
+}
+
+func (d *derived) applyResponses(c *Chunk, h *HermesSSE) {
+	var f respFrame
+	if err := json.Unmarshal(h.Data, &f); err != nil {
+		d.anomaly(AnomalyUndecodable, c.Sequence, "chunk %d: responses frame: %v", c.Sequence, err)
+		return
+	}
+	r := &d.resp
+	name := h.Name()
+	if f.Type != "" {
+		name = f.Type
+	}
+	// The provider's sequence_number is its own counter: checked for gaps
+	// only against itself, never against the AIP sequence.
+	if n := f.SequenceNumber; n != nil {
+		want := int64(0)
+		if r.haveSeqNum {
+			want = r.lastSeqNum + 1
+		}
+		if *n != want {
+			d.anomaly(AnomalySequenceGap, c.Sequence, "Responses sequence_number %d where %d was expected", *n, want)
+		}
+		r.lastSeqNum, r.haveSeqNum = *n, true
+	}
+	switch name {
+	case "response.created", "response.in_progress":
+		if f.Response != nil {
+			if f.Response.ID != "" {
+				r.ResponseID = f.Response.ID
+			}
+			if !r.Terminal {
+				r.Status = orDefault(f.Response.Status, "in_progress")
+			}
+		}
+	case "response.output_item.added", "response.output_item.done":
+		if f.Item == nil {
+			return
+		}
+		d.respItem(c, f.OutputIndex, f.Item, name == "response.output_item.done")
+	case "response.output_text.delta", "response.reasoning_text.delta":
+		it := d.respTextItem(c, f.ItemID, f.OutputIndex, name)
+		it.part(f.ContentIndex).buf.WriteString(f.Delta)
+		it.touch(c.Sequence)
+	case "response.output_text.done":
+		it := d.respTextItem(c, f.ItemID, f.OutputIndex, name)
+		p := it.part(f.ContentIndex)
+		p.Done, p.HasDone = f.Text, true
+		if f.Text != p.Text() {
+			r.Mismatch = true
+			d.anomaly(AnomalyTextMismatch, c.Sequence,
+				"output_text.done for %s differs from its deltas (%d bytes done, %d streamed)",
+				orDefault(it.Key, "message"), len(f.Text), p.buf.Len())
+		}
+		it.touch(c.Sequence)
+	case "response.completed", "response.failed", "response.incomplete":
+		r.Terminal = true
+		r.Status = strings.TrimPrefix(name, "response.")
+		if f.Response != nil {
+			if f.Response.ID != "" && r.ResponseID == "" {
+				r.ResponseID = f.Response.ID
+			}
+			if f.Response.Status != "" {
+				r.Status = f.Response.Status
+			}
+			r.Usage = f.Response.Usage
+			r.Error = decodeProviderError(f.Response.Error)
+		}
+		for _, it := range d.items {
+			if !it.Done {
+				it.Done = true
+				it.touch(c.Sequence)
+			}
+		}
+	}
+}
+
+// respTextItem finds the item a text event names, by item_id, then by
+// output_index; a text event for an unknown item opens a message item.
+func (d *derived) respTextItem(c *Chunk, itemID string, idx *int, name string) *Item {
+	r := &d.resp
+	if it := r.byID[itemID]; itemID != "" && it != nil {
+		return it
+	}
+	if idx != nil {
+		if it := r.byIndex[*idx]; it != nil {
+			return it
+		}
+	}
+	kind := ItemMessage
+	if strings.HasPrefix(name, "response.reasoning") {
+		kind = ItemReasoning
+	}
+	return d.openRespItem(c, itemID, idx, &Item{Kind: kind, Role: "assistant"})
+}
+
+func (d *derived) openRespItem(c *Chunk, id string, idx *int, it *Item) *Item {
+	r := &d.resp
+	it.Key, it.FirstSeq, it.LastSeq, it.Version = id, c.Sequence, c.Sequence, 1
+	it.Index = -1
+	if idx != nil {
+		it.Index = *idx
+	}
+	d.addItem(it)
+	if id != "" {
+		r.byID[id] = it
+	}
+	if idx != nil {
+		r.byIndex[*idx] = it
+	}
+	return it
+}
+
+// respItem opens or updates an output item. Items are keyed by item id and
+// output_index, never by their position in the terminal output array, and
+// two items are never merged.
+func (d *derived) respItem(c *Chunk, idx *int, ri *respItem, done bool) {
+	r := &d.resp
+	it := r.byID[ri.ID]
+	if it == nil && ri.ID == "" && idx != nil {
+		it = r.byIndex[*idx]
+	}
+	if it == nil {
+		switch ri.Type {
+		case "function_call_output":
+			if call := r.calls[ri.CallID]; ri.CallID != "" && call != nil {
+				// Paired with its call: shown inside it, registered so later
+				// events for this output find the call.
+				it = call
+				if ri.ID != "" {
+					r.byID[ri.ID] = call
+				}
+				if idx != nil {
+					r.byIndex[*idx] = call
+				}
+			} else {
+				it = d.openRespItem(c, ri.ID, idx, &Item{Kind: ItemFunctionOutput, CallID: ri.CallID})
+			}
+		case "function_call":
+			it = d.openRespItem(c, ri.ID, idx, &Item{Kind: ItemFunctionCall})
+		case "reasoning":
+			it = d.openRespItem(c, ri.ID, idx, &Item{Kind: ItemReasoning})
+		case "message":
+			it = d.openRespItem(c, ri.ID, idx, &Item{Kind: ItemMessage, Role: orDefault(ri.Role, "assistant")})
+		default:
+			it = d.openRespItem(c, ri.ID, idx, &Item{Kind: ItemNotice, Label: ri.Type})
+		}
+	}
+	switch ri.Type {
+	case "function_call":
+		if ri.Name != "" {
+			it.Name = ri.Name
+		}
+		if ri.CallID != "" {
+			it.CallID = ri.CallID
+			r.calls[ri.CallID] = it
+		}
+		if ri.Arguments != "" {
+			it.Arguments = ri.Arguments
+		}
+		it.Status = orDefault(ri.Status, it.Status)
+		if done {
+			it.Done = true
+		}
+		d.respTool(c, it, done)
+	case "function_call_output":
+		parts := outputParts(ri.Output)
+		if it.Kind == ItemFunctionCall {
+			it.Output, it.HasOutput = parts, true
+			if t := d.toolByID[it.CallID]; t != nil && t.Status != ToolCompleted {
+				t.Status, t.DoneAt = ToolCompleted, c.ReceivedAt
+				t.LastSeq = c.Sequence
+				t.Version++
+			}
+		} else {
+			it.Output, it.HasOutput = parts, true
+			it.Status = orDefault(ri.Status, it.Status)
+			it.Done = it.Done || done
+		}
+	case "message":
+		it.Status = orDefault(ri.Status, it.Status)
+		if done {
+			it.Done = true
+		}
+	default:
+		it.Status = orDefault(ri.Status, it.Status)
+		it.Done = it.Done || done
+	}
+	it.touch(c.Sequence)
+}
+
+// respTool mirrors a function_call into the tool list.
+func (d *derived) respTool(c *Chunk, it *Item, done bool) {
+	if it.CallID == "" {
+		return
+	}
+	t := d.tool(it.CallID, c)
+	t.Name = it.Name
+	t.Label = it.Arguments
+	if done || it.Status == "completed" {
+		if t.Status != ToolCompleted {
+			t.Status, t.DoneAt = ToolCompleted, c.ReceivedAt
+		}
+	} else if t.Status == "" {
+		t.Status = ToolRunning
+	}
+	t.Version++
+}
+
+// outputParts reads a function_call_output output: a list of input_text
+// parts, or (non-streaming shape) a plain string.
+func outputParts(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		out := make([]string, 0, len(parts))
+		for _, p := range parts {
+			out = append(out, p.Text)
+		}
+		return out
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []string{s}
+	}
+	return []string{string(raw)}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

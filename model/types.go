@@ -1,0 +1,242 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// ChunkKind is StreamChunk.kind (aip-wire §6). Unknown kinds are kept as
+// they came and shown generically; they are never fatal.
+type ChunkKind string
+
+// The eight chunk kinds aipd defines.
+const (
+	KindData            ChunkKind = "data"
+	KindProgress        ChunkKind = "progress"
+	KindTool            ChunkKind = "tool"
+	KindThought         ChunkKind = "thought"
+	KindPreview         ChunkKind = "preview"
+	KindPendingApproval ChunkKind = "pending_approval"
+	KindError           ChunkKind = "error"
+	KindDone            ChunkKind = "done"
+)
+
+// Terminal reports whether the kind ends the AIP chunk stream.
+func (k ChunkKind) Terminal() bool { return k == KindDone || k == KindError }
+
+// MessagePart is the tagged MessagePart of aip-wire §4.2. Only the fields a
+// viewer needs are decoded; the rest stay in the raw chunk.
+type MessagePart struct {
+	Type       string          `json:"type"`
+	Text       string          `json:"text,omitempty"`
+	Format     string          `json:"format,omitempty"`
+	Data       json.RawMessage `json:"data,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+}
+
+// StreamChunk is one durable AIP chunk (aip-wire §6).
+type StreamChunk struct {
+	ActionID string          `json:"action_id"`
+	Sequence uint64          `json:"sequence"`
+	Kind     ChunkKind       `json:"kind"`
+	Data     json.RawMessage `json:"data,omitempty"`
+	Part     *MessagePart    `json:"part,omitempty"`
+
+	// Raw is the chunk object exactly as received. It is the evidence behind
+	// replay/conflict decisions and the "r" diagnostics view; never rendered
+	// unless asked for.
+	Raw []byte `json:"-"`
+}
+
+// DecodeChunk decodes one StreamChunk object, keeping its raw bytes.
+func DecodeChunk(raw []byte) (StreamChunk, error) {
+	var c StreamChunk
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return StreamChunk{}, fmt.Errorf("chunk: %w", err)
+	}
+	c.Raw = append([]byte(nil), raw...)
+	return c, nil
+}
+
+// HermesSSE is the Hermes connector's envelope for one provider frame,
+// carried as chunk.data.hermes_sse (aip-wire §9.1).
+type HermesSSE struct {
+	Event    string          `json:"event,omitempty"`
+	ID       string          `json:"id,omitempty"`
+	Data     json.RawMessage `json:"data"`
+	RawData  string          `json:"raw_data"`
+	Terminal bool            `json:"terminal"`
+}
+
+// Name is the provider event name the connector uses to classify a frame:
+// the SSE event name, else data.event, else data.type.
+func (h *HermesSSE) Name() string {
+	if h.Event != "" {
+		return h.Event
+	}
+	var probe struct {
+		Event string `json:"event"`
+		Type  string `json:"type"`
+	}
+	if len(h.Data) > 0 && h.Data[0] == '{' {
+		_ = json.Unmarshal(h.Data, &probe)
+	}
+	if probe.Event != "" {
+		return probe.Event
+	}
+	return probe.Type
+}
+
+// IsDoneMarker reports the Chat `data: [DONE]` frame.
+func (h *HermesSSE) IsDoneMarker() bool { return h.RawData == "[DONE]" }
+
+// chunkData is the shape of chunk.data for the Hermes connector and for the
+// connector's extra error chunk.
+type chunkData struct {
+	HermesSSE *HermesSSE `json:"hermes_sse"`
+	Operation string     `json:"operation"`
+	Reason    string     `json:"reason"`
+}
+
+// Event is a runtime event (aip-wire §7).
+type Event struct {
+	ID            string          `json:"id"`
+	Kind          string          `json:"kind"`
+	OccurredAt    string          `json:"occurred_at,omitempty"`
+	SessionID     string          `json:"session_id,omitempty"`
+	ActionID      string          `json:"action_id,omitempty"`
+	CorrelationID string          `json:"correlation_id,omitempty"`
+	Actor         json.RawMessage `json:"actor,omitempty"`
+	Data          json.RawMessage `json:"data,omitempty"`
+}
+
+// ProtocolError is the AIP error object (aip-wire §8.1).
+type ProtocolError struct {
+	Code         string          `json:"code"`
+	Message      string          `json:"message"`
+	Category     string          `json:"category,omitempty"`
+	Retryable    bool            `json:"retryable,omitempty"`
+	RetryAfterMs uint64          `json:"retry_after_ms,omitempty"`
+	Details      json.RawMessage `json:"details,omitempty"`
+	Source       json.RawMessage `json:"source,omitempty"`
+}
+
+func (e *ProtocolError) Error() string {
+	if e.Message == "" {
+		return e.Code
+	}
+	return e.Code + ": " + e.Message
+}
+
+// ConnectorOutput is the Hermes connector aggregate in ActionResult.output
+// (aip-wire §9.3). Terminal and Truncated are pointers: another connector's
+// output has neither, and absence is not "false".
+type ConnectorOutput struct {
+	EndpointID string          `json:"endpoint_id,omitempty"`
+	Operation  string          `json:"operation,omitempty"`
+	HTTPStatus int             `json:"http_status,omitempty"`
+	Events     json.RawMessage `json:"events,omitempty"`
+	Text       string          `json:"text,omitempty"`
+	Terminal   *bool           `json:"terminal,omitempty"`
+	Truncated  *bool           `json:"truncated,omitempty"`
+}
+
+// Result statuses (ActionResult.status).
+const (
+	ResultCompleted       = "completed"
+	ResultFailed          = "failed"
+	ResultCancelled       = "cancelled"
+	ResultPendingApproval = "pending_approval"
+	ResultRequiresHuman   = "requires_human"
+)
+
+// ActionResult is the final AIP result (aip-wire §4.2).
+type ActionResult struct {
+	ActionID string          `json:"action_id"`
+	Status   string          `json:"status"`
+	Output   json.RawMessage `json:"output,omitempty"`
+	Message  []MessagePart   `json:"message,omitempty"`
+	Usage    json.RawMessage `json:"usage,omitempty"`
+	Error    *ProtocolError  `json:"error,omitempty"`
+
+	// Aggregate is Output decoded as the connector aggregate, when it is one.
+	Aggregate *ConnectorOutput `json:"-"`
+}
+
+// DecodeResult decodes an ActionResult object and its connector aggregate.
+func DecodeResult(raw []byte) (ActionResult, error) {
+	var r ActionResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return ActionResult{}, fmt.Errorf("action result: %w", err)
+	}
+	r.decodeAggregate()
+	return r, nil
+}
+
+func (r *ActionResult) decodeAggregate() {
+	if len(r.Output) == 0 || r.Output[0] != '{' {
+		return
+	}
+	var agg ConnectorOutput
+	if json.Unmarshal(r.Output, &agg) != nil {
+		return
+	}
+	if agg.Operation == "" && agg.Terminal == nil && agg.Truncated == nil {
+		return // not a connector aggregate
+	}
+	r.Aggregate = &agg
+}
+
+// ErrorCode is the result's protocol error code, or "".
+func (r *ActionResult) ErrorCode() string {
+	if r == nil || r.Error == nil {
+		return ""
+	}
+	return r.Error.Code
+}
+
+// Lifecycle states (aip-wire §4.1).
+const (
+	StateUnknown         = "unknown"
+	StateAccepted        = "accepted"
+	StateQueued          = "queued"
+	StateRunning         = "running"
+	StateStreaming       = "streaming"
+	StatePendingApproval = "pending_approval"
+	StateCancelling      = "cancelling"
+	StateCancelled       = "cancelled"
+	StateCompleted       = "completed"
+	StateFailed          = "failed"
+	StateExpired         = "expired"
+	StateDeadLettered    = "dead_lettered"
+)
+
+// TerminalState reports whether a lifecycle state is terminal.
+func TerminalState(s string) bool {
+	switch s {
+	case StateCancelled, StateCompleted, StateFailed, StateExpired, StateDeadLettered:
+		return true
+	}
+	return false
+}
+
+// ActionStatus is the status route's body (aip-wire §4.1), leniently decoded.
+type ActionStatus struct {
+	ActionID     string          `json:"action_id"`
+	CapabilityID string          `json:"capability_id,omitempty"`
+	SessionID    string          `json:"session_id,omitempty"`
+	State        string          `json:"state"`
+	QueuedState  string          `json:"queued_state,omitempty"`
+	ResultStatus string          `json:"result_status,omitempty"`
+	StartedAt    string          `json:"started_at,omitempty"`
+	UpdatedAt    string          `json:"updated_at,omitempty"`
+	CompletedAt  string          `json:"completed_at,omitempty"`
+	Result       *ActionResult   `json:"result,omitempty"`
+	Links        json.RawMessage `json:"links,omitempty"`
+}
+
+// Operation names of the Hermes connector.
+const (
+	OpChat      = "chat_stream"
+	OpResponses = "responses_stream"
+)

@@ -1,0 +1,200 @@
+package model
+
+import "fmt"
+
+// Verdict words (contract §3), and the live words shown while unsettled.
+const (
+	VerdictVerified   = "verified"
+	VerdictPartial    = "partial"
+	VerdictFailed     = "failed"
+	VerdictTruncated  = "truncated"
+	VerdictIncomplete = "incomplete"
+	VerdictCancelled  = "cancelled"
+	VerdictPending    = "pending"
+
+	LiveFollowing      = "following"
+	LiveAwaitingResult = "awaiting result"
+)
+
+// Exit codes (contract §3).
+const (
+	ExitVerified   = 0
+	ExitError      = 1
+	ExitUsage      = 2
+	ExitPartial    = 3
+	ExitFailed     = 4
+	ExitTruncated  = 5
+	ExitIncomplete = 6
+	ExitCancelled  = 7
+	ExitPending    = 8
+)
+
+// Verdict is the one outcome of an action, with its evidence.
+type Verdict struct {
+	// Word is the verdict; while unsettled it is a live word (following,
+	// awaiting result) and Final is false, and a stopped viewer gets pending.
+	Word    string
+	Final   bool
+	Reasons []string
+	// UnconfirmedToolEffects counts tool calls whose effects the operator
+	// still has to confirm: aipwatch can see that a tool ran, never what it
+	// did to the world.
+	UnconfirmedToolEffects int
+	ExitCode               int
+	Row                    int // the contract §3 row that decided it (0 while unsettled)
+}
+
+var exitCodes = map[string]int{
+	VerdictVerified: ExitVerified, VerdictPartial: ExitPartial, VerdictFailed: ExitFailed,
+	VerdictTruncated: ExitTruncated, VerdictIncomplete: ExitIncomplete,
+	VerdictCancelled: ExitCancelled, VerdictPending: ExitPending,
+}
+
+// Verdict decides contract §3, in its order. Text never decides anything;
+// the final ActionResult wins over a conflicting last chunk.
+func (a *Action) Verdict() Verdict {
+	v := a.decide()
+	v.UnconfirmedToolEffects = len(a.d.tools)
+	if n := v.UnconfirmedToolEffects; n > 0 {
+		v.Reasons = append(v.Reasons, plural(n, "tool effect", "tool effects")+" to confirm")
+	}
+	if code, ok := exitCodes[v.Word]; ok {
+		v.ExitCode = code
+	} else {
+		v.ExitCode = ExitPending
+	}
+	return v
+}
+
+func (a *Action) decide() Verdict {
+	if !a.Settled() {
+		return a.liveVerdict()
+	}
+	final := func(row int, word string, reasons ...string) Verdict {
+		return Verdict{Word: word, Final: true, Row: row, Reasons: reasons}
+	}
+	r := a.Result
+	if r == nil { // settled by state alone: expired / dead-lettered
+		return final(4, VerdictFailed, "AIP state "+a.Status.State)
+	}
+	code := r.ErrorCode()
+	switch r.Status {
+	case ResultCancelled:
+		return final(1, VerdictCancelled, "AIP result cancelled")
+	case ResultFailed:
+		switch code {
+		case "connector.hermes_agent.stream_truncated":
+			return final(2, VerdictTruncated, "AIP result failed", code)
+		case "connector.hermes_agent.stream_incomplete":
+			return final(3, VerdictIncomplete, "AIP result failed", code)
+		}
+		return final(4, VerdictFailed, "AIP result failed", orDefault(code, "no error code"))
+	}
+	if a.Status != nil && (a.Status.State == StateExpired || a.Status.State == StateDeadLettered) {
+		return final(4, VerdictFailed, "AIP state "+a.Status.State)
+	}
+	// Result completed from here on.
+	done := "AIP result completed"
+	if agg := r.Aggregate; agg != nil {
+		if agg.Truncated != nil && *agg.Truncated {
+			return final(5, VerdictTruncated, done, "aggregate truncated: true")
+		}
+		if agg.Terminal != nil && !*agg.Terminal {
+			return final(6, VerdictIncomplete, done, "aggregate terminal: false")
+		}
+	}
+	if !a.providerTerminalSeen() {
+		return final(6, VerdictIncomplete, done, "no terminal provider frame seen")
+	}
+	switch a.streamKind() {
+	case OpChat:
+		f := a.d.chat.Finish
+		switch {
+		case f == nil:
+			return final(7, VerdictIncomplete, done, "no Chat finish chunk")
+		case f.Reason == "length":
+			return final(8, VerdictPartial, done, "finish_reason length")
+		case f.Reason == "error":
+			return final(9, VerdictFailed, done, "finish_reason error")
+		case f.Error != nil:
+			return final(9, VerdictFailed, done, "finish chunk carries an error object")
+		case f.Hermes != nil && f.Hermes.Failed:
+			return final(9, VerdictFailed, done, "hermes.failed: true")
+		}
+	case OpResponses:
+		rs := &a.d.resp
+		switch {
+		case rs.Status == "failed":
+			return final(10, VerdictFailed, done, "response status failed")
+		case rs.Status != "completed":
+			return final(11, VerdictIncomplete, done, "response status "+orDefault(rs.Status, "unknown"))
+		case rs.Mismatch:
+			return final(11, VerdictIncomplete, done, "output_text.done disagrees with its deltas")
+		}
+	}
+	if a.hasConflict() {
+		return final(12, VerdictIncomplete, done, "conflicting chunk content")
+	}
+	reasons := []string{done, "provider terminal frame"}
+	switch a.streamKind() {
+	case OpChat:
+		reasons = append(reasons, "finish_reason stop")
+	case OpResponses:
+		reasons = append(reasons, "response completed")
+	}
+	return final(13, VerdictVerified, reasons...)
+}
+
+func (a *Action) liveVerdict() Verdict {
+	v := Verdict{}
+	switch {
+	case a.Phase == PhaseStopped:
+		v.Word = VerdictPending
+		v.Reasons = []string{"viewer stopped before the action settled"}
+	case a.Phase == PhaseAwaitingResult || a.TerminalFrameSeen:
+		v.Word = LiveAwaitingResult
+	default:
+		v.Word = LiveFollowing
+	}
+	if a.Result != nil { // pending_approval / requires_human
+		v.Reasons = append(v.Reasons, "AIP result "+a.Result.Status)
+	}
+	return v
+}
+
+// providerTerminalSeen: a retained explicit-terminal provider frame. For a
+// connector without Hermes envelopes, a retained done chunk stands in.
+func (a *Action) providerTerminalSeen() bool {
+	if a.d.provTerm {
+		return true
+	}
+	if a.terminalSeq != nil && a.d.op == "" && a.d.upstreamEnd == "" {
+		return a.chunks[*a.terminalSeq].Kind == KindDone
+	}
+	return false
+}
+
+// streamKind is Chat or Responses when the frames (or the aggregate) say so.
+func (a *Action) streamKind() string {
+	if a.d.op == OpChat || a.d.op == OpResponses {
+		return a.d.op
+	}
+	if agg := a.aggregate(); agg != nil && (agg.Operation == OpChat || agg.Operation == OpResponses) {
+		return agg.Operation
+	}
+	return ""
+}
+
+func (a *Action) aggregate() *ConnectorOutput {
+	if a.Result == nil {
+		return nil
+	}
+	return a.Result.Aggregate
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,79 @@
+package model
+
+import "strings"
+
+// Items returns the transcript in display order: Chat reasoning and message,
+// Responses items by output_index (a function_call_output paired with its
+// call is inside the call), generic notices in arrival order. The slice and
+// the items are the model's own: read, do not modify.
+func (a *Action) Items() []*Item { return a.d.sortedItems() }
+
+// Tools returns the tool calls in first-seen order.
+func (a *Action) Tools() []*Tool { return a.d.tools }
+
+// Chat returns what the Chat frames said.
+func (a *Action) Chat() *ChatState { return &a.d.chat }
+
+// Responses returns what the Responses frames said.
+func (a *Action) Responses() *ResponsesState { return &a.d.resp }
+
+// UpstreamEnd is the reason of the connector's extra error chunk
+// (upstream closed without a terminal frame), or "".
+func (a *Action) UpstreamEnd() string { return a.d.upstreamEnd }
+
+// Operation is the connector operation: the aggregate's when the result has
+// one, else what the frames look like, else "".
+func (a *Action) Operation() string {
+	if agg := a.aggregate(); agg != nil && agg.Operation != "" {
+		return agg.Operation
+	}
+	return a.d.op
+}
+
+// Endpoint is the connector endpoint from the aggregate, or "".
+func (a *Action) Endpoint() string {
+	if agg := a.aggregate(); agg != nil {
+		return agg.EndpointID
+	}
+	return ""
+}
+
+// Text is the assistant text of contract §4: Chat content deltas in order;
+// Responses message items in output_index order (the done text where
+// present), joined by a blank line.
+func (a *Action) Text() string {
+	var msgs []string
+	for _, it := range a.Items() {
+		if it.Kind == ItemMessage {
+			msgs = append(msgs, it.Text())
+		}
+	}
+	if a.streamKind() == OpChat || len(msgs) == 1 {
+		return strings.Join(msgs, "")
+	}
+	return strings.Join(msgs, "\n\n")
+}
+
+// FinishReason is the Chat finish_reason, or "".
+func (a *Action) FinishReason() string {
+	if f := a.d.chat.Finish; f != nil {
+		return f.Reason
+	}
+	return ""
+}
+
+// Notes are short facts an operator should see that are not anomalies:
+// an empty finish, an upstream close.
+func (a *Action) Notes() []string {
+	var notes []string
+	if f := a.d.chat.Finish; f != nil && f.NoReply {
+		notes = append(notes, "no reply text: the finish chunk came with no content before it")
+	}
+	if f := a.d.chat.Finish; f != nil && f.Crash {
+		notes = append(notes, "the provider's writer crashed: finish error with no usage")
+	}
+	if a.d.upstreamEnd != "" {
+		notes = append(notes, "upstream closed without a terminal event")
+	}
+	return notes
+}
