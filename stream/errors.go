@@ -1,0 +1,43 @@
+package stream
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error is one failure of a request to aipd, reduced to what an operator
+// needs: what aipwatch was doing, the AIP error code (from the envelope at
+// /body/error/error, or from an aip.error frame), the HTTP status, and the
+// server's message. It never carries a Go stack, a struct dump or the token.
+type Error struct {
+	Op         string // "status", "follow", "page", "result", "cancel"
+	Code       string // AIP code; "" when the reply was not AIP JSON
+	HTTPStatus int    // 0 when no HTTP reply (transport error)
+	Message    string
+	Retryable  bool
+}
+
+// Error is one clear line, e.g.
+// "follow: auth.native_http_unauthorized (HTTP 401): missing bearer token".
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Op != "" {
+		b.WriteString(e.Op)
+		b.WriteString(": ")
+	}
+	switch {
+	case e.Code != "" && e.HTTPStatus != 0:
+		fmt.Fprintf(&b, "%s (HTTP %d)", e.Code, e.HTTPStatus)
+	case e.Code != "":
+		b.WriteString(e.Code)
+	case e.HTTPStatus != 0:
+		fmt.Fprintf(&b, "HTTP %d", e.HTTPStatus)
+	default:
+		b.WriteString("request failed")
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	return b.String()
+}

@@ -1,0 +1,112 @@
+package stream
+
+import (
+	"time"
+
+	"aipwatch/model"
+)
+
+// Msg is everything that crosses from the stream client to its consumer
+// (the TUI, the plain and jsonl printers). All message types live in this
+// file. A Sink receives them in order from one goroutine.
+type Msg interface{ streamMsg() }
+
+// Sink is the one small interface the client talks to.
+type Sink interface{ Send(Msg) }
+
+// SinkFunc adapts a function to a Sink.
+type SinkFunc func(Msg)
+
+// Send calls f.
+func (f SinkFunc) Send(m Msg) { f(m) }
+
+// StatusMsg is a status read: the probe at start and the re-read at the end.
+type StatusMsg struct {
+	Status model.ActionStatus
+	Final  bool // the re-read after the result (contract §2.9)
+}
+
+// ModeMsg says how the action is being read: live follow, or review of an
+// action that had already settled when aipwatch attached (paging, no follow).
+type ModeMsg struct {
+	Review bool
+}
+
+// ConnectedMsg: a follow connection is open (attempt 1 is the first).
+type ConnectedMsg struct {
+	Attempt int
+	Cursor  string // the cursor it resumed from ("" = from the beginning)
+	Resumed bool
+}
+
+// ReconnectingMsg: the connection was lost; the next try is in Wait.
+type ReconnectingMsg struct {
+	Attempt int // the attempt that will be made after Wait
+	Wait    time.Duration
+	Cause   string // one line, safe to show after sanitising
+}
+
+// RestartMsg: the cursor was refused (expired / invalid); following starts
+// again from the beginning, once. De-duplication makes that safe.
+type RestartMsg struct {
+	Code string
+}
+
+// BatchMsg carries chunks and events in arrival order since the last batch.
+// Chunks arrive batched (about 30 a second at most, with an immediate flush
+// on a structural chunk) so a fast stream does not cost one message a delta.
+type BatchMsg struct {
+	Chunks []model.StreamChunk
+	Events []model.Event
+	At     time.Time // when the last of them arrived
+}
+
+// CursorMsg: the id of the latest aip.stream.cursor frame.
+type CursorMsg struct {
+	Cursor string
+}
+
+// LivenessMsg: bytes or a keep-alive arrived (sent at most once a second).
+type LivenessMsg struct {
+	At        time.Time
+	Keepalive bool
+}
+
+// TerminalMsg: aip.stream.terminal arrived; draining and the result follow.
+type TerminalMsg struct {
+	Cursor string
+}
+
+// ResultMsg: the final ActionResult.
+type ResultMsg struct {
+	Result model.ActionResult
+}
+
+// CancelMsg: the reply to an explicit cancel request.
+type CancelMsg struct {
+	Accepted bool
+	Err      *Error // nil when accepted
+}
+
+// ErrorMsg: following cannot go on (exit 1). Err names the AIP code.
+type ErrorMsg struct {
+	Err *Error
+}
+
+// DoneMsg: the run is over (the result and the final status were read, or
+// an ErrorMsg was sent, or the context ended). Nothing follows it.
+type DoneMsg struct{}
+
+func (StatusMsg) streamMsg()       {}
+func (ModeMsg) streamMsg()         {}
+func (ConnectedMsg) streamMsg()    {}
+func (ReconnectingMsg) streamMsg() {}
+func (RestartMsg) streamMsg()      {}
+func (BatchMsg) streamMsg()        {}
+func (CursorMsg) streamMsg()       {}
+func (LivenessMsg) streamMsg()     {}
+func (TerminalMsg) streamMsg()     {}
+func (ResultMsg) streamMsg()       {}
+func (CancelMsg) streamMsg()       {}
+func (ErrorMsg) streamMsg()        {}
+func (DoneMsg) streamMsg()         {}
