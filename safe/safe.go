@@ -1,0 +1,135 @@
+// Package safe neutralises untrusted text (contract §5) before it reaches a
+// terminal, a record or an export: model output, tool names and labels,
+// function arguments and outputs, error messages and IDs.
+//
+// Every C0 control (except newline and tab in Text), DEL, every C1 control
+// and every bidi override or isolate is replaced by a visible placeholder,
+// and invalid UTF-8 by U+FFFD. With ESC, CSI (U+009B), OSC (U+009D), DCS,
+// APC, PM and SOS gone, no escape sequence can survive: what was
+// "\x1b]52;c;…\a" is shown as "␛]52;c;…␇". Text with nothing to replace is
+// returned as it is, without allocating.
+package safe
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Text sanitises multi-line text: newline and tab are kept.
+func Text(s string) string { return clean(s, true) }
+
+// Line sanitises text shown on one line (labels, IDs, error messages):
+// newline and tab become visible too.
+func Line(s string) string { return clean(s, false) }
+
+func clean(s string, keepLayout bool) string {
+	i := firstUnsafe(s, keepLayout)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if unsafeASCII(c, keepLayout) {
+				b.WriteString(placeholderASCII(c))
+			} else {
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteRune(utf8.RuneError)
+		case unsafeRune(r):
+			b.WriteString(placeholderRune(r))
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// firstUnsafe returns the byte offset of the first character to replace,
+// or -1.
+func firstUnsafe(s string, keepLayout bool) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if unsafeASCII(c, keepLayout) {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || unsafeRune(r) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+func unsafeASCII(c byte, keepLayout bool) bool {
+	if c == '\n' || c == '\t' {
+		return !keepLayout
+	}
+	return c < 0x20 || c == 0x7f
+}
+
+// unsafeRune: C1 controls, bidi embeddings/overrides and isolates.
+func unsafeRune(r rune) bool {
+	return (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+func placeholderASCII(c byte) string {
+	switch c {
+	case 0x7f:
+		return "␡"
+	case '\n':
+		return "⏎"
+	case '\t':
+		return "⇥"
+	}
+	return string(rune(0x2400 + int(c))) // Unicode control pictures: ␀ … ␟, ␛ for ESC
+}
+
+func placeholderRune(r rune) string {
+	return "⟨U+" + strings.ToUpper(strconv.FormatInt(int64(r), 16)) + "⟩"
+}
+
+// JSON makes encoded JSON terminal-safe without changing its meaning:
+// encoding/json already escapes C0 controls, but writes C1 controls and
+// bidi controls as raw UTF-8, which some terminals obey. Those runes can
+// only occur inside JSON strings, so they are rewritten as \uXXXX escapes.
+func JSON(b []byte) []byte {
+	s := string(b)
+	i := firstUnsafe(s, true)
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	out = append(out, b[:i]...)
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unsafeRune(r) {
+			out = append(out, `\u`...)
+			hex := strconv.FormatInt(int64(r), 16)
+			for n := len(hex); n < 4; n++ {
+				out = append(out, '0')
+			}
+			out = append(out, hex...)
+		} else {
+			out = append(out, s[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}

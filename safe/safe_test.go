@@ -1,0 +1,120 @@
+package safe
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// hostile holds one sample of every sequence contract §5 and issue 7 name.
+var hostile = map[string]string{
+	"csi colour":       "\x1b[31mred\x1b[0m",
+	"screen clear":     "\x1b[2J\x1b[H",
+	"cursor move":      "\x1b[10;10H",
+	"osc 52 clipboard": "\x1b]52;c;ZWNobyBwd25lZA==\x07",
+	"osc 8 link":       "\x1b]8;;http://evil\x1b\\click\x1b]8;;\x1b\\",
+	"osc title":        "\x1b]0;owned\x07",
+	"dcs":              "\x1bPq#0;2;0;0;0\x1b\\",
+	"apc":              "\x1b_Gf=24;AAAA\x1b\\",
+	"pm":               "\x1b^private\x1b\\",
+	"sos":              "\x1bXstart\x1b\\",
+	"bracketed paste":  "\x1b[200~rm -rf /\x1b[201~",
+	"c1 csi":           "\u009b31m",
+	"c1 osc":           "\u009d0;t\u009c",
+	"bel and bs":       "a\x07b\x08c",
+	"carriage return":  "safe\roverwritten",
+	"bidi override":    "abc\u202edcba\u202c",
+	"bidi isolate":     "x\u2066y\u2069z",
+	"invalid utf8":     "ok\xff\xfe",
+}
+
+func noRawControls(t *testing.T, name, out string) {
+	t.Helper()
+	for _, r := range out {
+		if r == '\n' || r == '\t' {
+			continue
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			t.Fatalf("%s: raw control %U survived in %q", name, r, out)
+		}
+	}
+}
+
+func TestTextNeutralisesEverySequence(t *testing.T) {
+	for name, in := range hostile {
+		out := Text("before " + in + " after")
+		noRawControls(t, name, out)
+		if !strings.HasPrefix(out, "before ") || !strings.HasSuffix(out, " after") {
+			t.Errorf("%s: surrounding text lost: %q", name, out)
+		}
+	}
+}
+
+func TestPlaceholdersAreVisible(t *testing.T) {
+	cases := map[string]string{
+		"\x1b[31m": "␛[31m",
+		"a\x07":    "a␇",
+		"\x7f":     "␡",
+		"\u009b":   "⟨U+9B⟩",
+		"\u202e":   "⟨U+202E⟩",
+		"\xff":     "\uFFFD",
+	}
+	for in, want := range cases {
+		if got := Text(in); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLayoutKeptInTextNotInLine(t *testing.T) {
+	in := "a\n\tb"
+	if got := Text(in); got != in {
+		t.Errorf("Text changed newline/tab: %q", got)
+	}
+	if got := Line(in); got != "a⏎⇥b" {
+		t.Errorf("Line(%q) = %q", in, got)
+	}
+}
+
+func TestCleanTextIsReturnedUnchanged(t *testing.T) {
+	in := "plain text, emoji 💻, ünïcødé, 中文"
+	if got := Text(in); got != in {
+		t.Fatalf("changed clean text: %q", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = Text(in) }); n != 0 {
+		t.Errorf("clean text allocates %v times", n)
+	}
+}
+
+func TestJSONEscapesC1AndBidiAndStaysValid(t *testing.T) {
+	for name, in := range hostile {
+		enc, err := json.Marshal(map[string]string{"text": in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := JSON(enc)
+		noRawControls(t, name, string(out))
+		var back map[string]string
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("%s: invalid JSON after escaping: %v: %s", name, err, out)
+		}
+		// The meaning is unchanged except where Marshal already coerced
+		// invalid UTF-8 to U+FFFD.
+		if name != "invalid utf8" && back["text"] != in {
+			t.Errorf("%s: round trip changed text: %q != %q", name, back["text"], in)
+		}
+	}
+}
+
+func FuzzText(f *testing.F) {
+	for _, s := range hostile {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		noRawControls(t, "fuzz", Text(s))
+		noRawControls(t, "fuzz", Line(s))
+		if strings.ContainsAny(Line(s), "\n\t") {
+			t.Fatalf("Line kept layout: %q", Line(s))
+		}
+	})
+}
