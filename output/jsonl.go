@@ -1,0 +1,151 @@
+package output
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+
+	"aipwatch/model"
+	"aipwatch/safe"
+	"aipwatch/stream"
+)
+
+// JSONL writes one JSON object per line, each with a "type" (contract §4).
+// The last line is the verdict object, or on exit 1/2 an error object.
+// Every line goes through safe.JSON, so C1 and bidi controls are escaped
+// and a terminal showing the stream obeys none of them.
+type JSONL struct {
+	w    *bufio.Writer
+	opts Options
+	tr   *Tracker
+}
+
+// NewJSONL returns a jsonl printer writing to w.
+func NewJSONL(w io.Writer, opts Options) *JSONL {
+	return &JSONL{w: bufio.NewWriter(w), opts: opts, tr: NewTracker()}
+}
+
+type connLine struct {
+	Type    string `json:"type"`
+	Attempt int    `json:"attempt,omitempty"`
+	Cursor  string `json:"cursor,omitempty"`
+	WaitMs  int64  `json:"wait_ms,omitempty"`
+	Cause   string `json:"cause,omitempty"`
+	Code    string `json:"code,omitempty"`
+}
+
+type textLine struct {
+	Type  string `json:"type"`
+	Item  string `json:"item"`
+	Delta string `json:"delta"`
+}
+
+type toolLineJSON struct {
+	Type   string `json:"type"`
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Label  string `json:"label"`
+	Status string `json:"status"`
+}
+
+type noteLine struct {
+	Type     string `json:"type"`
+	Kind     string `json:"kind,omitempty"`
+	Sequence uint64 `json:"sequence,omitempty"`
+	Text     string `json:"text"`
+}
+
+type errorLine struct {
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Handle writes the lines a message caused.
+func (j *JSONL) Handle(a *model.Action, m stream.Msg) {
+	switch m := m.(type) {
+	case stream.ModeMsg:
+		if m.Review {
+			j.emit(connLine{Type: "review"})
+		}
+	case stream.ConnectedMsg:
+		j.emit(connLine{Type: "connected", Attempt: m.Attempt, Cursor: m.Cursor})
+	case stream.ReconnectingMsg:
+		j.emit(connLine{Type: "reconnecting", Attempt: m.Attempt, WaitMs: m.Wait.Milliseconds(), Cause: m.Cause})
+	case stream.RestartMsg:
+		j.emit(connLine{Type: "restart", Code: m.Code})
+	case stream.TerminalMsg:
+		j.changes(a)
+		j.emit(connLine{Type: "terminal", Cursor: m.Cursor})
+	}
+	j.changes(a)
+	j.w.Flush()
+}
+
+func (j *JSONL) changes(a *model.Action) {
+	for _, c := range j.tr.Changes(a) {
+		switch c.Kind {
+		case ChangeText:
+			key := c.Item.Key
+			delta := c.Delta
+			if j.opts.Redact {
+				key, delta = safe.Mask(key), safe.Mask(delta)
+			}
+			j.emit(textLine{Type: "text", Item: key, Delta: delta})
+		case ChangeTool:
+			t := c.Tool
+			l := toolLineJSON{Type: "tool", ID: t.ID, Name: t.Name, Label: t.Label, Status: t.Status}
+			if j.opts.Redact {
+				l.ID, l.Label = safe.Mask(l.ID), safe.Mask(l.Label)
+			}
+			j.emit(l)
+		case ChangeNotice:
+			text := c.Item.Text()
+			if j.opts.Redact {
+				text = safe.Mask(text)
+			}
+			j.emit(noteLine{Type: "notice", Kind: c.Item.Label, Sequence: c.Item.FirstSeq, Text: text})
+		case ChangeNote:
+			j.emit(noteLine{Type: "note", Text: c.Note})
+		case ChangeAnomaly:
+			detail := c.Anom.Detail
+			if j.opts.Redact {
+				detail = ""
+			}
+			j.emit(noteLine{Type: "anomaly", Kind: string(c.Anom.Kind), Sequence: c.Anom.Sequence, Text: detail})
+		case ChangeCancel:
+			j.emit(noteLine{Type: "cancel", Text: c.Cancel})
+		}
+	}
+}
+
+// Finish writes the last line: the verdict object, or the error object.
+func (j *JSONL) Finish(a *model.Action, err error) {
+	if err != nil {
+		j.emit(errorLine{Type: "error", Code: ErrorCode(err), Message: err.Error()})
+		j.w.Flush()
+		return
+	}
+	j.changes(a)
+	rec := a.Record()
+	if j.opts.Redact {
+		rec = RedactRecord(rec)
+	}
+	j.emit(rec)
+	j.w.Flush()
+}
+
+// WriteError writes a lone error object (a usage error before any run).
+func WriteError(w io.Writer, err error) {
+	j := NewJSONL(w, Options{})
+	j.Finish(nil, err)
+}
+
+func (j *JSONL) emit(v any) {
+	b, err := json.Marshal(v)
+	if err != nil { // only our own plain structs are encoded: cannot happen
+		b = []byte(`{"type":"error","code":"encode","message":"internal encoding error"}`)
+	}
+	j.w.Write(safe.JSON(b))
+	j.w.WriteByte('\n')
+}

@@ -1,0 +1,66 @@
+package output
+
+import (
+	"aipwatch/model"
+	"aipwatch/safe"
+	"aipwatch/stream"
+)
+
+// Printer is a line-oriented output. Handle is called after each stream
+// message has been applied to the model; Finish once at the end with the
+// run's fatal error, if any.
+type Printer interface {
+	Handle(a *model.Action, m stream.Msg)
+	Finish(a *model.Action, err error)
+}
+
+// Options shape both printers.
+type Options struct {
+	Redact bool
+}
+
+// RedactRecord masks the content fields of a verdict object (contract §1
+// --redact): the text and provider IDs. Words, codes and counts stay.
+func RedactRecord(rec model.VerdictRecord) model.VerdictRecord {
+	rec.Text = safe.Mask(rec.Text)
+	rec.ResponseID = safe.Mask(rec.ResponseID)
+	tools := make([]model.ToolRecord, len(rec.Tools))
+	for i, t := range rec.Tools {
+		tools[i] = model.ToolRecord{ID: safe.Mask(t.ID), Name: t.Name, Status: t.Status}
+	}
+	rec.Tools = tools
+	return rec
+}
+
+// SafeRecord sanitises the untrusted strings of a verdict object for a
+// terminal (jsonl escapes them instead; plain shows them).
+func SafeRecord(rec model.VerdictRecord) model.VerdictRecord {
+	rec.ActionID = safe.Line(rec.ActionID)
+	rec.ErrorCode = safe.Line(rec.ErrorCode)
+	rec.ResponseID = safe.Line(rec.ResponseID)
+	rec.Text = safe.Text(rec.Text)
+	for i, t := range rec.Tools {
+		rec.Tools[i] = model.ToolRecord{ID: safe.Line(t.ID), Name: safe.Line(t.Name), Status: safe.Line(t.Status)}
+	}
+	for i, r := range rec.Reasons {
+		rec.Reasons[i] = safe.Line(r)
+	}
+	return rec
+}
+
+// ErrorCode is the code for the jsonl error line: the AIP code when there
+// is one, else a word for the kind of failure.
+func ErrorCode(err error) string {
+	if e, ok := err.(*stream.Error); ok && e.Code != "" {
+		return e.Code
+	}
+	if _, ok := err.(UsageError); ok {
+		return "usage"
+	}
+	return "error"
+}
+
+// UsageError is a mistake in the invocation (exit 2).
+type UsageError string
+
+func (e UsageError) Error() string { return string(e) }
