@@ -64,3 +64,23 @@ func ErrorCode(err error) string {
 type UsageError string
 
 func (e UsageError) Error() string { return string(e) }
+
+// Feed applies one stream message to the model and lets the printer report
+// it. A batch is applied chunk by chunk so lines come out in AIP sequence
+// order (a tool completing between two deltas prints between them), which
+// the TUI, redrawing whole frames, does not need.
+func Feed(p Printer, a *model.Action, m stream.Msg) {
+	b, ok := m.(stream.BatchMsg)
+	if !ok {
+		stream.Apply(a, m)
+		p.Handle(a, m)
+		return
+	}
+	if len(b.Events) > 0 {
+		stream.Apply(a, stream.BatchMsg{Events: b.Events, At: b.At})
+	}
+	for _, c := range b.Chunks {
+		a.IngestChunk(c, b.At)
+		p.Handle(a, nil)
+	}
+}

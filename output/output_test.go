@@ -1,0 +1,202 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"aipwatch/model"
+	"aipwatch/stream"
+)
+
+// chunk builds a Hermes chunk the way the connector sends it.
+func chunk(seq uint64, kind, event, data string, terminal bool) model.StreamChunk {
+	h := map[string]any{"data": json.RawMessage(data), "raw_data": data, "terminal": terminal}
+	if event != "" {
+		h["event"] = event
+	}
+	if data == "[DONE]" {
+		h["data"] = "[DONE]"
+	}
+	raw, _ := json.Marshal(map[string]any{"action_id": "act_t", "sequence": seq, "kind": kind,
+		"data": map[string]any{"hermes_sse": h}})
+	c, err := model.DecodeChunk(raw)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func delta(seq uint64, text string) model.StreamChunk {
+	b, _ := json.Marshal(text)
+	return chunk(seq, "data", "", fmt.Sprintf(`{"choices":[{"index":0,"delta":{"content":%s},"finish_reason":null}]}`, b), false)
+}
+
+// chatTurn is a short Chat turn with one tool, as message batches.
+func chatTurn(t0 time.Time) []stream.Msg {
+	return []stream.Msg{
+		stream.ModeMsg{},
+		stream.ConnectedMsg{Attempt: 1},
+		stream.BatchMsg{At: t0, Chunks: []model.StreamChunk{
+			chunk(0, "data", "", `{"choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}`, false),
+			delta(1, "Hello "),
+			chunk(2, "data", "hermes.tool.progress", `{"tool":"terminal","emoji":"\ud83d\udcbb","label":"ls -la","toolCallId":"call_1","status":"running"}`, false),
+		}},
+		stream.BatchMsg{At: t0.Add(1500 * time.Millisecond), Chunks: []model.StreamChunk{
+			chunk(3, "data", "hermes.tool.progress", `{"tool":"terminal","toolCallId":"call_1","status":"completed"}`, false),
+			delta(4, "world \x1b[31mred\x1b[0m"),
+			chunk(5, "data", "", `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`, false),
+			chunk(6, "done", "", "[DONE]", true),
+		}},
+		stream.CursorMsg{Cursor: "aev_cursor_9_6"},
+		stream.TerminalMsg{Cursor: "aev_cursor_9_6"},
+		stream.ResultMsg{Result: mustResult(`{"action_id":"act_t","status":"completed","output":{"endpoint_id":"e","operation":"chat_stream","http_status":200,"text":"Hello world","terminal":true,"truncated":false}}`)},
+	}
+}
+
+func mustResult(s string) model.ActionResult {
+	r, err := model.DecodeResult([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func drive(p Printer, msgs []stream.Msg) *model.Action {
+	a := model.NewAction("act_t")
+	for _, m := range msgs {
+		Feed(p, a, m)
+	}
+	p.Finish(a, nil)
+	return a
+}
+
+func TestPlainStreamsTextToolsAndVerdict(t *testing.T) {
+	var buf bytes.Buffer
+	drive(NewPlain(&buf, Options{}), chatTurn(time.Unix(0, 0)))
+	got := buf.String()
+	want := "connected\n" +
+		"Hello \n" +
+		"tool 💻 terminal (ls -la): running\n" +
+		"tool 💻 terminal (ls -la): completed in 1.5s\n" +
+		"world ␛[31mred␛[0m\n" +
+		"stream ended; reading the result\n" +
+		"verdict: verified (AIP result completed, provider terminal frame, finish_reason stop, 1 tool effect to confirm)\n"
+	if got != want {
+		t.Fatalf("plain output:\n%s\nwant:\n%s", got, want)
+	}
+	if strings.ContainsRune(got, 0x1b) {
+		t.Fatal("raw ESC reached plain output")
+	}
+}
+
+func TestPlainRedactMasksContent(t *testing.T) {
+	var buf bytes.Buffer
+	drive(NewPlain(&buf, Options{Redact: true}), chatTurn(time.Unix(0, 0)))
+	got := buf.String()
+	for _, secret := range []string{"Hello", "world", "ls -la"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("redacted plain output contains %q:\n%s", secret, got)
+		}
+	}
+	if !strings.Contains(got, "verdict: verified") {
+		t.Errorf("verdict missing:\n%s", got)
+	}
+}
+
+func TestJSONLLastLineIsTheVerdictObject(t *testing.T) {
+	var buf bytes.Buffer
+	drive(NewJSONL(&buf, Options{}), chatTurn(time.Unix(0, 0)))
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	for i, l := range lines {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(l), &obj); err != nil {
+			t.Fatalf("line %d is not JSON: %v: %s", i+1, err, l)
+		}
+		if _, ok := obj["type"].(string); !ok {
+			t.Fatalf("line %d has no type: %s", i+1, l)
+		}
+	}
+	var rec model.VerdictRecord
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Type != "verdict" || rec.Verdict != "verified" || rec.Text != "Hello world \x1b[31mred\x1b[0m" ||
+		rec.FinishReason != "stop" || rec.Operation != "chat_stream" || rec.Chunks != 7 ||
+		rec.Cursor != "aev_cursor_9_6" || rec.UnconfirmedToolEffects != 1 ||
+		len(rec.Tools) != 1 || rec.Tools[0] != (model.ToolRecord{ID: "call_1", Name: "terminal", Status: "completed"}) {
+		t.Fatalf("verdict object: %+v", rec)
+	}
+	if strings.ContainsRune(buf.String(), 0x1b) {
+		t.Fatal("raw ESC in jsonl")
+	}
+}
+
+func TestJSONLEscapesC1AndBidi(t *testing.T) {
+	var buf bytes.Buffer
+	msgs := chatTurn(time.Unix(0, 0))
+	msgs[2].(stream.BatchMsg).Chunks[1] = delta(1, "csi\u009b2J bidi\u202e")
+	drive(NewJSONL(&buf, Options{}), msgs)
+	out := buf.String()
+	if strings.ContainsRune(out, 0x9b) || strings.ContainsRune(out, 0x202e) {
+		t.Fatalf("raw C1/bidi in jsonl: %q", out)
+	}
+	if !strings.Contains(out, `\u009b`) || !strings.Contains(out, `\u202e`) {
+		t.Fatalf("escapes missing: %s", out)
+	}
+}
+
+func TestJSONLRedactedVerdict(t *testing.T) {
+	var buf bytes.Buffer
+	drive(NewJSONL(&buf, Options{Redact: true}), chatTurn(time.Unix(0, 0)))
+	for _, secret := range []string{"Hello", "ls -la", "call_1"} {
+		if strings.Contains(buf.String(), secret) {
+			t.Errorf("redacted jsonl contains %q", secret)
+		}
+	}
+}
+
+func TestJSONLErrorLine(t *testing.T) {
+	var buf bytes.Buffer
+	j := NewJSONL(&buf, Options{})
+	j.Finish(model.NewAction("act_t"), &stream.Error{Op: "follow", Code: "auth.native_http_unauthorized", HTTPStatus: 401, Message: "missing bearer token"})
+	var e errorLine
+	if err := json.Unmarshal(buf.Bytes(), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Type != "error" || e.Code != "auth.native_http_unauthorized" || !strings.Contains(e.Message, "missing bearer token") {
+		t.Fatalf("error line: %+v", e)
+	}
+	buf.Reset()
+	WriteError(&buf, UsageError("bad flag"))
+	if !strings.Contains(buf.String(), `"code":"usage"`) {
+		t.Fatalf("usage error line: %s", buf.String())
+	}
+	if ErrorCode(errors.New("x")) != "error" {
+		t.Fatal("plain error code")
+	}
+}
+
+func TestTrackerReportsEachChangeOnce(t *testing.T) {
+	a := model.NewAction("act_t")
+	tr := NewTracker()
+	for _, m := range chatTurn(time.Unix(0, 0))[:3] {
+		stream.Apply(a, m)
+	}
+	first := tr.Changes(a)
+	if len(first) != 2 || first[0].Delta != "Hello " || first[1].Kind != ChangeTool {
+		t.Fatalf("first changes: %+v", first)
+	}
+	if again := tr.Changes(a); len(again) != 0 {
+		t.Fatalf("changes repeated: %+v", again)
+	}
+	// A replayed batch changes nothing.
+	stream.Apply(a, chatTurn(time.Unix(0, 0))[2])
+	if again := tr.Changes(a); len(again) != 0 {
+		t.Fatalf("replay reported: %+v", again)
+	}
+}
