@@ -142,7 +142,10 @@ func (d *derived) respTextItem(c *Chunk, itemID string, idx *int, name string) *
 		return it
 	}
 	if idx != nil {
-		if it := r.byIndex[*idx]; it != nil {
+		// The index is only a fallback for an event without an item id, or
+		// for an item that has none: a text event that names another item
+		// must not be merged into whatever holds this output_index.
+		if it := r.byIndex[*idx]; it != nil && (itemID == "" || it.Key == "") {
 			return it
 		}
 	}

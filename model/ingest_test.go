@@ -1,0 +1,296 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestIngestReplayIsDroppedSilently(t *testing.T) {
+	chunks := loadChunks(t, "chat_stop")
+	a := NewAction("act_chat_stop")
+	feed(t, a, chunks)
+	before := a.Record()
+	v := a.Version
+	for _, c := range chunks {
+		if got := a.IngestChunk(c, t0); got != Replayed {
+			t.Fatalf("identical repeat of %d: %v, want Replayed", c.Sequence, got)
+		}
+	}
+	if a.ReplayCount() != len(chunks) {
+		t.Fatalf("ReplayCount %d, want %d", a.ReplayCount(), len(chunks))
+	}
+	if len(a.Anomalies()) != 0 {
+		t.Fatalf("replays recorded anomalies: %+v", a.Anomalies())
+	}
+	if a.Version != v {
+		t.Fatalf("a replay changed Version %d -> %d", v, a.Version)
+	}
+	if a.ChunkCount() != len(chunks) {
+		t.Fatalf("ChunkCount %d", a.ChunkCount())
+	}
+	if got := a.Record(); !recordsEqual(before, got) {
+		t.Fatalf("replays changed the record:\n%+v\n%+v", before, got)
+	}
+}
+
+func recordsEqual(x, y VerdictRecord) bool {
+	bx, _ := json.Marshal(x)
+	by, _ := json.Marshal(y)
+	return bytes.Equal(bx, by)
+}
+
+// A repeat re-encoded with other spacing and key order is the same content,
+// so it is a replay, not a conflict.
+func TestIngestReencodedRepeatIsReplay(t *testing.T) {
+	chunks := loadChunks(t, "responses_completed")
+	a := NewAction("act_responses_completed")
+	feed(t, a, chunks)
+	for _, c := range chunks {
+		var v any
+		if err := json.Unmarshal(c.Raw, &v); err != nil {
+			t.Fatal(err)
+		}
+		pretty, _ := json.MarshalIndent(v, "", "  ") // sorted keys, spaces, newlines
+		if bytes.Equal(pretty, c.Raw) {
+			t.Fatal("re-encoding did not change the bytes")
+		}
+		re, err := DecodeChunk(pretty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.IngestChunk(re, t0); got != Replayed {
+			t.Fatalf("re-encoded repeat of %d: %v, want Replayed", c.Sequence, got)
+		}
+	}
+	if hasAnomaly(a, AnomalyConflict) {
+		t.Fatal("re-encoded repeats recorded a conflict")
+	}
+}
+
+// A repeat whose json part is only re-encoded is still a replay.
+func TestIngestReencodedJSONPartIsReplay(t *testing.T) {
+	a := NewAction("act_g")
+	first := rawChunk(t, `{"action_id":"act_g","sequence":0,"kind":"data","part":{"type":"json","data":{"a":1,"b":[1,2]}}}`)
+	again := rawChunk(t, `{"action_id":"act_g","sequence":0,"kind":"data","part":{"type":"json","data":{ "b": [1, 2], "a": 1 }}}`)
+	other := rawChunk(t, `{"action_id":"act_g","sequence":0,"kind":"data","part":{"type":"json","data":{"a":2,"b":[1,2]}}}`)
+	if got := a.IngestChunk(first, t0); got != Applied {
+		t.Fatal(got)
+	}
+	if got := a.IngestChunk(again, t0); got != Replayed {
+		t.Fatalf("re-encoded json part: %v, want Replayed", got)
+	}
+	if got := a.IngestChunk(other, t0); got != Conflict {
+		t.Fatalf("other json part: %v, want Conflict", got)
+	}
+}
+
+func TestIngestConflictKeepsFirst(t *testing.T) {
+	chunks := loadChunks(t, "chat_stop")
+	a := NewAction("act_chat_stop")
+	feed(t, a, chunks)
+	a.SetResult(loadResult(t, "chat_stop"))
+	if v := a.Verdict(); v.Word != VerdictVerified {
+		t.Fatalf("before the conflict: %s %v", v.Word, v.Reasons)
+	}
+	text := a.Text()
+	forged := hermes("act_chat_stop", 4, "", "", content("something else entirely"))
+	if got := a.IngestChunk(forged, t0); got != Conflict {
+		t.Fatalf("conflicting repeat: %v, want Conflict", got)
+	}
+	if a.Text() != text {
+		t.Fatalf("conflict changed the text: %q", a.Text())
+	}
+	c, _ := a.ChunkAt(4)
+	if !bytes.Equal(c.Raw, chunks[4].Raw) {
+		t.Fatal("the first chunk was not kept")
+	}
+	if countAnomalies(a, AnomalyConflict) != 1 {
+		t.Fatalf("anomalies %+v", a.Anomalies())
+	}
+	if a.ChunkCount() != len(chunks) {
+		t.Fatalf("ChunkCount %d", a.ChunkCount())
+	}
+	v := a.Verdict()
+	if v.Word != VerdictIncomplete || v.Row != 12 {
+		t.Fatalf("verdict %s row %d, want incomplete row 12", v.Word, v.Row)
+	}
+	// Same sequence, other kind: also a conflict.
+	if got := a.IngestChunk(StreamChunk{ActionID: "act_chat_stop", Sequence: 6, Kind: KindError}, t0); got != Conflict {
+		t.Fatalf("other kind: %v", got)
+	}
+}
+
+func TestIngestAfterTerminalIsAnomalyAndIgnored(t *testing.T) {
+	chunks := loadChunks(t, "chat_stop")
+	a := NewAction("act_chat_stop")
+	feed(t, a, chunks)
+	text := a.Text()
+	late := hermes("act_chat_stop", 7, "", "", content(" and a late postscript"))
+	if got := a.IngestChunk(late, t0); got != Applied {
+		t.Fatalf("late chunk: %v (it is retained as evidence)", got)
+	}
+	if a.Text() != text {
+		t.Fatalf("a chunk after [DONE] changed the text: %q", a.Text())
+	}
+	if countAnomalies(a, AnomalyAfterTerminal) != 1 {
+		t.Fatalf("anomalies %+v", a.Anomalies())
+	}
+	if a.ChunkCount() != len(chunks)+1 {
+		t.Fatalf("ChunkCount %d", a.ChunkCount())
+	}
+	// A gap below it is filled later: the rebuild keeps exactly one
+	// after-terminal anomaly and still ignores the late chunk.
+	b := NewAction("act_chat_stop")
+	for i, c := range chunks {
+		if i != 2 {
+			b.IngestChunk(c, t0)
+		}
+	}
+	b.IngestChunk(late, t0)
+	b.IngestChunk(chunks[2], t0)
+	if b.Text() != text {
+		t.Fatalf("after rebuild: %q", b.Text())
+	}
+	if countAnomalies(b, AnomalyAfterTerminal) != 1 {
+		t.Fatalf("after rebuild anomalies %+v", b.Anomalies())
+	}
+	if len(b.Tools()) != 1 || b.Tools()[0].Status != ToolCompleted {
+		t.Fatalf("tools after rebuild %+v", b.Tools())
+	}
+}
+
+// A terminal chunk that arrives late but with a lower sequence moves the
+// terminal point back: chunks above it become after-terminal.
+func TestIngestLateLowerTerminal(t *testing.T) {
+	a := NewAction("act_x")
+	a.IngestChunk(hermes("act_x", 0, "", "", content("a")), t0)
+	a.IngestChunk(hermes("act_x", 2, "", "", content("c")), t0)
+	if a.Text() != "ac" {
+		t.Fatalf("text %q", a.Text())
+	}
+	a.IngestChunk(hermes("act_x", 1, "", "", "[DONE]"), t0)
+	if a.Text() != "a" {
+		t.Fatalf("text after the lower done %q, want %q", a.Text(), "a")
+	}
+	if countAnomalies(a, AnomalyAfterTerminal) != 1 {
+		t.Fatalf("anomalies %+v", a.Anomalies())
+	}
+}
+
+func TestIngestOutOfOrderRebuilds(t *testing.T) {
+	chunks := loadChunks(t, "responses_completed")
+	want := NewAction("act_responses_completed")
+	feed(t, want, chunks)
+
+	a := NewAction("act_responses_completed")
+	// Reverse order: every chunk but the first lands below the highest.
+	for i := len(chunks) - 1; i >= 0; i-- {
+		if got := a.IngestChunk(chunks[i], t0); got != Applied {
+			t.Fatal(got)
+		}
+	}
+	if a.Text() != want.Text() {
+		t.Fatalf("text %q, want %q", a.Text(), want.Text())
+	}
+	if got, w := snapshot(a), snapshot(want); got != w {
+		t.Fatalf("model differs after out-of-order arrival:\n%s\nwant\n%s", got, w)
+	}
+	if len(a.Anomalies()) != 0 {
+		t.Fatalf("anomalies %+v", a.Anomalies())
+	}
+	if seqs := a.Sequences(); len(seqs) != len(chunks) || seqs[0] != 0 || seqs[len(seqs)-1] != uint64(len(chunks)-1) {
+		t.Fatalf("Sequences %v", seqs)
+	}
+	if last, ok := a.LastSequence(); !ok || last != uint64(len(chunks)-1) {
+		t.Fatalf("LastSequence %d %v", last, ok)
+	}
+}
+
+func TestIngestForeignChunk(t *testing.T) {
+	a := NewAction("act_mine")
+	if got := a.IngestChunk(hermes("act_other", 0, "", "", content("x")), t0); got != Foreign {
+		t.Fatalf("%v, want Foreign", got)
+	}
+	if a.ChunkCount() != 0 || a.Text() != "" || !hasAnomaly(a, AnomalyForeignChunk) {
+		t.Fatalf("foreign chunk was used: %d %q %+v", a.ChunkCount(), a.Text(), a.Anomalies())
+	}
+}
+
+func TestIngestEventsDedupedByID(t *testing.T) {
+	a := NewAction("act_e")
+	e1 := Event{ID: "evt_1", Kind: "aip.action.updated", ActionID: "act_e"}
+	e2 := Event{ID: "evt_2", Kind: "aip.action.result", ActionID: "act_e", Data: json.RawMessage(`{"status":"completed"}`)}
+	if !a.IngestEvent(e1) || !a.IngestEvent(e2) {
+		t.Fatal("new events refused")
+	}
+	if a.IngestEvent(e1) || a.IngestEvent(Event{ID: "evt_2", Kind: "something.else"}) {
+		t.Fatal("a repeated id was accepted")
+	}
+	if got := a.Events(); len(got) != 2 || got[0].ID != "evt_1" || got[1].ID != "evt_2" || got[1].Kind != "aip.action.result" {
+		t.Fatalf("events %+v", got)
+	}
+	if a.Cancel.EventSeen {
+		t.Fatal("cancel event seen without one")
+	}
+	a.IngestEvent(Event{ID: "evt_3", Kind: "aip.action.cancelled"})
+	if !a.Cancel.EventSeen {
+		t.Fatal("aip.action.cancelled not noted")
+	}
+}
+
+// Unknown chunk kinds, undecodable data and odd payloads are never fatal:
+// they stay visible generically and the rest of the stream still works.
+func TestIngestNeverFatal(t *testing.T) {
+	a := NewAction("act_odd")
+	odd := []string{
+		`{"action_id":"act_odd","sequence":0,"kind":"telemetry","data":{"message":"warming up"}}`,
+		`{"action_id":"act_odd","sequence":1,"kind":"data","data":"just a string"}`,
+		`{"action_id":"act_odd","sequence":2,"kind":"data","data":{"hermes_sse":{"data":{"choices":"not a list"},"raw_data":"x","terminal":false}}}`,
+		`{"action_id":"act_odd","sequence":3,"kind":"data","data":{"hermes_sse":{"event":"hermes.tool.progress","data":{"tool":5},"raw_data":"x","terminal":false}}}`,
+		`{"action_id":"act_odd","sequence":4,"kind":"data","data":{"hermes_sse":{"event":"response.output_text.delta","data":{"type":"response.output_text.delta","delta":7},"raw_data":"x","terminal":false}}}`,
+		`{"action_id":"act_odd","sequence":5,"kind":"data","data":{"hermes_sse":{"data":null,"raw_data":"","terminal":false}}}`,
+		`{"action_id":"act_odd","sequence":6,"kind":"data","data":{"hermes_sse":"not an object"}}`,
+		`{"action_id":"act_odd","sequence":7,"kind":"data","data":[1,2,3]}`,
+		`{"action_id":"act_odd","sequence":8,"kind":"data","data":{"hermes_sse":{"data":"plain text frame","raw_data":"plain text frame","terminal":false}}}`,
+		`{"action_id":"act_odd","sequence":9,"kind":"progress"}`,
+	}
+	for _, s := range odd {
+		a.IngestChunk(rawChunk(t, s), t0)
+	}
+	if a.ChunkCount() != len(odd) {
+		t.Fatalf("ChunkCount %d", a.ChunkCount())
+	}
+	if !hasAnomaly(a, AnomalyUndecodable) {
+		t.Fatalf("no undecodable anomaly: %+v", a.Anomalies())
+	}
+	// The unknown kind is shown as a notice carrying its message.
+	var notice bool
+	for _, it := range a.Items() {
+		if it.Kind == ItemNotice && it.Label == "telemetry" && it.Text() == "warming up" {
+			notice = true
+		}
+	}
+	if !notice {
+		t.Fatalf("unknown kind not visible: %+v", itemsDump(a))
+	}
+	// The stream goes on working afterwards.
+	a.IngestChunk(hermes("act_odd", 10, "", "", content("still here")), t0)
+	if !strings.Contains(a.Text(), "still here") {
+		t.Fatalf("text %q", a.Text())
+	}
+	_ = a.Verdict()
+	_ = a.Record()
+	if _, err := DecodeChunk([]byte(`{"action_id":`)); err == nil {
+		t.Fatal("DecodeChunk accepted broken JSON")
+	}
+}
+
+func itemsDump(a *Action) []string {
+	var out []string
+	for _, it := range a.Items() {
+		out = append(out, it.Kind.String()+"/"+it.Label+":"+it.Text())
+	}
+	return out
+}
