@@ -3,6 +3,7 @@ package stream
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Error is one failure of a request to aipd, reduced to what an operator
@@ -15,6 +16,8 @@ type Error struct {
 	HTTPStatus int    // 0 when no HTTP reply (transport error)
 	Message    string
 	Retryable  bool
+
+	retryAfter time.Duration // Retry-After / retry_after_ms, when the server gave one
 }
 
 // Error is one clear line, e.g.

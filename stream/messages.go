@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"encoding/json"
 	"time"
 
 	"aipwatch/model"
@@ -93,6 +94,16 @@ type ErrorMsg struct {
 	Err *Error
 }
 
+// BadFrameMsg: a frame that claimed a known kind (a chunk, an event, a
+// cursor, a terminal or an error frame) could not be decoded. It was skipped
+// and the run goes on; Count is the number of such frames so far in the run.
+type BadFrameMsg struct {
+	Event  string
+	ID     string
+	Reason string // one line
+	Count  int
+}
+
 // DoneMsg: the run is over (the result and the final status were read, or
 // an ErrorMsg was sent, or the context ended). Nothing follows it.
 type DoneMsg struct{}
@@ -109,4 +120,35 @@ func (TerminalMsg) streamMsg()     {}
 func (ResultMsg) streamMsg()       {}
 func (CancelMsg) streamMsg()       {}
 func (ErrorMsg) streamMsg()        {}
+func (BadFrameMsg) streamMsg()     {}
 func (DoneMsg) streamMsg()         {}
+
+// Frame is one SSE frame exactly as received (Config.OnFrame, for
+// --record): its event name, its own id (never inherited from an earlier
+// frame), its data lines joined with "\n", and its comment lines joined
+// with "\n". A keep-alive is a frame with only Comment set. Frames taken
+// from non-follow JSON pages (review and drain) are passed on too, rebuilt
+// in the follow form aipd uses (an event frame per event, a chunk frame per
+// chunk, a cursor frame) with Page set, so a recording replays through the
+// same parser.
+type Frame struct {
+	At      time.Time
+	Event   string
+	ID      string
+	Data    []byte
+	Comment string
+	Page    bool
+}
+
+// Page is one non-follow page of GET /aip/v1/actions/{id}/events
+// (aip-wire §3). Undecodable items are left out and counted in Bad.
+type Page struct {
+	Events   []model.Event
+	Chunks   []model.StreamChunk
+	Cursor   string
+	Terminal bool
+	Bad      int
+
+	rawEvents []json.RawMessage
+	rawChunks []json.RawMessage
+}

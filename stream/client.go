@@ -1,0 +1,337 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"aipwatch/model"
+)
+
+// Config says where and how to follow one action.
+type Config struct {
+	BaseURL  string       // e.g. http://127.0.0.1:8080 (a trailing slash is fine; a path prefix is kept)
+	Token    string       // bearer token; "" = no Authorization header. Never appears in any error or message.
+	ActionID string       // act_…
+	Cursor   string       // start cursor ("" = from the beginning)
+	HTTP     *http.Client // nil = a client with connect/TLS/header timeouts and no overall timeout
+
+	IdleTimeout   time.Duration // 0 = 45 s: no byte at all for this long → reconnect
+	BackoffMin    time.Duration // 0 = 250 ms
+	BackoffMax    time.Duration // 0 = 10 s; doubling with jitter, reset after a healthy connection
+	BatchInterval time.Duration // 0 = 33 ms
+
+	// OnFrame, when set, sees every received frame exactly as received
+	// (keep-alive comments included), from Run's goroutine, before the frame
+	// is acted on. Frames rebuilt from JSON pages have Frame.Page set.
+	OnFrame func(Frame)
+}
+
+// Defaults of Config's zero values.
+const (
+	DefaultIdleTimeout   = 45 * time.Second
+	DefaultBackoffMin    = 250 * time.Millisecond
+	DefaultBackoffMax    = 10 * time.Second
+	DefaultBatchInterval = 33 * time.Millisecond
+
+	pageLimit      = 1000
+	requestTimeout = 30 * time.Second // each non-follow request, when ctx has no deadline
+)
+
+// Client talks to aipd about one action. Status, Result, Page and Cancel
+// may be called from any goroutine, also while Run is running.
+type Client struct {
+	cfg    Config
+	base   *url.URL // without userinfo, for messages
+	reqURL *url.URL // as configured, for requests
+	http   *http.Client
+	follow *http.Client // the same, without an overall timeout
+}
+
+// New checks the configuration and fills in the defaults.
+func New(cfg Config) (*Client, error) {
+	if cfg.ActionID == "" {
+		return nil, errors.New("stream: no action ID")
+	}
+	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("stream: base URL must be http://host[:port] or https://host[:port]")
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
+	shown := *u
+	shown.User = nil
+
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.BackoffMin <= 0 {
+		cfg.BackoffMin = DefaultBackoffMin
+	}
+	if cfg.BackoffMax <= 0 {
+		cfg.BackoffMax = DefaultBackoffMax
+	}
+	if cfg.BackoffMax < cfg.BackoffMin {
+		cfg.BackoffMax = cfg.BackoffMin
+	}
+	if cfg.BatchInterval <= 0 {
+		cfg.BatchInterval = DefaultBatchInterval
+	}
+
+	var hc http.Client
+	if cfg.HTTP != nil {
+		hc = *cfg.HTTP // a copy: the caller's client is not changed
+	} else {
+		hc.Transport = defaultTransport()
+	}
+	hc.CheckRedirect = safeRedirect(hc.CheckRedirect)
+	fc := hc
+	fc.Timeout = 0
+	return &Client{cfg: cfg, base: &shown, reqURL: u, http: &hc, follow: &fc}, nil
+}
+
+func defaultTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 30 * time.Second,
+		IdleConnTimeout:       60 * time.Second,
+		MaxIdleConnsPerHost:   4,
+		ForceAttemptHTTP2:     true,
+	}
+}
+
+// safeRedirect never forwards the Authorization header to another host or
+// from https to http (Go drops it cross-domain itself; this is stricter:
+// another port or a subdomain is another host too), then defers to next.
+func safeRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		first := via[0]
+		if !strings.EqualFold(req.URL.Host, first.URL.Host) || (first.URL.Scheme == "https" && req.URL.Scheme != "https") {
+			req.Header.Del("Authorization")
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+}
+
+// closeIdle ends the transport's idle keep-alive connections, and so their
+// goroutines, when a Run or a Cancel is over.
+func (c *Client) closeIdle() { c.http.CloseIdleConnections() }
+
+// ActionID is the action this client follows.
+func (c *Client) ActionID() string { return c.cfg.ActionID }
+
+// actionURL builds /aip/v1/actions/{id}{suffix}?query.
+func (c *Client) actionURL(suffix string, q url.Values) string {
+	u := *c.reqURL
+	u.Path = c.reqURL.Path + "/aip/v1/actions/" + c.cfg.ActionID + suffix
+	u.RawPath = c.reqURL.Path + "/aip/v1/actions/" + url.PathEscape(c.cfg.ActionID) + suffix
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func (c *Client) newRequest(ctx context.Context, method, target string, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
+	if err != nil {
+		return nil, err
+	}
+	if c.cfg.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("User-Agent", "aipwatch")
+	return req, nil
+}
+
+// getJSON does one non-follow request and decodes the one key of its body
+// ("action_status", …) into dst.
+func (c *Client) doJSON(ctx context.Context, op, method, target string, body []byte) ([]byte, *Error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
+	}
+	req, err := c.newRequest(ctx, method, target, body)
+	if err != nil {
+		return nil, c.clean(&Error{Op: op, Message: "cannot build the request"})
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.transportError(op, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, c.httpError(op, resp)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, c.transportError(op, err)
+	}
+	return data, nil
+}
+
+// unwrap returns the value under key when the body is {key: …}; a body
+// that is the bare value is accepted too.
+func unwrap(data []byte, key string) json.RawMessage {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) == nil {
+		if v, ok := top[key]; ok {
+			return v
+		}
+	}
+	return data
+}
+
+func badReply(op, what string, err error) *Error {
+	msg := "the reply is not " + what
+	if err != nil {
+		msg += ": " + oneLine(err.Error(), 120)
+	}
+	return &Error{Op: op, Message: msg}
+}
+
+// ctxErr returns ctx's error when it ended, so callers see cancellation as
+// such and not as a transport failure.
+func ctxErr(ctx context.Context, e *Error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if e == nil {
+		return nil
+	}
+	return e
+}
+
+// Status reads GET /aip/v1/actions/{id}.
+func (c *Client) Status(ctx context.Context) (model.ActionStatus, error) {
+	st, e := c.status(ctx)
+	if e != nil {
+		return model.ActionStatus{}, ctxErr(ctx, e)
+	}
+	return st, nil
+}
+
+func (c *Client) status(ctx context.Context) (model.ActionStatus, *Error) {
+	data, e := c.doJSON(ctx, "status", http.MethodGet, c.actionURL("", nil), nil)
+	if e != nil {
+		return model.ActionStatus{}, e
+	}
+	var st model.ActionStatus
+	if err := json.Unmarshal(unwrap(data, "action_status"), &st); err != nil || st.State == "" {
+		return model.ActionStatus{}, badReply("status", "an action status", err)
+	}
+	return st, nil
+}
+
+// Result reads GET /aip/v1/actions/{id}/result once.
+func (c *Client) Result(ctx context.Context) (model.ActionResult, error) {
+	r, e := c.result(ctx)
+	if e != nil {
+		return model.ActionResult{}, ctxErr(ctx, e)
+	}
+	return r, nil
+}
+
+func (c *Client) result(ctx context.Context) (model.ActionResult, *Error) {
+	data, e := c.doJSON(ctx, "result", http.MethodGet, c.actionURL("/result", nil), nil)
+	if e != nil {
+		return model.ActionResult{}, e
+	}
+	r, err := model.DecodeResult(unwrap(data, "action_result"))
+	if err != nil || r.Status == "" {
+		return model.ActionResult{}, badReply("result", "an action result", err)
+	}
+	return r, nil
+}
+
+// Page reads one non-follow page of events and chunks from cursor
+// ("" = from the beginning), include_chunks=true, limit=1000.
+func (c *Client) Page(ctx context.Context, cursor string) (Page, error) {
+	p, e := c.page(ctx, cursor)
+	if e != nil {
+		return Page{}, ctxErr(ctx, e)
+	}
+	return p, nil
+}
+
+func (c *Client) page(ctx context.Context, cursor string) (Page, *Error) {
+	q := url.Values{"include_chunks": {"true"}, "limit": {fmt.Sprint(pageLimit)}}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	data, e := c.doJSON(ctx, "page", http.MethodGet, c.actionURL("/events", q), nil)
+	if e != nil {
+		return Page{}, e
+	}
+	var ae struct {
+		Events   []json.RawMessage `json:"events"`
+		Chunks   []json.RawMessage `json:"chunks"`
+		Cursor   *string           `json:"cursor"`
+		Terminal bool              `json:"terminal"`
+	}
+	if err := json.Unmarshal(unwrap(data, "action_events"), &ae); err != nil {
+		return Page{}, badReply("page", "an events page", err)
+	}
+	p := Page{Terminal: ae.Terminal}
+	if ae.Cursor != nil && validCursor(*ae.Cursor) {
+		p.Cursor = strings.TrimSpace(*ae.Cursor)
+	}
+	for _, raw := range ae.Events {
+		var ev model.Event
+		if json.Unmarshal(raw, &ev) != nil {
+			p.Bad++
+			continue
+		}
+		p.Events = append(p.Events, ev)
+		p.rawEvents = append(p.rawEvents, raw)
+	}
+	for _, raw := range ae.Chunks {
+		ch, err := model.DecodeChunk(raw)
+		if err != nil {
+			p.Bad++
+			continue
+		}
+		p.Chunks = append(p.Chunks, ch)
+		p.rawChunks = append(p.rawChunks, raw)
+	}
+	return p, nil
+}
+
+// Cancel sends POST /aip/v1/actions/{id}/cancel with {"reason": reason},
+// once. A 2xx reply is an acceptance, not an outcome (contract §2.9).
+func (c *Client) Cancel(ctx context.Context, reason string) CancelMsg {
+	defer c.closeIdle()
+	body, _ := json.Marshal(struct {
+		Reason string `json:"reason"`
+	}{reason})
+	_, e := c.doJSON(ctx, "cancel", http.MethodPost, c.actionURL("/cancel", nil), body)
+	if e != nil {
+		if ctx.Err() != nil {
+			e = c.clean(&Error{Op: "cancel", Message: "not sent: " + ctx.Err().Error()})
+		}
+		return CancelMsg{Err: e}
+	}
+	return CancelMsg{Accepted: true}
+}

@@ -1,0 +1,162 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"aipwatch/model"
+)
+
+// routeKind is what one frame means to the run (contract §2.3).
+type routeKind int
+
+const (
+	routeIgnore   routeKind = iota // comment, unknown kind, id-only frame
+	routeChunk                     // {"chunk": StreamChunk}
+	routeEvent                     // {"event": Event}, whatever its name
+	routeCursor                    // aip.stream.cursor
+	routeTerminal                  // aip.stream.terminal
+	routeError                     // aip.error
+	routeBad                       // claimed a known kind, could not be decoded
+)
+
+// routed is one frame after routing.
+type routed struct {
+	kind   routeKind
+	chunk  model.StreamChunk
+	event  model.Event
+	cursor string // cursor / terminal: the new cursor ("" = none usable)
+	perr   *model.ProtocolError
+	reason string // bad: why
+}
+
+const (
+	evCursor   = "aip.stream.cursor"
+	evTerminal = "aip.stream.terminal"
+	evError    = "aip.error"
+	evChunk    = "aip.stream.chunk"
+)
+
+// validCursor reports whether s may be used as a resume cursor: never a
+// chunk:N id nor an event id (evt_… other than evt_cursor_…), aip-wire §2.6.
+func validCursor(s string) bool {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return false
+	case strings.HasPrefix(s, "chunk:"):
+		return false
+	case strings.HasPrefix(s, "evt_") && !strings.HasPrefix(s, "evt_cursor_"):
+		return false
+	}
+	return true
+}
+
+// route decides what a frame is by its event name and the top-level key of
+// its data. The data keys "chunk" and "event" win (the Event-form
+// aip.stream.chunk frame is an event); then the control event names; then
+// the keys next_cursor / terminal / error of a frame without a known name.
+func route(f *Frame) routed {
+	if f.Data == nil && f.Event == "" {
+		return routed{} // comment or id-only frame
+	}
+	var top map[string]json.RawMessage
+	isObj := len(f.Data) > 0 && json.Unmarshal(f.Data, &top) == nil && top != nil
+
+	if isObj {
+		if raw, ok := top["chunk"]; ok {
+			c, err := model.DecodeChunk(raw)
+			if err != nil {
+				return bad("undecodable chunk: " + err.Error())
+			}
+			return routed{kind: routeChunk, chunk: c}
+		}
+		if raw, ok := top["event"]; ok {
+			var e model.Event
+			if err := json.Unmarshal(raw, &e); err != nil {
+				return bad("undecodable event: " + err.Error())
+			}
+			if e.ID == "" && !strings.HasPrefix(f.ID, "chunk:") {
+				e.ID = f.ID
+			}
+			if e.Kind == "" {
+				e.Kind = f.Event
+			}
+			return routed{kind: routeEvent, event: e}
+		}
+	}
+
+	switch f.Event {
+	case evCursor:
+		return cursorFrame(f, top)
+	case evTerminal:
+		return routed{kind: routeTerminal, cursor: frameCursor(f, top)}
+	case evError:
+		return errorFrame(f, top, isObj)
+	}
+	if isObj {
+		switch {
+		case top["next_cursor"] != nil:
+			return cursorFrame(f, top)
+		case bytes.Equal(bytes.TrimSpace(top["terminal"]), []byte("true")):
+			return routed{kind: routeTerminal, cursor: frameCursor(f, top)}
+		case top["error"] != nil:
+			return errorFrame(f, top, true)
+		}
+	}
+	if strings.HasPrefix(f.Event, "aip.") && !isObj {
+		return bad("data is not a JSON object")
+	}
+	return routed{} // unknown kind: ignored
+}
+
+func bad(reason string) routed { return routed{kind: routeBad, reason: oneLine(reason, 160)} }
+
+// frameCursor is the frame's id when it is a cursor, else next_cursor from
+// its data, else "".
+func frameCursor(f *Frame, top map[string]json.RawMessage) string {
+	if validCursor(f.ID) {
+		return strings.TrimSpace(f.ID)
+	}
+	var nc string
+	if raw := top["next_cursor"]; raw != nil && json.Unmarshal(raw, &nc) == nil && validCursor(nc) {
+		return strings.TrimSpace(nc)
+	}
+	return ""
+}
+
+func cursorFrame(f *Frame, top map[string]json.RawMessage) routed {
+	c := frameCursor(f, top)
+	if c == "" {
+		return bad("cursor frame without a usable cursor")
+	}
+	return routed{kind: routeCursor, cursor: c}
+}
+
+// errorFrame decodes {"error": ProtocolError}; aipd writes the literal text
+// "stream error" when that JSON could not be encoded (aip-wire §2.5).
+func errorFrame(f *Frame, top map[string]json.RawMessage, isObj bool) routed {
+	if isObj {
+		if raw := top["error"]; raw != nil {
+			var pe model.ProtocolError
+			if json.Unmarshal(raw, &pe) == nil && (pe.Code != "" || pe.Message != "") {
+				return routed{kind: routeError, perr: &pe}
+			}
+			var s string // {"error": "text"}
+			if json.Unmarshal(raw, &s) == nil && s != "" {
+				return routed{kind: routeError, perr: &model.ProtocolError{Message: s, Retryable: true}}
+			}
+		}
+		if pe := protocolErrorIn(f.Data); pe != nil {
+			return routed{kind: routeError, perr: pe}
+		}
+	}
+	// "stream error" or anything else: the server ended the stream on an
+	// error it could not describe. Treat it as transient.
+	msg := oneLine(string(f.Data), 80)
+	if msg == "" {
+		msg = "stream error"
+	}
+	return routed{kind: routeError, perr: &model.ProtocolError{Message: msg, Retryable: true}}
+}

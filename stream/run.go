@@ -1,0 +1,598 @@
+package stream
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"aipwatch/model"
+)
+
+// Run is the whole run of contract §2: probe the status, follow (or, for an
+// action that had already settled, page through it), drain, read the result
+// and the final status. Every message goes to sink, in order, from Run's
+// goroutine. Run returns nil when the action settled, the *Error it
+// reported in an ErrorMsg on a fatal error, or ctx.Err() when ctx ended (no
+// DoneMsg then). No goroutine it started outlives it.
+func (c *Client) Run(ctx context.Context, sink Sink) error {
+	defer c.closeIdle()
+	r := newRunner(c, sink)
+	defer r.batchTimer.Stop()
+	err := r.run(ctx)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// runner is the state of one Run.
+type runner struct {
+	c       *Client
+	sink    Sink
+	cursor  string // the resume cursor: only ever a cursor or terminal frame's
+	attempt int    // follow connections tried so far
+	restart bool   // the one restart from the beginning is used up
+	bad     int    // undecodable frames / page items so far
+
+	pend       BatchMsg // chunks and events not sent yet
+	lastFlush  time.Time
+	lastLive   time.Time
+	batchTimer *time.Timer
+	armed      bool
+}
+
+func newRunner(c *Client, sink Sink) *runner {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &runner{c: c, sink: sink, cursor: c.cfg.Cursor, batchTimer: t}
+}
+
+func (r *runner) send(m Msg) {
+	if _, isBatch := m.(BatchMsg); !isBatch {
+		r.flush()
+	}
+	r.sink.Send(m)
+}
+
+func (r *runner) run(ctx context.Context) error {
+	st, e := r.c.status(ctx)
+	if e != nil {
+		return r.fail(ctx, e)
+	}
+	r.send(StatusMsg{Status: st})
+	if st.State == model.StateUnknown {
+		return r.fail(ctx, r.c.clean(&Error{Op: "status", Code: codeUnknown, Message: "no such action " + r.c.cfg.ActionID}))
+	}
+
+	if model.TerminalState(st.State) {
+		// Review: the action had settled before we attached. Page, no follow.
+		r.send(ModeMsg{Review: true})
+		if err := r.pages(ctx, r.cursor); err != nil {
+			return err
+		}
+		r.frame(&Frame{At: time.Now(), Event: evTerminal, ID: r.cursor, Page: true,
+			Data: fmt.Appendf(nil, `{"terminal":true,"action_id":%q}`, r.c.cfg.ActionID)})
+		r.send(TerminalMsg{Cursor: r.cursor})
+	} else {
+		r.send(ModeMsg{Review: false})
+		if err := r.follow(ctx); err != nil {
+			return err
+		}
+		// aip.stream.terminal describes the action, not "nothing left to
+		// read" (aip-wire §2.4 caveat 1): drain from its cursor.
+		if err := r.pages(ctx, r.cursor); err != nil {
+			return err
+		}
+	}
+	if err := r.result(ctx); err != nil {
+		return err
+	}
+	st, err := r.finalStatus(ctx)
+	if err != nil {
+		return err
+	}
+	r.send(StatusMsg{Status: st, Final: true})
+	r.send(DoneMsg{})
+	return nil
+}
+
+// fail reports a fatal error (ErrorMsg, DoneMsg) and returns it; when ctx
+// ended it reports nothing and returns ctx.Err().
+func (r *runner) fail(ctx context.Context, e *Error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	r.send(ErrorMsg{Err: e})
+	r.send(DoneMsg{})
+	return e
+}
+
+// useRestart spends the one restart from the beginning (contract §2.6), or
+// fails when it is spent.
+func (r *runner) useRestart(ctx context.Context, e *Error) error {
+	if r.restart {
+		again := *e
+		again.Message = "cursor refused again after restarting from the beginning"
+		if e.Message != "" {
+			again.Message += " (" + e.Message + ")"
+		}
+		again.Retryable = false
+		return r.fail(ctx, r.c.clean(&again))
+	}
+	r.restart = true
+	r.cursor = ""
+	r.send(RestartMsg{Code: e.Code})
+	return nil
+}
+
+// backoff is the wait before try number n (1-based) after failures: from
+// BackoffMin doubling to BackoffMax, minus up to a quarter of jitter; at
+// least the server's Retry-After hint, never more than BackoffMax.
+func (r *runner) backoff(n int, hint time.Duration) time.Duration {
+	lo, hi := r.c.cfg.BackoffMin, r.c.cfg.BackoffMax
+	d := lo
+	for i := 1; i < n && d < hi; i++ {
+		d *= 2
+	}
+	d = min(d, hi)
+	if q := int64(d / 4); q > 0 {
+		d -= time.Duration(rand.Int64N(q + 1))
+	}
+	d = max(d, hint)
+	return min(d, hi)
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// ---- follow ----
+
+type endKind int
+
+const (
+	endTerminal endKind = iota // aip.stream.terminal
+	endCtx                     // ctx ended
+	endRetry                   // lost: reconnect with the cursor
+	endRestart                 // cursor refused: start again from the beginning
+	endFatal                   // stop, report
+)
+
+type connEnd struct {
+	kind    endKind
+	err     *Error
+	healthy bool // the connection delivered at least one frame (other than aip.error)
+}
+
+// follow connects and reconnects until the terminal frame, a fatal error
+// or the end of ctx.
+func (r *runner) follow(ctx context.Context) error {
+	failures := 0
+	for {
+		r.attempt++
+		end := r.connection(ctx)
+		r.flush()
+		switch end.kind {
+		case endTerminal:
+			return nil
+		case endCtx:
+			return ctx.Err()
+		case endFatal:
+			return r.fail(ctx, end.err)
+		case endRestart:
+			if err := r.useRestart(ctx, end.err); err != nil {
+				return err
+			}
+			failures = 0
+		case endRetry:
+			if end.healthy {
+				failures = 0
+			}
+			failures++
+			wait := r.backoff(failures, end.err.retryAfter)
+			r.send(ReconnectingMsg{Attempt: r.attempt + 1, Wait: wait, Cause: cause(end.err)})
+			if !sleep(ctx, wait) {
+				return ctx.Err()
+			}
+		}
+	}
+}
+
+// cause is an Error's line without its "follow: " prefix.
+func cause(e *Error) string {
+	c := *e
+	c.Op = ""
+	return c.Error()
+}
+
+func (r *runner) followURL() string {
+	q := url.Values{"include_chunks": {"true"}, "follow": {"true"}, "limit": {strconv.Itoa(pageLimit)}}
+	if r.cursor != "" {
+		q.Set("cursor", r.cursor)
+	}
+	return r.c.actionURL("/events", q)
+}
+
+// readItem is one frame, or the end of the body, from the reader goroutine.
+type readItem struct {
+	frame Frame
+	err   error
+}
+
+// connection is one follow request, read until it ends.
+func (r *runner) connection(ctx context.Context) connEnd {
+	idle := r.c.cfg.IdleTimeout
+	connCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// The idle rule covers waiting for the reply headers too.
+	var headerIdle atomic.Bool
+	hdr := time.AfterFunc(idle, func() { headerIdle.Store(true); cancel() })
+	req, err := r.c.newRequest(connCtx, http.MethodGet, r.followURL(), nil)
+	if err != nil {
+		hdr.Stop()
+		return connEnd{kind: endFatal, err: r.c.clean(&Error{Op: "follow", Message: "cannot build the request"})}
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Cache-Control", "no-cache")
+	resp, err := r.c.follow.Do(req)
+	if !hdr.Stop() && err == nil && headerIdle.Load() {
+		resp.Body.Close() // the reply came just as the watchdog fired
+		return retry(&Error{Op: "follow", Message: "no reply within " + idle.String(), Retryable: true}, false)
+	}
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return connEnd{kind: endCtx}
+		case headerIdle.Load():
+			return retry(&Error{Op: "follow", Message: "no reply within " + idle.String(), Retryable: true}, false)
+		}
+		return retry(r.c.transportError("follow", err), false)
+	}
+	defer resp.Body.Close()
+
+	if resp.StatusCode != http.StatusOK {
+		e := r.c.httpError("follow", resp)
+		switch {
+		case cursorRefused(e.Code):
+			return connEnd{kind: endRestart, err: e}
+		case e.Retryable:
+			return retry(e, false)
+		}
+		return connEnd{kind: endFatal, err: e}
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
+			return connEnd{kind: endFatal, err: r.c.clean(&Error{Op: "follow", HTTPStatus: resp.StatusCode,
+				Message: "the reply is " + oneLine(ct, 60) + ", not an event stream"})}
+		}
+	}
+	r.send(ConnectedMsg{Attempt: r.attempt, Cursor: r.cursor, Resumed: r.attempt > 1})
+
+	var lastByte atomic.Int64
+	lastByte.Store(time.Now().UnixNano())
+	items := make(chan readItem, 16)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		readFrames(connCtx, resp.Body, &lastByte, items)
+	}()
+	defer func() {
+		cancel()
+		resp.Body.Close()
+		wg.Wait()
+	}()
+
+	watchdog := time.NewTimer(idle)
+	defer watchdog.Stop()
+	healthy := false
+	for {
+		var batchC <-chan time.Time
+		if r.armed {
+			batchC = r.batchTimer.C
+		}
+		select {
+		case <-ctx.Done():
+			return connEnd{kind: endCtx}
+		case <-batchC:
+			r.armed = false
+			r.flush()
+		case <-watchdog.C:
+			since := time.Since(time.Unix(0, lastByte.Load()))
+			if since >= idle {
+				return retry(&Error{Op: "follow", Message: "no data for " + idle.String(), Retryable: true}, healthy)
+			}
+			watchdog.Reset(idle - since)
+		case it := <-items:
+			if it.err != nil {
+				return r.bodyEnd(ctx, it.err, healthy)
+			}
+			end, done := r.handle(&it.frame)
+			if !done || end.kind == endTerminal {
+				healthy = true // an aip.error frame does not count
+			}
+			if done {
+				end.healthy = healthy
+				return end
+			}
+		}
+	}
+}
+
+func retry(e *Error, healthy bool) connEnd {
+	return connEnd{kind: endRetry, err: e, healthy: healthy}
+}
+
+// bodyEnd classifies the end of a follow body.
+func (r *runner) bodyEnd(ctx context.Context, err error, healthy bool) connEnd {
+	switch {
+	case ctx.Err() != nil:
+		return connEnd{kind: endCtx}
+	case errors.Is(err, io.EOF):
+		return retry(&Error{Op: "follow", Message: "connection closed without a terminal frame", Retryable: true}, healthy)
+	case errors.Is(err, errFrameCut):
+		return retry(&Error{Op: "follow", Message: errFrameCut.Error(), Retryable: true}, healthy)
+	case errors.Is(err, bufio.ErrTooLong):
+		return connEnd{kind: endFatal, err: &Error{Op: "follow", Message: "a frame is larger than 16 MiB"}}
+	}
+	return retry(r.c.transportError("follow", err), healthy)
+}
+
+// readFrames is the reader goroutine of one connection: it splits the body
+// into frames and hands them on until the body ends or ctx is cancelled.
+func readFrames(ctx context.Context, body io.Reader, lastByte *atomic.Int64, out chan<- readItem) {
+	fr := newFrameReader(body, MaxFrameSize, lastByte)
+	for {
+		tok, err := fr.next()
+		var it readItem
+		if err != nil {
+			it.err = err
+		} else {
+			f, ok := parseFrame(tok, time.Now())
+			if !ok {
+				continue
+			}
+			it.frame = f
+		}
+		select {
+		case out <- it:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// handle acts on one follow frame; done means the connection ends here.
+func (r *runner) handle(f *Frame) (connEnd, bool) {
+	r.frame(f)
+	r.live(f)
+	rt := route(f)
+	switch rt.kind {
+	case routeChunk:
+		r.pend.Chunks = append(r.pend.Chunks, rt.chunk)
+		r.pend.At = f.At
+		if model.Structural(rt.chunk) {
+			r.flush()
+		} else {
+			r.schedule()
+		}
+	case routeEvent:
+		r.pend.Events = append(r.pend.Events, rt.event)
+		r.pend.At = f.At
+		r.schedule()
+	case routeCursor:
+		r.cursor = rt.cursor
+		r.send(CursorMsg{Cursor: rt.cursor})
+	case routeTerminal:
+		if rt.cursor != "" {
+			r.cursor = rt.cursor
+		}
+		r.send(TerminalMsg{Cursor: r.cursor})
+		return connEnd{kind: endTerminal}, true
+	case routeError:
+		pe := rt.perr
+		e := r.c.clean(&Error{Op: "follow", Code: pe.Code, Message: pe.Message, Retryable: retryablePE(pe)})
+		if pe.RetryAfterMs > 0 {
+			e.retryAfter = time.Duration(pe.RetryAfterMs) * time.Millisecond
+		}
+		switch {
+		case cursorRefused(pe.Code):
+			return connEnd{kind: endRestart, err: e}, true
+		case strings.HasPrefix(pe.Code, "auth."):
+			e.Retryable = false
+			return connEnd{kind: endFatal, err: e}, true
+		case e.Retryable:
+			return connEnd{kind: endRetry, err: e}, true
+		}
+		return connEnd{kind: endFatal, err: e}, true
+	case routeBad:
+		r.bad++
+		r.send(BadFrameMsg{Event: oneLine(f.Event, 80), ID: oneLine(f.ID, 80), Reason: rt.reason, Count: r.bad})
+	}
+	return connEnd{}, false
+}
+
+// frame passes a frame to the OnFrame hook.
+func (r *runner) frame(f *Frame) {
+	if r.c.cfg.OnFrame != nil {
+		r.c.cfg.OnFrame(*f)
+	}
+}
+
+// live sends LivenessMsg at most once a second.
+func (r *runner) live(f *Frame) {
+	if !r.lastLive.IsZero() && f.At.Sub(r.lastLive) < time.Second {
+		return
+	}
+	r.lastLive = f.At
+	r.send(LivenessMsg{At: f.At, Keepalive: f.keepalive()})
+}
+
+// schedule sends the pending batch now when the last batch is at least one
+// BatchInterval old, else arms the batch timer for then.
+func (r *runner) schedule() {
+	since := time.Since(r.lastFlush)
+	if since >= r.c.cfg.BatchInterval {
+		r.flush()
+		return
+	}
+	if !r.armed {
+		r.batchTimer.Reset(r.c.cfg.BatchInterval - since)
+		r.armed = true
+	}
+}
+
+// flush sends the pending batch, if any.
+func (r *runner) flush() {
+	if len(r.pend.Chunks)+len(r.pend.Events) == 0 {
+		return
+	}
+	if r.armed {
+		r.batchTimer.Stop()
+		r.armed = false
+	}
+	b := r.pend
+	r.pend = BatchMsg{}
+	r.lastFlush = time.Now()
+	r.sink.Send(b)
+}
+
+// ---- pages, result, final status ----
+
+// pages reads non-follow pages from cursor until one has no events and no
+// chunks (review, and the drain after the terminal frame).
+func (r *runner) pages(ctx context.Context, from string) error {
+	cur := from
+	failures := 0
+	for {
+		p, e := r.c.page(ctx, cur)
+		if e != nil {
+			switch {
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case cursorRefused(e.Code):
+				if err := r.useRestart(ctx, e); err != nil {
+					return err
+				}
+				cur = ""
+				continue
+			case e.Retryable:
+				failures++
+				if !sleep(ctx, r.backoff(failures, e.retryAfter)) {
+					return ctx.Err()
+				}
+				continue
+			}
+			return r.fail(ctx, e)
+		}
+		failures = 0
+		r.pageFrames(&p)
+		if p.Bad > 0 {
+			r.bad += p.Bad
+			r.send(BadFrameMsg{Reason: fmt.Sprintf("%d undecodable item(s) in an events page", p.Bad), Count: r.bad})
+		}
+		empty := len(p.Events)+len(p.Chunks) == 0
+		if !empty {
+			r.send(BatchMsg{Chunks: p.Chunks, Events: p.Events, At: time.Now()})
+		}
+		if p.Cursor != "" && p.Cursor != r.cursor {
+			r.cursor = p.Cursor
+			r.send(CursorMsg{Cursor: p.Cursor})
+		}
+		if empty || p.Cursor == "" || p.Cursor == cur {
+			return nil // done, or a page that does not move on
+		}
+		cur = p.Cursor
+	}
+}
+
+// pageFrames passes a page to OnFrame in the follow form (Frame.Page set).
+func (r *runner) pageFrames(p *Page) {
+	if r.c.cfg.OnFrame == nil {
+		return
+	}
+	now := time.Now()
+	for i, raw := range p.rawEvents {
+		r.frame(&Frame{At: now, Event: p.Events[i].Kind, ID: p.Events[i].ID, Page: true,
+			Data: append(append([]byte(`{"event":`), raw...), '}')})
+	}
+	for i, raw := range p.rawChunks {
+		r.frame(&Frame{At: now, Event: evChunk, ID: "chunk:" + strconv.FormatUint(p.Chunks[i].Sequence, 10), Page: true,
+			Data: append(append([]byte(`{"chunk":`), raw...), '}')})
+	}
+	if p.Cursor != "" && len(p.rawEvents)+len(p.rawChunks) > 0 {
+		r.frame(&Frame{At: now, Event: evCursor, ID: p.Cursor, Page: true,
+			Data: fmt.Appendf(nil, `{"next_cursor":%q}`, p.Cursor)})
+	}
+}
+
+// result reads the result, retrying action.result_not_ready and transient
+// failures; action.gone / action.dead_lettered skip it (the final status
+// then says expired / dead_lettered).
+func (r *runner) result(ctx context.Context) error {
+	failures := 0
+	for {
+		res, e := r.c.result(ctx)
+		if e == nil {
+			r.send(ResultMsg{Result: res})
+			return nil
+		}
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case e.Code == codeGone, e.Code == codeDeadLettered:
+			return nil
+		case e.Code == codeResultNotReady, e.Retryable:
+			failures++
+			if !sleep(ctx, r.backoff(failures, e.retryAfter)) {
+				return ctx.Err()
+			}
+			continue
+		}
+		return r.fail(ctx, e)
+	}
+}
+
+// finalStatus re-reads the status, retrying transient failures.
+func (r *runner) finalStatus(ctx context.Context) (model.ActionStatus, error) {
+	failures := 0
+	for {
+		st, e := r.c.status(ctx)
+		if e == nil {
+			return st, nil
+		}
+		switch {
+		case ctx.Err() != nil:
+			return st, ctx.Err()
+		case e.Retryable:
+			failures++
+			if !sleep(ctx, r.backoff(failures, e.retryAfter)) {
+				return st, ctx.Err()
+			}
+			continue
+		}
+		return st, r.fail(ctx, e)
+	}
+}
