@@ -1,0 +1,298 @@
+package sim
+
+import (
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// The simulator needs two JSON dialects, and byte-exact control over both:
+//
+//   - Python's json.dumps with default settings, which is what the Hermes
+//     server writes on the wire (", " and ": " separators, every character
+//     outside printable ASCII escaped as \uXXXX, astral characters as
+//     surrogate pairs, keys in insertion order). This becomes raw_data.
+//   - serde_json's compact output, which is what aipd writes (no spaces,
+//     UTF-8 left as is, only '"', '\\' and control characters escaped). The
+//     re-encoded provider payload (hermes_sse.data) is a serde_json::Value,
+//     whose map keys come out sorted.
+//
+// Values are built from a small tree: nil, bool, int, int64, uint64, string,
+// obj (an ordered object), []any, and rawJSON (already encoded compact JSON,
+// only valid in the compact dialect).
+
+type kv struct {
+	K string
+	V any
+}
+
+// obj is a JSON object that keeps its key order.
+type obj []kv
+
+// o builds an obj from alternating keys and values.
+func o(pairs ...any) obj {
+	if len(pairs)%2 != 0 {
+		panic("sim: o() needs key/value pairs")
+	}
+	out := make(obj, 0, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		out = append(out, kv{pairs[i].(string), pairs[i+1]})
+	}
+	return out
+}
+
+// get returns the value stored under k.
+func (ob obj) get(k string) (any, bool) {
+	for _, p := range ob {
+		if p.K == k {
+			return p.V, true
+		}
+	}
+	return nil, false
+}
+
+// str returns the string stored under k, if there is one.
+func (ob obj) str(k string) (string, bool) {
+	v, ok := ob.get(k)
+	if !ok {
+		return "", false
+	}
+	s, ok := v.(string)
+	return s, ok
+}
+
+// rawJSON is pre-encoded compact JSON embedded verbatim.
+type rawJSON []byte
+
+// appendPy appends v as Python json.dumps(v) would write it.
+func appendPy(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		if x {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case uint64:
+		return strconv.AppendUint(b, x, 10)
+	case string:
+		return appendPyString(b, x)
+	case obj:
+		b = append(b, '{')
+		for i, p := range x {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendPyString(b, p.K)
+			b = append(b, ": "...)
+			b = appendPy(b, p.V)
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendPy(b, e)
+		}
+		return append(b, ']')
+	default:
+		panic("sim: appendPy: unsupported value type")
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendU4(b []byte, r rune) []byte {
+	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+}
+
+// appendPyString follows CPython's py_encode_basestring_ascii: printable
+// ASCII (0x20..0x7e) is kept, the usual short escapes are used for '"', '\\',
+// \n, \r, \t, \b, \f, and everything else becomes lowercase \uXXXX, with
+// characters above U+FFFF split into a UTF-16 surrogate pair.
+func appendPyString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for len(s) > 0 {
+		// Bulk-copy the leading run of bytes that need no escape.
+		n := 0
+		for n < len(s) && s[n] >= 0x20 && s[n] <= 0x7e && s[n] != '"' && s[n] != '\\' {
+			n++
+		}
+		b = append(b, s[:n]...)
+		s = s[n:]
+		if len(s) == 0 {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
+		switch r {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		default:
+			switch {
+			case r >= 0x20 && r <= 0x7e:
+				b = append(b, byte(r))
+			case r < 0x10000:
+				b = appendU4(b, r)
+			default:
+				r -= 0x10000
+				b = appendU4(b, 0xd800+(r>>10))
+				b = appendU4(b, 0xdc00+(r&0x3ff))
+			}
+		}
+	}
+	return append(b, '"')
+}
+
+// appendCompact appends v as serde_json's compact writer would. With
+// sortKeys, object keys are written in byte order (a serde_json::Value map);
+// without, in the obj's own order (a Rust struct).
+func appendCompact(b []byte, v any, sortKeys bool) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		if x {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case uint64:
+		return strconv.AppendUint(b, x, 10)
+	case string:
+		return appendCompactString(b, x)
+	case rawJSON:
+		return append(b, x...)
+	case obj:
+		if sortKeys && !slices.IsSortedFunc(x, cmpKey) {
+			var tmp [16]kv
+			x = append(tmp[:0], x...)
+			slices.SortStableFunc(x, cmpKey)
+		}
+		b = append(b, '{')
+		for i, p := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCompactString(b, p.K)
+			b = append(b, ':')
+			b = appendCompact(b, p.V, sortKeys)
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCompact(b, e, sortKeys)
+		}
+		return append(b, ']')
+	default:
+		panic("sim: appendCompact: unsupported value type")
+	}
+}
+
+func cmpKey(a, b kv) int {
+	switch {
+	case a.K < b.K:
+		return -1
+	case a.K > b.K:
+		return 1
+	}
+	return 0
+}
+
+// appendCompactString escapes like serde_json: '"', '\\', the short control
+// escapes, other control characters as \u00xx; all other bytes verbatim.
+// Invalid UTF-8 is replaced by U+FFFD so the output is always valid JSON.
+func appendCompactString[T string | []byte](b []byte, s T) []byte {
+	b = append(b, '"')
+	run := 0 // start of the pending run of verbatim bytes
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			if r, size := decodeRune(s[i:]); r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+		}
+		b = append(b, s[run:i]...)
+		switch c {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		default:
+			if c < 0x20 {
+				b = appendU4(b, rune(c))
+			} else {
+				b = append(b, "\ufffd"...) // invalid UTF-8
+			}
+		}
+		i++
+		run = i
+	}
+	b = append(b, s[run:]...)
+	return append(b, '"')
+}
+
+func decodeRune[T string | []byte](s T) (rune, int) {
+	switch x := any(s).(type) {
+	case string:
+		return utf8.DecodeRuneInString(x)
+	case []byte:
+		return utf8.DecodeRune(x)
+	}
+	panic("unreachable")
+}
+
+// compact is appendCompact into a fresh, exactly sized slice, struct
+// (insertion) order.
+func compact(v any) []byte {
+	scratch := scratchPool.Get().(*[]byte)
+	b := appendCompact((*scratch)[:0], v, false)
+	out := append([]byte(nil), b...)
+	*scratch = b
+	scratchPool.Put(scratch)
+	return out
+}
+
+var scratchPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}

@@ -1,0 +1,480 @@
+// Package sim is an in-process fake of the AIP daemon (aipd) hosting one
+// action that runs a scripted Hermes turn. It speaks the daemon's native
+// HTTP routes over real HTTP, so the client can be tested and demoed without
+// an aipd. See README.md.
+package sim
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Knobs disturb the simulator. The zero value is a faithful, undisturbed
+// daemon with demo pacing... except Speed, whose zero value is "instant";
+// use Speed 1 for the demo.
+type Knobs struct {
+	// Token, when set, is the native bearer token every /aip/v1 route
+	// requires.
+	Token string
+	// Speed scales the script's pacing: 1 is demo pacing, 2 twice as fast,
+	// 0 instant (the whole script is appended when the server starts).
+	Speed float64
+	// PollInterval is the follow loop's sleep after an empty page (0 = 500 ms).
+	PollInterval time.Duration
+	// KeepaliveInterval is the idle time before a ": keep-alive" comment
+	// (0 = 15 s).
+	KeepaliveInterval time.Duration
+
+	// DropAfterFrames closes every follow connection abruptly after it has
+	// written this many frames (keep-alives do not count).
+	DropAfterFrames int
+	// CutFrame, with DropAfterFrames, writes only the first half of the
+	// last frame before the connection is closed.
+	CutFrame bool
+	// RepeatFrames re-sends a page's event and chunk frames once, right
+	// after its cursor frame.
+	RepeatFrames bool
+	// ExpireCursors answers the first N follow requests that carry a cursor
+	// with stream.cursor_expired.
+	ExpireCursors int
+	// KeepaliveOnly holds data back once, right after the first cursor
+	// frame, for this long, sending only keep-alives.
+	KeepaliveOnly time.Duration
+	// Stall sends nothing at all once, right after the first cursor frame
+	// (after KeepaliveOnly, if both are set), for this long.
+	Stall time.Duration
+	// SlowBytes writes the follow body one byte at a time with this delay
+	// between bytes, flushing each.
+	SlowBytes time.Duration
+	// Unavailable answers the first N follow requests with HTTP 503
+	// storage.unavailable.
+	Unavailable int
+	// ResultNotReady answers the first N result reads after the action
+	// settled with 503 action.result_not_ready.
+	ResultNotReady int
+	// Finished makes the script complete before the server starts serving
+	// (review mode). The long scenario then ends cancelled.
+	Finished bool
+	// FirehoseN is the number of deltas of the firehose scenario
+	// (0 = DefaultFirehoseN).
+	FirehoseN int
+}
+
+// RequestLog is one request the simulator received.
+type RequestLog struct {
+	Method      string
+	Path        string
+	RawQuery    string
+	LastEventID string
+	Time        time.Time
+}
+
+// Server is the simulated daemon with its one action.
+type Server struct {
+	sc        *scenario
+	k         Knobs
+	actionID  string
+	steps     func(yield func(step) bool)
+	handler   http.Handler
+	ctx       context.Context // cancelled by Close
+	stop      context.CancelFunc
+	settled   chan struct{}
+	cancelCh  chan struct{} // closed by the first cancel of a running action
+	runDone   chan struct{}
+	beginOnce sync.Once
+	closeOnce sync.Once
+
+	mu              sync.Mutex
+	conn            connector
+	events          []eventRec
+	chunks          []chunkRec
+	result          *resultRec
+	startedAt       time.Time
+	updatedAt       time.Time
+	completedAt     time.Time
+	cancelRequested bool
+	cancelCount     int
+	requests        []RequestLog
+	closed          bool
+	handlers        sync.WaitGroup
+	srv             *http.Server
+	serveDone       chan struct{}
+	url             string
+	eventSerial     int
+
+	followSeen    atomic.Int64 // follow requests, for Unavailable
+	expiredSeen   atomic.Int64 // follow requests with a cursor, for ExpireCursors
+	notReadySeen  atomic.Int64 // result reads after settle, for ResultNotReady
+	holdDone      atomic.Bool  // KeepaliveOnly / Stall happened
+	messageSerial atomic.Int64
+}
+
+// eventRec is one stored Event. The Events of chunks, by far the most
+// numerous, are rendered when served rather than stored as JSON.
+type eventRec struct {
+	kind      string
+	at        time.Time
+	id        string // "" for a chunk's Event: derived from seq
+	json      []byte // the Event JSON; nil for a chunk's Event
+	seq       uint64 // a chunk's Event: its chunk
+	chunkKind string
+}
+
+// eventID is the Event's id.
+func (s *Server) eventID(e *eventRec) string {
+	if e.json != nil {
+		return e.id
+	}
+	return chunkEventID(s.actionID, e.seq)
+}
+
+// appendEventJSON appends the Event JSON.
+func (s *Server) appendEventJSON(b []byte, e *eventRec) []byte {
+	if e.json != nil {
+		return append(b, e.json...)
+	}
+	b = append(b, `{"id":"`...)
+	b = append(b, chunkEventID(s.actionID, e.seq)...)
+	b = append(b, `","kind":"aip.stream.chunk","occurred_at":"`...)
+	b = e.at.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","action_id":`...)
+	b = appendCompactString(b, s.actionID)
+	b = append(b, `,"data":{"action_id":`...)
+	b = appendCompactString(b, s.actionID)
+	b = append(b, `,"sequence":`...)
+	b = strconv.AppendUint(b, e.seq, 10)
+	b = append(b, `,"kind":`...)
+	b = appendCompactString(b, e.chunkKind)
+	return append(b, "}}"...)
+}
+
+// resultRec is the stored ActionResult.
+type resultRec struct {
+	status string
+	err    *protoErr
+	// A connector result: output is prefix + events + suffix.
+	prefix, suffix []byte
+	events         [][]byte
+	text           string
+	// A runtime result for a cancelled run: output is literal.
+	literal []byte
+}
+
+// New builds a simulator for one scenario. Nothing runs until Start or
+// Handler is called.
+func New(scenario string, k Knobs) (*Server, error) {
+	sc := lookup(scenario)
+	if sc == nil {
+		return nil, unknownScenario(scenario)
+	}
+	if k.Speed < 0 {
+		return nil, errors.New("sim: Speed must not be negative")
+	}
+	if k.FirehoseN < 0 {
+		return nil, errors.New("sim: FirehoseN must not be negative")
+	}
+	if k.PollInterval <= 0 {
+		k.PollInterval = 500 * time.Millisecond
+	}
+	if k.KeepaliveInterval <= 0 {
+		k.KeepaliveInterval = 15 * time.Second
+	}
+	steps, maxEvents := sc.script(k)
+	s := &Server{
+		sc:       sc,
+		k:        k,
+		actionID: "act_sim_" + strings.ReplaceAll(sc.name, "-", "_") + "_01",
+		steps:    steps,
+		settled:  make(chan struct{}),
+		cancelCh: make(chan struct{}),
+		runDone:  make(chan struct{}),
+	}
+	s.conn = connector{actionID: s.actionID, operation: sc.operation, maxEvents: maxEvents}
+	if !sc.endless {
+		// A finite script never outgrows its event limit; sizing the logs
+		// up front keeps the firehose from copying them over and over.
+		n := min(maxEvents, 1<<20) + 4
+		s.chunks = make([]chunkRec, 0, n)
+		s.events = make([]eventRec, 0, n+4)
+		s.conn.events = make([][]byte, 0, n)
+	}
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	s.handler = s.routes()
+	return s, nil
+}
+
+// ActionID is the id of the simulated action.
+func (s *Server) ActionID() string { return s.actionID }
+
+// Scenario is the scenario name.
+func (s *Server) Scenario() string { return s.sc.name }
+
+// Handler starts the action (if it has not started) and returns the HTTP
+// handler of the daemon's routes.
+func (s *Server) Handler() http.Handler {
+	s.begin()
+	return s.handler
+}
+
+// Start listens on 127.0.0.1:0 and serves in the background.
+func (s *Server) Start() (string, error) { return s.Listen("127.0.0.1:0") }
+
+// Listen listens on addr and serves in the background. It returns the base
+// URL.
+func (s *Server) Listen(addr string) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	h := s.Handler()
+	s.mu.Lock()
+	if s.closed || s.srv != nil {
+		s.mu.Unlock()
+		ln.Close()
+		return "", errors.New("sim: server already started or closed")
+	}
+	s.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	s.serveDone = make(chan struct{})
+	s.url = "http://" + ln.Addr().String()
+	srv, done := s.srv, s.serveDone
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	return s.url, nil
+}
+
+// URL is the base URL after Start ("" before).
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+// Close stops serving and the script, and waits for every goroutine the
+// simulator started.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		srv, done := s.srv, s.serveDone
+		s.mu.Unlock()
+		s.stop()
+		if srv != nil {
+			_ = srv.Close()
+			<-done
+		}
+		s.handlers.Wait()
+		// If the script never began, nothing will close runDone.
+		s.beginOnce.Do(func() { close(s.runDone) })
+		<-s.runDone
+	})
+}
+
+// CancelCount is the number of cancel POSTs received.
+func (s *Server) CancelCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancelCount
+}
+
+// Requests is a copy of the request log.
+func (s *Server) Requests() []RequestLog {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]RequestLog(nil), s.requests...)
+}
+
+// Settled is closed when the action's result is stored.
+func (s *Server) Settled() <-chan struct{} { return s.settled }
+
+// begin starts the script once. At Speed 0 (or with Finished) it returns
+// only after everything that needs no waiting has been appended.
+func (s *Server) begin() {
+	s.beginOnce.Do(func() {
+		s.mu.Lock()
+		s.startedAt = time.Now().UTC()
+		s.updatedAt = s.startedAt
+		s.mu.Unlock()
+		parked := make(chan struct{})
+		go s.run(parked)
+		<-parked
+	})
+}
+
+// scale turns a scripted delay into real time.
+func (s *Server) scale(st step) time.Duration {
+	var d time.Duration
+	if !s.k.Finished && s.k.Speed > 0 {
+		d = time.Duration(float64(st.delay) / s.k.Speed)
+	}
+	if st.floor && !s.k.Finished {
+		d = max(d, minEndlessStep)
+	}
+	return d
+}
+
+// run plays the script. parked is closed the first time it has to wait.
+func (s *Server) run(parked chan struct{}) {
+	defer close(s.runDone)
+	park := sync.OnceFunc(func() { close(parked) })
+	defer park()
+	var timer *time.Timer
+	for st := range s.steps {
+		if d := s.scale(st); d > 0 {
+			park()
+			if timer == nil {
+				timer = time.NewTimer(d)
+			} else {
+				timer.Reset(d)
+			}
+			select {
+			case <-timer.C:
+			case <-s.cancelCh:
+			case <-s.ctx.Done():
+				timer.Stop()
+				return
+			}
+		} else if s.ctx.Err() != nil {
+			return
+		}
+		if !s.feed(st.f) {
+			return
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.result != nil {
+		return
+	}
+	if s.sc.endless {
+		// Only reached with Finished: the action was cancelled before review.
+		s.requestCancelLocked("cancelled before the review")
+		s.cancelRunLocked()
+		return
+	}
+	// The upstream closed without a terminal frame.
+	if !s.conn.truncated && !s.conn.terminal {
+		s.appendChunkLocked(s.conn.unterminated())
+	}
+	s.settleConnectorLocked()
+}
+
+// feed hands one frame to the connector. It reports whether the script
+// goes on.
+func (s *Server) feed(f frame) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.result != nil {
+		return false
+	}
+	if s.cancelRequested {
+		s.cancelRunLocked()
+		return false
+	}
+	rec, stop := s.conn.ingest(f)
+	s.appendChunkLocked(rec)
+	if stop {
+		s.settleConnectorLocked()
+		return false
+	}
+	return true
+}
+
+func (s *Server) appendChunkLocked(rec chunkRec) {
+	s.chunks = append(s.chunks, rec)
+	s.updatedAt = time.Now().UTC()
+	s.events = append(s.events, eventRec{kind: "aip.stream.chunk", at: s.updatedAt, seq: rec.seq, chunkKind: rec.kind})
+}
+
+// chunkEventID is the runtime's id of a chunk's Event (aip-wire.md §6).
+func chunkEventID(actionID string, seq uint64) string {
+	h := sha256.New()
+	h.Write([]byte("aip.stream.chunk.event.v1\x00" + actionID + "\x00"))
+	var be [8]byte
+	binary.BigEndian.PutUint64(be[:], seq)
+	h.Write(be[:])
+	return "evt_stream_" + hex.EncodeToString(h.Sum(nil))
+}
+
+// appendEventLocked appends a runtime Event other than a chunk's.
+func (s *Server) appendEventLocked(kind string, data obj) {
+	now := time.Now().UTC()
+	s.updatedAt = now
+	s.eventSerial++
+	id := "evt_" + fakeHex(s.actionID+"/"+kind+"/"+strconv.Itoa(s.eventSerial), 32)
+	ev := o("id", id, "kind", kind, "occurred_at", now.Format(time.RFC3339Nano), "action_id", s.actionID, "data", data)
+	s.events = append(s.events, eventRec{kind: kind, at: now, id: id, json: compact(ev)})
+}
+
+// settleConnectorLocked stores the connector's result.
+func (s *Server) settleConnectorLocked() {
+	status, perr := s.conn.outcome()
+	s.settleLocked(&resultRec{
+		status: status,
+		err:    perr,
+		prefix: s.conn.outputPrefix(),
+		suffix: s.conn.outputSuffix(),
+		events: s.conn.events,
+		text:   s.conn.text.String(),
+	})
+}
+
+// requestCancelLocked records a cancellation request (the runtime's event).
+func (s *Server) requestCancelLocked(reason string) {
+	var r any
+	if reason != "" {
+		r = reason
+	}
+	s.appendEventLocked("aip.action.cancelled", o("target", "action", "action_id", s.actionID, "reason", r))
+	if s.result == nil && !s.cancelRequested {
+		s.cancelRequested = true
+		close(s.cancelCh)
+	}
+}
+
+// cancelRunLocked ends a running action as cancelled: the connector
+// publishes the provider's run.cancelled frame, the runtime stores the
+// cancelled result.
+func (s *Server) cancelRunLocked() {
+	rec, _ := s.conn.ingest(cancelledFrame())
+	s.appendChunkLocked(rec)
+	s.settleLocked(&resultRec{status: "cancelled", literal: compact(o("cancelled", true, "reason", cancelReasonText))})
+}
+
+func (s *Server) settleLocked(r *resultRec) {
+	s.result = r
+	s.appendEventLocked("aip.action.result", o("action_id", s.actionID, "status", r.status))
+	s.completedAt = s.updatedAt
+	close(s.settled)
+}
+
+// stateLocked is the lifecycle state (aip-wire.md §4.1).
+func (s *Server) stateLocked() string {
+	switch {
+	case s.result != nil:
+		return s.result.status
+	case len(s.chunks) > 0:
+		return "streaming"
+	}
+	return "running"
+}
+
+func isTerminalState(state string) bool {
+	switch state {
+	case "cancelled", "completed", "failed", "expired", "dead_lettered":
+		return true
+	}
+	return false
+}
