@@ -369,7 +369,8 @@ func snapshot(a *Action) string {
 	ch := a.Chat()
 	fmt.Fprintf(&b, "chat opened=%v role=%q id=%q model=%q done=%v doneSeq=%d", ch.Opened, ch.Role, ch.CompletionID, ch.Model, ch.DoneMarker, ch.DoneSeq)
 	if f := ch.Finish; f != nil {
-		fmt.Fprintf(&b, " finish=%+v usage=%+v err=%+v hermes=%+v", *f, f.Usage, f.Error, f.Hermes)
+		fmt.Fprintf(&b, " finish=%q crash=%v noReply=%v seq=%d usage=%+v err=%+v hermes=%+v",
+			f.Reason, f.Crash, f.NoReply, f.Sequence, f.Usage, f.Error, f.Hermes)
 	}
 	rs := a.Responses()
 	fmt.Fprintf(&b, "\nresp id=%q status=%q terminal=%v usage=%+v err=%+v mismatch=%v\n", rs.ResponseID, rs.Status, rs.Terminal, rs.Usage, rs.Error, rs.Mismatch)

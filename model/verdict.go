@@ -138,7 +138,9 @@ func (a *Action) decide() Verdict {
 	reasons := []string{done, "provider terminal frame"}
 	switch a.streamKind() {
 	case OpChat:
-		reasons = append(reasons, "finish_reason stop")
+		// Name the retained finish_reason as it is: rows 8 and 9 took length
+		// and error, and a reason must never claim a "stop" it did not see.
+		reasons = append(reasons, "finish_reason "+a.d.chat.Finish.Reason)
 	case OpResponses:
 		reasons = append(reasons, "response completed")
 	}
