@@ -173,15 +173,20 @@ func samePart(x, y *MessagePart) bool {
 	if x.Type != y.Type || x.Text != y.Text || x.Format != y.Format || x.ToolCallID != y.ToolCallID {
 		return false
 	}
-	if len(x.Data) == 0 || len(y.Data) == 0 {
-		return len(x.Data) == len(y.Data)
-	}
 	return jsonEqual(x.Data, y.Data)
 }
 
 func jsonEqual(a, b json.RawMessage) bool {
 	if bytes.Equal(a, b) {
 		return true
+	}
+	// aipd leaves data out when it is null (aip-wire §6): an absent value and
+	// an explicit null are the same content, not a conflict.
+	if len(a) == 0 {
+		a = json.RawMessage("null")
+	}
+	if len(b) == 0 {
+		b = json.RawMessage("null")
 	}
 	var va, vb any
 	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {

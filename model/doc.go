@@ -18,4 +18,10 @@
 //     the deltas; response.completed/failed/incomplete settle the status.
 //   - Action.Verdict applies contract §3 in its order. Text never decides
 //     anything; the final ActionResult wins over a conflicting last chunk.
+//     Until the action settles the verdict is a live word (following,
+//     awaiting result), and pending once the viewer stops.
+//
+// The tests replay fixtures in testdata/ (written by testdata/gen.py from
+// the frame shapes of ../shared/spec/hermes-sse.md) and check that replays,
+// duplicates and out-of-order arrival never change the outcome.
 package model

@@ -294,3 +294,16 @@ func itemsDump(a *Action) []string {
 	}
 	return out
 }
+
+// aipd leaves data out when it is null: "data":null and no data at all are
+// the same chunk.
+func TestIngestNullDataEqualsAbsentData(t *testing.T) {
+	a := NewAction("act_n")
+	a.IngestChunk(rawChunk(t, `{"action_id":"act_n","sequence":0,"kind":"progress"}`), t0)
+	if got := a.IngestChunk(rawChunk(t, `{"action_id":"act_n","sequence":0,"kind":"progress","data":null}`), t0); got != Replayed {
+		t.Fatalf("explicit null data: %v, want Replayed", got)
+	}
+	if got := a.IngestChunk(rawChunk(t, `{"action_id":"act_n","sequence":0,"kind":"progress","data":{}}`), t0); got != Conflict {
+		t.Fatalf("other data: %v, want Conflict", got)
+	}
+}
