@@ -72,10 +72,15 @@ func (d *derived) applyResponses(c *Chunk, h *HermesSSE) {
 	}
 	// The provider's sequence_number is its own counter: checked for gaps
 	// only against itself, never against the AIP sequence.
+	// The first number seen is the baseline unless it is response.created,
+	// which is 0: a follow from a --cursor mid-turn starts anywhere.
 	if n := f.SequenceNumber; n != nil {
-		want := int64(0)
-		if r.haveSeqNum {
+		want := *n
+		switch {
+		case r.haveSeqNum:
 			want = r.lastSeqNum + 1
+		case name == "response.created":
+			want = 0
 		}
 		if *n != want {
 			d.anomaly(AnomalySequenceGap, c.Sequence, "Responses sequence_number %d where %d was expected", *n, want)

@@ -74,6 +74,9 @@ func (a *Action) decide() Verdict {
 		return Verdict{Word: word, Final: true, Row: row, Reasons: reasons}
 	}
 	r := a.Result
+	if r != nil && r.Status != ResultCompleted && r.Status != ResultFailed && r.Status != ResultCancelled {
+		r = nil // pending_approval / requires_human is no outcome: the state decides
+	}
 	if r == nil { // settled by state alone: expired / dead-lettered
 		return final(4, VerdictFailed, "AIP state "+a.Status.State)
 	}
@@ -90,10 +93,9 @@ func (a *Action) decide() Verdict {
 		}
 		return final(4, VerdictFailed, "AIP result failed", orDefault(code, "no error code"))
 	}
-	if a.Status != nil && (a.Status.State == StateExpired || a.Status.State == StateDeadLettered) {
-		return final(4, VerdictFailed, "AIP state "+a.Status.State)
-	}
-	// Result completed from here on.
+	// Result completed from here on. A later status read of expired or
+	// dead_lettered does not undo it: that state only decides (row 4) when
+	// there is no result to read.
 	done := "AIP result completed"
 	if agg := r.Aggregate; agg != nil {
 		if agg.Truncated != nil && *agg.Truncated {
@@ -120,6 +122,11 @@ func (a *Action) decide() Verdict {
 			return final(9, VerdictFailed, done, "finish chunk carries an error object")
 		case f.Hermes != nil && f.Hermes.Failed:
 			return final(9, VerdictFailed, done, "hermes.failed: true")
+		case f.Reason != "stop":
+			// Guide §8 accepts a Chat stream only on finish_reason stop; a
+			// reason the contract does not name (content_filter, tool_calls)
+			// is missing stop evidence, like row 7.
+			return final(7, VerdictIncomplete, done, "finish_reason "+f.Reason+" is not stop")
 		}
 	case OpResponses:
 		rs := &a.d.resp

@@ -243,8 +243,10 @@ func TestVerdictReasonNamesRealFinishReason(t *testing.T) {
 	feed(t, a, chatSeq("act_f", role(), content("x"), finish("content_filter", nil), "[DONE]"))
 	a.SetResult(completedResult("act_f", OpChat))
 	v := a.Verdict()
-	if containsReason(v, "finish_reason stop") || !containsReason(v, "finish_reason content_filter") {
-		t.Fatalf("reasons %q", v.Reasons)
+	// Guide §8 accepts only stop: another finish_reason is no stop evidence.
+	if v.Word != VerdictIncomplete || containsReason(v, "finish_reason stop") ||
+		!containsReason(v, "finish_reason content_filter is not stop") {
+		t.Fatalf("verdict %s, reasons %q", v.Word, v.Reasons)
 	}
 }
 
