@@ -1,0 +1,94 @@
+// Command aipdsim serves the aipd simulator (package aipwatch/sim): one
+// action running a scripted Hermes turn, over the daemon's native HTTP
+// routes, until SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"aipwatch/sim"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("aipdsim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var k sim.Knobs
+	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
+	scenario := fs.String("scenario", "chat-tools", "scenario to play (see below)")
+	tokenFile := fs.String("token-file", "", "file holding the bearer token to require (trailing newline trimmed)")
+	fs.Float64Var(&k.Speed, "speed", 1, "pacing: 1 demo, 2 twice as fast, 0 instant")
+	fs.DurationVar(&k.PollInterval, "poll", 0, "follow poll interval after an empty page (default 500ms)")
+	fs.DurationVar(&k.KeepaliveInterval, "keepalive", 0, "idle time before a keep-alive comment (default 15s)")
+	fs.IntVar(&k.DropAfterFrames, "drop-after", 0, "close each follow connection abruptly after N frames")
+	fs.BoolVar(&k.CutFrame, "cut-frame", false, "with --drop-after, cut the last frame in half")
+	fs.BoolVar(&k.RepeatFrames, "repeat", false, "re-send each page's frames once after its cursor frame")
+	fs.IntVar(&k.ExpireCursors, "expire-cursors", 0, "answer the first N follows that carry a cursor with stream.cursor_expired")
+	fs.DurationVar(&k.KeepaliveOnly, "keepalive-only", 0, "once, after the first cursor frame, send only keep-alives for this long")
+	fs.DurationVar(&k.Stall, "stall", 0, "once, after the first cursor frame, send nothing at all for this long")
+	fs.DurationVar(&k.SlowBytes, "slow-bytes", 0, "write the follow body byte by byte with this delay")
+	fs.IntVar(&k.Unavailable, "unavailable", 0, "answer the first N follows with 503 storage.unavailable")
+	fs.IntVar(&k.ResultNotReady, "result-not-ready", 0, "answer the first N result reads after settle with 503 action.result_not_ready")
+	fs.BoolVar(&k.Finished, "finished", false, "the script is already complete when the server starts")
+	fs.IntVar(&k.FirehoseN, "firehose-n", 0, fmt.Sprintf("deltas of the firehose scenario (default %d)", sim.DefaultFirehoseN))
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: aipdsim [flags]\n\nA simulated aipd hosting one action that plays a scripted Hermes turn.\n\nFlags:\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nScenarios:\n")
+		for _, name := range sim.Scenarios() {
+			fmt.Fprintf(stderr, "  %-18s %s\n", name, sim.Describe(name))
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "aipdsim: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return 2
+	}
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "aipdsim: %v\n", err)
+			return 1
+		}
+		k.Token = strings.TrimRight(string(b), "\r\n")
+		if k.Token == "" {
+			fmt.Fprintf(stderr, "aipdsim: %s is empty\n", *tokenFile)
+			return 1
+		}
+	}
+
+	s, err := sim.New(*scenario, k)
+	if err != nil {
+		fmt.Fprintf(stderr, "aipdsim: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	url, err := s.Listen(*listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "aipdsim: %v\n", err)
+		s.Close()
+		return 1
+	}
+	fmt.Fprintf(stdout, "url: %s\naction: %s\n", url, s.ActionID())
+	<-ctx.Done()
+	s.Close()
+	return 0
+}
