@@ -65,6 +65,7 @@ func (p *Plain) changes(a *model.Action) {
 				p.endLine()
 				p.w.WriteString("\n")
 			}
+			resuming := p.atStart && !p.started
 			p.started, p.current = true, k
 			if p.opts.Redact {
 				if !p.masked[k] {
@@ -73,7 +74,13 @@ func (p *Plain) changes(a *model.Action) {
 				}
 				continue
 			}
-			p.write(safe.Text(c.Delta))
+			text := safe.Text(c.Delta)
+			if resuming {
+				// Text resuming after a status line: the space that joined
+				// it to the text before the tool would indent the line.
+				text = strings.TrimLeft(text, " ")
+			}
+			p.write(text)
 		case ChangeTool:
 			p.line("%s", toolLine(c.Tool, p.opts.Redact))
 		case ChangeNotice:
