@@ -21,7 +21,8 @@ type Error struct {
 }
 
 // Error is one clear line, e.g.
-// "follow: auth.native_http_unauthorized (HTTP 401): missing bearer token".
+// "follow: auth.native_http_unauthorized (HTTP 401): missing bearer token",
+// "status: HTTP 502: 502 Bad Gateway", "follow: connection refused (127.0.0.1:8080)".
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.Op != "" {
@@ -35,6 +36,9 @@ func (e *Error) Error() string {
 		b.WriteString(e.Code)
 	case e.HTTPStatus != 0:
 		fmt.Fprintf(&b, "HTTP %d", e.HTTPStatus)
+	case e.Message != "":
+		b.WriteString(e.Message) // a transport or local failure: the message says it all
+		return b.String()
 	default:
 		b.WriteString("request failed")
 	}
