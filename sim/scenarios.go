@@ -273,9 +273,9 @@ func long(k Knobs) (iter.Seq[step], int) {
 // DefaultFirehoseN is the firehose size when Knobs.FirehoseN is 0.
 const DefaultFirehoseN = 100000
 
-// firehoseFiller pads each firehose delta so that one follow frame (the
-// chunk with its envelope) is about 580 bytes, like the connector's chunks.
-const firehoseFiller = "lorem ipsum dolor sit amet "
+// firehoseFiller starts each firehose delta; a follow frame (the chunk with
+// its envelope) is then about 630 bytes, the size of a real Chat delta chunk.
+const firehoseFiller = "token "
 
 func firehose(k Knobs) (iter.Seq[step], int) {
 	n := k.FirehoseN

@@ -506,7 +506,7 @@ func TestFirehose(t *testing.T) {
 		}
 	}
 	if avg := size / count; avg < 500 || avg > 700 {
-		t.Fatalf("average chunk frame %d bytes, want about 580", avg)
+		t.Fatalf("average chunk frame %d bytes, want about 630", avg)
 	}
 }
 

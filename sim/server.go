@@ -19,9 +19,9 @@ import (
 	"time"
 )
 
-// Knobs disturb the simulator. The zero value is a faithful, undisturbed
-// daemon with demo pacing... except Speed, whose zero value is "instant";
-// use Speed 1 for the demo.
+// Knobs tune and disturb the simulator. They combine freely. The zero value
+// is a faithful, undisturbed daemon whose script runs instantly (Speed 0);
+// use Speed 1 for demo pacing.
 type Knobs struct {
 	// Token, when set, is the native bearer token every /aip/v1 route
 	// requires.
