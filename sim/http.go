@@ -411,8 +411,8 @@ type eventsQuery struct {
 func parseEventsQuery(w http.ResponseWriter, r *http.Request) (eventsQuery, bool) {
 	q := r.URL.Query()
 	eq := eventsQuery{limit: 100}
-	if v := q.Get("limit"); q.Has("limit") {
-		n, err := strconv.ParseUint(v, 10, 32)
+	if q.Has("limit") {
+		n, err := strconv.ParseUint(q.Get("limit"), 10, 32)
 		if err != nil {
 			queryError(w, "limit: invalid digit found in string")
 			return eq, false
@@ -436,7 +436,7 @@ func parseEventsQuery(w http.ResponseWriter, r *http.Request) (eventsQuery, bool
 	}
 	slices.Sort(eq.kinds)
 	eq.kinds = slices.Compact(eq.kinds)
-	if r.URL.Path[strings.LastIndexByte(r.URL.Path, '/'):] == "/chunks" {
+	if strings.HasSuffix(r.URL.Path, "/chunks") {
 		eq.kinds = []string{"aip.stream.chunk"}
 		eq.includeChunks = true
 	}

@@ -355,19 +355,22 @@ func (s *Server) run(parked chan struct{}) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.result != nil {
+	switch {
+	case s.result != nil:
 		return
-	}
-	if s.sc.endless {
+	case s.cancelRequested:
+		// Cancelled while the last frame was on its way.
+		s.cancelRunLocked()
+		return
+	case s.sc.endless:
 		// Only reached with Finished: the action was cancelled before review.
 		s.requestCancelLocked("cancelled before the review")
 		s.cancelRunLocked()
 		return
 	}
-	// The upstream closed without a terminal frame.
-	if !s.conn.truncated && !s.conn.terminal {
-		s.appendChunkLocked(s.conn.unterminated())
-	}
+	// The upstream closed without a terminal frame (a terminal frame or the
+	// event limit would have settled the action in feed).
+	s.appendChunkLocked(s.conn.unterminated())
 	s.settleConnectorLocked()
 }
 
