@@ -1,0 +1,178 @@
+// Package keys holds aipwatch's key bindings, each with its help text, and
+// the help.KeyMap the TUI's help line is fed from.
+//
+// The project layout names a top-level keymap.go, but package main cannot be
+// imported by the ui package, so the bindings live here. The help shown
+// depends on what the operator can do right now (Context): a pending cancel
+// confirmation offers only y and n; the raw view offers its own keys; a
+// settled action no longer offers cancel, and q then quits rather than
+// detaches.
+package keys
+
+import (
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+)
+
+// Mode is what the keys currently act on.
+type Mode int
+
+const (
+	Normal  Mode = iota // the transcript
+	Confirm             // the cancel confirmation: only y / n (esc)
+	Raw                 // the raw chunk view of the focused item
+)
+
+// Context is the state the help depends on.
+type Context struct {
+	Mode     Mode
+	Settled  bool // the action has a final verdict: no cancel; q quits
+	Paused   bool // follow is paused: G resumes
+	HasTools bool // there are tool calls: t toggles their pane
+	Redact   bool // --redact: no raw view, no copy
+	Plain    bool // the borderless plain view is on
+	Markdown bool // markdown rendering is on
+}
+
+// KeyMap is every binding. Use Default, then For to get the help for a
+// context.
+type KeyMap struct {
+	Up, Down, PageUp, PageDown, HalfUp, HalfDown key.Binding
+	Top, Bottom                                  key.Binding
+	Next, Prev, Toggle                           key.Binding
+	Tools, Help, Raw, Markdown, Copy, Plain      key.Binding
+	Cancel, Quit                                 key.Binding
+	Yes, No                                      key.Binding // cancel confirmation
+	RawPrev, RawNext, Close                      key.Binding // raw view
+
+	ctx Context
+}
+
+// Default returns the bindings with their help texts.
+func Default() KeyMap {
+	b := func(help, desc string, ks ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(ks...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		Up:       b("↑/k", "scroll up", "up", "k"),
+		Down:     b("↓/j", "scroll down", "down", "j"),
+		PageUp:   b("pgup", "page up", "pgup", "b"),
+		PageDown: b("pgdn", "page down", "pgdown", "f"),
+		HalfUp:   b("ctrl+u", "half page up", "ctrl+u"),
+		HalfDown: b("ctrl+d", "half page down", "ctrl+d"),
+		Top:      b("g/home", "top", "g", "home"),
+		Bottom:   b("G/end", "bottom, follow", "G", "end"),
+		Next:     b("tab/]", "next item", "tab", "]"),
+		Prev:     b("⇧tab/[", "previous item", "shift+tab", "["),
+		Toggle:   b("enter/space", "expand/collapse", "enter", "space"),
+		Tools:    b("t", "tools pane", "t"),
+		Help:     b("?", "all keys", "?"),
+		Raw:      b("r", "raw chunk", "r"),
+		Markdown: b("m", "markdown on/off", "m"),
+		Copy:     b("y", "copy item (OSC 52)", "y"),
+		Plain:    b("p", "plain view", "p"),
+		Cancel:   b("c", "cancel", "c"),
+		Quit:     b("q", "detach", "q", "ctrl+c"),
+		Yes:      b("y", "send cancel", "y"),
+		No:       b("n/esc", "keep running", "n", "esc"),
+		RawPrev:  b("←/h", "previous chunk", "left", "h"),
+		RawNext:  b("→/l", "next chunk", "right", "l"),
+		Close:    b("esc/r", "close", "esc", "r"),
+	}
+}
+
+// For returns the key map with its help adapted to the context: texts that
+// depend on it are rewritten and bindings that do nothing there are
+// disabled (disabled bindings are left out of the help).
+func (k KeyMap) For(c Context) KeyMap {
+	k.ctx = c
+	if c.Settled {
+		k.Quit.SetHelp("q", "quit")
+	} else {
+		k.Quit.SetHelp("q", "detach (keeps running)")
+	}
+	if c.Markdown {
+		k.Markdown.SetHelp("m", "markdown off")
+	} else {
+		k.Markdown.SetHelp("m", "markdown on")
+	}
+	if c.Plain {
+		k.Plain.SetHelp("p", "framed view")
+	} else {
+		k.Plain.SetHelp("p", "plain view (clean selection)")
+	}
+	k.Bottom.SetEnabled(true)
+	if c.Paused {
+		k.Bottom.SetHelp("G/end", "follow")
+	}
+	k.Cancel.SetEnabled(!c.Settled)
+	k.Tools.SetEnabled(c.HasTools)
+	k.Raw.SetEnabled(!c.Redact)
+	k.Copy.SetEnabled(!c.Redact)
+	return k
+}
+
+// Context is the context the map was adapted to.
+func (k KeyMap) Context() Context { return k.ctx }
+
+// ShortHelp is the one help line (help.KeyMap).
+func (k KeyMap) ShortHelp() []key.Binding {
+	switch k.ctx.Mode {
+	case Confirm:
+		return []key.Binding{k.Yes, k.No}
+	case Raw:
+		return enabled(k.Up, k.Down, k.RawPrev, k.RawNext, k.Close, k.Quit)
+	}
+	// One line must fit 80 columns: compact forms of the main bindings.
+	short := func(b key.Binding, k, desc string) key.Binding {
+		b.SetHelp(k, desc)
+		return b
+	}
+	var out []key.Binding
+	if k.ctx.Paused {
+		out = append(out, short(k.Bottom, "G", "follow"))
+	}
+	out = append(out,
+		key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown"), key.WithHelp("↑↓", "scroll")),
+		short(k.Next, "tab", "item"),
+		short(k.Toggle, "enter", "expand"),
+		k.Cancel, short(k.Tools, "t", "tools"))
+	q := short(k.Quit, "q", "detach")
+	if k.ctx.Settled {
+		q = short(k.Quit, "q", "quit")
+	}
+	out = append(out, q, short(k.Help, "?", "more"))
+	return enabled(out...)
+}
+
+// FullHelp is the ? view, in columns (help.KeyMap).
+func (k KeyMap) FullHelp() [][]key.Binding {
+	switch k.ctx.Mode {
+	case Confirm:
+		return [][]key.Binding{{k.Yes, k.No}}
+	case Raw:
+		return [][]key.Binding{
+			enabled(k.Up, k.Down, k.PageUp, k.PageDown),
+			enabled(k.Top, k.Bottom, k.RawPrev, k.RawNext),
+			enabled(k.Close, k.Quit),
+		}
+	}
+	return [][]key.Binding{
+		enabled(k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown),
+		enabled(k.Top, k.Bottom, k.Next, k.Prev, k.Toggle),
+		enabled(k.Tools, k.Markdown, k.Plain, k.Raw, k.Copy),
+		enabled(k.Cancel, k.Help, k.Quit),
+	}
+}
+
+func enabled(bs ...key.Binding) []key.Binding {
+	out := make([]key.Binding, 0, len(bs))
+	for _, b := range bs {
+		if b.Enabled() {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+var _ help.KeyMap = KeyMap{}

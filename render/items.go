@@ -1,0 +1,310 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"aipwatch/model"
+	"aipwatch/safe"
+)
+
+// renderBlock re-renders a block if anything its lines depend on changed.
+func (t *Transcript) renderBlock(b *block) {
+	o := t.opts
+	tog := int8(0)
+	if v, ok := t.toggled[b.key]; ok {
+		tog = 1
+		if !v {
+			tog = 2
+		}
+	}
+	ck := cacheKey{width: o.Width, markdown: o.Markdown, plain: o.Plain, redact: o.Redact, text: b.text}
+	if b.item != nil {
+		ck.item, ck.version = b.item, b.item.Version
+		_, ck.mdReady = t.mdLines(b, o.Width)
+	}
+	ck.toggle = tog
+	if b.head != nil && b.ck == ck {
+		return
+	}
+	b.ck = ck
+	switch b.kind {
+	case bNote:
+		b.head, b.body = t.prefixed(t.st.Note.Render("note:"), b.text), nil
+		b.collapsed, b.hidden = false, 0
+		return
+	case bAnomaly:
+		kind, detail, _ := strings.Cut(b.text, "\x00")
+		if o.Redact {
+			detail = safe.Mask(detail)
+		}
+		p := t.st.Anomaly.Render(fmt.Sprintf("anomaly %s at chunk %d:", safe.Line(kind), b.seq))
+		b.head, b.body = t.prefixed(p, detail), nil
+		b.collapsed, b.hidden = false, 0
+		return
+	case bMore:
+		b.head, b.body = []string{t.st.Dim.Render(Truncate(b.text, o.Width, "…"))}, nil
+		return
+	}
+
+	it := b.item
+	head := t.itemHead(it)
+	body := t.itemBody(b)
+	_, b.ck.mdReady = t.mdLines(b, o.Width) // a synchronous render just made it ready
+	for len(body) > 0 && body[len(body)-1] == "" {
+		body = body[:len(body)-1]
+	}
+	collapsed := it.Kind != model.ItemMessage && it.Done && len(body) > o.CollapseOver
+	switch tog {
+	case 1:
+		collapsed = false
+	case 2:
+		collapsed = len(body) > 0
+	}
+	b.collapsed = collapsed
+	if collapsed {
+		b.hidden = len(body)
+		hint := t.st.Dim.Render(" · " + Plural(len(body), "line hidden", "lines hidden"))
+		b.head = []string{Truncate(head+hint, o.Width, "…")}
+		b.body = nil
+		return
+	}
+	b.hidden = 0
+	b.head = []string{Truncate(head, o.Width, "…")}
+	b.body = body
+}
+
+// prefixed wraps text after a styled prefix, continuation lines indented.
+func (t *Transcript) prefixed(styledPrefix, text string) []string {
+	w := t.opts.Width
+	pw := Width(styledPrefix) + 1
+	if pw > w/2 {
+		pw = 2
+	}
+	lines := Wrap(Clean(text), max(w-pw, 1))
+	if len(lines) == 0 {
+		lines = []string{""}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if i == 0 {
+			out[i] = Truncate(styledPrefix+" "+l, w, "…")
+		} else {
+			out[i] = strings.Repeat(" ", pw) + l
+		}
+	}
+	return out
+}
+
+func (t *Transcript) itemHead(it *model.Item) string {
+	st := t.st
+	switch it.Kind {
+	case model.ItemMessage:
+		role := it.Role
+		if role == "" {
+			role = "assistant"
+		}
+		return "● " + st.Role.Render(safe.Line(role)) + t.status(it)
+	case model.ItemReasoning:
+		label := "reasoning"
+		if it.Label != "" {
+			label = safe.Line(it.Label)
+		}
+		return st.Reasoning.Render("∴ "+label) + t.status(it)
+	case model.ItemFunctionCall:
+		name := safe.Line(it.Name)
+		if name == "" {
+			name = "function call"
+		}
+		h := "ƒ " + st.ToolName.Render(name)
+		if it.CallID != "" {
+			h += " " + st.Dim.Render(Untrusted(it.CallID, t.opts.Redact))
+		}
+		return h + t.status(it)
+	case model.ItemFunctionOutput:
+		h := "↳ " + st.ToolName.Render("output")
+		if it.CallID != "" {
+			h += " for " + st.Dim.Render(Untrusted(it.CallID, t.opts.Redact))
+		}
+		return h + t.status(it)
+	default:
+		label := safe.Line(it.Label)
+		if label == "" {
+			label = "notice"
+		}
+		return "◆ " + st.Notice.Render(label)
+	}
+}
+
+// status is the " · word" after an item's heading.
+func (t *Transcript) status(it *model.Item) string {
+	st := t.st
+	word := safe.Line(it.Status)
+	if !it.Done && (word == "" || word == "in_progress") {
+		return st.Dim.Render(" · ") + st.Running.Render("streaming…")
+	}
+	if word == "" {
+		return ""
+	}
+	var s = st.Dim
+	switch word {
+	case "stop", "completed":
+		s = st.OK
+	case "length", "incomplete", "in_progress":
+		s = st.Warn
+	case "error", "failed":
+		s = st.Error
+	}
+	return st.Dim.Render(" · ") + s.Render(word)
+}
+
+func (t *Transcript) itemBody(b *block) []string {
+	it, o, st := b.item, t.opts, t.st
+	switch it.Kind {
+	case model.ItemMessage:
+		text := it.Text()
+		switch {
+		case text == "" && !it.Done:
+			return []string{st.Dim.Render("…")}
+		case text == "":
+			return []string{st.Dim.Render("(no text)")}
+		case o.Redact:
+			return []string{st.Dim.Render(safe.Mask(text))}
+		}
+		if o.Markdown && !o.Plain && it.Done {
+			lines, ok := t.mdLines(b, o.Width)
+			switch {
+			case ok && lines != nil:
+				return lines
+			case !ok:
+				t.wantMarkdown(b, text)
+				if lines, ok := t.mdLines(b, o.Width); ok && lines != nil {
+					return lines // rendered synchronously
+				}
+			}
+		}
+		return b.stream.Update(text, o.Width, nil)
+	case model.ItemReasoning:
+		text := it.Text()
+		switch {
+		case text == "":
+			return nil
+		case o.Redact:
+			return []string{st.Dim.Render(safe.Mask(text))}
+		}
+		return b.stream.Update(text, o.Width, func(s string) string { return st.Reasoning.Render(s) })
+	case model.ItemFunctionCall, model.ItemFunctionOutput:
+		var out []string
+		if it.Kind == model.ItemFunctionCall {
+			out = append(out, "  "+st.Label.Render("arguments"))
+			out = append(out, t.jsonLines(it.Arguments, "(none)")...)
+		}
+		out = append(out, "  "+st.Label.Render("output"))
+		switch {
+		case !it.HasOutput:
+			out = append(out, "    "+st.Dim.Render("(not yet)"))
+		case len(it.Output) == 0:
+			out = append(out, "    "+st.Dim.Render("(empty)"))
+		}
+		for _, p := range it.Output {
+			out = append(out, t.jsonLines(p, "(empty)")...)
+		}
+		return out
+	default:
+		text := it.Text()
+		if text == "" {
+			return nil
+		}
+		if o.Redact {
+			text = safe.Mask(text)
+		}
+		return WrapIndent(Clean(text), o.Width, "  ")
+	}
+}
+
+// jsonLines draws arguments or an output: pretty JSON when it is JSON,
+// indented under its label.
+func (t *Transcript) jsonLines(s, empty string) []string {
+	switch {
+	case s == "":
+		return []string{"    " + t.st.Dim.Render(empty)}
+	case t.opts.Redact:
+		return []string{"    " + t.st.Dim.Render(safe.Mask(s))}
+	}
+	pretty, _ := PrettyJSON(s)
+	return WrapIndent(pretty, t.opts.Width, "    ")
+}
+
+// mdLines returns the cached markdown of b's item at width; ok is false
+// when there is none for this version (lines is nil with ok true when the
+// render failed and the plain wrap is used instead).
+func (t *Transcript) mdLines(b *block, width int) ([]string, bool) {
+	if b.item == nil || b.mdItem != b.item || b.mdVersion != b.item.Version || b.md == nil {
+		return nil, false
+	}
+	lines, ok := b.md[width]
+	return lines, ok
+}
+
+func (t *Transcript) wantMarkdown(b *block, text string) {
+	w := t.opts.Width
+	job := MarkdownJob{Key: b.key, Item: b.item, Version: b.item.Version, Width: w, Text: safe.Text(text)}
+	if t.SyncMarkdown || t.md == nil {
+		if t.md == nil {
+			t.storeMarkdown(b, MarkdownResult{Job: job})
+			return
+		}
+		t.storeMarkdown(b, t.md.Run(job))
+		return
+	}
+	if b.mdPending == nil {
+		b.mdPending = map[int]bool{}
+	}
+	if b.mdPending[w] {
+		return
+	}
+	b.mdPending[w] = true
+	t.jobs = append(t.jobs, job)
+}
+
+func (t *Transcript) storeMarkdown(b *block, r MarkdownResult) {
+	if b.mdItem != r.Job.Item || b.mdVersion != r.Job.Version || b.md == nil {
+		b.mdItem, b.mdVersion, b.md = r.Job.Item, r.Job.Version, map[int][]string{}
+	}
+	if r.Err != nil || len(r.Lines) == 0 {
+		b.md[r.Job.Width] = nil
+		return
+	}
+	b.md[r.Job.Width] = r.Lines
+}
+
+// CopyText is the text of block i for the clipboard, sanitised: a message's
+// text, a call's arguments and output, a notice's text.
+func (t *Transcript) CopyText(i int) string {
+	if i < 0 || i >= len(t.blocks) {
+		return ""
+	}
+	b := t.blocks[i]
+	if b.item == nil {
+		kind, detail, found := strings.Cut(b.text, "\x00")
+		if found {
+			return safe.Text(kind + ": " + detail)
+		}
+		return safe.Text(b.text)
+	}
+	it := b.item
+	switch it.Kind {
+	case model.ItemFunctionCall, model.ItemFunctionOutput:
+		var parts []string
+		if it.Arguments != "" {
+			p, _ := PrettyJSON(it.Arguments)
+			parts = append(parts, p)
+		}
+		for _, o := range it.Output {
+			p, _ := PrettyJSON(o)
+			parts = append(parts, p)
+		}
+		return strings.Join(parts, "\n\n")
+	}
+	return safe.Text(it.Text())
+}

@@ -1,0 +1,105 @@
+package render
+
+import (
+	"strings"
+	"time"
+
+	"aipwatch/model"
+	"aipwatch/safe"
+)
+
+// SpinnerFrames is the running-tool spinner; the caller picks the frame
+// from its clock so a frozen clock gives a frozen (testable) screen.
+var SpinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// ToolOptions are what a tool row depends on besides the tool.
+type ToolOptions struct {
+	Now     time.Time
+	Width   int
+	Frame   int  // spinner frame
+	Settled bool // the action settled: nothing is running any more
+	Redact  bool
+}
+
+// ToolRows renders one row per tool (the model keys them by toolCallId, so
+// there are no duplicates), the last max rows when there are more.
+func (st *Styles) ToolRows(tools []*model.Tool, o ToolOptions, maxRows int) []string {
+	if len(tools) > maxRows && maxRows > 0 {
+		tools = tools[len(tools)-maxRows:]
+	}
+	nameW := 4
+	for _, t := range tools {
+		nameW = max(nameW, Width(safe.Line(t.Name)))
+	}
+	nameW = min(nameW, 18)
+	const statusW, durW = 13, 7
+	labelW := o.Width - 3 - nameW - 1 - 1 - statusW - 1 - durW
+	rows := make([]string, 0, len(tools))
+	for _, t := range tools {
+		var b strings.Builder
+		emoji := safe.Line(t.Emoji)
+		if emoji == "" || Width(emoji) > 2 {
+			emoji = "ƒ"
+		}
+		b.WriteString(Fit(emoji, 2))
+		b.WriteByte(' ')
+		name := safe.Line(t.Name)
+		if name == "" {
+			name = "tool"
+		}
+		b.WriteString(st.ToolName.Render(Fit(name, nameW)))
+		b.WriteByte(' ')
+		if labelW >= 4 {
+			b.WriteString(Fit(Untrusted(oneLine(t.Label), o.Redact), labelW))
+			b.WriteByte(' ')
+		}
+		b.WriteString(st.toolStatus(t, o))
+		b.WriteByte(' ')
+		d := ""
+		if dur := t.Duration(o.Now); !t.StartedAt.IsZero() {
+			if t.DoneAt.IsZero() && o.Settled {
+				d = "?"
+			} else {
+				d = Duration(dur)
+			}
+		}
+		b.WriteString(st.Dim.Render(padLeft(d, durW)))
+		rows = append(rows, Truncate(b.String(), o.Width, "…"))
+	}
+	return rows
+}
+
+func (st *Styles) toolStatus(t *model.Tool, o ToolOptions) string {
+	const w = 13
+	switch t.Status {
+	case model.ToolCompleted:
+		return st.OK.Render(Fit("✓ completed", w))
+	case model.ToolRunning, model.ToolStarted, "":
+		word := t.Status
+		if word == "" {
+			word = model.ToolRunning
+		}
+		if o.Settled {
+			return st.Warn.Render(Fit("? unfinished", w))
+		}
+		f := SpinnerFrames[((o.Frame%len(SpinnerFrames))+len(SpinnerFrames))%len(SpinnerFrames)]
+		return st.Running.Render(Fit(f+" "+word, w))
+	default:
+		return st.Dim.Render(Fit("· "+safe.Line(t.Status), w))
+	}
+}
+
+// oneLine joins a label's lines (Responses labels are the JSON arguments).
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func padLeft(s string, w int) string {
+	if n := Width(s); n < w {
+		return strings.Repeat(" ", w-n) + s
+	}
+	return s
+}

@@ -1,0 +1,403 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"aipwatch/model"
+)
+
+// Options decide how the transcript is drawn. Changing any of them
+// invalidates the affected cache entries on the next Sync.
+type Options struct {
+	Width        int  // cells for the text (a caller's gutter excluded)
+	Markdown     bool // Glamour for finished messages
+	Plain        bool // no decoration that would get in the way of copying
+	Redact       bool // --redact: mask every untrusted content string
+	CollapseOver int  // finished non-message items longer than this start collapsed (0 = 10)
+}
+
+// MaxAnomalies is how many anomalies the transcript lists; the rest are
+// counted in one line.
+const MaxAnomalies = 20
+
+// Transcript is the rendered transcript of one action: one block per model
+// item (then the model's notes and anomalies), each with its lines cached
+// by (item, version, width, expanded, markdown, plain, redact), and a line
+// index (the first line of every block) so the visible window is found by
+// binary search without touching the lines of other blocks. It is owned by
+// one goroutine, like the model it reads.
+type Transcript struct {
+	st   *Styles
+	md   *Markdown
+	opts Options
+
+	blocks  []*block
+	byKey   map[string]*block
+	offsets []int // offsets[i]: first line of block i; one separator line between blocks
+	total   int
+	toggled map[string]bool // explicit expand (true) / collapse (false)
+
+	// SyncMarkdown renders markdown inside Sync instead of handing out
+	// jobs (tests, and callers without a command loop).
+	SyncMarkdown bool
+
+	jobs []MarkdownJob
+
+	lastVersion uint64
+	lastAction  *model.Action
+	lastOpts    Options
+	synced      bool
+}
+
+type blockKind int
+
+const (
+	bItem blockKind = iota
+	bNote
+	bAnomaly
+	bMore
+)
+
+type block struct {
+	key  string
+	kind blockKind
+	item *model.Item
+	text string // notes, anomalies
+	seq  uint64 // anomaly sequence
+
+	// What the cached lines were rendered from.
+	ck cacheKey
+
+	head, body []string
+	collapsed  bool
+	hidden     int // body lines hidden while collapsed
+
+	stream TextLines // incremental wrap of a growing text
+
+	// Markdown of a finished message, per width, for mdVersion of mdItem.
+	mdItem    *model.Item
+	mdVersion uint64
+	md        map[int][]string
+	mdPending map[int]bool
+}
+
+type cacheKey struct {
+	item     *model.Item
+	version  uint64
+	width    int
+	toggle   int8 // 0 default, 1 expanded, 2 collapsed by the operator
+	markdown bool
+	plain    bool
+	redact   bool
+	mdReady  bool
+	text     string
+}
+
+// NewTranscript returns an empty transcript drawing with st and md.
+func NewTranscript(st *Styles, md *Markdown) *Transcript {
+	return &Transcript{st: st, md: md, byKey: map[string]*block{}, toggled: map[string]bool{}}
+}
+
+// Options returns the current options.
+func (t *Transcript) Options() Options { return t.opts }
+
+// SetOptions changes the options; the next Sync re-renders what they affect.
+func (t *Transcript) SetOptions(o Options) {
+	if o.CollapseOver == 0 {
+		o.CollapseOver = 10
+	}
+	if o.Width < 1 {
+		o.Width = 1
+	}
+	t.opts = o
+}
+
+// Sync brings the blocks up to date with the model. It is cheap when
+// nothing changed (the model's Version and the options are compared
+// first), and otherwise costs one pass over the items plus the rendering
+// of the items whose cache key changed.
+func (t *Transcript) Sync(a *model.Action) {
+	if t.opts.Width == 0 {
+		t.SetOptions(t.opts)
+	}
+	if t.synced && a == t.lastAction && a.Version == t.lastVersion && t.opts == t.lastOpts {
+		return
+	}
+	t.synced, t.lastAction, t.lastVersion, t.lastOpts = true, a, a.Version, t.opts
+
+	seen := make(map[string]bool, len(t.blocks))
+	next := t.blocks[:0:0]
+	add := func(key string, kind blockKind) *block {
+		if seen[key] {
+			for n := 2; ; n++ {
+				if k := key + "#" + strconv.Itoa(n); !seen[k] {
+					key = k
+					break
+				}
+			}
+		}
+		seen[key] = true
+		b := t.byKey[key]
+		if b == nil || b.kind != kind {
+			b = &block{key: key, kind: kind}
+			t.byKey[key] = b
+		}
+		next = append(next, b)
+		return b
+	}
+	for _, it := range a.Items() {
+		b := add(itemKey(it), bItem)
+		b.item = it
+	}
+	for _, n := range a.Notes() {
+		b := add("note:"+n, bNote)
+		b.text = n
+	}
+	anoms := a.Anomalies()
+	for i, an := range anoms {
+		if i == MaxAnomalies {
+			b := add("anom:more", bMore)
+			b.text = fmt.Sprintf("… %s more", Plural(len(anoms)-MaxAnomalies, "anomaly", "anomalies"))
+			break
+		}
+		b := add(fmt.Sprintf("anom:%d:%s:%s", an.Sequence, an.Kind, an.Detail), bAnomaly)
+		b.text = string(an.Kind) + "\x00" + an.Detail
+		b.seq = an.Sequence
+	}
+	for k := range t.byKey {
+		if !seen[k] {
+			delete(t.byKey, k)
+		}
+	}
+	t.blocks = next
+	for _, b := range t.blocks {
+		t.renderBlock(b)
+	}
+	t.reindex()
+}
+
+func itemKey(it *model.Item) string {
+	if it.Key != "" {
+		return "item:" + it.Key
+	}
+	return "idx:" + strconv.Itoa(it.Index)
+}
+
+func (t *Transcript) reindex() {
+	if cap(t.offsets) < len(t.blocks) {
+		t.offsets = make([]int, len(t.blocks))
+	}
+	t.offsets = t.offsets[:len(t.blocks)]
+	n := 0
+	for i, b := range t.blocks {
+		if i > 0 {
+			n++ // separator
+		}
+		t.offsets[i] = n
+		n += b.len()
+	}
+	t.total = n
+}
+
+func (b *block) len() int { return len(b.head) + len(b.body) }
+
+// Len is the number of lines.
+func (t *Transcript) Len() int { return t.total }
+
+// Blocks is the number of blocks.
+func (t *Transcript) Blocks() int { return len(t.blocks) }
+
+// Line returns line i (0 ≤ i < Len()).
+func (t *Transcript) Line(i int) string {
+	bi := t.BlockAt(i)
+	if bi < 0 {
+		return ""
+	}
+	b := t.blocks[bi]
+	j := i - t.offsets[bi]
+	switch {
+	case j < len(b.head):
+		return b.head[j]
+	case j < b.len():
+		return b.body[j-len(b.head)]
+	}
+	return "" // the separator after the block
+}
+
+// Lines appends lines [from, to) to dst. It walks the blocks from the one
+// holding from, so its cost is the number of lines asked for.
+func (t *Transcript) Lines(dst []string, from, to int) []string {
+	from = max(from, 0)
+	to = min(to, t.total)
+	if from >= to {
+		return dst
+	}
+	bi := t.BlockAt(from)
+	j := from - t.offsets[bi]
+	for i := from; i < to; i++ {
+		b := t.blocks[bi]
+		switch {
+		case j < len(b.head):
+			dst = append(dst, b.head[j])
+		case j < b.len():
+			dst = append(dst, b.body[j-len(b.head)])
+		default:
+			dst = append(dst, "")
+		}
+		j++
+		if bi+1 < len(t.blocks) && i+1 >= t.offsets[bi+1] {
+			bi++
+			j = 0
+		}
+	}
+	return dst
+}
+
+// BlockAt is the block holding line i (its trailing separator included),
+// or -1 when there are no blocks.
+func (t *Transcript) BlockAt(i int) int {
+	if len(t.blocks) == 0 {
+		return -1
+	}
+	k := sort.Search(len(t.offsets), func(k int) bool { return t.offsets[k] > i }) - 1
+	return max(k, 0)
+}
+
+// Span is the first line and the line count of block i (separator not
+// counted).
+func (t *Transcript) Span(i int) (start, n int) {
+	if i < 0 || i >= len(t.blocks) {
+		return 0, 0
+	}
+	return t.offsets[i], t.blocks[i].len()
+}
+
+// Key is the stable identity of block i, for anchors and toggles.
+func (t *Transcript) Key(i int) string {
+	if i < 0 || i >= len(t.blocks) {
+		return ""
+	}
+	return t.blocks[i].key
+}
+
+// Index returns the block with that key, or -1.
+func (t *Transcript) Index(key string) int {
+	b := t.byKey[key]
+	if b == nil {
+		return -1
+	}
+	for i, x := range t.blocks {
+		if x == b {
+			return i
+		}
+	}
+	return -1
+}
+
+// Item is the model item of block i, or nil for notes and anomalies.
+func (t *Transcript) Item(i int) *model.Item {
+	if i < 0 || i >= len(t.blocks) {
+		return nil
+	}
+	return t.blocks[i].item
+}
+
+// Sequence is the AIP sequence behind block i: the chunk that last changed
+// its item, or the chunk an anomaly concerns.
+func (t *Transcript) Sequence(i int) (uint64, bool) {
+	if i < 0 || i >= len(t.blocks) {
+		return 0, false
+	}
+	b := t.blocks[i]
+	switch {
+	case b.item != nil:
+		return b.item.LastSeq, true
+	case b.kind == bAnomaly:
+		return b.seq, true
+	}
+	return 0, false
+}
+
+// Collapsed reports whether block i is drawn collapsed, and how many lines
+// it hides.
+func (t *Transcript) Collapsed(i int) (bool, int) {
+	if i < 0 || i >= len(t.blocks) {
+		return false, 0
+	}
+	return t.blocks[i].collapsed, t.blocks[i].hidden
+}
+
+// Toggle expands a collapsed block or collapses an expanded one; it
+// reports false when the block has nothing to hide.
+func (t *Transcript) Toggle(i int) bool {
+	if i < 0 || i >= len(t.blocks) {
+		return false
+	}
+	b := t.blocks[i]
+	if b.kind != bItem {
+		return false
+	}
+	if !b.collapsed && len(b.body) == 0 {
+		return false
+	}
+	t.toggled[b.key] = b.collapsed // collapsed → expand, and back
+	t.renderBlock(b)
+	t.reindex()
+	return true
+}
+
+// TakeMarkdownJobs returns the markdown renders the last Sync found
+// missing, and forgets them. Run each with (*Markdown).Run and hand the
+// result to SetMarkdown.
+func (t *Transcript) TakeMarkdownJobs() []MarkdownJob {
+	j := t.jobs
+	t.jobs = nil
+	return j
+}
+
+// MarkdownJob is one finished message to render.
+type MarkdownJob struct {
+	Key     string
+	Item    *model.Item
+	Version uint64
+	Width   int
+	Text    string // sanitised
+}
+
+// MarkdownResult is a rendered job.
+type MarkdownResult struct {
+	Job   MarkdownJob
+	Lines []string
+	Err   error
+}
+
+// Run renders a job. It touches nothing but the job and the renderer, so
+// it may run in any goroutine.
+func (m *Markdown) Run(j MarkdownJob) MarkdownResult {
+	lines, err := m.Render(j.Text, j.Width)
+	return MarkdownResult{Job: j, Lines: lines, Err: err}
+}
+
+// SetMarkdown stores a rendered job if its block still shows that version
+// of that item, and reports whether the transcript changed.
+func (t *Transcript) SetMarkdown(r MarkdownResult) bool {
+	b := t.byKey[r.Job.Key]
+	if b == nil {
+		return false
+	}
+	if b.mdPending != nil {
+		delete(b.mdPending, r.Job.Width)
+	}
+	if b.item != r.Job.Item || b.item.Version != r.Job.Version {
+		return false
+	}
+	t.storeMarkdown(b, r)
+	before := b.len()
+	t.renderBlock(b)
+	if b.len() != before {
+		t.reindex()
+	}
+	return true
+}

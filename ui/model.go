@@ -1,0 +1,198 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+
+	"aipwatch/keys"
+	"aipwatch/model"
+	"aipwatch/render"
+	"aipwatch/stream"
+)
+
+// Model is the Bubble Tea model. It is used through a pointer: Update
+// mutates it and returns it.
+type Model struct {
+	opts   Options
+	clock  func() time.Time
+	action *model.Action
+	run    *runner
+
+	keys keys.KeyMap
+	help help.Model
+	st   *render.Styles
+	md   *render.Markdown
+	tr   *render.Transcript
+
+	width, height int
+	started       time.Time // when the viewer started (elapsed fallback)
+	settledAt     time.Time
+
+	// Transcript scrolling: follow keeps the bottom in view; any upward
+	// scroll pauses it. While paused the reading position is an anchor
+	// (block key + line within it), so text growing below, a block
+	// re-rendering above, or a resize never moves what is being read.
+	follow    bool
+	top       int
+	anchorKey string
+	anchorOff int
+	newLines  int // lines that arrived while paused
+
+	// Focus: the block enter/space, y and r act on. While focusAuto it is
+	// the last block.
+	focusKey  string
+	focusAuto bool
+
+	mode      keys.Mode
+	showTools bool
+	showHelp  bool
+	markdown  bool
+	plain     bool
+
+	raw rawView
+
+	conn      conn
+	review    bool
+	lastLive  time.Time
+	runDone   bool
+	fatal     *stream.Error
+	cancelled bool // the cancel request was sent (once)
+
+	notice   string
+	noticeAt time.Time
+	noticeOK bool
+
+	ticking bool
+
+	helpCache helpCache
+
+	viewHook func(string) // tests: sees every frame's content
+}
+
+// connection states the status bar shows.
+type connPhase int
+
+const (
+	connConnecting connPhase = iota
+	connLive
+	connReconnecting
+	connDraining
+	connOver
+)
+
+type conn struct {
+	phase    connPhase
+	attempt  int
+	wait     time.Duration
+	cause    string
+	since    time.Time
+	resumes  int
+	restarts int
+}
+
+// newModel builds the model; ctx bounds the backend.
+func newModel(ctx context.Context, opts Options) *Model {
+	clock := opts.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	color := !opts.NoColor
+	st := render.NewStyles(color)
+	md := render.NewMarkdown(color)
+	m := &Model{
+		opts:      opts,
+		clock:     clock,
+		action:    model.NewAction(opts.ActionID),
+		run:       newRunner(ctx, opts.Backend),
+		keys:      keys.Default(),
+		help:      newHelp(st),
+		st:        st,
+		md:        md,
+		tr:        render.NewTranscript(st, md),
+		started:   clock(),
+		follow:    true,
+		focusAuto: true,
+		showTools: true,
+		markdown:  true,
+	}
+	return m
+}
+
+func newHelp(st *render.Styles) help.Model {
+	h := help.New()
+	h.Styles = help.Styles{
+		Ellipsis:       st.HelpSep,
+		ShortKey:       st.HelpKey,
+		ShortDesc:      st.HelpDesc,
+		ShortSeparator: st.HelpSep,
+		FullKey:        st.HelpKey,
+		FullDesc:       st.HelpDesc,
+		FullSeparator:  st.HelpSep,
+	}
+	return h
+}
+
+// Init starts the backend, its listener and the clock tick.
+func (m *Model) Init() tea.Cmd {
+	m.ticking = true
+	return tea.Batch(m.run.startCmd(), m.run.listen(), m.tick())
+}
+
+// tickMsg drives elapsed times, ages, countdowns and the spinner.
+type tickMsg struct{}
+
+// tick schedules the next tick: fast while a spinner turns, else once a
+// second; none once the run is over and the action settled (idle costs
+// nothing).
+func (m *Model) tick() tea.Cmd {
+	d := time.Second
+	if m.spinning() {
+		d = 100 * time.Millisecond
+	}
+	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+func (m *Model) spinning() bool {
+	if m.action.Settled() || m.runDone {
+		return false
+	}
+	for _, t := range m.action.Tools() {
+		if t.Status != model.ToolCompleted {
+			return true
+		}
+	}
+	return false
+}
+
+// markdownMsg is a finished markdown render.
+type markdownMsg struct{ res render.MarkdownResult }
+
+// keyContext is the help/keys context now.
+func (m *Model) keyContext() keys.Context {
+	return keys.Context{
+		Mode:     m.mode,
+		Settled:  m.action.Settled(),
+		Paused:   !m.follow,
+		HasTools: len(m.action.Tools()) > 0,
+		Redact:   m.opts.Redact,
+		Plain:    m.plain,
+		Markdown: m.markdown,
+	}
+}
+
+func (m *Model) cancelReason() string {
+	if m.opts.CancelReason != "" {
+		return m.opts.CancelReason
+	}
+	return DefaultCancelReason
+}
+
+func (m *Model) setNotice(s string, ok bool) {
+	m.notice, m.noticeAt, m.noticeOK = s, m.clock(), ok
+}
+
+// noticeFor is how long a notice stays.
+const noticeFor = 6 * time.Second

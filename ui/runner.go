@@ -1,0 +1,150 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"aipwatch/stream"
+)
+
+// runner owns the backend goroutine. The backend sends into ch (blocking
+// while the UI is busy, which back-pressures the stream, but never after
+// the runner stopped); the listen command hands what is queued to Update.
+type runner struct {
+	backend Backend
+	ctx     context.Context
+	cancel  context.CancelFunc
+	ch      chan tea.Msg
+
+	once    sync.Once
+	started bool
+	done    chan struct{}
+	mu      sync.Mutex
+	err     error
+}
+
+// maxDrain bounds how many queued messages one listen hands over at once,
+// so one Update+View covers a burst without starving key presses.
+const maxDrain = 64
+
+// incomingMsg carries stream messages (and the backend's exit) in order.
+type incomingMsg []tea.Msg
+
+// backendExitMsg: Backend.Run returned.
+type backendExitMsg struct{ err error }
+
+// cancelReplyMsg: Backend.Cancel returned.
+type cancelReplyMsg struct{ reply stream.CancelMsg }
+
+func newRunner(ctx context.Context, b Backend) *runner {
+	ctx, cancel := context.WithCancel(ctx)
+	return &runner{backend: b, ctx: ctx, cancel: cancel, ch: make(chan tea.Msg, maxDrain), done: make(chan struct{})}
+}
+
+// startCmd starts the backend goroutine (once) and returns nothing itself.
+func (r *runner) startCmd() tea.Cmd {
+	if r.backend == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		r.once.Do(func() {
+			r.mu.Lock()
+			r.started = true
+			r.mu.Unlock()
+			go r.loop()
+		})
+		return nil
+	}
+}
+
+func (r *runner) loop() {
+	defer close(r.done)
+	sink := stream.SinkFunc(func(m stream.Msg) {
+		select {
+		case r.ch <- m:
+		case <-r.ctx.Done():
+		}
+	})
+	err := r.backend.Run(r.ctx, sink)
+	r.mu.Lock()
+	r.err = err
+	r.mu.Unlock()
+	select {
+	case r.ch <- backendExitMsg{err: err}:
+	case <-r.ctx.Done():
+	}
+}
+
+// listen waits for the next messages.
+func (r *runner) listen() tea.Cmd {
+	if r.backend == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		select {
+		case m := <-r.ch:
+			batch := incomingMsg{m}
+			for len(batch) < maxDrain {
+				select {
+				case m := <-r.ch:
+					batch = append(batch, m)
+				default:
+					return batch
+				}
+			}
+			return batch
+		case <-r.ctx.Done():
+			return nil
+		}
+	}
+}
+
+// cancelCmd asks the backend to cancel, off the UI goroutine.
+func (r *runner) cancelCmd(reason string) tea.Cmd {
+	if r.backend == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(r.ctx, 30*time.Second)
+		defer cancel()
+		return cancelReplyMsg{reply: r.backend.Cancel(ctx, reason)}
+	}
+}
+
+// stopWait bounds how long stop waits for Backend.Run to return.
+const stopWait = 3 * time.Second
+
+// stop ends the backend's context and waits (bounded) for Run to return.
+func (r *runner) stop() {
+	r.cancel()
+	r.mu.Lock()
+	started := r.started
+	r.mu.Unlock()
+	if !started {
+		return
+	}
+	select {
+	case <-r.done:
+	case <-time.After(stopWait):
+	}
+}
+
+// result is what Backend.Run returned (nil while it runs).
+func (r *runner) result() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// stopped reports whether err is only the runner's context ending (a
+// detach, or the caller's context), not a failure.
+func (r *runner) stopped(err error) bool {
+	if r.ctx.Err() == nil {
+		return false
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,307 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"aipwatch/keys"
+	"aipwatch/render"
+	"aipwatch/safe"
+)
+
+// layout is how the rows of the screen are shared out.
+type layout struct {
+	body   int // transcript (or raw view) rows
+	tools  int // tools pane rows, its title included (0 = hidden)
+	prompt int // cancel confirmation lines
+	help   int // help rows
+	gutter int // focus gutter cells (0 in the plain view)
+}
+
+const (
+	headerRows = 1
+	ruleRows   = 1
+	statusRows = 2
+)
+
+func (m *Model) layout() layout {
+	l := layout{gutter: 2, help: 1}
+	if m.plain {
+		l.gutter = 0
+	}
+	if m.showHelp {
+		l.help = len(m.helpLines())
+	}
+	if m.mode == keys.Confirm {
+		l.prompt = len(m.promptLines())
+	}
+	rest := m.height - headerRows - ruleRows - statusRows - l.help - max(l.prompt-1, 0)
+	if n := len(m.action.Tools()); m.showTools && n > 0 && m.mode != keys.Raw {
+		rows := min(n, max(2, m.height/4))
+		l.tools = min(rows+1, rest-3)
+		if l.tools < 2 {
+			l.tools = 0
+		}
+	}
+	l.body = max(rest-l.tools, 1)
+	return l
+}
+
+// renderOptions are the transcript options for the current state.
+func (m *Model) renderOptions() render.Options {
+	l := m.layout()
+	return render.Options{
+		Width:    max(m.width-l.gutter, 10),
+		Markdown: m.markdown && !m.plain,
+		Plain:    m.plain,
+		Redact:   m.opts.Redact,
+	}
+}
+
+// resize reflows for a new size (or a new view mode) without losing the
+// reading position: the anchor's line within its block is scaled to the
+// block's new length.
+func (m *Model) resize(w, h int) {
+	var frac float64
+	if i := m.tr.Index(m.anchorKey); i >= 0 {
+		if _, n := m.tr.Span(i); n > 0 {
+			frac = float64(m.anchorOff) / float64(n)
+		}
+	}
+	m.width, m.height = w, h
+	m.help.SetWidth(w)
+	if w == 0 {
+		return
+	}
+	m.tr.SetOptions(m.renderOptions())
+	m.tr.Sync(m.action)
+	if i := m.tr.Index(m.anchorKey); i >= 0 {
+		_, n := m.tr.Span(i)
+		m.anchorOff = int(frac*float64(n) + 0.5)
+	}
+	m.relayout()
+	if m.mode == keys.Raw {
+		m.buildRaw()
+	}
+}
+
+// sync brings the transcript up to date with the model; fromStream counts
+// the lines that arrived while follow is paused.
+func (m *Model) sync(fromStream bool) {
+	if m.width == 0 {
+		return
+	}
+	before := m.tr.Len()
+	m.tr.SetOptions(m.renderOptions())
+	m.tr.Sync(m.action)
+	if fromStream && !m.follow {
+		m.newLines += max(m.tr.Len()-before, 0)
+	}
+	m.relayout()
+}
+
+// relayout places the window: at the bottom while following, else at the
+// anchor.
+func (m *Model) relayout() {
+	body := m.layout().body
+	total := m.tr.Len()
+	maxTop := max(total-body, 0)
+	if m.follow {
+		m.top = maxTop
+	} else if i := m.tr.Index(m.anchorKey); i >= 0 {
+		start, n := m.tr.Span(i)
+		m.top = start + min(m.anchorOff, n)
+	}
+	m.top = min(max(m.top, 0), maxTop)
+	if m.focusAuto {
+		m.focusKey = m.tr.Key(m.tr.Blocks() - 1)
+	}
+}
+
+// setTop moves the window (follow must already be off) and re-anchors it.
+func (m *Model) setTop(top int) {
+	body := m.layout().body
+	maxTop := max(m.tr.Len()-body, 0)
+	m.top = min(max(top, 0), maxTop)
+	if bi := m.tr.BlockAt(m.top); bi >= 0 {
+		start, _ := m.tr.Span(bi)
+		m.anchorKey, m.anchorOff = m.tr.Key(bi), m.top-start
+	}
+	m.keepFocusVisible()
+}
+
+// pause stops following, keeping the current window.
+func (m *Model) pause() {
+	if m.follow {
+		m.follow = false
+		m.newLines = 0
+	}
+}
+
+func (m *Model) scrollBy(d int) {
+	body := m.layout().body
+	if m.tr.Len() <= body {
+		return // everything is visible: nothing to scroll
+	}
+	if d < 0 {
+		m.pause()
+	}
+	if m.follow {
+		return
+	}
+	m.setTop(m.top + d)
+}
+
+func (m *Model) scrollTo(top int) {
+	if m.tr.Len() <= m.layout().body {
+		return
+	}
+	m.pause()
+	m.setTop(top)
+}
+
+func (m *Model) resumeFollow() {
+	m.follow, m.newLines, m.focusAuto = true, 0, true
+	m.relayout()
+}
+
+// focusIndex is the focused block, or -1.
+func (m *Model) focusIndex() int {
+	n := m.tr.Blocks()
+	if n == 0 {
+		return -1
+	}
+	if m.focusAuto {
+		return n - 1
+	}
+	if i := m.tr.Index(m.focusKey); i >= 0 {
+		return i
+	}
+	return n - 1
+}
+
+func (m *Model) moveFocus(d int) {
+	n := m.tr.Blocks()
+	if n == 0 {
+		return
+	}
+	i := min(max(m.focusIndex()+d, 0), n-1)
+	m.focusAuto = false
+	m.focusKey = m.tr.Key(i)
+	start, ln := m.tr.Span(i)
+	body := m.layout().body
+	switch {
+	case start < m.top:
+		m.pause()
+		m.setTop(start)
+	case start >= m.top+body:
+		if !m.follow {
+			m.setTop(start - body + min(ln, body))
+		}
+	}
+}
+
+// keepFocusVisible moves the focus to the top visible block when scrolling
+// left the focused one out of the window.
+func (m *Model) keepFocusVisible() {
+	if m.follow {
+		return
+	}
+	i := m.focusIndex()
+	start, n := m.tr.Span(i)
+	body := m.layout().body
+	if i >= 0 && start < m.top+body && start+n > m.top {
+		return
+	}
+	bi := m.tr.BlockAt(m.top)
+	if s, ln := m.tr.Span(bi); bi >= 0 && s+ln <= m.top && bi+1 < m.tr.Blocks() {
+		bi++ // the top row is the separator after bi
+	}
+	if bi >= 0 {
+		m.focusAuto = false
+		m.focusKey = m.tr.Key(bi)
+	}
+}
+
+// rawView is the r diagnostics view of one retained chunk.
+type rawView struct {
+	seq   uint64
+	lines []string
+	top   int
+}
+
+func (m *Model) openRaw() {
+	if m.opts.Redact {
+		m.setNotice("the raw view is off under --redact", false)
+		return
+	}
+	seq, ok := m.tr.Sequence(m.focusIndex())
+	if !ok {
+		if last, ok2 := m.action.LastSequence(); ok2 {
+			seq, ok = last, true
+		}
+	}
+	if !ok {
+		m.setNotice("no chunk to show yet", false)
+		return
+	}
+	m.raw = rawView{seq: seq}
+	m.mode = keys.Raw
+	m.buildRaw()
+}
+
+func (m *Model) rawStep(d int) {
+	seqs := m.action.Sequences()
+	if len(seqs) == 0 {
+		return
+	}
+	i := sort.Search(len(seqs), func(i int) bool { return seqs[i] >= m.raw.seq })
+	i = min(max(i+d, 0), len(seqs)-1)
+	m.raw = rawView{seq: seqs[i]}
+	m.buildRaw()
+}
+
+func (m *Model) rawScroll(d int) {
+	body := m.layout().body
+	m.raw.top = min(max(m.raw.top+d, 0), max(len(m.raw.lines)-body, 0))
+}
+
+// buildRaw renders the chunk's envelope (pretty, terminal-safe JSON) and
+// its provider raw_data (sanitised text).
+func (m *Model) buildRaw() {
+	w := max(m.width, 10)
+	st := m.st
+	c, ok := m.action.ChunkAt(m.raw.seq)
+	if !ok {
+		m.raw.lines = []string{st.Dim.Render(fmt.Sprintf("chunk %d is not retained", m.raw.seq))}
+		return
+	}
+	head := fmt.Sprintf("chunk %d · kind %s", c.Sequence, safe.Line(string(c.Kind)))
+	if !c.ReceivedAt.IsZero() {
+		head += " · received " + c.ReceivedAt.Format("15:04:05.000")
+	}
+	lines := []string{st.Header.Render(render.Truncate(head, w, "…")), "", st.Label.Render("envelope")}
+	pretty, _ := render.PrettyJSON(string(c.Raw))
+	lines = append(lines, render.WrapIndent(pretty, w, "  ")...)
+	lines = append(lines, "", st.Label.Render("raw_data"))
+	var probe struct {
+		HermesSSE *struct {
+			RawData *string `json:"raw_data"`
+		} `json:"hermes_sse"`
+	}
+	_ = json.Unmarshal(c.Data, &probe)
+	if probe.HermesSSE != nil && probe.HermesSSE.RawData != nil {
+		raw := render.Clean(*probe.HermesSSE.RawData)
+		if strings.TrimSpace(raw) == "" {
+			lines = append(lines, "  "+st.Dim.Render("(empty)"))
+		} else {
+			lines = append(lines, render.WrapIndent(raw, w, "  ")...)
+		}
+	} else {
+		lines = append(lines, "  "+st.Dim.Render("(none: not a Hermes provider frame)"))
+	}
+	m.raw.lines = lines
+	m.rawScroll(0)
+}

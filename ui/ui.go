@@ -1,0 +1,121 @@
+// Package ui is aipwatch's live terminal interface: one Bubble Tea program
+// that follows one action through a Backend (the stream client), folds
+// every message into the model with stream.Apply, and draws the header,
+// the transcript, the tools pane, the status bar and the help.
+//
+// Rules kept here (see ../shared/design/tui-notes.md): no I/O in Update —
+// the backend runs in a goroutine started by a command and its messages
+// come back through a listen command, cancellation and markdown rendering
+// run in commands too; View assembles only the visible rows from the
+// render package's cached, pre-wrapped lines; quitting is detaching, never
+// cancelling (contract §2.8).
+package ui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"aipwatch/model"
+	"aipwatch/stream"
+)
+
+// Backend is what the UI needs of the stream client. *stream.Client
+// implements it; tests use a fake that replays scripted messages.
+type Backend interface {
+	// Run does the whole run (status probe, follow, reconnects, drain,
+	// result, final status), sending messages to sink in order from one
+	// goroutine, and returns when done or when ctx ends.
+	Run(ctx context.Context, sink stream.Sink) error
+	// Cancel asks aipd to cancel the action (contract §2.9).
+	Cancel(ctx context.Context, reason string) stream.CancelMsg
+}
+
+// Options configure one run of the interface.
+type Options struct {
+	ActionID     string
+	Backend      Backend
+	Redact       bool
+	NoColor      bool // also honour NO_COLOR (main passes the combined flag)
+	CancelReason string
+	AutoCancel   bool                       // --cancel: send the cancel once attached, no confirmation
+	Resume       func(cursor string) string // the shell command that resumes from a cursor
+	Input        io.Reader                  // nil = stdin
+	Output       io.Writer                  // nil = stdout
+
+	// Clock is the time source for elapsed times, ages, durations and the
+	// spinner (nil = time.Now). Tests inject a fixed clock so screens are
+	// stable.
+	Clock func() time.Time
+}
+
+// DefaultCancelReason is sent when Options.CancelReason is empty.
+const DefaultCancelReason = "cancelled by the operator from aipwatch"
+
+// Run runs the interface until the operator quits (q / Ctrl+C detach, or q
+// after the action settled) or ctx ends (treated as a detach, like
+// SIGTERM). It returns the final model: when the viewer stopped before the
+// action settled it has been Stop()ped, so its verdict is pending. The
+// caller prints the closing lines and picks the exit code. The error is a
+// terminal failure, or the *stream.Error that stopped the following (exit
+// 1); a detach is not an error.
+func Run(ctx context.Context, opts Options) (*model.Action, error) {
+	m := newModel(ctx, opts)
+	var popts []tea.ProgramOption
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	if opts.NoColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	p := tea.NewProgram(m, popts...)
+	stop := context.AfterFunc(ctx, p.Quit) // SIGTERM and friends: detach
+	_, err := p.Run()
+	stop()
+	m.run.stop()
+	m.finish()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return m.action, err
+	}
+	return m.action, m.failure()
+}
+
+// New returns the program model, for teatest and golden tests. The caller
+// runs it; its backend goroutine ends with the program's listen loop or
+// when Close is called.
+func New(opts Options) tea.Model { return newModel(context.Background(), opts) }
+
+// Action is the model the interface shows.
+func (m *Model) Action() *model.Action { return m.action }
+
+// Close stops the backend (if it is running) and waits for it briefly,
+// then marks an unsettled action as stopped. Run does this itself.
+func (m *Model) Close() {
+	m.run.stop()
+	m.finish()
+}
+
+// finish records that the viewer stops here.
+func (m *Model) finish() {
+	if !m.action.Settled() && m.action.Phase != model.PhaseStopped {
+		m.action.Stop()
+	}
+}
+
+// failure is the error that stopped the following, if any.
+func (m *Model) failure() error {
+	if m.fatal != nil {
+		return m.fatal
+	}
+	if err := m.run.result(); err != nil && !m.run.stopped(err) {
+		return err
+	}
+	return nil
+}

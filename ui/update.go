@@ -1,0 +1,359 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"aipwatch/keys"
+	"aipwatch/model"
+	"aipwatch/render"
+	"aipwatch/safe"
+	"aipwatch/stream"
+)
+
+// Update folds one message into the state. It never does I/O: the backend,
+// the cancel request and markdown renders are commands.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+	case incomingMsg:
+		live := true
+		for _, x := range msg {
+			switch x := x.(type) {
+			case backendExitMsg:
+				live = false
+				m.backendExit(x.err)
+			case stream.Msg:
+				cmds = append(cmds, m.onStream(x))
+			}
+		}
+		m.sync(true)
+		if live {
+			cmds = append(cmds, m.run.listen())
+		}
+	case stream.Msg: // tests feed messages directly
+		cmds = append(cmds, m.onStream(msg))
+		m.sync(true)
+	case backendExitMsg:
+		m.backendExit(msg.err)
+	case cancelReplyMsg:
+		stream.Apply(m.action, msg.reply)
+		if msg.reply.Accepted {
+			m.setNotice("cancel accepted: following to the end for the real outcome", true)
+		} else {
+			m.setNotice("cancel not accepted: "+m.errText(msg.reply.Err), false)
+		}
+		m.sync(false)
+	case markdownMsg:
+		if m.tr.SetMarkdown(msg.res) {
+			m.relayout()
+		}
+	case tickMsg:
+		if m.notice != "" && m.clock().Sub(m.noticeAt) > noticeFor {
+			m.notice = ""
+		}
+		if m.runDone && (m.action.Settled() || m.fatal != nil) && m.notice == "" {
+			m.ticking = false
+		} else {
+			cmds = append(cmds, m.tick())
+		}
+	case tea.KeyPressMsg:
+		cmds = append(cmds, m.onKey(msg))
+	case tea.MouseWheelMsg:
+		if m.mode == keys.Raw {
+			m.rawScroll(wheelDelta(msg))
+		} else if d := wheelDelta(msg); d != 0 {
+			m.scrollBy(d)
+		}
+	}
+	if !m.ticking && !(m.runDone && m.action.Settled()) {
+		m.ticking = true
+		cmds = append(cmds, m.tick())
+	}
+	cmds = append(cmds, m.markdownCmds()...)
+	return m, tea.Batch(cmds...)
+}
+
+func wheelDelta(msg tea.MouseWheelMsg) int {
+	switch msg.Mouse().Button {
+	case tea.MouseWheelUp:
+		return -3
+	case tea.MouseWheelDown:
+		return 3
+	}
+	return 0
+}
+
+// onStream applies one stream message: the model through stream.Apply,
+// the connection state here.
+func (m *Model) onStream(msg stream.Msg) tea.Cmd {
+	now := m.clock()
+	stream.Apply(m.action, msg)
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case stream.ModeMsg:
+		m.review = msg.Review
+	case stream.ConnectedMsg:
+		if m.conn.phase == connReconnecting || msg.Resumed {
+			m.conn.resumes++
+			m.setNotice(fmt.Sprintf("resumed (attempt %d) from cursor %s", msg.Attempt, render.Short(msg.Cursor, 24)), true)
+		}
+		m.conn.phase, m.conn.attempt, m.conn.since = connLive, msg.Attempt, now
+		m.lastLive = now
+		if m.opts.AutoCancel && !m.cancelled && !m.action.Settled() {
+			cmd = m.sendCancel()
+		}
+	case stream.ReconnectingMsg:
+		m.conn.phase, m.conn.attempt, m.conn.wait, m.conn.cause, m.conn.since =
+			connReconnecting, msg.Attempt, msg.Wait, msg.Cause, now
+	case stream.RestartMsg:
+		m.conn.restarts++
+		m.setNotice("cursor refused ("+safe.Line(msg.Code)+"): following again from the beginning", false)
+	case stream.BatchMsg:
+		m.live(msg.At, now)
+	case stream.LivenessMsg:
+		m.live(msg.At, now)
+	case stream.TerminalMsg:
+		m.conn.phase = connDraining
+	case stream.ErrorMsg:
+		m.fatal = msg.Err
+		m.conn.phase = connOver
+	case stream.DoneMsg:
+		m.runDone = true
+		m.conn.phase = connOver
+	}
+	if m.settledAt.IsZero() && m.action.Settled() {
+		m.settledAt = now
+	}
+	return cmd
+}
+
+func (m *Model) live(at, now time.Time) {
+	if at.IsZero() {
+		at = now
+	}
+	if at.After(m.lastLive) {
+		m.lastLive = at
+	}
+}
+
+func (m *Model) backendExit(err error) {
+	m.runDone = true
+	if m.conn.phase != connOver {
+		m.conn.phase = connOver
+	}
+	if err != nil && m.fatal == nil {
+		var se *stream.Error
+		if errors.As(err, &se) {
+			m.fatal = se
+		} else if !m.run.stopped(err) {
+			m.fatal = &stream.Error{Op: "follow", Message: err.Error()}
+		}
+	}
+}
+
+// errText is an error for the screen: under --redact only its code.
+func (m *Model) errText(e *stream.Error) string {
+	if e == nil {
+		return "no reply"
+	}
+	if m.opts.Redact {
+		r := *e
+		r.Message = safe.Mask(r.Message)
+		return safe.Line(r.Error())
+	}
+	return safe.Line(e.Error())
+}
+
+// sendCancel records the request and sends it (contract §2.9).
+func (m *Model) sendCancel() tea.Cmd {
+	m.cancelled = true
+	m.action.RequestCancel(m.cancelReason(), m.clock())
+	m.setNotice("cancel requested: a cooperative stop; following to the end", true)
+	m.sync(false)
+	return m.run.cancelCmd(m.cancelReason())
+}
+
+// onKey handles a key press in the current mode.
+func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	if msg.String() == "ctrl+c" {
+		return tea.Quit // detach, from anywhere
+	}
+	switch m.mode {
+	case keys.Confirm:
+		switch {
+		case key.Matches(msg, k.Yes):
+			m.mode = keys.Normal
+			if m.action.Settled() {
+				m.setNotice("the action settled meanwhile: nothing to cancel", false)
+				return nil
+			}
+			return m.sendCancel()
+		case key.Matches(msg, k.No):
+			m.mode = keys.Normal
+			m.setNotice("not cancelled: the action keeps running", true)
+			m.relayout()
+		}
+		return nil
+	case keys.Raw:
+		switch {
+		case key.Matches(msg, k.Close):
+			m.mode = keys.Normal
+		case key.Matches(msg, k.Quit):
+			return tea.Quit
+		case key.Matches(msg, k.Up):
+			m.rawScroll(-1)
+		case key.Matches(msg, k.Down):
+			m.rawScroll(1)
+		case key.Matches(msg, k.PageUp):
+			m.rawScroll(-m.layout().body)
+		case key.Matches(msg, k.PageDown):
+			m.rawScroll(m.layout().body)
+		case key.Matches(msg, k.Top):
+			m.raw.top = 0
+		case key.Matches(msg, k.Bottom):
+			m.rawScroll(len(m.raw.lines))
+		case key.Matches(msg, k.RawPrev):
+			m.rawStep(-1)
+		case key.Matches(msg, k.RawNext):
+			m.rawStep(1)
+		case key.Matches(msg, k.Help):
+			m.showHelp = !m.showHelp
+		}
+		return nil
+	}
+
+	body := m.layout().body
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Up):
+		m.scrollBy(-1)
+	case key.Matches(msg, k.Down):
+		m.scrollBy(1)
+	case key.Matches(msg, k.PageUp):
+		m.scrollBy(-max(body-1, 1))
+	case key.Matches(msg, k.PageDown):
+		m.scrollBy(max(body-1, 1))
+	case key.Matches(msg, k.HalfUp):
+		m.scrollBy(-max(body/2, 1))
+	case key.Matches(msg, k.HalfDown):
+		m.scrollBy(max(body/2, 1))
+	case key.Matches(msg, k.Top):
+		m.scrollTo(0)
+	case key.Matches(msg, k.Bottom):
+		m.resumeFollow()
+	case key.Matches(msg, k.Next):
+		m.moveFocus(1)
+	case key.Matches(msg, k.Prev):
+		m.moveFocus(-1)
+	case key.Matches(msg, k.Toggle):
+		m.toggleFocused()
+	case key.Matches(msg, k.Help):
+		m.showHelp = !m.showHelp
+		m.relayout()
+	case key.Matches(msg, k.Tools):
+		if len(m.action.Tools()) == 0 {
+			m.setNotice("no tool calls yet", false)
+			return nil
+		}
+		m.showTools = !m.showTools
+		m.relayout()
+	case key.Matches(msg, k.Markdown):
+		m.markdown = !m.markdown
+		if m.markdown && m.plain {
+			m.setNotice("markdown is off in the plain view (p)", false)
+		}
+		m.sync(false)
+	case key.Matches(msg, k.Plain):
+		m.plain = !m.plain
+		m.resize(m.width, m.height)
+	case key.Matches(msg, k.Raw):
+		m.openRaw()
+	case key.Matches(msg, k.Copy):
+		return m.copyFocused()
+	case key.Matches(msg, k.Cancel):
+		switch {
+		case m.action.Settled():
+			m.setNotice("the action has settled ("+m.action.Verdict().Word+"): there is nothing to cancel", false)
+		case m.cancelled:
+			m.setNotice("cancel already requested: "+m.action.CancelOutcome(), false)
+		default:
+			m.mode = keys.Confirm
+			m.relayout()
+		}
+	case msg.String() == "esc":
+		switch {
+		case m.showHelp:
+			m.showHelp = false
+			m.relayout()
+		case m.notice != "":
+			m.notice = ""
+		}
+	}
+	return nil
+}
+
+func (m *Model) copyFocused() tea.Cmd {
+	if m.opts.Redact {
+		m.setNotice("copy is off under --redact", false)
+		return nil
+	}
+	i := m.focusIndex()
+	text := m.tr.CopyText(i)
+	if text == "" {
+		m.setNotice("nothing to copy here", false)
+		return nil
+	}
+	m.setNotice(fmt.Sprintf("copied %s of the focused item (OSC 52)", render.Plural(len(text), "byte", "bytes")), true)
+	return tea.SetClipboard(text)
+}
+
+func (m *Model) toggleFocused() {
+	i := m.focusIndex()
+	if i < 0 {
+		return
+	}
+	start, _ := m.tr.Span(i)
+	screenRow := start - m.top
+	if !m.tr.Toggle(i) {
+		m.setNotice("nothing to expand here", false)
+		return
+	}
+	m.focusAuto = false
+	m.focusKey = m.tr.Key(i)
+	if m.follow {
+		m.relayout()
+		return
+	}
+	// Keep the toggled item's heading where it was on the screen.
+	start, _ = m.tr.Span(i)
+	if screenRow < 0 || screenRow >= m.layout().body {
+		screenRow = 0
+	}
+	m.setTop(start - screenRow)
+}
+
+// markdownCmds turns the transcript's pending markdown jobs into commands.
+func (m *Model) markdownCmds() []tea.Cmd {
+	jobs := m.tr.TakeMarkdownJobs()
+	if len(jobs) == 0 {
+		return nil
+	}
+	cmds := make([]tea.Cmd, 0, len(jobs))
+	md := m.md
+	for _, j := range jobs {
+		cmds = append(cmds, func() tea.Msg { return markdownMsg{res: md.Run(j)} })
+	}
+	return cmds
+}
+
+// settled is the action's final verdict word, if settled.
+func (m *Model) verdict() model.Verdict { return m.action.Verdict() }

@@ -1,0 +1,469 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"aipwatch/keys"
+	"aipwatch/model"
+	"aipwatch/render"
+	"aipwatch/safe"
+)
+
+// View draws the screen. It assembles only the visible rows: the
+// transcript's lines come pre-rendered from its cache.
+func (m *Model) View() tea.View {
+	content := m.Render()
+	if m.viewHook != nil {
+		m.viewHook(content)
+	}
+	v := tea.NewView(content)
+	v.AltScreen = true
+	if !m.plain {
+		v.MouseMode = tea.MouseModeCellMotion // wheel scrolling; p gives the terminal's selection back
+	}
+	v.WindowTitle = "aipwatch " + safe.Line(m.opts.ActionID) + " · " + m.badgeWord()
+	return v
+}
+
+// Render is the screen's text (View's content), for golden tests.
+func (m *Model) Render() string {
+	w, h := m.width, m.height
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	if w < 24 || h < 8 {
+		return render.Truncate("aipwatch: the terminal is too small ("+fmt.Sprintf("%dx%d", w, h)+")", w, "…")
+	}
+	l := m.layout()
+	rows := make([]string, 0, h)
+	rows = append(rows, m.headerLine())
+	rows = m.bodyRows(rows, l)
+	if l.tools > 0 {
+		rows = m.toolRows(rows, l.tools)
+	}
+	rows = append(rows, m.ruleLine(l))
+	rows = append(rows, m.statusLine())
+	if m.mode == keys.Confirm {
+		rows = append(rows, m.promptLines()...)
+	} else {
+		rows = append(rows, m.metersLine())
+	}
+	rows = append(rows, m.helpRows()...)
+	if len(rows) > h {
+		rows = rows[:h]
+	}
+	return strings.Join(rows, "\n")
+}
+
+// headerLine: action ID, operation, endpoint, response id, elapsed; what
+// does not fit is left out, least important first.
+func (m *Model) headerLine() string {
+	st, a, w := m.st, m.action, m.width
+	op := a.Operation()
+	switch {
+	case op != "":
+	case a.ChunkCount() > 0:
+		op = "other"
+	default:
+		op = "…"
+	}
+	segs := []segment{
+		{st.Header.Render("aipwatch"), 10},
+		{st.Header.Render(safe.Line(a.ID)), 9},
+		{safe.Line(op), 8},
+	}
+	if ep := a.Endpoint(); ep != "" {
+		segs = append(segs, segment{"endpoint " + render.Short(ep, 24), 4})
+	}
+	if id := a.Responses().ResponseID; id != "" {
+		segs = append(segs, segment{"response " + m.shortID(id, 34), 6})
+	} else if id := a.Chat().CompletionID; id != "" {
+		segs = append(segs, segment{m.shortID(id, 40), 3})
+	}
+	right := st.HeaderDim.Render("elapsed ") + render.Duration(m.elapsed())
+	rw := render.Width(right)
+	left := fitSegments(segs, st.HeaderDim.Render(" · "), max(w-rw-1, 1))
+	gap := max(w-render.Width(left)-rw, 1)
+	return render.Truncate(left+strings.Repeat(" ", gap)+right, w, "")
+}
+
+// shortID is a provider ID for the screen: masked under --redact.
+func (m *Model) shortID(id string, n int) string {
+	if m.opts.Redact {
+		return safe.Mask(id)
+	}
+	return render.Short(id, n)
+}
+
+// elapsed is the action's running time: from aipd's started_at when known
+// (else from when the viewer started) to completed_at, the settling, or
+// now.
+func (m *Model) elapsed() time.Duration {
+	start := m.started
+	var end time.Time
+	if s := m.action.Status; s != nil {
+		if t, err := time.Parse(time.RFC3339Nano, s.StartedAt); err == nil {
+			start = t
+		}
+		if t, err := time.Parse(time.RFC3339Nano, s.CompletedAt); err == nil && m.action.Settled() {
+			end = t
+		}
+	}
+	if end.IsZero() {
+		end = m.clock()
+		if !m.settledAt.IsZero() {
+			end = m.settledAt
+		}
+	}
+	d := end.Sub(start)
+	if d < 0 {
+		d = end.Sub(m.started)
+	}
+	return max(d, 0)
+}
+
+func (m *Model) bodyRows(rows []string, l layout) []string {
+	st := m.st
+	if m.mode == keys.Raw {
+		end := min(m.raw.top+l.body, len(m.raw.lines))
+		for i := m.raw.top; i < end; i++ {
+			rows = append(rows, m.raw.lines[i])
+		}
+		for i := end - m.raw.top; i < l.body; i++ {
+			rows = append(rows, "")
+		}
+		return rows
+	}
+	total := m.tr.Len()
+	if total == 0 {
+		msg := "waiting for the first chunk…"
+		if m.runDone {
+			msg = "no chunks were retained for this action"
+		}
+		rows = append(rows, strings.Repeat(" ", l.gutter)+st.Dim.Render(msg))
+		for i := 1; i < l.body; i++ {
+			rows = append(rows, "")
+		}
+		return rows
+	}
+	fi := m.focusIndex()
+	fStart, fN := m.tr.Span(fi)
+	mark := ""
+	if l.gutter > 0 {
+		mark = st.Focus.Render("▌") + strings.Repeat(" ", l.gutter-1)
+	}
+	blank := strings.Repeat(" ", l.gutter)
+	var lines []string
+	lines = m.tr.Lines(lines, m.top, m.top+l.body)
+	for k, line := range lines {
+		i := m.top + k
+		if l.gutter > 0 {
+			if i >= fStart && i < fStart+fN {
+				line = mark + line
+			} else if line != "" {
+				line = blank + line
+			}
+		}
+		rows = append(rows, line)
+	}
+	for i := len(lines); i < l.body; i++ {
+		rows = append(rows, "")
+	}
+	return rows
+}
+
+func (m *Model) toolRows(rows []string, n int) []string {
+	st := m.st
+	tools := m.action.Tools()
+	running := 0
+	for _, t := range tools {
+		if t.Status != model.ToolCompleted {
+			running++
+		}
+	}
+	title := "tools · " + render.Plural(len(tools), "call", "calls")
+	if running > 0 && !m.action.Settled() {
+		title += fmt.Sprintf(" · %d running", running)
+	}
+	if len(tools) > n-1 {
+		title += fmt.Sprintf(" · last %d shown", n-1)
+	}
+	rows = append(rows, m.rule(title, "t hides"))
+	now := m.clock()
+	frame := int(now.UnixMilli() / 100)
+	tr := st.ToolRows(tools, render.ToolOptions{
+		Now: now, Width: m.width - 1, Frame: frame, Settled: m.action.Settled(), Redact: m.opts.Redact,
+	}, n-1)
+	for _, r := range tr {
+		rows = append(rows, " "+r)
+	}
+	return rows
+}
+
+// rule draws "── left ────── right ──".
+func (m *Model) rule(left, right string) string {
+	st, w := m.st, m.width
+	s := st.Rule.Render("── ") + left + " "
+	r := ""
+	if right != "" {
+		r = " " + right + st.Rule.Render(" ──")
+	}
+	fill := w - render.Width(s) - render.Width(r)
+	if fill < 1 {
+		return render.Truncate(s+r, w, "…")
+	}
+	return s + st.Rule.Render(strings.Repeat("─", fill)) + r
+}
+
+// ruleLine separates the transcript from the status bar; it carries the
+// follow state and the position.
+func (m *Model) ruleLine(l layout) string {
+	st := m.st
+	if m.mode == keys.Raw {
+		return m.rule(st.Header.Render("raw chunk"), st.Dim.Render(fmt.Sprintf("seq %d", m.raw.seq)))
+	}
+	total := m.tr.Len()
+	pos := ""
+	if total > 0 {
+		pos = st.Dim.Render(fmt.Sprintf("%d–%d/%d", m.top+1, min(m.top+l.body, total), total))
+	}
+	left := st.Dim.Render("following")
+	if !m.follow {
+		left = st.Warn.Render("paused")
+		if m.newLines > 0 {
+			left += " " + st.Warn.Render("↓ "+render.Plural(m.newLines, "new line", "new lines"))
+		}
+		left += st.Dim.Render(" · G follows")
+	}
+	if m.plain {
+		left += st.Dim.Render(" · plain view")
+	} else if !m.markdown {
+		left += st.Dim.Render(" · markdown off")
+	}
+	return m.rule(left, pos)
+}
+
+// badgeWord is the word in the status badge.
+func (m *Model) badgeWord() string {
+	v := m.action.Verdict()
+	switch {
+	case v.Final:
+		return v.Word
+	case m.fatal != nil:
+		return render.WordError
+	case m.conn.phase == connReconnecting:
+		return render.WordReconnecting
+	case m.conn.phase == connConnecting && !m.review && m.action.ChunkCount() == 0 && !m.runDone:
+		return render.WordConnecting
+	}
+	return v.Word
+}
+
+// statusLine: the verdict badge (a word, and a colour) and what backs it.
+func (m *Model) statusLine() string {
+	st := m.st
+	v := m.action.Verdict()
+	word := m.badgeWord()
+	var detail []string
+	switch {
+	case v.Final:
+		for _, r := range v.Reasons {
+			if v.UnconfirmedToolEffects > 0 && strings.HasSuffix(r, " to confirm") {
+				continue // shown on the next line
+			}
+			detail = append(detail, safe.Line(r))
+		}
+	case word == render.WordError:
+		detail = append(detail, m.errText(m.fatal))
+	case word == render.WordReconnecting:
+		left := m.conn.wait - m.clock().Sub(m.conn.since)
+		next := "now"
+		if left > 0 {
+			next = "in " + fmt.Sprintf("%ds", int((left+time.Second-1)/time.Second))
+		}
+		detail = append(detail, fmt.Sprintf("attempt %d, next try %s", m.conn.attempt, next))
+		if c := m.conn.cause; c != "" {
+			detail = append(detail, render.Untrusted(c, m.opts.Redact))
+		}
+	case word == render.WordConnecting:
+		detail = append(detail, "reading the action status")
+	case word == model.LiveAwaitingResult:
+		detail = append(detail, "stream terminal seen: draining, then reading the result")
+	case word == model.LiveFollowing:
+		switch {
+		case m.review:
+			detail = append(detail, "reading the retained stream")
+		case m.runDone:
+			detail = append(detail, "the stream ended before the action settled")
+		default:
+			detail = append(detail, "live")
+		}
+		if m.conn.resumes > 0 {
+			detail = append(detail, "resumed "+render.Plural(m.conn.resumes, "time", "times"))
+		}
+	}
+	if !v.Final {
+		for _, r := range v.Reasons {
+			if !strings.HasSuffix(r, " to confirm") {
+				detail = append(detail, safe.Line(r))
+			}
+		}
+	}
+	if c := m.action.CancelOutcome(); c != "" {
+		cs := st.Warn
+		if m.action.Settled() {
+			cs = st.Note
+		}
+		if c == model.VerdictCancelled {
+			c = "the cancel took effect"
+		}
+		detail = append([]string{cs.Render(safe.Line(c))}, detail...)
+	}
+	s := st.Badge(word)
+	if len(detail) > 0 {
+		s += " " + strings.Join(detail, st.Dim.Render(" · "))
+	}
+	return render.Truncate(s, m.width, "…")
+}
+
+type segment struct {
+	text string
+	prio int // higher stays longer when the line is short
+}
+
+// metersLine: chunks, last sequence, liveness, cursor, cancel state, tool
+// effects to confirm, review.
+func (m *Model) metersLine() string {
+	st, a := m.st, m.action
+	var segs []segment
+	if m.review {
+		segs = append(segs, segment{st.Badge("review"), 9})
+	}
+	if n := a.Verdict().UnconfirmedToolEffects; n > 0 {
+		segs = append(segs, segment{st.Warn.Render(render.Plural(n, "tool effect", "tool effects") + " to confirm"), 7})
+	}
+	segs = append(segs, segment{"chunks " + fmt.Sprint(a.ChunkCount()), 6})
+	seq := "–"
+	if s, ok := a.LastSequence(); ok {
+		seq = fmt.Sprint(s)
+	}
+	segs = append(segs, segment{"seq " + seq, 5})
+	if !m.lastLive.IsZero() {
+		segs = append(segs, segment{"last byte " + render.Age(m.clock().Sub(m.lastLive)) + " ago", 3})
+	}
+	if a.Cursor != "" {
+		segs = append(segs, segment{"cursor " + render.Short(a.Cursor, 22), 2})
+	}
+	if n := len(a.Anomalies()); n > 0 {
+		segs = append(segs, segment{st.Anomaly.Render(render.Plural(n, "anomaly", "anomalies")), 4})
+	}
+	return fitSegments(segs, st.Dim.Render(" · "), m.width)
+}
+
+// fitSegments joins segments in order, leaving out the lowest priorities
+// until the line fits.
+func fitSegments(segs []segment, sep string, w int) string {
+	for {
+		parts := make([]string, 0, len(segs))
+		for _, s := range segs {
+			parts = append(parts, s.text)
+		}
+		line := strings.Join(parts, sep)
+		if render.Width(line) <= w || len(segs) <= 1 {
+			return render.Truncate(line, w, "…")
+		}
+		lo := 0
+		for i, s := range segs {
+			if s.prio < segs[lo].prio {
+				lo = i
+			}
+		}
+		segs = append(segs[:lo:lo], segs[lo+1:]...)
+	}
+}
+
+// promptLines is the cancel confirmation: it names the action and says what
+// a cancel is and is not.
+func (m *Model) promptLines() []string {
+	text := fmt.Sprintf("Cancel action %s? This is a cooperative stop: effects may already exist "+
+		"(tool calls, messages, writes) and are not undone.", safe.Line(m.opts.ActionID))
+	lines := render.Wrap(text, max(m.width-2, 10))
+	if len(lines) > 3 {
+		lines = lines[:3]
+	}
+	for i, l := range lines {
+		lines[i] = m.st.Prompt.Render(" " + render.Fit(l, max(m.width-2, 1)) + " ")
+	}
+	return lines
+}
+
+func (m *Model) helpRows() []string {
+	if m.showHelp {
+		return m.helpLines()
+	}
+	if m.notice != "" && m.mode == keys.Normal {
+		s := m.st.Warn
+		if m.noticeOK {
+			s = m.st.Note
+		}
+		return []string{render.Truncate(s.Render(safe.Line(m.notice)), m.width, "…")}
+	}
+	km := m.keys.For(m.keyContext())
+	return []string{render.Truncate(m.help.ShortHelpView(km.ShortHelp()), m.width, "…")}
+}
+
+// helpLines is the ? view: every binding that works here, in as many
+// columns as fit, and what a detach prints.
+func (m *Model) helpLines() []string {
+	ctx := m.keyContext()
+	if c := &m.helpCache; c.lines != nil && c.width == m.width && c.ctx == ctx && c.cursor == m.action.Cursor {
+		return c.lines
+	}
+	km := m.keys.For(ctx)
+	var all []key.Binding
+	for _, g := range km.FullHelp() {
+		all = append(all, g...)
+	}
+	var full []string
+	hm := m.help
+	hm.SetWidth(0) // measure untruncated: columns that do not fit are regrouped, not cut
+	for cols := min(len(all), 4); cols >= 1; cols-- {
+		rows := (len(all) + cols - 1) / cols
+		var groups [][]key.Binding
+		for i := 0; i < len(all); i += rows {
+			groups = append(groups, all[i:min(i+rows, len(all))])
+		}
+		full = strings.Split(hm.FullHelpView(groups), "\n")
+		fits := true
+		for _, l := range full {
+			if render.Width(l) > m.width {
+				fits = false
+			}
+		}
+		if fits {
+			break
+		}
+	}
+	out := make([]string, 0, len(full)+1)
+	for _, l := range full {
+		out = append(out, render.Truncate(strings.TrimRight(l, " "), m.width, "…"))
+	}
+	if m.opts.Resume != nil {
+		cmd := m.opts.Resume(m.action.Cursor)
+		out = append(out, render.Truncate(m.st.Dim.Render("q detaches (the action keeps running); resume with: ")+safe.Line(cmd), m.width, "…"))
+	}
+	m.helpCache = helpCache{width: m.width, ctx: ctx, cursor: m.action.Cursor, lines: out}
+	return out
+}
+
+type helpCache struct {
+	width  int
+	ctx    keys.Context
+	cursor string
+	lines  []string
+}
