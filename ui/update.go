@@ -99,6 +99,11 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case stream.ModeMsg:
 		m.review = msg.Review
+		// --cancel fires once attached, when the probe has decided between
+		// follow and review (like the plain output; a review gets "too late").
+		if m.opts.AutoCancel && !m.cancelled && !m.action.Settled() {
+			cmd = m.sendCancel()
+		}
 	case stream.ConnectedMsg:
 		if m.conn.phase == connReconnecting || msg.Resumed {
 			m.conn.resumes++

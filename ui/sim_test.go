@@ -1,0 +1,125 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"aipwatch/model"
+	"aipwatch/sim"
+	"aipwatch/stream"
+)
+
+// Flows against the simulator through the real stream client.
+
+func simClient(tb testing.TB, scenario string, k sim.Knobs) (*stream.Client, *sim.Server) {
+	tb.Helper()
+	srv, err := sim.New(scenario, k)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	url, err := srv.Start()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(srv.Close)
+	c, err := stream.New(stream.Config{BaseURL: url, ActionID: srv.ActionID(),
+		BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c, srv
+}
+
+func TestSimCancel(t *testing.T) {
+	c, srv := simClient(t, "long", sim.Knobs{Speed: 4, PollInterval: 20 * time.Millisecond})
+	tm, _, sc := startFlow(t, c, 100, 30, func(o *Options) { o.ActionID = srv.ActionID() })
+	sc.waitText(t, "Paragraph 1.")
+	tm.Type("c")
+	sc.waitText(t, "cooperative stop")
+	if n := srv.CancelCount(); n != 0 {
+		t.Fatalf("c alone made %d cancel requests", n)
+	}
+	tm.Type("y")
+	sc.waitText(t, "CANCELLED")
+	tm.Type("q")
+	fm := finalModel(t, tm)
+	if n := srv.CancelCount(); n != 1 {
+		t.Errorf("the simulator saw %d cancel POSTs, want exactly 1", n)
+	}
+	if v := fm.Action().Verdict(); v.Word != model.VerdictCancelled {
+		t.Errorf("verdict %q, want cancelled", v.Word)
+	}
+}
+
+func TestSimDetach(t *testing.T) {
+	c, srv := simClient(t, "long", sim.Knobs{Speed: 4, PollInterval: 20 * time.Millisecond})
+	tm, _, sc := startFlow(t, c, 100, 30, func(o *Options) { o.ActionID = srv.ActionID() })
+	sc.waitText(t, "Paragraph 1.")
+	tm.Type("q")
+	fm := finalModel(t, tm)
+	if n := srv.CancelCount(); n != 0 {
+		t.Errorf("q made %d cancel POSTs, want none", n)
+	}
+	v := fm.Action().Verdict()
+	if v.Final || v.Word != model.VerdictPending || v.ExitCode != model.ExitPending {
+		t.Errorf("verdict %+v, want pending (unsettled)", v)
+	}
+}
+
+// TestSimReconnect: connections dropped every few frames show
+// reconnecting, then the run resumes and ends verified with no duplicated
+// text or tools.
+func TestSimReconnect(t *testing.T) {
+	// Slow enough that no resumed page outgrows DropAfterFrames (a page cut
+	// before its cursor frame would be replayed forever).
+	c, srv := simClient(t, "chat-tools", sim.Knobs{Speed: 3, PollInterval: 20 * time.Millisecond, DropAfterFrames: 20})
+	tm, _, sc := startFlow(t, c, 100, 30, func(o *Options) { o.ActionID = srv.ActionID() })
+	sc.waitText(t, "RECONNECTING")
+	final := sc.waitText(t, "VERIFIED")
+	tm.Type("q")
+	fm := finalModel(t, tm)
+	a := fm.Action()
+	want := "I'll take a look at the project layout first."
+	if strings.Count(a.Text(), want) != 1 || strings.Count(final, want) != 1 {
+		t.Errorf("text duplicated:\n%s", final)
+	}
+	if agg := a.Result.Aggregate; agg == nil || agg.Text != a.Text() {
+		t.Errorf("the shown text differs from the aggregate text")
+	}
+	if n, rows := len(a.Tools()), strings.Count(final, "✓ completed"); n != 2 || rows != 2 {
+		t.Errorf("%d tools and %d tool rows, want 2 without duplicates:\n%s", n, rows, final)
+	}
+	if fm.conn.resumes == 0 {
+		t.Error("no resume was recorded")
+	}
+}
+
+func TestSimResponses(t *testing.T) {
+	c, srv := simClient(t, "responses-tools", sim.Knobs{Speed: 8, PollInterval: 20 * time.Millisecond})
+	tm, _, sc := startFlow(t, c, 120, 40, func(o *Options) { o.ActionID = srv.ActionID() })
+	final := sc.waitText(t, "VERIFIED")
+	for _, want := range []string{"response resp_", "ƒ read_file", "ƒ terminal", "notes/todo.txt", "2 tool effects to confirm"} {
+		if !strings.Contains(final, want) {
+			t.Errorf("missing %q in:\n%s", want, final)
+		}
+	}
+	tm.Type("q")
+	finalModel(t, tm)
+}
+
+// TestSimLateCancel: --cancel on an action that had already completed is
+// accepted but too late; the real outcome is shown.
+func TestSimLateCancel(t *testing.T) {
+	c, srv := simClient(t, "late-cancel", sim.Knobs{Speed: 8, PollInterval: 20 * time.Millisecond, Finished: true})
+	tm, _, sc := startFlow(t, c, 100, 30, func(o *Options) { o.ActionID = srv.ActionID(); o.AutoCancel = true })
+	final := sc.waitText(t, "too late")
+	if !strings.Contains(final, "VERIFIED") || !strings.Contains(final, "REVIEW") {
+		t.Errorf("want the real outcome and the review badge:\n%s", final)
+	}
+	tm.Type("q")
+	finalModel(t, tm)
+	if n := srv.CancelCount(); n != 1 {
+		t.Errorf("%d cancel POSTs, want 1", n)
+	}
+}
