@@ -176,6 +176,10 @@ const (
 	endFatal                   // stop, report
 )
 
+// stuckLimit is how many follow connections in a row may end without moving
+// the cursor before the run catches up with non-follow pages.
+const stuckLimit = 3
+
 type connEnd struct {
 	kind    endKind
 	err     *Error
@@ -185,9 +189,10 @@ type connEnd struct {
 // follow connects and reconnects until the terminal frame, a fatal error
 // or the end of ctx.
 func (r *runner) follow(ctx context.Context) error {
-	failures := 0
+	failures, stuck := 0, 0
 	for {
 		r.attempt++
+		from := r.cursor
 		end := r.connection(ctx)
 		r.flush()
 		switch end.kind {
@@ -211,6 +216,17 @@ func (r *runner) follow(ctx context.Context) error {
 			r.send(ReconnectingMsg{Attempt: r.attempt + 1, Wait: wait, Cause: cause(end.err)})
 			if !sleep(ctx, wait) {
 				return ctx.Err()
+			}
+			// Connections that keep ending before a cursor frame (something
+			// cuts them shorter than one page) would replay the same frames
+			// forever: catch up with JSON pages, then follow from there.
+			if r.cursor != from {
+				stuck = 0
+			} else if stuck++; stuck >= stuckLimit {
+				stuck = 0
+				if err := r.pages(ctx, r.cursor); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -795,3 +795,54 @@ func TestNewConfig(t *testing.T) {
 		t.Fatal(u)
 	}
 }
+
+func TestRunAbortMidFrame(t *testing.T) {
+	f := newFake(t)
+	f.follow = func(w http.ResponseWriter, r *http.Request, n int) {
+		sseOK(w)
+		if n == 0 {
+			write(w, partA, chunkSSE(chunk1, 1)[:40])
+			panic(http.ErrAbortHandler) // the connection is cut, not ended
+		}
+		write(w, partB)
+	}
+	msgs, err := runWith(t, testConfig(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad := find[BadFrameMsg](msgs); len(bad) != 0 {
+		t.Fatalf("the partial frame was dispatched: %s", summary(msgs))
+	}
+	if !strings.Contains(summary(msgs), "Batch(c0) Cursor(aev_cursor_3_0) Reconnecting(2,connection closed by ") {
+		t.Fatal(summary(msgs))
+	}
+}
+
+func TestRunStuckCatchesUpWithPages(t *testing.T) {
+	f := newFake(t)
+	f.follow = func(w http.ResponseWriter, r *http.Request, n int) {
+		sseOK(w)
+		if r.URL.Query().Get("cursor") != "aev_cursor_9_1" {
+			write(w, chunkSSE(chunk0, 0)) // always cut before the page's cursor frame
+			return
+		}
+		write(w, terminalSSE("aev_cursor_9_1"))
+	}
+	f.page = func(cursor string, n int) (int, string) {
+		if cursor == "" {
+			return 200, pageJSON("aev_cursor_9_1", false, chunk0, chunk1)
+		}
+		return 200, pageJSON(cursor, false)
+	}
+	msgs, err := runWith(t, testConfig(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Status(running) Mode(review=false) Connected(1,,false) Batch(c0) Reconnecting(2,connection closed without a terminal frame) " +
+		"Connected(2,,true) Batch(c0) Reconnecting(3,connection closed without a terminal frame) " +
+		"Connected(3,,true) Batch(c0) Reconnecting(4,connection closed without a terminal frame) " +
+		"Batch(c0,c1) Cursor(aev_cursor_9_1) Connected(4,aev_cursor_9_1,true) Terminal(aev_cursor_9_1) Result(completed) Status(completed,final) Done"
+	if got := summary(msgs); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}

@@ -139,12 +139,17 @@ func (fr *frameReader) next() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The splitter returns "frame" for "frame\n\n", advancing by len+2; at
-	// EOF it returns the unterminated rest as a token. Only that last token
-	// ends exactly at the end of the data read.
-	if fr.norm.eof && fr.consumed+int64(len(tok)) == fr.norm.total {
+	// The splitter returns "frame" for "frame\n\n", advancing by len+2; when
+	// the reader has failed or ended (bufio.Scanner then calls it with atEOF
+	// set, for io.EOF and for any other error alike) it returns the
+	// unterminated rest as a token. Only that last token ends exactly at the
+	// end of the data read.
+	if fr.norm.err != nil && fr.consumed+int64(len(tok)) == fr.norm.total {
 		fr.consumed += int64(len(tok))
-		if len(bytes.Trim(tok, "\n")) == 0 {
+		switch {
+		case !fr.norm.eof:
+			return nil, fr.norm.err // the transport failed inside a frame
+		case len(bytes.Trim(tok, "\n")) == 0:
 			return nil, io.EOF // only stray newlines after the last frame
 		}
 		return nil, errFrameCut

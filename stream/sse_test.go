@@ -175,3 +175,20 @@ func TestNormReaderBOMSplit(t *testing.T) {
 		t.Fatalf("%q %v total %d", b, err, n.total)
 	}
 }
+
+// A transport error inside a frame (a chunked body cut short gives
+// io.ErrUnexpectedEOF, not io.EOF) must not dispatch the partial frame:
+// bufio.Scanner hands the splitter atEOF=true for any reader error.
+func TestFramingTransportErrorMidFrame(t *testing.T) {
+	boom := errors.New("unexpected EOF")
+	r := io.MultiReader(strings.NewReader("data: a\n\ndata: {\"half"), iotest.ErrReader(boom))
+	got, err := readAll(t, r, 1024)
+	if len(got) != 1 || err != boom {
+		t.Fatalf("%+v %v", got, err)
+	}
+	// ... and an error right after a complete frame is just the error.
+	r = io.MultiReader(strings.NewReader("data: a\n\n"), iotest.ErrReader(boom))
+	if got, err = readAll(t, r, 1024); len(got) != 1 || err != boom {
+		t.Fatalf("%+v %v", got, err)
+	}
+}
