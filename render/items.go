@@ -141,6 +141,9 @@ func (t *Transcript) status(it *model.Item) string {
 	st := t.st
 	word := safe.Line(it.Status)
 	if !it.Done && (word == "" || word == "in_progress") {
+		if t.opts.Settled {
+			return st.Dim.Render(" · ") + st.Warn.Render("unfinished")
+		}
 		return st.Dim.Render(" · ") + st.Running.Render("streaming…")
 	}
 	if word == "" {

@@ -16,6 +16,7 @@ type Options struct {
 	Plain        bool // no decoration that would get in the way of copying
 	Redact       bool // --redact: mask every untrusted content string
 	CollapseOver int  // finished non-message items longer than this start collapsed (0 = 10)
+	Settled      bool // the action settled: an item still open will not grow any more
 }
 
 // MaxAnomalies is how many anomalies the transcript lists; the rest are

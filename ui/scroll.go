@@ -57,6 +57,7 @@ func (m *Model) renderOptions() render.Options {
 		Markdown: m.markdown && !m.plain,
 		Plain:    m.plain,
 		Redact:   m.opts.Redact,
+		Settled:  m.action.Settled(),
 	}
 }
 

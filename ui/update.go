@@ -135,6 +135,7 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	}
 	if m.settledAt.IsZero() && m.action.Settled() {
 		m.settledAt = now
+		m.notice = "" // progress notices ("following to the end") are over
 	}
 	return cmd
 }

@@ -353,7 +353,10 @@ func (m *Model) metersLine() string {
 		seq = fmt.Sprint(s)
 	}
 	segs = append(segs, segment{"seq " + seq, 5})
-	if !m.lastLive.IsZero() {
+	switch {
+	case m.runDone:
+		segs = append(segs, segment{"stream closed", 3})
+	case !m.lastLive.IsZero():
 		segs = append(segs, segment{"last byte " + render.Age(m.clock().Sub(m.lastLive)) + " ago", 3})
 	}
 	if a.Cursor != "" {
