@@ -43,7 +43,11 @@ const (
 	DefaultBatchInterval = 33 * time.Millisecond
 
 	pageLimit      = 1000
-	requestTimeout = 30 * time.Second // each non-follow request, when ctx has no deadline
+	requestTimeout = 60 * time.Second // each non-follow request, when ctx has no deadline
+	// maxReply bounds a JSON reply. A result carries the connector's
+	// aggregate with every provider frame (aip-wire §9.3), which for a long
+	// stream is far larger than one page (4 MiB).
+	maxReply = 512 << 20
 )
 
 // Client talks to aipd about one action. Status, Result, Page and Cancel
@@ -185,23 +189,54 @@ func (c *Client) doJSON(ctx context.Context, op, method, target string, body []b
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, c.httpError(op, resp)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReply+1))
 	if err != nil {
 		return nil, c.transportError(op, err)
+	}
+	if len(data) > maxReply {
+		return nil, &Error{Op: op, HTTPStatus: resp.StatusCode, Message: fmt.Sprintf("the reply is larger than %d MiB", maxReply>>20)}
 	}
 	return data, nil
 }
 
 // unwrap returns the value under key when the body is {key: …}; a body
-// that is the bare value is accepted too.
-func unwrap(data []byte, key string) json.RawMessage {
+// that is the bare value is accepted too. It looks only at the start of the
+// body, so a large reply is not scanned one more time.
+func unwrap(data []byte, key string) []byte {
+	b := bytes.TrimLeft(data, " \t\r\n")
+	if len(b) == 0 || b[0] != '{' {
+		return data
+	}
+	b = bytes.TrimLeft(b[1:], " \t\r\n")
+	quoted := `"` + key + `"`
+	if !bytes.HasPrefix(b, []byte(quoted)) {
+		return data
+	}
+	b = bytes.TrimLeft(b[len(quoted):], " \t\r\n")
+	if len(b) == 0 || b[0] != ':' {
+		return data
+	}
+	b = bytes.TrimRight(b[1:], " \t\r\n")
+	if len(b) == 0 || b[len(b)-1] != '}' {
+		return data
+	}
+	return b[:len(b)-1] // json.Unmarshal checks what is left
+}
+
+// decodeBody decodes the value under key (see unwrap) with fn; when that
+// fails it tries again the slow, general way (other keys beside key).
+func decodeBody(data []byte, key string, fn func([]byte) error) error {
+	err := fn(unwrap(data, key))
+	if err == nil {
+		return nil
+	}
 	var top map[string]json.RawMessage
 	if json.Unmarshal(data, &top) == nil {
 		if v, ok := top[key]; ok {
-			return v
+			return fn(v)
 		}
 	}
-	return data
+	return err
 }
 
 func badReply(op, what string, err error) *Error {
@@ -224,8 +259,10 @@ func ctxErr(ctx context.Context, e *Error) error {
 	return e
 }
 
-// Status reads GET /aip/v1/actions/{id}.
+// Status reads GET /aip/v1/actions/{id}. Like Result and Page, it closes
+// the idle keep-alive connections when done, so no goroutine outlives it.
 func (c *Client) Status(ctx context.Context) (model.ActionStatus, error) {
+	defer c.closeIdle()
 	st, e := c.status(ctx)
 	if e != nil {
 		return model.ActionStatus{}, ctxErr(ctx, e)
@@ -239,7 +276,8 @@ func (c *Client) status(ctx context.Context) (model.ActionStatus, *Error) {
 		return model.ActionStatus{}, e
 	}
 	var st model.ActionStatus
-	if err := json.Unmarshal(unwrap(data, "action_status"), &st); err != nil || st.State == "" {
+	err := decodeBody(data, "action_status", func(b []byte) error { st = model.ActionStatus{}; return json.Unmarshal(b, &st) })
+	if err != nil || st.State == "" {
 		return model.ActionStatus{}, badReply("status", "an action status", err)
 	}
 	return st, nil
@@ -247,6 +285,7 @@ func (c *Client) status(ctx context.Context) (model.ActionStatus, *Error) {
 
 // Result reads GET /aip/v1/actions/{id}/result once.
 func (c *Client) Result(ctx context.Context) (model.ActionResult, error) {
+	defer c.closeIdle()
 	r, e := c.result(ctx)
 	if e != nil {
 		return model.ActionResult{}, ctxErr(ctx, e)
@@ -259,7 +298,8 @@ func (c *Client) result(ctx context.Context) (model.ActionResult, *Error) {
 	if e != nil {
 		return model.ActionResult{}, e
 	}
-	r, err := model.DecodeResult(unwrap(data, "action_result"))
+	var r model.ActionResult
+	err := decodeBody(data, "action_result", func(b []byte) (err error) { r, err = model.DecodeResult(b); return err })
 	if err != nil || r.Status == "" {
 		return model.ActionResult{}, badReply("result", "an action result", err)
 	}
@@ -269,6 +309,7 @@ func (c *Client) result(ctx context.Context) (model.ActionResult, *Error) {
 // Page reads one non-follow page of events and chunks from cursor
 // ("" = from the beginning), include_chunks=true, limit=1000.
 func (c *Client) Page(ctx context.Context, cursor string) (Page, error) {
+	defer c.closeIdle()
 	p, e := c.page(ctx, cursor)
 	if e != nil {
 		return Page{}, ctxErr(ctx, e)
@@ -291,7 +332,7 @@ func (c *Client) page(ctx context.Context, cursor string) (Page, *Error) {
 		Cursor   *string           `json:"cursor"`
 		Terminal bool              `json:"terminal"`
 	}
-	if err := json.Unmarshal(unwrap(data, "action_events"), &ae); err != nil {
+	if err := decodeBody(data, "action_events", func(b []byte) error { return json.Unmarshal(b, &ae) }); err != nil {
 		return Page{}, badReply("page", "an events page", err)
 	}
 	p := Page{Terminal: ae.Terminal}

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -250,5 +251,32 @@ func TestOneLine(t *testing.T) {
 	}
 	if got := oneLine("\xff\xfe", 10); got != "\uFFFD" {
 		t.Fatalf("%q", got)
+	}
+}
+
+func TestUnwrap(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"action_status":{"state":"x"}}`:           `{"state":"x"}`,
+		" { \"action_status\" : {\"a\":1} }\n":      ` {"a":1} `,
+		`{"state":"x"}`:                             `{"state":"x"}`,
+		`{"other":1,"action_status":{"state":"x"}}`: `{"other":1,"action_status":{"state":"x"}}`,
+		`[]`: `[]`,
+	} {
+		if got := string(unwrap([]byte(in), "action_status")); strings.TrimSpace(got) != strings.TrimSpace(want) {
+			t.Errorf("%q: %q", in, got)
+		}
+	}
+	f := newFake(t)
+	f.status = func(int) (int, string) {
+		return 200, `{"action_status":{"action_id":"act_1","state":"queued"},"extra":{"x":1}}`
+	}
+	c, _ := New(testConfig(f))
+	if st, err := c.Status(context.Background()); err != nil || st.State != "queued" {
+		t.Fatalf("%+v %v", st, err)
+	}
+	// Trailing bytes after the object fail the decode, not silently pass.
+	var v map[string]any
+	if json.Unmarshal(unwrap([]byte(`{"action_status":{"a":1}} x}`), "action_status"), &v) == nil {
+		t.Error("garbage accepted")
 	}
 }

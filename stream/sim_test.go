@@ -64,6 +64,7 @@ func TestSimFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulator runs")
 	}
+	t.Parallel()
 	const speed = 40 // fast, but slow enough that the action is live when we attach
 	base := sim.Knobs{Speed: speed, PollInterval: 5 * time.Millisecond, KeepaliveInterval: 50 * time.Millisecond, Token: "sim-token"}
 	faults := map[string]func(*sim.Knobs){
@@ -127,6 +128,7 @@ func TestSimIdle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulator runs")
 	}
+	t.Parallel()
 	base := sim.Knobs{Speed: 40, PollInterval: 5 * time.Millisecond, KeepaliveInterval: 20 * time.Millisecond}
 	ref, _, _ := simRun(t, "chat-tools", base, nil)
 
@@ -161,6 +163,7 @@ func TestSimCancel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulator runs")
 	}
+	t.Parallel()
 	s, err := sim.New("long", sim.Knobs{Speed: 20, PollInterval: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -203,5 +206,24 @@ func checkSimRequests(t *testing.T, reqs []sim.RequestLog) {
 		if strings.Contains(r.RawQuery, "cursor=chunk") || strings.Contains(r.RawQuery, "cursor=evt_stream") {
 			t.Errorf("bad cursor: %+v", r)
 		}
+	}
+}
+
+// TestSimFirehose: a fast stream arrives in few batches, nothing lost.
+func TestSimFirehose(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulator runs")
+	}
+	t.Parallel()
+	const n = 4000
+	a, msgs, _ := simRun(t, "firehose", sim.Knobs{Speed: 1, FirehoseN: n, PollInterval: 5 * time.Millisecond}, func(c *Config) {
+		c.BatchInterval = DefaultBatchInterval
+	})
+	batches := len(find[BatchMsg](msgs))
+	if m := find[ModeMsg](msgs); len(m) != 1 || m[0].Review {
+		t.Fatal("not followed live")
+	}
+	if a.ChunkCount() < n || a.Record().Verdict != "verified" || batches > a.ChunkCount()/20 {
+		t.Fatalf("chunks %d verdict %s batches %d", a.ChunkCount(), a.Record().Verdict, batches)
 	}
 }
