@@ -78,8 +78,8 @@ func (t *Transcript) renderBlock(b *block) {
 func (t *Transcript) prefixed(styledPrefix, text string) []string {
 	w := t.opts.Width
 	pw := Width(styledPrefix) + 1
-	if pw > w/2 {
-		pw = 2
+	if pw > min(w/2, 16) {
+		pw = 2 // a long prefix: continuation lines under the text would be too narrow
 	}
 	lines := Wrap(Clean(text), max(w-pw, 1))
 	if len(lines) == 0 {

@@ -10,6 +10,7 @@ import (
 	"image/color"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"aipwatch/model"
 )
@@ -44,7 +45,9 @@ type Styles struct {
 	HelpSep   lipgloss.Style
 }
 
-func ansi16(n int) color.Color { return lipgloss.ANSIColor(n) }
+// ansi16 is one of the 16 ANSI colours, written as SGR 30–37 / 90–97 so
+// the terminal's palette decides it.
+func ansi16(n int) color.Color { return ansi.BasicColor(n) } //nolint:gosec
 
 // NewStyles returns the styles, with or without colour.
 func NewStyles(useColor bool) *Styles {

@@ -31,9 +31,10 @@ func (st *Styles) ToolRows(tools []*model.Tool, o ToolOptions, maxRows int) []st
 	for _, t := range tools {
 		nameW = max(nameW, Width(safe.Line(t.Name)))
 	}
-	nameW = min(nameW, 18)
 	const statusW, durW = 13, 7
-	labelW := o.Width - 3 - nameW - 1 - 1 - statusW - 1 - durW
+	avail := o.Width - 3 - statusW - 1 - durW - 1 // emoji+space, status, duration
+	nameW = max(min(nameW, 18, avail), 1)
+	labelW := avail - nameW - 1
 	rows := make([]string, 0, len(tools))
 	for _, t := range tools {
 		var b strings.Builder

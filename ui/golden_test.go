@@ -165,6 +165,21 @@ func scenes() []scene {
 			h.feed(stream.ReconnectingMsg{Attempt: 2, Wait: 4 * time.Second, Cause: "read: connection reset by peer"})
 			h.at(5*time.Second + 1500*time.Millisecond)
 		}},
+		{"awaiting_result", nil, func(h *harness) {
+			msgs := chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))
+			h.feed(msgs[:len(msgs)-3]...) // up to aip.stream.terminal
+		}},
+		{"anomalies_and_notes", nil, func(h *harness) {
+			f := h.f
+			h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1}, f.batch(f.role()))
+			c := f.delta("first")
+			h.feed(f.batch(c))
+			conflict := c
+			conflict.Data = []byte(strings.Replace(string(c.Data), "first", "other", 1))
+			conflict.Raw = nil
+			h.feed(f.batch(conflict), f.batch(f.finish("stop", false), f.done()),
+				stream.TerminalMsg{Cursor: cursorA}, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false), stream.DoneMsg{})
+		}},
 		{"cancel_confirm", nil, func(h *harness) {
 			h.feed(chatToolsLive(h.f)...)
 			h.press("c")

@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"aipwatch/keys"
-	"aipwatch/model"
 	"aipwatch/render"
 	"aipwatch/safe"
 	"aipwatch/stream"
@@ -360,6 +359,3 @@ func (m *Model) markdownCmds() []tea.Cmd {
 	}
 	return cmds
 }
-
-// settled is the action's final verdict word, if settled.
-func (m *Model) verdict() model.Verdict { return m.action.Verdict() }

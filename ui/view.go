@@ -37,7 +37,7 @@ func (m *Model) Render() string {
 		return ""
 	}
 	if w < 24 || h < 8 {
-		return render.Truncate("aipwatch: the terminal is too small ("+fmt.Sprintf("%dx%d", w, h)+")", w, "…")
+		return render.Truncate(fmt.Sprintf("too small: %dx%d", w, h), w, "…")
 	}
 	l := m.layout()
 	rows := make([]string, 0, h)
