@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/lipgloss/v2"
+
 	"aipwatch/model"
 	"aipwatch/safe"
 )
@@ -30,7 +32,7 @@ func (t *Transcript) renderBlock(b *block) {
 	b.ck = ck
 	switch b.kind {
 	case bNote:
-		b.head, b.body = t.prefixed(t.st.Note.Render("note:"), b.text), nil
+		b.head, b.body = t.prefixed("note:", t.st.Note, b.text), nil
 		b.collapsed, b.hidden = false, 0
 		return
 	case bAnomaly:
@@ -38,8 +40,8 @@ func (t *Transcript) renderBlock(b *block) {
 		if o.Redact {
 			detail = safe.Mask(detail)
 		}
-		p := t.st.Anomaly.Render(fmt.Sprintf("anomaly %s at chunk %d:", safe.Line(kind), b.seq))
-		b.head, b.body = t.prefixed(p, detail), nil
+		p := fmt.Sprintf("anomaly %s at chunk %d:", safe.Line(kind), b.seq)
+		b.head, b.body = t.prefixed(p, t.st.Anomaly, detail), nil
 		b.collapsed, b.hidden = false, 0
 		return
 	case bMore:
@@ -74,23 +76,20 @@ func (t *Transcript) renderBlock(b *block) {
 	b.body = body
 }
 
-// prefixed wraps text after a styled prefix, continuation lines indented.
-func (t *Transcript) prefixed(styledPrefix, text string) []string {
+// prefixed wraps "prefix text" with the prefix styled and continuation
+// lines indented by two.
+func (t *Transcript) prefixed(prefix string, style lipgloss.Style, text string) []string {
 	w := t.opts.Width
-	pw := Width(styledPrefix) + 1
-	if pw > min(w/2, 16) {
-		pw = 2 // a long prefix: continuation lines under the text would be too narrow
-	}
-	lines := Wrap(Clean(text), max(w-pw, 1))
-	if len(lines) == 0 {
-		lines = []string{""}
-	}
+	lines := Wrap(Clean(prefix+" "+text), max(w-2, 1))
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		if i == 0 {
-			out[i] = Truncate(styledPrefix+" "+l, w, "…")
-		} else {
-			out[i] = strings.Repeat(" ", pw) + l
+		switch {
+		case i == 0 && strings.HasPrefix(l, prefix):
+			out[i] = style.Render(prefix) + l[len(prefix):]
+		case i == 0:
+			out[i] = l
+		default:
+			out[i] = "  " + l
 		}
 	}
 	return out

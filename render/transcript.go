@@ -204,6 +204,29 @@ func (t *Transcript) reindex() {
 
 func (b *block) len() int { return len(b.head) + len(b.body) }
 
+// Active is the block of the item changed last (the highest AIP sequence),
+// or -1. In Responses the text after tool calls grows the message above
+// them, so following the bottom alone would hide the text that arrives.
+func (t *Transcript) Active() int {
+	best, bestSeq := -1, uint64(0)
+	for i, b := range t.blocks {
+		if b.item != nil && (best < 0 || b.item.LastSeq >= bestSeq) {
+			best, bestSeq = i, b.item.LastSeq
+		}
+	}
+	return best
+}
+
+// LastItem is the last block that shows a model item, or -1.
+func (t *Transcript) LastItem() int {
+	for i := len(t.blocks) - 1; i >= 0; i-- {
+		if t.blocks[i].item != nil {
+			return i
+		}
+	}
+	return -1
+}
+
 // Len is the number of lines.
 func (t *Transcript) Len() int { return t.total }
 

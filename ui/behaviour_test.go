@@ -84,10 +84,10 @@ func TestFocusToggleCopy(t *testing.T) {
 	h := newHarness(t, 120, 40)
 	h.feed(responsesTools(h.tb, h.f, true)...)
 	m := h.m
-	if m.focusIndex() != m.tr.Blocks()-1 {
-		t.Fatal("the focus does not start on the last item")
+	if it := m.tr.Item(m.focusIndex()); it == nil || it.Kind != model.ItemMessage {
+		t.Fatal("the focus does not start on the item that changed last (the message)")
 	}
-	h.press("shift+tab")
+	h.press("tab")
 	i := m.focusIndex()
 	if it := m.tr.Item(i); it == nil || it.Kind != model.ItemFunctionCall || it.Name != "read_file" {
 		t.Fatalf("focus on %+v, want the read_file call", it)

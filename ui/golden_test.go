@@ -204,7 +204,7 @@ func scenes() []scene {
 		}},
 		{"raw_view", nil, func(h *harness) {
 			h.feed(responsesTools(h.tb, h.f, true)...)
-			h.press("shift+tab", "r")
+			h.press("tab", "r")
 		}},
 		{"review_plain", nil, func(h *harness) {
 			msgs := chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))

@@ -110,15 +110,39 @@ func (m *Model) relayout() {
 	total := m.tr.Len()
 	maxTop := max(total-body, 0)
 	if m.follow {
-		m.top = maxTop
+		m.top = m.followTop(body)
 	} else if i := m.tr.Index(m.anchorKey); i >= 0 {
 		start, n := m.tr.Span(i)
 		m.top = start + min(m.anchorOff, n)
 	}
 	m.top = min(max(m.top, 0), maxTop)
 	if m.focusAuto {
-		m.focusKey = m.tr.Key(m.tr.Blocks() - 1)
+		m.focusKey = m.tr.Key(m.autoFocus())
 	}
+}
+
+// followTop is the window while following: the bottom, unless the item
+// that changed last sits above the last item (Responses text after its
+// tool calls): then that item's end, with the next heading under it.
+func (m *Model) followTop(body int) int {
+	total := m.tr.Len()
+	maxTop := max(total-body, 0)
+	act := m.tr.Active()
+	if act < 0 || act >= m.tr.LastItem() {
+		return maxTop
+	}
+	start, n := m.tr.Span(act)
+	end := start + n + 2 // the separator and the next heading
+	return min(max(end-body, 0), maxTop)
+}
+
+// autoFocus is the focused block while the focus follows: the item that
+// changed last.
+func (m *Model) autoFocus() int {
+	if a := m.tr.Active(); a >= 0 {
+		return a
+	}
+	return m.tr.Blocks() - 1
 }
 
 // setTop moves the window (follow must already be off) and re-anchors it.
@@ -146,12 +170,10 @@ func (m *Model) scrollBy(d int) {
 	if m.tr.Len() <= body {
 		return // everything is visible: nothing to scroll
 	}
-	if d < 0 {
-		m.pause()
+	if m.follow && d > 0 && m.top >= max(m.tr.Len()-body, 0) {
+		return // already at the bottom: keep following
 	}
-	if m.follow {
-		return
-	}
+	m.pause() // any manual scroll pauses; only G/End resumes
 	m.setTop(m.top + d)
 }
 
@@ -175,12 +197,12 @@ func (m *Model) focusIndex() int {
 		return -1
 	}
 	if m.focusAuto {
-		return n - 1
+		return m.autoFocus()
 	}
 	if i := m.tr.Index(m.focusKey); i >= 0 {
 		return i
 	}
-	return n - 1
+	return m.autoFocus()
 }
 
 func (m *Model) moveFocus(d int) {
