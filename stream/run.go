@@ -176,8 +176,8 @@ const (
 	endFatal                   // stop, report
 )
 
-// stuckLimit is how many follow connections in a row may end without moving
-// the cursor before the run catches up with non-follow pages.
+// stuckLimit is how many healthy follow connections in a row may end
+// without moving the cursor before the run catches up with non-follow pages.
 const stuckLimit = 3
 
 type connEnd struct {
@@ -220,8 +220,8 @@ func (r *runner) follow(ctx context.Context) error {
 			// Connections that keep ending before a cursor frame (something
 			// cuts them shorter than one page) would replay the same frames
 			// forever: catch up with JSON pages, then follow from there.
-			if r.cursor != from {
-				stuck = 0
+			if !end.healthy || r.cursor != from {
+				stuck = 0 // a failed connect is a failure, not a cut page
 			} else if stuck++; stuck >= stuckLimit {
 				stuck = 0
 				if err := r.pages(ctx, r.cursor); err != nil {

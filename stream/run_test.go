@@ -846,3 +846,21 @@ func TestRunStuckCatchesUpWithPages(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
+
+func TestRunFailedConnectsDoNotPage(t *testing.T) {
+	f := newFake(t)
+	f.follow = func(w http.ResponseWriter, r *http.Request, n int) {
+		if n < 5 {
+			w.WriteHeader(503)
+			return
+		}
+		stream(canned)(w, r, n)
+	}
+	msgs, err := runWith(t, testConfig(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.count("GET /aip/v1/actions/act_1/events"); n != 1 || len(find[ReconnectingMsg](msgs)) != 5 {
+		t.Fatalf("%d pages; %s", n, summary(msgs))
+	}
+}
