@@ -1,0 +1,210 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"aipwatch/output"
+	"aipwatch/sim"
+)
+
+// options is the parsed invocation (contract §1).
+type options struct {
+	url               string
+	tokenFile         string
+	cursor            string
+	output            string
+	cancel            bool
+	reason            string
+	redact            bool
+	noColor           bool
+	demo              string
+	cacert            string
+	allowInsecureHTTP bool
+	version           bool
+	help              bool
+	actionID          string
+}
+
+const defaultReason = "cancelled by an operator from aipwatch"
+
+func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("aipwatch", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.StringVar(&o.url, "url", "", "base URL of aipd (default $AIP_URL, else http://127.0.0.1:8080)")
+	fs.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token, trailing newline trimmed\n(default $AIP_TOKEN_FILE, else $GETAIP_NATIVE_BEARER_TOKEN_FILE; none = no Authorization header)")
+	fs.StringVar(&o.cursor, "cursor", "", "start following from this cursor (an aev_cursor_… printed by a detached run)")
+	fs.StringVar(&o.output, "output", "", "interface: tui, plain or jsonl (default tui on a terminal, else plain)")
+	fs.BoolVar(&o.cancel, "cancel", false, "send explicit cancellation once attached, then follow to the end")
+	fs.StringVar(&o.reason, "reason", defaultReason, "cancellation reason sent with the cancel request")
+	fs.BoolVar(&o.redact, "redact", false, "mask prompts, outputs, tool arguments and results, provider IDs and error details")
+	fs.BoolVar(&o.noColor, "no-color", false, "no colour (also when NO_COLOR is set or the output is not a terminal)")
+	fs.StringVar(&o.demo, "demo", "", "follow a scripted action on the built-in simulator: "+strings.Join(sim.Scenarios(), ", "))
+	fs.Lookup("demo").NoOptDefVal = "chat-tools"
+	fs.StringVar(&o.cacert, "cacert", "", "PEM file of the CA that signed aipd's certificate (private CA)")
+	fs.BoolVar(&o.allowInsecureHTTP, "allow-insecure-http", false, "allow plain http:// to a host that is not loopback (the token then crosses the network in clear)")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
+	return fs
+}
+
+func usage(fs *pflag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `aipwatch follows one AIP action live, lets you cancel it, and ends on a verified verdict.
+
+Usage:
+  aipwatch [flags] ACTION_ID      follow one action: live while it runs, review once finished
+  aipwatch --demo[=SCENARIO]      follow a scripted action on the built-in simulator
+
+ACTION_ID may also come from $AIP_ACTION_ID; it must start with act_.
+
+Flags:
+`)
+	fmt.Fprint(w, fs.FlagUsages())
+	fmt.Fprint(w, `
+Demo scenarios:
+`)
+	for _, s := range sim.Scenarios() {
+		fmt.Fprintf(w, "  %-18s %s\n", s, sim.Describe(s))
+	}
+	fmt.Fprint(w, `
+Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial, 4 failed,
+5 truncated, 6 incomplete, 7 cancelled, 8 pending (the viewer stopped first).
+Quitting the viewer never cancels the action: it prints the command that resumes.
+`)
+}
+
+// parse reads flags and environment into options, or a usage error.
+func parse(args []string, stderr io.Writer, getenv func(string) string) (*options, *pflag.FlagSet, error) {
+	o := &options{}
+	fs := newFlagSet(o, stderr)
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		return nil, fs, output.UsageError(err.Error())
+	}
+	if o.help || o.version {
+		return o, fs, nil
+	}
+	if o.url == "" {
+		o.url = getenv("AIP_URL")
+	}
+	if o.url == "" {
+		o.url = "http://127.0.0.1:8080"
+	}
+	if o.tokenFile == "" {
+		o.tokenFile = getenv("AIP_TOKEN_FILE")
+	}
+	if o.tokenFile == "" {
+		o.tokenFile = getenv("GETAIP_NATIVE_BEARER_TOKEN_FILE")
+	}
+	switch o.output {
+	case "", "tui", "plain", "jsonl":
+	default:
+		return nil, fs, output.UsageError(fmt.Sprintf("--output must be tui, plain or jsonl, not %q", o.output))
+	}
+	rest := fs.Args()
+	switch {
+	case len(rest) > 1:
+		return nil, fs, output.UsageError("one ACTION_ID at most")
+	case len(rest) == 1:
+		o.actionID = rest[0]
+	default:
+		o.actionID = getenv("AIP_ACTION_ID")
+	}
+	if o.demo != "" {
+		if !knownScenario(o.demo) {
+			return nil, fs, output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
+		}
+		if len(rest) == 1 {
+			return nil, fs, output.UsageError("--demo follows its own action: give no ACTION_ID")
+		}
+		return o, fs, nil
+	}
+	if o.actionID == "" {
+		return nil, fs, output.UsageError("no ACTION_ID given (argument or $AIP_ACTION_ID)")
+	}
+	if !strings.HasPrefix(o.actionID, "act_") {
+		return nil, fs, output.UsageError(fmt.Sprintf("ACTION_ID must start with act_: %q", o.actionID))
+	}
+	if err := checkURL(o.url, o.allowInsecureHTTP); err != nil {
+		return nil, fs, err
+	}
+	return o, fs, nil
+}
+
+func knownScenario(name string) bool {
+	for _, s := range sim.Scenarios() {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+// checkURL enforces the transport rule of contract §1: plain http:// only
+// to a loopback host unless --allow-insecure-http.
+func checkURL(raw string, allowInsecure bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return output.UsageError(fmt.Sprintf("--url is not an absolute http(s) URL: %q", redactURL(raw)))
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if allowInsecure || isLoopback(u.Hostname()) {
+			return nil
+		}
+		return output.UsageError(fmt.Sprintf("refusing plain http:// to %s, which is not loopback: use https:// (with --cacert for a private CA) or --allow-insecure-http", u.Hostname()))
+	default:
+		return output.UsageError(fmt.Sprintf("--url scheme must be http or https, not %q", u.Scheme))
+	}
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// redactURL drops user:password from a URL before it is shown anywhere.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User = nil
+	return u.String()
+}
+
+// readToken reads the bearer token file, trimming the trailing newline. A
+// file readable by group or others gets a warning: the token is a secret.
+func readToken(path string, stderr io.Writer) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("token file: %w", err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		fmt.Fprintf(stderr, "warning: token file %s is readable by group or others (mode %04o); chmod 600 it\n", path, fi.Mode().Perm())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("token file: %w", err)
+	}
+	tok := strings.TrimRight(string(b), "\r\n")
+	if strings.ContainsAny(tok, "\r\n") {
+		return "", fmt.Errorf("token file %s holds more than one line", path)
+	}
+	return tok, nil
+}

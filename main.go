@@ -1,0 +1,318 @@
+// Command aipwatch follows one AIP action: live while it runs, with a key
+// to cancel it, and ends on a verified verdict (../shared/design/contract.md).
+//
+// The route of one chunk: stream.Client reads an SSE frame off the socket
+// (stream/follow.go), routes it by event name and data key, batches it into
+// a stream.BatchMsg and hands it to a Sink; the consumer (ui, or an output
+// printer here) folds it into the model with stream.Apply; model.Action
+// ingests and interprets it; the TUI draws it through render/, the printers
+// through output/.
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"aipwatch/model"
+	"aipwatch/output"
+	"aipwatch/safe"
+	"aipwatch/sim"
+	"aipwatch/stream"
+	"aipwatch/ui"
+)
+
+// version is set with -ldflags "-X main.version=…"; else the module version.
+var version = ""
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	o, fs, err := parse(args, stderr, getenv)
+	if err != nil {
+		if wantsJSONL(args) {
+			output.WriteError(stdout, err)
+		} else {
+			fmt.Fprintf(stderr, "aipwatch: %s\n(see aipwatch --help)\n", safe.Line(err.Error()))
+		}
+		return model.ExitUsage
+	}
+	switch {
+	case o.help:
+		usage(fs, stdout)
+		return 0
+	case o.version:
+		fmt.Fprintf(stdout, "aipwatch %s\n", versionString())
+		return 0
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+
+	if o.demo != "" {
+		srv, err := startDemo(o)
+		if err != nil {
+			fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
+			return model.ExitError
+		}
+		defer srv.Close()
+	}
+
+	tok, err := readToken(o.tokenFile, stderr)
+	if err != nil {
+		return fail(o, stdout, stderr, err)
+	}
+	httpc, err := httpClient(o.cacert)
+	if err != nil {
+		return fail(o, stdout, stderr, err)
+	}
+	client, err := stream.New(stream.Config{BaseURL: o.url, Token: tok, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc})
+	if err != nil {
+		return fail(o, stdout, stderr, err)
+	}
+	isTTY := isTerminal(stdout)
+	mode := o.output
+	if mode == "" {
+		mode = "plain"
+		if isTTY {
+			mode = "tui"
+		}
+	}
+	if mode == "tui" {
+		return runTUI(ctx, o, client, stdin, stdout, stderr, isTTY)
+	}
+	return runLines(ctx, o, mode, client, stdout, stderr)
+}
+
+// runLines drives the plain or jsonl printer from the stream client.
+func runLines(ctx context.Context, o *options, mode string, client *stream.Client, stdout, stderr io.Writer) int {
+	a := model.NewAction(o.actionID)
+	var p output.Printer = output.NewPlain(stdout, output.Options{Redact: o.redact})
+	if mode == "jsonl" {
+		p = output.NewJSONL(stdout, output.Options{Redact: o.redact})
+	}
+	var (
+		mu         sync.Mutex // the model and the printer have one owner at a time
+		cancelOnce sync.Once
+		cancelWG   sync.WaitGroup
+	)
+	handle := func(m stream.Msg) {
+		mu.Lock()
+		defer mu.Unlock()
+		output.Feed(p, a, m)
+	}
+	sink := stream.SinkFunc(func(m stream.Msg) {
+		handle(m)
+		// --cancel fires once attached: when the probe has decided between
+		// follow and review (a review of a settled action gets "too late").
+		if _, ok := m.(stream.ModeMsg); ok && o.cancel {
+			cancelOnce.Do(func() {
+				mu.Lock()
+				a.RequestCancel(o.reason, time.Now())
+				p.Handle(a, nil)
+				mu.Unlock()
+				cancelWG.Add(1)
+				go func() { // the follow loop keeps reading while the cancel is in flight
+					defer cancelWG.Done()
+					handle(client.Cancel(ctx, o.reason))
+				}()
+			})
+		}
+	})
+	err := client.Run(ctx, sink)
+	cancelWG.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if ctx.Err() != nil {
+		err = nil // the viewer was stopped (signal): a detach, not an error
+	}
+	if !a.Settled() {
+		a.Stop()
+	}
+	var se *stream.Error
+	if err != nil && !errors.As(err, &se) {
+		err = &stream.Error{Message: err.Error()}
+	}
+	p.Finish(a, err)
+	if err != nil {
+		return model.ExitError
+	}
+	v := a.Verdict()
+	if !v.Final {
+		closing := stdout
+		if mode == "jsonl" {
+			closing = stderr // stdout stays one JSON object per line
+		}
+		fmt.Fprint(closing, detachMessage(o, a))
+		return model.ExitPending
+	}
+	return v.ExitCode
+}
+
+// runTUI runs the live interface, then prints the same closing lines as
+// plain once the alt screen is gone.
+func runTUI(ctx context.Context, o *options, client *stream.Client, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) int {
+	noColor := o.noColor || os.Getenv("NO_COLOR") != "" || !isTTY
+	a, err := ui.Run(ctx, ui.Options{
+		ActionID:     o.actionID,
+		Backend:      client,
+		Redact:       o.redact,
+		NoColor:      noColor,
+		CancelReason: o.reason,
+		AutoCancel:   o.cancel,
+		Resume:       func(cursor string) string { return resumeCommand(o, cursor) },
+		Input:        stdin,
+		Output:       stdout,
+	})
+	if a == nil {
+		return fail(o, stdout, stderr, err)
+	}
+	var se *stream.Error
+	if err != nil && errors.As(err, &se) {
+		p := output.NewPlain(stdout, output.Options{Redact: o.redact})
+		p.Finish(a, se)
+		return model.ExitError
+	}
+	if !a.Settled() {
+		a.Stop()
+	}
+	v := a.Verdict()
+	p := output.NewPlain(stdout, output.Options{Redact: o.redact})
+	p.Finish(a, nil)
+	if !v.Final {
+		fmt.Fprint(stdout, detachMessage(o, a))
+		return model.ExitPending
+	}
+	return v.ExitCode
+}
+
+// detachMessage says that the action keeps running and how to resume
+// (contract §2.8).
+func detachMessage(o *options, a *model.Action) string {
+	var b strings.Builder
+	b.WriteString("aipwatch stopped watching; the action keeps running (quitting is not cancellation).\n")
+	if o.demo != "" {
+		b.WriteString("(this was the built-in demo: its simulator stops with aipwatch)\n")
+	}
+	b.WriteString("resume with: " + resumeCommand(o, a.Cursor) + "\n")
+	return b.String()
+}
+
+// resumeCommand is the shell command that resumes from a cursor. Every
+// part is quoted, and nothing secret is in it (the token stays in its file).
+func resumeCommand(o *options, cursor string) string {
+	parts := []string{"aipwatch", "--url", shellQuote(redactURL(o.url))}
+	if o.tokenFile != "" {
+		parts = append(parts, "--token-file", shellQuote(o.tokenFile))
+	}
+	if cursor != "" {
+		parts = append(parts, "--cursor", shellQuote(cursor))
+	}
+	parts = append(parts, shellQuote(o.actionID))
+	return safe.Line(strings.Join(parts, " "))
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@=,+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// fail reports an error that stops aipwatch before or outside a run.
+func fail(o *options, stdout, stderr io.Writer, err error) int {
+	if o.output == "jsonl" {
+		output.WriteError(stdout, err)
+	} else {
+		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
+	}
+	return model.ExitError
+}
+
+// startDemo runs the simulator on 127.0.0.1:0 and points the run at it.
+func startDemo(o *options) (*sim.Server, error) {
+	srv, err := sim.New(o.demo, sim.Knobs{Speed: 1})
+	if err != nil {
+		return nil, err
+	}
+	u, err := srv.Start()
+	if err != nil {
+		return nil, err
+	}
+	o.url, o.actionID, o.tokenFile = u, srv.ActionID(), ""
+	return srv, nil
+}
+
+// httpClient is the client for every request: TLS verification always on,
+// --cacert adding a private CA, and no Authorization sent to another host
+// on a redirect.
+func httpClient(cacert string) (*http.Client, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = 30 * time.Second
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	if cacert != "" {
+		pem, err := os.ReadFile(cacert)
+		if err != nil {
+			return nil, fmt.Errorf("--cacert: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--cacert %s holds no PEM certificate", cacert)
+		}
+		tr.TLSClientConfig.RootCAs = pool
+	}
+	return &http.Client{
+		Transport: tr,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return errors.New("too many redirects")
+			}
+			if req.URL.Host != via[0].URL.Host {
+				req.Header.Del("Authorization")
+			}
+			return nil
+		},
+	}, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+func wantsJSONL(args []string) bool {
+	for i, a := range args {
+		if a == "--output=jsonl" || (a == "--output" && i+1 < len(args) && args[i+1] == "jsonl") {
+			return true
+		}
+	}
+	return false
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
