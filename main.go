@@ -184,16 +184,15 @@ func runTUI(ctx context.Context, o *options, client *stream.Client, stdin io.Rea
 	}
 	var se *stream.Error
 	if err != nil && errors.As(err, &se) {
-		p := output.NewPlain(stdout, output.Options{Redact: o.redact})
-		p.Finish(a, se)
+		fmt.Fprintf(stdout, "error: %s\n", safe.Line(se.Error()))
 		return model.ExitError
 	}
 	if !a.Settled() {
 		a.Stop()
 	}
 	v := a.Verdict()
-	p := output.NewPlain(stdout, output.Options{Redact: o.redact})
-	p.Finish(a, nil)
+	// The transcript stayed on the alt screen; what remains is the verdict.
+	fmt.Fprint(stdout, output.VerdictLine(a))
 	if !v.Final {
 		fmt.Fprint(stdout, detachMessage(o, a))
 		return model.ExitPending

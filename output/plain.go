@@ -136,13 +136,19 @@ func (p *Plain) Finish(a *model.Action, err error) {
 		p.w.Flush()
 		return
 	}
+	p.w.WriteString(VerdictLine(a))
+	p.w.Flush()
+}
+
+// VerdictLine is the last line of plain (and of the TUI once it exits):
+// "verdict: WORD (reason, reason ...)\n".
+func VerdictLine(a *model.Action) string {
 	v := a.Verdict()
 	reasons := make([]string, len(v.Reasons))
 	for i, r := range v.Reasons {
 		reasons[i] = safe.Line(r)
 	}
-	fmt.Fprintf(p.w, "verdict: %s (%s)\n", v.Word, strings.Join(reasons, ", "))
-	p.w.Flush()
+	return fmt.Sprintf("verdict: %s (%s)\n", v.Word, strings.Join(reasons, ", "))
 }
 
 func (p *Plain) write(s string) {
