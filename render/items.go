@@ -173,7 +173,7 @@ func (t *Transcript) itemBody(b *block) []string {
 		case o.Redact:
 			return []string{st.Dim.Render(safe.Mask(text))}
 		}
-		if o.Markdown && !o.Plain && it.Done {
+		if o.Markdown && !o.Plain && it.Done && len(text) <= MaxMarkdown {
 			lines, ok := t.mdLines(b, o.Width)
 			switch {
 			case ok && lines != nil:

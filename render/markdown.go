@@ -21,6 +21,10 @@ type Markdown struct {
 	byWidth map[int]*glamour.TermRenderer
 }
 
+// MaxMarkdown is the longest message rendered as markdown (Glamour costs
+// about 3.5 ms and 0.7 MB of garbage per KB); longer ones stay plain.
+const MaxMarkdown = 128 << 10
+
 // NewMarkdown returns a renderer using the 16 ANSI colours, or the ASCII
 // style when colour is off.
 func NewMarkdown(useColor bool) *Markdown {
