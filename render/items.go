@@ -20,7 +20,7 @@ func (t *Transcript) renderBlock(b *block) {
 			tog = 2
 		}
 	}
-	ck := cacheKey{width: o.Width, markdown: o.Markdown, plain: o.Plain, redact: o.Redact, text: b.text}
+	ck := cacheKey{width: o.Width, markdown: o.Markdown, plain: o.Plain, redact: o.Redact, settled: o.Settled, text: b.text}
 	if b.item != nil {
 		ck.item, ck.version = b.item, b.item.Version
 		_, ck.mdReady = t.mdLines(b, o.Width)
@@ -139,13 +139,14 @@ func (t *Transcript) itemHead(it *model.Item) string {
 func (t *Transcript) status(it *model.Item) string {
 	st := t.st
 	word := safe.Line(it.Status)
-	if !it.Done && (word == "" || word == "in_progress") {
-		if t.opts.Settled {
-			return st.Dim.Render(" · ") + st.Warn.Render("unfinished")
-		}
+	open := word == "" || word == "in_progress"
+	switch {
+	case open && !it.Done && !t.opts.Settled:
 		return st.Dim.Render(" · ") + st.Running.Render("streaming…")
-	}
-	if word == "" {
+	case open && (!it.Done || word == "in_progress"):
+		// Settled (or closed by a failed response) while still open.
+		return st.Dim.Render(" · ") + st.Warn.Render("unfinished")
+	case word == "":
 		return ""
 	}
 	var s = st.Dim

@@ -92,6 +92,7 @@ type cacheKey struct {
 	markdown bool
 	plain    bool
 	redact   bool
+	settled  bool
 	mdReady  bool
 	text     string
 }

@@ -305,3 +305,18 @@ func longText(n int) string {
 	}
 	return s
 }
+
+func (r *respFx) reasoningAdded(idx int, id string) model.StreamChunk {
+	return r.ev("response.output_item.added", map[string]any{"output_index": idx, "item": map[string]any{
+		"id": id, "type": "reasoning", "status": "in_progress", "summary": []any{}}}, false, "data", "")
+}
+
+func (r *respFx) reasoningText(idx int, id, delta string) model.StreamChunk {
+	return r.ev("response.reasoning_text.delta", map[string]any{"item_id": id, "output_index": idx,
+		"content_index": 0, "delta": delta}, false, "data", delta)
+}
+
+func (r *respFx) reasoningDone(idx int, id string) model.StreamChunk {
+	return r.ev("response.output_item.done", map[string]any{"output_index": idx, "item": map[string]any{
+		"id": id, "type": "reasoning", "status": "completed", "summary": []any{}}}, false, "data", "")
+}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +117,19 @@ func scenes() []scene {
 		{"responses_live", nil, func(h *harness) {
 			h.feed(responsesTools(h.tb, h.f, false)...)
 			h.at(4 * time.Second)
+		}},
+		{"responses_reasoning", nil, func(h *harness) {
+			r := h.f.responses()
+			rs, msg := "rs_0c4e1a9b7d2f", "msg_5e2c7b0a9d4f1e6c3b8a2d7f"
+			var think []model.StreamChunk
+			for i := 1; i <= 14; i++ {
+				think = append(think, r.reasoningText(0, rs, fmt.Sprintf("Step %d: weigh the notes file against the test log.\n", i)))
+			}
+			h.feed(status("streaming", false), stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1},
+				h.f.after(300*time.Millisecond).batch(append([]model.StreamChunk{r.created(), r.reasoningAdded(0, rs)}, think...)...),
+				h.f.after(time.Second).batch(r.reasoningDone(0, rs), r.msgAdded(1, msg), r.text(1, msg, "Both items are done.")),
+				h.f.after(time.Second).batch(r.textDone(1, msg, "Both items are done."), r.msgDone(1, msg, "Both items are done."), r.completed()),
+				stream.TerminalMsg{Cursor: cursorA}, result(h.tb, model.ResultCompleted, model.OpResponses, "", true, false), stream.DoneMsg{})
 		}},
 		{"verdict_partial", nil, func(h *harness) {
 			h.feed(chatToolsDone(h.tb, h.f, "length", true, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)

@@ -57,7 +57,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.notice != "" && m.clock().Sub(m.noticeAt) > noticeFor {
 			m.notice = ""
 		}
-		if m.runDone && (m.action.Settled() || m.fatal != nil) && m.notice == "" {
+		if m.idle() {
 			m.ticking = false
 		} else {
 			cmds = append(cmds, m.tick())
@@ -71,12 +71,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.scrollBy(d)
 		}
 	}
-	if !m.ticking && !(m.runDone && m.action.Settled()) {
+	if !m.ticking && !m.idle() {
 		m.ticking = true
 		cmds = append(cmds, m.tick())
 	}
 	cmds = append(cmds, m.markdownCmds()...)
 	return m, tea.Batch(cmds...)
+}
+
+// idle: nothing on the screen changes with time any more (the run is over,
+// no notice is waiting to expire), so the clock tick stops.
+func (m *Model) idle() bool {
+	return m.runDone && (m.action.Settled() || m.fatal != nil) && m.notice == ""
 }
 
 func wheelDelta(msg tea.MouseWheelMsg) int {
