@@ -51,6 +51,7 @@ type Action struct {
 	Result            *ActionResult
 	Status            *ActionStatus
 	Cancel            CancelState
+	timeline          []Happening
 
 	// Version increases on every change an observer could see, so renderers
 	// can cache by it.

@@ -1,6 +1,11 @@
 package stream
 
-import "aipwatch/model"
+import (
+	"fmt"
+	"time"
+
+	"aipwatch/model"
+)
 
 // Apply folds one message into the model. It is the single route from the
 // wire to the domain state, shared by the TUI and the plain outputs; it
@@ -20,18 +25,48 @@ func Apply(a *model.Action, m Msg) bool {
 	case TerminalMsg:
 		a.SetCursor(m.Cursor)
 		a.MarkTerminalFrame()
+		a.Log(stamp(m.At), "stream terminal frame")
 	case ResultMsg:
 		a.SetResult(m.Result)
+		a.Log(stamp(m.At), "result "+m.Result.Status)
 	case StatusMsg:
 		a.SetStatus(m.Status)
 	case CancelMsg:
 		if m.Accepted {
 			a.CancelAccepted()
+			a.Log(stamp(m.At), "cancel accepted")
 		} else if m.Err != nil {
 			a.CancelFailed(m.Err.Error())
+			a.Log(stamp(m.At), "cancel failed: "+m.Err.Error())
+		}
+	case ModeMsg:
+		if m.Review {
+			a.Log(stamp(m.At), "review of a settled action")
+		}
+	case ConnectedMsg:
+		if m.Resumed {
+			a.Log(stamp(m.At), fmt.Sprintf("resumed (attempt %d) from %s", m.Attempt, m.Cursor))
+		} else {
+			a.Log(stamp(m.At), "connected")
+		}
+	case ReconnectingMsg:
+		a.Log(stamp(m.At), fmt.Sprintf("reconnecting %d in %s: %s", m.Attempt, m.Wait.Round(time.Millisecond), m.Cause))
+	case RestartMsg:
+		a.Log(stamp(m.At), "cursor refused ("+m.Code+"): following again from the beginning")
+	case ErrorMsg:
+		if m.Err != nil {
+			a.Log(stamp(m.At), "error: "+m.Err.Error())
 		}
 	default:
 		return false
 	}
 	return true
+}
+
+// stamp is a message's time, or now for a live message that carries none.
+func stamp(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now()
+	}
+	return t
 }

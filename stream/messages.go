@@ -23,6 +23,7 @@ func (f SinkFunc) Send(m Msg) { f(m) }
 
 // StatusMsg is a status read: the probe at start and the re-read at the end.
 type StatusMsg struct {
+	At     time.Time // when it happened; zero = when it is applied (replays set it)
 	Status model.ActionStatus
 	Final  bool // the re-read after the result (contract §2.9)
 }
@@ -30,11 +31,13 @@ type StatusMsg struct {
 // ModeMsg says how the action is being read: live follow, or review of an
 // action that had already settled when aipwatch attached (paging, no follow).
 type ModeMsg struct {
+	At     time.Time // when it happened; zero = when it is applied (replays set it)
 	Review bool
 }
 
 // ConnectedMsg: a follow connection is open (attempt 1 is the first).
 type ConnectedMsg struct {
+	At      time.Time // when it happened; zero = when it is applied (replays set it)
 	Attempt int
 	Cursor  string // the cursor it resumed from ("" = from the beginning)
 	Resumed bool
@@ -42,7 +45,8 @@ type ConnectedMsg struct {
 
 // ReconnectingMsg: the connection was lost; the next try is in Wait.
 type ReconnectingMsg struct {
-	Attempt int // the attempt that will be made after Wait
+	At      time.Time // when it happened; zero = when it is applied (replays set it)
+	Attempt int       // the attempt that will be made after Wait
 	Wait    time.Duration
 	Cause   string // one line, safe to show after sanitising
 }
@@ -50,6 +54,7 @@ type ReconnectingMsg struct {
 // RestartMsg: the cursor was refused (expired / invalid); following starts
 // again from the beginning, once. De-duplication makes that safe.
 type RestartMsg struct {
+	At   time.Time // when it happened; zero = when it is applied (replays set it)
 	Code string
 }
 
@@ -75,22 +80,26 @@ type LivenessMsg struct {
 
 // TerminalMsg: aip.stream.terminal arrived; draining and the result follow.
 type TerminalMsg struct {
+	At     time.Time // when it happened; zero = when it is applied (replays set it)
 	Cursor string
 }
 
 // ResultMsg: the final ActionResult.
 type ResultMsg struct {
+	At     time.Time // when it happened; zero = when it is applied (replays set it)
 	Result model.ActionResult
 }
 
 // CancelMsg: the reply to an explicit cancel request.
 type CancelMsg struct {
+	At       time.Time // when it happened; zero = when it is applied (replays set it)
 	Accepted bool
 	Err      *Error // nil when accepted
 }
 
 // ErrorMsg: following cannot go on (exit 1). Err names the AIP code.
 type ErrorMsg struct {
+	At  time.Time // when it happened; zero = when it is applied (replays set it)
 	Err *Error
 }
 

@@ -1,0 +1,41 @@
+package model
+
+import "encoding/json"
+
+// Reconciliation is what the operator should do when the outcome is
+// uncertain (guide §12–§14): reconcile the provider record, never re-run a
+// stream. It is empty for a verified action.
+type Reconciliation struct {
+	// ResponseGetInput is the exact response_get input for a Responses turn
+	// whose verdict is not verified, e.g. {"response_id": "resp_…"}.
+	ResponseGetInput string
+	// SessionID is the Hermes session a Chat turn carried, when it did.
+	SessionID string
+	Advice    string
+}
+
+// Reconcile returns the reconciliation advice for a settled, unverified
+// action, and false when there is nothing to reconcile.
+func (a *Action) Reconcile() (Reconciliation, bool) {
+	v := a.Verdict()
+	if !v.Final || v.Word == VerdictVerified {
+		return Reconciliation{}, false
+	}
+	r := Reconciliation{Advice: "reconcile the original action and provider state; do not re-run the stream: model and tool effects may already exist"}
+	switch a.streamKind() {
+	case OpResponses:
+		if id := a.d.resp.ResponseID; id != "" {
+			b, _ := json.Marshal(map[string]string{"response_id": id})
+			r.ResponseGetInput = string(b)
+			r.Advice = "call response_get once with this input to read the stored response (completed, failed or incomplete); do not re-run the stream: tool or delivery effects may precede that snapshot"
+		}
+	case OpChat:
+		if f := a.d.chat.Finish; f != nil && f.Hermes != nil {
+			r.SessionID = f.Hermes.SessionID
+		}
+		if r.SessionID != "" {
+			r.Advice = "inspect the Hermes session before deciding that another action is safe; do not re-run the stream"
+		}
+	}
+	return r, true
+}
