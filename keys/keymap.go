@@ -21,6 +21,7 @@ const (
 	Normal  Mode = iota // the transcript
 	Confirm             // the cancel confirmation: only y / n (esc)
 	Raw                 // the raw chunk view of the focused item
+	Log                 // the connection timeline
 )
 
 // Context is the state the help depends on.
@@ -40,10 +41,10 @@ type KeyMap struct {
 	Up, Down, PageUp, PageDown, HalfUp, HalfDown key.Binding
 	Top, Bottom                                  key.Binding
 	Next, Prev, Toggle                           key.Binding
-	Tools, Help, Raw, Markdown, Copy, Plain      key.Binding
+	Tools, Help, Raw, Markdown, Copy, Plain, Log key.Binding
 	Cancel, Quit                                 key.Binding
 	Yes, No                                      key.Binding // cancel confirmation
-	RawPrev, RawNext, Close                      key.Binding // raw view
+	RawPrev, RawNext, Close, CloseLog            key.Binding // raw view, log
 
 	ctx Context
 }
@@ -78,6 +79,8 @@ func Default() KeyMap {
 		RawPrev:  b("←/h", "previous chunk", "left", "h"),
 		RawNext:  b("→/l", "next chunk", "right", "l"),
 		Close:    b("esc/r", "close", "esc", "r"),
+		Log:      b("l", "connection log", "l"),
+		CloseLog: b("esc/l", "close", "esc", "l"),
 	}
 }
 
@@ -122,6 +125,8 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		return []key.Binding{k.Yes, k.No}
 	case Raw:
 		return enabled(k.Up, k.Down, k.RawPrev, k.RawNext, k.Close, k.Quit)
+	case Log:
+		return enabled(k.Up, k.Down, k.CloseLog, k.Quit)
 	}
 	// One line must fit 80 columns: compact forms of the main bindings.
 	short := func(b key.Binding, k, desc string) key.Binding {
@@ -156,11 +161,13 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 			enabled(k.Top, k.Bottom, k.RawPrev, k.RawNext),
 			enabled(k.Close, k.Quit),
 		}
+	case Log:
+		return [][]key.Binding{enabled(k.Up, k.Down, k.PageUp, k.PageDown), enabled(k.Top, k.Bottom, k.CloseLog, k.Quit)}
 	}
 	return [][]key.Binding{
 		enabled(k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown),
 		enabled(k.Top, k.Bottom, k.Next, k.Prev, k.Toggle),
-		enabled(k.Tools, k.Markdown, k.Plain, k.Raw, k.Copy),
+		enabled(k.Tools, k.Markdown, k.Plain, k.Raw, k.Copy, k.Log),
 		enabled(k.Cancel, k.Help, k.Quit),
 	}
 }

@@ -44,6 +44,21 @@ func (t *Transcript) renderBlock(b *block) {
 		b.head, b.body = t.prefixed(p, t.st.Anomaly, detail), nil
 		b.collapsed, b.hidden = false, 0
 		return
+	case bReconcile:
+		parts := strings.SplitN(b.text, "\x00", 3)
+		for len(parts) < 3 {
+			parts = append(parts, "")
+		}
+		lines := t.prefixed("next:", t.st.Warn, parts[0])
+		if parts[1] != "" {
+			lines = append(lines, t.prefixed("  response_get input:", t.st.Label, Untrusted(parts[1], o.Redact))...)
+		}
+		if parts[2] != "" {
+			lines = append(lines, t.prefixed("  Hermes session:", t.st.Label, Untrusted(parts[2], o.Redact))...)
+		}
+		b.head, b.body = lines, nil
+		b.collapsed, b.hidden = false, 0
+		return
 	case bMore:
 		b.head, b.body = []string{t.st.Dim.Render(Truncate(b.text, o.Width, "…"))}, nil
 		return

@@ -59,6 +59,7 @@ const (
 	bNote
 	bAnomaly
 	bMore
+	bReconcile
 )
 
 type block struct {
@@ -167,6 +168,10 @@ func (t *Transcript) Sync(a *model.Action) {
 		b := add(fmt.Sprintf("anom:%d:%s:%s", an.Sequence, an.Kind, an.Detail), bAnomaly)
 		b.text = string(an.Kind) + "\x00" + an.Detail
 		b.seq = an.Sequence
+	}
+	if rec, ok := a.Reconcile(); ok {
+		b := add("reconcile", bReconcile)
+		b.text = rec.Advice + "\x00" + rec.ResponseGetInput + "\x00" + rec.SessionID
 	}
 	for k := range t.byKey {
 		if !seen[k] {

@@ -190,3 +190,30 @@ func BenchmarkBatchAndView(b *testing.B) {
 		_ = h.m.View()
 	}
 }
+
+func TestConnectionLog(t *testing.T) {
+	for _, redact := range []bool{false, true} {
+		h := newHarness(t, 100, 30, func(o *Options) { o.Redact = redact })
+		h.feed(chatToolsLive(h.f)...)
+		h.feed(stream.ReconnectingMsg{Attempt: 2, Wait: time.Second, Cause: "read: secret detail"},
+			stream.ConnectedMsg{Attempt: 2, Cursor: cursorA, Resumed: true})
+		h.press("l")
+		scr := h.screen()
+		for _, want := range []string{"connection log", "connected", "reconnecting 2", "resumed (attempt 2)"} {
+			if !strings.Contains(scr, want) {
+				t.Errorf("redact=%v: the log lacks %q:\n%s", redact, want, scr)
+			}
+		}
+		if strings.Contains(scr, "secret detail") == redact {
+			t.Errorf("redact=%v: cause shown=%v:\n%s", redact, !redact, scr)
+		}
+		h.feed(h.f.batch(h.f.toolCompleted("read_file", "call_read_file_2")), stream.TerminalMsg{Cursor: cursorA})
+		if !strings.Contains(h.screen(), "stream terminal frame") {
+			t.Errorf("the open log does not grow:\n%s", h.screen())
+		}
+		h.press("l")
+		if h.m.mode != 0 || !strings.Contains(h.screen(), "assistant") {
+			t.Error("l did not close the log")
+		}
+	}
+}

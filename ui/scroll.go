@@ -38,7 +38,7 @@ func (m *Model) layout() layout {
 		l.prompt = len(m.promptLines())
 	}
 	rest := m.height - headerRows - ruleRows - statusRows - l.help - max(l.prompt-1, 0)
-	if n := len(m.action.Tools()); m.showTools && n > 0 && m.mode != keys.Raw {
+	if n := len(m.action.Tools()); m.showTools && n > 0 && !m.panel() {
 		rows := min(n, max(2, m.height/4))
 		l.tools = min(rows+1, rest-3)
 		if l.tools < 2 {
@@ -83,9 +83,63 @@ func (m *Model) resize(w, h int) {
 		m.anchorOff = int(frac*float64(n) + 0.5)
 	}
 	m.relayout()
-	if m.mode == keys.Raw {
+	m.rebuildPanel()
+}
+
+// panel reports whether a text panel (raw chunk, connection log) replaces
+// the transcript.
+func (m *Model) panel() bool { return m.mode == keys.Raw || m.mode == keys.Log }
+
+func (m *Model) rebuildPanel() {
+	switch m.mode {
+	case keys.Raw:
 		m.buildRaw()
+	case keys.Log:
+		m.buildLog()
 	}
+}
+
+func (m *Model) openLog() {
+	m.mode = keys.Log
+	m.raw = rawView{}
+	m.buildLog()
+	m.rawScroll(len(m.raw.lines)) // newest at the bottom
+}
+
+// buildLog renders the connection timeline (model.Timeline). Under
+// --redact the error details some entries carry are masked.
+func (m *Model) buildLog() {
+	w := max(m.width, 10)
+	st := m.st
+	atEnd := m.raw.top >= max(len(m.raw.lines)-m.layout().body, 0)
+	tl := m.action.Timeline()
+	lines := make([]string, 0, len(tl)+1)
+	if len(tl) == 0 {
+		lines = append(lines, st.Dim.Render("nothing yet"))
+	}
+	for _, h := range tl {
+		what := h.What
+		if m.opts.Redact {
+			for _, p := range []string{"reconnecting", "error:", "cancel failed:"} {
+				if i := strings.Index(what, ": "); strings.HasPrefix(what, p) && i >= 0 {
+					what = what[:i+2] + safe.Masked
+				}
+			}
+		}
+		stamp := st.Dim.Render(h.At.Format("15:04:05.000") + "  ")
+		for i, l := range render.WrapIndent(render.Clean(what), w-14, "") {
+			if i == 0 {
+				lines = append(lines, stamp+l)
+			} else {
+				lines = append(lines, strings.Repeat(" ", 14)+l)
+			}
+		}
+	}
+	m.raw.lines = lines
+	if atEnd {
+		m.raw.top = len(lines)
+	}
+	m.rawScroll(0)
 }
 
 // sync brings the transcript up to date with the model; fromStream counts
@@ -101,6 +155,9 @@ func (m *Model) sync(fromStream bool) {
 		m.newLines += max(m.tr.Len()-before, 0)
 	}
 	m.relayout()
+	if m.mode == keys.Log {
+		m.buildLog() // the timeline grows while it is open
+	}
 }
 
 // relayout places the window: at the bottom while following, else at the

@@ -65,7 +65,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		cmds = append(cmds, m.onKey(msg))
 	case tea.MouseWheelMsg:
-		if m.mode == keys.Raw {
+		if m.panel() {
 			m.rawScroll(wheelDelta(msg))
 		} else if d := wheelDelta(msg); d != 0 {
 			m.scrollBy(d)
@@ -213,10 +213,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.relayout()
 		}
 		return nil
-	case keys.Raw:
+	case keys.Raw, keys.Log:
 		switch {
-		case key.Matches(msg, k.Close):
+		case m.mode == keys.Raw && key.Matches(msg, k.Close), m.mode == keys.Log && key.Matches(msg, k.CloseLog):
 			m.mode = keys.Normal
+			m.relayout()
 		case key.Matches(msg, k.Quit):
 			return tea.Quit
 		case key.Matches(msg, k.Up):
@@ -231,9 +232,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.raw.top = 0
 		case key.Matches(msg, k.Bottom):
 			m.rawScroll(len(m.raw.lines))
-		case key.Matches(msg, k.RawPrev):
+		case m.mode == keys.Raw && key.Matches(msg, k.RawPrev):
 			m.rawStep(-1)
-		case key.Matches(msg, k.RawNext):
+		case m.mode == keys.Raw && key.Matches(msg, k.RawNext):
 			m.rawStep(1)
 		case key.Matches(msg, k.Help):
 			m.showHelp = !m.showHelp
@@ -288,6 +289,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.resize(m.width, m.height)
 	case key.Matches(msg, k.Raw):
 		m.openRaw()
+	case key.Matches(msg, k.Log):
+		m.openLog()
 	case key.Matches(msg, k.Copy):
 		return m.copyFocused()
 	case key.Matches(msg, k.Cancel):

@@ -129,7 +129,7 @@ func (m *Model) elapsed() time.Duration {
 
 func (m *Model) bodyRows(rows []string, l layout) []string {
 	st := m.st
-	if m.mode == keys.Raw {
+	if m.panel() {
 		end := min(m.raw.top+l.body, len(m.raw.lines))
 		for i := m.raw.top; i < end; i++ {
 			rows = append(rows, m.raw.lines[i])
@@ -224,8 +224,11 @@ func (m *Model) rule(left, right string) string {
 // follow state and the position.
 func (m *Model) ruleLine(l layout) string {
 	st := m.st
-	if m.mode == keys.Raw {
+	switch m.mode {
+	case keys.Raw:
 		return m.rule(st.Header.Render("raw chunk"), st.Dim.Render(fmt.Sprintf("seq %d", m.raw.seq)))
+	case keys.Log:
+		return m.rule(st.Header.Render("connection log"), st.Dim.Render(render.Plural(len(m.action.Timeline()), "entry", "entries")))
 	}
 	total := m.tr.Len()
 	pos := ""
