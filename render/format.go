@@ -89,3 +89,13 @@ func Plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// Line sanitises one untrusted line (safe.Line), for callers that draw
+// through this package.
+func Line(s string) string { return safe.Line(s) }
+
+// Mask is --redact's mask of one content string (safe.Mask).
+func Mask(s string) string { return safe.Mask(s) }
+
+// Masked is what a masked string shows.
+const Masked = safe.Masked

@@ -8,7 +8,6 @@ import (
 
 	"aipwatch/keys"
 	"aipwatch/render"
-	"aipwatch/safe"
 )
 
 // layout is how the rows of the screen are shared out.
@@ -122,7 +121,7 @@ func (m *Model) buildLog() {
 		if m.opts.Redact {
 			for _, p := range []string{"reconnecting", "error:", "cancel failed:"} {
 				if i := strings.Index(what, ": "); strings.HasPrefix(what, p) && i >= 0 {
-					what = what[:i+2] + safe.Masked
+					what = what[:i+2] + render.Masked
 				}
 			}
 		}
@@ -358,7 +357,7 @@ func (m *Model) buildRaw() {
 		m.raw.lines = []string{st.Dim.Render(fmt.Sprintf("chunk %d is not retained", m.raw.seq))}
 		return
 	}
-	head := fmt.Sprintf("chunk %d · kind %s", c.Sequence, safe.Line(string(c.Kind)))
+	head := fmt.Sprintf("chunk %d · kind %s", c.Sequence, render.Line(string(c.Kind)))
 	if !c.ReceivedAt.IsZero() {
 		head += " · received " + c.ReceivedAt.Format("15:04:05.000")
 	}

@@ -10,7 +10,6 @@ import (
 
 	"aipwatch/keys"
 	"aipwatch/render"
-	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
@@ -124,7 +123,7 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 			connReconnecting, msg.Attempt, msg.Wait, msg.Cause, now
 	case stream.RestartMsg:
 		m.conn.restarts++
-		m.setNotice("cursor refused ("+safe.Line(msg.Code)+"): following again from the beginning", false)
+		m.setNotice("cursor refused ("+render.Line(msg.Code)+"): following again from the beginning", false)
 	case stream.BatchMsg:
 		m.live(msg.At, now)
 	case stream.LivenessMsg:
@@ -176,10 +175,10 @@ func (m *Model) errText(e *stream.Error) string {
 	}
 	if m.opts.Redact {
 		r := *e
-		r.Message = safe.Mask(r.Message)
-		return safe.Line(r.Error())
+		r.Message = render.Mask(r.Message)
+		return render.Line(r.Error())
 	}
-	return safe.Line(e.Error())
+	return render.Line(e.Error())
 }
 
 // sendCancel records the request and sends it (contract §2.9).

@@ -11,7 +11,6 @@ import (
 	"aipwatch/keys"
 	"aipwatch/model"
 	"aipwatch/render"
-	"aipwatch/safe"
 )
 
 // View draws the screen. It assembles only the visible rows: the
@@ -26,7 +25,7 @@ func (m *Model) View() tea.View {
 	if !m.plain {
 		v.MouseMode = tea.MouseModeCellMotion // wheel scrolling; p gives the terminal's selection back
 	}
-	v.WindowTitle = "aipwatch " + safe.Line(m.opts.ActionID) + " · " + m.badgeWord()
+	v.WindowTitle = "aipwatch " + render.Line(m.opts.ActionID) + " · " + m.badgeWord()
 	return v
 }
 
@@ -74,8 +73,8 @@ func (m *Model) headerLine() string {
 	}
 	segs := []segment{
 		{st.Header.Render("aipwatch"), 10},
-		{st.Header.Render(safe.Line(a.ID)), 9},
-		{safe.Line(op), 8},
+		{st.Header.Render(render.Line(a.ID)), 9},
+		{render.Line(op), 8},
 	}
 	if ep := a.Endpoint(); ep != "" {
 		segs = append(segs, segment{"endpoint " + render.Short(ep, 24), 4})
@@ -95,7 +94,7 @@ func (m *Model) headerLine() string {
 // shortID is a provider ID for the screen: masked under --redact.
 func (m *Model) shortID(id string, n int) string {
 	if m.opts.Redact {
-		return safe.Mask(id)
+		return render.Mask(id)
 	}
 	return render.Short(id, n)
 }
@@ -279,7 +278,7 @@ func (m *Model) statusLine() string {
 			if v.UnconfirmedToolEffects > 0 && strings.HasSuffix(r, " to confirm") {
 				continue // shown on the next line
 			}
-			detail = append(detail, safe.Line(r))
+			detail = append(detail, render.Line(r))
 		}
 	case word == render.WordError:
 		detail = append(detail, m.errText(m.fatal))
@@ -313,7 +312,7 @@ func (m *Model) statusLine() string {
 	if !v.Final {
 		for _, r := range v.Reasons {
 			if !strings.HasSuffix(r, " to confirm") {
-				detail = append(detail, safe.Line(r))
+				detail = append(detail, render.Line(r))
 			}
 		}
 	}
@@ -325,7 +324,7 @@ func (m *Model) statusLine() string {
 		if c == model.VerdictCancelled {
 			c = "the cancel took effect"
 		}
-		detail = append([]string{cs.Render(safe.Line(c))}, detail...)
+		detail = append([]string{cs.Render(render.Line(c))}, detail...)
 	}
 	s := st.Badge(word)
 	if len(detail) > 0 {
@@ -397,7 +396,7 @@ func fitSegments(segs []segment, sep string, w int) string {
 // a cancel is and is not.
 func (m *Model) promptLines() []string {
 	text := fmt.Sprintf("Cancel action %s? This is a cooperative stop: effects may already exist "+
-		"(tool calls, messages, writes) and are not undone.", safe.Line(m.opts.ActionID))
+		"(tool calls, messages, writes) and are not undone.", render.Line(m.opts.ActionID))
 	lines := render.Wrap(text, max(m.width-2, 10))
 	if len(lines) > 3 {
 		lines = lines[:3]
@@ -417,7 +416,7 @@ func (m *Model) helpRows() []string {
 		if m.noticeOK {
 			s = m.st.Note
 		}
-		return []string{render.Truncate(s.Render(safe.Line(m.notice)), m.width, "…")}
+		return []string{render.Truncate(s.Render(render.Line(m.notice)), m.width, "…")}
 	}
 	km := m.keys.For(m.keyContext())
 	return []string{render.Truncate(m.help.ShortHelpView(km.ShortHelp()), m.width, "…")}
@@ -461,7 +460,7 @@ func (m *Model) helpLines() []string {
 	}
 	if m.opts.Resume != nil {
 		cmd := m.opts.Resume(m.action.Cursor)
-		out = append(out, render.Truncate(m.st.Dim.Render("q detaches (the action keeps running); resume with: ")+safe.Line(cmd), m.width, "…"))
+		out = append(out, render.Truncate(m.st.Dim.Render("q detaches (the action keeps running); resume with: ")+render.Line(cmd), m.width, "…"))
 	}
 	m.helpCache = helpCache{width: m.width, ctx: ctx, cursor: m.action.Cursor, lines: out}
 	return out
