@@ -27,6 +27,10 @@ type options struct {
 	demo              string
 	cacert            string
 	allowInsecureHTTP bool
+	record            string
+	replay            string
+	speed             float64
+	export            string
 	version           bool
 	help              bool
 	actionID          string
@@ -50,6 +54,10 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.Lookup("demo").NoOptDefVal = "chat-tools"
 	fs.StringVar(&o.cacert, "cacert", "", "PEM file of the CA that signed aipd's certificate (private CA)")
 	fs.BoolVar(&o.allowInsecureHTTP, "allow-insecure-http", false, "allow plain http:// to a host that is not loopback (the token then crosses the network in clear)")
+	fs.StringVar(&o.record, "record", "", "append every received frame, connection change and the final result to FILE (JSONL, mode 0600)")
+	fs.StringVar(&o.replay, "replay", "", "review a recording made with --record, with no network")
+	fs.Float64Var(&o.speed, "speed", 0, "with --replay: replay in recorded time divided by N (0 = instant)")
+	fs.StringVar(&o.export, "export", "", "write the transcript as Markdown to FILE when the run ends (any output mode)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
 	return fs
@@ -61,6 +69,7 @@ func usage(fs *pflag.FlagSet, w io.Writer) {
 Usage:
   aipwatch [flags] ACTION_ID      follow one action: live while it runs, review once finished
   aipwatch --demo[=SCENARIO]      follow a scripted action on the built-in simulator
+  aipwatch --replay FILE          review a recording made with --record, with no network
 
 ACTION_ID may also come from $AIP_ACTION_ID; it must start with act_.
 
@@ -116,6 +125,25 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 		o.actionID = rest[0]
 	default:
 		o.actionID = getenv("AIP_ACTION_ID")
+	}
+	if o.speed < 0 {
+		return nil, fs, output.UsageError("--speed must be 0 (instant) or more")
+	}
+	if o.speed > 0 && o.replay == "" {
+		return nil, fs, output.UsageError("--speed only applies to --replay")
+	}
+	if o.replay != "" {
+		switch {
+		case o.demo != "":
+			return nil, fs, output.UsageError("--replay and --demo exclude each other")
+		case len(rest) == 1:
+			return nil, fs, output.UsageError("--replay reviews the recorded action: give no ACTION_ID")
+		case o.cancel:
+			return nil, fs, output.UsageError("--cancel needs a live action, not a --replay")
+		case o.record != "":
+			return nil, fs, output.UsageError("--record and --replay exclude each other")
+		}
+		return o, fs, nil
 	}
 	if o.demo != "" {
 		if !knownScenario(o.demo) {

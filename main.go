@@ -27,8 +27,10 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"aipwatch/export"
 	"aipwatch/model"
 	"aipwatch/output"
+	"aipwatch/record"
 	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
@@ -73,34 +75,132 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		defer srv.Close()
 	}
 
-	tok, err := readToken(o.tokenFile, stderr)
-	if err != nil {
-		return fail(o, stdout, stderr, err)
-	}
-	httpc, err := httpClient(o.cacert)
-	if err != nil {
-		return fail(o, stdout, stderr, err)
-	}
-	client, err := stream.New(stream.Config{BaseURL: o.url, Token: tok, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc})
-	if err != nil {
-		return fail(o, stdout, stderr, err)
-	}
-	isTTY := isTerminal(stdout)
 	mode := o.output
+	isTTY := isTerminal(stdout)
 	if mode == "" {
 		mode = "plain"
 		if isTTY {
 			mode = "tui"
 		}
 	}
-	if mode == "tui" {
-		return runTUI(ctx, o, client, stdin, stdout, stderr, isTTY)
+	runner, finish, err := newRunner(o, mode, stderr)
+	if err != nil {
+		return fail(o, stdout, stderr, err)
 	}
-	return runLines(ctx, o, mode, client, stdout, stderr)
+	var a *model.Action
+	var code int
+	if mode == "tui" {
+		a, code = runTUI(ctx, o, runner, stdin, stdout, stderr, isTTY)
+	} else {
+		a, code = runLines(ctx, o, mode, runner, stdout, stderr)
+	}
+	if err := finish(a); err != nil {
+		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
+		if code == model.ExitVerified {
+			code = model.ExitError
+		}
+	}
+	return code
+}
+
+// newRunner builds what the run reads from: the stream client (with the
+// recorder around it for --record), or a replay. finish, called with the
+// final model, writes the export and closes the recording.
+func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*model.Action) error, error) {
+	var (
+		runner record.Runner
+		rec    *record.Writer
+		warns  []string
+	)
+	if o.replay != "" {
+		rp, err := record.Open(o.replay)
+		if err != nil {
+			return nil, nil, err
+		}
+		o.actionID, rp.Speed = rp.ActionID(), o.speed
+		rp.Warn = func(s string) {
+			if mode == "tui" { // printed after the alt screen is gone
+				warns = append(warns, s)
+			} else {
+				fmt.Fprintf(stderr, "aipwatch: warning: %s\n", safe.Line(s))
+			}
+		}
+		runner = rp
+	} else {
+		tok, err := readToken(o.tokenFile, stderr)
+		if err != nil {
+			return nil, nil, err
+		}
+		httpc, err := httpClient(o.cacert)
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg := stream.Config{BaseURL: o.url, Token: tok, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc}
+		if o.record != "" {
+			rec, err = record.Create(o.record, record.Header{ActionID: o.actionID, BaseURL: redactURL(o.url),
+				Started: time.Now(), Version: versionString(), Redact: o.redact})
+			if err != nil {
+				return nil, nil, err
+			}
+			cfg.OnFrame = rec.Frame
+		}
+		client, err := stream.New(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		runner = client
+		if rec != nil {
+			runner = record.Recording{Inner: client, W: rec}
+		}
+	}
+	finish := func(a *model.Action) error {
+		for _, w := range warns {
+			fmt.Fprintf(stderr, "aipwatch: warning: %s\n", safe.Line(w))
+		}
+		var errs []error
+		if o.export != "" && a != nil {
+			md := export.Markdown(a, export.Options{Redact: o.redact, Version: versionString(), Now: time.Now()})
+			if err := writePrivate(o.export, md); err != nil {
+				errs = append(errs, fmt.Errorf("--export: %w", err))
+			}
+		}
+		if rec != nil {
+			if a != nil {
+				v := a.Record()
+				if o.redact {
+					v = output.RedactRecord(v)
+				}
+				rec.Verdict(v)
+			}
+			if err := rec.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
+	return runner, finish, nil
+}
+
+// writePrivate writes a file only its owner can read: exports hold model
+// output and tool results.
+func writePrivate(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // runLines drives the plain or jsonl printer from the stream client.
-func runLines(ctx context.Context, o *options, mode string, client *stream.Client, stdout, stderr io.Writer) int {
+func runLines(ctx context.Context, o *options, mode string, client record.Runner, stdout, stderr io.Writer) (*model.Action, int) {
 	a := model.NewAction(o.actionID)
 	var p output.Printer = output.NewPlain(stdout, output.Options{Redact: o.redact})
 	if mode == "jsonl" {
@@ -150,7 +250,7 @@ func runLines(ctx context.Context, o *options, mode string, client *stream.Clien
 	}
 	p.Finish(a, err)
 	if err != nil {
-		return model.ExitError
+		return a, model.ExitError
 	}
 	v := a.Verdict()
 	if !v.Final {
@@ -159,14 +259,14 @@ func runLines(ctx context.Context, o *options, mode string, client *stream.Clien
 			closing = stderr // stdout stays one JSON object per line
 		}
 		fmt.Fprint(closing, detachMessage(o, a))
-		return model.ExitPending
+		return a, model.ExitPending
 	}
-	return v.ExitCode
+	return a, v.ExitCode
 }
 
 // runTUI runs the live interface, then prints the same closing lines as
 // plain once the alt screen is gone.
-func runTUI(ctx context.Context, o *options, client *stream.Client, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) int {
+func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
 	noColor := o.noColor || os.Getenv("NO_COLOR") != "" || !isTTY
 	a, err := ui.Run(ctx, ui.Options{
 		ActionID:     o.actionID,
@@ -180,24 +280,24 @@ func runTUI(ctx context.Context, o *options, client *stream.Client, stdin io.Rea
 		Output:       stdout,
 	})
 	if a == nil {
-		return fail(o, stdout, stderr, err)
+		return nil, fail(o, stdout, stderr, err)
 	}
 	var se *stream.Error
 	if err != nil && errors.As(err, &se) {
 		fmt.Fprintf(stdout, "error: %s\n", safe.Line(se.Error()))
-		return model.ExitError
+		return a, model.ExitError
 	}
 	if !a.Settled() {
 		a.Stop()
 	}
 	v := a.Verdict()
 	// The transcript stayed on the alt screen; what remains is the verdict.
-	fmt.Fprint(stdout, output.VerdictLine(a))
+	fmt.Fprint(stdout, output.ReconcileLines(a, o.redact)+output.VerdictLine(a))
 	if !v.Final {
 		fmt.Fprint(stdout, detachMessage(o, a))
-		return model.ExitPending
+		return a, model.ExitPending
 	}
-	return v.ExitCode
+	return a, v.ExitCode
 }
 
 // detachMessage says that the action keeps running and how to resume

@@ -215,3 +215,134 @@ func TestHelpAndVersion(t *testing.T) {
 		t.Errorf("version: %d %q", code, out)
 	}
 }
+
+// Record a live run, replay it: the same jsonl verdict object, text included,
+// in every scenario (issue: review, record and replay).
+func TestRecordThenReplayGivesTheSameVerdict(t *testing.T) {
+	for _, scenario := range []string{"chat-tools", "chat-length", "chat-error", "chat-crash", "chat-unterminated",
+		"chat-truncated", "responses-tools", "responses-failed", "late-cancel", "long"} {
+		t.Run(scenario, func(t *testing.T) {
+			k := sim.Knobs{Speed: 50}
+			args := []string{}
+			if scenario == "long" {
+				args = append(args, "--cancel")
+			}
+			srv := startSim(t, scenario, k)
+			rec := filepath.Join(t.TempDir(), "run.jsonl")
+			code, live, _ := runCLI(t, append(args, "--url", srv.URL(), "--output", "jsonl", "--record", rec, srv.ActionID())...)
+			fi, err := os.Stat(rec)
+			if err != nil || fi.Mode().Perm() != 0o600 {
+				t.Fatalf("recording %v mode %v", err, fi.Mode())
+			}
+			rcode, replayed, rerr := runCLI(t, "--replay", rec, "--output", "jsonl")
+			lv, rv := lastJSON(t, live), lastJSON(t, replayed)
+			if code != rcode || !equalJSON(lv, rv) {
+				t.Fatalf("live exit %d, replay exit %d (%s)\nlive:   %v\nreplay: %v", code, rcode, rerr, lv, rv)
+			}
+			// plain replays agree too
+			_, plain, _ := runCLI(t, "--replay", rec, "--output", "plain")
+			if !strings.Contains(plain, "verdict: "+lv["verdict"].(string)+" (") {
+				t.Fatalf("plain replay: %s", plain)
+			}
+		})
+	}
+}
+
+func equalJSON(a, b map[string]any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// The finished-action path (review by paging) gives the same verdict object
+// as a live follow of the same scenario.
+func TestReviewOfFinishedActionMatchesLive(t *testing.T) {
+	for _, scenario := range []string{"chat-tools", "responses-tools", "chat-truncated"} {
+		live := startSim(t, scenario, sim.Knobs{Speed: 50})
+		_, lout, _ := runCLI(t, "--url", live.URL(), "--output", "jsonl", live.ActionID())
+		done := startSim(t, scenario, sim.Knobs{Finished: true})
+		_, rout, _ := runCLI(t, "--url", done.URL(), "--output", "jsonl", done.ActionID())
+		if !strings.Contains(rout, `{"type":"review"}`) {
+			t.Fatalf("%s: no review line:\n%s", scenario, rout)
+		}
+		lv, rv := lastJSON(t, lout), lastJSON(t, rout)
+		delete(lv, "cursor") // the two servers' logs differ in length (live polling)
+		delete(rv, "cursor")
+		if !equalJSON(lv, rv) {
+			t.Fatalf("%s:\nlive:   %v\nreview: %v", scenario, lv, rv)
+		}
+	}
+}
+
+// A corrupt or truncated line is reported with its line number and
+// skipped; the rest still counts. A recording cut mid-stream is pending.
+func TestReplayOfDamagedRecordings(t *testing.T) {
+	srv := startSim(t, "chat-tools", sim.Knobs{Speed: 50}) // live: chunk frames spread over the file
+	rec := filepath.Join(t.TempDir(), "run.jsonl")
+	runCLI(t, "--url", srv.URL(), "--output", "jsonl", "--record", rec, srv.ActionID())
+	b, _ := os.ReadFile(rec)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+
+	damaged := append([]string{}, lines[:5]...)
+	damaged = append(damaged, `{"type":"frame","at":"2026-`, "not json at all")
+	damaged = append(damaged, lines[5:]...)
+	path := filepath.Join(t.TempDir(), "damaged.jsonl")
+	os.WriteFile(path, []byte(strings.Join(damaged, "\n")+"\n"), 0o600)
+	code, out, errOut := runCLI(t, "--replay", path, "--output", "jsonl")
+	if code != 0 || lastJSON(t, out)["verdict"] != "verified" {
+		t.Fatalf("damaged replay: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(errOut, "line 6: corrupt") || !strings.Contains(errOut, "line 7: corrupt") {
+		t.Fatalf("line numbers not reported: %q", errOut)
+	}
+
+	// Cut in the middle of the stream, mid-line: pending, exit 8, all text kept so far.
+	cut := strings.Join(lines[:len(lines)/2], "\n") + "\n" + lines[len(lines)/2][:10]
+	os.WriteFile(path, []byte(cut), 0o600)
+	code, out, _ = runCLI(t, "--replay", path, "--output", "jsonl")
+	if v := lastJSON(t, out); code != model.ExitPending || v["verdict"] != "pending" || v["text"] == "" {
+		t.Fatalf("cut replay: exit %d %v", code, v)
+	}
+	if code, _, errOut := runCLI(t, "--replay", "/nonexistent/x.jsonl"); code != model.ExitError || errOut == "" {
+		t.Fatalf("missing file: %d %q", code, errOut)
+	}
+}
+
+// A redacted recording and export hold none of the scenario's content,
+// and the redacted recording still replays to the same verdict word.
+func TestRedactedRecordAndExport(t *testing.T) {
+	srv := startSim(t, "responses-tools", sim.Knobs{})
+	dir := t.TempDir()
+	rec, md := filepath.Join(dir, "r.jsonl"), filepath.Join(dir, "r.md")
+	_, out, _ := runCLI(t, "--url", srv.URL(), "--output", "jsonl", "--redact", "--record", rec, "--export", md, srv.ActionID())
+	// The unredacted truth, to know what must not appear.
+	_, truth, _ := runCLI(t, "--url", srv.URL(), "--output", "jsonl", srv.ActionID())
+	v := lastJSON(t, truth)
+	secrets := []string{"notes/todo.txt", "Buy café", v["response_id"].(string)}
+	for _, tool := range v["tools"].([]any) {
+		secrets = append(secrets, tool.(map[string]any)["id"].(string))
+	}
+	if text, _ := v["text"].(string); len(text) > 12 {
+		secrets = append(secrets, text[:12])
+	}
+	if len(secrets) < 6 {
+		t.Fatalf("scenario lacks the content this test needs: %v", secrets)
+	}
+	for _, f := range []string{rec, md} {
+		b, _ := os.ReadFile(f)
+		for _, s := range secrets {
+			if strings.Contains(string(b), s) {
+				t.Errorf("%s contains %q", filepath.Base(f), s)
+			}
+		}
+	}
+	for _, s := range secrets {
+		if strings.Contains(out, s) {
+			t.Errorf("redacted jsonl contains %q", s)
+		}
+	}
+	_, replayed, _ := runCLI(t, "--replay", rec, "--output", "jsonl")
+	if lastJSON(t, replayed)["verdict"] != v["verdict"] {
+		t.Fatalf("redacted replay verdict %v, live %v", lastJSON(t, replayed)["verdict"], v["verdict"])
+	}
+}

@@ -25,8 +25,9 @@ func (a *Action) Reconcile() (Reconciliation, bool) {
 	switch a.streamKind() {
 	case OpResponses:
 		if id := a.d.resp.ResponseID; id != "" {
-			b, _ := json.Marshal(map[string]string{"response_id": id})
-			r.ResponseGetInput = string(b)
+			q, _ := json.Marshal(id)
+			r.ResponseGetInput = `{"response_id": ` + string(q) + `}` // the guide's §14 form
+
 			r.Advice = "call response_get once with this input to read the stored response (completed, failed or incomplete); do not re-run the stream: tool or delivery effects may precede that snapshot"
 		}
 	case OpChat:

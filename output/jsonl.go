@@ -55,6 +55,13 @@ type noteLine struct {
 	Text     string `json:"text"`
 }
 
+type reconcileLine struct {
+	Type             string `json:"type"`
+	Advice           string `json:"advice"`
+	ResponseGetInput string `json:"response_get_input,omitempty"`
+	SessionID        string `json:"session_id,omitempty"`
+}
+
 type errorLine struct {
 	Type    string `json:"type"`
 	Code    string `json:"code"`
@@ -127,6 +134,13 @@ func (j *JSONL) Finish(a *model.Action, err error) {
 		return
 	}
 	j.changes(a)
+	if r, ok := a.Reconcile(); ok {
+		l := reconcileLine{Type: "reconcile", Advice: r.Advice, ResponseGetInput: r.ResponseGetInput, SessionID: r.SessionID}
+		if j.opts.Redact {
+			l.ResponseGetInput, l.SessionID = safe.Mask(l.ResponseGetInput), safe.Mask(l.SessionID)
+		}
+		j.emit(l)
+	}
 	rec := a.Record()
 	if j.opts.Redact {
 		rec = RedactRecord(rec)

@@ -136,6 +136,7 @@ func (p *Plain) Finish(a *model.Action, err error) {
 		p.w.Flush()
 		return
 	}
+	p.w.WriteString(ReconcileLines(a, p.opts.Redact))
 	p.w.WriteString(VerdictLine(a))
 	p.w.Flush()
 }
@@ -189,4 +190,31 @@ func roundWait(d time.Duration) string {
 	default:
 		return d.Round(100 * time.Millisecond).String()
 	}
+}
+
+// ReconcileLines is what plain prints before the verdict of an unverified
+// action: the reconciliation advice of model.Reconcile, and for Responses
+// the exact response_get input. Empty when there is nothing to reconcile.
+func ReconcileLines(a *model.Action, redact bool) string {
+	r, ok := a.Reconcile()
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("reconcile: " + r.Advice + "\n")
+	if r.ResponseGetInput != "" {
+		in := safe.Line(r.ResponseGetInput)
+		if redact {
+			in = `{"response_id": "` + safe.Masked + `"}`
+		}
+		b.WriteString("reconcile: response_get " + in + "\n")
+	}
+	if r.SessionID != "" {
+		id := safe.Line(r.SessionID)
+		if redact {
+			id = safe.Masked
+		}
+		b.WriteString("reconcile: Hermes session " + id + "\n")
+	}
+	return b.String()
 }
