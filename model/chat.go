@@ -117,7 +117,7 @@ func (d *derived) applyChat(c *Chunk, h *HermesSSE) {
 	}
 	if rc := choice.Delta.ReasoningContent; rc != nil && *rc != "" {
 		if ch.reasoning == nil {
-			ch.reasoning = d.addItem(&Item{Kind: ItemReasoning, Key: "chat:reasoning", Index: -1, FirstSeq: c.Sequence})
+			ch.reasoning = d.chatReasoning(c)
 		}
 		ch.reasoning.part(0).buf.WriteString(*rc)
 		ch.reasoning.touch(c.Sequence)
@@ -155,6 +155,26 @@ func (d *derived) applyChat(c *Chunk, h *HermesSSE) {
 			ch.reasoning.touch(c.Sequence)
 		}
 	}
+}
+
+// chatReasoning opens the reasoning item. It is shown before the answer
+// even though the role chunk opened the message first: it shares the
+// message's index and is placed ahead of it (the sort is stable).
+func (d *derived) chatReasoning(c *Chunk) *Item {
+	it := &Item{Kind: ItemReasoning, Key: "chat:reasoning", Index: -1, FirstSeq: c.Sequence}
+	m := d.chat.message
+	if m == nil {
+		return d.addItem(it)
+	}
+	it.Index = m.Index
+	for i, x := range d.items {
+		if x == m {
+			d.items = append(d.items[:i], append([]*Item{it}, d.items[i:]...)...)
+			break
+		}
+	}
+	d.itemsDirty = true
+	return it
 }
 
 func (d *derived) chatMessage(c *Chunk) *Item {
