@@ -34,6 +34,7 @@ type options struct {
 	version           bool
 	help              bool
 	actionID          string
+	token             string // from $AIP_TOKEN or the token file; never printed
 }
 
 const defaultReason = "cancelled by an operator from aipwatch"
@@ -43,7 +44,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	fs.StringVar(&o.url, "url", "", "base URL of aipd (default $AIP_URL, else http://127.0.0.1:8080)")
-	fs.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token, trailing newline trimmed\n(default $AIP_TOKEN_FILE, else $GETAIP_NATIVE_BEARER_TOKEN_FILE; none = no Authorization header)")
+	fs.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token, trailing newline trimmed\n(default $AIP_TOKEN_FILE, else $GETAIP_NATIVE_BEARER_TOKEN_FILE; else the token itself in $AIP_TOKEN;\nnone = no Authorization header)")
 	fs.StringVar(&o.cursor, "cursor", "", "start following from this cursor (an aev_cursor_… printed by a detached run)")
 	fs.StringVar(&o.output, "output", "", "interface: tui, plain or jsonl (default tui on a terminal, else plain)")
 	fs.BoolVar(&o.cancel, "cancel", false, "send explicit cancellation once attached, then follow to the end")
@@ -111,6 +112,10 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 	}
 	if o.tokenFile == "" {
 		o.tokenFile = getenv("GETAIP_NATIVE_BEARER_TOKEN_FILE")
+	}
+	if o.tokenFile == "" {
+		// The token itself may come from the environment, never a flag.
+		o.token = getenv("AIP_TOKEN")
 	}
 	switch o.output {
 	case "", "tui", "plain", "jsonl":

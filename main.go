@@ -44,8 +44,16 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	o, fs, err := parse(args, stderr, getenv)
+	defer func() {
+		// A bug must not leave a stack dump (or anything secret) on the
+		// operator's screen: one line, and the action keeps running.
+		if r := recover(); r != nil {
+			fmt.Fprint(stderr, panicReport(r, o))
+			code = model.ExitError
+		}
+	}()
 	if err != nil {
 		if wantsJSONL(args) {
 			output.WriteError(stdout, err)
@@ -88,7 +96,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return fail(o, stdout, stderr, err)
 	}
 	var a *model.Action
-	var code int
 	if mode == "tui" {
 		a, code = runTUI(ctx, o, runner, stdin, stdout, stderr, isTTY)
 	} else {
@@ -131,6 +138,10 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 		if err != nil {
 			return nil, nil, err
 		}
+		if tok == "" {
+			tok = o.token
+		}
+		o.token = tok // for scrubbing a panic report
 		httpc, err := httpClient(o.cacert)
 		if err != nil {
 			return nil, nil, err
@@ -229,6 +240,11 @@ func runLines(ctx context.Context, o *options, mode string, client record.Runner
 				cancelWG.Add(1)
 				go func() { // the follow loop keeps reading while the cancel is in flight
 					defer cancelWG.Done()
+					defer func() {
+						if r := recover(); r != nil {
+							handle(stream.CancelMsg{Err: &stream.Error{Op: "cancel", Message: "internal error"}})
+						}
+					}()
 					handle(client.Cancel(ctx, o.reason))
 				}()
 			})
@@ -395,6 +411,24 @@ func httpClient(cacert string) (*http.Client, error) {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
+}
+
+// panicReport is the short report of an internal error: the panic value on
+// one sanitised line with the token scrubbed, no stack.
+func panicReport(r any, o *options) string {
+	msg := fmt.Sprint(r)
+	if o != nil && o.token != "" {
+		msg = strings.ReplaceAll(msg, o.token, "‹token›")
+	}
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	report := "aipwatch: internal error: " + safe.Line(msg) + "\n" +
+		"aipwatch stopped watching; the action, if any, keeps running (this was not a cancellation).\n"
+	if o != nil && o.actionID != "" && o.replay == "" {
+		report += "resume with: " + resumeCommand(o, o.cursor) + "\n"
+	}
+	return report
 }
 
 func wantsJSONL(args []string) bool {

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"aipwatch/model"
+	"aipwatch/sim"
+)
+
+const secretToken = "tok-SECRET-4f1c9a"
+
+// The token never appears in any output, record, export or error: every
+// output mode, with the token from a file and from $AIP_TOKEN, with a
+// wrong token (error path) and a right one.
+func TestTokenNeverLeaks(t *testing.T) {
+	srv := startSim(t, "chat-tools", sim.Knobs{Token: secretToken})
+	dir := t.TempDir()
+	tokFile := filepath.Join(dir, "token")
+	os.WriteFile(tokFile, []byte(secretToken+"\n"), 0o600)
+	wrongFile := filepath.Join(dir, "wrong")
+	os.WriteFile(wrongFile, []byte(secretToken+"-wrong\n"), 0o600)
+
+	check := func(name, text string) {
+		t.Helper()
+		if strings.Contains(text, secretToken) {
+			t.Errorf("%s leaks the token:\n%s", name, text)
+		}
+	}
+	for _, out := range []string{"plain", "jsonl"} {
+		for _, tf := range []string{tokFile, wrongFile} {
+			rec, md := filepath.Join(dir, out+"-r.jsonl"), filepath.Join(dir, out+".md")
+			os.Remove(rec)
+			code, stdout, stderr := runCLI(t, "--url", srv.URL(), "--token-file", tf, "--output", out,
+				"--record", rec, "--export", md, srv.ActionID())
+			if tf == tokFile && code != 0 || tf == wrongFile && code != model.ExitError {
+				t.Fatalf("%s %s: exit %d\n%s%s", out, filepath.Base(tf), code, stdout, stderr)
+			}
+			check(out+" stdout", stdout)
+			check(out+" stderr", stderr)
+			for _, f := range []string{rec, md} {
+				b, _ := os.ReadFile(f)
+				check(filepath.Base(f), string(b))
+			}
+		}
+	}
+	// From the environment.
+	var out, errb bytes.Buffer
+	env := map[string]string{"AIP_TOKEN": secretToken}
+	code := run([]string{"--url", srv.URL(), "--output", "jsonl", srv.ActionID()}, strings.NewReader(""), &out, &errb,
+		func(k string) string { return env[k] })
+	if code != 0 {
+		t.Fatalf("AIP_TOKEN: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	check("env stdout", out.String()+errb.String())
+}
+
+func TestPanicReportIsShortAndScrubbed(t *testing.T) {
+	o := &options{url: "http://127.0.0.1:1", actionID: "act_1", token: secretToken, cursor: "aev_cursor_1_0"}
+	r := panicReport("boom with "+secretToken+"\x1b[2J\nsecond line", o)
+	if strings.Contains(r, secretToken) || strings.ContainsRune(r, 0x1b) || strings.Contains(r, "goroutine") {
+		t.Fatalf("report: %q", r)
+	}
+	if lines := strings.Split(strings.TrimSpace(r), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[2], "resume with: ") {
+		t.Fatalf("report lines: %q", lines)
+	}
+}
+
+// SIGINT, SIGTERM and SIGHUP detach: the detach message with the resume
+// command, and exit 8 (contract §2.8). Run on the real binary.
+func TestSignalsDetach(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "aipwatch")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			srv := startSim(t, "long", sim.Knobs{Speed: 1})
+			var out lockedBuffer
+			cmd := exec.Command(bin, "--url", srv.URL(), "--output", "plain", srv.ActionID())
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(out.String(), "connected") && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			code := cmd.ProcessState.ExitCode()
+			if code != model.ExitPending || !strings.Contains(out.String(), "resume with: aipwatch") ||
+				!strings.Contains(out.String(), "verdict: pending") {
+				t.Fatalf("%v: exit %d (%v)\n%s", sig, code, err, out.String())
+			}
+			if srv.CancelCount() != 0 {
+				t.Fatal("a signal sent a cancel")
+			}
+		})
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a child process writing while
+// the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
