@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/pem"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,4 +129,31 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TLS verification is always on; --cacert adds a private CA.
+func TestTLSPrivateCA(t *testing.T) {
+	s, err := sim.New("chat-tools", sim.Knobs{PollInterval: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewTLSServer(s.Handler())
+	defer ts.Close()
+	defer s.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600)
+
+	code, out, errOut := runCLI(t, "--url", ts.URL, "--output", "jsonl", s.ActionID())
+	if code != model.ExitError || !strings.Contains(out, "certificate") {
+		t.Fatalf("unverified TLS accepted: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "--url", ts.URL, "--cacert", ca, "--output", "jsonl", s.ActionID())
+	if code != 0 || lastJSON(t, out)["verdict"] != "verified" {
+		t.Fatalf("--cacert: exit %d\n%s%s", code, out, errOut)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.pem")
+	os.WriteFile(bad, []byte("not a pem"), 0o600)
+	if code, _, errOut := runCLI(t, "--url", ts.URL, "--cacert", bad, s.ActionID()); code != model.ExitError || !strings.Contains(errOut, "no PEM") {
+		t.Fatalf("bad --cacert: %d %q", code, errOut)
+	}
 }
