@@ -106,9 +106,9 @@ func placeholderRune(r rune) string {
 }
 
 // JSON makes encoded JSON terminal-safe without changing its meaning:
-// encoding/json already escapes C0 controls, but writes C1 controls and
-// bidi controls as raw UTF-8, which some terminals obey. Those runes can
-// only occur inside JSON strings, so they are rewritten as \uXXXX escapes.
+// encoding/json already escapes C0 controls, but writes DEL, C1 controls
+// and bidi controls raw, which some terminals obey. Those runes can only
+// occur inside JSON strings, so they are rewritten as \uXXXX escapes.
 func JSON(b []byte) []byte {
 	s := string(b)
 	i := firstUnsafe(s, true)
@@ -119,7 +119,9 @@ func JSON(b []byte) []byte {
 	out = append(out, b[:i]...)
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if unsafeRune(r) {
+		// DEL too: firstUnsafe stops on it, and FuzzText found it copied
+		// through raw (encoding/json does not escape 0x7f).
+		if unsafeRune(r) || r == 0x7f {
 			out = append(out, `\u`...)
 			hex := strconv.FormatInt(int64(r), 16)
 			for n := len(hex); n < 4; n++ {

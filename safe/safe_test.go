@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // hostile holds one sample of every sequence contract §5 and issue 7 name.
@@ -106,15 +107,79 @@ func TestJSONEscapesC1AndBidiAndStaysValid(t *testing.T) {
 	}
 }
 
+// rawUnsafeByte returns the offset of a byte a terminal could obey, or -1:
+// a C0 control other than newline and tab (ESC, BEL, CR, …), DEL, or a byte
+// that is not part of valid UTF-8 (a lone 0x9b is CSI to an 8-bit terminal).
+func rawUnsafeByte(s string) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// FuzzText: whatever the input, no raw ESC, BEL or other C0 control (but
+// newline and tab in Text), no DEL, no C1 control, no bidi override or
+// isolate and no invalid UTF-8 survives Text or Line; Line is one line;
+// both are idempotent and leave clean text alone; JSON of a marshalled
+// string stays valid, means the same and carries none of them either.
 func FuzzText(f *testing.F) {
 	for _, s := range hostile {
 		f.Add(s)
 	}
+	f.Add("\x7f\u0085\u2028\u200e\ufeff")
+	f.Add("\xc2\x9b31m \xe2\x80\xae \xc2")
 	f.Fuzz(func(t *testing.T, s string) {
-		noRawControls(t, "fuzz", Text(s))
-		noRawControls(t, "fuzz", Line(s))
-		if strings.ContainsAny(Line(s), "\n\t") {
-			t.Fatalf("Line kept layout: %q", Line(s))
+		text, line := Text(s), Line(s)
+		noRawControls(t, "Text", text)
+		noRawControls(t, "Line", line)
+		for name, out := range map[string]string{"Text": text, "Line": line} {
+			if !utf8.ValidString(out) {
+				t.Fatalf("%s(%q) is not valid UTF-8: %q", name, s, out)
+			}
+			if i := rawUnsafeByte(out); i >= 0 {
+				t.Fatalf("%s(%q): raw byte %#x at %d in %q", name, s, out[i], i, out)
+			}
+		}
+		if strings.ContainsAny(line, "\n\t") {
+			t.Fatalf("Line kept layout: %q", line)
+		}
+		if Text(text) != text || Line(line) != line {
+			t.Fatalf("not idempotent: %q -> %q / %q", s, text, line)
+		}
+		if rawUnsafeByte(s) < 0 && firstUnsafe(s, true) < 0 && text != s {
+			t.Fatalf("clean text changed: %q -> %q", s, text)
+		}
+		enc, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := JSON(enc)
+		for i := 0; i < len(out); i++ {
+			if c := out[i]; c < 0x20 || c == 0x7f {
+				t.Fatalf("JSON(%s): raw byte %#x at %d: %q", enc, c, i, out)
+			}
+		}
+		noRawControls(t, "JSON", string(out))
+		var back string
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("JSON(%s) is not valid JSON: %v: %q", enc, err, out)
+		}
+		var want string
+		_ = json.Unmarshal(enc, &want)
+		if back != want {
+			t.Fatalf("JSON changed the meaning: %q -> %q", want, back)
 		}
 	})
 }
