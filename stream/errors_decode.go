@@ -242,10 +242,13 @@ func (c *Client) transportMessage(err error) string {
 	return oneLine(msg+" ("+host+")", 160)
 }
 
-// clean makes an Error safe to show: one line, never the token.
+// clean makes an Error safe to show: one line, never the token. The token
+// goes before the line is cut to length: cutting first left a token the
+// server echoed near the end as a prefix that redact no longer matched
+// (FuzzErrorLine). The second pass is only a cheap belt and braces.
 func (c *Client) clean(e *Error) *Error {
-	e.Message = c.redact(oneLine(e.Message, 200))
-	e.Code = c.redact(oneLine(e.Code, 80))
+	e.Message = c.redact(oneLine(c.redact(e.Message), 200))
+	e.Code = c.redact(oneLine(c.redact(e.Code), 80))
 	return e
 }
 

@@ -1,12 +1,8 @@
 package stream
 
 import (
-	"bytes"
-	"io"
-	"reflect"
 	"strings"
 	"testing"
-	"testing/iotest"
 )
 
 func frameOf(event, id, data string) *Frame {
@@ -70,55 +66,4 @@ func TestRoute(t *testing.T) {
 	if rt.event.ID != "evt_7" {
 		t.Fatalf("event id from the frame: %+v", rt.event)
 	}
-}
-
-// fuzzRead frames and routes b, returning a printable trace.
-func fuzzRead(t testing.TB, r io.Reader) ([]Frame, []routed, error) {
-	fs, err := readAll(t, r, 1<<16)
-	var rs []routed
-	for i := range fs {
-		rs = append(rs, route(&fs[i]))
-	}
-	return fs, rs, err
-}
-
-// FuzzFrames: framing and routing never panic, never depend on how the
-// body is cut into reads, and never take a cursor from a chunk or event id.
-func FuzzFrames(f *testing.F) {
-	f.Add([]byte("event: aip.stream.cursor\ndata: {\"next_cursor\":\"aev_cursor_1_0\"}\nid: aev_cursor_1_0\n\n"))
-	f.Add([]byte("id: chunk:0\r\nevent: aip.stream.chunk\r\ndata: {\"chunk\":{\"action_id\":\"act_1\",\"sequence\":0,\"kind\":\"data\"}}\r\n\r\n"))
-	f.Add([]byte(": keep-alive\r\r\ndata: x\n\rdata"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		fs1, rs1, err1 := fuzzRead(t, bytes.NewReader(b))
-		fs2, rs2, err2 := fuzzRead(t, iotest.OneByteReader(bytes.NewReader(b)))
-		if err1 != err2 || !reflect.DeepEqual(fs1, fs2) {
-			t.Fatalf("read boundaries matter: %v/%v\n%+v\n%+v", err1, err2, fs1, fs2)
-		}
-		if len(rs1) != len(rs2) {
-			t.Fatal("routing differs")
-		}
-		for i, rt := range rs1 {
-			if rt.kind != rs2[i].kind || rt.cursor != rs2[i].cursor {
-				t.Fatalf("routing differs at %d", i)
-			}
-			switch rt.kind {
-			case routeCursor:
-				if !validCursor(rt.cursor) {
-					t.Fatalf("cursor %q", rt.cursor)
-				}
-			case routeTerminal:
-				if rt.cursor != "" && !validCursor(rt.cursor) {
-					t.Fatalf("terminal cursor %q", rt.cursor)
-				}
-			case routeChunk:
-				if rt.chunk.Raw == nil {
-					t.Fatal("chunk without raw bytes")
-				}
-			case routeError:
-				if rt.perr == nil {
-					t.Fatal("error without ProtocolError")
-				}
-			}
-		}
-	})
 }
