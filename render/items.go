@@ -10,8 +10,15 @@ import (
 	"aipwatch/safe"
 )
 
-// renderBlock re-renders a block if anything its lines depend on changed.
+// renderBlock re-renders a block if anything its lines depend on changed,
+// then brings its search matches up to date (nothing to do without a
+// query, or when its lines did not change).
 func (t *Transcript) renderBlock(b *block) {
+	t.drawBlock(b)
+	t.searchBlock(b)
+}
+
+func (t *Transcript) drawBlock(b *block) {
 	o := t.opts
 	tog := int8(0)
 	if v, ok := t.toggled[b.key]; ok {
@@ -29,7 +36,9 @@ func (t *Transcript) renderBlock(b *block) {
 	if b.head != nil && b.ck == ck {
 		return
 	}
+	t.renders++
 	b.ck = ck
+	b.full, b.chrome = nil, nil
 	switch b.kind {
 	case bNote:
 		b.head, b.body = t.prefixed("note:", t.st.Note, b.text), nil
@@ -66,11 +75,15 @@ func (t *Transcript) renderBlock(b *block) {
 
 	it := b.item
 	head := t.itemHead(it)
-	body := t.itemBody(b)
+	body, chrome := t.itemBody(b)
 	_, b.ck.mdReady = t.mdLines(b, o.Width) // a synchronous render just made it ready
 	for len(body) > 0 && body[len(body)-1] == "" {
 		body = body[:len(body)-1]
 	}
+	if len(chrome) > len(body) {
+		chrome = chrome[:len(body)]
+	}
+	b.chrome = chrome
 	collapsed := it.Kind != model.ItemMessage && it.Done && len(body) > o.CollapseOver
 	switch tog {
 	case 1:
@@ -83,7 +96,7 @@ func (t *Transcript) renderBlock(b *block) {
 		b.hidden = len(body)
 		hint := t.st.Dim.Render(" · " + Plural(len(body), "line hidden", "lines hidden"))
 		b.head = []string{Truncate(head+hint, o.Width, "…")}
-		b.body = nil
+		b.body, b.full = nil, body
 		return
 	}
 	b.hidden = 0
@@ -176,81 +189,92 @@ func (t *Transcript) status(it *model.Item) string {
 	return st.Dim.Render(" · ") + s.Render(word)
 }
 
-func (t *Transcript) itemBody(b *block) []string {
+// itemBody draws an item's body. chrome marks the lines that are not the
+// item's content (labels, placeholders), which search leaves out; nil
+// means every line is content.
+func (t *Transcript) itemBody(b *block) (lines []string, chrome []bool) {
 	it, o, st := b.item, t.opts, t.st
 	switch it.Kind {
 	case model.ItemMessage:
 		text := it.Text()
 		switch {
 		case text == "" && !it.Done:
-			return []string{st.Dim.Render("…")}
+			return []string{st.Dim.Render("…")}, []bool{true}
 		case text == "":
-			return []string{st.Dim.Render("(no text)")}
+			return []string{st.Dim.Render("(no text)")}, []bool{true}
 		case o.Redact:
-			return []string{st.Dim.Render(safe.Mask(text))}
+			return []string{st.Dim.Render(safe.Mask(text))}, nil
 		}
 		if o.Markdown && !o.Plain && it.Done && len(text) <= MaxMarkdown {
 			lines, ok := t.mdLines(b, o.Width)
 			switch {
 			case ok && lines != nil:
-				return lines
+				return lines, nil
 			case !ok:
 				t.wantMarkdown(b, text)
 				if lines, ok := t.mdLines(b, o.Width); ok && lines != nil {
-					return lines // rendered synchronously
+					return lines, nil // rendered synchronously
 				}
 			}
 		}
-		return b.stream.Update(text, o.Width, nil)
+		return b.stream.Update(text, o.Width, nil), nil
 	case model.ItemReasoning:
 		text := it.Text()
 		switch {
 		case text == "":
-			return nil
+			return nil, nil
 		case o.Redact:
-			return []string{st.Dim.Render(safe.Mask(text))}
+			return []string{st.Dim.Render(safe.Mask(text))}, nil
 		}
-		return b.stream.Update(text, o.Width, func(s string) string { return st.Reasoning.Render(s) })
+		return b.stream.Update(text, o.Width, func(s string) string { return st.Reasoning.Render(s) }), nil
 	case model.ItemFunctionCall, model.ItemFunctionOutput:
 		var out []string
-		if it.Kind == model.ItemFunctionCall {
-			out = append(out, "  "+st.Label.Render("arguments"))
-			out = append(out, t.jsonLines(it.Arguments, "(none)")...)
+		var ch []bool
+		add := func(lines []string, chrome bool) {
+			out = append(out, lines...)
+			for range lines {
+				ch = append(ch, chrome)
+			}
 		}
-		out = append(out, "  "+st.Label.Render("output"))
+		if it.Kind == model.ItemFunctionCall {
+			add([]string{"  " + st.Label.Render("arguments")}, true)
+			add(t.jsonLines(it.Arguments, "(none)"))
+		}
+		add([]string{"  " + st.Label.Render("output")}, true)
 		switch {
 		case !it.HasOutput:
-			out = append(out, "    "+st.Dim.Render("(not yet)"))
+			add([]string{"    " + st.Dim.Render("(not yet)")}, true)
 		case len(it.Output) == 0:
-			out = append(out, "    "+st.Dim.Render("(empty)"))
+			add([]string{"    " + st.Dim.Render("(empty)")}, true)
 		}
 		for _, p := range it.Output {
-			out = append(out, t.jsonLines(p, "(empty)")...)
+			add(t.jsonLines(p, "(empty)"))
 		}
-		return out
+		return out, ch
 	default:
 		text := it.Text()
 		if text == "" {
-			return nil
+			return nil, nil
 		}
 		if o.Redact {
 			text = safe.Mask(text)
 		}
-		return WrapIndent(Clean(text), o.Width, "  ")
+		return WrapIndent(Clean(text), o.Width, "  "), nil
 	}
 }
 
 // jsonLines draws arguments or an output: pretty JSON when it is JSON,
-// indented under its label.
-func (t *Transcript) jsonLines(s, empty string) []string {
+// indented under its label. chrome is true for the placeholder of an
+// empty string.
+func (t *Transcript) jsonLines(s, empty string) (lines []string, chrome bool) {
 	switch {
 	case s == "":
-		return []string{"    " + t.st.Dim.Render(empty)}
+		return []string{"    " + t.st.Dim.Render(empty)}, true
 	case t.opts.Redact:
-		return []string{"    " + t.st.Dim.Render(safe.Mask(s))}
+		return []string{"    " + t.st.Dim.Render(safe.Mask(s))}, false
 	}
 	pretty, _ := PrettyJSON(s)
-	return WrapIndent(pretty, t.opts.Width, "    ")
+	return WrapIndent(pretty, t.opts.Width, "    "), false
 }
 
 // mdLines returns the cached markdown of b's item at width; ok is false

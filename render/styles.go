@@ -43,6 +43,11 @@ type Styles struct {
 	HelpKey   lipgloss.Style
 	HelpDesc  lipgloss.Style
 	HelpSep   lipgloss.Style
+
+	// Search matches: plain SGR rather than Lip Gloss styles, which would
+	// style an underlined run cell by cell and leave its spaces unreversed.
+	Match    ansi.Style // a search match
+	MatchCur ansi.Style // the current search match: also bold and underlined
 }
 
 // ansi16 is one of the 16 ANSI colours, written as SGR 30–37 / 90–97 so
@@ -75,6 +80,8 @@ func NewStyles(useColor bool) *Styles {
 		HelpKey:   s().Bold(true),
 		HelpDesc:  s().Faint(true),
 		HelpSep:   s().Faint(true),
+		Match:     ansi.NewStyle().Reverse(true),
+		MatchCur:  ansi.NewStyle().Bold().Underline(true).Reverse(true),
 	}
 	if !useColor {
 		return st
@@ -92,6 +99,8 @@ func NewStyles(useColor bool) *Styles {
 	st.Prompt = s().Bold(true).Foreground(ansi16(0)).Background(ansi16(3))
 	st.BadgeBase = s().Bold(true).Foreground(ansi16(0))
 	st.HelpKey = st.HelpKey.Foreground(ansi16(6))
+	st.Match = st.Match.ForegroundColor(ansi.BasicColor(3))       // reversed: a yellow block
+	st.MatchCur = st.MatchCur.ForegroundColor(ansi.BasicColor(6)) // cyan, like the focus marker
 	return st
 }
 
@@ -107,7 +116,7 @@ func BadgeColor(word string) int {
 		return 1 // red
 	case model.VerdictCancelled:
 		return 5 // magenta
-	case model.VerdictPending, "review":
+	case model.VerdictPending, WordReview:
 		return 4 // blue
 	case WordReconnecting:
 		return 3
@@ -121,6 +130,7 @@ const (
 	WordConnecting   = "connecting"
 	WordReconnecting = "reconnecting"
 	WordError        = "error"
+	WordReview       = "review" // a settled action reviewed, or a replay
 )
 
 // Badge renders a word as the status badge: " WORD " in reverse colour, or

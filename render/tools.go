@@ -19,13 +19,28 @@ type ToolOptions struct {
 	Frame   int  // spinner frame
 	Settled bool // the action settled: nothing is running any more
 	Redact  bool
+
+	// Offset shows the window that many rows above the last (0 = the
+	// last rows), so a search match in an earlier tool can be shown.
+	Offset int
+	// Query highlights its matches in the labels; the CurOrd-th match in
+	// the label of the tool CurID is the current one.
+	Query  Query
+	CurID  string
+	CurOrd int
+}
+
+// ToolLabel is a tool's label as its row draws it (and search reads it).
+func ToolLabel(t *model.Tool, redact bool) string {
+	return Untrusted(oneLine(t.Label), redact)
 }
 
 // ToolRows renders one row per tool (the model keys them by toolCallId, so
 // there are no duplicates), the last max rows when there are more.
 func (st *Styles) ToolRows(tools []*model.Tool, o ToolOptions, maxRows int) []string {
 	if len(tools) > maxRows && maxRows > 0 {
-		tools = tools[len(tools)-maxRows:]
+		end := len(tools) - min(max(o.Offset, 0), len(tools)-maxRows)
+		tools = tools[end-maxRows : end]
 	}
 	nameW := 4
 	for _, t := range tools {
@@ -51,7 +66,20 @@ func (st *Styles) ToolRows(tools []*model.Tool, o ToolOptions, maxRows int) []st
 		b.WriteString(st.ToolName.Render(Fit(name, nameW)))
 		b.WriteByte(' ')
 		if labelW >= 4 {
-			b.WriteString(Fit(Untrusted(oneLine(t.Label), o.Redact), labelW))
+			label := ToolLabel(t, o.Redact)
+			fitted := Fit(label, labelW)
+			if !o.Query.Empty() {
+				shown := labelW
+				if Width(label) > labelW {
+					shown-- // the ellipsis
+				}
+				cur := -1
+				if t.ID == o.CurID {
+					cur = o.CurOrd
+				}
+				fitted = st.Highlight(fitted, LabelSpans(o.Query, label, shown, cur))
+			}
+			b.WriteString(fitted)
 			b.WriteByte(' ')
 		}
 		b.WriteString(st.toolStatus(t, o))

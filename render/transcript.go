@@ -46,6 +46,12 @@ type Transcript struct {
 
 	jobs []MarkdownJob
 
+	query    Query
+	cur      curMatch
+	matchOff []int // matchOff[i]: matches before block i; the last entry is the total
+
+	renders, highlights int // counters, for tests of the cache discipline
+
 	lastVersion uint64
 	lastAction  *model.Action
 	lastOpts    Options
@@ -77,6 +83,19 @@ type block struct {
 	hidden     int // body lines hidden while collapsed
 
 	stream TextLines // incremental wrap of a growing text
+
+	// What search looks at: the full body while collapsed, and which body
+	// lines are not content (labels, placeholders).
+	full   []string
+	chrome []bool
+
+	// Search (see search.go): built only while a query is active.
+	hay     *haystack
+	matchQ  Query
+	matches []match
+	hl      map[int]string // restyled lines, by line in the block
+	hlSpans map[int][]Span
+	hlCur   int
 
 	// Markdown of a finished message, per width, for mdVersion of mdItem.
 	mdItem    *model.Item
@@ -206,6 +225,7 @@ func (t *Transcript) reindex() {
 		n += b.len()
 	}
 	t.total = n
+	t.recount()
 }
 
 func (b *block) len() int { return len(b.head) + len(b.body) }
@@ -249,9 +269,9 @@ func (t *Transcript) Line(i int) string {
 	j := i - t.offsets[bi]
 	switch {
 	case j < len(b.head):
-		return b.head[j]
+		return t.highlighted(b, j, b.head[j])
 	case j < b.len():
-		return b.body[j-len(b.head)]
+		return t.highlighted(b, j, b.body[j-len(b.head)])
 	}
 	return "" // the separator after the block
 }
@@ -270,9 +290,9 @@ func (t *Transcript) Lines(dst []string, from, to int) []string {
 		b := t.blocks[bi]
 		switch {
 		case j < len(b.head):
-			dst = append(dst, b.head[j])
+			dst = append(dst, t.highlighted(b, j, b.head[j]))
 		case j < b.len():
-			dst = append(dst, b.body[j-len(b.head)])
+			dst = append(dst, t.highlighted(b, j, b.body[j-len(b.head)]))
 		default:
 			dst = append(dst, "")
 		}
@@ -428,6 +448,8 @@ func (t *Transcript) SetMarkdown(r MarkdownResult) bool {
 	t.renderBlock(b)
 	if b.len() != before {
 		t.reindex()
+	} else {
+		t.recount()
 	}
 	return true
 }

@@ -1,0 +1,494 @@
+package render
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"aipwatch/safe"
+)
+
+// Search: a case-insensitive substring of the text as it is drawn (after
+// sanitising, wrapping, markdown and --redact's mask), so what is found is
+// what the operator sees and a masked secret is never found.
+//
+// Cache discipline: a block's searchable text (its haystack) is built from
+// its cached lines once per cache key and only while a query is active;
+// counting a new query scans the haystacks, it renders nothing. Only the
+// lines that hold a match are restyled, lazily, when they are drawn, and
+// kept per (cache key, query, current match).
+
+// Query is one search.
+type Query struct {
+	text string // as typed, one sanitised line
+	fold string // lower-cased
+}
+
+// NewQuery makes a query of s (sanitised to one line). A query of nothing
+// but spaces is empty: it would only find the gaps between words.
+func NewQuery(s string) Query {
+	s = safe.Line(s)
+	if strings.TrimSpace(s) == "" {
+		return Query{}
+	}
+	f, _ := fold(s)
+	return Query{text: s, fold: f}
+}
+
+// String is the query as typed (sanitised).
+func (q Query) String() string { return q.text }
+
+// Empty reports whether there is nothing to search for.
+func (q Query) Empty() bool { return q.fold == "" }
+
+// fold lower-cases s rune by rune. When that changes the byte length (a
+// few runes fold to a shorter or longer encoding), idx maps every byte
+// offset of the result (and its end) to the offset in s it came from;
+// idx is nil when offsets are the same.
+func fold(s string) (string, []int32) {
+	same := true
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if l := unicode.ToLower(r); l != r && utf8.RuneLen(l) != n {
+			same = false
+			break
+		}
+		i += n
+	}
+	if same {
+		return strings.ToLower(s), nil
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	idx := make([]int32, 0, len(s)+1)
+	for i, r := range s {
+		l := unicode.ToLower(r)
+		n := utf8.RuneLen(l)
+		if n < 0 { // RuneError from invalid UTF-8: keep the byte
+			b.WriteByte(s[i])
+			idx = append(idx, int32(i))
+			continue
+		}
+		b.WriteRune(l)
+		for k := 0; k < n; k++ {
+			idx = append(idx, int32(i))
+		}
+	}
+	idx = append(idx, int32(len(s)))
+	return b.String(), idx
+}
+
+// find returns the byte ranges of the non-overlapping matches of q in the
+// folded text, mapped back to the original through idx.
+func (q Query) find(folded string, idx []int32) [][2]int {
+	if q.Empty() {
+		return nil
+	}
+	var out [][2]int
+	for pos := 0; pos <= len(folded)-len(q.fold); {
+		i := strings.Index(folded[pos:], q.fold)
+		if i < 0 {
+			break
+		}
+		s, e := pos+i, pos+i+len(q.fold)
+		if idx != nil {
+			out = append(out, [2]int{int(idx[s]), int(idx[e])})
+		} else {
+			out = append(out, [2]int{s, e})
+		}
+		pos = e
+	}
+	return out
+}
+
+// Count is the number of matches of q in one line of text as drawn.
+func (q Query) Count(s string) int {
+	if q.Empty() {
+		return 0
+	}
+	f, idx := fold(s)
+	return len(q.find(f, idx))
+}
+
+// Cells returns the cell ranges [from, to) of the matches of q in one line
+// of plain text (no escape sequences).
+func (q Query) Cells(s string) [][2]int {
+	if q.Empty() {
+		return nil
+	}
+	f, idx := fold(s)
+	m := q.find(f, idx)
+	out := make([][2]int, len(m))
+	for i, r := range m {
+		out[i] = [2]int{Width(s[:r[0]]), Width(s[:r[1]])}
+	}
+	return out
+}
+
+// Span is a highlighted cell range of one line; Cur marks the current
+// match.
+type Span struct {
+	From, To int
+	Cur      bool
+}
+
+// Highlight restyles the cell ranges of a styled line (ranges in order,
+// not overlapping): each range is drawn in match (cur for the current
+// match) over the line's own styling, which resumes after it.
+func (st *Styles) Highlight(line string, spans []Span) string {
+	if len(spans) == 0 {
+		return line
+	}
+	plain := ansi.Strip(line)
+	var b strings.Builder
+	last := 0
+	for _, s := range spans {
+		if s.To <= s.From || s.From < last {
+			continue
+		}
+		if s.From > last {
+			b.WriteString(cutWc(line, last, s.From))
+		}
+		style := st.Match
+		if s.Cur {
+			style = st.MatchCur
+		}
+		b.WriteString(style.Styled(cutWc(plain, s.From, s.To)))
+		last = s.To
+	}
+	b.WriteString(ansi.TruncateLeftWc(line, last, ""))
+	return b.String()
+}
+
+// cutWc is the cells [left, right) of s with its escape sequences kept
+// (ansi.CutWc truncates on the left with the wrong function).
+func cutWc(s string, left, right int) string {
+	if right <= left {
+		return ""
+	}
+	return ansi.TruncateLeftWc(ansi.TruncateWc(s, right, ""), left, "")
+}
+
+// haystack is a block's searchable text: its content lines as drawn
+// (escape sequences stripped, leading indentation left out), consecutive
+// lines joined by one space so a phrase wrapped over two lines is still
+// found; a line that is not content (a label, a placeholder) separates
+// runs with a newline, which no query holds.
+type haystack struct {
+	ck    cacheKey
+	text  string // joined, not folded
+	fold  string
+	idx   []int32
+	lines []hayLine
+}
+
+type hayLine struct {
+	line  int // line index in the block (head, then the full body)
+	start int // byte offset of its text in haystack.text
+	text  string
+	trim  int // cells of indentation left out
+}
+
+// match is one match in a block: one span per line it covers.
+type match struct {
+	line  int // first line
+	spans []lineSpan
+}
+
+type lineSpan struct {
+	line, from, to int
+}
+
+// searchLines calls fn for every line of the block that search looks at,
+// with its index in head+full body.
+func (b *block) searchLines(fn func(i int, line string)) {
+	switch b.kind {
+	case bMore:
+		return
+	case bItem:
+		body := b.body
+		if b.collapsed {
+			body = b.full
+		}
+		for j, l := range body {
+			if j < len(b.chrome) && b.chrome[j] {
+				fn(-1, "")
+				continue
+			}
+			fn(len(b.head)+j, l)
+		}
+		return
+	}
+	for i, l := range b.head {
+		fn(i, l)
+	}
+}
+
+func (b *block) buildHaystack() *haystack {
+	h := &haystack{ck: b.ck}
+	var sb strings.Builder
+	prev := false
+	b.searchLines(func(i int, l string) {
+		if i < 0 {
+			if prev {
+				sb.WriteByte('\n')
+			}
+			prev = false
+			return
+		}
+		p := ansi.Strip(l)
+		t := strings.TrimLeft(p, " ")
+		if prev {
+			sb.WriteByte(' ')
+		}
+		h.lines = append(h.lines, hayLine{line: i, start: sb.Len(), text: t, trim: len(p) - len(t)})
+		sb.WriteString(t)
+		prev = true
+	})
+	h.text = sb.String()
+	h.fold, h.idx = fold(h.text)
+	return h
+}
+
+// matches finds q in the haystack.
+func (h *haystack) matches(q Query) []match {
+	found := q.find(h.fold, h.idx)
+	if len(found) == 0 {
+		return nil
+	}
+	out := make([]match, 0, len(found))
+	li := 0
+	for _, r := range found {
+		var m match
+		for li < len(h.lines) && h.lines[li].start+len(h.lines[li].text) <= r[0] {
+			li++ // the line ends before the match
+		}
+		for k := li; k < len(h.lines); k++ {
+			hl := h.lines[k]
+			if hl.start >= r[1] {
+				break
+			}
+			a, e := max(r[0], hl.start)-hl.start, min(r[1], hl.start+len(hl.text))-hl.start
+			if e <= a {
+				continue // the joining space
+			}
+			m.spans = append(m.spans, lineSpan{line: hl.line,
+				from: hl.trim + Width(hl.text[:a]), to: hl.trim + Width(hl.text[:e])})
+		}
+		if len(m.spans) == 0 {
+			continue
+		}
+		m.line = m.spans[0].line
+		out = append(out, m)
+	}
+	return out
+}
+
+// SetQuery sets (or, with an empty query, clears) the search. Clearing
+// drops every haystack and highlight.
+func (t *Transcript) SetQuery(q Query) {
+	if q == t.query {
+		return
+	}
+	t.query = q
+	t.cur = curMatch{}
+	for _, b := range t.blocks {
+		t.searchBlock(b)
+	}
+	t.recount()
+}
+
+// Query is the active search.
+func (t *Transcript) Query() Query { return t.query }
+
+// searchBlock brings a block's matches up to date with its lines and the
+// query.
+func (t *Transcript) searchBlock(b *block) {
+	if t.query.Empty() {
+		b.hay, b.matches, b.hl = nil, nil, nil
+		return
+	}
+	if b.hay == nil || b.hay.ck != b.ck {
+		b.hay = b.buildHaystack()
+		b.matchQ = Query{}
+	}
+	if b.matchQ != t.query {
+		b.matches, b.matchQ = b.hay.matches(t.query), t.query
+		b.hl = nil
+	}
+}
+
+func (t *Transcript) recount() {
+	if cap(t.matchOff) < len(t.blocks)+1 {
+		t.matchOff = make([]int, len(t.blocks)+1)
+	}
+	t.matchOff = t.matchOff[:len(t.blocks)+1]
+	n := 0
+	for i, b := range t.blocks {
+		t.matchOff[i] = n
+		n += len(b.matches)
+	}
+	t.matchOff[len(t.blocks)] = n
+}
+
+// MatchCount is the number of matches of the query in the transcript
+// (hidden lines of collapsed items included).
+func (t *Transcript) MatchCount() int {
+	if t.query.Empty() || len(t.matchOff) == 0 {
+		return 0
+	}
+	return t.matchOff[len(t.matchOff)-1]
+}
+
+// curMatch is the current match: its block and its ordinal there.
+type curMatch struct {
+	key string
+	ord int
+	set bool
+}
+
+// Match locates match k (0 ≤ k < MatchCount): its block and the line of
+// the transcript it starts on (the block's line when it is collapsed).
+func (t *Transcript) Match(k int) (blockIdx, line int, ok bool) {
+	bi, ord, ok := t.matchBlock(k)
+	if !ok {
+		return 0, 0, false
+	}
+	b := t.blocks[bi]
+	l := b.matches[ord].line
+	if b.collapsed {
+		l = 0
+	}
+	return bi, t.offsets[bi] + l, true
+}
+
+func (t *Transcript) matchBlock(k int) (int, int, bool) {
+	if k < 0 || k >= t.MatchCount() {
+		return 0, 0, false
+	}
+	// The last block whose first match is at or before k.
+	lo, hi := 0, len(t.blocks)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if t.matchOff[mid] <= k {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	for lo < len(t.blocks) && t.matchOff[lo+1] <= k {
+		lo++
+	}
+	return lo, k - t.matchOff[lo], true
+}
+
+// SetCurrent makes match k the current one (drawn apart); k < 0 clears.
+func (t *Transcript) SetCurrent(k int) {
+	bi, ord, ok := t.matchBlock(k)
+	if !ok {
+		t.cur = curMatch{}
+		return
+	}
+	t.cur = curMatch{key: t.blocks[bi].key, ord: ord, set: true}
+}
+
+// Current is the index of the current match, or -1. It follows the match
+// when matches before it come and go.
+func (t *Transcript) Current() int {
+	if !t.cur.set {
+		return -1
+	}
+	b := t.byKey[t.cur.key]
+	if b == nil || t.cur.ord >= len(b.matches) {
+		return -1
+	}
+	i := t.Index(t.cur.key)
+	if i < 0 {
+		return -1
+	}
+	return t.matchOff[i] + t.cur.ord
+}
+
+// MatchFrom is the first match at or after transcript line (wrapping to
+// the first), or -1 when there is none.
+func (t *Transcript) MatchFrom(line int) int {
+	n := t.MatchCount()
+	for k := 0; k < n; k++ {
+		if _, l, _ := t.Match(k); l >= line {
+			return k
+		}
+	}
+	if n > 0 {
+		return 0
+	}
+	return -1
+}
+
+// highlighted is line j of block b with its matches restyled, or the line
+// itself when it holds none.
+func (t *Transcript) highlighted(b *block, j int, line string) string {
+	if len(b.matches) == 0 || (b.collapsed && j >= len(b.head)) {
+		return line
+	}
+	cur := -1
+	if t.cur.set && t.cur.key == b.key {
+		cur = t.cur.ord
+	}
+	if b.hl == nil || b.hlCur != cur {
+		b.hl, b.hlCur = map[int]string{}, cur
+		b.hlSpans = map[int][]Span{}
+		for k, m := range b.matches {
+			for _, s := range m.spans {
+				b.hlSpans[s.line] = append(b.hlSpans[s.line], Span{From: s.from, To: s.to, Cur: k == cur})
+			}
+		}
+	}
+	spans := b.hlSpans[j]
+	if len(spans) == 0 {
+		return line
+	}
+	if s, ok := b.hl[j]; ok {
+		return s
+	}
+	s := t.st.Highlight(line, spans)
+	b.hl[j] = s
+	t.highlights++
+	return s
+}
+
+// Renders counts the blocks rendered so far (cache misses), and
+// Highlighted the lines restyled for search: for tests of the cache
+// discipline.
+func (t *Transcript) Renders() int { return t.renders }
+
+// Highlighted: see Renders.
+func (t *Transcript) Highlighted() int { return t.highlights }
+
+// Reveal expands block i when it is collapsed (a match inside it is about
+// to be shown), and reports whether it changed.
+func (t *Transcript) Reveal(i int) bool {
+	if i < 0 || i >= len(t.blocks) || !t.blocks[i].collapsed {
+		return false
+	}
+	return t.Toggle(i)
+}
+
+// LabelSpans are the cell ranges of q's matches within a label drawn in w
+// cells (the part cut off is not drawn; its matches are counted by Count).
+func LabelSpans(q Query, label string, w int, cur int) []Span {
+	var out []Span
+	for k, c := range q.Cells(label) {
+		if c[0] >= w {
+			break
+		}
+		out = append(out, Span{From: c[0], To: min(c[1], w), Cur: k == cur})
+	}
+	return out
+}
