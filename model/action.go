@@ -116,6 +116,7 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 	} else {
 		a.rebuild()
 	}
+	rec.hint = nil // decoded once, applied: not worth keeping
 	a.Version++
 	return Applied
 }

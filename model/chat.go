@@ -78,26 +78,36 @@ type HermesExtras struct {
 }
 
 type chatFrame struct {
-	ID      string `json:"id"`
-	Model   string `json:"model"`
-	Choices []struct {
-		Delta struct {
-			Role             *string `json:"role"`
-			Content          *string `json:"content"`
-			ReasoningContent *string `json:"reasoning_content"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage  *Usage          `json:"usage"`
-	Error  json.RawMessage `json:"error"`
-	Hermes *HermesExtras   `json:"hermes"`
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Choices []chatChoice    `json:"choices"`
+	Usage   *Usage          `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+	Hermes  *HermesExtras   `json:"hermes"`
 }
 
-func (d *derived) applyChat(c *Chunk, h *HermesSSE) {
-	var f chatFrame
-	if err := json.Unmarshal(h.Data, &f); err != nil {
-		d.anomaly(AnomalyUndecodable, c.Sequence, "chunk %d: chat frame: %v", c.Sequence, err)
-		return
+type chatChoice struct {
+	Delta        chatDelta `json:"delta"`
+	FinishReason *string   `json:"finish_reason"`
+}
+
+type chatDelta struct {
+	Role             *string `json:"role"`
+	Content          *string `json:"content"`
+	ReasoningContent *string `json:"reasoning_content"`
+}
+
+func (d *derived) applyChat(c *Chunk, h *hermesFrame) {
+	f := &h.chat
+	if !h.chatOK {
+		f = new(chatFrame)
+		if !decodeChatFast(h.data, f) {
+			*f = chatFrame{}
+			if err := json.Unmarshal(h.data, f); err != nil {
+				d.anomaly(AnomalyUndecodable, c.Sequence, "chunk %d: chat frame: %v", c.Sequence, err)
+				return
+			}
+		}
 	}
 	ch := &d.chat
 	if f.ID != "" {
@@ -198,9 +208,9 @@ type toolProgress struct {
 // applyToolProgress updates one tool entry keyed by toolCallId, in
 // first-seen order. The completed frame has no label: the running one stays.
 // The old shape (no toolCallId, no status) is a start with no completion.
-func (d *derived) applyToolProgress(c *Chunk, h *HermesSSE) {
+func (d *derived) applyToolProgress(c *Chunk, h *hermesFrame) {
 	var p toolProgress
-	if err := json.Unmarshal(h.Data, &p); err != nil {
+	if err := json.Unmarshal(h.data, &p); err != nil {
 		d.anomaly(AnomalyUndecodable, c.Sequence, "chunk %d: tool progress: %v", c.Sequence, err)
 		return
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -65,31 +66,49 @@ func (d *derived) apply(c *Chunk, afterTerminal bool) {
 	if afterTerminal {
 		return
 	}
+	if hint := hintFor(&c.StreamChunk); hint != nil {
+		d.applyData(c, hint.hermes, &hint.h, hint.op, hint.reason)
+		return
+	}
+	if len(c.Data) > 0 && c.Data[0] == '{' {
+		if h, hermes, op, reason, ok := decodeChunkDataFast(c.Data); ok {
+			d.applyData(c, hermes, &h, op, reason)
+			return
+		}
+	}
 	var cd chunkData
 	if len(c.Data) > 0 && c.Data[0] == '{' {
 		if err := json.Unmarshal(c.Data, &cd); err != nil {
 			d.anomaly(AnomalyUndecodable, c.Sequence, "chunk %d data is not valid JSON", c.Sequence)
 		}
 	}
+	var h hermesFrame
+	if cd.HermesSSE != nil {
+		h = hermesOf(cd.HermesSSE)
+	}
+	d.applyData(c, cd.HermesSSE != nil, &h, cd.Operation, cd.Reason)
+}
+
+func (d *derived) applyData(c *Chunk, hermes bool, h *hermesFrame, op, reason string) {
 	switch {
-	case cd.HermesSSE != nil:
-		d.applyHermes(c, cd.HermesSSE)
-	case cd.Reason != "":
+	case hermes:
+		d.applyHermes(c, h)
+	case reason != "":
 		// The connector's extra error chunk for an upstream close without a
 		// terminal frame (aip-wire §9.2).
-		d.upstreamEnd = cd.Reason
-		d.detect(cd.Operation)
-		d.notice(c, string(c.Kind), "upstream ended: "+cd.Reason)
+		d.upstreamEnd = reason
+		d.detect(op)
+		d.notice(c, string(c.Kind), "upstream ended: "+reason)
 	default:
 		d.applyGeneric(c)
 	}
 }
 
-func (d *derived) applyHermes(c *Chunk, h *HermesSSE) {
-	if h.Terminal {
+func (d *derived) applyHermes(c *Chunk, h *hermesFrame) {
+	if h.terminal {
 		d.provTerm = true
 	}
-	name := h.Name()
+	name := h.name()
 	switch {
 	case name == "hermes.tool.progress":
 		d.detect(OpChat)
@@ -97,10 +116,10 @@ func (d *derived) applyHermes(c *Chunk, h *HermesSSE) {
 	case strings.HasPrefix(name, "response."):
 		d.detect(OpResponses)
 		d.applyResponses(c, h)
-	case h.IsDoneMarker():
+	case h.done:
 		d.chat.DoneMarker = true
 		d.chat.DoneSeq = c.Sequence
-	case looksLikeChat(h.Data):
+	case looksLikeChat(h.data):
 		d.detect(OpChat)
 		d.applyChat(c, h)
 	default:
@@ -110,7 +129,7 @@ func (d *derived) applyHermes(c *Chunk, h *HermesSSE) {
 
 // looksLikeChat is a cheap test for an OpenAI-style chunk (a "choices" key).
 func looksLikeChat(data json.RawMessage) bool {
-	return len(data) > 0 && data[0] == '{' && strings.Contains(string(data), `"choices"`)
+	return len(data) > 0 && data[0] == '{' && bytes.Contains(data, []byte(`"choices"`))
 }
 
 // applyGeneric keeps chunks of other connectors (and unknown Hermes frames)

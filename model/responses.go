@@ -59,14 +59,14 @@ type respFrame struct {
 	Item           *respItem   `json:"item"`
 }
 
-func (d *derived) applyResponses(c *Chunk, h *HermesSSE) {
+func (d *derived) applyResponses(c *Chunk, h *hermesFrame) {
 	var f respFrame
-	if err := json.Unmarshal(h.Data, &f); err != nil {
+	if err := json.Unmarshal(h.data, &f); err != nil {
 		d.anomaly(AnomalyUndecodable, c.Sequence, "chunk %d: responses frame: %v", c.Sequence, err)
 		return
 	}
 	r := &d.resp
-	name := h.Name()
+	name := h.name()
 	if f.Type != "" {
 		name = f.Type
 	}

@@ -46,15 +46,29 @@ type StreamChunk struct {
 	// replay/conflict decisions and the "r" diagnostics view; never rendered
 	// unless asked for.
 	Raw []byte `json:"-"`
+
+	hint *chunkHint // Data as decoded with the chunk (DecodeChunk's fast path)
 }
 
 // DecodeChunk decodes one StreamChunk object, keeping its raw bytes.
 func DecodeChunk(raw []byte) (StreamChunk, error) {
+	return DecodeChunkOwned(append([]byte(nil), raw...))
+}
+
+// DecodeChunkOwned is DecodeChunk for bytes the caller hands over: the
+// chunk keeps raw itself as its Raw (and Data within it) instead of a
+// copy, so raw must not be changed afterwards.
+func DecodeChunkOwned(own []byte) (StreamChunk, error) {
+	raw := own
+	if c, ok := decodeChunkFast(own); ok {
+		c.Raw = own
+		return c, nil
+	}
 	var c StreamChunk
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return StreamChunk{}, fmt.Errorf("chunk: %w", err)
 	}
-	c.Raw = append([]byte(nil), raw...)
+	c.Raw = own
 	return c, nil
 }
 

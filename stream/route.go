@@ -61,6 +61,9 @@ func route(f *Frame) routed {
 	if f.Data == nil && f.Event == "" {
 		return routed{} // comment or id-only frame
 	}
+	if rt, ok := routeFast(f); ok {
+		return rt
+	}
 	var top map[string]json.RawMessage
 	isObj := len(f.Data) > 0 && json.Unmarshal(f.Data, &top) == nil && top != nil
 
@@ -109,6 +112,41 @@ func route(f *Frame) routed {
 		return bad("data is not a JSON object")
 	}
 	return routed{} // unknown kind: ignored
+}
+
+// routeFast routes the two frames that make up nearly all of a stream, a
+// chunk ({"chunk":{…}}) and an Event ({"event":{…}}), without decoding the
+// frame twice. It answers only when the data is exactly that one key
+// around an object that decodes; everything else (other keys, spacing,
+// errors) takes route's general way, which decides as before.
+func routeFast(f *Frame) (routed, bool) {
+	d := f.Data
+	if len(d) < 12 || d[0] != '{' || d[len(d)-1] != '}' || d[len(d)-2] != '}' {
+		return routed{}, false
+	}
+	switch {
+	case bytes.HasPrefix(d, []byte(`{"chunk":{`)):
+		// The frame's data is its own copy, made by parseFrame and never
+		// changed: the chunk keeps it as its raw bytes, without copying.
+		c, err := model.DecodeChunkOwned(d[len(`{"chunk":`) : len(d)-1 : len(d)-1])
+		if err != nil {
+			return routed{}, false
+		}
+		return routed{kind: routeChunk, chunk: c}, true
+	case bytes.HasPrefix(d, []byte(`{"event":{`)):
+		e, err := model.DecodeEvent(d[len(`{"event":`) : len(d)-1])
+		if err != nil {
+			return routed{}, false
+		}
+		if e.ID == "" && !strings.HasPrefix(f.ID, "chunk:") {
+			e.ID = f.ID
+		}
+		if e.Kind == "" {
+			e.Kind = f.Event
+		}
+		return routed{kind: routeEvent, event: e}, true
+	}
+	return routed{}, false
 }
 
 func bad(reason string) routed { return routed{kind: routeBad, reason: oneLine(reason, 160)} }

@@ -490,7 +490,9 @@ func (r *runner) flush() {
 		r.armed = false
 	}
 	b := r.pend
-	r.pend = BatchMsg{}
+	// The next batch is likely as big as this one: room for it up front
+	// instead of growing the slice chunk by chunk.
+	r.pend = BatchMsg{Chunks: make([]model.StreamChunk, 0, min(len(b.Chunks), 4096))}
 	r.lastFlush = time.Now()
 	r.sink.Send(b)
 }

@@ -1,0 +1,480 @@
+package model
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strconv"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A small, strict JSON reader for the hot path: the shapes aipd and the
+// Hermes connector send on every frame (a chunk, an event, the hermes_sse
+// envelope, a Chat delta). It decodes those shapes in one pass without
+// reflection and without copying values it does not need, and it answers
+// "not sure" (ok == false) for anything outside the plain form it knows:
+// a duplicate or case-folded key, an escaped key, a value of an unexpected
+// type, an escaped or non-ASCII string it would have to unquote. Every
+// caller then takes the encoding/json route it always had, so the result
+// is the same as before for every input; the fast path only ever answers
+// for input where encoding/json would give exactly what it gives.
+//
+// What it validates is strict RFC 8259 (the grammar encoding/json
+// accepts), so a value it skips is one encoding/json would accept too.
+
+// jscan reads JSON from b at i.
+type jscan struct {
+	b []byte
+	i int
+}
+
+// maxFastDepth bounds nesting on the fast path (encoding/json allows
+// 10000; deeper input takes the slow path and gets its answer there).
+const maxFastDepth = 512
+
+func (s *jscan) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// end reports whether only whitespace is left.
+func (s *jscan) end() bool {
+	s.ws()
+	return s.i == len(s.b)
+}
+
+// peek returns the next non-space byte (0 at the end).
+func (s *jscan) peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// str reads a string at s.i. lit is its content between the quotes as
+// written; plain means it has no escape and no byte outside ASCII, so
+// string(lit) is exactly what encoding/json would decode.
+func (s *jscan) str() (lit []byte, plain, ok bool) {
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return nil, false, false
+	}
+	start := s.i + 1
+	plain = true
+	for j := start; j < len(s.b); j++ {
+		// Eight bytes at a time while none of them can be special.
+		for j+8 <= len(s.b) && !maybeSpecial(binary.LittleEndian.Uint64(s.b[j:])) {
+			j += 8
+		}
+		if j >= len(s.b) {
+			break
+		}
+		c := s.b[j]
+		switch {
+		case c == '"':
+			s.i = j + 1
+			return s.b[start:j], plain, true
+		case c == '\\':
+			plain = false
+			j++
+			if j >= len(s.b) {
+				return nil, false, false
+			}
+			switch s.b[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(s.b) {
+					return nil, false, false
+				}
+				for k := j + 1; k <= j+4; k++ {
+					if !isHex(s.b[k]) {
+						return nil, false, false
+					}
+				}
+				j += 4
+			default:
+				return nil, false, false
+			}
+		case c < 0x20:
+			return nil, false, false
+		case c >= 0x80:
+			plain = false
+		}
+	}
+	return nil, false, false
+}
+
+// maybeSpecial reports whether one of the eight bytes of x may be a quote,
+// a backslash, a control character or a byte outside ASCII (no false
+// negatives; a false positive only means a byte-by-byte look).
+func maybeSpecial(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := x ^ (ones * '"')
+	bslash := x ^ (ones * '\\')
+	t := (quote - ones) &^ quote
+	t |= (bslash - ones) &^ bslash
+	t |= x - ones*0x20 // a byte below 0x20 borrows into its high bit
+	t |= x
+	return t&highs != 0
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// strValue reads a string and decodes it exactly as encoding/json does.
+func (s *jscan) strValue() (string, bool) {
+	lit, plain, ok := s.str()
+	if !ok {
+		return "", false
+	}
+	if plain {
+		return string(lit), true
+	}
+	return unquote(lit), true
+}
+
+// unquote decodes the content of a string literal already validated by
+// str, the way encoding/json's unquote does: escapes, UTF-16 surrogate
+// pairs (a lone or broken surrogate is U+FFFD), and U+FFFD for each byte
+// of invalid UTF-8.
+func unquote(lit []byte) string {
+	if bytes.IndexByte(lit, '\\') < 0 && utf8.Valid(lit) {
+		return string(lit)
+	}
+	b := make([]byte, 0, len(lit)+8)
+	for r := 0; r < len(lit); {
+		c := lit[r]
+		switch {
+		case c == '\\':
+			r++
+			switch e := lit[r]; e {
+			case '"', '\\', '/', '\'':
+				b = append(b, e)
+				r++
+			case 'b':
+				b = append(b, '\b')
+				r++
+			case 'f':
+				b = append(b, '\f')
+				r++
+			case 'n':
+				b = append(b, '\n')
+				r++
+			case 'r':
+				b = append(b, '\r')
+				r++
+			case 't':
+				b = append(b, '\t')
+				r++
+			case 'u':
+				r--
+				rr := getu4(lit[r:])
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					rr1 := getu4(lit[r:])
+					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+						r += 6
+						b = utf8.AppendRune(b, dec)
+						break
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(lit[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
+	}
+	return string(b)
+}
+
+// getu4 decodes \uXXXX at the start of s, or returns -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c = c - '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// number reads a number literal (RFC 8259 grammar) and returns it.
+func (s *jscan) number() ([]byte, bool) {
+	b, i := s.b, s.i
+	start := i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	default:
+		return nil, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return nil, false
+		}
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return nil, false
+		}
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	}
+	s.i = i
+	return b[start:i], true
+}
+
+// literal reads true, false or null.
+func (s *jscan) literal(word string) bool {
+	if bytes.HasPrefix(s.b[s.i:], []byte(word)) {
+		s.i += len(word)
+		return true
+	}
+	return false
+}
+
+// null reads a null if one is next (after whitespace).
+func (s *jscan) null() bool {
+	return s.peek() == 'n' && s.literal("null")
+}
+
+// value skips one value (after whitespace), validating it, and returns its
+// bytes exactly as written.
+func (s *jscan) value() ([]byte, bool) {
+	s.ws()
+	start := s.i
+	if !s.skip(0) {
+		return nil, false
+	}
+	return s.b[start:s.i], true
+}
+
+func (s *jscan) skip(depth int) bool {
+	if s.i >= len(s.b) {
+		return false
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		_, _, ok := s.str()
+		return ok
+	case c == '{':
+		if depth >= maxFastDepth {
+			return false
+		}
+		s.i++
+		if s.peek() == '}' {
+			s.i++
+			return true
+		}
+		for {
+			s.ws()
+			if _, _, ok := s.str(); !ok {
+				return false
+			}
+			if s.peek() != ':' {
+				return false
+			}
+			s.i++
+			s.ws()
+			if !s.skip(depth + 1) {
+				return false
+			}
+			switch s.peek() {
+			case ',':
+				s.i++
+			case '}':
+				s.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '[':
+		if depth >= maxFastDepth {
+			return false
+		}
+		s.i++
+		if s.peek() == ']' {
+			s.i++
+			return true
+		}
+		for {
+			s.ws()
+			if !s.skip(depth + 1) {
+				return false
+			}
+			switch s.peek() {
+			case ',':
+				s.i++
+			case ']':
+				s.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case c == '-' || ('0' <= c && c <= '9'):
+		_, ok := s.number()
+		return ok
+	}
+	return false
+}
+
+// objOpen reads the '{' of an object.
+func (s *jscan) objOpen() bool {
+	if s.peek() != '{' {
+		return false
+	}
+	s.i++
+	return true
+}
+
+// objKey reads the next member's key and its colon; n counts the members
+// read so far. done is true at the closing brace. A key with an escape or
+// a byte outside ASCII is "not sure" (encoding/json folds some of those
+// onto field names).
+func (s *jscan) objKey(n *int) (key []byte, done, ok bool) {
+	c := s.peek()
+	switch {
+	case c == '}':
+		s.i++
+		return nil, true, true
+	case *n > 0 && c != ',':
+		return nil, false, false
+	case *n > 0:
+		s.i++
+		s.ws()
+	}
+	key, plain, ok := s.str()
+	if !ok || !plain || s.peek() != ':' {
+		return nil, false, false
+	}
+	s.i++
+	s.ws()
+	*n++
+	return key, false, true
+}
+
+// fields tracks which known keys an object had, to refuse duplicates.
+type fields uint32
+
+// first marks field n as seen and reports whether it was new.
+func (f *fields) first(n int) bool {
+	bit := fields(1) << n
+	if *f&bit != 0 {
+		return false
+	}
+	*f |= bit
+	return true
+}
+
+// unknownKey reports whether key matches none of names, not even the
+// case-insensitive way encoding/json matches struct fields; such a key's
+// value is skipped. A key that folds onto a name is "not sure".
+func unknownKey(key []byte, names ...string) bool {
+	for _, n := range names {
+		if len(n) == len(key) && bytes.EqualFold(key, []byte(n)) {
+			return false
+		}
+	}
+	return true
+}
+
+// skipMember reads the value of an unknown key.
+func (s *jscan) skipMember() bool {
+	_, ok := s.value()
+	return ok
+}
+
+// uintValue reads a uint64 the way encoding/json fills one: an integer
+// literal without sign, fraction or exponent, in range.
+func (s *jscan) uintValue() (uint64, bool) {
+	lit, ok := s.number()
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(lit), 10, 64)
+	return n, err == nil
+}
+
+// boolValue reads true or false.
+func (s *jscan) boolValue() (bool, bool) {
+	switch {
+	case s.literal("true"):
+		return true, true
+	case s.literal("false"):
+		return false, true
+	}
+	return false, false
+}
+
+// internKind returns the constant for a known chunk kind, so chunks do not
+// each allocate their kind.
+func internKind(b []byte) ChunkKind {
+	switch string(b) {
+	case "data":
+		return KindData
+	case "progress":
+		return KindProgress
+	case "tool":
+		return KindTool
+	case "thought":
+		return KindThought
+	case "preview":
+		return KindPreview
+	case "pending_approval":
+		return KindPendingApproval
+	case "error":
+		return KindError
+	case "done":
+		return KindDone
+	}
+	return ChunkKind(b)
+}

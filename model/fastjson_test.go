@@ -1,0 +1,236 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// The fast decoders must answer exactly as encoding/json whenever they
+// answer at all (ok): FuzzFastDecode checks each of them against
+// encoding/json on the same bytes, and Structural against the seven
+// bytes.Contains tests it replaced.
+
+// structuralRef is Structural as it was first written.
+func structuralRef(c StreamChunk) bool {
+	if c.Kind != KindData {
+		return true
+	}
+	d := c.Data
+	switch {
+	case bytes.Contains(d, []byte(`"response.output_text.delta"`)),
+		bytes.Contains(d, []byte(`"response.reasoning_text.delta"`)):
+		return false
+	case bytes.Contains(d, []byte(`"hermes.tool.progress"`)),
+		bytes.Contains(d, []byte(`"response.`)),
+		bytes.Contains(d, []byte(`"finish_reason":"`)),
+		bytes.Contains(d, []byte(`"role":"`)),
+		bytes.Contains(d, []byte(`"terminal":true`)):
+		return true
+	}
+	return false
+}
+
+func checkFast(t *testing.T, b []byte) {
+	// A chunk.
+	if c, ok := decodeChunkFast(b); ok {
+		var want StreamChunk
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("fast chunk accepted what encoding/json refuses (%v): %q", err, b)
+		}
+		got := c
+		got.hint = nil
+		if got.ActionID != want.ActionID || got.Sequence != want.Sequence || got.Kind != want.Kind ||
+			!bytes.Equal(got.Data, want.Data) || !reflect.DeepEqual(got.Part, want.Part) {
+			t.Fatalf("fast chunk %+v, encoding/json %+v: %q", got, want, b)
+		}
+		if h := c.hint; h != nil {
+			checkHint(t, h, c.Data)
+		}
+	}
+	// chunk.data on its own.
+	if h, hermes, op, reason, ok := decodeChunkDataFast(b); ok {
+		var cd chunkData
+		if err := json.Unmarshal(b, &cd); err != nil {
+			t.Fatalf("fast chunk data accepted what encoding/json refuses (%v): %q", err, b)
+		}
+		if hermes != (cd.HermesSSE != nil) || op != cd.Operation || reason != cd.Reason {
+			t.Fatalf("fast chunk data %v %q %q, encoding/json %+v: %q", hermes, op, reason, cd, b)
+		}
+		if hermes {
+			checkHermes(t, &h, cd.HermesSSE, b)
+		}
+	}
+	// An event.
+	if e, ok := decodeEventFast(b); ok {
+		var want Event
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("fast event accepted what encoding/json refuses (%v): %q", err, b)
+		}
+		if !reflect.DeepEqual(normEvent(e), normEvent(want)) {
+			t.Fatalf("fast event %+v, encoding/json %+v: %q", e, want, b)
+		}
+	}
+	// A Chat frame, and the name probe.
+	var f chatFrame
+	if decodeChatFast(b, &f) {
+		var want chatFrame
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("fast chat accepted what encoding/json refuses (%v): %q", err, b)
+		}
+		if !reflect.DeepEqual(normChat(f), normChat(want)) {
+			t.Fatalf("fast chat %+v, encoding/json %+v: %q", f, want, b)
+		}
+	}
+	if ev, typ, ok := probeNameFast(b); ok {
+		h := HermesSSE{Data: b}
+		name := ev
+		if name == "" {
+			name = typ
+		}
+		if len(b) > 0 && b[0] == '{' && name != h.Name() {
+			t.Fatalf("fast name %q, encoding/json %q: %q", name, h.Name(), b)
+		}
+	}
+	// A string literal.
+	s := jscan{b: b}
+	if lit, _, ok := s.str(); ok && s.i == len(b) {
+		var want string
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("str accepted what encoding/json refuses (%v): %q", err, b)
+		}
+		if got := unquote(lit); got != want {
+			t.Fatalf("unquote %q, encoding/json %q", got, want)
+		}
+	}
+	// Any value the skipper accepts, encoding/json accepts.
+	s = jscan{b: b}
+	if _, ok := s.value(); ok && s.end() && !json.Valid(b) {
+		t.Fatalf("value accepted invalid JSON: %q", b)
+	}
+	c := StreamChunk{Kind: KindData, Data: b}
+	if Structural(c) != structuralRef(c) {
+		t.Fatalf("Structural %v, reference %v: %q", Structural(c), structuralRef(c), b)
+	}
+}
+
+func checkHint(t *testing.T, h *chunkHint, data []byte) {
+	var cd chunkData
+	if err := json.Unmarshal(data, &cd); err != nil {
+		t.Fatalf("hint for data encoding/json refuses (%v): %q", err, data)
+	}
+	if h.hermes != (cd.HermesSSE != nil) || h.op != cd.Operation || h.reason != cd.Reason {
+		t.Fatalf("hint %+v, encoding/json %+v: %q", h, cd, data)
+	}
+	if h.hermes {
+		checkHermes(t, &h.h, cd.HermesSSE, data)
+	}
+}
+
+func checkHermes(t *testing.T, h *hermesFrame, want *HermesSSE, b []byte) {
+	if h.event != want.Event || !bytes.Equal(h.data, want.Data) || h.done != want.IsDoneMarker() || h.terminal != want.Terminal {
+		t.Fatalf("fast hermes_sse %+v, encoding/json %+v: %q", h, want, b)
+	}
+	if name := h.name(); name != want.Name() {
+		t.Fatalf("fast name %q, encoding/json %q: %q", name, want.Name(), b)
+	}
+	if h.chatOK {
+		var f chatFrame
+		if err := json.Unmarshal(h.data, &f); err != nil {
+			t.Fatalf("fast chat (one pass) accepted what encoding/json refuses (%v): %q", err, b)
+		}
+		if !reflect.DeepEqual(normChat(h.chat), normChat(f)) {
+			t.Fatalf("fast chat (one pass) %+v, encoding/json %+v: %q", h.chat, f, b)
+		}
+	}
+}
+
+// normEvent and normChat make empty and nil slices compare equal (both
+// decoders may leave either; no reader tells them apart).
+func normEvent(e Event) Event {
+	if len(e.Actor) == 0 {
+		e.Actor = nil
+	}
+	if len(e.Data) == 0 {
+		e.Data = nil
+	}
+	return e
+}
+
+func normChat(f chatFrame) chatFrame {
+	if len(f.Choices) == 0 {
+		f.Choices = nil
+	}
+	if len(f.Error) == 0 {
+		f.Error = nil
+	}
+	return f
+}
+
+func fastSeeds(tb testing.TB) [][]byte {
+	var out [][]byte
+	paths, _ := filepath.Glob("testdata/*.chunks.jsonl")
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			out = append(out, line)
+			var c struct {
+				Data json.RawMessage `json:"data"`
+			}
+			if json.Unmarshal(line, &c) == nil && len(c.Data) > 0 {
+				out = append(out, c.Data)
+				var cd struct {
+					H struct {
+						Data json.RawMessage `json:"data"`
+					} `json:"hermes_sse"`
+				}
+				if json.Unmarshal(c.Data, &cd) == nil && len(cd.H.Data) > 0 {
+					out = append(out, cd.H.Data)
+				}
+			}
+		}
+	}
+	for _, s := range []string{
+		`{"id":"evt_1","kind":"aip.stream.chunk","occurred_at":"2026-01-01T00:00:00Z","action_id":"act_1","data":{"sequence":0}}`,
+		`{"ID":"x","kind":"k"}`, `{"id":"a","id":"b"}`, `{"kind":null,"data":null,"actor":[1,2]}`,
+		`{"action_id":"a","sequence":1e2,"kind":"data"}`, `{"sequence":-0}`, `{"sequence":18446744073709551616}`,
+		`{"choices":[{"delta":{"content":"h\u00e9\ud83d\ude00\ud800x\n"},"finish_reason":null}],"id":"c","model":"m"}`,
+		`{"choices":[{"delta":{"role":"assistant","content":null}},{"delta":5}]}`,
+		`{"choices":[],"usage":null,"hermes":null,"error":{"message":"m"}}`,
+		`{"hermes_sse":{"data":"[DONE]","raw_data":"\u005bDONE]","terminal":true},"operation":"o"}`,
+		`{"hermes_sse":null,"reason":"upstream closed"}`, `"\ud83d\ude00\ud83d"`, `"a\u0000b\"c\\\/"`,
+		"\"\xff\xfe ok\"", `{"event":"x","Type":"y"}`, `{"\"role":"x","a":"\"finish_reason\":\"stop\""}`,
+		`{"x":"\"response.output_text.delta\"","type":"response.output_text.delta"}`, ` [1, 2.5e-3, true, false, null, {"a": {}}] `,
+	} {
+		out = append(out, []byte(s))
+	}
+	return out
+}
+
+func TestFastDecodersAgreeWithEncodingJSON(t *testing.T) {
+	for _, b := range fastSeeds(t) {
+		checkFast(t, b)
+		// Every prefix too: truncated input must never be accepted.
+		for i := range len(b) {
+			checkFast(t, b[:i])
+		}
+	}
+}
+
+func FuzzFastDecode(f *testing.F) {
+	for _, b := range fastSeeds(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkFast(t, b)
+	})
+}
