@@ -1,6 +1,9 @@
 package model
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // Fast decoders for the shapes of every frame (see fastjson.go). Each
 // returns ok == false when it is not sure; its caller then decodes with
@@ -867,4 +870,386 @@ func (s *jscan) chatMember(key []byte, seen *fields, f *chatFrame, arena *strAre
 		return true
 	}
 	return false
+}
+
+var resultFields = []string{"action_id", "status", "output", "message", "usage", "error"}
+var aggFields = []string{"endpoint_id", "operation", "http_status", "events", "text", "terminal", "truncated"}
+
+// decodeResultFast decodes an ActionResult in one pass, its connector
+// aggregate included. Raw values (output, usage, message data, the
+// aggregate's events) share raw instead of being copied: a long turn's
+// result lists every provider frame, twice.
+func decodeResultFast(raw []byte) (ActionResult, bool) {
+	var r ActionResult
+	s := jscan{b: raw}
+	var seen fields
+	n := 0
+	if !s.objOpen() {
+		return r, false
+	}
+	for {
+		key, done, ok := s.objKey(&n)
+		if !ok {
+			return r, false
+		}
+		if done {
+			break
+		}
+		switch string(key) {
+		case "action_id", "status":
+			bit, dst := 0, &r.ActionID
+			if key[0] == 's' {
+				bit, dst = 1, &r.Status
+			}
+			if !seen.first(bit) || s.peek() != '"' {
+				return r, false
+			}
+			if *dst, ok = s.strValue(); !ok {
+				return r, false
+			}
+		case "output":
+			if !seen.first(2) {
+				return r, false
+			}
+			start := s.i
+			var agg ConnectorOutput
+			isAgg := false
+			if s.peek() == '{' {
+				if isAgg = s.aggregate(&agg); !isAgg {
+					s.i = start
+				}
+			}
+			if !isAgg {
+				if _, ok := s.value(); !ok {
+					return r, false
+				}
+			}
+			r.Output = s.b[start:s.i:s.i]
+			if isAgg && (agg.Operation != "" || agg.Terminal != nil || agg.Truncated != nil) {
+				r.Aggregate = &agg
+			}
+		case "message":
+			if !seen.first(3) || !s.messageParts(&r.Message) {
+				return r, false
+			}
+		case "usage":
+			if !seen.first(4) {
+				return r, false
+			}
+			v, ok := s.value()
+			if !ok {
+				return r, false
+			}
+			r.Usage = v[:len(v):len(v)]
+		case "error":
+			if !seen.first(5) {
+				return r, false
+			}
+			if s.null() {
+				continue
+			}
+			v, ok := s.value()
+			if !ok {
+				return r, false
+			}
+			var pe ProtocolError
+			if json.Unmarshal(v, &pe) != nil {
+				return r, false
+			}
+			r.Error = &pe
+		default:
+			if !unknownKey(key, resultFields...) || !s.skipMember() {
+				return r, false
+			}
+		}
+	}
+	if !s.end() {
+		return r, false
+	}
+	if r.Aggregate == nil && len(r.Output) > 0 && r.Output[0] == '{' {
+		r.decodeAggregate() // an object the one-pass reader was not sure of
+	}
+	return r, true
+}
+
+// aggregate decodes a ConnectorOutput object; false when not sure.
+func (s *jscan) aggregate(a *ConnectorOutput) bool {
+	var seen fields
+	n := 0
+	if !s.objOpen() {
+		return false
+	}
+	for {
+		key, done, ok := s.objKey(&n)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		switch string(key) {
+		case "endpoint_id", "operation", "text":
+			bit, dst := 0, &a.EndpointID
+			switch key[0] {
+			case 'o':
+				bit, dst = 1, &a.Operation
+			case 't':
+				bit, dst = 2, &a.Text
+			}
+			if !seen.first(bit) || s.peek() != '"' {
+				return false
+			}
+			if *dst, ok = s.strValue(); !ok {
+				return false
+			}
+		case "http_status":
+			if !seen.first(3) {
+				return false
+			}
+			lit, ok := s.number()
+			if !ok {
+				return false
+			}
+			v, err := strconv.Atoi(string(lit))
+			if err != nil {
+				return false
+			}
+			a.HTTPStatus = v
+		case "events":
+			if !seen.first(4) {
+				return false
+			}
+			v, ok := s.value()
+			if !ok {
+				return false
+			}
+			a.Events = v[:len(v):len(v)]
+		case "terminal", "truncated":
+			bit, dst := 5, &a.Terminal
+			if key[1] == 'r' {
+				bit, dst = 6, &a.Truncated
+			}
+			if !seen.first(bit) {
+				return false
+			}
+			if s.null() {
+				*dst = nil
+				continue
+			}
+			v, ok := s.boolValue()
+			if !ok {
+				return false
+			}
+			*dst = &v
+		default:
+			if !unknownKey(key, aggFields...) || !s.skipMember() {
+				return false
+			}
+		}
+	}
+}
+
+// messageParts decodes the result's message: an array of MessagePart.
+func (s *jscan) messageParts(dst *[]MessagePart) bool {
+	if s.null() {
+		*dst = nil
+		return true
+	}
+	if s.peek() != '[' {
+		return false
+	}
+	s.i++
+	parts := []MessagePart{}
+	if s.peek() == ']' {
+		s.i++
+		*dst = parts
+		return true
+	}
+	for {
+		s.ws()
+		p, ok := s.partShared()
+		if !ok {
+			return false
+		}
+		parts = append(parts, p)
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			*dst = parts
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// partShared decodes a MessagePart whose data shares the input.
+func (s *jscan) partShared() (MessagePart, bool) {
+	start := s.i
+	if s.peek() == '{' {
+		save := s.i
+		// data is the bulky member: read it as a shared slice, the rest
+		// with part (which copies data).
+		var p MessagePart
+		var seen fields
+		n := 0
+		s.objOpen()
+		for {
+			key, done, ok := s.objKey(&n)
+			if !ok {
+				break
+			}
+			if done {
+				return p, true
+			}
+			if string(key) == "data" {
+				if !seen.first(4) {
+					break
+				}
+				v, ok := s.value()
+				if !ok {
+					break
+				}
+				p.Data = v[:len(v):len(v)]
+				continue
+			}
+			var dst *string
+			switch string(key) {
+			case "type":
+				dst, ok = &p.Type, seen.first(0)
+			case "text":
+				dst, ok = &p.Text, seen.first(1)
+			case "format":
+				dst, ok = &p.Format, seen.first(2)
+			case "tool_call_id":
+				dst, ok = &p.ToolCallID, seen.first(3)
+			default:
+				ok = unknownKey(key, partFields...) && s.skipMember()
+				if ok {
+					continue
+				}
+			}
+			if !ok {
+				break
+			}
+			if s.null() {
+				continue
+			}
+			v, ok := s.strValue()
+			if !ok {
+				break
+			}
+			*dst = v
+		}
+		s.i = save
+	}
+	s.i = start
+	return MessagePart{}, false
+}
+
+// PageParts is an events page body ({"events":[…],"chunks":[…],
+// "cursor":…,"terminal":…}) split into its items without decoding them;
+// the items share the input.
+type PageParts struct {
+	Events   []json.RawMessage
+	Chunks   []json.RawMessage
+	Cursor   *string
+	Terminal bool
+}
+
+var pageFields = []string{"events", "chunks", "cursor", "terminal"}
+
+// SplitPage splits an events page as encoding/json would decode it into
+// PageParts; ok is false when the one-pass reader is not sure (the caller
+// then uses encoding/json).
+func SplitPage(b []byte) (p PageParts, ok bool) {
+	s := jscan{b: b}
+	var seen fields
+	n := 0
+	if !s.objOpen() {
+		return p, false
+	}
+	for {
+		key, done, ok := s.objKey(&n)
+		if !ok {
+			return p, false
+		}
+		if done {
+			break
+		}
+		switch string(key) {
+		case "events", "chunks":
+			bit, dst := 0, &p.Events
+			if key[0] == 'c' {
+				bit, dst = 1, &p.Chunks
+			}
+			if !seen.first(bit) || !s.rawArray(dst) {
+				return p, false
+			}
+		case "cursor":
+			if !seen.first(2) {
+				return p, false
+			}
+			if s.null() {
+				p.Cursor = nil
+				continue
+			}
+			if s.peek() != '"' {
+				return p, false
+			}
+			v, ok := s.strValue()
+			if !ok {
+				return p, false
+			}
+			p.Cursor = &v
+		case "terminal":
+			if !seen.first(3) {
+				return p, false
+			}
+			if p.Terminal, ok = s.boolValue(); !ok {
+				return p, false
+			}
+		default:
+			if !unknownKey(key, pageFields...) || !s.skipMember() {
+				return p, false
+			}
+		}
+	}
+	return p, s.end()
+}
+
+func (s *jscan) rawArray(dst *[]json.RawMessage) bool {
+	if s.null() {
+		*dst = nil
+		return true
+	}
+	if s.peek() != '[' {
+		return false
+	}
+	s.i++
+	out := []json.RawMessage{}
+	if s.peek() == ']' {
+		s.i++
+		*dst = out
+		return true
+	}
+	for {
+		v, ok := s.value()
+		if !ok {
+			return false
+		}
+		out = append(out, v[:len(v):len(v)])
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			*dst = out
+			return true
+		default:
+			return false
+		}
+	}
 }

@@ -64,6 +64,28 @@ func checkFast(t *testing.T, b []byte) {
 			checkHermes(t, &h, cd.HermesSSE, b)
 		}
 	}
+	// A result.
+	if r, ok := decodeResultFast(b); ok {
+		var want ActionResult
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("fast result accepted what encoding/json refuses (%v): %q", err, b)
+		}
+		want.decodeAggregate()
+		if !reflect.DeepEqual(normResult(r), normResult(want)) {
+			t.Fatalf("fast result %+v, encoding/json %+v: %q", r, want, b)
+		}
+	}
+	// A page.
+	if p, ok := SplitPage(b); ok {
+		var want PageParts
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("SplitPage accepted what encoding/json refuses (%v): %q", err, b)
+		}
+		if !reflect.DeepEqual(p, want) && !(len(p.Events) == 0 && len(want.Events) == 0 && len(p.Chunks) == 0 && len(want.Chunks) == 0 &&
+			p.Terminal == want.Terminal && reflect.DeepEqual(p.Cursor, want.Cursor)) {
+			t.Fatalf("SplitPage %+v, encoding/json %+v: %q", p, want, b)
+		}
+	}
 	// An event.
 	if e, ok := decodeEventFast(b); ok {
 		var want Event
@@ -170,8 +192,36 @@ func normChat(f chatFrame) chatFrame {
 	return f
 }
 
+func normResult(r ActionResult) ActionResult {
+	if len(r.Output) == 0 {
+		r.Output = nil
+	}
+	if len(r.Usage) == 0 {
+		r.Usage = nil
+	}
+	for i := range r.Message {
+		if len(r.Message[i].Data) == 0 {
+			r.Message[i].Data = nil
+		}
+	}
+	if r.Aggregate != nil && len(r.Aggregate.Events) == 0 {
+		a := *r.Aggregate
+		a.Events = nil
+		r.Aggregate = &a
+	}
+	return r
+}
+
 func fastSeeds(tb testing.TB) [][]byte {
 	var out [][]byte
+	results, _ := filepath.Glob("testdata/*.result.json")
+	for _, p := range results {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, b)
+	}
 	paths, _ := filepath.Glob("testdata/*.chunks.jsonl")
 	for _, p := range paths {
 		b, err := os.ReadFile(p)

@@ -179,6 +179,9 @@ type ActionResult struct {
 
 // DecodeResult decodes an ActionResult object and its connector aggregate.
 func DecodeResult(raw []byte) (ActionResult, error) {
+	if r, ok := decodeResultFast(raw); ok {
+		return r, nil
+	}
 	var r ActionResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return ActionResult{}, fmt.Errorf("action result: %w", err)

@@ -70,6 +70,13 @@ type errorLine struct {
 
 // Handle writes the lines a message caused.
 func (j *JSONL) Handle(a *model.Action, m stream.Msg) {
+	j.handle(a, m)
+	j.w.Flush()
+}
+
+func (j *JSONL) flush() { j.w.Flush() }
+
+func (j *JSONL) handle(a *model.Action, m stream.Msg) {
 	switch m := m.(type) {
 	case stream.ModeMsg:
 		if m.Review {
@@ -86,7 +93,6 @@ func (j *JSONL) Handle(a *model.Action, m stream.Msg) {
 		j.emit(connLine{Type: "terminal", Cursor: m.Cursor})
 	}
 	j.changes(a)
-	j.w.Flush()
 }
 
 func (j *JSONL) changes(a *model.Action) {

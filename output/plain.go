@@ -33,6 +33,13 @@ func NewPlain(w io.Writer, opts Options) *Plain {
 
 // Handle prints what a message changed.
 func (p *Plain) Handle(a *model.Action, m stream.Msg) {
+	p.handle(a, m)
+	p.w.Flush()
+}
+
+func (p *Plain) flush() { p.w.Flush() }
+
+func (p *Plain) handle(a *model.Action, m stream.Msg) {
 	switch m := m.(type) {
 	case stream.ModeMsg:
 		if m.Review {
@@ -53,7 +60,6 @@ func (p *Plain) Handle(a *model.Action, m stream.Msg) {
 		p.line("stream ended; reading the result")
 	}
 	p.changes(a)
-	p.w.Flush()
 }
 
 func (p *Plain) changes(a *model.Action) {

@@ -79,8 +79,24 @@ func Feed(p Printer, a *model.Action, m stream.Msg) {
 	if len(b.Events) > 0 {
 		stream.Apply(a, stream.BatchMsg{Events: b.Events, At: b.At})
 	}
+	lp, ok := p.(linePrinter)
 	for _, c := range b.Chunks {
 		a.IngestChunk(c, b.At)
-		p.Handle(a, nil)
+		if !ok {
+			p.Handle(a, nil)
+			continue
+		}
+		lp.handle(a, nil) // lines per chunk, written out once per batch
 	}
+	if ok {
+		lp.flush()
+	}
+}
+
+// linePrinter is a Printer whose lines can be written without flushing
+// them at once: a batch of a fast stream is one write, not one a chunk
+// (a batch spans at most BatchInterval, so lines still come out live).
+type linePrinter interface {
+	handle(a *model.Action, m stream.Msg)
+	flush()
 }

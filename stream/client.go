@@ -189,7 +189,7 @@ func (c *Client) doJSON(ctx context.Context, op, method, target string, body []b
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, c.httpError(op, resp)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReply+1))
+	data, err := readReply(io.LimitReader(resp.Body, maxReply+1), resp.ContentLength)
 	if err != nil {
 		return nil, c.transportError(op, err)
 	}
@@ -197,6 +197,33 @@ func (c *Client) doJSON(ctx context.Context, op, method, target string, body []b
 		return nil, &Error{Op: op, HTTPStatus: resp.StatusCode, Message: fmt.Sprintf("the reply is larger than %d MiB", maxReply>>20)}
 	}
 	return data, nil
+}
+
+// readReply reads a whole reply body. A result can be hundreds of MiB:
+// it reads into one buffer sized by Content-Length when there is one, else
+// doubling, so the bytes are copied at most once more (io.ReadAll grows by
+// a quarter at a time, copying and clearing a large body over and over).
+func readReply(r io.Reader, size int64) ([]byte, error) {
+	n := 64 << 10
+	if size > 0 && size <= maxReply {
+		n = int(size) + 1 // +1: EOF is seen without another grow
+	}
+	buf := make([]byte, 0, n)
+	for {
+		if len(buf) == cap(buf) {
+			nb := make([]byte, len(buf), 2*cap(buf))
+			copy(nb, buf)
+			buf = nb
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		switch {
+		case err == io.EOF:
+			return buf, nil
+		case err != nil:
+			return buf, err
+		}
+	}
 }
 
 // unwrap returns the value under key when the body is {key: …}; a body
@@ -326,13 +353,16 @@ func (c *Client) page(ctx context.Context, cursor string) (Page, *Error) {
 	if e != nil {
 		return Page{}, e
 	}
-	var ae struct {
-		Events   []json.RawMessage `json:"events"`
-		Chunks   []json.RawMessage `json:"chunks"`
-		Cursor   *string           `json:"cursor"`
-		Terminal bool              `json:"terminal"`
-	}
-	if err := decodeBody(data, "action_events", func(b []byte) error { return json.Unmarshal(b, &ae) }); err != nil {
+	var ae model.PageParts
+	err := decodeBody(data, "action_events", func(b []byte) error {
+		var ok bool
+		if ae, ok = model.SplitPage(b); ok {
+			return nil
+		}
+		ae = model.PageParts{}
+		return json.Unmarshal(b, &ae)
+	})
+	if err != nil {
 		return Page{}, badReply("page", "an events page", err)
 	}
 	p := Page{Terminal: ae.Terminal}
@@ -340,8 +370,8 @@ func (c *Client) page(ctx context.Context, cursor string) (Page, *Error) {
 		p.Cursor = strings.TrimSpace(*ae.Cursor)
 	}
 	for _, raw := range ae.Events {
-		var ev model.Event
-		if json.Unmarshal(raw, &ev) != nil {
+		ev, err := model.DecodeEvent(raw)
+		if err != nil {
 			p.Bad++
 			continue
 		}
