@@ -6,7 +6,8 @@
 // depends on what the operator can do right now (Context): a pending cancel
 // confirmation offers only y and n; the raw view offers its own keys; a
 // settled action no longer offers cancel, and q then quits rather than
-// detaches.
+// detaches; n and N (next and previous match) exist only while a search
+// is active, and the query line offers only enter and esc.
 package keys
 
 import (
@@ -22,6 +23,7 @@ const (
 	Confirm             // the cancel confirmation: only y / n (esc)
 	Raw                 // the raw chunk view of the focused item
 	Log                 // the connection timeline
+	Search              // typing a search query: enter finds, esc cancels
 )
 
 // Context is the state the help depends on.
@@ -33,6 +35,8 @@ type Context struct {
 	Redact   bool // --redact: no raw view, no copy
 	Plain    bool // the borderless plain view is on
 	Markdown bool // markdown rendering is on
+	Search   bool // a search is active: n / N move between matches, esc clears it
+	Replay   bool // a --replay: there is no live action to cancel
 }
 
 // KeyMap is every binding. Use Default, then For to get the help for a
@@ -45,6 +49,9 @@ type KeyMap struct {
 	Cancel, Quit                                 key.Binding
 	Yes, No                                      key.Binding // cancel confirmation
 	RawPrev, RawNext, Close, CloseLog            key.Binding // raw view, log
+	Search, SearchNext, SearchPrev, SearchClear  key.Binding // search
+	SearchGo, SearchCancel                       key.Binding // the query line
+	Export                                       key.Binding
 
 	ctx Context
 }
@@ -81,6 +88,14 @@ func Default() KeyMap {
 		Close:    b("esc/r", "close", "esc", "r"),
 		Log:      b("l", "connection log", "l"),
 		CloseLog: b("esc/l", "close", "esc", "l"),
+
+		Search:       b("/", "search", "/"),
+		SearchNext:   b("n", "next match", "n"),
+		SearchPrev:   b("N", "previous match", "N"),
+		SearchClear:  b("esc", "clear search", "esc"),
+		SearchGo:     b("enter", "find", "enter"),
+		SearchCancel: b("esc", "cancel", "esc"),
+		Export:       b("e", "export markdown", "e"),
 	}
 }
 
@@ -108,7 +123,13 @@ func (k KeyMap) For(c Context) KeyMap {
 	if c.Paused {
 		k.Bottom.SetHelp("G/end", "follow")
 	}
-	k.Cancel.SetEnabled(!c.Settled)
+	k.Cancel.SetEnabled(!c.Settled && !c.Replay)
+	k.SearchNext.SetEnabled(c.Search)
+	k.SearchPrev.SetEnabled(c.Search)
+	k.SearchClear.SetEnabled(c.Search)
+	if c.Search {
+		k.Search.SetHelp("/", "new search")
+	}
 	k.Tools.SetEnabled(c.HasTools)
 	k.Raw.SetEnabled(!c.Redact)
 	k.Copy.SetEnabled(!c.Redact)
@@ -127,27 +148,70 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		return enabled(k.Up, k.Down, k.RawPrev, k.RawNext, k.Close, k.Quit)
 	case Log:
 		return enabled(k.Up, k.Down, k.CloseLog, k.Quit)
+	case Search:
+		return []key.Binding{k.SearchGo, k.SearchCancel}
 	}
-	// One line must fit 80 columns: compact forms of the main bindings.
+	out, _ := k.short()
+	return out
+}
+
+// short is the normal help line in display order, with each binding's
+// priority: ShortHelpFit leaves out the lowest first.
+func (k KeyMap) short() ([]key.Binding, []int) {
+	// Compact forms of the main bindings.
 	short := func(b key.Binding, k, desc string) key.Binding {
 		b.SetHelp(k, desc)
 		return b
 	}
 	var out []key.Binding
-	if k.ctx.Paused {
-		out = append(out, short(k.Bottom, "G", "follow"))
+	var prio []int
+	add := func(b key.Binding, p int) {
+		if b.Enabled() {
+			out, prio = append(out, b), append(prio, p)
+		}
 	}
-	out = append(out,
-		key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown"), key.WithHelp("↑↓", "scroll")),
-		short(k.Next, "tab", "item"),
-		short(k.Toggle, "enter", "expand"),
-		k.Cancel, short(k.Tools, "t", "tools"))
+	if k.ctx.Paused {
+		add(short(k.Bottom, "G", "follow"), 9)
+	}
+	if k.ctx.Search {
+		add(key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/prev")), 8)
+		add(k.SearchClear, 8)
+	}
+	add(key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown"), key.WithHelp("↑↓", "scroll")), 7)
+	add(short(k.Next, "tab", "item"), 6)
+	add(short(k.Toggle, "enter", "expand"), 6)
+	add(k.Cancel, 7)
+	add(short(k.Tools, "t", "tools"), 5)
+	add(short(k.Search, "/", "search"), 4)
+	add(short(k.Export, "e", "export"), 3)
 	q := short(k.Quit, "q", "detach")
 	if k.ctx.Settled {
 		q = short(k.Quit, "q", "quit")
 	}
-	out = append(out, q, short(k.Help, "?", "more"))
-	return enabled(out...)
+	add(q, 9)
+	add(short(k.Help, "?", "more"), 10)
+	return out, prio
+}
+
+// ShortHelpFit is the help line for a width: the bindings of ShortHelp
+// that fit, the least important left out first (the later of two equals
+// first). width measures a line of bindings as it will be drawn.
+func (k KeyMap) ShortHelpFit(max int, width func([]key.Binding) int) []key.Binding {
+	if k.ctx.Mode != Normal {
+		return k.ShortHelp()
+	}
+	out, prio := k.short()
+	for len(out) > 1 && width(out) > max {
+		lo := len(prio) - 1
+		for i := len(prio) - 1; i >= 0; i-- {
+			if prio[i] < prio[lo] {
+				lo = i
+			}
+		}
+		out = append(out[:lo:lo], out[lo+1:]...)
+		prio = append(prio[:lo:lo], prio[lo+1:]...)
+	}
+	return out
 }
 
 // FullHelp is the ? view, in columns (help.KeyMap).
@@ -163,11 +227,14 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		}
 	case Log:
 		return [][]key.Binding{enabled(k.Up, k.Down, k.PageUp, k.PageDown), enabled(k.Top, k.Bottom, k.CloseLog, k.Quit)}
+	case Search:
+		return [][]key.Binding{{k.SearchGo, k.SearchCancel}}
 	}
 	return [][]key.Binding{
 		enabled(k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown),
 		enabled(k.Top, k.Bottom, k.Next, k.Prev, k.Toggle),
 		enabled(k.Tools, k.Markdown, k.Plain, k.Raw, k.Copy, k.Log),
+		enabled(k.Search, k.SearchNext, k.SearchPrev, k.SearchClear, k.Export),
 		enabled(k.Cancel, k.Help, k.Quit),
 	}
 }

@@ -69,3 +69,64 @@ func TestContextChangesHelp(t *testing.T) {
 		t.Errorf("raw view help = %v", raw)
 	}
 }
+
+func TestSearchAndExportHelp(t *testing.T) {
+	all := func(c Context) map[string]string {
+		var bs []key.Binding
+		for _, g := range Default().For(c).FullHelp() {
+			bs = append(bs, g...)
+		}
+		return helpKeys(bs)
+	}
+	idle := all(Context{Settled: true})
+	if idle["/"] == "" || idle["e"] == "" {
+		t.Errorf("/ and e missing from the full help: %v", idle)
+	}
+	if _, ok := idle["n"]; ok {
+		t.Errorf("n offered without a search: %v", idle)
+	}
+	active := all(Context{Settled: true, Search: true})
+	if active["n"] != "next match" || active["N"] != "previous match" || active["esc"] != "clear search" {
+		t.Errorf("search help = %v", active)
+	}
+	short := helpKeys(Default().For(Context{Search: true}).ShortHelp())
+	if short["n/N"] == "" || short["esc"] == "" {
+		t.Errorf("short help during a search = %v", short)
+	}
+	typing := helpKeys(Default().For(Context{Mode: Search, Search: true}).ShortHelp())
+	if len(typing) != 2 || typing["enter"] == "" || typing["esc"] != "cancel" {
+		t.Errorf("query line help = %v, want only enter and esc", typing)
+	}
+	if _, ok := helpKeys(Default().For(Context{Replay: true}).ShortHelp())["c"]; ok {
+		t.Error("a replay offers cancel")
+	}
+}
+
+func TestShortHelpFit(t *testing.T) {
+	width := func(bs []key.Binding) int {
+		n := 0
+		for i, b := range bs {
+			if i > 0 {
+				n += 3
+			}
+			n += len([]rune(b.Help().Key)) + 1 + len([]rune(b.Help().Desc))
+		}
+		return n
+	}
+	for _, c := range []Context{{}, {HasTools: true}, {Paused: true, HasTools: true, Search: true}, {Settled: true, HasTools: true, Search: true}} {
+		k := Default().For(c)
+		for _, w := range []int{40, 80, 120} {
+			got := k.ShortHelpFit(w, width)
+			if width(got) > w {
+				t.Errorf("%+v at %d: %d wide", c, w, width(got))
+			}
+			keys := helpKeys(got)
+			if keys["?"] == "" || keys["q"] == "" {
+				t.Errorf("%+v at %d: q or ? left out: %v", c, w, keys)
+			}
+			if c.Search && w >= 80 && keys["n/N"] == "" {
+				t.Errorf("%+v at %d: n/N left out", c, w)
+			}
+		}
+	}
+}

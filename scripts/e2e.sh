@@ -85,6 +85,36 @@ wait_for "verdict: verified"
 absent "FOLLOWING" # the alt screen is gone
 tmux kill-session -t "$SESSION"
 
+echo "e2e: responses-tools demo, search and export"
+# In $OUT, so that e writes its file there.
+tmux new-session -d -s "$SESSION" -x 120 -y 40 -c "$OUT" \
+	"TERM=xterm-256color $PWD/$BIN --demo=responses-tools; echo \"EXIT=\$?\"; sleep 600"
+wait_for "VERIFIED" 30
+wait_for "/ search" 5
+tmux send-keys -t "$SESSION" /
+wait_for "enter find" 5
+tmux send-keys -t "$SESSION" -l "TEST"
+wait_for "/TEST  5 matches" 5
+tmux send-keys -t "$SESSION" Enter
+wait_for "search “TEST” 1/5" 5
+tmux send-keys -t "$SESSION" n
+wait_for "search “TEST” 2/5" 5
+tmux send-keys -t "$SESSION" N N
+wait_for "search “TEST” 5/5" 5 # wraps around
+tmux send-keys -t "$SESSION" Escape
+sleep 0.3
+absent "search “"
+absent "n/N"
+tmux send-keys -t "$SESSION" e
+wait_for "exported to aipwatch-act_sim_responses_tools_01-" 5
+md=$(ls "$OUT"/aipwatch-act_sim_responses_tools_01-*.md 2>/dev/null | head -1)
+[ -n "$md" ] || fail "no export file in $OUT"
+[ "$(stat -c %a "$md")" = 600 ] || fail "export mode $(stat -c %a "$md"), want 600"
+grep -q "Fix the flaky test" "$md" || fail "the export lacks the transcript"
+tmux send-keys -t "$SESSION" q
+wait_for "EXIT=0" 10
+tmux kill-session -t "$SESSION"
+
 echo "e2e: long demo, cancel with c then y"
 run --demo=long
 wait_for "Paragraph 1." 15

@@ -98,6 +98,7 @@ type scene struct {
 	name   string
 	opts   func(*Options)
 	script func(h *harness)
+	marks  bool // show search highlights: ⟦match⟧, ⟪current⟫ (markHighlights)
 }
 
 func scenes() []scene {
@@ -105,19 +106,19 @@ func scenes() []scene {
 		{"chat_streaming_tools", nil, func(h *harness) {
 			h.feed(chatToolsLive(h.f)...)
 			h.at(5*time.Second + 300*time.Millisecond)
-		}},
+		}, false},
 		{"chat_verified", nil, func(h *harness) {
 			h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
 			h.at(12 * time.Second)
-		}},
+		}, false},
 		{"responses_function_call", nil, func(h *harness) {
 			h.feed(responsesTools(h.tb, h.f, true)...)
 			h.at(5 * time.Second)
-		}},
+		}, false},
 		{"responses_live", nil, func(h *harness) {
 			h.feed(responsesTools(h.tb, h.f, false)...)
 			h.at(4 * time.Second)
-		}},
+		}, false},
 		{"responses_reasoning", nil, func(h *harness) {
 			r := h.f.responses()
 			rs, msg := "rs_0c4e1a9b7d2f", "msg_5e2c7b0a9d4f1e6c3b8a2d7f"
@@ -130,13 +131,13 @@ func scenes() []scene {
 				h.f.after(time.Second).batch(r.reasoningDone(0, rs), r.msgAdded(1, msg), r.text(1, msg, "Both items are done.")),
 				h.f.after(time.Second).batch(r.textDone(1, msg, "Both items are done."), r.msgDone(1, msg, "Both items are done."), r.completed()),
 				stream.TerminalMsg{Cursor: cursorA}, result(h.tb, model.ResultCompleted, model.OpResponses, "", true, false), stream.DoneMsg{})
-		}},
+		}, false},
 		{"verdict_partial", nil, func(h *harness) {
 			h.feed(chatToolsDone(h.tb, h.f, "length", true, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
-		}},
+		}, false},
 		{"verdict_failed", nil, func(h *harness) {
 			h.feed(chatToolsDone(h.tb, h.f, "error", true, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
-		}},
+		}, false},
 		{"verdict_failed_responses", nil, func(h *harness) {
 			r := h.f.responses()
 			msg := "msg_5e2c7b0a9d4f1e6c3b8a2d7f"
@@ -145,44 +146,44 @@ func scenes() []scene {
 				h.f.after(700*time.Millisecond).batch(r.failed("upstream provider returned HTTP 502 (Bad Gateway)")),
 				stream.TerminalMsg{Cursor: cursorA}, result(h.tb, model.ResultFailed, model.OpResponses, "connector.hermes_agent.stream_failed", true, false),
 				status(model.StateFailed, true), stream.DoneMsg{})
-		}},
+		}, false},
 		{"verdict_truncated", nil, func(h *harness) {
 			h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultFailed, model.OpChat, "connector.hermes_agent.stream_truncated", false, true))...)
-		}},
+		}, false},
 		{"verdict_incomplete", nil, func(h *harness) {
 			out := chatToolsLive(h.f)
 			out = append(out, h.f.after(time.Second).batch(upstreamClosed(h.f)),
 				stream.TerminalMsg{Cursor: cursorA}, result(h.tb, model.ResultFailed, model.OpChat, "connector.hermes_agent.stream_incomplete", false, false),
 				status(model.StateFailed, true), stream.DoneMsg{})
 			h.feed(out...)
-		}},
+		}, false},
 		{"verdict_cancelled", nil, func(h *harness) {
 			h.feed(chatToolsLive(h.f)...)
 			h.press("c", "y")
 			h.feed(stream.CancelMsg{Accepted: true})
 			h.feed(h.f.after(time.Second).batch(cancelledFrame(h.f)), stream.TerminalMsg{Cursor: cursorA},
 				result(h.tb, model.ResultCancelled, model.OpChat, "", false, false), status(model.StateCancelled, true), stream.DoneMsg{})
-		}},
+		}, false},
 		{"verdict_late_cancel", nil, func(h *harness) {
 			h.feed(chatToolsLive(h.f)...)
 			h.press("c", "y")
 			h.feed(stream.CancelMsg{Accepted: true})
 			rest := chatToolsDone(h.tb, newFx(h.tb), "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))
 			h.feed(rest...)
-		}},
+		}, false},
 		{"verdict_pending", nil, func(h *harness) {
 			h.feed(chatToolsLive(h.f)...)
 			h.m.Close() // q: the viewer stops before the action settled
-		}},
+		}, false},
 		{"reconnecting", nil, func(h *harness) {
 			h.feed(chatToolsLive(h.f)...)
 			h.feed(stream.ReconnectingMsg{Attempt: 2, Wait: 4 * time.Second, Cause: "read: connection reset by peer"})
 			h.at(5*time.Second + 1500*time.Millisecond)
-		}},
+		}, false},
 		{"awaiting_result", nil, func(h *harness) {
 			msgs := chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))
 			h.feed(msgs[:len(msgs)-3]...) // up to aip.stream.terminal
-		}},
+		}, false},
 		{"anomalies_and_notes", nil, func(h *harness) {
 			f := h.f
 			h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1}, f.batch(f.role()))
@@ -193,47 +194,96 @@ func scenes() []scene {
 			conflict.Raw = nil
 			h.feed(f.batch(conflict), f.batch(f.finish("stop", false), f.done()),
 				stream.TerminalMsg{Cursor: cursorA}, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false), stream.DoneMsg{})
-		}},
+		}, false},
 		{"cancel_confirm", nil, func(h *harness) {
 			h.feed(chatToolsLive(h.f)...)
 			h.press("c")
-		}},
+		}, false},
 		{"paused_new_lines", nil, func(h *harness) {
 			h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1}, h.f.batch(h.f.role()))
 			h.feed(h.f.after(time.Second).batch(h.f.deltas(longText(12))...))
 			h.press("pgup", "up", "up")
 			h.feed(h.f.after(time.Second).batch(h.f.deltas("\n\n" + longText(2))...))
-		}},
+		}, false},
 		{"redacted", func(o *Options) { o.Redact = true }, func(h *harness) {
 			h.feed(responsesTools(h.tb, h.f, true)...)
 			h.press("r")
-		}},
+		}, false},
 		{"redacted_chat", func(o *Options) { o.Redact = true }, func(h *harness) {
 			h.feed(chatToolsLive(h.f)...)
 			h.feed(stream.ReconnectingMsg{Attempt: 2, Wait: 4 * time.Second, Cause: "HTTP 503: secret upstream detail"})
-		}},
+		}, false},
 		{"help", nil, func(h *harness) {
 			h.feed(chatToolsLive(h.f)...)
 			h.press("?")
-		}},
+		}, false},
 		{"raw_view", nil, func(h *harness) {
 			h.feed(responsesTools(h.tb, h.f, true)...)
 			h.press("tab", "r")
-		}},
+		}, false},
 		{"review_plain", nil, func(h *harness) {
 			msgs := chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))
 			msgs[1] = stream.ModeMsg{Review: true}
 			h.feed(msgs...)
 			h.press("p")
-		}},
+		}, false},
 		{"no_color", func(o *Options) { o.NoColor = true }, func(h *harness) {
 			h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
-		}},
+		}, false},
 		{"collapsed_toggle", nil, func(h *harness) {
 			h.feed(responsesTools(h.tb, h.f, true)...)
 			h.press("home", "tab", "enter")
-		}},
+		}, false},
+		{"search_active", nil, func(h *harness) {
+			// Matches in the text, in a function call's arguments and
+			// output, and in a tool label; n moved to the second.
+			h.feed(responsesTools(h.tb, h.f, true)...)
+			h.press("home")
+			h.typeQuery("test").press("enter", "n")
+		}, true},
+		{"search_typing", nil, func(h *harness) {
+			h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
+			h.typeQuery("readme")
+		}, true},
+		{"search_tool_label", nil, func(h *harness) {
+			// The current match is in the tools pane (after the transcript's).
+			h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
+			h.typeQuery("ls -la").press("enter")
+		}, true},
+		{"search_no_match", nil, func(h *harness) {
+			h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
+			h.typeQuery("kubernetes").press("enter")
+		}, true},
+		{"search_redacted", func(o *Options) { o.Redact = true }, func(h *harness) {
+			// Only the mask is searchable under --redact.
+			h.feed(responsesTools(h.tb, h.f, true)...)
+			h.press("home")
+			h.typeQuery("redacted").press("enter")
+		}, true},
+		{"review_badge", nil, func(h *harness) {
+			msgs := chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))
+			msgs[1] = stream.ModeMsg{Review: true}
+			h.feed(msgs...)
+		}, false},
+		{"replay_in_progress", func(o *Options) { o.Replay = true }, func(h *harness) {
+			// A replay of a live recording: its mode line says live.
+			h.feed(chatToolsLive(h.f)...)
+			h.press("c")
+		}, false},
 	}
+}
+
+// typeQuery opens the query line and types q.
+func (h *harness) typeQuery(q string) *harness {
+	h.press("/")
+	for _, r := range q {
+		if r == ' ' {
+			h.press("space")
+			continue
+		}
+		h.press(string(r))
+	}
+	return h
 }
 
 func upstreamClosed(f *fx) model.StreamChunk {
@@ -270,6 +320,9 @@ func TestGolden(t *testing.T) {
 						if w := ansi.StringWidthWc(line); w > sz.w {
 							t.Errorf("row %d is %d cells wide (> %d): %q", i, w, sz.w, line)
 						}
+					}
+					if sc.marks {
+						out = markHighlights(h.m.Render())
 					}
 					golden.RequireEqual(t, []byte(out))
 				})

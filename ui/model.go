@@ -54,6 +54,8 @@ type Model struct {
 
 	raw rawView
 
+	search searchState
+
 	conn      conn
 	review    bool
 	lastLive  time.Time
@@ -117,7 +119,9 @@ func newModel(ctx context.Context, opts Options) *Model {
 		focusAuto: true,
 		showTools: true,
 		markdown:  true,
+		review:    opts.Replay,
 	}
+	m.search.input = newQueryLine(st)
 	return m
 }
 
@@ -180,6 +184,8 @@ func (m *Model) keyContext() keys.Context {
 		Redact:   m.opts.Redact,
 		Plain:    m.plain,
 		Markdown: m.markdown,
+		Search:   m.searching(),
+		Replay:   m.opts.Replay,
 	}
 }
 

@@ -47,6 +47,17 @@ type Options struct {
 	Input        io.Reader                  // nil = stdin
 	Output       io.Writer                  // nil = stdout
 
+	// ExportPath is where e writes the Markdown export (main passes the
+	// --export FILE); "" = aipwatch-<action id>-<UTC time>.md in the
+	// current directory. The file is written with mode 0600.
+	ExportPath string
+	// Version is aipwatch's version, for the export's footer.
+	Version string
+	// Replay: the run is a --replay of a recording. The status bar shows
+	// REVIEW from the start (a recording of a live run says "live"), and c
+	// says that there is nothing to cancel instead of asking.
+	Replay bool
+
 	// Clock is the time source for elapsed times, ages, durations and the
 	// spinner (nil = time.Now). Tests inject a fixed clock so screens are
 	// stable.

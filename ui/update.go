@@ -42,12 +42,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.backendExit(msg.err)
 	case cancelReplyMsg:
 		stream.Apply(m.action, msg.reply)
-		if msg.reply.Accepted {
+		switch {
+		case msg.reply.Accepted:
 			m.setNotice("cancel accepted: following to the end for the real outcome", true)
-		} else {
+		case m.opts.Replay:
+			m.setNotice("cancel not sent: a replay has no live action to cancel", false)
+		default:
 			m.setNotice("cancel not accepted: "+m.errText(msg.reply.Err), false)
 		}
 		m.sync(false)
+	case exportedMsg:
+		m.onExported(msg)
+	case tea.PasteMsg:
+		if m.mode == keys.Search {
+			cmds = append(cmds, m.onSearchKey(msg))
+		}
 	case markdownMsg:
 		if m.tr.SetMarkdown(msg.res) {
 			m.relayout()
@@ -102,7 +111,7 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case stream.ModeMsg:
-		m.review = msg.Review
+		m.review = msg.Review || m.opts.Replay
 		// --cancel fires once attached, when the probe has decided between
 		// follow and review (like the plain output; a review gets "too late").
 		if m.opts.AutoCancel && !m.cancelled && !m.action.Settled() {
@@ -197,6 +206,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit // detach, from anywhere
 	}
 	switch m.mode {
+	case keys.Search:
+		return m.onSearchKey(msg)
 	case keys.Confirm:
 		switch {
 		case key.Matches(msg, k.Yes):
@@ -292,8 +303,18 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.openLog()
 	case key.Matches(msg, k.Copy):
 		return m.copyFocused()
+	case key.Matches(msg, k.Search):
+		return m.openSearch()
+	case m.searching() && key.Matches(msg, k.SearchNext):
+		m.stepMatch(1)
+	case m.searching() && key.Matches(msg, k.SearchPrev):
+		m.stepMatch(-1)
+	case key.Matches(msg, k.Export):
+		return m.exportCmd()
 	case key.Matches(msg, k.Cancel):
 		switch {
+		case m.opts.Replay:
+			m.setNotice("a replay has no live action to cancel", false)
 		case m.action.Settled():
 			m.setNotice("the action has settled ("+m.action.Verdict().Word+"): there is nothing to cancel", false)
 		case m.cancelled:
@@ -307,6 +328,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		case m.showHelp:
 			m.showHelp = false
 			m.relayout()
+		case m.searching():
+			m.clearSearch()
 		case m.notice != "":
 			m.notice = ""
 		}

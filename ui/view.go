@@ -26,6 +26,11 @@ func (m *Model) View() tea.View {
 		v.MouseMode = tea.MouseModeCellMotion // wheel scrolling; p gives the terminal's selection back
 	}
 	v.WindowTitle = "aipwatch " + render.Line(m.opts.ActionID) + " · " + m.badgeWord()
+	if m.mode == keys.Search && m.width > 0 && m.height >= 8 && m.width >= 24 {
+		// The terminal's cursor in the query line (the last row).
+		_, x := m.searchLine()
+		v.Cursor = tea.NewCursor(x, min(strings.Count(content, "\n"), m.height-1))
+	}
 	return v
 }
 
@@ -189,14 +194,20 @@ func (m *Model) toolRows(rows []string, n int) []string {
 	if running > 0 && !m.action.Settled() {
 		title += fmt.Sprintf(" · %d running", running)
 	}
-	if len(tools) > n-1 {
-		title += fmt.Sprintf(" · last %d shown", n-1)
+	if rows := n - 1; len(tools) > rows {
+		if off := m.toolOffset(rows); off > 0 {
+			end := len(tools) - off
+			title += fmt.Sprintf(" · %d–%d shown", end-rows+1, end)
+		} else {
+			title += fmt.Sprintf(" · last %d shown", rows)
+		}
 	}
 	rows = append(rows, m.rule(title, "t hides"))
 	now := m.clock()
 	frame := int(now.UnixMilli() / 100)
 	tr := st.ToolRows(tools, render.ToolOptions{
 		Now: now, Width: m.width - 1, Frame: frame, Settled: m.action.Settled(), Redact: m.opts.Redact,
+		Offset: m.toolOffset(n - 1), Query: m.tr.Query(), CurID: m.search.curTool, CurOrd: m.search.curToolOrd,
 	}, n-1)
 	for _, r := range tr {
 		rows = append(rows, " "+r)
@@ -246,6 +257,9 @@ func (m *Model) ruleLine(l layout) string {
 		left += st.Dim.Render(" · plain view")
 	} else if !m.markdown {
 		left += st.Dim.Render(" · markdown off")
+	}
+	if m.searching() {
+		left += st.Dim.Render(" · ") + m.searchStatus()
 	}
 	return m.rule(left, pos)
 }
@@ -298,6 +312,8 @@ func (m *Model) statusLine() string {
 		detail = append(detail, "stream terminal seen: draining, then reading the result")
 	case word == model.LiveFollowing:
 		switch {
+		case m.opts.Replay:
+			detail = append(detail, "replaying a recording")
 		case m.review:
 			detail = append(detail, "reading the retained stream")
 		case m.runDone:
@@ -327,6 +343,11 @@ func (m *Model) statusLine() string {
 		detail = append([]string{cs.Render(render.Line(c))}, detail...)
 	}
 	s := st.Badge(word)
+	if m.review {
+		// A review (the action had settled when aipwatch attached, or a
+		// --replay): said next to the verdict, so nobody takes it for live.
+		s += " " + st.Badge(render.WordReview)
+	}
 	if len(detail) > 0 {
 		s += " " + strings.Join(detail, st.Dim.Render(" · "))
 	}
@@ -343,9 +364,6 @@ type segment struct {
 func (m *Model) metersLine() string {
 	st, a := m.st, m.action
 	var segs []segment
-	if m.review {
-		segs = append(segs, segment{st.Badge("review"), 9})
-	}
 	if n := a.Verdict().UnconfirmedToolEffects; n > 0 {
 		segs = append(segs, segment{st.Warn.Render(render.Plural(n, "tool effect", "tool effects") + " to confirm"), 7})
 	}
@@ -408,6 +426,10 @@ func (m *Model) promptLines() []string {
 }
 
 func (m *Model) helpRows() []string {
+	if m.mode == keys.Search {
+		line, _ := m.searchLine()
+		return []string{line}
+	}
 	if m.showHelp {
 		return m.helpLines()
 	}
@@ -419,7 +441,10 @@ func (m *Model) helpRows() []string {
 		return []string{render.Truncate(s.Render(render.Line(m.notice)), m.width, "…")}
 	}
 	km := m.keys.For(m.keyContext())
-	return []string{render.Truncate(m.help.ShortHelpView(km.ShortHelp()), m.width, "…")}
+	hm := m.help
+	hm.SetWidth(0) // measure untruncated
+	short := km.ShortHelpFit(m.width, func(bs []key.Binding) int { return render.Width(hm.ShortHelpView(bs)) })
+	return []string{render.Truncate(m.help.ShortHelpView(short), m.width, "…")}
 }
 
 // helpLines is the ? view: every binding that works here, in as many
