@@ -23,7 +23,13 @@ const (
 type Chunk struct {
 	StreamChunk
 	ReceivedAt time.Time
+
+	digest *rawDigest // set when the raw bytes were dropped under the cap
 }
+
+// RawDropped reports whether the chunk's raw bytes (Raw, and the provider
+// raw_data inside Data) were dropped under the raw diagnostics cap.
+func (c *Chunk) RawDropped() bool { return c.digest != nil }
 
 // Action is everything aipwatch knows about one action. It is fed chunks,
 // events, the cursor and the result, and derives the transcript, the tools
@@ -56,6 +62,12 @@ type Action struct {
 	// Version increases on every change an observer could see, so renderers
 	// can cache by it.
 	Version uint64
+
+	// The raw diagnostics cap (rawcap.go).
+	rawCap     int64
+	rawBytes   int64
+	rawDropped int
+	dropNext   int // index in seqs of the next chunk to drop
 }
 
 // NewAction returns an empty model for one action ID.
@@ -64,6 +76,7 @@ func NewAction(id string) *Action {
 		ID:       id,
 		chunks:   map[uint64]*Chunk{},
 		eventIDs: map[string]struct{}{},
+		rawCap:   DefaultRawCap,
 	}
 	a.d.reset()
 	return a
@@ -87,7 +100,13 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 		return Foreign
 	}
 	if prev, ok := a.chunks[c.Sequence]; ok {
-		if sameChunk(&prev.StreamChunk, &c) {
+		same := false
+		if prev.digest != nil {
+			same = sameAsDropped(prev, &c)
+		} else {
+			same = sameChunk(&prev.StreamChunk, &c)
+		}
+		if same {
 			a.replays++
 			return Replayed
 		}
@@ -117,6 +136,13 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 		a.rebuild()
 	}
 	rec.hint = nil // decoded once, applied: not worth keeping
+	a.rawBytes += int64(len(rec.Raw))
+	if i < a.dropNext {
+		a.dropNext = i // an older chunk arrived late: it is the oldest to drop
+	}
+	if a.rawCap >= 0 && a.rawBytes > a.rawCap {
+		a.enforceRawCap()
+	}
 	a.Version++
 	return Applied
 }
@@ -252,6 +278,7 @@ func (a *Action) SetResult(r ActionResult) {
 	if r.Aggregate == nil {
 		r.decodeAggregate()
 	}
+	a.trimResult(&r)
 	a.Result = &r
 	a.Version++
 }

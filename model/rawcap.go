@@ -1,0 +1,189 @@
+package model
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"time"
+)
+
+// DefaultRawCap is how many bytes of raw chunk diagnostics an Action keeps
+// (64 MiB) unless SetRawCap says otherwise.
+const DefaultRawCap = 64 << 20
+
+// SetRawCap sets the raw diagnostics cap in bytes (0 = DefaultRawCap, < 0 =
+// no cap). Beyond it the raw bytes of the oldest chunks are dropped: each
+// chunk's exact bytes (Raw, the "r" view) and its provider raw_data copy
+// inside Data. What interpretation and the verdict use stays: the chunk's
+// kind, sequence, part and its hermes_sse event, data and terminal flag,
+// and enough to tell a later replay from a conflict (a digest). A notice
+// (anomaly raw_dropped) says so once.
+func (a *Action) SetRawCap(n int64) {
+	if n == 0 {
+		n = DefaultRawCap
+	}
+	a.rawCap = n
+	a.enforceRawCap()
+}
+
+// RawBytes is the number of raw chunk bytes retained.
+func (a *Action) RawBytes() int64 { return a.rawBytes }
+
+// RawDropped is the number of chunks whose raw bytes were dropped.
+func (a *Action) RawDropped() int { return a.rawDropped }
+
+// rawDigest stands in for a dropped chunk's raw bytes when a later copy of
+// it arrives: the digest of its Raw (byte-identical replay) and of its
+// raw_data string (the part stripped from Data).
+type rawDigest struct {
+	raw     [32]byte
+	rawData [32]byte
+	hasRD   bool
+}
+
+func (a *Action) enforceRawCap() {
+	if a.rawCap < 0 {
+		return
+	}
+	for a.rawBytes > a.rawCap && a.dropNext < len(a.seqs) {
+		c := a.chunks[a.seqs[a.dropNext]]
+		a.dropNext++
+		if c.Raw == nil {
+			continue
+		}
+		a.dropRaw(c)
+	}
+}
+
+// dropRaw drops one chunk's raw bytes.
+func (a *Action) dropRaw(c *Chunk) {
+	d := &rawDigest{raw: sha256.Sum256(c.Raw)}
+	a.rawBytes -= int64(len(c.Raw))
+	c.Raw = nil
+	if stripped, rd, ok := stripRawData(c.Data); ok {
+		d.rawData, d.hasRD = sha256.Sum256([]byte(rd)), true
+		c.Data = stripped
+	} else {
+		c.Data = append([]byte(nil), c.Data...) // no longer sharing the dropped bytes
+	}
+	c.digest = d
+	a.rawDropped++
+	if a.rawDropped == 1 {
+		a.addIngestAnomaly(Anomaly{Kind: AnomalyDroppedRaw, Sequence: c.Sequence,
+			Detail: fmt.Sprintf("raw diagnostics beyond the %d MiB cap are dropped, oldest first, from chunk %d on; the text and the verdict's evidence are kept", a.rawCap>>20, c.Sequence)})
+	}
+}
+
+// stripRawData returns chunk data with hermes_sse.raw_data emptied (kept
+// only when it is the [DONE] marker, which interpretation reads), and the
+// raw_data string it had. ok is false when the data is not a plain
+// hermes_sse envelope whose interpretation ignores raw_data otherwise: a
+// Chat frame, a tool progress frame, a Responses frame or [DONE].
+func stripRawData(data []byte) (out []byte, rawData string, ok bool) {
+	h, hermes, _, _, sure := decodeChunkDataFast(data)
+	if !sure || !hermes {
+		return nil, "", false
+	}
+	name := h.name()
+	if !(name == "hermes.tool.progress" || len(name) > 9 && name[:9] == "response." || h.done || looksLikeChat(h.data)) {
+		return nil, "", false
+	}
+	// Find the raw_data string's bytes: the one-pass reader refused
+	// duplicate keys, so there is exactly one.
+	start, end, lit, found := findRawData(data)
+	if !found {
+		return nil, "", false
+	}
+	rawData = unquote(lit)
+	repl := `""`
+	if h.done {
+		repl = `"[DONE]"`
+	}
+	out = make([]byte, 0, len(data)-(end-start)+len(repl))
+	out = append(append(append(out, data[:start]...), repl...), data[end:]...)
+	return out, rawData, true
+}
+
+// findRawData locates hermes_sse.raw_data's string literal in chunk data.
+func findRawData(data []byte) (start, end int, lit []byte, ok bool) {
+	s := jscan{b: data}
+	n := 0
+	if !s.objOpen() {
+		return 0, 0, nil, false
+	}
+	for {
+		key, done, ok := s.objKey(&n)
+		if !ok || done {
+			return 0, 0, nil, false
+		}
+		if string(key) != "hermes_sse" {
+			if !s.skipMember() {
+				return 0, 0, nil, false
+			}
+			continue
+		}
+		m := 0
+		if !s.objOpen() {
+			return 0, 0, nil, false
+		}
+		for {
+			key, done, ok := s.objKey(&m)
+			if !ok || done {
+				return 0, 0, nil, false
+			}
+			if string(key) == "raw_data" {
+				start = s.i
+				lit, _, ok := s.str()
+				return start, s.i, lit, ok
+			}
+			if !s.skipMember() {
+				return 0, 0, nil, false
+			}
+		}
+	}
+}
+
+// sameAsDropped decides replay or conflict for a chunk whose raw bytes
+// were dropped, as sameChunk does with them.
+func sameAsDropped(kept *Chunk, y *StreamChunk) bool {
+	d := kept.digest
+	if len(y.Raw) > 0 && sha256.Sum256(y.Raw) == d.raw {
+		return true
+	}
+	if kept.Kind != y.Kind || kept.ActionID != y.ActionID || !samePart(kept.Part, y.Part) {
+		return false
+	}
+	if !d.hasRD {
+		return jsonEqual(kept.Data, y.Data)
+	}
+	stripped, rd, ok := stripRawData(y.Data)
+	return ok && sha256.Sum256([]byte(rd)) == d.rawData && jsonEqual(kept.Data, stripped)
+}
+
+// trimResult keeps the result's raw parts (the output, and the data of its
+// json message parts: for a long turn the aggregate's copy of every
+// provider frame, twice) only while they fit in the raw cap beside the
+// chunks. They repeat what the chunks hold; what the verdict reads of them
+// (status, error, the aggregate's operation, text, terminal and truncated
+// flags) is decoded before and kept.
+func (a *Action) trimResult(r *ActionResult) {
+	size := int64(len(r.Output))
+	for _, p := range r.Message {
+		size += int64(len(p.Data))
+	}
+	if a.rawCap < 0 || a.rawBytes+size <= a.rawCap {
+		return
+	}
+	r.Output = nil
+	if r.Aggregate != nil {
+		agg := *r.Aggregate
+		agg.Events = nil
+		r.Aggregate = &agg
+	}
+	parts := make([]MessagePart, len(r.Message))
+	for i, p := range r.Message {
+		p.Data = nil
+		parts[i] = p
+	}
+	r.Message = parts
+	a.timeline = append(a.timeline, Happening{At: time.Now(), What: fmt.Sprintf("result raw output (%.1f MiB) not kept: over the %d MiB raw cap", float64(size)/(1<<20), a.rawCap>>20)})
+}
