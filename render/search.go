@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -181,12 +182,28 @@ func cutWc(s string, left, right int) string {
 // lines joined by one space so a phrase wrapped over two lines is still
 // found; a line that is not content (a label, a placeholder) separates
 // runs with a newline, which no query holds.
+//
+// A streaming item changes only its last lines (TextLines keeps the others
+// as they were), so a new haystack reuses the old one up to the first line
+// that changed, and keeps the matches that end before it: a batch costs
+// the new text, not the whole message.
 type haystack struct {
 	ck    cacheKey
-	text  string // joined, not folded
-	fold  string
-	idx   []int32
+	ents  []hayEnt
+	text  []byte
+	fold  []byte
+	idx   []int32 // fold offset → text offset; nil when they are the same
 	lines []hayLine
+	q     Query
+	ms    []match
+}
+
+// hayEnt is one line search looked at: line < 0 is a line that is not
+// content. at is where its separator and text start in haystack.text.
+type hayEnt struct {
+	line int
+	src  string
+	at   int
 }
 
 type hayLine struct {
@@ -199,6 +216,7 @@ type hayLine struct {
 // match is one match in a block: one span per line it covers.
 type match struct {
 	line  int // first line
+	end   int // byte offset of its end in haystack.text
 	spans []lineSpan
 }
 
@@ -207,7 +225,7 @@ type lineSpan struct {
 }
 
 // searchLines calls fn for every line of the block that search looks at,
-// with its index in head+full body.
+// with its index in head+full body (-1 for a line that is not content).
 func (b *block) searchLines(fn func(i int, line string)) {
 	switch b.kind {
 	case bMore:
@@ -231,56 +249,139 @@ func (b *block) searchLines(fn func(i int, line string)) {
 	}
 }
 
-func (b *block) buildHaystack() *haystack {
-	h := &haystack{ck: b.ck}
-	var sb strings.Builder
-	prev := false
-	b.searchLines(func(i int, l string) {
-		if i < 0 {
-			if prev {
-				sb.WriteByte('\n')
-			}
-			prev = false
+// haystack builds the block's haystack for its current lines and finds q
+// in it, reusing prev (the block's previous haystack, which it consumes)
+// as far as the lines are the same.
+func (b *block) haystack(prev *haystack, q Query) *haystack {
+	// The lines the same as last time keep their entries (prev's slice is
+	// reused in place); the first that differs and all after it are new.
+	var ents []hayEnt
+	keep, cut, same := 0, 0, true
+	diverge := func() {
+		same = false
+		if prev == nil {
 			return
 		}
-		p := ansi.Strip(l)
-		t := strings.TrimLeft(p, " ")
-		if prev {
-			sb.WriteByte(' ')
+		cut = len(prev.text)
+		if keep < len(prev.ents) {
+			cut = prev.ents[keep].at
 		}
-		h.lines = append(h.lines, hayLine{line: i, start: sb.Len(), text: t, trim: len(p) - len(t)})
-		sb.WriteString(t)
-		prev = true
+		ents = prev.ents[:keep]
+	}
+	b.searchLines(func(i int, l string) {
+		if same {
+			if prev != nil && keep < len(prev.ents) && prev.ents[keep].line == i && prev.ents[keep].src == l {
+				keep++
+				return
+			}
+			diverge()
+		}
+		ents = append(ents, hayEnt{line: i, src: l})
 	})
-	h.text = sb.String()
-	h.fold, h.idx = fold(h.text)
+	if same {
+		diverge()
+	}
+	h := &haystack{ck: b.ck}
+	if keep > 0 {
+		h.text = prev.text[:cut] // prev is dropped: its buffers are reused
+		n := len(prev.lines)
+		for n > 0 && prev.lines[n-1].start >= cut {
+			n--
+		}
+		h.lines = prev.lines[:n]
+	}
+	content := keep > 0 && ents[keep-1].line >= 0
+	for k := keep; k < len(ents); k++ {
+		e := &ents[k]
+		e.at = len(h.text)
+		if e.line < 0 {
+			if content {
+				h.text = append(h.text, '\n')
+			}
+			content = false
+			continue
+		}
+		p := ansi.Strip(e.src)
+		t := strings.TrimLeft(p, " ")
+		if content {
+			h.text = append(h.text, ' ')
+		}
+		h.lines = append(h.lines, hayLine{line: e.line, start: len(h.text), text: t, trim: len(p) - len(t)})
+		h.text = append(h.text, t...)
+		content = true
+	}
+	h.ents = ents
+	// Fold only the new text when the old fold kept byte offsets.
+	reuse := keep > 0 && prev.idx == nil
+	if reuse {
+		f, idx := fold(string(h.text[cut:]))
+		if idx == nil {
+			h.fold = append(prev.fold[:cut], f...)
+		} else {
+			reuse = false
+		}
+	}
+	if !reuse {
+		f, idx := fold(string(h.text))
+		h.fold, h.idx = []byte(f), idx
+	}
+	// Matches that end before the first changed line stay; the scan goes
+	// on from the last of them (non-overlapping matches found from the
+	// left depend only on the text up to their end).
+	from := 0
+	h.q = q
+	if reuse && prev.q == q {
+		n := 0
+		for n < len(prev.ms) && prev.ms[n].end <= cut {
+			n++
+		}
+		if n > 0 {
+			h.ms, from = prev.ms[:n], prev.ms[n-1].end
+		}
+	}
+	h.ms = h.find(q, from, h.ms)
 	return h
 }
 
-// matches finds q in the haystack.
-func (h *haystack) matches(q Query) []match {
-	found := q.find(h.fold, h.idx)
-	if len(found) == 0 {
-		return nil
+// rematch finds a new query in the same text.
+func (h *haystack) rematch(q Query) {
+	h.q = q
+	h.ms = h.find(q, 0, h.ms[:0:0])
+}
+
+// find appends the matches of q from fold offset from to out.
+func (h *haystack) find(q Query, from int, out []match) []match {
+	if q.Empty() {
+		return out
 	}
-	out := make([]match, 0, len(found))
+	needle := []byte(q.fold)
 	li := 0
-	for _, r := range found {
-		var m match
-		for li < len(h.lines) && h.lines[li].start+len(h.lines[li].text) <= r[0] {
+	for pos := from; pos <= len(h.fold)-len(needle); {
+		i := bytes.Index(h.fold[pos:], needle)
+		if i < 0 {
+			break
+		}
+		fs, fe := pos+i, pos+i+len(needle)
+		pos = fe
+		s, e := fs, fe
+		if h.idx != nil {
+			s, e = int(h.idx[fs]), int(h.idx[fe])
+		}
+		for li < len(h.lines) && h.lines[li].start+len(h.lines[li].text) <= s {
 			li++ // the line ends before the match
 		}
+		m := match{end: e}
 		for k := li; k < len(h.lines); k++ {
 			hl := h.lines[k]
-			if hl.start >= r[1] {
+			if hl.start >= e {
 				break
 			}
-			a, e := max(r[0], hl.start)-hl.start, min(r[1], hl.start+len(hl.text))-hl.start
-			if e <= a {
+			a, z := max(s, hl.start)-hl.start, min(e, hl.start+len(hl.text))-hl.start
+			if z <= a {
 				continue // the joining space
 			}
 			m.spans = append(m.spans, lineSpan{line: hl.line,
-				from: hl.trim + Width(hl.text[:a]), to: hl.trim + Width(hl.text[:e])})
+				from: hl.trim + Width(hl.text[:a]), to: hl.trim + Width(hl.text[:z])})
 		}
 		if len(m.spans) == 0 {
 			continue
@@ -311,18 +412,18 @@ func (t *Transcript) Query() Query { return t.query }
 // searchBlock brings a block's matches up to date with its lines and the
 // query.
 func (t *Transcript) searchBlock(b *block) {
-	if t.query.Empty() {
+	switch {
+	case t.query.Empty():
 		b.hay, b.matches, b.hl = nil, nil, nil
 		return
+	case b.hay == nil || b.hay.ck != b.ck:
+		b.hay = b.haystack(b.hay, t.query)
+	case b.hay.q != t.query:
+		b.hay.rematch(t.query)
+	default:
+		return
 	}
-	if b.hay == nil || b.hay.ck != b.ck {
-		b.hay = b.buildHaystack()
-		b.matchQ = Query{}
-	}
-	if b.matchQ != t.query {
-		b.matches, b.matchQ = b.hay.matches(t.query), t.query
-		b.hl = nil
-	}
+	b.matches, b.hl = b.hay.ms, nil
 }
 
 func (t *Transcript) recount() {
@@ -406,14 +507,10 @@ func (t *Transcript) Current() int {
 		return -1
 	}
 	b := t.byKey[t.cur.key]
-	if b == nil || t.cur.ord >= len(b.matches) {
+	if b == nil || t.cur.ord >= len(b.matches) || b.pos >= len(t.blocks) || t.blocks[b.pos] != b {
 		return -1
 	}
-	i := t.Index(t.cur.key)
-	if i < 0 {
-		return -1
-	}
-	return t.matchOff[i] + t.cur.ord
+	return t.matchOff[b.pos] + t.cur.ord
 }
 
 // MatchFrom is the first match at or after transcript line (wrapping to

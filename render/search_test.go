@@ -176,3 +176,41 @@ func TestToolRowsSearch(t *testing.T) {
 		t.Error("ToolLabel count")
 	}
 }
+
+// TestIncrementalSearchEqualsFresh: matches kept up to date batch by batch
+// while a message streams are exactly those of searching the final
+// transcript afresh, whatever the text, the split and the query.
+func TestIncrementalSearchEqualsFresh(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		text := rapid.StringOfN(rapid.SampledFrom([]rune("ab ab\n  aB \u212aK中☕")), 0, 300, -1).Draw(t, "text")
+		q := NewQuery(rapid.SampledFrom([]string{"a", "ab", "b a", "k", "ab ab", "中"}).Draw(t, "q"))
+		width := rapid.IntRange(3, 20).Draw(t, "width")
+		c := newChat()
+		c.role()
+		tr := NewTranscript(NewStyles(false), nil)
+		tr.SetOptions(Options{Width: width})
+		tr.SetQuery(q)
+		for i := 0; i < len(text); {
+			n := rapid.IntRange(1, 15).Draw(t, "n")
+			j := min(i+n, len(text))
+			for j < len(text) && !isRuneStart(text[j]) {
+				j++
+			}
+			c.delta(text[i:j])
+			tr.Sync(c.a)
+			i = j
+		}
+		fresh := NewTranscript(NewStyles(false), nil)
+		fresh.SetOptions(Options{Width: width})
+		fresh.Sync(c.a)
+		fresh.SetQuery(q)
+		if tr.MatchCount() != fresh.MatchCount() {
+			t.Fatalf("%d matches streaming, %d afresh", tr.MatchCount(), fresh.MatchCount())
+		}
+		for i, b := range tr.blocks {
+			if fmt.Sprint(b.matches) != fmt.Sprint(fresh.blocks[i].matches) {
+				t.Fatalf("block %d: %v streaming, %v afresh", i, b.matches, fresh.blocks[i].matches)
+			}
+		}
+	})
+}

@@ -70,6 +70,7 @@ const (
 
 type block struct {
 	key  string
+	pos  int // index in Transcript.blocks (set by reindex)
 	kind blockKind
 	item *model.Item
 	text string // notes, anomalies
@@ -91,8 +92,7 @@ type block struct {
 
 	// Search (see search.go): built only while a query is active.
 	hay     *haystack
-	matchQ  Query
-	matches []match
+	matches []match        // hay.ms
 	hl      map[int]string // restyled lines, by line in the block
 	hlSpans map[int][]Span
 	hlCur   int
@@ -221,6 +221,7 @@ func (t *Transcript) reindex() {
 		if i > 0 {
 			n++ // separator
 		}
+		b.pos = i
 		t.offsets[i] = n
 		n += b.len()
 	}
