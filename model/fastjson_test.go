@@ -269,8 +269,13 @@ func fastSeeds(tb testing.TB) [][]byte {
 func TestFastDecodersAgreeWithEncodingJSON(t *testing.T) {
 	for _, b := range fastSeeds(t) {
 		checkFast(t, b)
-		// Every prefix too: truncated input must never be accepted.
-		for i := range len(b) {
+		// Prefixes too: truncated input must never be accepted (every
+		// prefix of a small seed, 64 of a large one).
+		step := max(1, len(b)/64)
+		if len(b) <= 2048 {
+			step = 1
+		}
+		for i := 0; i < len(b); i += step {
 			checkFast(t, b[:i])
 		}
 	}
