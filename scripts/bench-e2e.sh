@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# End-to-end CPU of following the simulator's 100,000-chunk firehose over
+# loopback, as ratios against bare curl reading the follow stream, each
+# client against a fresh simulator in the same run. Prints "name value unit"
+# lines for the make bench table. Needs curl; installs jq with apt-get when
+# it is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${FIREHOSE_N:-100000}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+command -v jq >/dev/null || { apt-get update -qq >/dev/null && apt-get install -y -qq jq >/dev/null; }
+go build -o "$tmp/aipwatch" . && go build -o "$tmp/aipdsim" ./cmd/aipdsim
+port=18700
+# cpu CMD...: user+sys seconds of CMD (and its children) against a fresh simulator.
+cpu() {
+  port=$((port + 1))
+  "$tmp/aipdsim" --listen 127.0.0.1:$port --scenario firehose --firehose-n "$N" >"$tmp/sim.out" 2>&1 &
+  local sim=$!
+  for _ in $(seq 50); do grep -q '^url:' "$tmp/sim.out" 2>/dev/null && break; sleep 0.02; done
+  local url="http://127.0.0.1:$port"
+  local follow="$url/aip/v1/actions/act_sim_firehose_01/events?include_chunks=true&follow=true&limit=1000"
+  URL=$url FOLLOW=$follow /usr/bin/time -f "%U %S" -o "$tmp/t" bash -c "$1" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; }
+  kill $sim; wait $sim 2>/dev/null || true
+  awk '{print $1 + $2}' "$tmp/t"
+}
+curl_s=$(cpu 'curl -sN "$FOLLOW" >/dev/null')
+jq_s=$(cpu 'curl -sN "$FOLLOW" | sed -un "s/^data: //p" | jq -c . >/dev/null')
+aw_s=$(cpu "\"$tmp/aipwatch\" --url \"\$URL\" --output jsonl act_sim_firehose_01 >/dev/null")
+# A floor that reads what aipwatch must read: the follow stream and the
+# result (every provider frame, twice), with curl.
+floor_s=$(cpu 'curl -sN "$FOLLOW" >/dev/null; curl -s "$URL/aip/v1/actions/act_sim_firehose_01/result" >/dev/null')
+awk -v c="$curl_s" -v j="$jq_s" -v a="$aw_s" -v f="$floor_s" 'BEGIN {
+  printf "e2e/curl-cpu %.3f s\n", c
+  printf "e2e/aipwatch-cpu %.3f s\n", a
+  printf "e2e/aipwatch-x-curl %.1f x\n", a / c
+  printf "e2e/jq-pipeline-x-curl %.1f x\n", j / c
+  printf "e2e/aipwatch-x-curl+result %.1f x\n", a / f
+}'
