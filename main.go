@@ -294,6 +294,9 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 		Resume:       func(cursor string) string { return resumeCommand(o, cursor) },
 		Input:        stdin,
 		Output:       stdout,
+		ExportPath:   o.export,
+		Version:      versionString(),
+		Replay:       o.replay != "",
 	})
 	if a == nil {
 		return nil, fail(o, stdout, stderr, err)
