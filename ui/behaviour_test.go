@@ -217,3 +217,29 @@ func TestConnectionLog(t *testing.T) {
 		}
 	}
 }
+
+// TestRawViewDroppedUnderCap: Options.RawCap reaches the model, and the r
+// view of a chunk whose raw bytes went under the cap says so instead of
+// showing an empty envelope.
+func TestRawViewDroppedUnderCap(t *testing.T) {
+	h := newHarness(t, 100, 30, func(o *Options) { o.RawCap = 1 })
+	f := h.f
+	h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1},
+		f.batch(f.role(), f.delta("hello "), f.delta("world")))
+	if h.m.Action().RawDropped() == 0 {
+		t.Fatal("RawCap 1 dropped nothing: Options.RawCap did not reach the model")
+	}
+	h.press("r")
+	if s := h.screen(); !strings.Contains(s, "raw bytes dropped under the memory cap") {
+		t.Errorf("the raw view of a dropped chunk does not say so:\n%s", s)
+	}
+
+	h = newHarness(t, 100, 30) // default cap: everything kept
+	f = h.f
+	h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1},
+		f.batch(f.role(), f.delta("hello "), f.delta("world")))
+	h.press("r")
+	if s := h.screen(); strings.Contains(s, "dropped under the memory cap") || !strings.Contains(s, "raw_data") {
+		t.Errorf("the raw view under the default cap:\n%s", s)
+	}
+}

@@ -121,6 +121,7 @@ func newModel(ctx context.Context, opts Options) *Model {
 		markdown:  true,
 		review:    opts.Replay,
 	}
+	m.action.SetRawCap(opts.RawCap)
 	m.search.input = newQueryLine(st)
 	return m
 }

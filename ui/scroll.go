@@ -362,6 +362,16 @@ func (m *Model) buildRaw() {
 		head += " · received " + c.ReceivedAt.Format("15:04:05.000")
 	}
 	lines := []string{st.Header.Render(render.Truncate(head, w, "…")), "", st.Label.Render("envelope")}
+	if c.RawDropped() {
+		// Under the memory cap (model.Action.SetRawCap) the oldest chunks'
+		// exact bytes and provider raw_data go; what was decided from them
+		// stays.
+		const gone = "raw bytes dropped under the memory cap"
+		lines = append(lines, "  "+st.Dim.Render(gone), "", st.Label.Render("raw_data"), "  "+st.Dim.Render(gone))
+		m.raw.lines = lines
+		m.rawScroll(0)
+		return
+	}
 	pretty, _ := render.PrettyJSON(string(c.Raw))
 	lines = append(lines, render.WrapIndent(pretty, w, "  ")...)
 	lines = append(lines, "", st.Label.Render("raw_data"))

@@ -57,6 +57,10 @@ type Options struct {
 	// REVIEW from the start (a recording of a live run says "live"), and c
 	// says that there is nothing to cancel instead of asking.
 	Replay bool
+	// RawCap is the raw diagnostics cap in bytes (model.Action.SetRawCap):
+	// beyond it the oldest chunks' raw bytes are dropped with a notice.
+	// 0 = model.DefaultRawCap, < 0 = no cap.
+	RawCap int64
 
 	// Clock is the time source for elapsed times, ages, durations and the
 	// spinner (nil = time.Now). Tests inject a fixed clock so screens are
