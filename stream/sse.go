@@ -1,13 +1,13 @@
 package stream
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"sync/atomic"
 	"time"
+
+	sse "github.com/r3labs/sse/v2"
 )
 
 // MaxFrameSize is the largest SSE frame the reader accepts (16 MiB). aipd
@@ -119,28 +119,20 @@ func (n *normReader) normaliseCopy(b []byte) []byte {
 	return b[:n.normalise(b)]
 }
 
-// frameReader splits a body into frames. Under it, normReader has turned
-// every line ending into LF, so a frame ends exactly at the first "\n\n"
-// (the rule r3labs/sse's EventStreamReader applies, which this reader
-// used before: TestLibrarySplitter still pins the library's behaviour, and
-// FuzzFrames checks this one against an independent reading of the
-// grammar). The search for the frame end resumes where the last read left
-// it, so a frame costs one scan of its bytes however it is cut into reads.
+// frameReader splits a body into frames with r3labs/sse's EventStreamReader
+// (our named SSE library; only its reader, never its Client, whose
+// connection loop has the defects stream/README.md lists), over normReader,
+// so its "\n\n" rule is exact for LF, CRLF and CR bodies alike, and tells a
+// frame cut by EOF from a complete one.
 type frameReader struct {
-	norm       *normReader
-	max        int
-	buf        []byte
-	start, end int   // the unread bytes are buf[start:end]
-	searched   int   // buf[start:start+searched] holds no "\n\n"
-	err        error // the reader's error, once met
+	norm     *normReader
+	esr      *sse.EventStreamReader
+	consumed int64 // normalised bytes taken by the frames returned so far
 }
 
-// readSize is how much one read asks of the body (a follow body is large
-// and fast: fewer, bigger reads).
-const readSize = 64 << 10
-
 func newFrameReader(r io.Reader, maxSize int, lastByte *atomic.Int64) *frameReader {
-	return &frameReader{norm: &normReader{r: r, lastByte: lastByte}, max: maxSize}
+	n := &normReader{r: r, lastByte: lastByte}
+	return &frameReader{norm: n, esr: sse.NewEventStreamReader(n, maxSize)}
 }
 
 // next returns the raw text of the next frame (LF line endings, without its
@@ -148,54 +140,27 @@ func newFrameReader(r io.Reader, maxSize int, lastByte *atomic.Int64) *frameRead
 // the body it returns io.EOF, or errFrameCut when the body ended inside a
 // frame. Other errors are the transport's (or bufio.ErrTooLong).
 func (fr *frameReader) next() ([]byte, error) {
-	for {
-		from := fr.start + max(fr.searched-1, 0)
-		if i := bytes.Index(fr.buf[from:fr.end], []byte("\n\n")); i >= 0 {
-			i += from
-			tok := fr.buf[fr.start:i]
-			if len(tok)+2 > fr.max {
-				return nil, bufio.ErrTooLong
-			}
-			fr.start, fr.searched = i+2, 0
-			return tok, nil
-		}
-		fr.searched = fr.end - fr.start
-		if fr.err != nil {
-			rest := fr.buf[fr.start:fr.end]
-			fr.start = fr.end
-			switch {
-			case len(rest) > 0 && !fr.norm.eof:
-				return nil, fr.err // the transport failed inside a frame
-			case len(rest) > 0 && len(bytes.Trim(rest, "\n")) > 0:
-				return nil, errFrameCut
-			case fr.norm.eof || fr.err == context.Canceled:
-				return nil, io.EOF
-			}
-			return nil, fr.err
-		}
-		if fr.searched >= fr.max {
-			return nil, bufio.ErrTooLong
-		}
-		fr.fill()
-	}
-}
-
-// fill reads once more into the buffer, making room first.
-func (fr *frameReader) fill() {
-	if fr.start > 0 && (fr.start == fr.end || len(fr.buf)-fr.end < readSize/2) {
-		n := copy(fr.buf, fr.buf[fr.start:fr.end])
-		fr.start, fr.end = 0, n
-	}
-	if len(fr.buf)-fr.end < readSize/2 {
-		nb := make([]byte, max(2*len(fr.buf), fr.end+readSize))
-		copy(nb, fr.buf[fr.start:fr.end])
-		fr.buf, fr.end, fr.start = nb, fr.end-fr.start, 0
-	}
-	n, err := fr.norm.Read(fr.buf[fr.end:])
-	fr.end += n
+	tok, err := fr.esr.ReadEvent()
 	if err != nil {
-		fr.err = err
+		return nil, err
 	}
+	// The splitter returns "frame" for "frame\n\n", advancing by len+2; when
+	// the reader has failed or ended (bufio.Scanner then calls it with atEOF
+	// set, for io.EOF and for any other error alike) it returns the
+	// unterminated rest as a token. Only that last token ends exactly at the
+	// end of the data read.
+	if fr.norm.err != nil && fr.consumed+int64(len(tok)) == fr.norm.total {
+		fr.consumed += int64(len(tok))
+		switch {
+		case !fr.norm.eof:
+			return nil, fr.norm.err // the transport failed inside a frame
+		case len(bytes.Trim(tok, "\n")) == 0:
+			return nil, io.EOF // only stray newlines after the last frame
+		}
+		return nil, errFrameCut
+	}
+	fr.consumed += int64(len(tok)) + 2
+	return tok, nil
 }
 
 // parseFrame applies the SSE field grammar to one frame's text: any field
