@@ -31,6 +31,7 @@ type options struct {
 	replay            string
 	speed             float64
 	export            string
+	rawCapMiB         int
 	version           bool
 	help              bool
 	actionID          string
@@ -59,6 +60,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.replay, "replay", "", "review a recording made with --record, with no network")
 	fs.Float64Var(&o.speed, "speed", 0, "with --replay: replay in recorded time divided by N (0 = instant)")
 	fs.StringVar(&o.export, "export", "", "write the transcript as Markdown to FILE when the run ends (any output mode)")
+	fs.IntVar(&o.rawCapMiB, "raw-cap-mib", 64, "keep at most N MiB of raw frames for diagnostics (r); beyond it the oldest are dropped\nwith a notice, never text or verdict evidence (0 = keep all)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
 	return fs
@@ -130,6 +132,9 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 		o.actionID = rest[0]
 	default:
 		o.actionID = getenv("AIP_ACTION_ID")
+	}
+	if o.rawCapMiB < 0 {
+		return nil, fs, output.UsageError("--raw-cap-mib must be 0 (keep all) or more")
 	}
 	if o.speed < 0 {
 		return nil, fs, output.UsageError("--speed must be 0 (instant) or more")
@@ -240,4 +245,12 @@ func readToken(path string, stderr io.Writer) (string, error) {
 		return "", fmt.Errorf("token file %s holds more than one line", path)
 	}
 	return tok, nil
+}
+
+// rawCap is the model's raw-bytes cap for --raw-cap-mib (0 keeps all).
+func (o *options) rawCap() int64 {
+	if o.rawCapMiB == 0 {
+		return -1
+	}
+	return int64(o.rawCapMiB) << 20
 }

@@ -213,6 +213,7 @@ func writePrivate(path string, b []byte) error {
 // runLines drives the plain or jsonl printer from the stream client.
 func runLines(ctx context.Context, o *options, mode string, client record.Runner, stdout, stderr io.Writer) (*model.Action, int) {
 	a := model.NewAction(o.actionID)
+	a.SetRawCap(o.rawCap())
 	var p output.Printer = output.NewPlain(stdout, output.Options{Redact: o.redact})
 	if mode == "jsonl" {
 		p = output.NewJSONL(stdout, output.Options{Redact: o.redact})
