@@ -61,6 +61,19 @@ func (r *runner) startCmd() tea.Cmd {
 	}
 }
 
+// runBackend runs the backend, turning a panic in it into an error so the
+// program exits through its normal path and restores the terminal (a panic
+// on this goroutine would otherwise kill the process with the terminal
+// still in raw mode and the alt screen up).
+func (r *runner) runBackend(sink stream.Sink) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &stream.Error{Op: "internal", Message: "internal error in the stream reader (the action keeps running)"}
+		}
+	}()
+	return r.backend.Run(r.ctx, sink)
+}
+
 func (r *runner) loop() {
 	defer close(r.done)
 	sink := stream.SinkFunc(func(m stream.Msg) {
@@ -69,7 +82,7 @@ func (r *runner) loop() {
 		case <-r.ctx.Done():
 		}
 	})
-	err := r.backend.Run(r.ctx, sink)
+	err := r.runBackend(sink)
 	r.mu.Lock()
 	r.err = err
 	r.mu.Unlock()
