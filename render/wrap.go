@@ -3,6 +3,7 @@ package render
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -98,10 +99,15 @@ func wrapParagraph(p string, base, width int, emit func(string, int)) {
 		emit("", base)
 		return
 	}
-	var line strings.Builder
-	lineW, lineStart := 0, base
+	// A line is always one contiguous piece of p, p[ls:le]: the spaces
+	// between its words are kept as they are, the spaces at a break are
+	// dropped, and a cut (over-long indentation, a hard-broken word)
+	// ends it. So lines are substrings of p: nothing is copied.
+	ls, le := 0, 0 // the current line's bytes in p
+	lineW := 0
+	open := false // the line holds something (le > ls, or kept indentation)
 	first := true // the paragraph's first line keeps its leading spaces
-	pendSpace, pendW := "", 0
+	pendW := 0    // spaces waiting between the line and the next word
 	i := 0
 	for i < len(p) {
 		// One token: a run of spaces or a run of non-spaces.
@@ -110,43 +116,36 @@ func wrapParagraph(p string, base, width int, emit func(string, int)) {
 		for j < len(p) && (p[j] == ' ') == isSpace {
 			j++
 		}
-		tok := p[i:j]
 		if isSpace {
-			if first && lineW == 0 && line.Len() == 0 {
-				// Leading indentation of the paragraph: keep what fits.
-				tok = Truncate(tok, width, "")
-				line.WriteString(tok)
-				lineW = len(tok)
+			if first && !open {
+				// Leading indentation of the paragraph: keep what fits
+				// (spaces are one byte and one cell each).
+				n := min(j-i, width)
+				ls, le, lineW, open = i, i+n, n, n > 0
 				first = false
 			} else {
-				pendSpace, pendW = tok, len(tok)
+				pendW = j - i
 			}
 			i = j
 			continue
 		}
 		first = false
-		ww := Width(tok)
+		tok := p[i:j]
+		ww := tokenWidth(tok)
 		switch {
-		case lineW+pendW+ww <= width:
-			if lineW == 0 && line.Len() == 0 {
-				lineStart = base + i
-			}
-			line.WriteString(pendSpace)
-			line.WriteString(tok)
+		case open && lineW+pendW+ww <= width:
+			le = j
 			lineW += pendW + ww
-		case lineW == 0 && line.Len() == 0 && ww <= width:
-			lineStart = base + i
-			line.WriteString(tok)
-			lineW = ww
+		case !open && ww <= width:
+			ls, le, lineW, open = i, j, ww, true
 		default:
-			if line.Len() > 0 {
-				emit(line.String(), lineStart)
-				line.Reset()
-				lineW = 0
+			if open {
+				emit(p[ls:le], base+ls)
+				open, lineW = false, 0
 			}
 			// Hard-break a word longer than a line.
 			for ww > width {
-				head := Truncate(tok, width, "")
+				head := truncateCells(tok, width)
 				if head == "" { // a wide character in a one-cell line
 					_, n := utf8.DecodeRuneInString(tok)
 					head = tok[:n]
@@ -154,18 +153,39 @@ func wrapParagraph(p string, base, width int, emit func(string, int)) {
 				emit(head, base+i)
 				i += len(head)
 				tok = tok[len(head):]
-				ww = Width(tok)
+				ww = tokenWidth(tok)
 			}
-			lineStart = base + i
-			line.WriteString(tok)
-			lineW = ww
+			// What is left of it starts the next line (nothing, when a
+			// wide character took the whole word).
+			ls, le, lineW, open = i, j, ww, i < j
 		}
-		pendSpace, pendW = "", 0
+		pendW = 0
 		i = j
 	}
-	if line.Len() > 0 || lineW == 0 {
-		emit(line.String(), lineStart)
+	if open || lineW == 0 {
+		emit(p[ls:le], base+ls)
 	}
+}
+
+// tokenWidth is Width for a word without spaces, with a fast path for
+// printable ASCII (one cell a byte).
+func tokenWidth(s string) int {
+	for k := 0; k < len(s); k++ {
+		if c := s[k]; c < 0x20 || c >= 0x7f {
+			return Width(s)
+		}
+	}
+	return len(s)
+}
+
+// truncateCells is Truncate(s, w, "") with the same ASCII fast path.
+func truncateCells(s string, w int) string {
+	for k := 0; k < len(s) && k < w+1; k++ {
+		if c := s[k]; c < 0x20 || c >= 0x7f {
+			return Truncate(s, w, "")
+		}
+	}
+	return s[:min(w, len(s))]
 }
 
 // TextLines wraps text that only grows (a streaming message) without
@@ -182,23 +202,38 @@ type TextLines struct {
 	nStable int
 	lines   []string
 	style   func(string) string
+	rewrap  bool // the width changed: wrap san again from the start
 }
 
 // Update brings the lines up to date with text at width and returns them.
 // The returned slice is owned by the TextLines and valid until the next
 // call.
 func (t *TextLines) Update(text string, width int, style func(string) string) []string {
-	if width != t.width || !strings.HasPrefix(text, t.raw) || (style == nil) != (t.style == nil) {
+	switch {
+	case !strings.HasPrefix(text, t.raw) || (style == nil) != (t.style == nil):
 		*t = TextLines{width: width, lines: t.lines[:0], style: style}
+	case width != t.width:
+		// A resize: the sanitised text stays, only the wrapping starts
+		// over (the lines are substrings of it: no copy a line).
+		t.width, t.stable, t.nStable, t.lines = width, 0, 0, t.lines[:0]
+		t.rewrap = true
 	}
 	t.style = style
-	if len(text) == len(t.raw) && (len(t.lines) > 0 || text == "") {
+	if len(text) == len(t.raw) && !t.rewrap && (len(t.lines) > 0 || text == "") {
 		return t.lines
 	}
+	t.rewrap = false
 	tail := text[len(t.raw):]
 	t.raw = text
 	t.san = append(t.san, Clean(tail)...)
-	region := string(t.san[t.stable:])
+	// The lines are substrings of san, viewed in place: san only ever
+	// grows by append, and no byte once appended is written again (a reset
+	// starts a new slice), so the view is immutable like any string. A
+	// resize then re-wraps without copying the text.
+	var region string
+	if n := len(t.san) - t.stable; n > 0 {
+		region = unsafe.String(&t.san[t.stable], n)
+	}
 	t.lines = t.lines[:t.nStable]
 	var last string
 	lastStart, have := 0, false
