@@ -99,6 +99,63 @@ func wrapParagraph(p string, base, width int, emit func(string, int)) {
 		emit("", base)
 		return
 	}
+	if p[0] == ' ' {
+		wrapSlow(p, base, width, emit, true) // leading indentation
+		return
+	}
+	// Fast path, one line at a time while the line's window is printable
+	// ASCII (a cell a byte): the line is the longest run of whole words
+	// from i that ends within width bytes, found by looking back from
+	// i+width for a word end; the same lines as wrapSlow gives.
+	i := 0
+	for i < len(p) { // p[i] is not a space
+		end := min(i+width+1, len(p))
+		if !printableASCII(p[i:end]) {
+			wrapSlow(p[i:], base+i, width, emit, false)
+			return
+		}
+		if len(p)-i <= width { // the rest fits: the last line
+			e := len(p)
+			for p[e-1] == ' ' {
+				e--
+			}
+			emit(p[i:e], base+i)
+			return
+		}
+		e := -1
+		for k := i + width; k > i; k-- {
+			if p[k] == ' ' && p[k-1] != ' ' {
+				e = k
+				break
+			}
+		}
+		if e < 0 { // one word longer than the line: broken hard
+			emit(p[i:i+width], base+i)
+			i += width
+			continue
+		}
+		emit(p[i:e], base+i)
+		for e < len(p) && p[e] == ' ' {
+			e++ // the spaces at a break are dropped
+		}
+		i = e
+	}
+}
+
+// printableASCII reports whether every byte of s is printable ASCII.
+func printableASCII(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if c := s[k]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// wrapSlow is the general wrapper of one paragraph (any width of
+// character); first says that p starts the paragraph (its leading spaces
+// are kept).
+func wrapSlow(p string, base, width int, emit func(string, int), first bool) {
 	// A line is always one contiguous piece of p, p[ls:le]: the spaces
 	// between its words are kept as they are, the spaces at a break are
 	// dropped, and a cut (over-long indentation, a hard-broken word)
@@ -106,7 +163,6 @@ func wrapParagraph(p string, base, width int, emit func(string, int)) {
 	ls, le := 0, 0 // the current line's bytes in p
 	lineW := 0
 	open := false // the line holds something (le > ls, or kept indentation)
-	first := true // the paragraph's first line keeps its leading spaces
 	pendW := 0    // spaces waiting between the line and the next word
 	i := 0
 	for i < len(p) {

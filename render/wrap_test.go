@@ -13,7 +13,8 @@ import (
 // reference).
 func TestWrapMatchesReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := rapid.StringOfN(rapid.SampledFrom([]rune("ab cd   efghijklmno ☕é中x")), 0, 200, -1).Draw(t, "p")
+		alpha := rapid.SampledFrom([]string{"ab cd   efghijklmno ☕é中x", "ab cd   efghijklmnopqrstuvw x", "a b"}).Draw(t, "alphabet")
+		p := rapid.StringOfN(rapid.SampledFrom([]rune(alpha)), 0, 200, -1).Draw(t, "p")
 		width := rapid.IntRange(1, 30).Draw(t, "width")
 		type ln struct {
 			s     string

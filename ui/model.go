@@ -69,7 +69,18 @@ type Model struct {
 
 	ticking bool
 
-	helpCache helpCache
+	helpCache  helpCache
+	shortCache shortCache
+
+	// Per-frame state and buffers reused between frames (Render).
+	fv        model.Verdict
+	fvOK      bool
+	scr       screen
+	gutters   gutters
+	lineBuf   []string
+	anoms     anomCache
+	ruleCache ruleCache
+	times     timeCache
 
 	viewHook func(string) // tests: sees every frame's content
 }

@@ -43,25 +43,89 @@ func (m *Model) Render() string {
 	if w < 24 || h < 8 {
 		return render.Truncate(fmt.Sprintf("too small: %dx%d", w, h), w, "…")
 	}
+	// What several lines read is computed once a frame.
+	m.fv, m.fvOK = m.action.Verdict(), true
+	defer func() { m.fvOK = false }()
 	l := m.layout()
-	rows := make([]string, 0, h)
-	rows = append(rows, m.headerLine())
-	rows = m.bodyRows(rows, l)
+	sc := &m.scr
+	sc.reset(h, max(sc.last, w*h+h))
+	sc.row(m.headerLine())
+	m.bodyRows(sc, l)
 	if l.tools > 0 {
-		rows = m.toolRows(rows, l.tools)
+		m.toolRows(sc, l.tools)
 	}
-	rows = append(rows, m.ruleLine(l))
-	rows = append(rows, m.statusLine())
+	sc.row(m.ruleLine(l))
+	sc.row(m.statusLine())
 	if m.mode == keys.Confirm {
-		rows = append(rows, m.promptLines()...)
+		sc.rows(m.promptLines())
 	} else {
-		rows = append(rows, m.metersLine())
+		sc.row(m.metersLine())
 	}
-	rows = append(rows, m.helpRows()...)
-	if len(rows) > h {
-		rows = rows[:h]
+	sc.rows(m.helpRows())
+	return sc.String()
+}
+
+// verdict is the action's verdict, computed once per frame while Render
+// runs.
+func (m *Model) verdict() model.Verdict {
+	if m.fvOK {
+		return m.fv
 	}
-	return strings.Join(rows, "\n")
+	return m.action.Verdict()
+}
+
+// screen assembles a frame's rows into one string, at most h rows, with
+// no intermediate string a row.
+type screen struct {
+	b    strings.Builder
+	n, h int
+	last int // the last frame's size, to allocate once
+}
+
+func (s *screen) reset(h, size int) {
+	s.b = strings.Builder{}
+	s.b.Grow(size)
+	s.n, s.h = 0, h
+}
+
+// row adds one row made of parts.
+func (s *screen) row(parts ...string) {
+	if s.n >= s.h {
+		return
+	}
+	if s.n > 0 {
+		s.b.WriteByte('\n')
+	}
+	for _, p := range parts {
+		s.b.WriteString(p)
+	}
+	s.n++
+}
+
+func (s *screen) rows(rs []string) {
+	for _, r := range rs {
+		s.row(r)
+	}
+}
+
+func (s *screen) String() string {
+	s.last = s.b.Len()
+	return s.b.String()
+}
+
+// anomalyCount is len(Anomalies()) without the copy, kept per model
+// version.
+func (m *Model) anomalyCount() int {
+	if c := &m.anoms; !c.ok || c.version != m.action.Version {
+		*c = anomCache{ok: true, version: m.action.Version, n: len(m.action.Anomalies())}
+	}
+	return m.anoms.n
+}
+
+type anomCache struct {
+	ok      bool
+	version uint64
+	n       int
 }
 
 // headerLine: action ID, operation, endpoint, response id, elapsed; what
@@ -96,6 +160,23 @@ func (m *Model) headerLine() string {
 	return render.Truncate(left+strings.Repeat(" ", gap)+right, w, "")
 }
 
+// timeCache keeps the last parse of the status's two timestamps (every
+// frame reads them; a failed parse allocates its error).
+type timeCache struct {
+	in [2]string
+	t  [2]time.Time
+	ok [2]bool
+	ad [2]bool
+}
+
+func (c *timeCache) parse(k int, s string) (time.Time, bool) {
+	if !c.ad[k] || c.in[k] != s {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		c.in[k], c.t[k], c.ok[k], c.ad[k] = s, t, err == nil, true
+	}
+	return c.t[k], c.ok[k]
+}
+
 // shortID is a provider ID for the screen: masked under --redact.
 func (m *Model) shortID(id string, n int) string {
 	if m.opts.Redact {
@@ -111,10 +192,10 @@ func (m *Model) elapsed() time.Duration {
 	start := m.started
 	var end time.Time
 	if s := m.action.Status; s != nil {
-		if t, err := time.Parse(time.RFC3339Nano, s.StartedAt); err == nil {
+		if t, ok := m.times.parse(0, s.StartedAt); ok {
 			start = t
 		}
-		if t, err := time.Parse(time.RFC3339Nano, s.CompletedAt); err == nil && m.action.Settled() {
+		if t, ok := m.times.parse(1, s.CompletedAt); ok && m.action.Settled() {
 			end = t
 		}
 	}
@@ -131,17 +212,17 @@ func (m *Model) elapsed() time.Duration {
 	return max(d, 0)
 }
 
-func (m *Model) bodyRows(rows []string, l layout) []string {
+func (m *Model) bodyRows(sc *screen, l layout) {
 	st := m.st
 	if m.panel() {
 		end := min(m.raw.top+l.body, len(m.raw.lines))
 		for i := m.raw.top; i < end; i++ {
-			rows = append(rows, m.raw.lines[i])
+			sc.row(m.raw.lines[i])
 		}
 		for i := end - m.raw.top; i < l.body; i++ {
-			rows = append(rows, "")
+			sc.row()
 		}
-		return rows
+		return
 	}
 	total := m.tr.Len()
 	if total == 0 {
@@ -149,39 +230,48 @@ func (m *Model) bodyRows(rows []string, l layout) []string {
 		if m.runDone {
 			msg = "no chunks were retained for this action"
 		}
-		rows = append(rows, strings.Repeat(" ", l.gutter)+st.Dim.Render(msg))
+		sc.row(strings.Repeat(" ", l.gutter), st.Dim.Render(msg))
 		for i := 1; i < l.body; i++ {
-			rows = append(rows, "")
+			sc.row()
 		}
-		return rows
+		return
 	}
 	fi := m.focusIndex()
 	fStart, fN := m.tr.Span(fi)
-	mark := ""
-	if l.gutter > 0 {
-		mark = st.Focus.Render("▌") + strings.Repeat(" ", l.gutter-1)
+	if g := &m.gutters; g.n != l.gutter || g.mark == "" {
+		*g = gutters{n: l.gutter, blank: strings.Repeat(" ", l.gutter)}
+		if l.gutter > 0 {
+			g.mark = st.Focus.Render("▌") + strings.Repeat(" ", l.gutter-1)
+		}
 	}
-	blank := strings.Repeat(" ", l.gutter)
-	var lines []string
-	lines = m.tr.Lines(lines, m.top, m.top+l.body)
+	mark, blank := m.gutters.mark, m.gutters.blank
+	lines := m.tr.Lines(m.lineBuf[:0], m.top, m.top+l.body)
+	m.lineBuf = lines[:0]
 	for k, line := range lines {
 		i := m.top + k
-		if l.gutter > 0 {
-			if i >= fStart && i < fStart+fN {
-				line = mark + line
-			} else if line != "" {
-				line = blank + line
-			}
+		switch {
+		case l.gutter == 0:
+			sc.row(line)
+		case i >= fStart && i < fStart+fN:
+			sc.row(mark, line)
+		case line != "":
+			sc.row(blank, line)
+		default:
+			sc.row()
 		}
-		rows = append(rows, line)
 	}
 	for i := len(lines); i < l.body; i++ {
-		rows = append(rows, "")
+		sc.row()
 	}
-	return rows
 }
 
-func (m *Model) toolRows(rows []string, n int) []string {
+// gutters are the focus mark and the blank gutter, styled once.
+type gutters struct {
+	n           int
+	mark, blank string
+}
+
+func (m *Model) toolRows(sc *screen, n int) {
 	st := m.st
 	tools := m.action.Tools()
 	running := 0
@@ -202,7 +292,7 @@ func (m *Model) toolRows(rows []string, n int) []string {
 			title += fmt.Sprintf(" · last %d shown", rows)
 		}
 	}
-	rows = append(rows, m.rule(title, "t hides"))
+	sc.row(m.rule(title, "t hides"))
 	now := m.clock()
 	frame := int(now.UnixMilli() / 100)
 	tr := st.ToolRows(tools, render.ToolOptions{
@@ -210,9 +300,8 @@ func (m *Model) toolRows(rows []string, n int) []string {
 		Offset: m.toolOffset(n - 1), Query: m.tr.Query(), CurID: m.search.curTool, CurOrd: m.search.curToolOrd,
 	}, n-1)
 	for _, r := range tr {
-		rows = append(rows, " "+r)
+		sc.row(" ", r)
 	}
-	return rows
 }
 
 // rule draws "── left ────── right ──".
@@ -241,6 +330,35 @@ func (m *Model) ruleLine(l layout) string {
 		return m.rule(st.Header.Render("connection log"), st.Dim.Render(render.Plural(len(m.action.Timeline()), "entry", "entries")))
 	}
 	total := m.tr.Len()
+	key := ruleKey{width: m.width, top: m.top, body: l.body, total: total, follow: m.follow,
+		newLines: m.newLines, plain: m.plain, markdown: m.markdown}
+	if m.searching() {
+		return m.ruleLineFor(l, total) // the search status changes with every key
+	}
+	if c := &m.ruleCache; c.ok && c.key == key {
+		return c.line
+	}
+	line := m.ruleLineFor(l, total)
+	m.ruleCache = ruleCache{ok: true, key: key, line: line}
+	return line
+}
+
+// ruleKey is everything the transcript's rule line shows outside search.
+type ruleKey struct {
+	width, top, body, total int
+	follow                  bool
+	newLines                int
+	plain, markdown         bool
+}
+
+type ruleCache struct {
+	ok   bool
+	key  ruleKey
+	line string
+}
+
+func (m *Model) ruleLineFor(l layout, total int) string {
+	st := m.st
 	pos := ""
 	if total > 0 {
 		pos = st.Dim.Render(fmt.Sprintf("%d–%d/%d", m.top+1, min(m.top+l.body, total), total))
@@ -266,7 +384,7 @@ func (m *Model) ruleLine(l layout) string {
 
 // badgeWord is the word in the status badge.
 func (m *Model) badgeWord() string {
-	v := m.action.Verdict()
+	v := m.verdict()
 	switch {
 	case v.Final:
 		return v.Word
@@ -283,7 +401,7 @@ func (m *Model) badgeWord() string {
 // statusLine: the verdict badge (a word, and a colour) and what backs it.
 func (m *Model) statusLine() string {
 	st := m.st
-	v := m.action.Verdict()
+	v := m.verdict()
 	word := m.badgeWord()
 	var detail []string
 	switch {
@@ -364,7 +482,7 @@ type segment struct {
 func (m *Model) metersLine() string {
 	st, a := m.st, m.action
 	var segs []segment
-	if n := a.Verdict().UnconfirmedToolEffects; n > 0 {
+	if n := m.verdict().UnconfirmedToolEffects; n > 0 {
 		segs = append(segs, segment{st.Warn.Render(render.Plural(n, "tool effect", "tool effects") + " to confirm"), 7})
 	}
 	segs = append(segs, segment{"chunks " + fmt.Sprint(a.ChunkCount()), 6})
@@ -382,7 +500,7 @@ func (m *Model) metersLine() string {
 	if a.Cursor != "" {
 		segs = append(segs, segment{"cursor " + render.Short(a.Cursor, 22), 2})
 	}
-	if n := len(a.Anomalies()); n > 0 {
+	if n := m.anomalyCount(); n > 0 {
 		segs = append(segs, segment{st.Anomaly.Render(render.Plural(n, "anomaly", "anomalies")), 4})
 	}
 	return fitSegments(segs, st.Dim.Render(" · "), m.width)
@@ -440,11 +558,26 @@ func (m *Model) helpRows() []string {
 		}
 		return []string{render.Truncate(s.Render(render.Line(m.notice)), m.width, "…")}
 	}
-	km := m.keys.For(m.keyContext())
+	ctx := m.keyContext()
+	if c := &m.shortCache; c.line != nil && c.width == m.width && c.ctx == ctx {
+		return c.line
+	}
+	km := m.keys.For(ctx)
 	hm := m.help
 	hm.SetWidth(0) // measure untruncated
 	short := km.ShortHelpFit(m.width, func(bs []key.Binding) int { return render.Width(hm.ShortHelpView(bs)) })
-	return []string{render.Truncate(m.help.ShortHelpView(short), m.width, "…")}
+	line := []string{render.Truncate(m.help.ShortHelpView(short), m.width, "…")}
+	m.shortCache = shortCache{width: m.width, ctx: ctx, line: line}
+	return line
+}
+
+// shortCache is the one-line help of the last frame: it depends only on
+// the width and the key context, and fitting it measures the bindings
+// several times, so it is kept between frames.
+type shortCache struct {
+	width int
+	ctx   keys.Context
+	line  []string
 }
 
 // helpLines is the ? view: every binding that works here, in as many
