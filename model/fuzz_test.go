@@ -90,8 +90,8 @@ func observe(t *testing.T, a *Action) string {
 }
 
 // derivedView is the snapshot without what ingestion alone decides
-// (conflict and foreign anomalies, and so the record and the verdict),
-// plus the interpretation anomalies, order-free.
+// (conflict, foreign and raw_dropped anomalies, and so the record and the
+// verdict), plus the interpretation anomalies, order-free.
 func derivedView(a *Action) string {
 	var keep []string
 	for _, line := range strings.Split(snapshot(a), "\n") {
@@ -101,7 +101,7 @@ func derivedView(a *Action) string {
 	}
 	var anoms []string
 	for _, an := range a.Anomalies() {
-		if an.Kind != AnomalyConflict && an.Kind != AnomalyForeignChunk {
+		if an.Kind != AnomalyConflict && an.Kind != AnomalyForeignChunk && an.Kind != AnomalyDroppedRaw {
 			anoms = append(anoms, fmt.Sprintf("%s@%d %s", an.Kind, an.Sequence, an.Detail))
 		}
 	}
@@ -118,12 +118,25 @@ func ingestOnly(a *Action) bool {
 	return false
 }
 
+// recordWithoutDropNotice is a's record as JSON with the one raw_dropped
+// anomaly taken off its count.
+func recordWithoutDropNotice(a *Action) string {
+	r := a.Record()
+	if a.RawDropped() > 0 {
+		r.Anomalies--
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
 // FuzzIngest: arbitrary chunk JSON (one object a line), arriving in any
 // order with any repeats, plus an arbitrary result (or a state). Nothing
 // panics; every read is deterministic and does not change what follows;
 // re-sending what was kept (byte-identical or re-spaced) is a replay that
-// changes nothing; and the model equals one fed only the kept chunks once,
-// in sequence order.
+// changes nothing; the model equals one fed only the kept chunks once, in
+// sequence order; and one that keeps no raw bytes at all (a raw cap of one
+// byte) decides every replay and conflict alike and ends the same, but for
+// its one raw_dropped notice.
 func FuzzIngest(f *testing.F) {
 	names, _ := filepath.Glob(filepath.Join("testdata", "*.chunks.jsonl"))
 	for _, p := range names {
@@ -170,15 +183,20 @@ func FuzzIngest(f *testing.F) {
 			a.MarkTerminalFrame()
 		}
 
-		// a is observed after every arrival; b never until the end.
-		a, b := NewAction(id), NewAction(id)
+		// a is observed after every arrival; b never until the end; capped
+		// drops every chunk's raw bytes as soon as it can.
+		a, b, capped := NewAction(id), NewAction(id), NewAction(id)
+		capped.SetRawCap(1)
 		for _, ar := range arrivals {
 			c := chunks[ar.idx]
 			if ar.spaced {
 				c = respace(t, c)
 			}
-			a.IngestChunk(c, t0)
+			got := a.IngestChunk(c, t0)
 			b.IngestChunk(c, t0)
+			if cg := capped.IngestChunk(c, t0); cg != got {
+				t.Fatalf("chunk %d without raw bytes kept: %v, with them: %v\n%s", c.Sequence, cg, got, c.Raw)
+			}
 			observe(t, a)
 		}
 		if sa, sb := snapshot(a), snapshot(b); sa != sb {
@@ -186,7 +204,15 @@ func FuzzIngest(f *testing.F) {
 		}
 		finish(a)
 		finish(b)
+		finish(capped)
 		recA := observe(t, a)
+		observe(t, capped)
+		if got := recordWithoutDropNotice(capped); got != recA {
+			t.Fatalf("dropping raw bytes changed the record:\n%s\n%s", recA, got)
+		}
+		if got, want := derivedView(capped), derivedView(a); got != want {
+			t.Fatalf("dropping raw bytes changed the model:\n%s\n--- with them:\n%s", got, want)
+		}
 		if again := observe(t, a); again != recA {
 			t.Fatalf("Record is not deterministic:\n%s\n%s", recA, again)
 		}
@@ -205,6 +231,9 @@ func FuzzIngest(f *testing.F) {
 			for _, c := range []StreamChunk{kept.StreamChunk, respace(t, kept.StreamChunk)} {
 				if got := a.IngestChunk(c, t0); got != Replayed {
 					t.Fatalf("replay of kept chunk %d: %v\n%s", seqs[i], got, c.Raw)
+				}
+				if got := capped.IngestChunk(c, t0); got != Replayed {
+					t.Fatalf("replay of kept chunk %d without raw bytes kept: %v\n%s", seqs[i], got, c.Raw)
 				}
 			}
 		}
