@@ -298,6 +298,7 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 		ExportPath:   o.export,
 		Version:      versionString(),
 		Replay:       o.replay != "",
+		RawCap:       o.rawCap(),
 	})
 	if a == nil {
 		return nil, fail(o, stdout, stderr, err)
