@@ -305,6 +305,13 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 	}
 	var se *stream.Error
 	if err != nil && errors.As(err, &se) {
+		if se.Op == "internal" { // a caught panic: the action was not touched
+			if a.Cursor != "" {
+				o.cursor = a.Cursor // resume from where the viewer was
+			}
+			fmt.Fprint(stderr, panicReport(se.Message, o))
+			return a, model.ExitError
+		}
 		fmt.Fprintf(stdout, "error: %s\n", safe.Line(se.Error()))
 		return a, model.ExitError
 	}

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -90,12 +91,17 @@ func Run(ctx context.Context, opts Options) (*model.Action, error) {
 	if opts.NoColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
-	p := tea.NewProgram(m, popts...)
+	g := &guard{m: m, panicked: new(atomic.Bool)}
+	p := tea.NewProgram(g, popts...)
+	g.quit = p.Quit
 	stop := context.AfterFunc(ctx, p.Quit) // SIGTERM and friends: detach
 	_, err := p.Run()
 	stop()
 	m.run.stop()
 	m.finish()
+	if g.panicked.Load() {
+		return m.action, errInternal
+	}
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return m.action, err
 	}
