@@ -101,7 +101,7 @@ const (
 	backoffMax        = 20 * time.Millisecond
 	batchInterval     = 5 * time.Millisecond
 	runTimeout        = 60 * time.Second
-	maxReconnects     = 40 // the most a run may need (the campaign's worst is about a dozen)
+	maxReconnects     = 60 // the most a run may need (the worst seen is about two dozen)
 	token             = "campaign-s3cret-token"
 )
 
