@@ -67,15 +67,12 @@ func (r *redactor) value(key string, v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, val := range x {
-			switch {
-			case k == "raw_data":
+			if k == "raw_data" {
 				// The provider text itself: the structure is in data.
 				out[k] = r.rawData(x)
-			case k == "data":
-				out[k] = r.value(k, val)
-			default:
-				out[k] = r.value(k, val)
+				continue
 			}
+			out[k] = r.value(k, val)
 		}
 		return out
 	case []any:

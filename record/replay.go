@@ -85,7 +85,6 @@ func (r *Replay) Run(ctx context.Context, sink stream.Sink) error {
 		fatal    error
 		settled  bool
 		lineNo   int
-		skipped  int
 		sentMode bool
 	)
 	flush := func() {
@@ -109,7 +108,6 @@ func (r *Replay) Run(ctx context.Context, sink stream.Sink) error {
 		}
 		var l Line
 		if err := json.Unmarshal(raw, &l); err != nil || l.Type == "" {
-			skipped++
 			r.warn(fmt.Sprintf("%s line %d: corrupt or truncated line skipped (%s)", r.path, lineNo, shortErr(err)))
 			continue
 		}
