@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"aipwatch/output"
 	"aipwatch/sim"
+	"aipwatch/stream"
 )
 
 // options is the parsed invocation (contract §1).
@@ -32,6 +34,9 @@ type options struct {
 	speed             float64
 	export            string
 	rawCapMiB         int
+	appearTimeout     time.Duration
+	stallTimeout      time.Duration
+	stallSet          bool // --stall-timeout was given
 	version           bool
 	help              bool
 	actionID          string
@@ -61,6 +66,8 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.Float64Var(&o.speed, "speed", 0, "with --replay: replay in recorded time divided by N (0 = instant)")
 	fs.StringVar(&o.export, "export", "", "write the transcript as Markdown to FILE when the run ends (any output mode)")
 	fs.IntVar(&o.rawCapMiB, "raw-cap-mib", 64, "keep at most N MiB of raw frames for diagnostics (r); beyond it the oldest are dropped\nwith a notice, never text or verdict evidence (0 = keep all)")
+	fs.DurationVar(&o.appearTimeout, "appear-timeout", stream.DefaultAppearTimeout, "how long to wait for an action aipd has no record of yet\n(a synchronous action has none until it settles) to show its first event")
+	fs.DurationVar(&o.stallTimeout, "stall-timeout", stream.DefaultStallTimeout, "how long an action with chunks but no record or result may show no\nnew chunk before it is reported unsettled (incomplete, no AIP result)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
 	return fs
@@ -119,6 +126,10 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 		// The token itself may come from the environment, never a flag.
 		o.token = getenv("AIP_TOKEN")
 	}
+	if o.appearTimeout <= 0 || o.stallTimeout <= 0 {
+		return nil, fs, output.UsageError("--appear-timeout and --stall-timeout must be positive durations (e.g. 90s, 5m)")
+	}
+	o.stallSet = fs.Changed("stall-timeout")
 	switch o.output {
 	case "", "tui", "plain", "jsonl":
 	default:

@@ -146,7 +146,8 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 		if err != nil {
 			return nil, nil, err
 		}
-		cfg := stream.Config{BaseURL: o.url, Token: tok, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc}
+		cfg := stream.Config{BaseURL: o.url, Token: tok, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc,
+			AppearTimeout: o.appearTimeout, StallTimeout: o.stallTimeout}
 		if o.record != "" {
 			rec, err = record.Create(o.record, record.Header{ActionID: o.actionID, BaseURL: redactURL(o.url),
 				Started: time.Now(), Version: versionString(), Redact: o.redact})
@@ -371,11 +372,19 @@ func fail(o *options, stdout, stderr io.Writer, err error) int {
 	return model.ExitError
 }
 
+// demoStallTimeout is --stall-timeout on the simulator unless given.
+const demoStallTimeout = 5 * time.Second
+
 // startDemo runs the simulator on 127.0.0.1:0 and points the run at it.
 func startDemo(o *options) (*sim.Server, error) {
 	srv, err := sim.New(o.demo, sim.Knobs{Speed: 1})
 	if err != nil {
 		return nil, err
+	}
+	if !o.stallSet {
+		// A demo of a run that never settles should not take six minutes
+		// to say so: the scripted run's silence is known to be final.
+		o.stallTimeout = demoStallTimeout
 	}
 	u, err := srv.Start()
 	if err != nil {

@@ -58,6 +58,10 @@ type Action struct {
 	Status            *ActionStatus
 	Cancel            CancelState
 	timeline          []Happening
+	// Unsettled is set when the run of contract §2 step 6b found that the
+	// action will never get an AIP record or result (a synchronous run whose
+	// handler failed): the verdict is then incomplete, "no AIP result".
+	Unsettled string
 
 	// Version increases on every change an observer could see, so renderers
 	// can cache by it.
@@ -345,13 +349,43 @@ func (a *Action) hasConflict() bool {
 }
 
 // Settled reports whether the action has a final outcome the verdict can
-// use: a result, or a status that is expired / dead-lettered.
+// use: a result; or, with no result to read, a state that decides alone
+// (expired, dead-lettered, or cancelled: an asynchronous action cancelled in
+// flight never gets a stored result, aip-daemon-behaviour A1); or the
+// finding that the run will never settle (MarkUnsettled).
 func (a *Action) Settled() bool {
-	if a.Result != nil {
-		switch a.Result.Status {
-		case ResultCompleted, ResultFailed, ResultCancelled:
-			return true
-		}
+	if a.hasOutcomeResult() {
+		return true
 	}
-	return a.Status != nil && (a.Status.State == StateExpired || a.Status.State == StateDeadLettered)
+	if a.Unsettled != "" {
+		return true
+	}
+	return a.Status != nil && settlingState(a.Status.State)
+}
+
+// hasOutcomeResult: a result that is an outcome (not pending_approval).
+func (a *Action) hasOutcomeResult() bool {
+	if a.Result == nil {
+		return false
+	}
+	switch a.Result.Status {
+	case ResultCompleted, ResultFailed, ResultCancelled:
+		return true
+	}
+	return false
+}
+
+// settlingState is a state that settles an action which has no result.
+func settlingState(s string) bool {
+	return s == StateExpired || s == StateDeadLettered || s == StateCancelled
+}
+
+// MarkUnsettled records contract §2 step 6b: the action has chunks but no
+// record and no result, showed no progress for the stall timeout, and will
+// never settle. reason is the one line the verdict gives.
+func (a *Action) MarkUnsettled(reason string) {
+	if a.Unsettled == "" && !a.hasOutcomeResult() {
+		a.Unsettled = reason
+		a.Version++
+	}
 }

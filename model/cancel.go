@@ -38,14 +38,17 @@ func (a *Action) CancelOutcome() string {
 	switch {
 	case !c.Requested:
 		return ""
+	case a.Settled() && a.Verdict().Word == VerdictCancelled:
+		// The outcome decides, whatever the cancel route answered: its reply
+		// can be an error although the cancellation happened
+		// (aip-daemon-behaviour A6).
+		return "cancelled"
 	case c.Err != "":
 		return "cancel failed: " + c.Err
 	case !c.Accepted:
 		return "cancel requested"
 	case !a.Settled():
 		return "cancel accepted, waiting for the outcome"
-	case a.Result != nil && a.Result.Status == ResultCancelled:
-		return "cancelled"
 	default:
 		return "cancel came too late: the action had already " + a.outcomeWord()
 	}

@@ -508,8 +508,9 @@ func (s *jscan) hermes(h *hermesFrame) bool {
 			if !ok {
 				return false
 			}
-			// "[DONE]" written with escapes is at most 6*6 bytes long.
-			h.done = (plain && string(lit) == "[DONE]") || (!plain && len(lit) <= 36 && unquote(lit) == "[DONE]")
+			// "[DONE]" (trimmed, like the connector) written with escapes is
+			// short; isDoneText bounds what it trims.
+			h.done = (plain && len(lit) <= 64 && isDoneText(string(lit))) || (!plain && len(lit) <= 6*64 && isDoneText(unquote(lit)))
 		case "terminal":
 			if !seen.first(4) {
 				return false

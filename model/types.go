@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // ChunkKind is StreamChunk.kind (aip-wire §6). Unknown kinds are kept as
@@ -101,8 +102,12 @@ func (h *HermesSSE) Name() string {
 	return probe.Type
 }
 
-// IsDoneMarker reports the Chat `data: [DONE]` frame.
-func (h *HermesSSE) IsDoneMarker() bool { return h.RawData == "[DONE]" }
+// IsDoneMarker reports the Chat `data: [DONE]` frame. The connector compares
+// after trimming (aip-daemon-behaviour A7), so `data: [DONE] ` is one too.
+func (h *HermesSSE) IsDoneMarker() bool { return isDoneText(h.RawData) }
+
+// isDoneText is the connector's `raw_data.trim() == "[DONE]"`.
+func isDoneText(s string) bool { return len(s) <= 64 && strings.TrimSpace(s) == "[DONE]" }
 
 // chunkData is the shape of chunk.data for the Hermes connector and for the
 // connector's extra error chunk.

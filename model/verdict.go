@@ -77,8 +77,14 @@ func (a *Action) decide() Verdict {
 	if r != nil && r.Status != ResultCompleted && r.Status != ResultFailed && r.Status != ResultCancelled {
 		r = nil // pending_approval / requires_human is no outcome: the state decides
 	}
-	if r == nil { // settled by state alone: expired / dead-lettered
-		return final(4, VerdictFailed, "AIP state "+a.Status.State)
+	if r == nil { // settled without a result to read (contract §3, the two state-decided cases)
+		switch {
+		case a.Status != nil && a.Status.State == StateCancelled:
+			return final(1, VerdictCancelled, "AIP state cancelled", "no stored result (cancelled in flight)")
+		case a.Status != nil && settlingState(a.Status.State):
+			return final(4, VerdictFailed, "AIP state "+a.Status.State)
+		}
+		return final(6, VerdictIncomplete, a.Unsettled)
 	}
 	code := r.ErrorCode()
 	switch r.Status {

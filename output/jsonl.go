@@ -88,6 +88,15 @@ func (j *JSONL) handle(a *model.Action, m stream.Msg) {
 		j.emit(connLine{Type: "reconnecting", Attempt: m.Attempt, WaitMs: m.Wait.Milliseconds(), Cause: m.Cause})
 	case stream.RestartMsg:
 		j.emit(connLine{Type: "restart", Code: m.Code})
+	case stream.NoRecordMsg:
+		j.emit(connLine{Type: "no_record", WaitMs: m.AppearTimeout.Milliseconds()})
+	case stream.CursorFreeMsg:
+		j.emit(connLine{Type: "cursor_free", Code: m.Code})
+	case stream.ResultWaitMsg:
+		j.emit(connLine{Type: "result_wait", Attempt: m.Attempt, WaitMs: m.Wait.Milliseconds(), Code: m.Code})
+	case stream.UnsettledMsg:
+		j.changes(a)
+		j.emit(connLine{Type: "unsettled", WaitMs: m.Stall.Milliseconds(), Cause: m.Reason})
 	case stream.TerminalMsg:
 		j.changes(a)
 		j.emit(connLine{Type: "terminal", Cursor: m.Cursor})

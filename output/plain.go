@@ -55,6 +55,15 @@ func (p *Plain) handle(a *model.Action, m stream.Msg) {
 		p.line("reconnecting %d, next try in %s: %s", m.Attempt, roundWait(m.Wait), safe.Line(m.Cause))
 	case stream.RestartMsg:
 		p.line("cursor refused (%s): following again from the beginning", safe.Line(m.Code))
+	case stream.NoRecordMsg:
+		p.line("%s", safe.Line(stream.NoRecordLine(m)))
+	case stream.CursorFreeMsg:
+		p.line("%s", safe.Line(stream.CursorFreeLine(m)))
+	case stream.ResultWaitMsg:
+		p.line("%s", safe.Line(stream.ResultWaitLine(m)))
+	case stream.UnsettledMsg:
+		p.changes(a)
+		p.line("no progress for %s and aipd holds no record or result: the run ended without one", roundWait(m.Stall))
 	case stream.TerminalMsg:
 		p.changes(a)
 		p.line("stream ended; reading the result")

@@ -35,7 +35,7 @@ type Line struct {
 	Page    bool   `json:"page,omitempty"` // rebuilt from a JSON page (review, drain)
 
 	// conn
-	State   string `json:"state,omitempty"` // review, live, connected, reconnecting, restart, error
+	State   string `json:"state,omitempty"` // review, live, connected, reconnecting, restart, no_record, cursor_free, result_wait, unsettled, error
 	Attempt int    `json:"attempt,omitempty"`
 	Cursor  string `json:"cursor,omitempty"`
 	WaitMs  int64  `json:"wait_ms,omitempty"`

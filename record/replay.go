@@ -202,6 +202,14 @@ func connMsg(l Line, at time.Time) (stream.Msg, bool) {
 		return stream.ReconnectingMsg{Attempt: l.Attempt, Wait: time.Duration(l.WaitMs) * time.Millisecond, Cause: l.Cause, At: at}, false
 	case "restart":
 		return stream.RestartMsg{Code: l.Code, At: at}, false
+	case "no_record":
+		return stream.NoRecordMsg{ActionID: l.ActionID, AppearTimeout: time.Duration(l.WaitMs) * time.Millisecond, At: at}, false
+	case "cursor_free":
+		return stream.CursorFreeMsg{Code: l.Code, At: at}, false
+	case "result_wait":
+		return stream.ResultWaitMsg{Attempt: l.Attempt, Wait: time.Duration(l.WaitMs) * time.Millisecond, Code: l.Code, At: at}, false
+	case "unsettled":
+		return stream.UnsettledMsg{Reason: l.Cause, Stall: time.Duration(l.WaitMs) * time.Millisecond, At: at}, false
 	case "error":
 		return stream.ErrorMsg{Err: &stream.Error{Op: "replay", Code: l.Code, Message: "the recorded run failed: " + l.Cause}, At: at}, true
 	}

@@ -89,6 +89,15 @@ func (w *Writer) Message(m stream.Msg) {
 			WaitMs: m.Wait.Milliseconds(), Cause: w.text(m.Cause)})
 	case stream.RestartMsg:
 		w.line(Line{Type: "conn", At: stampOf(now), State: "restart", Code: m.Code})
+	case stream.NoRecordMsg:
+		w.line(Line{Type: "conn", At: stampOf(now), State: "no_record", ActionID: m.ActionID, WaitMs: m.AppearTimeout.Milliseconds()})
+	case stream.CursorFreeMsg:
+		w.line(Line{Type: "conn", At: stampOf(now), State: "cursor_free", Code: m.Code})
+	case stream.ResultWaitMsg:
+		w.line(Line{Type: "conn", At: stampOf(now), State: "result_wait", Attempt: m.Attempt, WaitMs: m.Wait.Milliseconds(), Code: m.Code})
+	case stream.UnsettledMsg:
+		w.line(Line{Type: "conn", At: stampOf(now), State: "unsettled", WaitMs: m.Stall.Milliseconds(), Cause: m.Reason})
+		w.Sync() // the action settled (unverified): make the evidence durable
 	case stream.ErrorMsg:
 		if m.Err != nil {
 			w.line(Line{Type: "conn", At: stampOf(now), State: "error", Code: m.Err.Code, Cause: w.text(m.Err.Error())})

@@ -53,6 +53,15 @@ func Apply(a *model.Action, m Msg) bool {
 		a.Log(stamp(m.At), fmt.Sprintf("reconnecting %d in %s: %s", m.Attempt, m.Wait.Round(time.Millisecond), m.Cause))
 	case RestartMsg:
 		a.Log(stamp(m.At), "cursor refused ("+m.Code+"): following again from the beginning")
+	case NoRecordMsg:
+		a.Log(stamp(m.At), NoRecordLine(m))
+	case CursorFreeMsg:
+		a.Log(stamp(m.At), CursorFreeLine(m))
+	case ResultWaitMsg:
+		a.Log(stamp(m.At), ResultWaitLine(m))
+	case UnsettledMsg:
+		a.MarkUnsettled(m.Reason)
+		a.Log(stamp(m.At), "unsettled: "+m.Reason)
 	case ErrorMsg:
 		if m.Err != nil {
 			a.Log(stamp(m.At), "error: "+m.Err.Error())
@@ -69,4 +78,22 @@ func stamp(t time.Time) time.Time {
 		return time.Now()
 	}
 	return t
+}
+
+// The operator's lines for the run's daemon-specific turns, one wording for
+// the plain output, the TUI and the connection log.
+
+// NoRecordLine says that the action is followed although aipd has no record.
+func NoRecordLine(m NoRecordMsg) string {
+	return "aipd has no record of " + m.ActionID + " yet: waiting for its first event (at most " + m.AppearTimeout.String() + ")"
+}
+
+// CursorFreeLine says, once, that the run reads without cursors from now on.
+func CursorFreeLine(m CursorFreeMsg) string {
+	return "aipd refuses its own cursors (" + m.Code + "): reading the action without cursors from now on"
+}
+
+// ResultWaitLine says that the result is read again, and when.
+func ResultWaitLine(m ResultWaitMsg) string {
+	return fmt.Sprintf("result not ready (%s): read %d in %s", m.Code, m.Attempt, m.Wait.Round(time.Millisecond))
 }

@@ -29,6 +29,16 @@ type Config struct {
 	BackoffMax    time.Duration // 0 = 10 s; doubling with jitter, reset after a healthy connection
 	BatchInterval time.Duration // 0 = 33 ms
 
+	// AppearTimeout bounds the wait for an action aipd has no record of
+	// (state unknown) to show its first event or chunk (contract §2 step 1).
+	AppearTimeout time.Duration // 0 = 1 min
+	// StallTimeout: an action with chunks but no record and no result that
+	// shows no new chunk for this long will never settle (§2 step 6b).
+	StallTimeout time.Duration // 0 = 6 min
+	// PollInterval is the pause between reads in cursor-free reading (§2
+	// step 6), used once aipd has refused its own cursors.
+	PollInterval time.Duration // 0 = 1 s
+
 	// OnFrame, when set, sees every received frame exactly as received
 	// (keep-alive comments included), from Run's goroutine, before the frame
 	// is acted on. Frames rebuilt from JSON pages have Frame.Page set.
@@ -41,6 +51,9 @@ const (
 	DefaultBackoffMin    = 250 * time.Millisecond
 	DefaultBackoffMax    = 10 * time.Second
 	DefaultBatchInterval = 33 * time.Millisecond
+	DefaultAppearTimeout = time.Minute
+	DefaultStallTimeout  = 6 * time.Minute
+	DefaultPollInterval  = time.Second
 
 	pageLimit      = 1000
 	requestTimeout = 60 * time.Second // each non-follow request, when ctx has no deadline
@@ -88,6 +101,15 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.BatchInterval <= 0 {
 		cfg.BatchInterval = DefaultBatchInterval
+	}
+	if cfg.AppearTimeout <= 0 {
+		cfg.AppearTimeout = DefaultAppearTimeout
+	}
+	if cfg.StallTimeout <= 0 {
+		cfg.StallTimeout = DefaultStallTimeout
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = DefaultPollInterval
 	}
 
 	var hc http.Client

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -146,14 +147,22 @@ func TestTransportErrors(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
 
-	c, _ := New(Config{BaseURL: "http://user:pa55word@" + addr, Token: testToken, ActionID: "act_1"})
+	c, _ := New(Config{BaseURL: "http://user:pa55word@" + addr, Token: testToken, ActionID: "act_1",
+		BackoffMin: time.Millisecond, BackoffMax: 5 * time.Millisecond})
 	rec := &recorder{}
 	err = c.Run(context.Background(), rec)
 	want := "status: connection refused (" + addr + ")"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %q want %q", err, want)
 	}
-	if s := summary(rec.all()); strings.Contains(s, "pa55word") || strings.Contains(s, "user") || s != "Error("+want+") Done" {
+	// A start retries a briefly unreachable aipd, visibly and a bounded
+	// number of times, then gives up with the one clear line.
+	var retries []string
+	for i := 2; i <= probeTries; i++ {
+		retries = append(retries, fmt.Sprintf("Reconnecting(%d,connection refused (%s))", i, addr))
+	}
+	wantSummary := strings.Join(retries, " ") + " Error(" + want + ") Done"
+	if s := summary(rec.all()); strings.Contains(s, "pa55word") || strings.Contains(s, "user") || s != wantSummary {
 		t.Fatal(s)
 	}
 

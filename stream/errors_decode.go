@@ -27,7 +27,8 @@ const (
 	codeResultNotReady = "action.result_not_ready"
 	codeGone           = "action.gone"
 	codeDeadLettered   = "action.dead_lettered"
-	codeUnknown        = "action.unknown" // ours: status said "unknown"
+	codeUnknown        = "action.unknown" // ours: status said "unknown" and nothing of it appeared
+	codeNotFound       = "action.not_found"
 )
 
 func cursorRefused(code string) bool { return code == codeCursorExpired || code == codeInvalidCursor }

@@ -38,10 +38,13 @@ type fake struct {
 	counts map[string]int
 
 	status func(n int) (int, string)
-	follow func(w http.ResponseWriter, r *http.Request, n int)
-	page   func(cursor string, n int) (int, string)
-	result func(n int) (int, string)
-	cancel func(body string) (int, string)
+	// statusChunks answers the status route with include_chunks=true
+	// (cursor-free reading); nil = an unexpected request.
+	statusChunks func(n int) (int, string)
+	follow       func(w http.ResponseWriter, r *http.Request, n int)
+	page         func(cursor string, n int) (int, string)
+	result       func(n int) (int, string)
+	cancel       func(body string) (int, string)
 }
 
 func newFake(t *testing.T) *fake {
@@ -54,6 +57,7 @@ func newFake(t *testing.T) *fake {
 		return 200, statusJSON("completed")
 	}
 	f.page = func(cursor string, n int) (int, string) { return 200, pageJSON(cursor, true) }
+	f.statusChunks = func(int) (int, string) { return 200, statusChunksJSON("streaming", 0, 1) }
 	f.result = func(int) (int, string) { return 200, resultJSON }
 	f.cancel = func(string) (int, string) {
 		return 200, `{"action_result":{"action_id":"act_1","status":"cancelled","output":{"cancelled":true}}}`
@@ -71,6 +75,10 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("follow") == "true" {
 		key += " follow"
 	}
+	withChunks := r.URL.Path == "/aip/v1/actions/act_1" && r.URL.Query().Get("include_chunks") == "true"
+	if withChunks {
+		key += " chunks"
+	}
 	n := f.counts[key]
 	f.counts[key]++
 	f.mu.Unlock()
@@ -85,6 +93,13 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, body)
 	}
 	switch {
+	case r.Method == "GET" && withChunks:
+		if f.statusChunks == nil {
+			f.t.Errorf("unexpected status read with chunks")
+			reply(500, "no chunks")
+			return
+		}
+		reply(f.statusChunks(n))
 	case r.Method == "GET" && r.URL.Path == "/aip/v1/actions/act_1":
 		reply(f.status(n))
 	case r.Method == "GET" && r.URL.Path == "/aip/v1/actions/act_1/events" && r.URL.Query().Get("follow") == "true":
@@ -156,6 +171,17 @@ func hang(r *http.Request) { <-r.Context().Done() }
 
 func statusJSON(state string) string {
 	return fmt.Sprintf(`{"action_status":{"action_id":"act_1","state":%q,"updated_at":"2025-01-01T00:00:00Z"}}`, state)
+}
+
+// statusChunksJSON is a status read with include_chunks=true holding Chat
+// delta chunks with the sequences from..to.
+func statusChunksJSON(state string, from, to int) string {
+	var cs []string
+	for i := from; i <= to; i++ {
+		cs = append(cs, fmt.Sprintf(`{"action_id":"act_1","sequence":%d,"kind":"data","data":{"n":%d},"part":{"type":"text","text":"t%d"}}`, i, i, i))
+	}
+	return fmt.Sprintf(`{"action_status":{"action_id":"act_1","state":%q,"updated_at":"2025-01-01T00:00:00Z","chunks":[%s]}}`,
+		state, strings.Join(cs, ","))
 }
 
 const resultJSON = `{"action_result":{"action_id":"act_1","status":"completed","output":{"operation":"chat_stream","terminal":true,"truncated":false,"text":"alpha"}}}`
@@ -325,6 +351,14 @@ func summary(msgs []Msg) string {
 			out = append(out, "Error("+m.Err.Error()+")")
 		case BadFrameMsg:
 			out = append(out, fmt.Sprintf("Bad(%d)", m.Count))
+		case NoRecordMsg:
+			out = append(out, "NoRecord")
+		case CursorFreeMsg:
+			out = append(out, "CursorFree("+m.Code+")")
+		case ResultWaitMsg:
+			out = append(out, fmt.Sprintf("ResultWait(%d,%s)", m.Attempt, m.Code))
+		case UnsettledMsg:
+			out = append(out, "Unsettled("+m.Reason+")")
 		case DoneMsg:
 			out = append(out, "Done")
 		default:

@@ -58,6 +58,44 @@ type RestartMsg struct {
 	Code string
 }
 
+// NoRecordMsg: the first status read said `unknown`. aipd has no record of
+// the action yet (a synchronous action has none until it settles,
+// aip-daemon-behaviour §0.1): it is followed anyway, for at most
+// AppearTimeout if nothing of it arrives (contract §2 step 1).
+type NoRecordMsg struct {
+	At            time.Time // when it happened; zero = when it is applied (replays set it)
+	ActionID      string
+	AppearTimeout time.Duration
+}
+
+// CursorFreeMsg: aipd refused its own cursors again after the one restart
+// (a Postgres-backed daemon always does, aip-daemon-behaviour A2). From now
+// on the run reads the action without cursors: GET /aip/v1/actions/{id}
+// with include_chunks=true, which returns every chunk (contract §2 step 6).
+type CursorFreeMsg struct {
+	At   time.Time // when it happened; zero = when it is applied (replays set it)
+	Code string
+}
+
+// ResultWaitMsg: the result is not ready yet; read number Attempt follows
+// after Wait (contract §2 step 7: retried visibly, and with a bound).
+type ResultWaitMsg struct {
+	At      time.Time // when it happened; zero = when it is applied (replays set it)
+	Attempt int
+	Wait    time.Duration
+	Code    string
+}
+
+// UnsettledMsg: contract §2 step 6b. The action has chunks but no record
+// and no result, and showed no progress for StallTimeout: it will never
+// settle (a synchronous run whose handler failed). The verdict is
+// incomplete with Reason.
+type UnsettledMsg struct {
+	At     time.Time // when it happened; zero = when it is applied (replays set it)
+	Reason string
+	Stall  time.Duration
+}
+
 // BatchMsg carries chunks and events in arrival order since the last batch.
 // Chunks arrive batched (about 30 a second at most, with an immediate flush
 // on a structural chunk) so a fast stream does not cost one message a delta.
@@ -122,6 +160,10 @@ func (ModeMsg) streamMsg()         {}
 func (ConnectedMsg) streamMsg()    {}
 func (ReconnectingMsg) streamMsg() {}
 func (RestartMsg) streamMsg()      {}
+func (NoRecordMsg) streamMsg()     {}
+func (CursorFreeMsg) streamMsg()   {}
+func (ResultWaitMsg) streamMsg()   {}
+func (UnsettledMsg) streamMsg()    {}
 func (BatchMsg) streamMsg()        {}
 func (CursorMsg) streamMsg()       {}
 func (LivenessMsg) streamMsg()     {}

@@ -45,6 +45,18 @@ type runner struct {
 	restart bool   // the one restart from the beginning is used up
 	bad     int    // undecodable frames / page items so far
 
+	// What aipd has shown of the action (settle.go): whether it has a
+	// record, and when the action last made progress.
+	unknown   bool      // no record yet (state unknown): the appear and stall rules apply
+	appearBy  time.Time // with unknown and nothing seen: give up then (§2 step 1)
+	seen      bool      // an event or chunk of the action arrived
+	maxSeq    uint64    // highest chunk sequence seen (valid when hasSeq)
+	hasSeq    bool
+	progress  time.Time // when a new chunk (a higher sequence) last arrived
+	unsettled bool      // §2 step 6b decided: the run ends without a result
+	// Cursor-free reading (cursorfree.go): aipd refused its own cursors twice.
+	cursorFree bool
+
 	pend       BatchMsg // chunks and events not sent yet
 	lastFlush  time.Time
 	lastLive   time.Time
@@ -66,13 +78,17 @@ func (r *runner) send(m Msg) {
 }
 
 func (r *runner) run(ctx context.Context) error {
-	st, e := r.c.status(ctx)
+	st, e := r.probe(ctx)
 	if e != nil {
 		return r.fail(ctx, e)
 	}
 	r.send(StatusMsg{Status: st})
 	if st.State == model.StateUnknown {
-		return r.fail(ctx, r.c.clean(&Error{Op: "status", Code: codeUnknown, Message: "no such action " + r.c.cfg.ActionID}))
+		// Not "no such action": a synchronous action has no record until it
+		// settles (contract §2 step 1). Follow, within the appear timeout.
+		r.unknown = true
+		r.appearBy = time.Now().Add(r.c.cfg.AppearTimeout)
+		r.send(NoRecordMsg{ActionID: r.c.cfg.ActionID, AppearTimeout: r.c.cfg.AppearTimeout})
 	}
 
 	if model.TerminalState(st.State) {
@@ -81,13 +97,15 @@ func (r *runner) run(ctx context.Context) error {
 		if err := r.pages(ctx, r.cursor); err != nil {
 			return err
 		}
-		r.frame(&Frame{At: time.Now(), Event: evTerminal, ID: r.cursor, Page: true,
-			Data: fmt.Appendf(nil, `{"terminal":true,"action_id":%q}`, r.c.cfg.ActionID)})
-		r.send(TerminalMsg{Cursor: r.cursor})
+		r.terminal()
 	} else {
 		r.send(ModeMsg{Review: false})
 		if err := r.follow(ctx); err != nil {
 			return err
+		}
+		if r.unsettled {
+			r.send(DoneMsg{})
+			return nil
 		}
 		// aip.stream.terminal describes the action, not "nothing left to
 		// read" (aip-wire §2.4 caveat 1): drain from its cursor.
@@ -118,22 +136,21 @@ func (r *runner) fail(ctx context.Context, e *Error) error {
 	return e
 }
 
-// useRestart spends the one restart from the beginning (contract §2.6), or
-// fails when it is spent.
-func (r *runner) useRestart(ctx context.Context, e *Error) error {
+// useRestart spends the one restart from the beginning (contract §2.6).
+// When it is spent, aipd refuses the cursors it hands out itself (a
+// Postgres-backed daemon always does): the run switches to cursor-free
+// reading and says so once; the caller then reads that way.
+func (r *runner) useRestart(e *Error) {
 	if r.restart {
-		again := *e
-		again.Message = "cursor refused again after restarting from the beginning"
-		if e.Message != "" {
-			again.Message += " (" + e.Message + ")"
+		if !r.cursorFree {
+			r.cursorFree = true
+			r.send(CursorFreeMsg{Code: e.Code})
 		}
-		again.Retryable = false
-		return r.fail(ctx, r.c.clean(&again))
+		return
 	}
 	r.restart = true
 	r.cursor = ""
 	r.send(RestartMsg{Code: e.Code})
-	return nil
 }
 
 // backoff is the wait before try number n (1-based) after failures: from
@@ -169,16 +186,22 @@ func sleep(ctx context.Context, d time.Duration) bool {
 type endKind int
 
 const (
-	endTerminal endKind = iota // aip.stream.terminal
-	endCtx                     // ctx ended
-	endRetry                   // lost: reconnect with the cursor
-	endRestart                 // cursor refused: start again from the beginning
-	endFatal                   // stop, report
+	endTerminal  endKind = iota // aip.stream.terminal
+	endCtx                      // ctx ended
+	endRetry                    // lost: reconnect with the cursor
+	endRestart                  // cursor refused: start again from the beginning
+	endFatal                    // stop, report
+	endUnsettled                // §2 step 6b: no record, no result, no progress: never settles
 )
 
 // stuckLimit is how many healthy follow connections in a row may end
 // without moving the cursor before the run catches up with non-follow pages.
 const stuckLimit = 3
+
+// MaxReconnectsWithoutProgress bounds the follow connections in a row that
+// end without moving the cursor: past it the run ends (exit 1) naming the
+// last cause, instead of reconnecting for ever (contract §2 step 6).
+const MaxReconnectsWithoutProgress = 30
 
 type connEnd struct {
 	kind    endKind
@@ -186,36 +209,50 @@ type connEnd struct {
 	healthy bool // the connection delivered at least one frame (other than aip.error)
 }
 
-// follow connects and reconnects until the terminal frame, a fatal error
-// or the end of ctx.
+// follow connects and reconnects until the terminal frame, a fatal error,
+// the end of ctx, or the finding that the action will never settle; once
+// aipd refuses its own cursors it reads without them instead.
 func (r *runner) follow(ctx context.Context) error {
-	failures, stuck := 0, 0
+	failures, stuck, idle := 0, 0, 0
 	for {
+		if r.cursorFree {
+			return r.poll(ctx)
+		}
 		r.attempt++
 		from := r.cursor
 		end := r.connection(ctx)
 		r.flush()
 		switch end.kind {
-		case endTerminal:
+		case endTerminal, endUnsettled:
 			return nil
 		case endCtx:
 			return ctx.Err()
 		case endFatal:
 			return r.fail(ctx, end.err)
 		case endRestart:
-			if err := r.useRestart(ctx, end.err); err != nil {
-				return err
-			}
+			r.useRestart(end.err)
 			failures = 0
 		case endRetry:
-			if end.healthy {
-				failures = 0
+			// The back-off resets only after a connection that moved the
+			// cursor: a server that sends a frame and drops every connection
+			// must not be hammered (contract §2 step 6).
+			if r.cursor != from {
+				failures, idle = 0, 0
+			} else if idle++; idle >= MaxReconnectsWithoutProgress {
+				return r.fail(ctx, r.c.clean(&Error{Op: "follow", Code: end.err.Code,
+					Message: fmt.Sprintf("%d reconnects in a row without progress; last: %s", idle, cause(end.err))}))
 			}
 			failures++
 			wait := r.backoff(failures, end.err.retryAfter)
 			r.send(ReconnectingMsg{Attempt: r.attempt + 1, Wait: wait, Cause: cause(end.err)})
 			if !sleep(ctx, wait) {
 				return ctx.Err()
+			}
+			if end, done := r.check(ctx); done {
+				if end.kind == endFatal {
+					return r.fail(ctx, end.err)
+				}
+				return nil
 			}
 			// Connections that keep ending before a cursor frame (something
 			// cuts them shorter than one page) would replay the same frames
@@ -303,14 +340,17 @@ func (r *runner) connection(ctx context.Context) connEnd {
 	}
 	r.send(ConnectedMsg{Attempt: r.attempt, Cursor: r.cursor, Resumed: r.attempt > 1})
 
-	var lastByte atomic.Int64
-	lastByte.Store(time.Now().UnixNano())
+	// The idle rule counts complete frames (keep-alives included), never
+	// bytes: one byte every few seconds inside an unfinished frame must not
+	// keep a connection alive for ever.
+	var lastFrame atomic.Int64
+	lastFrame.Store(time.Now().UnixNano())
 	items := make(chan readItem, 16)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		readFrames(connCtx, resp.Body, &lastByte, items)
+		readFrames(connCtx, resp.Body, &lastFrame, items)
 	}()
 	defer func() {
 		cancel()
@@ -320,6 +360,8 @@ func (r *runner) connection(ctx context.Context) connEnd {
 
 	watchdog := time.NewTimer(idle)
 	defer watchdog.Stop()
+	checks := newCheckTimer(r)
+	defer checks.stop()
 	healthy := false
 	for {
 		var batchC <-chan time.Time
@@ -333,16 +375,23 @@ func (r *runner) connection(ctx context.Context) connEnd {
 			r.armed = false
 			r.flush()
 		case <-watchdog.C:
-			since := time.Since(time.Unix(0, lastByte.Load()))
+			since := time.Since(time.Unix(0, lastFrame.Load()))
 			if since >= idle {
-				return retry(&Error{Op: "follow", Message: "no data for " + idle.String(), Retryable: true}, healthy)
+				return retry(&Error{Op: "follow", Message: "no complete frame for " + idle.String(), Retryable: true}, healthy)
 			}
 			watchdog.Reset(idle - since)
+		case <-checks.c():
+			r.flush()
+			if end, done := r.check(ctx); done {
+				return end
+			}
+			checks.rearm()
 		case it := <-items:
 			if it.err != nil {
 				return r.bodyEnd(ctx, it.err, healthy)
 			}
 			end, done := r.handle(&it.frame)
+			checks.update()
 			if !done || end.kind == endTerminal {
 				healthy = true // an aip.error frame does not count
 			}
@@ -375,15 +424,17 @@ func (r *runner) bodyEnd(ctx context.Context, err error, healthy bool) connEnd {
 
 // readFrames is the reader goroutine of one connection: it splits the body
 // into frames and hands them on until the body ends or ctx is cancelled.
-func readFrames(ctx context.Context, body io.Reader, lastByte *atomic.Int64, out chan<- readItem) {
-	fr := newFrameReader(body, MaxFrameSize, lastByte)
+func readFrames(ctx context.Context, body io.Reader, lastFrame *atomic.Int64, out chan<- readItem) {
+	fr := newFrameReader(body, MaxFrameSize, nil)
 	for {
 		tok, err := fr.next()
 		var it readItem
 		if err != nil {
 			it.err = err
 		} else {
-			f, ok := parseFrame(tok, time.Now())
+			now := time.Now()
+			lastFrame.Store(now.UnixNano())
+			f, ok := parseFrame(tok, now)
 			if !ok {
 				continue
 			}
@@ -407,6 +458,7 @@ func (r *runner) handle(f *Frame) (connEnd, bool) {
 	rt := route(f)
 	switch rt.kind {
 	case routeChunk:
+		r.saw(rt.chunk.Sequence, f.At)
 		r.pend.Chunks = append(r.pend.Chunks, rt.chunk)
 		r.pend.At = f.At
 		if model.Structural(rt.chunk) {
@@ -415,6 +467,7 @@ func (r *runner) handle(f *Frame) (connEnd, bool) {
 			r.schedule()
 		}
 	case routeEvent:
+		r.seen = true
 		r.pend.Events = append(r.pend.Events, rt.event)
 		r.pend.At = f.At
 		r.schedule()
@@ -500,24 +553,30 @@ func (r *runner) flush() {
 // ---- pages, result, final status ----
 
 // pages reads non-follow pages from cursor until one has no events and no
-// chunks (review, and the drain after the terminal frame).
+// chunks (review, and the drain after the terminal frame). Once aipd has
+// refused its own cursors, it reads every chunk without one instead.
 func (r *runner) pages(ctx context.Context, from string) error {
 	cur := from
 	failures := 0
+	visited := map[string]bool{}
 	for {
+		if r.cursorFree {
+			return r.readAll(ctx)
+		}
 		p, e := r.c.page(ctx, cur)
 		if e != nil {
 			switch {
 			case ctx.Err() != nil:
 				return ctx.Err()
 			case cursorRefused(e.Code):
-				if err := r.useRestart(ctx, e); err != nil {
-					return err
-				}
+				r.useRestart(e)
 				cur = ""
 				continue
 			case e.Retryable:
-				failures++
+				if failures++; failures >= MaxReconnectsWithoutProgress {
+					return r.fail(ctx, r.c.clean(&Error{Op: "page", Code: e.Code,
+						Message: fmt.Sprintf("%d failed page reads in a row; last: %s", failures, cause(e))}))
+				}
 				if !sleep(ctx, r.backoff(failures, e.retryAfter)) {
 					return ctx.Err()
 				}
@@ -533,6 +592,10 @@ func (r *runner) pages(ctx context.Context, from string) error {
 		}
 		empty := len(p.Events)+len(p.Chunks) == 0
 		if !empty {
+			r.seen = true
+			for _, c := range p.Chunks {
+				r.saw(c.Sequence, time.Now())
+			}
 			r.send(BatchMsg{Chunks: p.Chunks, Events: p.Events, At: time.Now()})
 		}
 		if p.Cursor != "" && p.Cursor != r.cursor {
@@ -541,6 +604,11 @@ func (r *runner) pages(ctx context.Context, from string) error {
 		}
 		if empty || p.Cursor == "" || p.Cursor == cur {
 			return nil // done, or a page that does not move on
+		}
+		// Pages whose cursors go round in a circle never end: stop there.
+		visited[cur] = true
+		if visited[p.Cursor] {
+			return r.fail(ctx, r.c.clean(&Error{Op: "page", Message: "the page cursors go round in a circle (" + oneLine(p.Cursor, 60) + " again)"}))
 		}
 		cur = p.Cursor
 	}
@@ -563,33 +631,6 @@ func (r *runner) pageFrames(p *Page) {
 	if p.Cursor != "" && len(p.rawEvents)+len(p.rawChunks) > 0 {
 		r.frame(&Frame{At: now, Event: evCursor, ID: p.Cursor, Page: true,
 			Data: fmt.Appendf(nil, `{"next_cursor":%q}`, p.Cursor)})
-	}
-}
-
-// result reads the result, retrying action.result_not_ready and transient
-// failures; action.gone / action.dead_lettered skip it (the final status
-// then says expired / dead_lettered).
-func (r *runner) result(ctx context.Context) error {
-	failures := 0
-	for {
-		res, e := r.c.result(ctx)
-		if e == nil {
-			r.send(ResultMsg{Result: res})
-			return nil
-		}
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case e.Code == codeGone, e.Code == codeDeadLettered:
-			return nil
-		case e.Code == codeResultNotReady, e.Retryable:
-			failures++
-			if !sleep(ctx, r.backoff(failures, e.retryAfter)) {
-				return ctx.Err()
-			}
-			continue
-		}
-		return r.fail(ctx, e)
 	}
 }
 

@@ -284,7 +284,6 @@ func TestRunStatusErrors(t *testing.T) {
 		{"html 502", 502, "<html><head><title>502 Bad Gateway</title></head><body>" + strings.Repeat("x", 5000) + "</body></html>", "status: HTTP 502: 502 Bad Gateway"},
 		{"axum plain 400", 400, "Failed to deserialize query string: limit: invalid digit found in string\nmore", "status: HTTP 400: Failed to deserialize query string: limit: invalid digit found in string more"},
 		{"token echoed", 400, "bad header Bearer " + testToken, "status: HTTP 400: bad header Bearer [redacted]"},
-		{"unknown action", 200, statusJSON("unknown"), "status: action.unknown: no such action act_1"},
 		{"not a status", 200, `{"foo":1}`, "status: the reply is not an action status"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -380,16 +379,30 @@ func TestRunCursorRefused(t *testing.T) {
 			t.Fatal(summary(msgs))
 		}
 	})
-	t.Run("twice is fatal", func(t *testing.T) {
+	t.Run("twice reads without cursors", func(t *testing.T) {
+		// aip-daemon-behaviour A2: a daemon that refuses its own cursors
+		// again after the restart is read without cursors from then on.
 		f := newFake(t)
 		f.follow = stream(partA, errorSSE("stream.cursor_expired", "permanent", ""))
+		f.status = func(n int) (int, string) {
+			if n == 0 {
+				return 200, statusJSON("running")
+			}
+			return 200, statusJSON("completed")
+		}
+		f.statusChunks = func(int) (int, string) { return 200, statusChunksJSON("streaming", 0, 1) }
 		msgs, err := runWith(t, testConfig(f))
-		var e *Error
-		if !errors.As(err, &e) || e.Code != "stream.cursor_expired" || len(f.follows()) != 2 {
+		if err != nil || len(f.follows()) != 2 {
 			t.Fatalf("err %v follows %d", err, len(f.follows()))
 		}
 		if n := len(find[RestartMsg](msgs)); n != 1 {
 			t.Fatalf("%d restarts", n)
+		}
+		if n := len(find[CursorFreeMsg](msgs)); n != 1 {
+			t.Fatalf("%d cursor-free notices: %s", n, summary(msgs))
+		}
+		if !fold(msgs).Settled() {
+			t.Fatal(summary(msgs))
 		}
 		checkFollowRequests(t, f, "", "")
 	})
@@ -411,7 +424,8 @@ func TestRunResultRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := summary(msgs); got != cannedSummary || f.count("GET /aip/v1/actions/act_1/result") != 3 {
+	want := strings.Replace(cannedSummary, "Result(", "ResultWait(2,action.result_not_ready) ResultWait(3,HTTP 502: bad gateway) Result(", 1)
+	if got := summary(msgs); got != want || f.count("GET /aip/v1/actions/act_1/result") != 3 {
 		t.Fatalf("%s; %d result reads", got, f.count("GET /aip/v1/actions/act_1/result"))
 	}
 }
@@ -468,7 +482,7 @@ func TestRunIdleWatchdog(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := find[ReconnectingMsg](msgs)
-	if len(rc) != 2 || rc[0].Cause != "no data for 60ms" || rc[1].Cause != "no reply within 60ms" {
+	if len(rc) != 2 || rc[0].Cause != "no complete frame for 60ms" || rc[1].Cause != "no reply within 60ms" {
 		t.Fatalf("%s", summary(msgs))
 	}
 	checkFollowRequests(t, f, "", "aev_cursor_3_0", "aev_cursor_3_0")

@@ -136,7 +136,7 @@ func TestSimIdle(t *testing.T) {
 	k.Stall = 300 * time.Millisecond
 	a, msgs, _ := simRun(t, "chat-tools", k, func(c *Config) { c.IdleTimeout = 100 * time.Millisecond })
 	rc := find[ReconnectingMsg](msgs)
-	if len(rc) == 0 || !strings.HasPrefix(rc[0].Cause, "no data for") {
+	if len(rc) == 0 || !strings.HasPrefix(rc[0].Cause, "no complete frame for") {
 		t.Fatalf("stall: %s", summary(msgs))
 	}
 	if recordJSON(a) != recordJSON(ref) {

@@ -133,6 +133,12 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	case stream.RestartMsg:
 		m.conn.restarts++
 		m.setNotice("cursor refused ("+render.Line(msg.Code)+"): following again from the beginning", false)
+	case stream.NoRecordMsg:
+		m.setNotice(render.Line(stream.NoRecordLine(msg)), true)
+	case stream.CursorFreeMsg:
+		m.setNotice(render.Line(stream.CursorFreeLine(msg)), false)
+	case stream.ResultWaitMsg:
+		m.setNotice(render.Line(stream.ResultWaitLine(msg)), true)
 	case stream.BatchMsg:
 		m.live(msg.At, now)
 	case stream.LivenessMsg:
