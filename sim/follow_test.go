@@ -376,11 +376,14 @@ func TestSlowBytes(t *testing.T) {
 }
 
 func TestUnavailable(t *testing.T) {
+	// A storage failure on the follow route arrives as HTTP 200 and an
+	// aip.error frame (aip-daemon-behaviour B6).
 	s, u := start(t, "late-cancel", Knobs{Unavailable: 2})
 	for i := range 2 {
-		pe := envelopeError(t, get(t, followURL(u, s.ActionID(), "")), http.StatusServiceUnavailable)
-		if pe.Code != "storage.unavailable" || !pe.Retryable || pe.RetryAfterMs != 1000 || pe.Category != "temporary" {
-			t.Fatalf("follow %d: %+v", i, pe)
+		frames, _ := followAll(t, followURL(u, s.ActionID(), ""))
+		if len(frames) != 1 || frames[0].event != "aip.error" || !strings.Contains(frames[0].data, `"code":"storage.unavailable"`) ||
+			!strings.Contains(frames[0].data, `"retry_after_ms":1000`) || !strings.Contains(frames[0].data, `"category":"temporary"`) {
+			t.Fatalf("follow %d: %+v", i, frames)
 		}
 	}
 	// JSON pages are not affected.

@@ -255,9 +255,13 @@ func resultT(t *testing.T, s *Server, u string) actionResult {
 	return *p.R
 }
 
-func statusT(t *testing.T, u, id string) map[string]any {
+func statusT(t *testing.T, u, id string, query ...string) map[string]any {
 	t.Helper()
-	r := get(t, u+"/aip/v1/actions/"+id)
+	target := u + "/aip/v1/actions/" + id
+	if len(query) > 0 {
+		target += "?" + strings.Join(query, "&")
+	}
+	r := get(t, target)
 	if r.status != http.StatusOK {
 		t.Fatalf("status: %d %s", r.status, truncate(r.body))
 	}

@@ -125,7 +125,8 @@ func queryError(w http.ResponseWriter, msg string) {
 	_, _ = io.WriteString(w, "Failed to deserialize query string: "+msg)
 }
 
-func runtimeSource() obj { return o("component", "aip.runtime") }
+// runtimeSource is the runtime's error source (aip-daemon-behaviour B5).
+func runtimeSource() obj { return o("component", "aip-runtime") }
 
 // actionID reads the path id; a non-act_ id is query.invalid.
 func (s *Server) actionIDFrom(w http.ResponseWriter, r *http.Request) (string, bool) {
@@ -170,26 +171,55 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if id != s.actionID {
+		base := "/aip/v1/actions/" + id
 		body := compact(o("action_status", o("action_id", id, "state", "unknown",
-			"updated_at", time.Now().UTC().Format(time.RFC3339Nano))))
+			"updated_at", time.Now().UTC().Format(time.RFC3339Nano),
+			"links", o("self", base, "result", base+"/result", "events", base+"/events",
+				"chunks", base+"/chunks", "cancel", base+"/cancel"))))
 		writeJSON(w, http.StatusOK, body)
 		return
 	}
 
 	s.mu.Lock()
-	state := s.stateLocked()
+	state := s.stateLocked(withChunks)
+	queued := s.queuedStateLocked()
+	recorded := s.recordedLocked()
+	running := s.mode == ModeAsync && s.workerStarted && s.result == nil && !s.asyncCancelled
 	res := s.result
 	chunks := s.chunks
 	started, updated, completed := s.startedAt, s.updatedAt, s.completedAt
+	settledWithout := s.asyncCancelled
 	s.mu.Unlock()
 
-	v := o("action_id", id, "capability_id", "cap:hermes_agent:"+simEndpoint+":"+s.sc.operation, "state", state)
+	// Without a queue record or a result (a synchronous action still
+	// running, or one whose handler failed) the runtime knows neither the
+	// capability nor a start time (aip-daemon-behaviour §2.1, B4).
+	v := o("action_id", id)
+	if recorded {
+		v = append(v, kv{"capability_id", "cap:hermes_agent:" + simEndpoint + ":" + s.sc.operation})
+	}
+	v = append(v, kv{"state", state})
+	if queued != "" {
+		v = append(v, kv{"queued_state", queued})
+	}
 	if res != nil {
 		v = append(v, kv{"result_status", res.status})
 	}
-	v = append(v, kv{"started_at", started.Format(time.RFC3339Nano)}, kv{"updated_at", updated.Format(time.RFC3339Nano)})
-	if res != nil {
+	if recorded {
+		if s.mode == ModeSync {
+			started = completed // the record is written as the action settles
+		}
+		v = append(v, kv{"started_at", started.Format(time.RFC3339Nano)})
+	}
+	v = append(v, kv{"updated_at", updated.Format(time.RFC3339Nano)})
+	if res != nil || settledWithout {
 		v = append(v, kv{"completed_at", completed.Format(time.RFC3339Nano)})
+	}
+	if running {
+		// A worker holds the action under a 30 s lease, renewed by its
+		// heartbeat (aip-daemon-behaviour §1.2, §2.1).
+		v = append(v, kv{"retry", o("attempts", 1)}, kv{"lease", o("worker_id", "worker_sim_1", "lease_id", "lease_"+fakeHex(id, 16),
+			"acquired_at", started.Format(time.RFC3339Nano), "expires_at", time.Now().UTC().Add(30*time.Second).Format(time.RFC3339Nano))})
 	}
 	if withResult && res != nil {
 		v = append(v, kv{"result", rawJSON(hole)})
@@ -242,7 +272,11 @@ func writeChunkArray(w io.Writer, chunks []chunkRec) {
 // writeResult writes the ActionResult JSON.
 func (s *Server) writeResult(w io.Writer, res *resultRec) {
 	if res.literal != nil {
-		_, _ = w.Write(compact(o("action_id", s.actionID, "status", res.status, "output", rawJSON(res.literal))))
+		v := o("action_id", s.actionID, "status", res.status, "output", rawJSON(res.literal))
+		if res.err != nil {
+			v = append(v, kv{"error", rawJSON(res.err.json())})
+		}
+		_, _ = w.Write(compact(v))
 		return
 	}
 	output := func(w io.Writer) {
@@ -281,19 +315,25 @@ func (s *Server) handleResult(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	res := s.result
-	state := s.stateLocked()
-	streaming := len(s.chunks) > 0
+	state := s.stateLocked(false)
+	recorded := s.recordedLocked()
 	s.mu.Unlock()
 	if res != nil && s.notReadySeen.Add(1) <= int64(s.k.ResultNotReady) {
 		// Pretend the result has not landed yet.
 		res, state = nil, "running"
-		if streaming {
-			state = "streaming"
-		}
+	}
+	if res == nil && !recorded {
+		// A synchronous action has no record until it settles, and one
+		// whose handler failed never gets one (the table; A3).
+		s.writeError(w, &protoErr{Code: "action.not_found", Message: "action not found", Category: "permanent",
+			Details: o("action_id", id), Source: runtimeSource()})
+		return
 	}
 	if res == nil {
+		// query_error_body: temporary, but retryable false (B5); for an
+		// async action cancelled in flight this answer never changes (A1).
 		s.writeError(w, &protoErr{Code: "action.result_not_ready", Message: "action result is not ready yet",
-			Category: "temporary", Retryable: true, Details: o("action_id", id, "state", state), Source: runtimeSource()})
+			Category: "temporary", Details: o("action_id", id, "state", state), Source: runtimeSource()})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -322,13 +362,23 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 			reason = *body.Reason
 		}
 	}
-	if id != s.actionID {
+	s.mu.Lock()
+	gone := s.handlerFailed // no owner and no record: nothing to cancel
+	s.mu.Unlock()
+	if id != s.actionID || gone {
 		s.writeError(w, &protoErr{Code: "resource.not_found", Message: id, Category: "permanent", Source: runtimeSource()})
 		return
 	}
 	s.mu.Lock()
 	s.requestCancelLocked(reason)
 	s.mu.Unlock()
+	if s.k.CancelErrorReply {
+		// The execution was cancelled first; the handler's own cancel then
+		// failed, and that error is the route's answer (A6).
+		s.writeError(w, &protoErr{Code: "runtime.handler_failed", Message: "connector cancel failed: upstream stop returned HTTP 502",
+			Category: "temporary", Source: runtimeSource()})
+		return
+	}
 	writeJSON(w, http.StatusOK, compact(o("action_result", o("action_id", id, "status", "cancelled",
 		"output", o("cancelled", true)))))
 }
@@ -393,6 +443,15 @@ func parseCursor(text string) (cursor, bool) {
 func invalidCursor(text string) *protoErr {
 	return &protoErr{Code: "query.invalid_cursor", Message: "invalid action events cursor", Category: "permanent",
 		Details: o("cursor", text, "expected_prefix", "aev_cursor_"), Source: runtimeSource()}
+}
+
+// postgresCursor is the Postgres store's refusal of any cursor the runtime
+// passes on (aip-daemon-behaviour A2): the runtime turns aev_cursor_<n>_<m>
+// into evt_cursor_<n>, which the store does not accept.
+func postgresCursor(c cursor) *protoErr {
+	evt := "evt_cursor_" + strconv.FormatUint(c.off, 10)
+	return &protoErr{Code: "query.invalid_cursor", Message: "event cursor `" + evt + "` must use `pg_evt_<seq>` format",
+		Category: "permanent", Details: o("cursor", evt, "expected_prefix", "pg_evt_"), Source: runtimeSource()}
 }
 
 func expiredCursor(text string, available int) *protoErr {
@@ -463,7 +522,8 @@ func (s *Server) readPage(id string, cur cursor, curText string, q eventsQuery) 
 	if id == s.actionID {
 		s.mu.Lock()
 		events, chunks = s.events, s.chunks
-		terminal = isTerminalState(s.stateLocked())
+		// The follow loop's own check reads the state without chunks (A5).
+		terminal = isTerminalState(s.stateLocked(false))
 		s.mu.Unlock()
 	}
 	if cur.off > uint64(len(events)) {
@@ -509,8 +569,15 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, invalidCursor(q.cursor))
 			return
 		}
+		if s.cursors == CursorsPostgres {
+			s.writeError(w, postgresCursor(cur))
+			return
+		}
 	}
 	p, perr := s.readPage(id, cur, q.cursor, q)
+	if s.cursors == CursorsPostgres {
+		p.next.off = 0 // the store's pg_evt_<seq> does not parse: offset 0 (A2)
+	}
 	if perr != nil {
 		s.writeError(w, perr)
 		return
@@ -539,11 +606,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 
 // follow is the SSE loop of native_sse_follow_response (aip-wire.md §2).
 func (s *Server) follow(w http.ResponseWriter, r *http.Request, id string, q eventsQuery) {
-	if s.followSeen.Add(1) <= int64(s.k.Unavailable) {
-		s.writeError(w, &protoErr{Code: "storage.unavailable", Message: "event storage is temporarily unavailable",
-			Category: "temporary", Retryable: true, RetryAfterMs: 1000, Source: o("component", "aip.storage")})
-		return
-	}
+	unavailable := s.followSeen.Add(1) <= int64(s.k.Unavailable)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	defer context.AfterFunc(s.ctx, cancel)()
@@ -556,12 +619,23 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request, id string, q eve
 	if fw.flush() != nil {
 		return
 	}
+	if unavailable {
+		// Runtime errors on the follow route arrive in an open stream as
+		// aip.error; only auth, a bad id and the query are HTTP errors (B6).
+		fw.errorFrame(&protoErr{Code: "storage.unavailable", Message: "event storage is temporarily unavailable",
+			Category: "temporary", Retryable: true, RetryAfterMs: 1000, Source: o("component", "aip.storage")})
+		return
+	}
 
 	cur := cursor{chunk: -1}
 	if q.cursor != "" {
 		var ok bool
 		if cur, ok = parseCursor(q.cursor); !ok {
 			fw.errorFrame(invalidCursor(q.cursor))
+			return
+		}
+		if s.cursors == CursorsPostgres {
+			fw.errorFrame(postgresCursor(cur))
 			return
 		}
 		if s.expiredSeen.Add(1) <= int64(s.k.ExpireCursors) {
@@ -573,11 +647,20 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request, id string, q eve
 		}
 	}
 	curText := q.cursor
-	for {
+	for first := true; ; first = false {
+		if !first && s.cursors == CursorsPostgres {
+			// The loop's next read carries the cursor it made itself, and
+			// the store refuses it: a Postgres follow dies after one page.
+			fw.errorFrame(postgresCursor(cur))
+			return
+		}
 		p, perr := s.readPage(id, cur, curText, q)
 		if perr != nil {
 			fw.errorFrame(perr)
 			return
+		}
+		if s.cursors == CursorsPostgres {
+			p.next.off = 0
 		}
 		if s.writePage(fw, p) != nil {
 			return

@@ -109,21 +109,19 @@ func TestUnknownAction(t *testing.T) {
 }
 
 func TestStatusResultLifecycle(t *testing.T) {
+	// Synchronous (the guide's action call): no record while it runs
+	// (aip-daemon-behaviour, the table and A5).
 	s, u := start(t, "chat-error", Knobs{Speed: 4})
 	st := statusT(t, u, s.ActionID())
-	if st["state"] != "running" {
+	if st["state"] != "unknown" || st["capability_id"] != nil || st["started_at"] != nil || st["queued_state"] != nil {
 		t.Fatalf("before the first chunk: %v", st)
 	}
-	if st["capability_id"] != "cap:hermes_agent:sim:chat_stream" {
-		t.Fatalf("capability %v", st["capability_id"])
-	}
-	pe := envelopeError(t, get(t, u+"/aip/v1/actions/"+s.ActionID()+"/result"), http.StatusServiceUnavailable)
-	if pe.Code != "action.result_not_ready" || pe.Category != "temporary" ||
-		pe.Details["action_id"] != s.ActionID() || pe.Details["state"] != "running" {
+	pe := envelopeError(t, get(t, u+"/aip/v1/actions/"+s.ActionID()+"/result"), http.StatusBadRequest)
+	if pe.Code != "action.not_found" || pe.Source["component"] != "aip-runtime" {
 		t.Fatalf("%+v", pe)
 	}
 	for deadline := time.Now().Add(5 * time.Second); ; {
-		if st = statusT(t, u, s.ActionID()); st["state"] == "streaming" {
+		if st = statusT(t, u, s.ActionID(), "include_chunks=true"); st["state"] == "streaming" {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -131,9 +129,13 @@ func TestStatusResultLifecycle(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	if st = statusT(t, u, s.ActionID()); st["state"] != "unknown" {
+		t.Fatalf("streaming without include_chunks: %v", st)
+	}
 	waitSettled(t, s)
 	st = statusT(t, u, s.ActionID())
-	if st["state"] != "completed" || st["result_status"] != "completed" || st["completed_at"] == nil {
+	if st["state"] != "completed" || st["result_status"] != "completed" || st["completed_at"] == nil ||
+		st["capability_id"] != "cap:hermes_agent:sim:chat_stream" || st["queued_state"] != "completed" || st["started_at"] != st["completed_at"] {
 		t.Fatalf("settled: %v", st)
 	}
 	if res := resultT(t, s, u); res.Status != "completed" || res.ActionID != s.ActionID() {
@@ -142,13 +144,45 @@ func TestStatusResultLifecycle(t *testing.T) {
 	r := get(t, u+"/aip/v1/actions/"+s.ActionID()+"?include_result=true&include_chunks=true")
 	var withResult struct {
 		S struct {
+			State  string        `json:"state"`
 			Result *actionResult `json:"result"`
 			Chunks []chunk       `json:"chunks"`
 		} `json:"action_status"`
 	}
 	mustJSON(t, r.body, &withResult)
-	if withResult.S.Result == nil || withResult.S.Result.Status != "completed" || len(withResult.S.Chunks) == 0 {
+	if withResult.S.Result == nil || withResult.S.Result.Status != "completed" || len(withResult.S.Chunks) == 0 || withResult.S.State != "streaming" {
 		t.Fatalf("include_result/include_chunks: %s", truncate(r.body))
+	}
+}
+
+func TestStatusResultLifecycleAsync(t *testing.T) {
+	// Asynchronous: a queue record at once, queued then running under a
+	// worker's lease; the result route answers not ready, temporary but
+	// retryable false (aip-daemon-behaviour §1.2, §2.1, A5, B5).
+	s, u := start(t, "chat-error", Knobs{Speed: 2, Mode: ModeAsync})
+	st := statusT(t, u, s.ActionID())
+	if st["state"] != "queued" || st["queued_state"] != "queued" || st["capability_id"] != "cap:hermes_agent:sim:chat_stream" || st["started_at"] == nil {
+		t.Fatalf("queued: %v", st)
+	}
+	pe := envelopeError(t, get(t, u+"/aip/v1/actions/"+s.ActionID()+"/result"), http.StatusServiceUnavailable)
+	if pe.Code != "action.result_not_ready" || pe.Category != "temporary" || pe.Retryable || pe.Source["component"] != "aip-runtime" {
+		t.Fatalf("%+v", pe)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if st = statusT(t, u, s.ActionID()); st["state"] == "running" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never running: %v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if lease, _ := st["lease"].(map[string]any); lease["worker_id"] == nil || lease["expires_at"] == nil {
+		t.Fatalf("running without a lease: %v", st)
+	}
+	waitSettled(t, s)
+	if st = statusT(t, u, s.ActionID()); st["state"] != "completed" || st["lease"] != nil {
+		t.Fatalf("settled: %v", st)
 	}
 }
 
@@ -326,7 +360,7 @@ func TestResultNotReadyKnob(t *testing.T) {
 	s, u := start(t, "late-cancel", Knobs{ResultNotReady: 2})
 	for i := range 2 {
 		pe := envelopeError(t, get(t, u+"/aip/v1/actions/"+s.ActionID()+"/result"), http.StatusServiceUnavailable)
-		if pe.Code != "action.result_not_ready" || pe.Details["state"] != "streaming" {
+		if pe.Code != "action.result_not_ready" || pe.Details["state"] != "running" {
 			t.Fatalf("read %d: %+v", i, pe)
 		}
 	}

@@ -30,31 +30,51 @@ type scenario struct {
 	endless   bool   // runs until cancelled
 	// script returns the frames and the connector's max_events.
 	script func(k Knobs) (iter.Seq[step], int)
+
+	// How the daemon runs it (Knobs.Mode and Knobs.Cursors override):
+	// mode is ModeSync (the guide's `action call`) unless set.
+	mode    string
+	cursors string
+	// handlerFails: after the script, the connector's handler returns an
+	// error (a transport error mid-stream, the 300 s deadline) instead of
+	// a result (aip-daemon-behaviour A3).
+	handlerFails bool
 }
 
 var scenarios = []scenario{
-	{"chat-tools", "Chat turn with two tools (terminal, read_file), markdown, finish stop, [DONE]: completed",
-		"chat_stream", false, fixed(chatTools)},
-	{"chat-length", "Chat turn cut by the output limit: finish length with error+hermes objects, [DONE]: completed",
-		"chat_stream", false, fixed(chatLength)},
-	{"chat-error", "Chat turn whose agent failed: finish error with error+hermes objects, [DONE]: completed",
-		"chat_stream", false, fixed(chatError)},
-	{"chat-crash", "Chat writer crash: finish error chunk without usage or error object, [DONE]: completed",
-		"chat_stream", false, fixed(chatCrash)},
-	{"chat-unterminated", "Chat upstream closes without [DONE]: extra error chunk, failed stream_incomplete",
-		"chat_stream", false, fixed(chatUnterminated)},
-	{"chat-truncated", "Chat turn whose [DONE] lands exactly on max_events: done chunk, failed stream_truncated",
-		"chat_stream", false, chatTruncated},
-	{"responses-tools", "Responses turn: text, two function calls with outputs, more text, response.completed",
-		"responses_stream", false, fixed(responsesTools)},
-	{"responses-failed", "Responses turn with some text, then response.failed: failed stream_failed",
-		"responses_stream", false, fixed(responsesFailed)},
-	{"long", "Chat deltas every 100 ms, numbered paragraphs, until cancelled: cancelled",
-		"chat_stream", true, long},
-	{"late-cancel", "Short Chat turn that completes; a later cancel is accepted but the result stays completed",
-		"chat_stream", false, fixed(lateCancel)},
-	{"firehose", "FirehoseN (default 100000) Chat delta chunks as fast as possible, then finish stop: completed",
-		"chat_stream", false, firehose},
+	{name: "chat-tools", desc: "Chat turn with two tools (terminal, read_file), markdown, finish stop, [DONE]: completed",
+		operation: "chat_stream", script: fixed(chatTools)},
+	{name: "chat-length", desc: "Chat turn cut by the output limit: finish length with error+hermes objects, [DONE]: completed",
+		operation: "chat_stream", script: fixed(chatLength)},
+	{name: "chat-error", desc: "Chat turn whose agent failed: finish error with error+hermes objects, [DONE]: completed",
+		operation: "chat_stream", script: fixed(chatError)},
+	{name: "chat-crash", desc: "Chat writer crash: finish error chunk without usage or error object, [DONE]: completed",
+		operation: "chat_stream", script: fixed(chatCrash)},
+	{name: "chat-unterminated", desc: "Chat upstream closes without [DONE]: extra error chunk, failed stream_incomplete",
+		operation: "chat_stream", script: fixed(chatUnterminated)},
+	{name: "chat-truncated", desc: "Chat turn whose [DONE] lands exactly on max_events: done chunk, failed stream_truncated",
+		operation: "chat_stream", script: chatTruncated},
+	{name: "responses-tools", desc: "Responses turn: text, two function calls with outputs, more text, response.completed",
+		operation: "responses_stream", script: fixed(responsesTools)},
+	{name: "responses-failed", desc: "Responses turn with some text, then response.failed: failed stream_failed",
+		operation: "responses_stream", script: fixed(responsesFailed)},
+	{name: "long", desc: "Chat deltas every 100 ms, numbered paragraphs, until cancelled: cancelled",
+		operation: "chat_stream", endless: true, script: long},
+	{name: "late-cancel", desc: "Short Chat turn that completes; a later cancel is accepted but the result stays completed",
+		operation: "chat_stream", script: fixed(lateCancel)},
+	{name: "firehose", desc: "FirehoseN (default 100000) Chat delta chunks as fast as possible, then finish stop: completed",
+		operation: "chat_stream", script: firehose},
+
+	// The daemon behaviours the first reading missed (aip-daemon-behaviour,
+	// the table and A1-A3), one scenario each.
+	{name: "async-long", desc: "the long turn submitted with mode async (queued, then running) until cancelled: cancelled, no result ever",
+		operation: "chat_stream", endless: true, script: long, mode: ModeAsync},
+	{name: "async-dead-lettered", desc: "the failed Responses turn in mode async: state dead_lettered, result failed stream_failed",
+		operation: "responses_stream", script: fixed(responsesFailed), mode: ModeAsync},
+	{name: "postgres", desc: "the Chat turn with tools on a Postgres-backed daemon that refuses every cursor it hands out: completed",
+		operation: "chat_stream", script: fixed(chatTools), cursors: CursorsPostgres},
+	{name: "sync-handler-failed", desc: "a synchronous Chat turn whose handler fails mid-stream: chunks, then no record and no result ever",
+		operation: "chat_stream", script: fixed(chatHandlerFailed), handlerFails: true},
 }
 
 // Scenarios lists the scenario names, in display order.
@@ -230,6 +250,14 @@ func responsesFailed(sc *script) {
 	sc.at(300*ms, g.created())
 	sc.write(g, "Working on it — checking the provider…")
 	sc.at(700*ms, g.failed("upstream provider returned HTTP 502 (Bad Gateway)"))
+}
+
+// chatHandlerFailed is a Chat turn that stops in the middle: the handler
+// then fails (scenario handlerFails).
+func chatHandlerFailed(sc *script) {
+	g := newChatGen("sync-handler-failed")
+	sc.at(400*ms, g.role())
+	sc.say(g, "Reading the deployment logs now; the provider connection is about to reset in the middle of")
 }
 
 func lateCancel(sc *script) {

@@ -68,7 +68,28 @@ type Knobs struct {
 	// FirehoseN is the number of deltas of the firehose scenario
 	// (0 = DefaultFirehoseN).
 	FirehoseN int
+
+	// Mode is how the action was submitted: ModeSync (no record while it
+	// runs, the guide's `action call`) or ModeAsync (queued, then running,
+	// with a queue record). "" = the scenario's own mode.
+	Mode string
+	// Cursors is the event store's cursor behaviour: CursorsMemory, or
+	// CursorsPostgres (every cursor the daemon hands out is refused).
+	// "" = the scenario's own.
+	Cursors string
+	// CancelErrorReply: the cancel takes effect, but the cancel route
+	// answers an error (aip-daemon-behaviour A6).
+	CancelErrorReply bool
 }
+
+// Execution modes and cursor behaviours (aip-daemon-behaviour part A §1.2,
+// the table, A2).
+const (
+	ModeSync        = "sync"
+	ModeAsync       = "async"
+	CursorsMemory   = "memory"
+	CursorsPostgres = "postgres"
+)
 
 // RequestLog is one request the simulator received.
 type RequestLog struct {
@@ -94,8 +115,19 @@ type Server struct {
 	beginOnce sync.Once
 	closeOnce sync.Once
 
-	mu              sync.Mutex
-	conn            connector
+	mode         string // ModeSync or ModeAsync
+	cursors      string // CursorsMemory or CursorsPostgres
+	handlerFails bool
+
+	mu   sync.Mutex
+	conn connector
+	// What the runtime records besides the result (aip-daemon-behaviour
+	// A1, A3, B4): an async action's worker start and cancel without a
+	// result, a sync handler's failure, a late cancel's queue state.
+	workerStarted   bool
+	asyncCancelled  bool
+	handlerFailed   bool
+	lateCancelled   bool
 	events          []eventRec
 	chunks          []chunkRec
 	result          *resultRec
@@ -190,14 +222,24 @@ func New(scenario string, k Knobs) (*Server, error) {
 		k.KeepaliveInterval = 15 * time.Second
 	}
 	steps, maxEvents := sc.script(k)
+	mode, cursors := orDefault(k.Mode, orDefault(sc.mode, ModeSync)), orDefault(k.Cursors, orDefault(sc.cursors, CursorsMemory))
+	if mode != ModeSync && mode != ModeAsync {
+		return nil, errors.New("sim: Mode must be sync or async")
+	}
+	if cursors != CursorsMemory && cursors != CursorsPostgres {
+		return nil, errors.New("sim: Cursors must be memory or postgres")
+	}
 	s := &Server{
-		sc:       sc,
-		k:        k,
-		actionID: "act_sim_" + strings.ReplaceAll(sc.name, "-", "_") + "_01",
-		steps:    steps,
-		settled:  make(chan struct{}),
-		cancelCh: make(chan struct{}),
-		runDone:  make(chan struct{}),
+		sc:           sc,
+		k:            k,
+		mode:         mode,
+		cursors:      cursors,
+		handlerFails: sc.handlerFails,
+		actionID:     "act_sim_" + strings.ReplaceAll(sc.name, "-", "_") + "_01",
+		steps:        steps,
+		settled:      make(chan struct{}),
+		cancelCh:     make(chan struct{}),
+		runDone:      make(chan struct{}),
 	}
 	s.conn = connector{actionID: s.actionID, operation: sc.operation, maxEvents: maxEvents}
 	if !sc.endless {
@@ -296,8 +338,23 @@ func (s *Server) Requests() []RequestLog {
 	return append([]RequestLog(nil), s.requests...)
 }
 
-// Settled is closed when the action's result is stored.
+// Settled is closed when the run is over: its result is stored, or it
+// ended without one (an async cancel, a sync handler failure).
 func (s *Server) Settled() <-chan struct{} { return s.settled }
+
+// Mode is the execution mode (ModeSync or ModeAsync).
+func (s *Server) Mode() string { return s.mode }
+
+func orDefault(v, def string) string {
+	if v != "" {
+		return v
+	}
+	return def
+}
+
+// queuedDelay is how long an async action stays queued before a worker
+// claims it: the worker loop polls every 250 ms (aip-daemon-behaviour §1.2).
+const queuedDelay = 250 * time.Millisecond
 
 // begin starts the script once. At Speed 0 (or with Finished) it returns
 // only after everything that needs no waiting has been appended.
@@ -331,6 +388,22 @@ func (s *Server) run(parked chan struct{}) {
 	park := sync.OnceFunc(func() { close(parked) })
 	defer park()
 	var timer *time.Timer
+	if s.mode == ModeAsync {
+		if d := s.scale(step{delay: queuedDelay}); d > 0 {
+			park()
+			timer = time.NewTimer(d)
+			select {
+			case <-timer.C:
+			case <-s.cancelCh:
+			case <-s.ctx.Done():
+				timer.Stop()
+				return
+			}
+		}
+		s.mu.Lock()
+		s.workerStarted = true
+		s.mu.Unlock()
+	}
 	for st := range s.steps {
 		if d := s.scale(st); d > 0 {
 			park()
@@ -356,7 +429,7 @@ func (s *Server) run(parked chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case s.result != nil:
+	case s.result != nil, s.asyncCancelled:
 		return
 	case s.cancelRequested:
 		// Cancelled while the last frame was on its way.
@@ -368,10 +441,31 @@ func (s *Server) run(parked chan struct{}) {
 		s.cancelRunLocked()
 		return
 	}
+	if s.handlerFails {
+		s.handlerFailLocked()
+		return
+	}
 	// The upstream closed without a terminal frame (a terminal frame or the
 	// event limit would have settled the action in feed).
 	s.appendChunkLocked(s.conn.unterminated())
 	s.settleConnectorLocked()
+}
+
+// handlerFailLocked ends a run whose connector handler returned an error
+// (aip-daemon-behaviour A3). Synchronous: the error goes back to the
+// submitter and nothing is persisted, so the action has no record and no
+// result, for ever; its chunks stay readable. Asynchronous: the worker turns
+// the error into a failed result (no retry for Hermes streams), and the
+// action is dead-lettered.
+func (s *Server) handlerFailLocked() {
+	if s.mode == ModeSync {
+		s.handlerFailed = true
+		close(s.settled)
+		return
+	}
+	s.settleLocked(&resultRec{status: "failed", err: &protoErr{Code: "connector.hermes_agent.transport",
+		Message: "Hermes stream transport error", Category: "connector", Source: o("component", "aip-runtime")},
+		literal: compact(o())})
 }
 
 // feed hands one frame to the connector. It reports whether the script
@@ -379,7 +473,7 @@ func (s *Server) run(parked chan struct{}) {
 func (s *Server) feed(f frame) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.result != nil {
+	if s.result != nil || s.asyncCancelled {
 		return false
 	}
 	if s.cancelRequested {
@@ -441,18 +535,28 @@ func (s *Server) requestCancelLocked(reason string) {
 		r = reason
 	}
 	s.appendEventLocked("aip.action.cancelled", o("target", "action", "action_id", s.actionID, "reason", r))
-	if s.result == nil && !s.cancelRequested {
+	if s.result != nil && s.mode == ModeAsync {
+		s.lateCancelled = true // the queue record says cancelled; the result stays (B4)
+	}
+	if s.result == nil && !s.cancelRequested && !s.handlerFailed {
 		s.cancelRequested = true
 		close(s.cancelCh)
 	}
 }
 
-// cancelRunLocked ends a running action as cancelled: the connector
-// publishes the provider's run.cancelled frame, the runtime stores the
-// cancelled result.
+// cancelRunLocked ends a running action as cancelled (aip-daemon-behaviour
+// A1, A4): the connector future is dropped and nothing more is published,
+// no chunk. Synchronous: the runtime stores the cancelled result.
+// Asynchronous: the queue record turns cancelled and no result is ever
+// stored.
 func (s *Server) cancelRunLocked() {
-	rec, _ := s.conn.ingest(cancelledFrame())
-	s.appendChunkLocked(rec)
+	if s.mode == ModeAsync {
+		s.asyncCancelled = true
+		s.updatedAt = time.Now().UTC()
+		s.completedAt = s.updatedAt
+		close(s.settled)
+		return
+	}
 	s.settleLocked(&resultRec{status: "cancelled", literal: compact(o("cancelled", true, "reason", cancelReasonText))})
 }
 
@@ -463,15 +567,45 @@ func (s *Server) settleLocked(r *resultRec) {
 	close(s.settled)
 }
 
-// stateLocked is the lifecycle state (aip-wire.md §4.1).
-func (s *Server) stateLocked() string {
+// stateLocked is action_lifecycle_state (aip-daemon-behaviour, the table
+// and A5): `streaming` only when the caller loaded the chunks
+// (withChunks), and then before anything else, even an async action
+// cancelled without a result; a synchronous action has no record, so reads
+// `unknown`, until it settles; an async one is `queued`, then `running`; a
+// failed async action is `dead_lettered` with its failed result.
+func (s *Server) stateLocked(withChunks bool) string {
 	switch {
+	case withChunks && len(s.chunks) > 0:
+		return "streaming"
+	case s.result != nil && s.mode == ModeAsync && s.result.status == "failed":
+		return "dead_lettered"
 	case s.result != nil:
 		return s.result.status
-	case len(s.chunks) > 0:
-		return "streaming"
+	case s.asyncCancelled:
+		return "cancelled"
+	case s.mode == ModeSync:
+		return "unknown"
+	case !s.workerStarted:
+		return "queued"
 	}
 	return "running"
+}
+
+// recordedLocked: the runtime holds a queue record or a result (the list,
+// capability_id, started_at and the result route know the action).
+func (s *Server) recordedLocked() bool {
+	return s.mode == ModeAsync || s.result != nil
+}
+
+// queuedStateLocked is the queue record's status, "" without a record (B4).
+func (s *Server) queuedStateLocked() string {
+	switch {
+	case !s.recordedLocked():
+		return ""
+	case s.lateCancelled, s.asyncCancelled:
+		return "cancelled"
+	}
+	return s.stateLocked(false)
 }
 
 func isTerminalState(state string) bool {

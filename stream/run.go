@@ -467,7 +467,7 @@ func (r *runner) handle(f *Frame) (connEnd, bool) {
 			r.schedule()
 		}
 	case routeEvent:
-		r.seen = true
+		r.sawEvent(f.At)
 		r.pend.Events = append(r.pend.Events, rt.event)
 		r.pend.At = f.At
 		r.schedule()
@@ -592,7 +592,7 @@ func (r *runner) pages(ctx context.Context, from string) error {
 		}
 		empty := len(p.Events)+len(p.Chunks) == 0
 		if !empty {
-			r.seen = true
+			r.sawEvent(time.Now())
 			for _, c := range p.Chunks {
 				r.saw(c.Sequence, time.Now())
 			}

@@ -42,6 +42,15 @@ func (r *runner) saw(seq uint64, at time.Time) {
 	}
 }
 
+// sawEvent records that something of the action arrived; the stall clock
+// starts then if no chunk has yet.
+func (r *runner) sawEvent(at time.Time) {
+	r.seen = true
+	if r.progress.IsZero() {
+		r.progress = at
+	}
+}
+
 // checkDue is when the next check of an action without a record is due, and
 // whether one is due at all.
 func (r *runner) checkDue() (time.Time, bool) {
