@@ -333,7 +333,13 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 // (contract §2.8).
 func detachMessage(o *options, a *model.Action) string {
 	var b strings.Builder
-	b.WriteString("aipwatch stopped watching; the action keeps running (quitting is not cancellation).\n")
+	if a.Ended() {
+		// Never claim that an action runs on when aipd said it is over (an
+		// async action cancelled in flight reads cancelled with no result).
+		b.WriteString("aipwatch stopped watching; the action has ended, but its outcome was not read yet (quitting is not cancellation).\n")
+	} else {
+		b.WriteString("aipwatch stopped watching; the action keeps running (quitting is not cancellation).\n")
+	}
 	if o.demo != "" {
 		b.WriteString("(this was the built-in demo: its simulator stops with aipwatch)\n")
 	}

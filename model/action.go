@@ -380,6 +380,12 @@ func settlingState(s string) bool {
 	return s == StateExpired || s == StateDeadLettered || s == StateCancelled
 }
 
+// Ended reports that aipd said the action is over (its terminal frame, or a
+// terminal state), whether or not its outcome has been read.
+func (a *Action) Ended() bool {
+	return a.TerminalFrameSeen || a.Settled() || (a.Status != nil && TerminalState(a.Status.State))
+}
+
 // MarkUnsettled records contract §2 step 6b: the action has chunks but no
 // record and no result, showed no progress for the stall timeout, and will
 // never settle. reason is the one line the verdict gives.

@@ -91,6 +91,15 @@ func tooBig(t *testing.T, f *fake, msgs []Msg, err error) {
 	}
 }
 
+// slowFrameConfig gives a huge frame time to arrive on a loaded machine:
+// the idle watchdog counts complete frames, and these tests are about the
+// size limit, not about idleness.
+func slowFrameConfig(f *fake) Config {
+	cfg := testConfig(f)
+	cfg.IdleTimeout = time.Minute
+	return cfg
+}
+
 // A single frame of 17 MiB (complete, with its blank line) is refused with
 // a clear error; the client never holds much more than the 16 MiB limit.
 func TestLimitFrameOver16MiB(t *testing.T) {
@@ -101,7 +110,7 @@ func TestLimitFrameOver16MiB(t *testing.T) {
 	}
 	var msgs []Msg
 	var err error
-	peak, kept := heapUse(func() { msgs, err = runWith(t, testConfig(f)) })
+	peak, kept := heapUse(func() { msgs, err = runWith(t, slowFrameConfig(f)) })
 	tooBig(t, f, msgs, err)
 	if a := fold(msgs); a.ChunkCount() != 1 {
 		t.Fatalf("the frames before the big one: %d chunks", a.ChunkCount())
@@ -124,7 +133,7 @@ func TestLimitDataLineWithoutEnd(t *testing.T) {
 	}
 	var msgs []Msg
 	var err error
-	peak, kept := heapUse(func() { msgs, err = runWith(t, testConfig(f)) })
+	peak, kept := heapUse(func() { msgs, err = runWith(t, slowFrameConfig(f)) })
 	tooBig(t, f, msgs, err)
 	<-done
 	t.Logf("endless line: heap peak +%d MiB, kept %+d KiB, server wrote %d MiB before the client hung up",

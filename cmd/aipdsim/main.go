@@ -38,7 +38,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&k.KeepaliveOnly, "keepalive-only", 0, "once, after the first cursor frame, send only keep-alives for this long")
 	fs.DurationVar(&k.Stall, "stall", 0, "once, after the first cursor frame, send nothing at all for this long")
 	fs.DurationVar(&k.SlowBytes, "slow-bytes", 0, "write the follow body byte by byte with this delay")
-	fs.IntVar(&k.Unavailable, "unavailable", 0, "answer the first N follows with 503 storage.unavailable")
+	fs.IntVar(&k.Unavailable, "unavailable", 0, "answer the first N follows with an aip.error storage.unavailable frame")
+	fs.StringVar(&k.Mode, "mode", "", "execution mode: sync (no record until settled) or async (default: the scenario's)")
+	fs.StringVar(&k.Cursors, "cursors", "", "cursor store: memory, or postgres (refuses its own cursors) (default: the scenario's)")
+	fs.BoolVar(&k.CancelErrorReply, "cancel-error-reply", false, "a cancel takes effect but its reply is an error")
 	fs.IntVar(&k.ResultNotReady, "result-not-ready", 0, "answer the first N result reads after settle with 503 action.result_not_ready")
 	fs.BoolVar(&k.Finished, "finished", false, "the script is already complete when the server starts")
 	fs.IntVar(&k.FirehoseN, "firehose-n", 0, fmt.Sprintf("deltas of the firehose scenario (default %d)", sim.DefaultFirehoseN))
@@ -47,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nScenarios:\n")
 		for _, name := range sim.Scenarios() {
-			fmt.Fprintf(stderr, "  %-18s %s\n", name, sim.Describe(name))
+			fmt.Fprintf(stderr, "  %-20s %s\n", name, sim.Describe(name))
 		}
 	}
 	if err := fs.Parse(args); err != nil {
