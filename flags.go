@@ -37,6 +37,7 @@ type options struct {
 	appearTimeout     time.Duration
 	stallTimeout      time.Duration
 	stallSet          bool // --stall-timeout was given
+	console           bool // no ACTION_ID: the console on a terminal, else a usage error
 	version           bool
 	help              bool
 	actionID          string
@@ -110,22 +111,7 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 	if o.help || o.version {
 		return o, fs, nil
 	}
-	if o.url == "" {
-		o.url = getenv("AIP_URL")
-	}
-	if o.url == "" {
-		o.url = "http://127.0.0.1:8080"
-	}
-	if o.tokenFile == "" {
-		o.tokenFile = getenv("AIP_TOKEN_FILE")
-	}
-	if o.tokenFile == "" {
-		o.tokenFile = getenv("GETAIP_NATIVE_BEARER_TOKEN_FILE")
-	}
-	if o.tokenFile == "" {
-		// The token itself may come from the environment, never a flag.
-		o.token = getenv("AIP_TOKEN")
-	}
+	applyEnv(o, getenv)
 	if o.appearTimeout <= 0 || o.stallTimeout <= 0 {
 		return nil, fs, output.UsageError("--appear-timeout and --stall-timeout must be positive durations (e.g. 90s, 5m)")
 	}
@@ -167,7 +153,7 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 		return o, fs, nil
 	}
 	if o.demo != "" {
-		if !knownScenario(o.demo) {
+		if !knownScenario(o.demo) && o.demo != demoConsole {
 			return nil, fs, output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
 		}
 		if len(rest) == 1 {
@@ -176,7 +162,10 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 		return o, fs, nil
 	}
 	if o.actionID == "" {
-		return nil, fs, output.UsageError("no ACTION_ID given (argument or $AIP_ACTION_ID)")
+		// On a terminal, no ACTION_ID opens the console (contract §7);
+		// run decides, since only it knows the terminal.
+		o.console = true
+		return o, fs, checkURL(o.url, o.allowInsecureHTTP)
 	}
 	if !strings.HasPrefix(o.actionID, "act_") {
 		return nil, fs, output.UsageError(fmt.Sprintf("ACTION_ID must start with act_: %q", o.actionID))
@@ -185,6 +174,26 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 		return nil, fs, err
 	}
 	return o, fs, nil
+}
+
+// applyEnv fills what the flags left empty from the environment.
+func applyEnv(o *options, getenv func(string) string) {
+	if o.url == "" {
+		o.url = getenv("AIP_URL")
+	}
+	if o.url == "" {
+		o.url = "http://127.0.0.1:8080"
+	}
+	if o.tokenFile == "" {
+		o.tokenFile = getenv("AIP_TOKEN_FILE")
+	}
+	if o.tokenFile == "" {
+		o.tokenFile = getenv("GETAIP_NATIVE_BEARER_TOKEN_FILE")
+	}
+	if o.tokenFile == "" {
+		// The token itself may come from the environment, never a flag.
+		o.token = getenv("AIP_TOKEN")
+	}
 }
 
 func knownScenario(name string) bool {

@@ -45,6 +45,9 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+	if len(args) > 0 && args[0] == "ls" {
+		return runList(args[1:], stdout, stderr, getenv)
+	}
 	o, fs, err := parse(args, stderr, getenv)
 	defer func() {
 		// A bug must not leave a stack dump (or anything secret) on the
@@ -74,6 +77,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
+	if o.console || o.demo == demoConsole {
+		return runConsole(ctx, o, stdin, stdout, stderr)
+	}
 	if o.demo != "" {
 		srv, err := startDemo(o)
 		if err != nil {

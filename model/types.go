@@ -255,6 +255,25 @@ type ActionStatus struct {
 	CompletedAt  string          `json:"completed_at,omitempty"`
 	Result       *ActionResult   `json:"result,omitempty"`
 	Links        json.RawMessage `json:"links,omitempty"`
+	// What a queue record adds (aip-daemon-behaviour §2.1): the worker's
+	// lease and the retry bookkeeping.
+	Lease *Lease `json:"lease,omitempty"`
+	Retry *Retry `json:"retry,omitempty"`
+}
+
+// Lease is a worker's claim on an async action.
+type Lease struct {
+	WorkerID   string `json:"worker_id,omitempty"`
+	LeaseID    string `json:"lease_id,omitempty"`
+	AcquiredAt string `json:"acquired_at,omitempty"`
+	ExpiresAt  string `json:"expires_at,omitempty"`
+}
+
+// Retry is an async action's retry bookkeeping.
+type Retry struct {
+	Attempts         int    `json:"attempts"`
+	NextAttemptAt    string `json:"next_attempt_at,omitempty"`
+	DeadLetterReason string `json:"dead_letter_reason,omitempty"`
 }
 
 // Operation names of the Hermes connector.

@@ -180,6 +180,34 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	v, res, chunks := s.statusObj(id, withChunks)
+	if withResult && res != nil {
+		v = append(v, kv{"result", rawJSON(hole)})
+	}
+	if withChunks && len(chunks) > 0 {
+		v = append(v, kv{"chunks", rawJSON(hole)})
+	}
+	base := "/aip/v1/actions/" + id
+	v = append(v, kv{"links", o("self", base, "result", base+"/result", "events", base+"/events",
+		"chunks", base+"/chunks", "cancel", base+"/cancel")})
+
+	w.Header().Set("Content-Type", "application/json")
+	bw := bufio.NewWriterSize(w, 64<<10)
+	fills := []func(io.Writer){}
+	if withResult && res != nil {
+		fills = append(fills, func(w io.Writer) { s.writeResult(w, res) })
+	}
+	if withChunks && len(chunks) > 0 {
+		fills = append(fills, func(w io.Writer) { writeChunkArray(w, chunks) })
+	}
+	writeHoles(bw, compact(o("action_status", v)), fills...)
+	_ = bw.Flush()
+}
+
+// statusObj is build_action_status without its large parts (the result
+// and the chunks, which the caller streams in): the fields, and what the
+// caller may add. withChunks is the caller's include_chunks.
+func (s *Server) statusObj(id string, withChunks bool) (obj, *resultRec, []chunkRec) {
 	s.mu.Lock()
 	state := s.stateLocked(withChunks)
 	queued := s.queuedStateLocked()
@@ -218,30 +246,14 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	if running {
 		// A worker holds the action under a 30 s lease, renewed by its
 		// heartbeat (aip-daemon-behaviour §1.2, §2.1).
+		expires := time.Now().UTC().Add(30 * time.Second)
+		if s.k.LeaseExpired {
+			expires = started.Add(-time.Second) // its heartbeat never renewed it: a stuck worker
+		}
 		v = append(v, kv{"retry", o("attempts", 1)}, kv{"lease", o("worker_id", "worker_sim_1", "lease_id", "lease_"+fakeHex(id, 16),
-			"acquired_at", started.Format(time.RFC3339Nano), "expires_at", time.Now().UTC().Add(30*time.Second).Format(time.RFC3339Nano))})
+			"acquired_at", started.Format(time.RFC3339Nano), "expires_at", expires.Format(time.RFC3339Nano))})
 	}
-	if withResult && res != nil {
-		v = append(v, kv{"result", rawJSON(hole)})
-	}
-	if withChunks && len(chunks) > 0 {
-		v = append(v, kv{"chunks", rawJSON(hole)})
-	}
-	base := "/aip/v1/actions/" + id
-	v = append(v, kv{"links", o("self", base, "result", base+"/result", "events", base+"/events",
-		"chunks", base+"/chunks", "cancel", base+"/cancel")})
-
-	w.Header().Set("Content-Type", "application/json")
-	bw := bufio.NewWriterSize(w, 64<<10)
-	fills := []func(io.Writer){}
-	if withResult && res != nil {
-		fills = append(fills, func(w io.Writer) { s.writeResult(w, res) })
-	}
-	if withChunks && len(chunks) > 0 {
-		fills = append(fills, func(w io.Writer) { writeChunkArray(w, chunks) })
-	}
-	writeHoles(bw, compact(o("action_status", v)), fills...)
-	_ = bw.Flush()
+	return v, res, chunks
 }
 
 // hole marks where a large part is streamed into a skeleton document; the

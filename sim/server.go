@@ -80,6 +80,12 @@ type Knobs struct {
 	// CancelErrorReply: the cancel takes effect, but the cancel route
 	// answers an error (aip-daemon-behaviour A6).
 	CancelErrorReply bool
+	// ActionID replaces the scenario's action ID (a Fleet hosts one
+	// scenario more than once).
+	ActionID string
+	// LeaseExpired: an async action's worker lease expired while it still
+	// reads running (a stuck worker, aip-daemon-behaviour §2.4).
+	LeaseExpired bool
 }
 
 // Execution modes and cursor behaviours (aip-daemon-behaviour part A §1.2,
@@ -235,7 +241,7 @@ func New(scenario string, k Knobs) (*Server, error) {
 		mode:         mode,
 		cursors:      cursors,
 		handlerFails: sc.handlerFails,
-		actionID:     "act_sim_" + strings.ReplaceAll(sc.name, "-", "_") + "_01",
+		actionID:     orDefault(k.ActionID, "act_sim_"+strings.ReplaceAll(sc.name, "-", "_")+"_01"),
 		steps:        steps,
 		settled:      make(chan struct{}),
 		cancelCh:     make(chan struct{}),

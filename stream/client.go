@@ -78,6 +78,17 @@ func New(cfg Config) (*Client, error) {
 	if cfg.ActionID == "" {
 		return nil, errors.New("stream: no action ID")
 	}
+	return newClient(cfg)
+}
+
+// NewDaemon is a client for the daemon-wide routes (the action list, the
+// global event log): the configuration of New without an action.
+func NewDaemon(cfg Config) (*Client, error) {
+	cfg.ActionID = ""
+	return newClient(cfg)
+}
+
+func newClient(cfg Config) (*Client, error) {
 	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("stream: base URL must be http://host[:port] or https://host[:port]")
@@ -158,6 +169,9 @@ func safeRedirect(next func(*http.Request, []*http.Request) error) func(*http.Re
 // closeIdle ends the transport's idle keep-alive connections, and so their
 // goroutines, when a Run or a Cancel is over.
 func (c *Client) closeIdle() { c.http.CloseIdleConnections() }
+
+// Config is the client's configuration, defaults filled in.
+func (c *Client) Config() Config { return c.cfg }
 
 // ActionID is the action this client follows.
 func (c *Client) ActionID() string { return c.cfg.ActionID }

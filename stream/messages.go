@@ -151,6 +151,23 @@ type BadFrameMsg struct {
 	Count  int
 }
 
+// GlobalEventsMsg carries events of the daemon's global log (contract §7),
+// in arrival order, from FollowEvents.
+type GlobalEventsMsg struct {
+	Events []model.Event
+	At     time.Time
+}
+
+// GlobalLinkMsg: the state of the global-log follow changed. Live: a
+// connection is open. Denied: the token may not read the global log (401 or
+// 403, scope events:read:any): the follow has stopped for good. Cause says
+// why it is not live.
+type GlobalLinkMsg struct {
+	Live   bool
+	Denied bool
+	Cause  string
+}
+
 // DoneMsg: the run is over (the result and the final status were read, or
 // an ErrorMsg was sent, or the context ended). Nothing follows it.
 type DoneMsg struct{}
@@ -173,6 +190,8 @@ func (CancelMsg) streamMsg()       {}
 func (ErrorMsg) streamMsg()        {}
 func (BadFrameMsg) streamMsg()     {}
 func (DoneMsg) streamMsg()         {}
+func (GlobalEventsMsg) streamMsg() {}
+func (GlobalLinkMsg) streamMsg()   {}
 
 // Frame is one SSE frame exactly as received (Config.OnFrame, for
 // --record): its event name, its own id (never inherited from an earlier

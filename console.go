@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"aipwatch/model"
+	"aipwatch/output"
+	"aipwatch/safe"
+	"aipwatch/sim"
+	"aipwatch/stream"
+	"aipwatch/ui"
+)
+
+// Wiring of contract §7: `aipwatch ls`, and the console that a terminal
+// gets when no ACTION_ID is given.
+
+// demoConsole is the --demo scenario of the console: a simulated daemon
+// hosting several actions.
+const demoConsole = "console"
+
+// runList is `aipwatch ls [--state S] [--capability C] [--limit N]`.
+func runList(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	o := &options{}
+	fs := newFlagSet(o, stderr)
+	var q stream.ListQuery
+	fs.StringVar(&q.State, "state", "", "only actions in this state (queued, running, completed, failed, cancelled, dead_lettered, …)")
+	fs.StringVar(&q.CapabilityID, "capability", "", "only actions of this capability ID (cap:hermes_agent:ENDPOINT:OPERATION)")
+	fs.IntVar(&q.Limit, "limit", 0, "at most N actions (0 = all)")
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		if err == nil {
+			err = output.UsageError("ls takes no arguments")
+		}
+		fmt.Fprintf(stderr, "aipwatch ls: %s\n", safe.Line(err.Error()))
+		return model.ExitUsage
+	}
+	if o.help {
+		fmt.Fprint(stderr, "Usage: aipwatch ls [flags]\n\nList the daemon's actions, newest first (a synchronous action appears only once it has settled).\n\n")
+		fmt.Fprint(stderr, fs.FlagUsages())
+		return 0
+	}
+	applyEnv(o, getenv)
+	if o.demo == demoConsole {
+		f, err := startConsoleDemo(o)
+		if err != nil {
+			fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
+			return model.ExitError
+		}
+		defer f.Close()
+	}
+	if err := checkURL(o.url, o.allowInsecureHTTP); err != nil {
+		fmt.Fprintf(stderr, "aipwatch ls: %s\n", safe.Line(err.Error()))
+		return model.ExitUsage
+	}
+	client, err := daemonClient(o, stderr)
+	if err != nil {
+		return fail(o, stdout, stderr, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	list, err := client.List(ctx, q)
+	if err != nil {
+		return fail(o, stdout, stderr, err)
+	}
+	fleet := model.NewFleet()
+	fleet.SetList(list)
+	fleet.MarkJournal(journalIDs())
+	rows := fleet.Rows(model.Filter{})
+	if o.output == "jsonl" {
+		err = output.WriteListJSONL(stdout, rows, time.Now())
+	} else {
+		err = output.WriteListTable(stdout, rows, time.Now())
+	}
+	if err != nil {
+		return model.ExitError
+	}
+	return 0
+}
+
+// runConsole opens the live console (no ACTION_ID on a terminal).
+func runConsole(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) int {
+	if o.demo == demoConsole {
+		f, err := startConsoleDemo(o)
+		if err != nil {
+			fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
+			return model.ExitError
+		}
+		defer f.Close()
+	}
+	if !isTerminal(stdout) || (o.output != "" && o.output != "tui") {
+		fmt.Fprintln(stderr, "aipwatch: no ACTION_ID given (argument or $AIP_ACTION_ID); `aipwatch ls` lists the actions, and on a terminal `aipwatch` alone opens the console")
+		return model.ExitUsage
+	}
+	client, err := daemonClient(o, stderr)
+	if err != nil {
+		return fail(o, stdout, stderr, err)
+	}
+	err = ui.RunConsole(ctx, ui.ConsoleOptions{
+		Daemon:  client,
+		Journal: journalIDs,
+		Follow: func(id string) ui.Backend {
+			c, err := stream.New(followConfig(o, client, id))
+			if err != nil {
+				return nil
+			}
+			return c
+		},
+		Redact:       o.redact,
+		NoColor:      o.noColor || os.Getenv("NO_COLOR") != "",
+		CancelReason: o.reason,
+		Version:      versionString(),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
+		return model.ExitError
+	}
+	return 0
+}
+
+// daemonClient is the client of the daemon-wide routes, with the token and
+// the TLS rules of every run.
+func daemonClient(o *options, stderr io.Writer) (*stream.Client, error) {
+	tok, err := readToken(o.tokenFile, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if tok == "" {
+		tok = o.token
+	}
+	o.token = tok
+	httpc, err := httpClient(o.cacert)
+	if err != nil {
+		return nil, err
+	}
+	return stream.NewDaemon(stream.Config{BaseURL: o.url, Token: tok, HTTP: httpc})
+}
+
+// followConfig is the configuration that follows one action picked in the
+// console.
+func followConfig(o *options, c *stream.Client, id string) stream.Config {
+	cfg := c.Config()
+	cfg.ActionID = id
+	cfg.AppearTimeout, cfg.StallTimeout = o.appearTimeout, o.stallTimeout
+	return cfg
+}
+
+// startConsoleDemo runs the console's simulated daemon and points the run
+// at it.
+func startConsoleDemo(o *options) (*sim.Fleet, error) {
+	f, err := sim.ConsoleFleet(1)
+	if err != nil {
+		return nil, err
+	}
+	u, err := f.Start()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	o.url, o.tokenFile, o.token = u, "", ""
+	if !o.stallSet {
+		o.stallTimeout = demoStallTimeout
+	}
+	return f, nil
+}
+
+// journalIDs are the action IDs this machine's submission journal knows
+// (none until submissions are journalled).
+func journalIDs() []string { return nil }

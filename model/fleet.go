@@ -1,0 +1,204 @@
+package model
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Fleet is what the operator console knows about the daemon's actions
+// (contract §7): the action list, the global event log (the only place a
+// live synchronous action shows, aip-daemon-behaviour §2.2) and this
+// machine's submission journal, merged into one row per action. It does no
+// I/O; the console feeds it.
+type Fleet struct {
+	rows    map[string]*ActionRow
+	Version uint64 // increases on every change, for caches
+}
+
+// ActionRow is one action of the console and of `aipwatch ls`.
+type ActionRow struct {
+	ActionID     string
+	CapabilityID string // cap:hermes_agent:ENDPOINT:OPERATION, "" when the daemon does not know it yet
+	State        string // lifecycle state; "streaming" for a live sync action seen only on the global log
+	QueuedState  string
+	ResultStatus string
+	StartedAt    time.Time
+	UpdatedAt    time.Time // the list's updated_at, or the latest event's time, whichever is later
+	LeaseWorker  string
+	LeaseExpires time.Time
+	Attempts     int
+
+	Listed   bool   // in the daemon's last list read
+	LiveSync bool   // seen only on the global log: a synchronous action with no record yet
+	LastSeq  uint64 // highest chunk sequence seen on the global log
+	HasSeq   bool
+	Journal  bool // this machine's submission journal knows it
+}
+
+// Endpoint and Operation split the capability ID (cap:hermes_agent:E:O).
+func (r *ActionRow) Endpoint() string { return capPart(r.CapabilityID, 2) }
+
+// Operation is the capability's last part (chat_stream, responses_stream, …).
+func (r *ActionRow) Operation() string { return capPart(r.CapabilityID, 3) }
+
+func capPart(id string, i int) string {
+	parts := strings.SplitN(id, ":", 4)
+	if len(parts) == 4 {
+		return parts[i]
+	}
+	if i == 3 {
+		return id
+	}
+	return ""
+}
+
+// LeaseStuck reports a worker lease whose expiry has passed while the
+// action still runs: a stuck worker.
+func (r *ActionRow) LeaseStuck(now time.Time) bool {
+	return r.LeaseWorker != "" && !r.LeaseExpires.IsZero() && now.After(r.LeaseExpires) && !TerminalState(r.State)
+}
+
+// Settled reports a terminal state.
+func (r *ActionRow) Settled() bool { return TerminalState(r.State) }
+
+// NewFleet returns an empty fleet.
+func NewFleet() *Fleet { return &Fleet{rows: map[string]*ActionRow{}} }
+
+func (f *Fleet) row(id string) *ActionRow {
+	r, ok := f.rows[id]
+	if !ok {
+		r = &ActionRow{ActionID: id}
+		f.rows[id] = r
+	}
+	return r
+}
+
+// SetList takes a complete list read. Rows the list no longer holds stay
+// when the global log or the journal knows them (a journal entry the daemon
+// no longer lists stays visible, marked as not listed).
+func (f *Fleet) SetList(list []ActionStatus) {
+	seen := map[string]bool{}
+	for i := range list {
+		st := &list[i]
+		if st.ActionID == "" {
+			continue
+		}
+		seen[st.ActionID] = true
+		r := f.row(st.ActionID)
+		r.Listed, r.LiveSync = true, false
+		r.CapabilityID = orDefault(st.CapabilityID, r.CapabilityID)
+		r.State, r.QueuedState, r.ResultStatus = st.State, st.QueuedState, st.ResultStatus
+		r.StartedAt = parseTime(st.StartedAt)
+		if u := parseTime(st.UpdatedAt); u.After(r.UpdatedAt) {
+			r.UpdatedAt = u
+		}
+		r.LeaseWorker, r.LeaseExpires, r.Attempts = "", time.Time{}, 0
+		if st.Lease != nil {
+			r.LeaseWorker, r.LeaseExpires = st.Lease.WorkerID, parseTime(st.Lease.ExpiresAt)
+		}
+		if st.Retry != nil {
+			r.Attempts = st.Retry.Attempts
+		}
+	}
+	for id, r := range f.rows {
+		if seen[id] || !r.Listed {
+			continue
+		}
+		r.Listed = false
+		if !r.Journal && !r.HasSeq {
+			delete(f.rows, id)
+		}
+	}
+	f.Version++
+}
+
+// AddEvents takes events of the global log: a chunk event of an action the
+// list does not hold is a live synchronous stream; every event moves the
+// action's last activity.
+func (f *Fleet) AddEvents(evs []Event) {
+	for _, e := range evs {
+		var data struct {
+			ActionID string  `json:"action_id"`
+			Sequence *uint64 `json:"sequence"`
+			Status   string  `json:"status"`
+		}
+		_ = json.Unmarshal(e.Data, &data) // a field that does not decode is left out
+		id := orDefault(e.ActionID, data.ActionID)
+		if id == "" {
+			continue
+		}
+		r := f.row(id)
+		if at := parseTime(e.OccurredAt); at.After(r.UpdatedAt) {
+			r.UpdatedAt = at
+		}
+		switch e.Kind {
+		case "aip.stream.chunk":
+			if seq := data.Sequence; seq != nil && (!r.HasSeq || *seq > r.LastSeq) {
+				r.LastSeq, r.HasSeq = *seq, true
+			}
+			if !r.Listed && !r.Settled() {
+				r.LiveSync, r.State = true, StateStreaming
+			}
+		case "aip.action.result":
+			if st := data.Status; st != "" && !r.Listed {
+				// Settled: the next list read holds it with its state.
+				r.LiveSync, r.State, r.ResultStatus = false, st, st
+			}
+		case "aip.action.cancelled":
+			if !r.Listed {
+				r.LiveSync = false
+			}
+		}
+	}
+	f.Version++
+}
+
+// MarkJournal marks the actions this machine's submission journal knows;
+// one the daemon does not list stays visible.
+func (f *Fleet) MarkJournal(ids []string) {
+	for _, id := range ids {
+		if id != "" {
+			f.row(id).Journal = true
+		}
+	}
+	f.Version++
+}
+
+// Filter selects rows: Query matches the ID, the capability or the state
+// (case-insensitive substring); States, when set, keeps only those states.
+type Filter struct {
+	Query  string
+	States []string
+}
+
+// Rows are the matching rows, most recently updated first (contract §7).
+func (f *Fleet) Rows(flt Filter) []ActionRow {
+	q := strings.ToLower(flt.Query)
+	out := make([]ActionRow, 0, len(f.rows))
+	for _, r := range f.rows {
+		if len(flt.States) > 0 && !slices.Contains(flt.States, r.State) {
+			continue
+		}
+		if q != "" && !strings.Contains(strings.ToLower(r.ActionID+" "+r.CapabilityID+" "+r.State), q) {
+			continue
+		}
+		out = append(out, *r)
+	}
+	slices.SortFunc(out, func(a, b ActionRow) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ActionID, b.ActionID)
+	})
+	return out
+}
+
+// Len is the number of rows.
+func (f *Fleet) Len() int { return len(f.rows) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}

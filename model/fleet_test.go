@@ -1,0 +1,72 @@
+package model
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func chunkEvent(id string, seq int, at string) Event {
+	d, _ := json.Marshal(map[string]any{"action_id": id, "sequence": seq, "kind": "data"})
+	return Event{ID: "evt_" + id, Kind: "aip.stream.chunk", OccurredAt: at, ActionID: id, Data: d}
+}
+
+func TestFleetMergesListEventsAndJournal(t *testing.T) {
+	f := NewFleet()
+	f.SetList([]ActionStatus{
+		{ActionID: "act_async", CapabilityID: "cap:hermes_agent:prod:chat_stream", State: StateRunning, QueuedState: StateRunning,
+			UpdatedAt: "2026-01-01T00:00:10Z", Lease: &Lease{WorkerID: "w1", ExpiresAt: "2026-01-01T00:00:05Z"}, Retry: &Retry{Attempts: 2}},
+		{ActionID: "act_done", CapabilityID: "cap:hermes_agent:prod:responses_stream", State: StateCompleted, ResultStatus: ResultCompleted,
+			UpdatedAt: "2026-01-01T00:00:01Z"},
+	})
+	// A synchronous action streams: only the global log shows it.
+	f.AddEvents([]Event{chunkEvent("act_sync", 0, "2026-01-01T00:00:20Z"), chunkEvent("act_sync", 7, "2026-01-01T00:00:21Z")})
+	f.MarkJournal([]string{"act_done", "act_gone"})
+
+	rows := f.Rows(Filter{})
+	var order []string
+	for _, r := range rows {
+		order = append(order, r.ActionID)
+	}
+	if got := order; len(got) != 4 || got[0] != "act_sync" || got[1] != "act_async" {
+		t.Fatalf("not newest first: %v", got)
+	}
+	byID := map[string]ActionRow{}
+	for _, r := range rows {
+		byID[r.ActionID] = r
+	}
+	if s := byID["act_sync"]; !s.LiveSync || s.State != StateStreaming || s.LastSeq != 7 || s.Listed {
+		t.Fatalf("sync %+v", s)
+	}
+	now := time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)
+	if a := byID["act_async"]; !a.LeaseStuck(now) || a.Attempts != 2 || a.Endpoint() != "prod" || a.Operation() != "chat_stream" {
+		t.Fatalf("async %+v", a)
+	}
+	if g := byID["act_gone"]; !g.Journal || g.Listed {
+		t.Fatalf("journal entry not listed: %+v", g)
+	}
+	// Filters: by text, by state.
+	if r := f.Rows(Filter{Query: "RESPONSES"}); len(r) != 1 || r[0].ActionID != "act_done" {
+		t.Fatalf("%+v", r)
+	}
+	if r := f.Rows(Filter{States: []string{StateRunning, StateStreaming}}); len(r) != 2 {
+		t.Fatalf("%+v", r)
+	}
+	// The sync action settles and is listed; an unlisted row the journal
+	// does not know disappears; a journalled one stays, marked.
+	f.AddEvents([]Event{{Kind: "aip.action.result", ActionID: "act_sync", OccurredAt: "2026-01-01T00:00:30Z", Data: json.RawMessage(`{"status":"completed"}`)}})
+	f.SetList([]ActionStatus{{ActionID: "act_sync", State: StateCompleted, ResultStatus: ResultCompleted, UpdatedAt: "2026-01-01T00:00:30Z"}})
+	byID = map[string]ActionRow{}
+	for _, r := range f.Rows(Filter{}) {
+		byID[r.ActionID] = r
+	}
+	if _, ok := byID["act_async"]; ok {
+		t.Fatal("a row no one knows any more stayed")
+	}
+	if d, ok := byID["act_done"]; !ok || d.Listed || !d.Journal {
+		t.Fatalf("journalled row: %+v", d)
+	}
+	if s := byID["act_sync"]; s.LiveSync || !s.Listed || s.State != StateCompleted {
+		t.Fatalf("settled sync: %+v", s)
+	}
+}

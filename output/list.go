@@ -1,0 +1,124 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"aipwatch/model"
+	"aipwatch/safe"
+)
+
+// The `aipwatch ls` outputs (contract §7): a table for people, one JSON
+// object per action for scripts. Every field comes from the daemon and is
+// untrusted: it goes through safe/ first.
+
+// listObject is one action in jsonl; its keys are fixed.
+type listObject struct {
+	Type         string `json:"type"`
+	ActionID     string `json:"action_id"`
+	CapabilityID string `json:"capability_id"`
+	Endpoint     string `json:"endpoint"`
+	Operation    string `json:"operation"`
+	State        string `json:"state"`
+	QueuedState  string `json:"queued_state"`
+	ResultStatus string `json:"result_status"`
+	StartedAt    string `json:"started_at"`
+	UpdatedAt    string `json:"updated_at"`
+	LeaseWorker  string `json:"lease_worker"`
+	LeaseExpires string `json:"lease_expires_at"`
+	LeaseStuck   bool   `json:"lease_stuck"`
+	Attempts     int    `json:"retry_attempts"`
+	Listed       bool   `json:"listed"`
+	Journal      bool   `json:"journal"`
+}
+
+// WriteListJSONL writes one object per row.
+func WriteListJSONL(w io.Writer, rows []model.ActionRow, now time.Time) error {
+	enc := json.NewEncoder(w)
+	for i := range rows {
+		r := &rows[i]
+		o := listObject{Type: "action", ActionID: safe.Line(r.ActionID), CapabilityID: safe.Line(r.CapabilityID),
+			Endpoint: safe.Line(r.Endpoint()), Operation: safe.Line(r.Operation()), State: safe.Line(r.State),
+			QueuedState: safe.Line(r.QueuedState), ResultStatus: safe.Line(r.ResultStatus),
+			StartedAt: stamp(r.StartedAt), UpdatedAt: stamp(r.UpdatedAt), LeaseWorker: safe.Line(r.LeaseWorker),
+			LeaseExpires: stamp(r.LeaseExpires), LeaseStuck: r.LeaseStuck(now), Attempts: r.Attempts,
+			Listed: r.Listed, Journal: r.Journal}
+		if err := enc.Encode(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// WriteListTable writes the table of `aipwatch ls`, newest first. An empty
+// list says where actions come from instead of printing nothing.
+func WriteListTable(w io.Writer, rows []model.ActionRow, now time.Time) error {
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "no actions listed (a synchronous action appears here only once it has settled)")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "ACTION\tCAPABILITY\tSTATE\tRESULT\tSTARTED\tUPDATED\tLEASE\tTRIES\tJOURNAL")
+	for i := range rows {
+		r := &rows[i]
+		state := safe.Line(orDash(r.State))
+		if r.QueuedState != "" && r.QueuedState != r.State {
+			state += " (queue " + safe.Line(r.QueuedState) + ")"
+		}
+		lease := "-"
+		if r.LeaseWorker != "" {
+			lease = safe.Line(r.LeaseWorker)
+			if r.LeaseStuck(now) {
+				lease += " EXPIRED " + Age(now, r.LeaseExpires) + " ago: stuck?"
+			}
+		}
+		journal := "-"
+		switch {
+		case r.Journal && !r.Listed && !r.LiveSync:
+			journal = "yes (not listed)"
+		case r.Journal:
+			journal = "yes"
+		}
+		capability := safe.Line(strings.TrimPrefix(r.CapabilityID, "cap:"))
+		if r.LiveSync {
+			capability = "(sync, streaming)"
+		}
+		tries := "-"
+		if r.Attempts > 0 {
+			tries = fmt.Sprint(r.Attempts)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", safe.Line(r.ActionID), orDash(capability), state,
+			safe.Line(orDash(r.ResultStatus)), Age(now, r.StartedAt), Age(now, r.UpdatedAt), lease, tries, journal)
+	}
+	return tw.Flush()
+}
+
+// Age is a short age ("12s", "4m", "3h", "2d"), "-" for no time.
+func Age(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}

@@ -1,0 +1,570 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/table"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"aipwatch/keys"
+	"aipwatch/model"
+	"aipwatch/render"
+	"aipwatch/stream"
+)
+
+// The operator console (contract §7): the daemon's actions in a live list,
+// newest first; enter opens the live view of the chosen action, esc comes
+// back to the list with its selection kept. The list is polled gently; the
+// global event log, when the token may read it, adds live synchronous
+// streams (which the list shows only once settled) and last activity.
+
+// Daemon is what the console needs of the daemon-wide client.
+// *stream.Client implements it.
+type Daemon interface {
+	List(ctx context.Context, q stream.ListQuery) ([]model.ActionStatus, error)
+	FollowEvents(ctx context.Context, kinds []string, sink stream.Sink) error
+}
+
+// ConsoleOptions configure the console.
+type ConsoleOptions struct {
+	Daemon Daemon
+	// Follow returns the backend that follows one action (nil = cannot).
+	Follow func(actionID string) Backend
+	// Journal lists the action IDs this machine's submission journal knows.
+	Journal      func() []string
+	Redact       bool
+	NoColor      bool
+	CancelReason string
+	Version      string
+	PollEvery    time.Duration // 0 = 3 s (aip-daemon-behaviour §2.1: poll gently)
+	Input        io.Reader
+	Output       io.Writer
+	Clock        func() time.Time
+}
+
+// DefaultPollEvery is the list's polling period.
+const DefaultPollEvery = 3 * time.Second
+
+// consoleKinds are the global-log events the console reads (§2.4).
+var consoleKinds = []string{"aip.stream.chunk", "aip.action.result", "aip.action.cancelled",
+	"aip.action.worker_result", "aip.action.retry_scheduled"}
+
+// stateFilters are the console's state filter keys 1 to 4.
+var stateFilters = []struct {
+	name   string
+	states []string
+}{
+	{"all", nil},
+	{"live", []string{model.StateQueued, model.StateRunning, model.StateStreaming, model.StatePendingApproval}},
+	{"settled", []string{model.StateCompleted, model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}},
+	{"failed", []string{model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}},
+}
+
+// Console messages.
+type (
+	listMsg struct {
+		list []model.ActionStatus
+		err  error
+	}
+	pollMsg   struct{}
+	globalMsg struct{ m stream.Msg }
+	// liveMsg is a message of the live view opened as number gen; one of
+	// an earlier live view is dropped.
+	liveMsg struct {
+		gen int
+		msg tea.Msg
+	}
+	liveQuitMsg struct{ gen int }
+)
+
+// Console is the console's program model.
+type Console struct {
+	opts   ConsoleOptions
+	ctx    context.Context
+	cancel context.CancelFunc
+	keys   keys.ConsoleKeyMap
+	st     *render.Styles
+	clock  func() time.Time
+
+	fleet      *model.Fleet
+	rows       []model.ActionRow
+	table      table.Model
+	filter     textinput.Model
+	filtering  bool
+	stateIdx   int
+	listErr    string
+	listAt     time.Time
+	globalNote string
+	events     chan tea.Msg
+
+	live       *Model
+	liveCancel context.CancelFunc
+	liveGen    int
+
+	width, height int
+}
+
+// NewConsole returns the console model (for tests; RunConsole runs it).
+func NewConsole(ctx context.Context, opts ConsoleOptions) *Console {
+	if opts.PollEvery <= 0 {
+		opts.PollEvery = DefaultPollEvery
+	}
+	clock := opts.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	st := render.NewStyles(!opts.NoColor)
+	fi := textinput.New()
+	fi.Prompt = "/"
+	fi.Placeholder = "filter by ID, capability or state"
+	t := table.New(table.WithColumns(consoleColumns(100)), table.WithFocused(true), table.WithHeight(10))
+	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: keys.NewConsoleKeyMap(), st: st, clock: clock,
+		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
+		globalNote: "global event log: connecting"}
+	return c
+}
+
+// RunConsole runs the console until the operator quits.
+func RunConsole(ctx context.Context, opts ConsoleOptions) error {
+	c := NewConsole(ctx, opts)
+	defer c.Close()
+	var popts []tea.ProgramOption
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	if opts.NoColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	g := &guard{m: c, panicked: new(atomic.Bool)}
+	p := tea.NewProgram(g, popts...)
+	g.quit = p.Quit
+	stop := context.AfterFunc(ctx, p.Quit)
+	defer stop()
+	_, err := p.Run()
+	if g.panicked.Load() {
+		return errInternal
+	}
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return err
+	}
+	return nil
+}
+
+// Close stops the live view, the list polling and the global follow.
+func (c *Console) Close() {
+	c.closeLive()
+	c.cancel()
+}
+
+// Init starts the list read and the global-log follow.
+func (c *Console) Init() tea.Cmd {
+	return tea.Batch(c.listCmd(), c.globalCmd(), c.listen())
+}
+
+func (c *Console) listCmd() tea.Cmd {
+	d, ctx := c.opts.Daemon, c.ctx
+	return func() tea.Msg {
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		list, err := d.List(rctx, stream.ListQuery{})
+		return listMsg{list, err}
+	}
+}
+
+// globalCmd starts the global follow in a goroutine; its messages come back
+// through listen.
+func (c *Console) globalCmd() tea.Cmd {
+	d, ctx, ch := c.opts.Daemon, c.ctx, c.events
+	return func() tea.Msg {
+		go func() {
+			err := d.FollowEvents(ctx, consoleKinds, stream.SinkFunc(func(m stream.Msg) {
+				select {
+				case ch <- globalMsg{m}:
+				case <-ctx.Done():
+				}
+			}))
+			if err != nil && ctx.Err() == nil {
+				var se *stream.Error
+				if !errors.As(err, &se) || (se.HTTPStatus != 401 && se.HTTPStatus != 403 && !strings.HasPrefix(se.Code, "auth.")) {
+					select {
+					case ch <- globalMsg{stream.GlobalLinkMsg{Cause: "stopped: " + err.Error()}}:
+					case <-ctx.Done():
+					}
+				}
+			}
+		}()
+		return nil
+	}
+}
+
+func (c *Console) listen() tea.Cmd {
+	ch, ctx := c.events, c.ctx
+	return func() tea.Msg {
+		select {
+		case m := <-ch:
+			return m
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// Update handles one message: the live view's, when it is open, else the
+// list's.
+func (c *Console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		c.width, c.height = msg.Width, msg.Height
+		c.layout()
+		if c.live != nil {
+			return c, c.liveUpdate(msg)
+		}
+		return c, nil
+	case listMsg:
+		c.onList(msg)
+		return c, tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
+	case pollMsg:
+		return c, c.listCmd()
+	case globalMsg:
+		c.onGlobal(msg.m)
+		return c, c.listen()
+	case liveMsg:
+		if c.live == nil || msg.gen != c.liveGen {
+			return c, nil // an earlier live view's message
+		}
+		return c, c.liveUpdate(msg.msg)
+	case liveQuitMsg:
+		if msg.gen == c.liveGen {
+			c.closeLive()
+		}
+		return c, nil
+	case tea.KeyPressMsg:
+		if msg.String() == "ctrl+c" {
+			return c, tea.Quit
+		}
+		if c.live != nil {
+			if c.live.mode == keys.Normal && key.Matches(msg, c.keys.Back) {
+				c.closeLive()
+				return c, nil
+			}
+			return c, c.liveUpdate(msg)
+		}
+		return c, c.onKey(msg)
+	}
+	if c.live != nil {
+		return c, c.liveUpdate(msg)
+	}
+	return c, nil
+}
+
+func (c *Console) onList(msg listMsg) {
+	c.listAt = c.clock()
+	if msg.err != nil {
+		c.listErr = "list: " + render.Line(msg.err.Error())
+		return
+	}
+	c.listErr = ""
+	c.fleet.SetList(msg.list)
+	if c.opts.Journal != nil {
+		c.fleet.MarkJournal(c.opts.Journal())
+	}
+	c.refresh()
+}
+
+func (c *Console) onGlobal(m stream.Msg) {
+	switch m := m.(type) {
+	case stream.GlobalEventsMsg:
+		c.fleet.AddEvents(m.Events)
+		c.refresh()
+	case stream.GlobalLinkMsg:
+		switch {
+		case m.Denied:
+			c.globalNote = "the token may not read the global event log (scope events:read:any): synchronous actions appear only once settled"
+		case m.Live:
+			c.globalNote = "global event log: live"
+		default:
+			c.globalNote = "global event log: " + render.Line(m.Cause)
+		}
+	}
+}
+
+func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := c.keys
+	if c.filtering {
+		switch {
+		case msg.String() == "enter":
+			c.filtering = false
+			c.filter.Blur()
+		case msg.String() == "esc":
+			c.filtering = false
+			c.filter.Blur()
+			c.filter.SetValue("")
+		default:
+			var cmd tea.Cmd
+			c.filter, cmd = c.filter.Update(msg)
+			c.refresh()
+			return cmd
+		}
+		c.refresh()
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Filter):
+		c.filtering = true
+		return c.filter.Focus()
+	case key.Matches(msg, k.Back) && c.filter.Value() != "":
+		c.filter.SetValue("")
+		c.refresh()
+	case key.Matches(msg, k.States):
+		c.stateIdx = int(msg.String()[0]-'1') % len(stateFilters)
+		c.refresh()
+	case key.Matches(msg, k.Refresh):
+		return c.listCmd()
+	case key.Matches(msg, k.Open):
+		return c.open("")
+	case key.Matches(msg, k.Cancel):
+		// The live view's own confirmation, so it is the same one.
+		return c.open("c")
+	case key.Matches(msg, k.Reconcile):
+		return c.open("R")
+	default:
+		var cmd tea.Cmd
+		c.table, cmd = c.table.Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+// refresh rebuilds the visible rows, keeping the selected action selected.
+func (c *Console) refresh() {
+	sel := c.selectedID()
+	c.rows = c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states})
+	now := c.clock()
+	trows := make([]table.Row, len(c.rows))
+	cursor := 0
+	for i := range c.rows {
+		r := &c.rows[i]
+		trows[i] = consoleRow(r, now, c.table.Columns()[0].Width)
+		if r.ActionID == sel {
+			cursor = i
+		}
+	}
+	c.table.SetRows(trows)
+	if len(trows) > 0 {
+		c.table.SetCursor(cursor)
+	}
+}
+
+func (c *Console) selectedID() string {
+	if i := c.table.Cursor(); i >= 0 && i < len(c.rows) {
+		return c.rows[i].ActionID
+	}
+	return ""
+}
+
+// open shows the live view of the selected action; then, when key is set,
+// presses it there (c: cancel with the live view's confirmation; R:
+// reconcile).
+func (c *Console) open(pressKey string) tea.Cmd {
+	id := c.selectedID()
+	if id == "" || c.opts.Follow == nil {
+		return nil
+	}
+	b := c.opts.Follow(id)
+	if b == nil {
+		c.listErr = "cannot follow " + render.Line(id)
+		return nil
+	}
+	c.liveGen++
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.liveCancel = cancel
+	c.live = newModel(ctx, Options{ActionID: id, Backend: b, Redact: c.opts.Redact, NoColor: c.opts.NoColor,
+		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock})
+	cmds := []tea.Cmd{c.wrap(c.live.Init())}
+	if c.width > 0 {
+		cmds = append(cmds, c.liveUpdate(tea.WindowSizeMsg{Width: c.width, Height: c.height}))
+	}
+	if pressKey != "" {
+		cmds = append(cmds, c.liveUpdate(tea.KeyPressMsg{Code: rune(pressKey[0]), Text: pressKey}))
+	}
+	return tea.Batch(cmds...)
+}
+
+// closeLive detaches from the live view (never a cancellation) and shows
+// the list again, its selection and scroll kept.
+func (c *Console) closeLive() {
+	if c.live == nil {
+		return
+	}
+	c.live.Close()
+	c.liveCancel()
+	c.live = nil
+	c.liveGen++
+	c.refresh()
+}
+
+func (c *Console) liveUpdate(msg tea.Msg) tea.Cmd {
+	_, cmd := c.live.Update(msg)
+	return c.wrap(cmd)
+}
+
+// wrap tags the messages of the live view's commands with its generation,
+// so that a late message of a closed live view never reaches the next one;
+// its quit comes back as liveQuitMsg (back to the list); the runtime's own
+// messages pass untouched.
+func (c *Console) wrap(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	gen := c.liveGen
+	return func() tea.Msg {
+		msg := cmd()
+		switch m := msg.(type) {
+		case nil:
+			return nil
+		case tea.QuitMsg:
+			return liveQuitMsg{gen}
+		case tea.BatchMsg:
+			out := make(tea.BatchMsg, len(m))
+			for i, sub := range m {
+				out[i] = c.wrapGen(gen, sub)
+			}
+			return out
+		}
+		if reflect.TypeOf(msg).PkgPath() == reflect.TypeOf(c).Elem().PkgPath() {
+			return liveMsg{gen, msg}
+		}
+		return msg
+	}
+}
+
+func (c *Console) wrapGen(gen int, cmd tea.Cmd) tea.Cmd {
+	saved := c.liveGen
+	c.liveGen = gen
+	defer func() { c.liveGen = saved }()
+	return c.wrap(cmd)
+}
+
+// ---- drawing ----
+
+func consoleColumns(width int) []table.Column {
+	// Fixed narrow columns, then the rest shared: the ID first, whole when
+	// it fits (act_ and 32 hex digits).
+	const fixed = 9 + 7 + 5 + 2 + 2*8 // result, updated, tries, journal, cell padding
+	rest := max(width-fixed, 40)
+	id := min(36, max(14, rest*45/100))
+	rem := rest - id
+	capw := rem * 40 / 100
+	state := rem * 32 / 100
+	lease := max(rem-capw-state, 6)
+	return []table.Column{{Title: "ACTION", Width: id}, {Title: "CAPABILITY", Width: capw}, {Title: "STATE", Width: state},
+		{Title: "RESULT", Width: 9}, {Title: "UPDATED", Width: 7}, {Title: "LEASE", Width: lease}, {Title: "TRIES", Width: 5}, {Title: "J", Width: 2}}
+}
+
+// tail keeps the end of an ID that does not fit: the end of a UUIDv7 is
+// its random part, the start is a timestamp shared by its neighbours.
+func tail(s string, w int) string {
+	r := []rune(s)
+	if w <= 1 || len(r) <= w {
+		return s
+	}
+	return "…" + string(r[len(r)-w+1:])
+}
+
+func consoleRow(r *model.ActionRow, now time.Time, idWidth int) table.Row {
+	capability := r.Endpoint() + ":" + r.Operation()
+	switch {
+	case r.LiveSync:
+		capability = "(sync)"
+	case r.CapabilityID == "":
+		capability = ""
+	}
+	state := r.State
+	if r.QueuedState != "" && r.QueuedState != r.State {
+		state += " (q: " + r.QueuedState + ")"
+	}
+	lease := ""
+	if r.LeaseWorker != "" {
+		lease = r.LeaseWorker
+		if r.LeaseStuck(now) {
+			lease = "EXPIRED"
+		}
+	}
+	tries := ""
+	if r.Attempts > 0 {
+		tries = fmt.Sprint(r.Attempts)
+	}
+	journal := ""
+	switch {
+	case r.Journal && !r.Listed && !r.LiveSync:
+		journal = "j!"
+	case r.Journal:
+		journal = "j"
+	}
+	return table.Row{tail(render.Line(r.ActionID), idWidth), render.Line(capability), render.Line(state), render.Line(r.ResultStatus),
+		age(now, r.UpdatedAt), render.Line(lease), tries, journal}
+}
+
+func age(now, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+func (c *Console) layout() {
+	c.table.SetColumns(consoleColumns(c.width))
+	c.table.SetWidth(c.width)
+	c.table.SetHeight(max(3, c.height-5))
+	c.filter.SetWidth(max(10, c.width-4))
+}
+
+// View draws the list, or the live view when one is open.
+func (c *Console) View() tea.View {
+	if c.live != nil {
+		return c.live.View()
+	}
+	var b strings.Builder
+	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name)
+	b.WriteString(render.Truncate(c.st.Header.Render(title), c.width, "…") + "\n")
+	b.WriteString(c.table.View() + "\n")
+	switch {
+	case c.filtering || c.filter.Value() != "":
+		b.WriteString(c.filter.View() + "\n")
+	case c.listErr != "":
+		b.WriteString(render.Truncate(c.st.Error.Render(c.listErr), c.width, "…") + "\n")
+	default:
+		b.WriteString(render.Truncate(c.st.Dim.Render(c.globalNote), c.width, "…") + "\n")
+	}
+	help := "↑↓ select • enter follow • c cancel • R reconcile • / filter • 1 all 2 live 3 settled 4 failed • q quit"
+	b.WriteString(render.Truncate(c.st.Dim.Render(help), c.width, "…"))
+	v := tea.NewView(lipgloss.NewStyle().MaxWidth(max(c.width, 1)).Render(b.String()))
+	v.AltScreen = true
+	return v
+}

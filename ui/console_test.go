@@ -1,0 +1,162 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"aipwatch/keys"
+	"aipwatch/model"
+	"aipwatch/stream"
+)
+
+// fakeDaemon answers the list with a fixed set of actions and never
+// follows the global log (it says the token may not).
+type fakeDaemon struct{ list []model.ActionStatus }
+
+func (d *fakeDaemon) List(context.Context, stream.ListQuery) ([]model.ActionStatus, error) {
+	return d.list, nil
+}
+
+func (d *fakeDaemon) FollowEvents(ctx context.Context, _ []string, sink stream.Sink) error {
+	sink.Send(stream.GlobalLinkMsg{Denied: true, Cause: "auth.not_authorized"})
+	return &stream.Error{Op: "events", Code: "auth.not_authorized", HTTPStatus: 401}
+}
+
+func consoleList() []model.ActionStatus {
+	at := func(s int) string { return t0.Add(-time.Duration(s) * time.Second).Format(time.RFC3339Nano) }
+	return []model.ActionStatus{
+		{ActionID: "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70", CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "running",
+			QueuedState: "running", UpdatedAt: at(2), StartedAt: at(40), Lease: &model.Lease{WorkerID: "worker-a", ExpiresAt: at(-20)}, Retry: &model.Retry{Attempts: 1}},
+		{ActionID: "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f71", CapabilityID: "cap:hermes_agent:prod:responses_stream", State: "running",
+			QueuedState: "running", UpdatedAt: at(90), StartedAt: at(400), Lease: &model.Lease{WorkerID: "worker-b", ExpiresAt: at(60)}, Retry: &model.Retry{Attempts: 1}},
+		{ActionID: "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72", CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "completed",
+			QueuedState: "completed", ResultStatus: "completed", UpdatedAt: at(600), StartedAt: at(700)},
+		{ActionID: "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f73", CapabilityID: "cap:hermes_agent:lab:responses_stream", State: "dead_lettered",
+			QueuedState: "dead_lettered", ResultStatus: "failed", UpdatedAt: at(7200), StartedAt: at(7300)},
+	}
+}
+
+func newConsoleHarness(t *testing.T, w, h int) (*Console, *fakeBackend) {
+	t.Helper()
+	clk := &testClock{t: t0}
+	b := newFake(nil, true)
+	c := NewConsole(context.Background(), ConsoleOptions{
+		Daemon: &fakeDaemon{list: consoleList()},
+		Follow: func(string) Backend { return b },
+		Journal: func() []string {
+			return []string{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72", "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f7f"}
+		},
+		Clock: clk.now, NoColor: true,
+	})
+	t.Cleanup(c.Close)
+	c.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	c.Update(c.listCmd()())
+	c.Update(globalMsg{stream.GlobalLinkMsg{Denied: true}})
+	return c, b
+}
+
+func screenOf(c *Console) string { return ansi.Strip(c.View().Content) }
+
+func press(c *Console, keys ...string) {
+	for _, k := range keys {
+		msg := tea.KeyPressMsg{Code: rune(k[0]), Text: k}
+		switch k {
+		case "enter":
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+		case "down":
+			msg = tea.KeyPressMsg{Code: tea.KeyDown}
+		}
+		c.Update(msg)
+	}
+}
+
+func TestConsoleGoldens(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			c, _ := newConsoleHarness(t, size[0], size[1])
+			golden.RequireEqual(t, []byte(screenOf(c)))
+		})
+	}
+}
+
+func TestConsoleListContent(t *testing.T) {
+	c, _ := newConsoleHarness(t, 160, 30)
+	s := screenOf(c)
+	for _, want := range []string{
+		"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70", // newest first
+		"EXPIRED",                              // the second one's lease expired: a stuck worker
+		"prod:responses_stream", "dead_lettered", "failed",
+		"synchronous actions appear only once settled", // no global log for this token
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the console does not show %q:\n%s", want, s)
+		}
+	}
+	lines := strings.Split(s, "\n")
+	if !strings.Contains(lines[2], "6f70") || !strings.Contains(lines[5], "6f73") {
+		t.Fatalf("not sorted by update time:\n%s", s)
+	}
+	// The journal entry that the daemon does not list stays, marked.
+	if !strings.Contains(s, "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f7f") || !strings.Contains(s, "j!") {
+		t.Fatalf("journal entry:\n%s", s)
+	}
+	// State filters and the text filter.
+	press(c, "3")
+	if s := screenOf(c); strings.Contains(s, "6f70") || !strings.Contains(s, "6f72") {
+		t.Fatalf("settled filter:\n%s", s)
+	}
+	press(c, "1", "/", "l", "a", "b", "enter")
+	if s := screenOf(c); strings.Contains(s, "6f70") || !strings.Contains(s, "6f73") {
+		t.Fatalf("text filter:\n%s", s)
+	}
+}
+
+func TestConsoleEnterEscKeepsSelection(t *testing.T) {
+	c, b := newConsoleHarness(t, 120, 40)
+	press(c, "down", "down")
+	sel := c.selectedID()
+	if sel != "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72" {
+		t.Fatalf("selected %s", sel)
+	}
+	press(c, "enter")
+	if c.live == nil || !strings.Contains(screenOf(c), "aipwatch · "+sel) {
+		t.Fatalf("the live view did not open:\n%s", screenOf(c))
+	}
+	press(c, "esc")
+	if c.live != nil || c.selectedID() != sel {
+		t.Fatalf("back: live %v, selected %s", c.live != nil, c.selectedID())
+	}
+	if b.cancels.Load() != 0 {
+		t.Fatal("going back cancelled the action")
+	}
+	// A late message of the closed live view is dropped.
+	c.Update(liveMsg{gen: c.liveGen - 1, msg: backendExitMsg{}})
+	// Enter again, then the live view's own quit comes back to the list.
+	press(c, "enter")
+	gen := c.liveGen
+	c.Update(liveQuitMsg{gen})
+	if c.live != nil || c.selectedID() != sel {
+		t.Fatal("the live view's quit did not come back to the list")
+	}
+}
+
+func TestConsoleCancelUsesTheLiveConfirmation(t *testing.T) {
+	c, b := newConsoleHarness(t, 120, 40)
+	press(c, "c")
+	if c.live == nil || c.live.mode != keys.Confirm {
+		t.Fatalf("c did not open the live view's confirmation:\n%s", screenOf(c))
+	}
+	press(c, "esc")
+	if b.cancels.Load() != 0 {
+		t.Fatal("esc in the confirmation sent a cancel")
+	}
+}
