@@ -193,23 +193,9 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 	return runner, finish, nil
 }
 
-// writePrivate writes a file only its owner can read: exports hold model
-// output and tool results.
-func writePrivate(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+// writePrivate writes a file only its owner can read (exports hold model
+// output and tool results), never through a symlink.
+func writePrivate(path string, b []byte) error { return safe.WritePrivate(path, b) }
 
 // runLines drives the plain or jsonl printer from the stream client.
 func runLines(ctx context.Context, o *options, mode string, client record.Runner, stdout, stderr io.Writer) (*model.Action, int) {

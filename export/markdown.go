@@ -30,7 +30,14 @@ func Markdown(a *model.Action, o Options) []byte {
 	e.tools(a)
 	e.timeline(a)
 	e.anomalies(a)
-	return e.b.Bytes()
+	// The whole document through the last guard too: a secret split
+	// across two pieces is scrubbed as well.
+	var out bytes.Buffer
+	out.Grow(e.b.Len())
+	sw := safe.NewWriter(&out, safe.Terminal)
+	sw.Write(e.b.Bytes())
+	sw.Flush()
+	return out.Bytes()
 }
 
 type writer struct {
