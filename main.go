@@ -45,6 +45,13 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+	// Every byte written goes through a safe.Writer (contract §5): the
+	// token scrubbed, no control obeyed. The TUI draws on the terminal
+	// itself (safe.Unwrap); its frames are scrubbed in ui.
+	sout, serr := safe.NewWriter(stdout, safe.Terminal), safe.NewWriter(stderr, safe.Terminal)
+	defer serr.Flush()
+	defer sout.Flush()
+	stdout, stderr = sout, serr
 	o, fs, err := parse(args, stderr, getenv)
 	defer func() {
 		// A bug must not leave a stack dump (or anything secret) on the
@@ -142,6 +149,9 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 			tok = o.token
 		}
 		o.token = tok // for scrubbing a panic report
+		// From here on no 12-character piece of it is written anywhere,
+		// whatever the server echoes (contract §5).
+		safe.Protect(tok)
 		httpc, err := httpClient(o.cacert)
 		if err != nil {
 			return nil, nil, err
@@ -281,7 +291,7 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 		AutoCancel:   o.cancel,
 		Resume:       func(cursor string) string { return resumeCommand(o, cursor) },
 		Input:        stdin,
-		Output:       stdout,
+		Output:       safe.Unwrap(stdout),
 		ExportPath:   o.export,
 		Version:      versionString(),
 		Replay:       o.replay != "",
@@ -422,7 +432,7 @@ func httpClient(cacert string) (*http.Client, error) {
 }
 
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := safe.Unwrap(w).(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
 

@@ -132,3 +132,13 @@ func incompleteRune(b []byte) int {
 	}
 	return 0
 }
+
+// Unwrap returns the writer under a Writer (w itself for any other): what
+// must see the terminal itself, such as the TUI's renderer, whose frames
+// are scrubbed before they are drawn.
+func Unwrap(w io.Writer) io.Writer {
+	if sw, ok := w.(*Writer); ok {
+		return sw.w
+	}
+	return w
+}

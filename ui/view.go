@@ -11,6 +11,7 @@ import (
 	"aipwatch/keys"
 	"aipwatch/model"
 	"aipwatch/render"
+	"aipwatch/safe"
 )
 
 // View draws the screen. It assembles only the visible rows: the
@@ -62,7 +63,10 @@ func (m *Model) Render() string {
 		sc.row(m.metersLine())
 	}
 	sc.rows(m.helpRows())
-	return sc.String()
+	// The last guard of the frame (contract §5): no 12-character piece of
+	// the token reaches the terminal, whatever the server echoed into a
+	// field, even one that only meets another on screen.
+	return safe.Scrub(sc.String())
 }
 
 // verdict is the action's verdict, computed once per frame while Render
