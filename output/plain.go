@@ -161,20 +161,22 @@ func (p *Plain) Finish(a *model.Action, err error) {
 		p.end()
 		return
 	}
-	p.w.WriteString(ReconcileLines(a, p.opts.Redact))
-	p.w.WriteString(VerdictLine(a))
+	p.write(reconcileLines(a, p.opts.Redact))
+	p.write(verdictLine(a))
 	p.end()
 }
 
 // VerdictLine is the last line of plain (and of the TUI once it exits):
 // "verdict: WORD (reason, reason ...)\n".
-func VerdictLine(a *model.Action) string {
+func VerdictLine(a *model.Action) string { return verdictLine(a).String() }
+
+func verdictLine(a *model.Action) safe.Str {
 	v := a.Verdict()
 	reasons := make([]safe.Str, len(v.Reasons))
 	for i, r := range v.Reasons {
 		reasons[i] = safe.L(r)
 	}
-	return safe.Sprintf("verdict: %s (%s)\n", string(v.Word), safe.Join(reasons, ", ")).String()
+	return safe.Sprintf("verdict: %s (%s)\n", string(v.Word), safe.Join(reasons, ", "))
 }
 
 func (p *Plain) write(s safe.Str) {
@@ -220,10 +222,12 @@ func roundWait(d time.Duration) string {
 // ReconcileLines is what plain prints before the verdict of an unverified
 // action: the reconciliation advice of model.Reconcile, and for Responses
 // the exact response_get input. Empty when there is nothing to reconcile.
-func ReconcileLines(a *model.Action, redact bool) string {
+func ReconcileLines(a *model.Action, redact bool) string { return reconcileLines(a, redact).String() }
+
+func reconcileLines(a *model.Action, redact bool) safe.Str {
 	r, ok := a.Reconcile()
 	if !ok {
-		return ""
+		return safe.Str{}
 	}
 	lines := []safe.Str{safe.Sprintf("reconcile: %s\n", r.Advice)}
 	if r.ResponseGetInput != "" {
@@ -240,5 +244,5 @@ func ReconcileLines(a *model.Action, redact bool) string {
 		}
 		lines = append(lines, safe.Sprintf("reconcile: Hermes session %s\n", id))
 	}
-	return safe.Concat(lines...).String()
+	return safe.Concat(lines...)
 }
