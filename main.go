@@ -132,6 +132,10 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 			return nil, nil, err
 		}
 		o.actionID, rp.Speed = rp.ActionID(), o.speed
+		if !o.urlGiven && rp.Header.BaseURL != "" {
+			// A resume line names the daemon the recording came from.
+			o.url = rp.Header.BaseURL
+		}
 		rp.Warn = func(s string) {
 			if mode == "tui" { // printed after the alt screen is gone
 				warns = append(warns, s)
