@@ -3,6 +3,7 @@ package safe
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math/rand"
 	"strings"
 	"testing"
@@ -122,5 +123,31 @@ func TestWriterNeutralisesWhatPrintersLetThrough(t *testing.T) {
 	w.Flush()
 	if got := b.String(); got != "status: ␛]52;c;x␇ ⟨U+9B⟩2J ⟨U+202E⟩\n" {
 		t.Fatalf("terminal writer: %q", got)
+	}
+}
+
+// BenchmarkWriter: plain output of clean text, 630-byte writes (a
+// firehose frame's worth), with no secret protected (the fast path: no
+// copy) and with one.
+func BenchmarkWriter(b *testing.B) {
+	line := []byte(strings.Repeat("word ", 125) + "\n")
+	for _, protected := range []bool{false, true} {
+		name := "no-secret"
+		if protected {
+			name = "secret"
+		}
+		b.Run(name, func(b *testing.B) {
+			if !protected {
+				saved := secrets.Load()
+				secrets.Store(nil)
+				defer secrets.Store(saved)
+			}
+			w := &Writer{w: io.Discard, kind: Terminal}
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				w.Write(line)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Kind says what a Writer's bytes are, and so what it must guard.
@@ -52,6 +53,14 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
+	if len(w.held) == 0 && secrets.Load() == nil && incompleteRune(p) == 0 && w.clean(p) {
+		// Nothing to hold, scrub or neutralise: p as it is, no copy.
+		if _, err := w.w.Write(p); err != nil {
+			w.err = err
+			return 0, err
+		}
+		return len(p), nil
+	}
 	buf := append(w.held, p...)
 	inc := incompleteRune(buf)
 	out := w.neutral(string(buf[:len(buf)-inc]))
@@ -93,6 +102,15 @@ func (w *Writer) Flush() error {
 		w.err = err
 	}
 	return w.err
+}
+
+// clean reports whether p needs nothing from neutral.
+func (w *Writer) clean(p []byte) bool {
+	if len(p) == 0 {
+		return true
+	}
+	// firstUnsafe only reads its argument: no copy of p is needed.
+	return firstUnsafe(unsafe.String(unsafe.SliceData(p), len(p)), true) < 0
 }
 
 // neutral neutralises what the Writer's kind forbids (secrets aside).
