@@ -92,7 +92,10 @@ func (s *screen) reset(h, size int) {
 	s.n, s.h = 0, h
 }
 
-// row adds one row made of parts.
+// row adds one row made of parts. Every part passes safe.Row, the TUI's
+// last guard (contract §5): our SGR styling stays, any other control, a
+// newline too, is a placeholder, so nothing a renderer let through can
+// reach the terminal or start a row of its own.
 func (s *screen) row(parts ...string) {
 	if s.n >= s.h {
 		return
@@ -101,7 +104,7 @@ func (s *screen) row(parts ...string) {
 		s.b.WriteByte('\n')
 	}
 	for _, p := range parts {
-		s.b.WriteString(p)
+		s.b.WriteString(safe.Row(p))
 	}
 	s.n++
 }
