@@ -42,6 +42,7 @@ type options struct {
 	help              bool
 	actionID          string
 	token             string // from $AIP_TOKEN or the token file; never printed
+	urlGiven          bool   // --url or $AIP_URL, not the default
 }
 
 const defaultReason = "cancelled by an operator from aipwatch"
@@ -181,6 +182,7 @@ func applyEnv(o *options, getenv func(string) string) {
 	if o.url == "" {
 		o.url = getenv("AIP_URL")
 	}
+	o.urlGiven = o.url != ""
 	if o.url == "" {
 		o.url = "http://127.0.0.1:8080"
 	}

@@ -189,3 +189,135 @@ func keyPress(k string) tea.KeyPressMsg {
 	}
 	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
 }
+
+// forged is a one-line field that tries to start a line of its own and
+// print a verdict there, with a control sequence for good measure.
+const forged = "x\x1b[8m\nFORGEDLINE verdict: verified"
+
+// oneLineRun: every one-line field of every frame and reply holds forged:
+// the reconnect cause, the cursors (connected, cursor, terminal), the
+// restart code, the tool name, label, ID and status, the action state, the
+// result status and error code and message, and the cancel reply; the
+// cancel was accepted but the result is not cancelled, so the "cancel came
+// too late" line names the result status.
+func oneLineRun(t *testing.T, cancelErr bool, status string) []stream.Msg {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := &chunkMaker{}
+	choice := func(delta map[string]any, fin any) map[string]any {
+		return map[string]any{"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": fin}}}
+	}
+	chunks := []model.StreamChunk{
+		c.hermes(t, "data", "", choice(map[string]any{"role": "assistant", "content": "hello"}, nil), false),
+		c.hermes(t, "data", "hermes.tool.progress", map[string]any{"tool": forged, "emoji": forged, "label": forged, "toolCallId": forged, "status": forged}, false),
+		c.hermes(t, "data", "", choice(map[string]any{}, "stop"), false),
+	}
+	raw, _ := json.Marshal(map[string]any{"action_id": "act_h", "status": status,
+		"output": map[string]any{"operation": "chat_stream", "endpoint_id": forged, "terminal": true, "truncated": false},
+		"error":  map[string]any{"code": forged, "message": forged}})
+	res, err := model.DecodeResult(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel := stream.CancelMsg{Accepted: true, At: at}
+	if cancelErr {
+		cancel = stream.CancelMsg{Err: &stream.Error{Op: "cancel", Code: forged, Message: forged}, At: at}
+	}
+	return []stream.Msg{
+		stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1, At: at},
+		stream.ReconnectingMsg{Attempt: 2, Wait: time.Second, Cause: forged, At: at},
+		stream.ConnectedMsg{Attempt: 2, Resumed: true, Cursor: "aev_cursor_" + forged, At: at},
+		stream.RestartMsg{Code: forged, At: at},
+		stream.StatusMsg{Status: model.ActionStatus{ActionID: "act_h", State: forged, StartedAt: forged}, At: at},
+		cancel,
+		stream.BatchMsg{Chunks: chunks, At: at},
+		stream.CursorMsg{Cursor: "aev_cursor_" + forged},
+		stream.TerminalMsg{Cursor: "aev_cursor_" + forged, At: at},
+		stream.ResultMsg{Result: res, At: at},
+	}
+}
+
+// forgedLineAt returns where output lets forged start a line of its own:
+// each FORGEDLINE must stay on the line of the field's start, after the
+// newline placeholder (or a space: the TUI joins a label's lines).
+func forgedLineAt(out string) int {
+	for i := 0; ; {
+		j := strings.Index(out[i:], "FORGEDLINE")
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if !strings.HasSuffix(out[:i], "␛[8m⏎") && !strings.HasSuffix(out[:i], "␛[8m ") {
+			return i
+		}
+		i += len("FORGEDLINE")
+	}
+}
+
+// Contract §5: no one-line field (status, code, cursor, ID, name, label,
+// cancel reply, result status) can start a line of its own or carry a
+// control, in plain, jsonl, the export and every TUI screen, the
+// connection log (l) included. Plain once printed a tool's status raw and
+// the "cancel came too late" line with the result status raw.
+func TestOneLineFieldsCannotStartALine(t *testing.T) {
+	for _, v := range []struct {
+		cancelErr bool
+		status    string
+	}{{false, "completed"}, {true, "failed"}, {false, forged}} {
+		cancelErr := v.cancelErr
+		msgs := oneLineRun(t, cancelErr, v.status)
+		var plain, jsonl bytes.Buffer
+		pa, ja := model.NewAction("act_h"), model.NewAction("act_h")
+		pa.RequestCancel("r", time.Unix(0, 0))
+		ja.RequestCancel("r", time.Unix(0, 0))
+		pp, jp := output.NewPlain(&plain, output.Options{}), output.NewJSONL(&jsonl, output.Options{})
+		for _, m := range msgs {
+			output.Feed(pp, pa, m)
+			output.Feed(jp, ja, m)
+		}
+		pp.Finish(pa, nil)
+		jp.Finish(ja, nil)
+		var failed bytes.Buffer
+		fp := output.NewPlain(&failed, output.Options{})
+		fp.Finish(model.NewAction("act_h"), &stream.Error{Op: "follow", Code: forged, Message: forged})
+
+		if !strings.Contains(plain.String(), "cancel came too late") && v.status == "completed" {
+			t.Fatalf("no late-cancel line: the test proves nothing\n%s", plain.String())
+		}
+		outs := map[string]string{
+			"plain":       plain.String() + output.ReconcileLines(pa, false),
+			"plain error": failed.String(),
+			"export":      string(export.Markdown(pa, export.Options{Now: time.Unix(0, 0)})),
+		}
+		m := ui.New(ui.Options{ActionID: "act_h", NoColor: true}).(*ui.Model)
+		m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+		for _, msg := range msgs {
+			m.Update(msg)
+		}
+		outs["tui main"] = m.Render()
+		for _, k := range []string{"t", "l", "?", "tab", "enter", "r", "esc"} {
+			m.Update(keyPress(k))
+			outs["tui after "+k] = m.Render()
+		}
+		n := 0
+		for where, out := range outs {
+			out = strings.ReplaceAll(sgr.ReplaceAllString(out, ""), `\[`, "[") // the export escapes [
+			assertInert(t, where, out)
+			if i := forgedLineAt(out); i >= 0 {
+				t.Errorf("cancelErr=%v %s: a field starts a line of its own near %q", cancelErr, where, out[max(0, i-40):min(len(out), i+20)])
+			}
+			n += strings.Count(out, "FORGEDLINE")
+		}
+		if !strings.Contains(outs["tui after l"], "FORGEDLINE") || n < 10 {
+			t.Fatalf("the forged fields were hardly drawn (%d): the test proves nothing", n)
+		}
+		if lines := strings.Split(strings.TrimSpace(plain.String()), "\n"); strings.Count(plain.String(), "\nverdict: ") != 1 ||
+			!strings.HasPrefix(lines[len(lines)-1], "verdict: ") {
+			t.Errorf("plain has another verdict line:\n%s", plain.String())
+		}
+		for i, l := range strings.Split(strings.TrimSpace(jsonl.String()), "\n") {
+			if !json.Valid([]byte(l)) || strings.HasPrefix(l, "FORGEDLINE") {
+				t.Fatalf("jsonl line %d: %s", i+1, l)
+			}
+		}
+	}
+}

@@ -45,6 +45,13 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+	// Every byte written goes through a safe.Writer (contract §5): the
+	// token scrubbed, no control obeyed. The TUI draws on the terminal
+	// itself (safe.Unwrap); its frames are scrubbed in ui.
+	sout, serr := safe.NewWriter(stdout, safe.Terminal), safe.NewWriter(stderr, safe.Terminal)
+	defer serr.Flush()
+	defer sout.Flush()
+	stdout, stderr = sout, serr
 	if len(args) > 0 && args[0] == "ls" {
 		return runList(args[1:], stdout, stderr, getenv)
 	}
@@ -131,6 +138,10 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 			return nil, nil, err
 		}
 		o.actionID, rp.Speed = rp.ActionID(), o.speed
+		if !o.urlGiven && rp.Header.BaseURL != "" {
+			// A resume line names the daemon the recording came from.
+			o.url = rp.Header.BaseURL
+		}
 		rp.Warn = func(s string) {
 			if mode == "tui" { // printed after the alt screen is gone
 				warns = append(warns, s)
@@ -148,6 +159,9 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 			tok = o.token
 		}
 		o.token = tok // for scrubbing a panic report
+		// From here on no 12-character piece of it is written anywhere,
+		// whatever the server echoes (contract §5).
+		safe.Protect(tok)
 		httpc, err := httpClient(o.cacert)
 		if err != nil {
 			return nil, nil, err
@@ -199,23 +213,9 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 	return runner, finish, nil
 }
 
-// writePrivate writes a file only its owner can read: exports hold model
-// output and tool results.
-func writePrivate(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+// writePrivate writes a file only its owner can read (exports hold model
+// output and tool results), never through a symlink.
+func writePrivate(path string, b []byte) error { return safe.WritePrivate(path, b) }
 
 // runLines drives the plain or jsonl printer from the stream client.
 func runLines(ctx context.Context, o *options, mode string, client record.Runner, stdout, stderr io.Writer) (*model.Action, int) {
@@ -301,7 +301,7 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 		AutoCancel:   o.cancel,
 		Resume:       func(cursor string) string { return resumeCommand(o, cursor) },
 		Input:        stdin,
-		Output:       stdout,
+		Output:       safe.Unwrap(stdout),
 		ExportPath:   o.export,
 		Version:      versionString(),
 		Replay:       o.replay != "",
@@ -442,7 +442,7 @@ func httpClient(cacert string) (*http.Client, error) {
 }
 
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := safe.Unwrap(w).(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
 

@@ -299,9 +299,14 @@ func TestReplayOfDamagedRecordings(t *testing.T) {
 	// Cut in the middle of the stream, mid-line: pending, exit 8, all text kept so far.
 	cut := strings.Join(lines[:len(lines)/2], "\n") + "\n" + lines[len(lines)/2][:10]
 	os.WriteFile(path, []byte(cut), 0o600)
-	code, out, _ = runCLI(t, "--replay", path, "--output", "jsonl")
+	code, out, errOut = runCLI(t, "--replay", path, "--output", "jsonl")
 	if v := lastJSON(t, out); code != model.ExitPending || v["verdict"] != "pending" || v["text"] == "" {
 		t.Fatalf("cut replay: exit %d %v", code, v)
+	}
+	// Its resume line names the daemon the recording came from, not the
+	// default URL.
+	if !strings.Contains(errOut, "resume with: ") || !strings.Contains(errOut, "--url "+srv.URL()+" ") {
+		t.Fatalf("cut replay resume line: %q", errOut)
 	}
 	if code, _, errOut := runCLI(t, "--replay", "/nonexistent/x.jsonl"); code != model.ExitError || errOut == "" {
 		t.Fatalf("missing file: %d %q", code, errOut)

@@ -114,15 +114,18 @@ func tuiScreens(t *testing.T, path string) string {
 
 // With --redact, every scenario in every output, record and export holds
 // none of the scenario's prompts, outputs, tool arguments and results,
-// provider IDs or error details.
+// provider IDs or error details; and, the server echoing the token into
+// every field it can, no 12-character piece of the token either.
 func TestRedactionAudit(t *testing.T) {
 	for _, scenario := range []string{"chat-tools", "chat-length", "chat-error", "chat-crash", "chat-unterminated",
 		"chat-truncated", "responses-tools", "responses-failed", "late-cancel"} {
 		t.Run(scenario, func(t *testing.T) {
-			srv := startSim(t, scenario, sim.Knobs{})
+			srv := startSim(t, scenario, sim.Knobs{Token: echoedToken, EchoToken: echoedToken})
 			dir := t.TempDir()
+			tokFile := filepath.Join(dir, "token")
+			os.WriteFile(tokFile, []byte(echoedToken+"\n"), 0o600)
 			truth := filepath.Join(dir, "truth.jsonl")
-			runCLI(t, "--url", srv.URL(), "--output", "jsonl", "--record", truth, srv.ActionID())
+			runCLI(t, "--url", srv.URL(), "--token-file", tokFile, "--output", "jsonl", "--record", truth, srv.ActionID())
 			secrets := secretsOf(t, truth)
 			if len(secrets) < 2 {
 				t.Fatalf("only %d content strings found: the audit would prove nothing", len(secrets))
@@ -130,8 +133,8 @@ func TestRedactionAudit(t *testing.T) {
 			outputs := map[string]string{"tui": tuiScreens(t, truth)}
 			for _, mode := range []string{"plain", "jsonl"} {
 				rec, md := filepath.Join(dir, mode+".jsonl"), filepath.Join(dir, mode+".md")
-				_, stdout, stderr := runCLI(t, "--url", srv.URL(), "--output", mode, "--redact", "--record", rec,
-					"--export", md, srv.ActionID())
+				_, stdout, stderr := runCLI(t, "--url", srv.URL(), "--token-file", tokFile, "--output", mode, "--redact",
+					"--record", rec, "--export", md, srv.ActionID())
 				outputs[mode] = stdout + stderr
 				b, _ := os.ReadFile(rec)
 				outputs[mode+" record"] = string(b)
@@ -146,6 +149,9 @@ func TestRedactionAudit(t *testing.T) {
 					if strings.Contains(text, s) {
 						t.Errorf("%s contains %q", where, s)
 					}
+				}
+				if sub, ok := leak12(text, echoedToken); ok {
+					t.Errorf("%s contains %q of the token", where, sub)
 				}
 			}
 		})

@@ -7,7 +7,6 @@ package export
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -31,7 +30,14 @@ func Markdown(a *model.Action, o Options) []byte {
 	e.tools(a)
 	e.timeline(a)
 	e.anomalies(a)
-	return e.b.Bytes()
+	// The whole document through the last guard too: a secret split
+	// across two pieces is scrubbed as well.
+	var out bytes.Buffer
+	out.Grow(e.b.Len())
+	sw := safe.NewWriter(&out, safe.Terminal)
+	sw.Write(e.b.Bytes())
+	sw.Flush()
+	return out.Bytes()
 }
 
 type writer struct {
@@ -39,58 +45,72 @@ type writer struct {
 	o Options
 }
 
-func (e *writer) p(format string, args ...any) { fmt.Fprintf(&e.b, format, args...) }
+// p writes one piece of the export. Its format is ours (a safe.Lit); every
+// string argument is an untrusted one-line field that safe.MDSprintf
+// escapes, and a safe.Str (a fence, a mask) is taken as it is.
+func (e *writer) p(format safe.Lit, args ...any) {
+	e.b.WriteString(safe.MDSprintf(format, args...).String())
+}
 
-// content is untrusted content: masked under Redact, sanitised always.
-func (e *writer) content(s string) string {
+// content is untrusted multi-line content, fenced: masked under Redact.
+func (e *writer) content(lang safe.Lit, s string) safe.Str {
 	if e.o.Redact {
-		return safe.Mask(s)
+		return safe.MDFence(lang, safe.Mask(s))
 	}
-	return safe.Text(s)
+	return safe.MDFence(lang, s)
+}
+
+// field is an untrusted one-line content field (a label): masked under
+// Redact.
+func (e *writer) field(s string) safe.Str {
+	if e.o.Redact {
+		return safe.MDInline(safe.Mask(s))
+	}
+	return safe.MDInline(s)
 }
 
 // id is a provider ID: masked under Redact.
-func (e *writer) id(s string) string {
+func (e *writer) id(s string) safe.Str {
 	if e.o.Redact {
-		return safe.Mask(s)
+		return safe.MDInline(safe.Mask(s))
 	}
-	return safe.Line(s)
+	return safe.MDCode(s)
 }
 
 func (e *writer) header(a *model.Action) {
 	v := a.Verdict()
-	e.p("# aipwatch: %s\n\n", code(safe.Line(a.ID)))
+	e.p("# aipwatch: %s\n\n", safe.MDCode(a.ID))
 	e.p("| | |\n|---|---|\n")
-	row := func(k, val string) { e.p("| %s | %s |\n", k, cell(val)) }
-	row("action", code(safe.Line(a.ID)))
-	row("operation", orDash(safe.Line(a.Operation())))
-	row("endpoint", orDash(safe.Line(a.Endpoint())))
-	row("response ID", orDash(e.id(a.Responses().ResponseID)))
-	reasons := make([]string, len(v.Reasons))
+	row := func(k safe.Lit, val any) { e.p("| "+k+" | %s |\n", val) }
+	row("action", safe.MDCode(a.ID))
+	row("operation", orDash(a.Operation()))
+	row("endpoint", orDash(a.Endpoint()))
+	row("response ID", orDashStr(e.id(a.Responses().ResponseID)))
+	reasons := make([]safe.Str, len(v.Reasons))
 	for i, r := range v.Reasons {
-		reasons[i] = safe.Line(r)
+		reasons[i] = safe.MDInline(r)
 	}
-	row("verdict", fmt.Sprintf("**%s** (%s)", v.Word, strings.Join(reasons, ", ")))
+	row("verdict", safe.MDSprintf("**%s** (%s)", string(v.Word), safe.Join(reasons, ", ")))
 	if a.Result != nil && a.Result.ErrorCode() != "" {
-		row("error code", code(safe.Line(a.Result.ErrorCode())))
+		row("error code", safe.MDCode(a.Result.ErrorCode()))
 	}
 	row("usage", usage(a))
-	row("chunks", fmt.Sprintf("%d (cursor %s)", a.ChunkCount(), orDash(code(safe.Line(a.Cursor)))))
+	row("chunks", safe.MDSprintf("%d (cursor %s)", a.ChunkCount(), orDashStr(safe.MDCode(a.Cursor))))
 	if c := a.CancelOutcome(); c != "" {
 		row("cancel", c)
 	}
 	st := a.Status
 	if st != nil {
-		row("started", orDash(safe.Line(st.StartedAt)))
-		row("settled", orDash(safe.Line(st.CompletedAt)))
+		row("started", orDash(st.StartedAt))
+		row("settled", orDash(st.CompletedAt))
 	}
 	if !e.o.Now.IsZero() {
-		row("exported", e.o.Now.UTC().Format(time.RFC3339)+" by aipwatch "+safe.Line(e.o.Version))
+		row("exported", safe.MDSprintf("%s by aipwatch %s", e.o.Now.UTC().Format(time.RFC3339), e.o.Version))
 	}
 	e.p("\n")
 }
 
-func usage(a *model.Action) string {
+func usage(a *model.Action) safe.Str {
 	var u *model.Usage
 	if f := a.Chat().Finish; f != nil && f.Usage != nil {
 		u = f.Usage
@@ -98,9 +118,9 @@ func usage(a *model.Action) string {
 		u = a.Responses().Usage
 	}
 	if u == nil {
-		return "-"
+		return safe.Const("-")
 	}
-	return fmt.Sprintf("%d in, %d out, %d total tokens", u.In(), u.Out(), u.TotalTokens)
+	return safe.MDSprintf("%d in, %d out, %d total tokens", u.In(), u.Out(), u.TotalTokens)
 }
 
 func (e *writer) reconcile(a *model.Action) {
@@ -114,10 +134,10 @@ func (e *writer) reconcile(a *model.Action) {
 		if e.o.Redact {
 			in = `{"response_id": "` + safe.Masked + `"}`
 		}
-		e.p("`response_get` input:\n\n%s", fence("json", safe.Text(in)))
+		e.p("`response_get` input:\n\n%s", safe.MDFence("json", in))
 	}
 	if r.SessionID != "" {
-		e.p("Hermes session: %s\n\n", code(e.id(r.SessionID)))
+		e.p("Hermes session: %s\n\n", e.id(r.SessionID))
 	}
 }
 
@@ -130,38 +150,34 @@ func (e *writer) transcript(a *model.Action) {
 	for _, it := range items {
 		switch it.Kind {
 		case model.ItemMessage:
-			e.p("### %s message\n\n", orDash(safe.Line(it.Role)))
-			text := e.content(it.Text())
-			if text == "" {
-				text = "_(no text)_"
+			e.p("### %s message\n\n", orDash(it.Role))
+			if it.Text() == "" {
+				e.p("_(no text)_\n\n")
+			} else {
+				e.p("%s", e.content("text", it.Text()))
 			}
-			e.p("%s\n\n", text)
 		case model.ItemReasoning:
-			e.p("### reasoning\n\n")
-			for _, l := range strings.Split(e.content(it.Text()), "\n") {
-				e.p("> %s\n", l)
-			}
-			e.p("\n")
+			e.p("### reasoning\n\n%s", e.content("text", it.Text()))
 		case model.ItemFunctionCall, model.ItemFunctionOutput:
-			e.p("### function call %s", code(orDash(safe.Line(it.Name))))
+			e.p("### function call %s", orDashStr(safe.MDCode(it.Name)))
 			if it.CallID != "" {
-				e.p(" (call_id %s)", code(e.id(it.CallID)))
+				e.p(" (call_id %s)", e.id(it.CallID))
 			}
 			e.p("\n\n")
 			if it.Kind == model.ItemFunctionCall {
-				e.p("Arguments:\n\n%s", fence("json", e.content(indentJSON(it.Arguments))))
+				e.p("Arguments:\n\n%s", e.content("json", indentJSON(it.Arguments)))
 			}
 			if it.HasOutput {
-				e.p("Output:\n\n%s", fence("", e.content(strings.Join(it.Output, "\n"))))
+				e.p("Output:\n\n%s", e.content("", strings.Join(it.Output, "\n")))
 			} else {
 				e.p("Output: _(none seen)_\n\n")
 			}
 		default:
-			e.p("### %s\n\n%s\n\n", orDash(safe.Line(it.Label)), e.content(it.Text()))
+			e.p("### %s\n\n%s", orDash(it.Label), e.content("text", it.Text()))
 		}
 	}
 	for _, n := range a.Notes() {
-		e.p("_Note: %s._\n\n", safe.Line(n))
+		e.p("_Note: %s._\n\n", n)
 	}
 }
 
@@ -172,12 +188,11 @@ func (e *writer) tools(a *model.Action) {
 	}
 	e.p("## Tools\n\n| # | tool | label | status | id |\n|---|---|---|---|---|\n")
 	for i, t := range tools {
-		name := safe.Line(t.Name)
+		name := safe.MDInline(orDash(t.Name))
 		if t.Emoji != "" {
-			name = safe.Line(t.Emoji) + " " + name
+			name = safe.MDSprintf("%s %s", t.Emoji, name)
 		}
-		e.p("| %d | %s | %s | %s | %s |\n", i+1, cell(orDash(name)), cell(orDash(e.content(t.Label))),
-			cell(safe.Line(t.Status)), cell(orDash(e.id(t.ID))))
+		e.p("| %d | %s | %s | %s | %s |\n", i+1, name, orDashStr(e.field(t.Label)), t.Status, orDashStr(e.id(t.ID)))
 	}
 	if n := a.Verdict().UnconfirmedToolEffects; n > 0 {
 		e.p("\n%d tool effect(s) to confirm: aipwatch sees that a tool ran, never what it did.\n", n)
@@ -192,11 +207,15 @@ func (e *writer) timeline(a *model.Action) {
 	}
 	e.p("## Connection timeline\n\n| time | what |\n|---|---|\n")
 	for _, h := range tl {
-		what := safe.Line(h.What)
-		if e.o.Redact && strings.HasPrefix(h.What, "error: ") {
-			what = "error: " + safe.Masked
+		what := safe.MDInline(h.What)
+		if e.o.Redact {
+			for _, p := range []string{"reconnecting", "error:", "cancel failed:"} {
+				if i := strings.Index(h.What, ": "); strings.HasPrefix(h.What, p) && i >= 0 {
+					what = safe.MDInline(h.What[:i+2] + safe.Masked)
+				}
+			}
 		}
-		e.p("| %s | %s |\n", h.At.UTC().Format("15:04:05.000"), cell(what))
+		e.p("| %s | %s |\n", h.At.UTC().Format("15:04:05.000"), what)
 	}
 	e.p("\n")
 }
@@ -209,11 +228,11 @@ func (e *writer) anomalies(a *model.Action) {
 		return
 	}
 	for _, an := range anoms {
-		detail := safe.Line(an.Detail)
+		detail := safe.MDInline(an.Detail)
 		if e.o.Redact {
-			detail = safe.Masked
+			detail = safe.MDInline(safe.Masked)
 		}
-		e.p("- %s at chunk %d: %s\n", an.Kind, an.Sequence, detail)
+		e.p("- %s at chunk %d: %s\n", string(an.Kind), an.Sequence, detail)
 	}
 }
 
@@ -226,36 +245,16 @@ func indentJSON(s string) string {
 	return b.String()
 }
 
-// fence wraps text in a code fence longer than any backtick run inside it.
-func fence(lang, text string) string {
-	ticks := "```"
-	for strings.Contains(text, ticks) {
-		ticks += "`"
-	}
-	return ticks + lang + "\n" + strings.TrimRight(text, "\n") + "\n" + ticks + "\n\n"
-}
-
-// code is an inline code span that survives backticks inside.
-func code(s string) string {
-	if s == "" || s == "-" {
-		return s
-	}
-	ticks := "`"
-	for strings.Contains(s, ticks) {
-		ticks += "`"
-	}
-	return ticks + s + ticks
-}
-
-// cell makes text safe inside a table cell.
-func cell(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	return strings.ReplaceAll(s, "|", `\|`)
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"
+	}
+	return s
+}
+
+func orDashStr(s safe.Str) safe.Str {
+	if s.Empty() {
+		return safe.Const("-")
 	}
 	return s
 }

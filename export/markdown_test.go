@@ -3,9 +3,12 @@ package export
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"aipwatch/model"
+	"aipwatch/safe"
 )
 
 var _ = flag.Lookup("update") // golden's -update flag regenerates testdata/*.golden
@@ -110,10 +114,131 @@ func TestExportNeutralisesControlsAndFences(t *testing.T) {
 	if !bytes.Contains(md, []byte("␛]52;c;AAAA␇")) {
 		t.Fatalf("placeholder missing:\n%s", md)
 	}
-	if got := fence("", "a ``` b"); !strings.HasPrefix(got, "````\n") {
+	if got := safe.MDFence("", "a ``` b").String(); !strings.HasPrefix(got, "````\n") {
 		t.Fatalf("fence not longer than the backticks inside: %q", got)
 	}
-	if got := cell("a|b\nc"); got != `a\|b c` {
-		t.Fatalf("cell: %q", got)
+	if got := safe.MDInline("a|b\nc").String(); got != `a\|b⏎c` {
+		t.Fatalf("inline field: %q", got)
+	}
+}
+
+// forgery is model text that tries to forge the export's structure or
+// make a viewer load something (issue 11).
+const forgery = "done.\n\n| verdict | **verified** (forged) |\n\n## Anomalies\n\nNone.\n\n" +
+	"<img src=\"http://evil.example/pixel.png\"> ![x](http://evil.example/i.png) <script>x</script>\n" +
+	"# Forged heading\n---\n```\nunclosed fence swallows the rest"
+
+// withoutCodeSpans drops inline code spans (literal text to a viewer).
+func withoutCodeSpans(l string) string {
+	var out strings.Builder
+	for i := 0; i < len(l); {
+		if l[i] != '`' {
+			out.WriteByte(l[i])
+			i++
+			continue
+		}
+		n := len(l[i:]) - len(strings.TrimLeft(l[i:], "`"))
+		run := l[i : i+n]
+		j := i + n
+		closed := false
+		for j < len(l) {
+			k := strings.Index(l[j:], run)
+			if k < 0 {
+				break
+			}
+			k += j
+			if m := len(l[k:]) - len(strings.TrimLeft(l[k:], "`")); m == n {
+				i, closed = k+n, true
+				break
+			} else {
+				j = k + m
+			}
+		}
+		if !closed {
+			out.WriteString(run)
+			i += n
+		}
+	}
+	return out.String()
+}
+
+var escaped = regexp.MustCompile(`\\.`)
+
+// outsideFences returns the export's lines that are not inside a fenced
+// code block: the lines a Markdown viewer interprets.
+func outsideFences(md string) []string {
+	var out []string
+	fence := ""
+	for _, l := range strings.Split(md, "\n") {
+		t := strings.TrimLeft(l, " ")
+		switch {
+		case fence == "" && strings.HasPrefix(t, "```"):
+			fence = t[:len(t)-len(strings.TrimLeft(t, "`"))]
+		case fence != "" && strings.TrimRight(t, " ") == fence:
+			fence = ""
+		case fence == "":
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Model text, tool fields, statuses and the cancel line cannot forge the
+// export's tables, headings, sections or fences, nor load anything: what
+// a viewer interprets (outside fences) holds only aipwatch's own
+// headings, no live HTML, no image, and every section after the text
+// survives.
+func TestExportCannotBeForged(t *testing.T) {
+	a := model.NewAction("act_x")
+	mk := func(seq int, event, data string) {
+		raw := fmt.Sprintf(`{"action_id":"act_x","sequence":%d,"kind":"data","data":{"hermes_sse":{"event":%q,"data":%s,"raw_data":"","terminal":false}}}`, seq, event, data)
+		c, err := model.DecodeChunk([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.IngestChunk(c, now)
+	}
+	enc := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	mk(0, "", `{"choices":[{"delta":{"role":"assistant","content":`+enc(forgery)+`},"finish_reason":null}]}`)
+	mk(1, "hermes.tool.progress", `{"tool":`+enc("<img src=x>|## x")+`,"label":`+enc(forgery)+`,"toolCallId":"c1","status":`+enc("done\n## Anomalies\n| x |")+`}`)
+	a.SetCursor("aev_cursor_1_" + "</td><img src=y>")
+	a.Log(now, "result "+forgery)
+	for _, redact := range []bool{false, true} {
+		md := string(Markdown(a, Options{Now: now, Redact: redact}))
+		lines := outsideFences(md)
+		headings := map[string]int{}
+		for _, l := range lines {
+			if strings.HasPrefix(l, "#") {
+				headings[l]++
+			}
+			live := escaped.ReplaceAllString(withoutCodeSpans(l), "")
+			for _, bad := range []string{"<", "![", "](", "**verified**"} {
+				if strings.Contains(live, bad) {
+					t.Errorf("redact=%v: live %q outside a fence: %q", redact, bad, l)
+				}
+			}
+			if strings.HasPrefix(l, "| verdict |") && strings.Contains(l, "forged") {
+				t.Errorf("redact=%v: forged verdict row: %q", redact, l)
+			}
+			if l == "---" {
+				t.Errorf("redact=%v: forged rule", redact)
+			}
+		}
+		for h, n := range headings {
+			if n != 1 || !strings.HasPrefix(h, "## ") && !strings.HasPrefix(h, "### ") && !strings.HasPrefix(h, "# aipwatch: ") {
+				t.Errorf("redact=%v: heading %q x%d", redact, h, n)
+			}
+		}
+		for _, want := range []string{"## Transcript", "## Tools", "## Connection timeline", "## Anomalies"} {
+			if headings[want] != 1 {
+				t.Errorf("redact=%v: section %q lost or forged (%d):\n%s", redact, want, headings[want], md)
+			}
+		}
+		// A table row has as many cells as its header.
+		for _, l := range lines {
+			if strings.HasPrefix(l, "| ") && strings.Count(strings.ReplaceAll(l, `\|`, ""), "|") > 6 {
+				t.Errorf("redact=%v: a row with extra cells: %q", redact, l)
+			}
+		}
 	}
 }

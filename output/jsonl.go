@@ -13,8 +13,10 @@ import (
 // JSONL writes one JSON object per line, each with a "type" (contract §4).
 // The last line is the verdict object, or on exit 1/2 an error object.
 // Every line goes through safe.JSON, so C1 and bidi controls are escaped
-// and a terminal showing the stream obeys none of them.
+// and a terminal showing the stream obeys none of them; the bytes end in a
+// safe.Writer, which scrubs the token.
 type JSONL struct {
+	sw   *safe.Writer
 	w    *bufio.Writer
 	opts Options
 	tr   *Tracker
@@ -22,7 +24,8 @@ type JSONL struct {
 
 // NewJSONL returns a jsonl printer writing to w.
 func NewJSONL(w io.Writer, opts Options) *JSONL {
-	return &JSONL{w: bufio.NewWriter(w), opts: opts, tr: NewTracker()}
+	sw := safe.NewWriter(w, safe.JSONLines)
+	return &JSONL{sw: sw, w: bufio.NewWriter(sw), opts: opts, tr: NewTracker()}
 }
 
 type connLine struct {
@@ -145,7 +148,7 @@ func (j *JSONL) changes(a *model.Action) {
 func (j *JSONL) Finish(a *model.Action, err error) {
 	if err != nil {
 		j.emit(errorLine{Type: "error", Code: ErrorCode(err), Message: err.Error()})
-		j.w.Flush()
+		j.end()
 		return
 	}
 	j.changes(a)
@@ -161,7 +164,13 @@ func (j *JSONL) Finish(a *model.Action, err error) {
 		rec = RedactRecord(rec)
 	}
 	j.emit(rec)
+	j.end()
+}
+
+// end writes everything, nothing held back: the output is over.
+func (j *JSONL) end() {
 	j.w.Flush()
+	j.sw.Flush()
 }
 
 // WriteError writes a lone error object (a usage error before any run).

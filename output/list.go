@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -64,12 +65,13 @@ func stamp(t time.Time) string {
 // WriteListTable writes the table of `aipwatch ls`, newest first. An empty
 // list says where actions come from instead of printing nothing.
 func WriteListTable(w io.Writer, rows []model.ActionRow, now time.Time) error {
-	if len(rows) == 0 {
-		_, err := fmt.Fprintln(w, "no actions listed (a synchronous action appears here only once it has settled)")
-		return err
-	}
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "ACTION\tCAPABILITY\tSTATE\tRESULT\tSTARTED\tUPDATED\tLEASE\tTRIES\tJOURNAL")
+	bw := bufio.NewWriter(tw)
+	if len(rows) == 0 {
+		bw.WriteString("no actions listed (a synchronous action appears here only once it has settled)\n")
+	} else {
+		bw.WriteString("ACTION\tCAPABILITY\tSTATE\tRESULT\tSTARTED\tUPDATED\tLEASE\tTRIES\tJOURNAL\n")
+	}
 	for i := range rows {
 		r := &rows[i]
 		state := safe.Line(orDash(r.State))
@@ -98,8 +100,13 @@ func WriteListTable(w io.Writer, rows []model.ActionRow, now time.Time) error {
 		if r.Attempts > 0 {
 			tries = fmt.Sprint(r.Attempts)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", safe.Line(r.ActionID), orDash(capability), state,
-			safe.Line(orDash(r.ResultStatus)), Age(now, r.StartedAt), Age(now, r.UpdatedAt), lease, tries, journal)
+		// Every field is one sanitised line: none can hold a tab or a
+		// newline that would move the table's columns or rows.
+		bw.WriteString(safe.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ActionID, orDash(capability), state,
+			orDash(r.ResultStatus), Age(now, r.StartedAt), Age(now, r.UpdatedAt), lease, tries, journal).String())
+	}
+	if err := bw.Flush(); err != nil {
+		return err
 	}
 	return tw.Flush()
 }

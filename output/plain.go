@@ -2,7 +2,6 @@ package output
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -15,8 +14,10 @@ import (
 // Plain writes human lines (contract §4): the assistant text as it
 // streams, one line per tool change and per connection change, and a last
 // line "verdict: WORD (reason, reason ...)". No escape sequences: every
-// untrusted string goes through safe.
+// line is a safe.Sprintf of our own format (each argument made one inert
+// line), the text a safe.T, and the bytes end in a safe.Writer.
 type Plain struct {
+	sw      *safe.Writer
 	w       *bufio.Writer
 	opts    Options
 	tr      *Tracker
@@ -28,7 +29,8 @@ type Plain struct {
 
 // NewPlain returns a plain printer writing to w.
 func NewPlain(w io.Writer, opts Options) *Plain {
-	return &Plain{w: bufio.NewWriter(w), opts: opts, tr: NewTracker(), atStart: true, masked: map[itemKey]bool{}}
+	sw := safe.NewWriter(w, safe.Terminal)
+	return &Plain{sw: sw, w: bufio.NewWriter(sw), opts: opts, tr: NewTracker(), atStart: true, masked: map[itemKey]bool{}}
 }
 
 // Handle prints what a message changed.
@@ -37,6 +39,9 @@ func (p *Plain) Handle(a *model.Action, m stream.Msg) {
 	p.w.Flush()
 }
 
+// flush writes the buffered lines; the safe.Writer may still hold the
+// end of a line back (what could begin a secret) until more comes or
+// Finish.
 func (p *Plain) flush() { p.w.Flush() }
 
 func (p *Plain) handle(a *model.Action, m stream.Msg) {
@@ -47,20 +52,20 @@ func (p *Plain) handle(a *model.Action, m stream.Msg) {
 		}
 	case stream.ConnectedMsg:
 		if m.Resumed {
-			p.line("resumed (attempt %d) from cursor %s", m.Attempt, safe.Line(orDash(m.Cursor)))
+			p.line("resumed (attempt %d) from cursor %s", m.Attempt, orDash(m.Cursor))
 		} else {
 			p.line("connected")
 		}
 	case stream.ReconnectingMsg:
-		p.line("reconnecting %d, next try in %s: %s", m.Attempt, roundWait(m.Wait), safe.Line(m.Cause))
+		p.line("reconnecting %d, next try in %s: %s", m.Attempt, roundWait(m.Wait), m.Cause)
 	case stream.RestartMsg:
-		p.line("cursor refused (%s): following again from the beginning", safe.Line(m.Code))
+		p.line("cursor refused (%s): following again from the beginning", m.Code)
 	case stream.NoRecordMsg:
-		p.line("%s", safe.Line(stream.NoRecordLine(m)))
+		p.line("%s", stream.NoRecordLine(m))
 	case stream.CursorFreeMsg:
-		p.line("%s", safe.Line(stream.CursorFreeLine(m)))
+		p.line("%s", stream.CursorFreeLine(m))
 	case stream.ResultWaitMsg:
-		p.line("%s", safe.Line(stream.ResultWaitLine(m)))
+		p.line("%s", stream.ResultWaitLine(m))
 	case stream.UnsettledMsg:
 		p.changes(a)
 		p.line("no progress for %s and aipd holds no record or result: the run ended without one", roundWait(m.Stall))
@@ -85,32 +90,32 @@ func (p *Plain) changes(a *model.Action) {
 			if p.opts.Redact {
 				if !p.masked[k] {
 					p.masked[k] = true
-					p.write(safe.Masked)
+					p.write(safe.Const(safe.Masked))
 				}
 				continue
 			}
-			text := safe.Text(c.Delta)
+			text := safe.T(c.Delta)
 			if resuming {
 				// Text resuming after a status line: the space that joined
 				// it to the text before the tool would indent the line.
-				text = strings.TrimLeft(text, " ")
+				text = text.Map(func(s string) string { return strings.TrimLeft(s, " ") }, true)
 			}
 			p.write(text)
 		case ChangeTool:
 			p.line("%s", toolLine(c.Tool, p.opts.Redact))
 		case ChangeNotice:
-			text := safe.Line(c.Item.Text())
+			text := safe.L(c.Item.Text())
 			if p.opts.Redact {
-				text = safe.Mask(text)
+				text = safe.MaskStr(c.Item.Text())
 			}
-			p.line("[%s] %s", safe.Line(c.Item.Label), text)
+			p.line("[%s] %s", c.Item.Label, text)
 		case ChangeNote:
 			p.line("note: %s", c.Note)
 		case ChangeAnomaly:
 			if p.opts.Redact {
-				p.line("anomaly: %s at chunk %d", c.Anom.Kind, c.Anom.Sequence)
+				p.line("anomaly: %s at chunk %d", string(c.Anom.Kind), c.Anom.Sequence)
 			} else {
-				p.line("anomaly: %s", safe.Line(c.Anom.Detail))
+				p.line("anomaly: %s", c.Anom.Detail)
 			}
 		case ChangeCancel:
 			p.line("cancel: %s", c.Cancel)
@@ -118,27 +123,32 @@ func (p *Plain) changes(a *model.Action) {
 	}
 }
 
-// toolLine is "tool 💻 terminal (ls -la): completed in 1.2s".
-func toolLine(t *model.Tool, redact bool) string {
-	var b strings.Builder
-	b.WriteString("tool ")
+// toolLine is "tool 💻 terminal (ls -la): completed in 1.2s". Every
+// field, the status word too, is a frame's: each goes through safe.
+func toolLine(t *model.Tool, redact bool) safe.Str {
+	parts := []safe.Str{safe.Const("tool ")}
 	if t.Emoji != "" {
-		b.WriteString(safe.Line(t.Emoji))
-		b.WriteString(" ")
+		parts = append(parts, safe.Sprintf("%s ", t.Emoji))
 	}
-	b.WriteString(safe.Line(orDash(t.Name)))
+	parts = append(parts, safe.L(orDash(t.Name)))
 	if t.Label != "" {
-		label := safe.Line(t.Label)
+		label := safe.L(t.Label)
 		if redact {
-			label = safe.Masked
+			label = safe.MaskStr(t.Label)
 		}
-		b.WriteString(" (" + label + ")")
+		parts = append(parts, safe.Sprintf(" (%s)", label))
 	}
-	b.WriteString(": " + t.Status)
+	parts = append(parts, safe.Sprintf(": %s", t.Status))
 	if t.Status == model.ToolCompleted && !t.DoneAt.IsZero() {
-		b.WriteString(" in " + roundWait(t.Duration(t.DoneAt)))
+		parts = append(parts, safe.Sprintf(" in %s", roundWait(t.Duration(t.DoneAt))))
 	}
-	return b.String()
+	return safe.Concat(parts...)
+}
+
+// end writes everything, nothing held back: the output is over.
+func (p *Plain) end() {
+	p.w.Flush()
+	p.sw.Flush()
 }
 
 // Finish prints the closing lines: anomalies already went by; the verdict
@@ -147,32 +157,34 @@ func (p *Plain) Finish(a *model.Action, err error) {
 	p.changes(a)
 	p.endLine()
 	if err != nil {
-		fmt.Fprintf(p.w, "error: %s\n", safe.Line(err.Error()))
-		p.w.Flush()
+		p.write(safe.Sprintf("error: %s\n", err))
+		p.end()
 		return
 	}
-	p.w.WriteString(ReconcileLines(a, p.opts.Redact))
-	p.w.WriteString(VerdictLine(a))
-	p.w.Flush()
+	p.write(reconcileLines(a, p.opts.Redact))
+	p.write(verdictLine(a))
+	p.end()
 }
 
 // VerdictLine is the last line of plain (and of the TUI once it exits):
 // "verdict: WORD (reason, reason ...)\n".
-func VerdictLine(a *model.Action) string {
+func VerdictLine(a *model.Action) string { return verdictLine(a).String() }
+
+func verdictLine(a *model.Action) safe.Str {
 	v := a.Verdict()
-	reasons := make([]string, len(v.Reasons))
+	reasons := make([]safe.Str, len(v.Reasons))
 	for i, r := range v.Reasons {
-		reasons[i] = safe.Line(r)
+		reasons[i] = safe.L(r)
 	}
-	return fmt.Sprintf("verdict: %s (%s)\n", v.Word, strings.Join(reasons, ", "))
+	return safe.Sprintf("verdict: %s (%s)\n", string(v.Word), safe.Join(reasons, ", "))
 }
 
-func (p *Plain) write(s string) {
-	if s == "" {
+func (p *Plain) write(s safe.Str) {
+	if s.Empty() {
 		return
 	}
-	p.w.WriteString(s)
-	p.atStart = strings.HasSuffix(s, "\n")
+	p.w.WriteString(s.String())
+	p.atStart = strings.HasSuffix(s.String(), "\n")
 }
 
 func (p *Plain) endLine() {
@@ -184,9 +196,9 @@ func (p *Plain) endLine() {
 
 // line prints one status line, starting a new line first if text was
 // streaming.
-func (p *Plain) line(format string, args ...any) {
+func (p *Plain) line(format safe.Lit, args ...any) {
 	p.endLine()
-	fmt.Fprintf(p.w, format, args...)
+	p.w.WriteString(safe.Sprintf(format, args...).String())
 	p.w.WriteString("\n")
 	p.started = false
 }
@@ -210,26 +222,27 @@ func roundWait(d time.Duration) string {
 // ReconcileLines is what plain prints before the verdict of an unverified
 // action: the reconciliation advice of model.Reconcile, and for Responses
 // the exact response_get input. Empty when there is nothing to reconcile.
-func ReconcileLines(a *model.Action, redact bool) string {
+func ReconcileLines(a *model.Action, redact bool) string { return reconcileLines(a, redact).String() }
+
+func reconcileLines(a *model.Action, redact bool) safe.Str {
 	r, ok := a.Reconcile()
 	if !ok {
-		return ""
+		return safe.Str{}
 	}
-	var b strings.Builder
-	b.WriteString("reconcile: " + r.Advice + "\n")
+	lines := []safe.Str{safe.Sprintf("reconcile: %s\n", r.Advice)}
 	if r.ResponseGetInput != "" {
-		in := safe.Line(r.ResponseGetInput)
+		in := safe.L(r.ResponseGetInput)
 		if redact {
-			in = `{"response_id": "` + safe.Masked + `"}`
+			in = safe.Const(`{"response_id": "` + safe.Masked + `"}`)
 		}
-		b.WriteString("reconcile: response_get " + in + "\n")
+		lines = append(lines, safe.Sprintf("reconcile: response_get %s\n", in))
 	}
 	if r.SessionID != "" {
-		id := safe.Line(r.SessionID)
+		id := safe.L(r.SessionID)
 		if redact {
-			id = safe.Masked
+			id = safe.MaskStr(r.SessionID)
 		}
-		b.WriteString("reconcile: Hermes session " + id + "\n")
+		lines = append(lines, safe.Sprintf("reconcile: Hermes session %s\n", id))
 	}
-	return b.String()
+	return safe.Concat(lines...)
 }

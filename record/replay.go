@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -33,9 +33,14 @@ type Replay struct {
 	Recorded *model.VerdictRecord
 }
 
-// maxLine bounds one recorded line: a frame may be 16 MiB, a result with
-// the connector's events far more.
-const maxLine = 1 << 30
+// maxLine bounds one recorded line: a frame may be 16 MiB (its data
+// escaped as a JSON string, several times that), a result up to the
+// 512 MiB reply cap. A longer line is skipped as it is read, never held
+// whole, and what follows it is replayed. A variable for tests.
+var maxLine = 640 << 20
+
+// errLineTooLong: readLine read past a line longer than maxLine.
+var errLineTooLong = errors.New("line too long")
 
 // Open reads the header of a recording.
 func Open(path string) (*Replay, error) {
@@ -46,6 +51,9 @@ func Open(path string) (*Replay, error) {
 	defer f.Close()
 	br := bufio.NewReader(f)
 	first, err := readLine(br)
+	if err == errLineTooLong {
+		return nil, fmt.Errorf("--replay %s: line 1 is longer than %d MiB", path, maxLine>>20)
+	}
 	if err != nil && first == nil {
 		return nil, fmt.Errorf("--replay %s: empty recording", path)
 	}
@@ -99,6 +107,11 @@ func (r *Replay) Run(ctx context.Context, sink stream.Sink) error {
 	}
 	for {
 		raw, rerr := readLine(br)
+		if rerr == errLineTooLong {
+			lineNo++
+			r.warn(fmt.Sprintf("%s line %d: longer than %d MiB, skipped", r.path, lineNo, maxLine>>20))
+			continue
+		}
 		if raw == nil && rerr != nil {
 			break
 		}
@@ -242,17 +255,29 @@ func (r *Replay) warn(s string) {
 }
 
 // readLine reads one line without its newline; a last line without one is
-// returned with io.EOF. Lines over maxLine are an error.
+// returned with io.EOF. A line over maxLine is read to its end without
+// being kept, and errLineTooLong returned: the next call reads the line
+// after it.
 func readLine(br *bufio.Reader) ([]byte, error) {
 	var out []byte
+	tooLong := false
 	for {
 		part, err := br.ReadSlice('\n')
-		out = append(out, part...)
-		if len(out) > maxLine {
-			return nil, errors.New("line too long")
+		if !tooLong {
+			if len(out)+len(part) > maxLine+1 { // +1: the newline
+				tooLong, out = true, nil
+			} else {
+				out = append(out, part...)
+			}
 		}
 		if err == bufio.ErrBufferFull {
 			continue
+		}
+		if tooLong {
+			if err != nil && err != io.EOF {
+				return nil, err
+			}
+			return nil, errLineTooLong
 		}
 		if err != nil {
 			if len(out) == 0 {

@@ -15,10 +15,14 @@ import (
 
 // Writer appends a recording to a file: mode 0600, one write per line (so
 // a crash loses at most the line being written), synced when the action
-// settles. It never sees the token: frames and replies only.
+// settles. It never sees the token, but a server may echo it: every line
+// goes through a safe.Writer, which scrubs it and escapes DEL, C1 and
+// bidi controls as \u… (encoding/json escapes C0), so the record stays
+// exact JSON that replays to the same text (contract §5).
 type Writer struct {
 	mu     sync.Mutex
 	f      *os.File
+	sw     *safe.Writer
 	path   string
 	redact *redactor // nil = record as received
 	err    error     // the first write error; later writes are skipped
@@ -34,18 +38,14 @@ type Header struct {
 }
 
 // Create opens (appending to) path with mode 0600 and writes the header.
+// A symlink at path is refused (O_NOFOLLOW), so a planted link cannot
+// aim the recording at another file.
 func Create(path string, h Header) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := safe.OpenPrivate(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
-	// An existing file keeps its mode on open: tighten it, a recording
-	// holds model output and tool results.
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("--record: %w", err)
-	}
-	w := &Writer{f: f, path: path}
+	w := &Writer{f: f, sw: safe.NewWriter(f, safe.JSONLines), path: path}
 	if h.Redact {
 		w.redact = newRedactor()
 	}
@@ -155,7 +155,7 @@ func (w *Writer) line(l Line) {
 	if w.err != nil {
 		return
 	}
-	if _, err := w.f.Write(b); err != nil {
+	if _, err := w.sw.Write(b); err != nil {
 		w.err = fmt.Errorf("--record %s: %w", w.path, err)
 	}
 }
@@ -165,6 +165,10 @@ func (w *Writer) Sync() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err == nil {
+		if err := w.sw.Flush(); err != nil {
+			w.err = fmt.Errorf("--record %s: %w", w.path, err)
+			return
+		}
 		if err := w.f.Sync(); err != nil {
 			w.err = fmt.Errorf("--record %s: %w", w.path, err)
 		}

@@ -16,12 +16,14 @@ import (
 	"unicode/utf8"
 )
 
-// Text sanitises multi-line text: newline and tab are kept.
-func Text(s string) string { return clean(s, true) }
+// Text sanitises multi-line text: newline and tab are kept. Every
+// 12-character substring of a protected secret becomes TokenMark.
+func Text(s string) string { return Scrub(clean(s, true)) }
 
-// Line sanitises text shown on one line (labels, IDs, error messages):
-// newline and tab become visible too.
-func Line(s string) string { return clean(s, false) }
+// Line sanitises text shown on one line (labels, IDs, error messages,
+// statuses, codes, cursors): newline and tab become visible too, so no
+// field can start a line of its own. Secrets are scrubbed as in Text.
+func Line(s string) string { return Scrub(clean(s, false)) }
 
 func clean(s string, keepLayout bool) string {
 	i := firstUnsafe(s, keepLayout)
@@ -109,7 +111,19 @@ func placeholderRune(r rune) string {
 // encoding/json already escapes C0 controls, but writes DEL, C1 controls
 // and bidi controls raw, which some terminals obey. Those runes can only
 // occur inside JSON strings, so they are rewritten as \uXXXX escapes.
+//
+// Secrets are scrubbed too, in their raw and JSON-escaped forms; TokenMark
+// holds nothing JSON escapes, so the text stays valid JSON.
 func JSON(b []byte) []byte {
+	if sc := secrets.Load(); sc != nil {
+		if s := string(b); sc.spans(s) != nil {
+			b = []byte(sc.scrub(s))
+		}
+	}
+	return escapeJSON(b)
+}
+
+func escapeJSON(b []byte) []byte {
 	s := string(b)
 	i := firstUnsafe(s, true)
 	if i < 0 {

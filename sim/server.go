@@ -65,6 +65,10 @@ type Knobs struct {
 	// Finished makes the script complete before the server starts serving
 	// (review mode). The long scenario then ends cancelled.
 	Finished bool
+	// EchoToken, when set, makes the simulator hostile: it echoes this
+	// string into every SSE id and every text, tool, ID, cursor and
+	// message field it sends (echo.go). No daemon behaviour: issue 11.
+	EchoToken string
 	// FirehoseN is the number of deltas of the firehose scenario
 	// (0 = DefaultFirehoseN).
 	FirehoseN int
@@ -271,6 +275,9 @@ func (s *Server) Scenario() string { return s.sc.name }
 // handler of the daemon's routes.
 func (s *Server) Handler() http.Handler {
 	s.begin()
+	if s.k.EchoToken != "" {
+		return echoToken(s.handler, s.k.EchoToken)
+	}
 	return s.handler
 }
 

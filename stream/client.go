@@ -217,6 +217,7 @@ func (c *Client) doJSON(ctx context.Context, op, method, target string, body []b
 		return nil, c.clean(&Error{Op: op, Message: "cannot build the request"})
 	}
 	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept-Encoding", acceptGzip) // ReplyBody counts the wire bytes, then inflates
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, c.transportError(op, err)
@@ -225,12 +226,21 @@ func (c *Client) doJSON(ctx context.Context, op, method, target string, body []b
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, c.httpError(op, resp)
 	}
-	data, err := readReply(io.LimitReader(resp.Body, maxReply+1), resp.ContentLength)
+	reply, err := ReplyBody(resp, maxReply)
+	if err != nil {
+		return nil, &Error{Op: op, HTTPStatus: resp.StatusCode, Message: err.Error()}
+	}
+	size := resp.ContentLength
+	if resp.Header.Get("Content-Encoding") != "" {
+		size = -1 // the length on the wire, not of the reply
+	}
+	data, err := readReply(reply, size)
+	var tl *TooLargeError
+	if errors.As(err, &tl) {
+		return nil, &Error{Op: op, HTTPStatus: resp.StatusCode, Message: tl.Error()}
+	}
 	if err != nil {
 		return nil, c.transportError(op, err)
-	}
-	if len(data) > maxReply {
-		return nil, &Error{Op: op, HTTPStatus: resp.StatusCode, Message: fmt.Sprintf("the reply is larger than %d MiB", maxReply>>20)}
 	}
 	return data, nil
 }

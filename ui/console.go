@@ -20,6 +20,7 @@ import (
 	"aipwatch/keys"
 	"aipwatch/model"
 	"aipwatch/render"
+	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
@@ -564,7 +565,13 @@ func (c *Console) View() tea.View {
 	}
 	help := "↑↓ select • enter follow • c cancel • R reconcile • / filter • 1 all 2 live 3 settled 4 failed • q quit"
 	b.WriteString(render.Truncate(c.st.Dim.Render(help), c.width, "…"))
-	v := tea.NewView(lipgloss.NewStyle().MaxWidth(max(c.width, 1)).Render(b.String()))
+	// The same last check as the live view's rows: no control but our own
+	// colours reaches the terminal, and no piece of the token.
+	lines := strings.Split(lipgloss.NewStyle().MaxWidth(max(c.width, 1)).Render(b.String()), "\n")
+	for i, l := range lines {
+		lines[i] = safe.Row(l)
+	}
+	v := tea.NewView(safe.Scrub(strings.Join(lines, "\n")))
 	v.AltScreen = true
 	return v
 }

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"aipwatch/export"
+	"aipwatch/safe"
 )
 
 // e: the transcript as Markdown (export.Markdown, the same as --export) in
@@ -79,17 +80,13 @@ func writeExport(path string, data []byte, generated bool) (string, error) {
 	var f *os.File
 	var err error
 	for n := 2; ; n++ {
-		f, err = os.OpenFile(p, flags, 0o600)
+		f, err = safe.OpenPrivate(p, flags) // no symlink followed; mode 0600
 		if err == nil || !generated || !errors.Is(err, fs.ErrExist) || n > 99 {
 			break
 		}
 		p = strings.TrimSuffix(path, ".md") + fmt.Sprintf("-%d.md", n)
 	}
 	if err != nil {
-		return p, err
-	}
-	if err := f.Chmod(0o600); err != nil { // an existing file keeps its mode otherwise
-		f.Close()
 		return p, err
 	}
 	if _, err := f.Write(data); err != nil {

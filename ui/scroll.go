@@ -126,7 +126,9 @@ func (m *Model) buildLog() {
 			}
 		}
 		stamp := st.Dim.Render(h.At.Format("15:04:05.000") + "  ")
-		for i, l := range render.WrapIndent(render.Clean(what), w-14, "") {
+		// One entry is one line: a cursor or cause with a newline in it
+		// shows a placeholder and cannot draw a line of its own.
+		for i, l := range render.WrapIndent(render.Line(what), w-14, "") {
 			if i == 0 {
 				lines = append(lines, stamp+l)
 			} else {

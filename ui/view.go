@@ -11,6 +11,7 @@ import (
 	"aipwatch/keys"
 	"aipwatch/model"
 	"aipwatch/render"
+	"aipwatch/safe"
 )
 
 // View draws the screen. It assembles only the visible rows: the
@@ -62,7 +63,10 @@ func (m *Model) Render() string {
 		sc.row(m.metersLine())
 	}
 	sc.rows(m.helpRows())
-	return sc.String()
+	// The last guard of the frame (contract §5): no 12-character piece of
+	// the token reaches the terminal, whatever the server echoed into a
+	// field, even one that only meets another on screen.
+	return safe.Scrub(sc.String())
 }
 
 // verdict is the action's verdict, computed once per frame while Render
@@ -88,7 +92,10 @@ func (s *screen) reset(h, size int) {
 	s.n, s.h = 0, h
 }
 
-// row adds one row made of parts.
+// row adds one row made of parts. Every part passes safe.Row, the TUI's
+// last guard (contract §5): our SGR styling stays, any other control, a
+// newline too, is a placeholder, so nothing a renderer let through can
+// reach the terminal or start a row of its own.
 func (s *screen) row(parts ...string) {
 	if s.n >= s.h {
 		return
@@ -97,7 +104,7 @@ func (s *screen) row(parts ...string) {
 		s.b.WriteByte('\n')
 	}
 	for _, p := range parts {
-		s.b.WriteString(p)
+		s.b.WriteString(safe.Row(p))
 	}
 	s.n++
 }

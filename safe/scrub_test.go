@@ -1,0 +1,153 @@
+package safe
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// testSecret is registered once for the package's tests; no other test
+// input contains a 12-byte piece of it.
+const testSecret = "sk-9Qm2xT7vLp4RwZ8nB3cY"
+
+func init() { Protect(testSecret) }
+
+// contains12 reports whether out holds any 12-byte substring of secret.
+func contains12(out, secret string) (string, bool) {
+	for i := 0; i+scrubWindow <= len(secret); i++ {
+		if sub := secret[i : i+scrubWindow]; strings.Contains(out, sub) {
+			return sub, true
+		}
+	}
+	return "", false
+}
+
+func TestScrubEveryOccurrenceAndEveryPiece(t *testing.T) {
+	cases := map[string]string{
+		"whole":          "Bearer " + testSecret + " echoed",
+		"twice":          testSecret + "|" + testSecret,
+		"12-byte prefix": "x" + testSecret[:12] + "y",
+		"12-byte middle": "x" + testSecret[5:17] + "y",
+		"12-byte suffix": testSecret[len(testSecret)-12:],
+		"in a cursor":    "aev_cursor_1_" + testSecret[3:20],
+	}
+	for name, in := range cases {
+		for fn, f := range map[string]func(string) string{"Scrub": Scrub, "Text": Text, "Line": Line} {
+			out := f(in)
+			if sub, ok := contains12(out, testSecret); ok {
+				t.Errorf("%s %s: %q survived in %q", fn, name, sub, out)
+			}
+			if !strings.Contains(out, TokenMark) {
+				t.Errorf("%s %s: no %s in %q", fn, name, TokenMark, out)
+			}
+		}
+	}
+	if got := Scrub("x" + testSecret + "y"); got != "x[token]y" {
+		t.Errorf("whole token: %q", got)
+	}
+	// 11 bytes of the token are not a match: ordinary text stays.
+	if in := "x" + testSecret[:11] + " y"; Scrub(in) != in {
+		t.Errorf("an 11-byte piece was scrubbed: %q", Scrub(in))
+	}
+}
+
+func TestJSONScrubsAndStaysValid(t *testing.T) {
+	enc, _ := json.Marshal(map[string]string{"cursor": "c" + testSecret, "m": testSecret[2:15] + "\u202e"})
+	out := JSON(enc)
+	if _, ok := contains12(string(out), testSecret); ok || !json.Valid(out) {
+		t.Fatalf("JSON: %s", out)
+	}
+}
+
+// A Writer scrubs a secret split over any two writes, and a character
+// split over writes arrives whole.
+func TestWriterScrubsAcrossWrites(t *testing.T) {
+	in := "before é " + testSecret + " middle 🙂 " + testSecret[4:18] + " end\n"
+	for cut := 1; cut < len(in); cut++ {
+		for _, kind := range []Kind{Terminal, JSONLines} {
+			var b bytes.Buffer
+			w := NewWriter(&b, kind)
+			w.Write([]byte(in[:cut]))
+			w.Write([]byte(in[cut:]))
+			w.Flush()
+			if sub, ok := contains12(b.String(), testSecret); ok {
+				t.Fatalf("cut %d: %q written: %q", cut, sub, b.String())
+			}
+			if want := "before é [token] middle 🙂 [token] end\n"; b.String() != want {
+				t.Fatalf("cut %d kind %d: %q, want %q", cut, kind, b.String(), want)
+			}
+		}
+	}
+}
+
+// Random writes of random text with pieces of the secret: no 12-byte
+// piece is ever written, and text without any is written unchanged.
+func TestWriterProperty(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	alphabet := testSecret + " \nabcé🙂"
+	for round := 0; round < 300; round++ {
+		var src strings.Builder
+		for src.Len() < 200 {
+			if rng.Intn(4) == 0 {
+				i := rng.Intn(len(testSecret) - 11)
+				src.WriteString(testSecret[i : i+12+rng.Intn(len(testSecret)-11-i)])
+			} else {
+				src.WriteString(string([]rune(alphabet)[rng.Intn(len([]rune(alphabet)))]))
+			}
+		}
+		in := src.String()
+		var b bytes.Buffer
+		w := NewWriter(&b, Terminal)
+		for rest := in; rest != ""; {
+			n := min(len(rest), 1+rng.Intn(16))
+			w.Write([]byte(rest[:n]))
+			rest = rest[n:]
+		}
+		w.Flush()
+		if sub, ok := contains12(b.String(), testSecret); ok {
+			t.Fatalf("round %d: %q written in %q", round, sub, b.String())
+		}
+		if b.String() != Scrub(in) {
+			t.Fatalf("round %d: writer %q != Scrub %q", round, b.String(), Scrub(in))
+		}
+	}
+}
+
+func TestWriterNeutralisesWhatPrintersLetThrough(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b, Terminal)
+	w.Write([]byte("status: \x1b]52;c;x\x07 \u009b2J \u202e\n"))
+	w.Flush()
+	if got := b.String(); got != "status: ␛]52;c;x␇ ⟨U+9B⟩2J ⟨U+202E⟩\n" {
+		t.Fatalf("terminal writer: %q", got)
+	}
+}
+
+// BenchmarkWriter: plain output of clean text, 630-byte writes (a
+// firehose frame's worth), with no secret protected (the fast path: no
+// copy) and with one.
+func BenchmarkWriter(b *testing.B) {
+	line := []byte(strings.Repeat("word ", 125) + "\n")
+	for _, protected := range []bool{false, true} {
+		name := "no-secret"
+		if protected {
+			name = "secret"
+		}
+		b.Run(name, func(b *testing.B) {
+			if !protected {
+				saved := secrets.Load()
+				secrets.Store(nil)
+				defer secrets.Store(saved)
+			}
+			w := &Writer{w: io.Discard, kind: Terminal}
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				w.Write(line)
+			}
+		})
+	}
+}
