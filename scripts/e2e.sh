@@ -136,4 +136,33 @@ wait_for "resume with: aipwatch"
 absent "cancel requested"
 tmux kill-session -t "$SESSION"
 
+echo "e2e: the console: live list, follow one action, back, another"
+run --demo=console
+wait_for "aipwatch · console" 10
+wait_for "global event log: live" 10
+wait_for "act_sim_console_done_responses" 10
+wait_for "(sync)" 10          # a synchronous stream, known only from the global log
+wait_for "EXPIRED" 10         # the stuck worker's lease
+tmux send-keys -t "$SESSION" / d o n e _ r e s p Enter
+wait_for "1 actions" 5
+tmux send-keys -t "$SESSION" Enter
+wait_for "aipwatch · act_sim_console_done_responses" 10
+wait_for "VERIFIED" 15
+tmux send-keys -t "$SESSION" Escape
+wait_for "aipwatch · console" 5
+wait_for "act_sim_console_done_responses" 5
+tmux send-keys -t "$SESSION" Escape   # clears the filter (a lone esc: not alt+3)
+sleep 0.3
+tmux send-keys -t "$SESSION" 3
+wait_for "filter settled" 5
+absent "act_sim_console_sync_long"
+tmux send-keys -t "$SESSION" / d e a d Enter Enter
+wait_for "aipwatch · act_sim_console_dead_lettered" 10
+wait_for "FAILED" 15
+tmux send-keys -t "$SESSION" Escape
+wait_for "aipwatch · console" 5
+tmux send-keys -t "$SESSION" q
+wait_for "EXIT=0" 10
+tmux kill-session -t "$SESSION"
+
 echo "e2e: ok"
