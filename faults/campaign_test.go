@@ -527,7 +527,10 @@ func TestCampaign(t *testing.T) {
 				k.Mode, k.Cursors = d.mode, d.cursors
 				f := Fault{Scenario: sc, Knobs: k}
 				o, err := run(f)
-				if err == nil && len(find[stream.ReconnectingMsg](o.msgs)) > 0 {
+				// The undisturbed run must not reconnect, but for the idle
+				// watchdog on a machine so loaded that a 500 ms gap happened
+				// (seen at load 20 on 2 cores): that is timing, not a fault.
+				if err == nil && len(find[stream.ReconnectingMsg](o.msgs)) > idleReconnects(o.msgs) {
 					err = fmt.Errorf("the undisturbed run reconnected")
 				}
 				mu.Lock()
