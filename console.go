@@ -44,14 +44,11 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 		return 0
 	}
 	applyEnv(o, getenv)
-	if o.demo == demoConsole {
-		f, err := startConsoleDemo(o)
-		if err != nil {
-			fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
-			return model.ExitError
-		}
-		defer f.Close()
+	stop, ok := consoleDemo(o, stderr)
+	if !ok {
+		return model.ExitError
 	}
+	defer stop()
 	if err := checkURL(o.url, o.allowInsecureHTTP); err != nil {
 		fmt.Fprintf(stderr, "aipwatch ls: %s\n", safe.Line(err.Error()))
 		return model.ExitUsage
@@ -83,14 +80,11 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 
 // runConsole opens the live console (no ACTION_ID on a terminal).
 func runConsole(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) int {
-	if o.demo == demoConsole {
-		f, err := startConsoleDemo(o)
-		if err != nil {
-			fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
-			return model.ExitError
-		}
-		defer f.Close()
+	stop, ok := consoleDemo(o, stderr)
+	if !ok {
+		return model.ExitError
 	}
+	defer stop()
 	if !isTerminal(stdout) || (o.output != "" && o.output != "tui") {
 		fmt.Fprintln(stderr, "aipwatch: no ACTION_ID given (argument or $AIP_ACTION_ID); `aipwatch ls` lists the actions, and on a terminal `aipwatch` alone opens the console")
 		return model.ExitUsage
@@ -146,6 +140,20 @@ func followConfig(o *options, c *stream.Client, id string) stream.Config {
 	cfg.ActionID = id
 	cfg.AppearTimeout, cfg.StallTimeout = o.appearTimeout, o.stallTimeout
 	return cfg
+}
+
+// consoleDemo starts the console's simulated daemon when --demo=console
+// asks for it; stop ends it. ok is false when it could not start.
+func consoleDemo(o *options, stderr io.Writer) (stop func(), ok bool) {
+	if o.demo != demoConsole {
+		return func() {}, true
+	}
+	f, err := startConsoleDemo(o)
+	if err != nil {
+		fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
+		return nil, false
+	}
+	return f.Close, true
 }
 
 // startConsoleDemo runs the console's simulated daemon and points the run

@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -62,6 +63,28 @@ func (r *ActionRow) LeaseStuck(now time.Time) bool {
 
 // Settled reports a terminal state.
 func (r *ActionRow) Settled() bool { return TerminalState(r.State) }
+
+// JournalOnly: this machine submitted it, and the daemon neither lists it
+// nor shows it on the global log (evicted, another daemon, or never
+// accepted).
+func (r *ActionRow) JournalOnly() bool { return r.Journal && !r.Listed && !r.LiveSync }
+
+// ShortAge is an age for a column: "12s", "4m", "3h", "2d"; "" for no time.
+func ShortAge(now, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return strconv.Itoa(max(0, int(d.Seconds()))) + "s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d.Hours())) + "h"
+	}
+	return strconv.Itoa(int(d.Hours()/24)) + "d"
+}
 
 // NewFleet returns an empty fleet.
 func NewFleet() *Fleet { return &Fleet{rows: map[string]*ActionRow{}} }

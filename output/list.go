@@ -82,12 +82,12 @@ func WriteListTable(w io.Writer, rows []model.ActionRow, now time.Time) error {
 		if r.LeaseWorker != "" {
 			lease = safe.Line(r.LeaseWorker)
 			if r.LeaseStuck(now) {
-				lease += " EXPIRED " + Age(now, r.LeaseExpires) + " ago: stuck?"
+				lease += " EXPIRED " + model.ShortAge(now, r.LeaseExpires) + " ago: stuck?"
 			}
 		}
 		journal := "-"
 		switch {
-		case r.Journal && !r.Listed && !r.LiveSync:
+		case r.JournalOnly():
 			journal = "yes (not listed)"
 		case r.Journal:
 			journal = "yes"
@@ -103,29 +103,10 @@ func WriteListTable(w io.Writer, rows []model.ActionRow, now time.Time) error {
 		// Every field is one sanitised line: none can hold a tab or a
 		// newline that would move the table's columns or rows.
 		bw.WriteString(safe.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ActionID, orDash(capability), state,
-			orDash(r.ResultStatus), Age(now, r.StartedAt), Age(now, r.UpdatedAt), lease, tries, journal).String())
+			orDash(r.ResultStatus), orDash(model.ShortAge(now, r.StartedAt)), orDash(model.ShortAge(now, r.UpdatedAt)), lease, tries, journal).String())
 	}
 	if err := bw.Flush(); err != nil {
 		return err
 	}
 	return tw.Flush()
-}
-
-// Age is a short age ("12s", "4m", "3h", "2d"), "-" for no time.
-func Age(now, t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	d := now.Sub(t)
-	switch {
-	case d < 0:
-		return "0s"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }

@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"aipwatch/model"
@@ -165,34 +163,18 @@ func (g *globalFollow) connection(ctx context.Context) *Error {
 	g.sink.Send(GlobalLinkMsg{Live: true})
 
 	idle := g.c.cfg.IdleTimeout
-	var lastFrame atomic.Int64
-	lastFrame.Store(time.Now().UnixNano())
-	items := make(chan readItem, 16)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		readFrames(connCtx, resp.Body, &lastFrame, items)
-	}()
-	defer func() {
-		cancel()
-		resp.Body.Close()
-		wg.Wait()
-	}()
-	watchdog := time.NewTimer(idle)
-	defer watchdog.Stop()
+	fr := startFrames(connCtx, cancel, resp.Body, idle)
+	defer fr.stop()
 	var batch []model.Event
 	for {
 		select {
 		case <-ctx.Done():
 			return &Error{Op: "events", Message: ctx.Err().Error()}
-		case <-watchdog.C:
-			since := time.Since(time.Unix(0, lastFrame.Load()))
-			if since >= idle {
+		case <-fr.watchdog.C:
+			if fr.idle() {
 				return &Error{Op: "events", Message: "no complete frame for " + idle.String(), Retryable: true}
 			}
-			watchdog.Reset(idle - since)
-		case it := <-items:
+		case it := <-fr.items:
 			if it.err != nil {
 				return &Error{Op: "events", Message: "connection closed", Retryable: true}
 			}

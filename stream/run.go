@@ -340,26 +340,8 @@ func (r *runner) connection(ctx context.Context) connEnd {
 	}
 	r.send(ConnectedMsg{Attempt: r.attempt, Cursor: r.cursor, Resumed: r.attempt > 1})
 
-	// The idle rule counts complete frames (keep-alives included), never
-	// bytes: one byte every few seconds inside an unfinished frame must not
-	// keep a connection alive for ever.
-	var lastFrame atomic.Int64
-	lastFrame.Store(time.Now().UnixNano())
-	items := make(chan readItem, 16)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		readFrames(connCtx, resp.Body, &lastFrame, items)
-	}()
-	defer func() {
-		cancel()
-		resp.Body.Close()
-		wg.Wait()
-	}()
-
-	watchdog := time.NewTimer(idle)
-	defer watchdog.Stop()
+	fr := startFrames(connCtx, cancel, resp.Body, idle)
+	defer fr.stop()
 	checks := newCheckTimer(r)
 	defer checks.stop()
 	healthy := false
@@ -374,19 +356,17 @@ func (r *runner) connection(ctx context.Context) connEnd {
 		case <-batchC:
 			r.armed = false
 			r.flush()
-		case <-watchdog.C:
-			since := time.Since(time.Unix(0, lastFrame.Load()))
-			if since >= idle {
+		case <-fr.watchdog.C:
+			if fr.idle() {
 				return retry(&Error{Op: "follow", Message: "no complete frame for " + idle.String(), Retryable: true}, healthy)
 			}
-			watchdog.Reset(idle - since)
 		case <-checks.c():
 			r.flush()
 			if end, done := r.check(ctx); done {
 				return end
 			}
 			checks.rearm()
-		case it := <-items:
+		case it := <-fr.items:
 			if it.err != nil {
 				return r.bodyEnd(ctx, it.err, healthy)
 			}
@@ -420,6 +400,52 @@ func (r *runner) bodyEnd(ctx context.Context, err error, healthy bool) connEnd {
 		return connEnd{kind: endFatal, err: &Error{Op: "follow", Message: "a frame is larger than 16 MiB"}}
 	}
 	return retry(r.c.transportError("follow", err), healthy)
+}
+
+// frameConn is the reading side of one SSE connection: a goroutine that
+// splits the body into frames, and the idle watchdog. The idle rule counts
+// complete frames (keep-alives included), never bytes: one byte every few
+// seconds inside an unfinished frame must not keep a connection alive for
+// ever.
+type frameConn struct {
+	items     chan readItem
+	watchdog  *time.Timer
+	lastFrame atomic.Int64
+	limit     time.Duration
+	cancel    context.CancelFunc
+	body      io.Closer
+	wg        sync.WaitGroup
+}
+
+// startFrames starts reading body; cancel ends the connection's context.
+func startFrames(ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, idle time.Duration) *frameConn {
+	f := &frameConn{items: make(chan readItem, 16), watchdog: time.NewTimer(idle), limit: idle, cancel: cancel, body: body}
+	f.lastFrame.Store(time.Now().UnixNano())
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		readFrames(ctx, body, &f.lastFrame, f.items)
+	}()
+	return f
+}
+
+// idle reports, when the watchdog fired, whether no complete frame came for
+// the whole limit; if one did, it re-arms the watchdog for the rest.
+func (f *frameConn) idle() bool {
+	since := time.Since(time.Unix(0, f.lastFrame.Load()))
+	if since >= f.limit {
+		return true
+	}
+	f.watchdog.Reset(f.limit - since)
+	return false
+}
+
+// stop ends the connection and waits for the reader goroutine.
+func (f *frameConn) stop() {
+	f.watchdog.Stop()
+	f.cancel()
+	f.body.Close()
+	f.wg.Wait()
 }
 
 // readFrames is the reader goroutine of one connection: it splits the body

@@ -15,7 +15,6 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/colorprofile"
 
 	"aipwatch/keys"
 	"aipwatch/model"
@@ -141,18 +140,8 @@ func NewConsole(ctx context.Context, opts ConsoleOptions) *Console {
 func RunConsole(ctx context.Context, opts ConsoleOptions) error {
 	c := NewConsole(ctx, opts)
 	defer c.Close()
-	var popts []tea.ProgramOption
-	if opts.Input != nil {
-		popts = append(popts, tea.WithInput(opts.Input))
-	}
-	if opts.Output != nil {
-		popts = append(popts, tea.WithOutput(opts.Output))
-	}
-	if opts.NoColor {
-		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
-	}
 	g := &guard{m: c, panicked: new(atomic.Bool)}
-	p := tea.NewProgram(g, popts...)
+	p := tea.NewProgram(g, programOptions(opts.Input, opts.Output, opts.NoColor)...)
 	g.quit = p.Quit
 	stop := context.AfterFunc(ctx, p.Quit)
 	defer stop()
@@ -514,29 +503,13 @@ func consoleRow(r *model.ActionRow, now time.Time, idWidth int) table.Row {
 	}
 	journal := ""
 	switch {
-	case r.Journal && !r.Listed && !r.LiveSync:
+	case r.JournalOnly():
 		journal = "j!"
 	case r.Journal:
 		journal = "j"
 	}
 	return table.Row{tail(render.Line(r.ActionID), idWidth), render.Line(capability), render.Line(state), render.Line(r.ResultStatus),
-		age(now, r.UpdatedAt), render.Line(lease), tries, journal}
-}
-
-func age(now, t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
+		model.ShortAge(now, r.UpdatedAt), render.Line(lease), tries, journal}
 }
 
 func (c *Console) layout() {

@@ -81,18 +81,8 @@ const DefaultCancelReason = "cancelled by the operator from aipwatch"
 // 1); a detach is not an error.
 func Run(ctx context.Context, opts Options) (*model.Action, error) {
 	m := newModel(ctx, opts)
-	var popts []tea.ProgramOption
-	if opts.Input != nil {
-		popts = append(popts, tea.WithInput(opts.Input))
-	}
-	if opts.Output != nil {
-		popts = append(popts, tea.WithOutput(opts.Output))
-	}
-	if opts.NoColor {
-		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
-	}
 	g := &guard{m: m, panicked: new(atomic.Bool)}
-	p := tea.NewProgram(g, popts...)
+	p := tea.NewProgram(g, programOptions(opts.Input, opts.Output, opts.NoColor)...)
 	g.quit = p.Quit
 	stop := context.AfterFunc(ctx, p.Quit) // SIGTERM and friends: detach
 	_, err := p.Run()
@@ -106,6 +96,21 @@ func Run(ctx context.Context, opts Options) (*model.Action, error) {
 		return m.action, err
 	}
 	return m.action, m.failure()
+}
+
+// programOptions are the options of every program of the interface.
+func programOptions(in io.Reader, out io.Writer, noColor bool) []tea.ProgramOption {
+	var popts []tea.ProgramOption
+	if in != nil {
+		popts = append(popts, tea.WithInput(in))
+	}
+	if out != nil {
+		popts = append(popts, tea.WithOutput(out))
+	}
+	if noColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	return popts
 }
 
 // New returns the program model, for teatest and golden tests. The caller
