@@ -11,7 +11,7 @@ import (
 const DefaultRawCap = 64 << 20
 
 // SetRawCap sets the raw diagnostics cap in bytes (0 = DefaultRawCap, < 0 =
-// no cap). Beyond it the raw bytes of the oldest chunks are dropped: each
+// no cap). Beyond it the raw bytes of the oldest chunks (first received) are dropped: each
 // chunk's exact bytes (Raw, the "r" view) and its provider raw_data copy
 // inside Data. What interpretation and the verdict use stays: the chunk's
 // kind, sequence, part and its hermes_sse event, data and terminal flag,
@@ -153,10 +153,10 @@ func sameAsDropped(kept *Chunk, y *StreamChunk) bool {
 		return false
 	}
 	if !d.hasRD {
-		return jsonEqual(kept.Data, y.Data)
+		return jsonSame(kept.Data, y.Data)
 	}
 	stripped, rd, ok := stripRawData(y.Data)
-	return ok && sha256.Sum256([]byte(rd)) == d.rawData && jsonEqual(kept.Data, stripped)
+	return ok && sha256.Sum256([]byte(rd)) == d.rawData && jsonSame(kept.Data, stripped)
 }
 
 // trimResult keeps the result's raw parts (the output, and the data of its
