@@ -439,6 +439,16 @@ func (a *Action) AnomalyCount() int {
 	return len(a.ingestAnoms) + len(a.d.anoms)
 }
 
+// FirstAnomalies is Anomalies()[:n] (all of them when there are fewer),
+// copying only those: a view that lists the first few of thousands.
+func (a *Action) FirstAnomalies(n int) []Anomaly {
+	a.sync()
+	ni := len(a.ingestAnoms)
+	out := make([]Anomaly, 0, min(n, ni+len(a.d.anoms)))
+	out = append(out, a.ingestAnoms[:min(n, ni)]...)
+	return append(out, a.d.anoms[:min(n-len(out), len(a.d.anoms))]...)
+}
+
 // AnomaliesFrom is Anomalies()[from:] (nil when from is past the end),
 // copying only that tail: a printer that has reported the first from
 // anomalies asks for the rest without copying them all every time.
