@@ -28,6 +28,15 @@ type Chunk struct {
 	digest *rawDigest // set when the raw bytes were dropped under the cap
 }
 
+// DataBytes is the chunk's Data; for a chunk whose raw bytes were dropped
+// (Data is then nil) it is rebuilt, with raw_data emptied.
+func (c *Chunk) DataBytes() []byte {
+	if c.digest != nil {
+		return c.digest.data()
+	}
+	return c.Data
+}
+
 // RawDropped reports whether the chunk's raw bytes (Raw, and the provider
 // raw_data inside Data) were dropped under the raw diagnostics cap.
 func (c *Chunk) RawDropped() bool { return c.digest != nil }
@@ -42,8 +51,9 @@ type Action struct {
 	// Ingestion state: the evidence as received, de-duplicated.
 	chunks      map[uint64]*Chunk
 	seqs        []uint64 // retained sequences, in arrival order
-	sorted      []uint64 // the same, ascending: valid while sortedOK
+	sorted      []uint64 // the same, ascending, once a chunk came late (valid while sortedOK)
 	sortedOK    bool
+	late        bool // a chunk arrived below the highest sequence: seqs is not ascending
 	maxSeq      uint64
 	terminalSeq *uint64 // sequence of the first retained done/error chunk
 	eventIDs    map[string]struct{}
@@ -81,7 +91,8 @@ type Action struct {
 	rawCap     int64
 	rawBytes   int64
 	rawDropped int
-	dropNext   int // index in seqs of the next chunk to drop
+	dropNext   int     // index in seqs of the next chunk to drop
+	tmpl       *[]byte // the template dropped chunks' Data is packed against
 }
 
 // NewAction returns an empty model for one action ID.
@@ -124,17 +135,20 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 			Detail: "chunk " + strconv.FormatUint(c.Sequence, 10) + " repeated with other content; the first is kept"})
 		return Conflict
 	}
+	if c.ActionID == a.ID {
+		c.ActionID = a.ID // one string for all chunks, not one each
+	}
 	rec := &Chunk{StreamChunk: c, ReceivedAt: at}
 	a.chunks[c.Sequence] = rec
 	inOrder := len(a.seqs) == 0 || c.Sequence > a.maxSeq
 	a.seqs = append(a.seqs, c.Sequence)
 	if inOrder {
 		a.maxSeq = c.Sequence
-		if a.sortedOK {
+		if a.late && a.sortedOK {
 			a.sorted = append(a.sorted, c.Sequence)
 		}
 	} else {
-		a.sortedOK = false
+		a.late, a.sortedOK = true, false
 	}
 	a.credit += creditPerChunk
 
@@ -189,6 +203,9 @@ func (a *Action) afterTerminal(seq uint64) bool {
 
 // sortedSeqs returns the retained sequences in ascending order.
 func (a *Action) sortedSeqs() []uint64 {
+	if !a.late {
+		return a.seqs // in arrival order, which is ascending
+	}
 	if !a.sortedOK {
 		a.sorted = append(a.sorted[:0], a.seqs...)
 		slices.Sort(a.sorted)
@@ -221,7 +238,14 @@ func (a *Action) rebuild() {
 	a.d.reset()
 	seqs := a.sortedSeqs()
 	for _, s := range seqs {
-		a.d.apply(a.chunks[s], a.afterTerminal(s))
+		c := a.chunks[s]
+		if c.digest != nil { // raw dropped: Data is kept packed
+			c.Data = c.digest.data()
+			a.d.apply(c, a.afterTerminal(s))
+			c.Data = nil
+			continue
+		}
+		a.d.apply(c, a.afterTerminal(s))
 	}
 	// After-terminal anomalies are ingestion facts: recompute them against the
 	// possibly earlier terminal chunk.
