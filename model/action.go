@@ -162,18 +162,18 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 	}
 	if inOrder {
 		a.d.apply(rec, a.afterTerminal(c.Sequence))
+		rec.hint = nil // decoded once, applied: not worth keeping
 	} else {
-		a.pending++
+		a.pending++ // its decoded data (hint) is kept until a rebuild applies it
 	}
-	rec.hint = nil // decoded once, applied: not worth keeping
 	if n := int64(len(a.seqs)); a.pending > 0 && a.credit >= creditPerRebuilt*n {
 		// Late chunks are applied by a rebuild once the credit pays for
 		// one: a chunk arriving below the highest sequence (a gap filled
 		// after a reconnect, or a hostile order) used to rebuild the whole
 		// state at once, so chunks in descending order cost the square of
 		// their number. Now a descending stream rebuilds each time the
-		// count has tripled (linear in all: 1.5 re-applications a chunk,
-		// plus one at the end). Until then the late chunks wait, and
+		// count has grown fivefold (linear in all: 1.25 re-applications a
+		// chunk, plus one at the end). Until then the late chunks wait, and
 		// readers see the transcript of the chunks applied so far (exact
 		// again once the action settles; see sync). The decision depends
 		// only on what was ingested, never on reads.
@@ -189,10 +189,11 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 }
 
 // The rebuild credit: earned per chunk ingested, spent per chunk a rebuild
-// re-applies (a ratio of 1.5).
+// re-applies (a ratio of 1.25: a descending stream rebuilds each time its
+// count has grown fivefold, 1.25 re-applications a chunk in all).
 const (
-	creditPerChunk   = 3
-	creditPerRebuilt = 2
+	creditPerChunk   = 5
+	creditPerRebuilt = 4
 )
 
 // afterTerminal reports whether a sequence lies after the first terminal
@@ -246,6 +247,7 @@ func (a *Action) rebuild() {
 			continue
 		}
 		a.d.apply(c, a.afterTerminal(s))
+		c.hint = nil
 	}
 	// After-terminal anomalies are ingestion facts: recompute them against the
 	// possibly earlier terminal chunk.

@@ -111,6 +111,7 @@ func (a *Action) dropRaw(c *Chunk) {
 	d := &rawDigest{raw: digest16(c.Raw)}
 	a.rawBytes -= int64(len(c.Raw))
 	c.Raw = nil
+	c.hint = nil // a pending chunk's decoded data points into Raw
 	data := c.Data
 	if stripped, rd, ok := stripRawData(c.Data); ok {
 		d.rawData, d.hasRD = digest16([]byte(rd)), true
