@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
+	"strconv"
 	"time"
 )
 
@@ -27,6 +28,15 @@ type Chunk struct {
 	digest *rawDigest // set when the raw bytes were dropped under the cap
 }
 
+// DataBytes is the chunk's Data; for a chunk whose raw bytes were dropped
+// (Data is then nil) it is rebuilt, with raw_data emptied.
+func (c *Chunk) DataBytes() []byte {
+	if c.digest != nil {
+		return c.digest.data()
+	}
+	return c.Data
+}
+
 // RawDropped reports whether the chunk's raw bytes (Raw, and the provider
 // raw_data inside Data) were dropped under the raw diagnostics cap.
 func (c *Chunk) RawDropped() bool { return c.digest != nil }
@@ -40,16 +50,26 @@ type Action struct {
 
 	// Ingestion state: the evidence as received, de-duplicated.
 	chunks      map[uint64]*Chunk
-	seqs        []uint64 // retained sequences, ascending
-	terminalSeq *uint64  // sequence of the first retained done/error chunk
+	seqs        []uint64 // retained sequences, in arrival order
+	sorted      []uint64 // the same, ascending, once a chunk came late (valid while sortedOK)
+	sortedOK    bool
+	late        bool // a chunk arrived below the highest sequence: seqs is not ascending
+	maxSeq      uint64
+	terminalSeq *uint64 // sequence of the first retained done/error chunk
 	eventIDs    map[string]struct{}
 	events      []Event
 	ingestAnoms []Anomaly
+	conflicts   int
+	keptHash    map[uint64]hashOK // jsonHash of kept data, for sequences repeated with other content
 	replays     int
 
-	// Derived state, rebuilt from the retained chunks in sequence order
-	// whenever a chunk arrives below the highest applied sequence.
-	d derived
+	// Derived state: the retained chunks applied in sequence order. A chunk
+	// that arrives below the highest sequence cannot be applied on top; it
+	// waits (pending) until the state is rebuilt from all chunks, paid for
+	// by credit (see IngestChunk).
+	d       derived
+	pending int   // late chunks not yet applied to d
+	credit  int64 // rebuild budget, in chunk applications
 
 	Cursor            string
 	TerminalFrameSeen bool
@@ -71,7 +91,8 @@ type Action struct {
 	rawCap     int64
 	rawBytes   int64
 	rawDropped int
-	dropNext   int // index in seqs of the next chunk to drop
+	dropNext   int     // index in seqs of the next chunk to drop
+	tmpl       *[]byte // the template dropped chunks' Data is packed against
 }
 
 // NewAction returns an empty model for one action ID.
@@ -81,6 +102,7 @@ func NewAction(id string) *Action {
 		chunks:   map[uint64]*Chunk{},
 		eventIDs: map[string]struct{}{},
 		rawCap:   DefaultRawCap,
+		sortedOK: true,
 	}
 	a.d.reset()
 	return a
@@ -104,27 +126,31 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 		return Foreign
 	}
 	if prev, ok := a.chunks[c.Sequence]; ok {
-		same := false
-		if prev.digest != nil {
-			same = sameAsDropped(prev, &c)
-		} else {
-			same = sameChunk(&prev.StreamChunk, &c)
-		}
-		if same {
+		if a.sameAsKept(prev, &c) {
 			a.replays++
 			return Replayed
 		}
+		a.conflicts++
 		a.addIngestAnomaly(Anomaly{Kind: AnomalyConflict, Sequence: c.Sequence,
-			Detail: fmt.Sprintf("chunk %d repeated with other content; the first is kept", c.Sequence)})
+			Detail: "chunk " + strconv.FormatUint(c.Sequence, 10) + " repeated with other content; the first is kept"})
 		return Conflict
+	}
+	if c.ActionID == a.ID {
+		c.ActionID = a.ID // one string for all chunks, not one each
 	}
 	rec := &Chunk{StreamChunk: c, ReceivedAt: at}
 	a.chunks[c.Sequence] = rec
-	i := sort.Search(len(a.seqs), func(i int) bool { return a.seqs[i] >= c.Sequence })
-	inOrder := i == len(a.seqs)
-	a.seqs = append(a.seqs, 0)
-	copy(a.seqs[i+1:], a.seqs[i:])
-	a.seqs[i] = c.Sequence
+	inOrder := len(a.seqs) == 0 || c.Sequence > a.maxSeq
+	a.seqs = append(a.seqs, c.Sequence)
+	if inOrder {
+		a.maxSeq = c.Sequence
+		if a.late && a.sortedOK {
+			a.sorted = append(a.sorted, c.Sequence)
+		}
+	} else {
+		a.late, a.sortedOK = true, false
+	}
+	a.credit += creditPerChunk
 
 	if a.terminalSeq != nil && c.Sequence > *a.terminalSeq {
 		a.addIngestAnomaly(Anomaly{Kind: AnomalyAfterTerminal, Sequence: c.Sequence,
@@ -136,14 +162,25 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 	}
 	if inOrder {
 		a.d.apply(rec, a.afterTerminal(c.Sequence))
+		rec.hint = nil // decoded once, applied: not worth keeping
 	} else {
+		a.pending++ // its decoded data (hint) is kept until a rebuild applies it
+	}
+	if n := int64(len(a.seqs)); a.pending > 0 && a.credit >= creditPerRebuilt*n {
+		// Late chunks are applied by a rebuild once the credit pays for
+		// one: a chunk arriving below the highest sequence (a gap filled
+		// after a reconnect, or a hostile order) used to rebuild the whole
+		// state at once, so chunks in descending order cost the square of
+		// their number. Now a descending stream rebuilds each time the
+		// count has grown fivefold (linear in all: 1.25 re-applications a
+		// chunk, plus one at the end). Until then the late chunks wait, and
+		// readers see the transcript of the chunks applied so far (exact
+		// again once the action settles; see sync). The decision depends
+		// only on what was ingested, never on reads.
+		a.credit -= creditPerRebuilt * n
 		a.rebuild()
 	}
-	rec.hint = nil // decoded once, applied: not worth keeping
 	a.rawBytes += int64(len(rec.Raw))
-	if i < a.dropNext {
-		a.dropNext = i // an older chunk arrived late: it is the oldest to drop
-	}
 	if a.rawCap >= 0 && a.rawBytes > a.rawCap {
 		a.enforceRawCap()
 	}
@@ -151,19 +188,66 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 	return Applied
 }
 
+// The rebuild credit: earned per chunk ingested, spent per chunk a rebuild
+// re-applies (a ratio of 1.25: a descending stream rebuilds each time its
+// count has grown fivefold, 1.25 re-applications a chunk in all).
+const (
+	creditPerChunk   = 5
+	creditPerRebuilt = 4
+)
+
 // afterTerminal reports whether a sequence lies after the first terminal
 // chunk; such chunks are kept as evidence but do not change the transcript.
 func (a *Action) afterTerminal(seq uint64) bool {
 	return a.terminalSeq != nil && seq > *a.terminalSeq
 }
 
-// rebuild re-derives the transcript from the retained chunks in order. It
-// runs only when a chunk arrives below the highest sequence seen (a gap
-// filled after a reconnect), so its cost is off the hot path.
+// sortedSeqs returns the retained sequences in ascending order.
+func (a *Action) sortedSeqs() []uint64 {
+	if !a.late {
+		return a.seqs // in arrival order, which is ascending
+	}
+	if !a.sortedOK {
+		a.sorted = append(a.sorted[:0], a.seqs...)
+		slices.Sort(a.sorted)
+		a.sortedOK = true
+	}
+	return a.sorted
+}
+
+// sync makes reads exact once the action has settled or the viewer
+// stopped: late chunks still pending are applied.
+func (a *Action) sync() {
+	if a.pending > 0 && (a.Settled() || a.Phase == PhaseStopped) {
+		a.rebuild()
+		a.Version++
+	}
+}
+
+// Sync applies every late chunk now, whatever the credit: after it, every
+// reader sees the transcript of all retained chunks.
+func (a *Action) Sync() {
+	if a.pending > 0 {
+		a.rebuild()
+		a.Version++
+	}
+}
+
+// rebuild re-derives the transcript from the retained chunks in order.
 func (a *Action) rebuild() {
+	a.pending = 0
 	a.d.reset()
-	for _, s := range a.seqs {
-		a.d.apply(a.chunks[s], a.afterTerminal(s))
+	seqs := a.sortedSeqs()
+	for _, s := range seqs {
+		c := a.chunks[s]
+		if c.digest != nil { // raw dropped: Data is kept packed
+			c.Data = c.digest.data()
+			a.d.apply(c, a.afterTerminal(s))
+			c.Data = nil
+			continue
+		}
+		a.d.apply(c, a.afterTerminal(s))
+		c.hint = nil
 	}
 	// After-terminal anomalies are ingestion facts: recompute them against the
 	// possibly earlier terminal chunk.
@@ -174,12 +258,48 @@ func (a *Action) rebuild() {
 		}
 	}
 	a.ingestAnoms = kept
-	for _, s := range a.seqs {
+	for _, s := range seqs {
 		if a.afterTerminal(s) {
 			a.ingestAnoms = append(a.ingestAnoms, Anomaly{Kind: AnomalyAfterTerminal, Sequence: s,
 				Detail: fmt.Sprintf("chunk %d after the terminal %s chunk %d", s, a.chunks[*a.terminalSeq].Kind, *a.terminalSeq)})
 		}
 	}
+}
+
+// sameAsKept decides replay versus conflict for a chunk whose sequence is
+// retained, as sameChunk (or sameAsDropped) does; the hash of the kept
+// data is computed once for a sequence repeated with other content, so
+// many conflicts on one sequence each cost one scan of the new data.
+func (a *Action) sameAsKept(prev *Chunk, c *StreamChunk) bool {
+	if prev.digest != nil {
+		return sameAsDropped(prev, c)
+	}
+	x := &prev.StreamChunk
+	if len(x.Raw) > 0 && bytes.Equal(x.Raw, c.Raw) {
+		return true
+	}
+	if x.Kind != c.Kind || x.ActionID != c.ActionID || !samePart(x.Part, c.Part) {
+		return false
+	}
+	if len(x.Data) > 0 && len(c.Data) > 0 && !bytes.Equal(x.Data, c.Data) {
+		kh, seen := a.keptHash[c.Sequence]
+		if !seen {
+			kh.h, kh.ok = jsonHash(x.Data)
+			if a.keptHash == nil {
+				a.keptHash = map[uint64]hashOK{}
+			}
+			a.keptHash[c.Sequence] = kh
+		}
+		if h, ok := jsonHash(c.Data); ok && kh.ok && h != kh.h {
+			return false
+		}
+	}
+	return jsonEqual(x.Data, c.Data)
+}
+
+type hashOK struct {
+	h  uint64
+	ok bool
 }
 
 // sameChunk decides replay versus conflict. Byte equality is the fast path;
@@ -192,7 +312,7 @@ func sameChunk(x, y *StreamChunk) bool {
 	if x.Kind != y.Kind || x.ActionID != y.ActionID {
 		return false
 	}
-	return jsonEqual(x.Data, y.Data) && samePart(x.Part, y.Part)
+	return samePart(x.Part, y.Part) && jsonSame(x.Data, y.Data)
 }
 
 // samePart compares two parts as values. A json part's data is compared as
@@ -205,7 +325,7 @@ func samePart(x, y *MessagePart) bool {
 	if x.Type != y.Type || x.Text != y.Text || x.Format != y.Format || x.ToolCallID != y.ToolCallID {
 		return false
 	}
-	return jsonEqual(x.Data, y.Data)
+	return jsonSame(x.Data, y.Data)
 }
 
 func jsonEqual(a, b json.RawMessage) bool {
@@ -310,7 +430,7 @@ func (a *Action) LastSequence() (uint64, bool) {
 	if len(a.seqs) == 0 {
 		return 0, false
 	}
-	return a.seqs[len(a.seqs)-1], true
+	return a.maxSeq, true
 }
 
 // ChunkAt returns the retained chunk with that sequence.
@@ -320,7 +440,7 @@ func (a *Action) ChunkAt(seq uint64) (*Chunk, bool) {
 }
 
 // Sequences returns the retained sequences in order (a copy).
-func (a *Action) Sequences() []uint64 { return append([]uint64(nil), a.seqs...) }
+func (a *Action) Sequences() []uint64 { return append([]uint64(nil), a.sortedSeqs()...) }
 
 // Events returns the retained runtime events in arrival order.
 func (a *Action) Events() []Event { return a.events }
@@ -328,6 +448,7 @@ func (a *Action) Events() []Event { return a.events }
 // Anomalies returns every anomaly: ingestion facts first, then those found
 // while interpreting the provider frames.
 func (a *Action) Anomalies() []Anomaly {
+	a.sync()
 	out := make([]Anomaly, 0, len(a.ingestAnoms)+len(a.d.anoms))
 	out = append(out, a.ingestAnoms...)
 	return append(out, a.d.anoms...)
@@ -338,15 +459,41 @@ func (a *Action) addIngestAnomaly(an Anomaly) {
 	a.Version++
 }
 
-// hasConflict reports a conflict anomaly (verdict row 12).
-func (a *Action) hasConflict() bool {
-	for _, an := range a.ingestAnoms {
-		if an.Kind == AnomalyConflict {
-			return true
-		}
-	}
-	return false
+// AnomalyCount is len(Anomalies()) without building the list.
+func (a *Action) AnomalyCount() int {
+	a.sync()
+	return len(a.ingestAnoms) + len(a.d.anoms)
 }
+
+// FirstAnomalies is Anomalies()[:n] (all of them when there are fewer),
+// copying only those: a view that lists the first few of thousands.
+func (a *Action) FirstAnomalies(n int) []Anomaly {
+	a.sync()
+	ni := len(a.ingestAnoms)
+	out := make([]Anomaly, 0, min(n, ni+len(a.d.anoms)))
+	out = append(out, a.ingestAnoms[:min(n, ni)]...)
+	return append(out, a.d.anoms[:min(n-len(out), len(a.d.anoms))]...)
+}
+
+// AnomaliesFrom is Anomalies()[from:] (nil when from is past the end),
+// copying only that tail: a printer that has reported the first from
+// anomalies asks for the rest without copying them all every time.
+func (a *Action) AnomaliesFrom(from int) []Anomaly {
+	a.sync()
+	ni := len(a.ingestAnoms)
+	if from >= ni {
+		if from-ni >= len(a.d.anoms) {
+			return nil
+		}
+		return a.d.anoms[from-ni:]
+	}
+	out := make([]Anomaly, 0, ni-from+len(a.d.anoms))
+	out = append(out, a.ingestAnoms[from:]...)
+	return append(out, a.d.anoms...)
+}
+
+// hasConflict reports a conflict anomaly (verdict row 12).
+func (a *Action) hasConflict() bool { return a.conflicts > 0 }
 
 // Settled reports whether the action has a final outcome the verdict can
 // use: a result; or, with no result to read, a state that decides alone

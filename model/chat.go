@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // ChatState is what the Chat Completions frames said (guide §7, §8).
@@ -130,12 +131,12 @@ func (d *derived) applyChat(c *Chunk, h *hermesFrame) {
 			ch.reasoning = d.chatReasoning(c)
 		}
 		ch.reasoning.part(0).buf.WriteString(*rc)
-		ch.reasoning.touch(c.Sequence)
+		d.touch(ch.reasoning, c.Sequence)
 	}
 	if s := choice.Delta.Content; s != nil && *s != "" {
 		m := d.chatMessage(c)
 		m.part(0).buf.WriteString(*s)
-		m.touch(c.Sequence)
+		d.touch(m, c.Sequence)
 	}
 	if fr := choice.FinishReason; fr != nil && *fr != "" {
 		fin := &ChatFinish{
@@ -158,11 +159,11 @@ func (d *derived) applyChat(c *Chunk, h *hermesFrame) {
 		if ch.message != nil {
 			ch.message.Done = true
 			ch.message.Status = fin.Reason
-			ch.message.touch(c.Sequence)
+			d.touch(ch.message, c.Sequence)
 		}
 		if ch.reasoning != nil {
 			ch.reasoning.Done = true
-			ch.reasoning.touch(c.Sequence)
+			d.touch(ch.reasoning, c.Sequence)
 		}
 	}
 }
@@ -177,13 +178,14 @@ func (d *derived) chatReasoning(c *Chunk) *Item {
 		return d.addItem(it)
 	}
 	it.Index = m.Index
+	it.ord = m.ord - 1 // shown just before the message
 	for i, x := range d.items {
 		if x == m {
-			d.items = append(d.items[:i], append([]*Item{it}, d.items[i:]...)...)
+			d.items = slices.Insert(d.items, i, it)
 			break
 		}
 	}
-	d.itemsDirty = true
+	d.markItem(it)
 	return it
 }
 
@@ -246,5 +248,5 @@ func (d *derived) applyToolProgress(c *Chunk, h *hermesFrame) {
 			t.Status = p.Status
 		}
 	}
-	t.Version++
+	d.touchTool(t)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -11,10 +12,12 @@ import (
 // derived is everything interpreted from the retained chunks. It can always
 // be rebuilt by applying the chunks again in sequence order.
 type derived struct {
-	items       []*Item
-	itemsDirty  bool
+	items       []*Item // display order: by Index, then as added (sorted on insert)
 	nextIndex   int
-	generic     *Item // the text of part-carrying chunks of other connectors
+	ord         int64   // creation order of items (ord), spaced by 2
+	touched     []*Item // items added or changed since TakeChanged
+	toolsTouch  []*Tool // tools added or changed since TakeChanged
+	generic     *Item   // the text of part-carrying chunks of other connectors
 	tools       []*Tool
 	toolByID    map[string]*Tool
 	chat        ChatState
@@ -34,6 +37,9 @@ func (d *derived) anomaly(kind AnomalyKind, seq uint64, format string, args ...a
 	d.anoms = append(d.anoms, Anomaly{Kind: kind, Sequence: seq, Detail: fmt.Sprintf(format, args...)})
 }
 
+// addItem places a new item after every item with an Index at most its
+// own: the items stay in display order without a sort per new item (a
+// sort per item made 20,000 Responses items quadratic).
 func (d *derived) addItem(it *Item) *Item {
 	if it.Index < 0 {
 		it.Index = d.nextIndex
@@ -41,17 +47,40 @@ func (d *derived) addItem(it *Item) *Item {
 	if it.Index >= d.nextIndex {
 		d.nextIndex = it.Index + 1
 	}
-	d.items = append(d.items, it)
-	d.itemsDirty = true
+	d.ord += 2
+	it.ord = d.ord
+	if n := len(d.items); n == 0 || d.items[n-1].Index <= it.Index {
+		d.items = append(d.items, it)
+	} else {
+		i := sort.Search(n, func(i int) bool { return d.items[i].Index > it.Index })
+		d.items = slices.Insert(d.items, i, it)
+	}
+	d.markItem(it)
 	return it
 }
 
-func (d *derived) sortedItems() []*Item {
-	if d.itemsDirty {
-		sort.SliceStable(d.items, func(i, j int) bool { return d.items[i].Index < d.items[j].Index })
-		d.itemsDirty = false
+// markItem records that an item was added or changed (TakeChanged).
+func (d *derived) markItem(it *Item) {
+	if !it.marked {
+		it.marked = true
+		d.touched = append(d.touched, it)
 	}
-	return d.items
+}
+
+// touch records a visible change of an item at AIP sequence seq.
+func (d *derived) touch(it *Item, seq uint64) {
+	it.LastSeq = seq
+	it.Version++
+	d.markItem(it)
+}
+
+// touchTool records a visible change of a tool.
+func (d *derived) touchTool(t *Tool) {
+	t.Version++
+	if !t.marked {
+		t.marked = true
+		d.toolsTouch = append(d.toolsTouch, t)
+	}
 }
 
 func (d *derived) detect(op string) {
@@ -146,14 +175,14 @@ func (d *derived) applyGeneric(c *Chunk) {
 				d.generic = d.addItem(&Item{Kind: ItemMessage, Key: "message", Index: -1, Role: "assistant", FirstSeq: c.Sequence})
 			}
 			d.generic.part(0).buf.WriteString(text)
-			d.generic.touch(c.Sequence)
+			d.touch(d.generic, c.Sequence)
 		}
 	case KindTool:
 		t := d.tool(fmt.Sprintf("seq:%d", c.Sequence), c)
 		t.Name = firstString(c.Data, "tool", "name", "event")
 		t.Label = text
 		t.Status = ToolStarted
-		t.Version++
+		d.touchTool(t)
 		d.notice(c, string(c.Kind), summarize(text, c.Data))
 	case KindThought:
 		d.notice(c, "thought", summarize(text, c.Data)).Kind = ItemReasoning
@@ -176,6 +205,8 @@ func (d *derived) tool(id string, c *Chunk) *Tool {
 		t = &Tool{ID: id, FirstSeq: c.Sequence, StartedAt: c.ReceivedAt}
 		d.toolByID[id] = t
 		d.tools = append(d.tools, t)
+		t.marked = true
+		d.toolsTouch = append(d.toolsTouch, t)
 	}
 	t.LastSeq = c.Sequence
 	return t

@@ -10,6 +10,12 @@
 //     kept, anomaly); a chunk after a done/error chunk is an anomaly and does
 //     not change the transcript. Events are de-duplicated by id. The AIP
 //     sequence and the Responses sequence_number are never compared.
+//   - A chunk below the highest sequence (a gap filled late, or a hostile
+//     order) is applied by rebuilding the transcript from all chunks, paid
+//     for by credit earned per chunk, so any arrival order costs a constant
+//     factor of the in-order cost; until a rebuild is paid for, the late
+//     chunks wait and readers see the transcript without them. A settled or
+//     stopped action always shows them all (Action.Sync forces it).
 //   - Chat text comes from choices[0].delta.content (not StreamChunk.part);
 //     hermes.tool.progress frames (kind data) update one tool per toolCallId;
 //     the finish chunk keeps finish_reason, usage, error and hermes.

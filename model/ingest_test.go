@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -191,6 +192,9 @@ func TestIngestOutOfOrderRebuilds(t *testing.T) {
 			t.Fatal(got)
 		}
 	}
+	// Late chunks may wait for a rebuild until the action settles.
+	want.SetResult(loadResult(t, "responses_completed"))
+	a.SetResult(loadResult(t, "responses_completed"))
 	if a.Text() != want.Text() {
 		t.Fatalf("text %q, want %q", a.Text(), want.Text())
 	}
@@ -205,6 +209,51 @@ func TestIngestOutOfOrderRebuilds(t *testing.T) {
 	}
 	if last, ok := a.LastSequence(); !ok || last != uint64(len(chunks)-1) {
 		t.Fatalf("LastSequence %d %v", last, ok)
+	}
+}
+
+// Chunks in descending order: before the action settles a reader may see
+// the transcript without the late chunks (never anything else), the late
+// chunks are caught up with as the credit allows, and a settled or stopped
+// action shows them all.
+func TestIngestDescendingCatchesUp(t *testing.T) {
+	frames := []any{role()}
+	for i := 0; i < 200; i++ {
+		frames = append(frames, content(fmt.Sprintf("w%d ", i)))
+	}
+	frames = append(frames, finish("stop", obj{"usage": usageObj(1, 2)}), "[DONE]")
+	chunks := chatSeq("act_desc", frames...)
+
+	for _, end := range []string{"settle", "stop"} {
+		want := NewAction("act_desc")
+		feed(t, want, chunks)
+		a := NewAction("act_desc")
+		caughtUp := 0
+		for i := len(chunks) - 1; i >= 0; i-- {
+			a.IngestChunk(chunks[i], t0)
+			text := a.Text()
+			if !strings.HasSuffix(want.Text(), text) && text != "" {
+				// Only whole late chunks are missing, and they are the
+				// lowest ones: what is shown is a tail of the reply.
+				t.Fatalf("%s: after chunk %d the text is %q", end, chunks[i].Sequence, text)
+			}
+			if len(text) > caughtUp {
+				caughtUp = len(text)
+			}
+		}
+		if caughtUp == 0 {
+			t.Fatalf("%s: no late chunk was applied before the end", end)
+		}
+		if end == "settle" {
+			a.SetResult(completedResult("act_desc", OpChat))
+			want.SetResult(completedResult("act_desc", OpChat))
+		} else {
+			a.Stop()
+			want.Stop()
+		}
+		if a.Text() != want.Text() || snapshot(a) != snapshot(want) {
+			t.Fatalf("%s: model differs:\n%s\nwant\n%s", end, snapshot(a), snapshot(want))
+		}
 	}
 }
 
@@ -305,5 +354,40 @@ func TestIngestNullDataEqualsAbsentData(t *testing.T) {
 	}
 	if got := a.IngestChunk(rawChunk(t, `{"action_id":"act_n","sequence":0,"kind":"progress","data":{}}`), t0); got != Conflict {
 		t.Fatalf("other data: %v, want Conflict", got)
+	}
+}
+
+// TakeChanged hands out what changed since the last call, in display order
+// (Chat reasoning before the answer, Responses items by output_index), once.
+func TestTakeChanged(t *testing.T) {
+	a := NewAction("act_chat")
+	feed(t, a, chatSeq("act_chat", role(), content("Hi"), reasoning("think")))
+	items, _ := a.TakeChanged()
+	if len(items) != 2 || items[0].Kind != ItemReasoning || items[1].Kind != ItemMessage {
+		t.Fatalf("changed %v", itemsDump(a))
+	}
+	if items, tools := a.TakeChanged(); len(items)+len(tools) != 0 {
+		t.Fatalf("changed again: %d items, %d tools", len(items), len(tools))
+	}
+	a.IngestChunk(chatSeq("act_chat", role(), content("Hi"), reasoning("think"), content(" there"))[3], t0)
+	if items, _ := a.TakeChanged(); len(items) != 1 || items[0].Kind != ItemMessage || items[0].Text() != "Hi there" {
+		t.Fatalf("changed %d items", len(items))
+	}
+
+	r := NewAction("act_r")
+	feed(t, r, respSeq("act_r",
+		obj{"type": "response.created", "response": obj{"id": "resp_1", "status": "in_progress"}},
+		obj{"type": "response.output_item.added", "output_index": 2, "item": obj{"id": "m2", "type": "message", "role": "assistant"}},
+		obj{"type": "response.output_item.added", "output_index": 0, "item": obj{"id": "m0", "type": "message", "role": "assistant"}},
+		obj{"type": "response.output_item.added", "output_index": 1, "item": obj{"id": "f1", "type": "function_call", "call_id": "c1", "name": "ls"}},
+	))
+	items, tools := r.TakeChanged()
+	if len(items) != 3 || items[0].Key != "m0" || items[1].Key != "f1" || items[2].Key != "m2" || len(tools) != 1 {
+		t.Fatalf("changed %d items, %d tools: %v", len(items), len(tools), itemsDump(r))
+	}
+	for i, it := range r.Items() {
+		if it != items[i] {
+			t.Fatalf("Items()[%d] is %s, TakeChanged gave %s", i, it.Key, items[i].Key)
+		}
 	}
 }

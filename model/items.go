@@ -86,6 +86,9 @@ type Item struct {
 	FirstSeq uint64 // AIP sequence that opened the item
 	LastSeq  uint64 // AIP sequence that last changed it
 	Version  uint64
+
+	ord    int64 // creation order; with Index, the display order (TakeChanged)
+	marked bool  // in the derived state's changed list
 }
 
 // Text is the item's text: per content index, the done text where present,
@@ -141,11 +144,6 @@ func (it *Item) part(index int) *TextPart {
 	return p
 }
 
-func (it *Item) touch(seq uint64) {
-	it.LastSeq = seq
-	it.Version++
-}
-
 // Tool status words.
 const (
 	ToolRunning   = "running"
@@ -166,6 +164,8 @@ type Tool struct {
 	StartedAt time.Time // local receive times, for the measured duration
 	DoneAt    time.Time
 	Version   uint64
+
+	marked bool // in the derived state's changed list
 }
 
 // Duration is the locally measured running time, zero while unknown.

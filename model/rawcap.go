@@ -11,7 +11,7 @@ import (
 const DefaultRawCap = 64 << 20
 
 // SetRawCap sets the raw diagnostics cap in bytes (0 = DefaultRawCap, < 0 =
-// no cap). Beyond it the raw bytes of the oldest chunks are dropped: each
+// no cap). Beyond it the raw bytes of the oldest chunks (first received) are dropped: each
 // chunk's exact bytes (Raw, the "r" view) and its provider raw_data copy
 // inside Data. What interpretation and the verdict use stays: the chunk's
 // kind, sequence, part and its hermes_sse event, data and terminal flag,
@@ -34,10 +34,62 @@ func (a *Action) RawDropped() int { return a.rawDropped }
 // rawDigest stands in for a dropped chunk's raw bytes when a later copy of
 // it arrives: the digest of its Raw (byte-identical replay) and of its
 // raw_data string (the part stripped from Data).
+// The digests are SHA-256 cut to 128 bits: a replay is told from a
+// conflict by them, and a second preimage of 128 bits is out of reach.
+//
+// The chunk's Data (raw_data stripped) is kept packed: most chunks of a
+// stream differ from the one before only in a short middle (a Chat delta's
+// token), so Data is the template's first pre bytes, then mid, then its
+// last suf bytes. The template is the Data of an earlier dropped chunk,
+// shared. Data() rebuilds it (issue 16: a million one-token chunks held
+// 250 bytes of Data each beside their 4-byte token).
 type rawDigest struct {
-	raw     [32]byte
-	rawData [32]byte
-	hasRD   bool
+	raw      [16]byte
+	rawData  [16]byte
+	hasRD    bool
+	pre, suf uint32
+	tmpl     *[]byte
+	mid      string
+}
+
+func digest16(b []byte) (d [16]byte) {
+	sum := sha256.Sum256(b)
+	copy(d[:], sum[:16])
+	return d
+}
+
+// data rebuilds a dropped chunk's Data (raw_data stripped).
+func (d *rawDigest) data() []byte {
+	t := *d.tmpl
+	out := make([]byte, 0, int(d.pre)+len(d.mid)+int(d.suf))
+	out = append(out, t[:d.pre]...)
+	out = append(out, d.mid...)
+	return append(out, t[len(t)-int(d.suf):]...)
+}
+
+// pack stores data in d against the action's template, or makes data the
+// template when it shares too little with it.
+func (a *Action) pack(d *rawDigest, data []byte) {
+	if t := a.tmpl; t != nil {
+		tb := *t
+		n := min(len(tb), len(data))
+		pre := 0
+		for pre < n && tb[pre] == data[pre] {
+			pre++
+		}
+		suf := 0
+		for suf < n-pre && tb[len(tb)-1-suf] == data[len(data)-1-suf] {
+			suf++
+		}
+		if pre+suf >= len(data)/2 {
+			d.tmpl, d.pre, d.suf = t, uint32(pre), uint32(suf)
+			d.mid = string(data[pre : len(data)-suf])
+			return
+		}
+	}
+	own := append([]byte(nil), data...)
+	a.tmpl = &own
+	d.tmpl, d.pre = a.tmpl, uint32(len(own))
 }
 
 func (a *Action) enforceRawCap() {
@@ -56,15 +108,17 @@ func (a *Action) enforceRawCap() {
 
 // dropRaw drops one chunk's raw bytes.
 func (a *Action) dropRaw(c *Chunk) {
-	d := &rawDigest{raw: sha256.Sum256(c.Raw)}
+	d := &rawDigest{raw: digest16(c.Raw)}
 	a.rawBytes -= int64(len(c.Raw))
 	c.Raw = nil
+	c.hint = nil // a pending chunk's decoded data points into Raw
+	data := c.Data
 	if stripped, rd, ok := stripRawData(c.Data); ok {
-		d.rawData, d.hasRD = sha256.Sum256([]byte(rd)), true
-		c.Data = stripped
-	} else {
-		c.Data = append([]byte(nil), c.Data...) // no longer sharing the dropped bytes
+		d.rawData, d.hasRD = digest16([]byte(rd)), true
+		data = stripped
 	}
+	a.pack(d, data) // no longer sharing the dropped bytes
+	c.Data = nil
 	c.digest = d
 	a.rawDropped++
 	if a.rawDropped == 1 {
@@ -146,17 +200,17 @@ func findRawData(data []byte) (start, end int, lit []byte, ok bool) {
 // were dropped, as sameChunk does with them.
 func sameAsDropped(kept *Chunk, y *StreamChunk) bool {
 	d := kept.digest
-	if len(y.Raw) > 0 && sha256.Sum256(y.Raw) == d.raw {
+	if len(y.Raw) > 0 && digest16(y.Raw) == d.raw {
 		return true
 	}
 	if kept.Kind != y.Kind || kept.ActionID != y.ActionID || !samePart(kept.Part, y.Part) {
 		return false
 	}
 	if !d.hasRD {
-		return jsonEqual(kept.Data, y.Data)
+		return jsonSame(d.data(), y.Data)
 	}
 	stripped, rd, ok := stripRawData(y.Data)
-	return ok && sha256.Sum256([]byte(rd)) == d.rawData && jsonEqual(kept.Data, stripped)
+	return ok && digest16([]byte(rd)) == d.rawData && jsonSame(d.data(), stripped)
 }
 
 // trimResult keeps the result's raw parts (the output, and the data of its

@@ -92,3 +92,27 @@ func TestRawCapDefaultAndOff(t *testing.T) {
 		t.Fatal("no cap dropped")
 	}
 }
+
+// A dropped chunk's Data is kept packed against an earlier one's; what
+// DataBytes rebuilds is the data with raw_data emptied, for every chunk.
+func TestRawCapPackedData(t *testing.T) {
+	for _, name := range []string{"chat_stop", "chat_old_tool", "responses_completed", "chat_upstream_closed"} {
+		chunks := loadChunks(t, name)
+		a := NewAction(chunks[0].ActionID)
+		a.SetRawCap(1)
+		feed(t, a, chunks)
+		for _, c := range chunks {
+			kept, ok := a.ChunkAt(c.Sequence)
+			if !ok || !kept.RawDropped() || kept.Data != nil {
+				t.Fatalf("%s chunk %d: kept %v, dropped %v", name, c.Sequence, ok, ok && kept.RawDropped())
+			}
+			want := c.Data
+			if stripped, _, ok := stripRawData(c.Data); ok {
+				want = stripped
+			}
+			if got := kept.DataBytes(); string(got) != string(want) {
+				t.Fatalf("%s chunk %d: DataBytes\n%s\nwant\n%s", name, c.Sequence, got, want)
+			}
+		}
+	}
+}

@@ -17,7 +17,7 @@ type Reconciliation struct {
 // Reconcile returns the reconciliation advice for a settled, unverified
 // action, and false when there is nothing to reconcile.
 func (a *Action) Reconcile() (Reconciliation, bool) {
-	v := a.Verdict()
+	v := a.Verdict() // syncs
 	if !v.Final || v.Word == VerdictVerified {
 		return Reconciliation{}, false
 	}

@@ -31,7 +31,7 @@ type ToolRecord struct {
 // Record builds the verdict object from the model: the one source for the
 // jsonl output, the plain last line and the TUI status bar.
 func (a *Action) Record() VerdictRecord {
-	v := a.Verdict()
+	v := a.Verdict() // syncs
 	rec := VerdictRecord{
 		Type:                   "verdict",
 		ActionID:               a.ID,

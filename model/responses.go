@@ -105,7 +105,7 @@ func (d *derived) applyResponses(c *Chunk, h *hermesFrame) {
 	case "response.output_text.delta", "response.reasoning_text.delta":
 		it := d.respTextItem(c, f.ItemID, f.OutputIndex, name)
 		it.part(f.ContentIndex).buf.WriteString(f.Delta)
-		it.touch(c.Sequence)
+		d.touch(it, c.Sequence)
 	case "response.output_text.done":
 		it := d.respTextItem(c, f.ItemID, f.OutputIndex, name)
 		p := it.part(f.ContentIndex)
@@ -116,7 +116,7 @@ func (d *derived) applyResponses(c *Chunk, h *hermesFrame) {
 				"output_text.done for %s differs from its deltas (%d bytes done, %d streamed)",
 				orDefault(it.Key, "message"), len(f.Text), p.buf.Len())
 		}
-		it.touch(c.Sequence)
+		d.touch(it, c.Sequence)
 	case "response.completed", "response.failed", "response.incomplete":
 		r.Terminal = true
 		r.Status = strings.TrimPrefix(name, "response.")
@@ -133,7 +133,7 @@ func (d *derived) applyResponses(c *Chunk, h *hermesFrame) {
 		for _, it := range d.items {
 			if !it.Done {
 				it.Done = true
-				it.touch(c.Sequence)
+				d.touch(it, c.Sequence)
 			}
 		}
 	}
@@ -237,7 +237,7 @@ func (d *derived) respItem(c *Chunk, idx *int, ri *respItem, done bool) {
 			if t := d.toolByID[it.CallID]; t != nil && t.Status != ToolCompleted {
 				t.Status, t.DoneAt = ToolCompleted, c.ReceivedAt
 				t.LastSeq = c.Sequence
-				t.Version++
+				d.touchTool(t)
 			}
 		} else {
 			it.Output, it.HasOutput = parts, true
@@ -253,7 +253,7 @@ func (d *derived) respItem(c *Chunk, idx *int, ri *respItem, done bool) {
 		it.Status = orDefault(ri.Status, it.Status)
 		it.Done = it.Done || done
 	}
-	it.touch(c.Sequence)
+	d.touch(it, c.Sequence)
 }
 
 // respTool mirrors a function_call into the tool list.
@@ -271,7 +271,7 @@ func (d *derived) respTool(c *Chunk, it *Item, done bool) {
 	} else if t.Status == "" {
 		t.Status = ToolRunning
 	}
-	t.Version++
+	d.touchTool(t)
 }
 
 // outputParts reads a function_call_output output: a list of input_text

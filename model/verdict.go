@@ -53,6 +53,7 @@ var exitCodes = map[string]int{
 // Verdict decides contract §3, in its order. Text never decides anything;
 // the final ActionResult wins over a conflicting last chunk.
 func (a *Action) Verdict() Verdict {
+	a.sync()
 	v := a.decide()
 	v.UnconfirmedToolEffects = len(a.d.tools)
 	if n := v.UnconfirmedToolEffects; n > 0 {

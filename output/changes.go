@@ -78,7 +78,10 @@ func (t *Tracker) Changes(a *model.Action) []Change {
 	}
 	t.seen, t.version = true, a.Version
 	var out []Change
-	for _, it := range a.Items() {
+	// Only what changed since the last look: walking every item, tool and
+	// anomaly per chunk made many items or conflicts quadratic (issue 16).
+	items, tools := a.TakeChanged()
+	for _, it := range items {
 		switch it.Kind {
 		case model.ItemMessage:
 			k := keyOf(it)
@@ -98,7 +101,7 @@ func (t *Tracker) Changes(a *model.Action) []Change {
 			}
 		}
 	}
-	for _, tool := range a.Tools() {
+	for _, tool := range tools {
 		if t.toolStatus[tool.ID] != tool.Status {
 			t.toolStatus[tool.ID] = tool.Status
 			out = append(out, Change{Kind: ChangeTool, Tool: tool})
@@ -110,11 +113,10 @@ func (t *Tracker) Changes(a *model.Action) []Change {
 			out = append(out, Change{Kind: ChangeNote, Note: n})
 		}
 	}
-	anoms := a.Anomalies()
-	for _, an := range anoms[min(t.anoms, len(anoms)):] {
+	for _, an := range a.AnomaliesFrom(t.anoms) {
 		out = append(out, Change{Kind: ChangeAnomaly, Anom: an})
 	}
-	t.anoms = len(anoms)
+	t.anoms = a.AnomalyCount()
 	if c := a.CancelOutcome(); c != t.cancel {
 		t.cancel = c
 		out = append(out, Change{Kind: ChangeCancel, Cancel: c})

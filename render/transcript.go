@@ -177,11 +177,12 @@ func (t *Transcript) Sync(a *model.Action) {
 		b := add("note:"+n, bNote)
 		b.text = n
 	}
-	anoms := a.Anomalies()
+	// The first MaxAnomalies and a count, without copying thousands.
+	anoms, total := a.FirstAnomalies(MaxAnomalies+1), a.AnomalyCount()
 	for i, an := range anoms {
 		if i == MaxAnomalies {
 			b := add("anom:more", bMore)
-			b.text = fmt.Sprintf("… %s more", Plural(len(anoms)-MaxAnomalies, "anomaly", "anomalies"))
+			b.text = fmt.Sprintf("… %s more", Plural(total-MaxAnomalies, "anomaly", "anomalies"))
 			break
 		}
 		b := add(fmt.Sprintf("anom:%d:%s:%s", an.Sequence, an.Kind, an.Detail), bAnomaly)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end CPU of following the simulator's 100,000-chunk firehose over
-# loopback, as ratios against bare curl reading the follow stream, each
-# client against a fresh simulator in the same run. Prints "name value unit"
-# lines for the make bench table. Needs curl; installs jq with apt-get when
+# loopback, as ratios against curl reading the follow stream (alone, and
+# with the result) and the curl | sed | jq pipeline, each client against a
+# fresh simulator in the same run, the median of E2E_RUNS runs each.
+# Prints "name value unit" lines for the make bench table. Needs curl; installs jq with apt-get when
 # it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,8 +12,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 command -v jq >/dev/null || { apt-get update -qq >/dev/null && apt-get install -y -qq jq >/dev/null; }
 go build -o "$tmp/aipwatch" . && go build -o "$tmp/aipdsim" ./cmd/aipdsim
 port=18700
-# cpu CMD...: user+sys seconds of CMD (and its children) against a fresh simulator.
-cpu() {
+# once CMD: user+sys seconds of CMD (and its children) against a fresh simulator.
+once() {
   port=$((port + 1))
   "$tmp/aipdsim" --listen 127.0.0.1:$port --scenario firehose --firehose-n "$N" >"$tmp/sim.out" 2>&1 &
   local sim=$!
@@ -23,16 +24,25 @@ cpu() {
   kill $sim; wait $sim 2>/dev/null || true
   awk '{print $1 + $2}' "$tmp/t"
 }
+# cpu CMD: the median of E2E_RUNS (default 3) runs of once: a single run of
+# curl is a few ticks of the CPU clock and moves with the load.
+cpu() {
+  for _ in $(seq "${E2E_RUNS:-3}"); do once "$1"; done | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
+}
 curl_s=$(cpu 'curl -sN "$FOLLOW" >/dev/null')
 jq_s=$(cpu 'curl -sN "$FOLLOW" | sed -un "s/^data: //p" | jq -c . >/dev/null')
 aw_s=$(cpu "\"$tmp/aipwatch\" --url \"\$URL\" --output jsonl act_sim_firehose_01 >/dev/null")
 # A floor that reads what aipwatch must read: the follow stream and the
 # result (every provider frame, twice), with curl.
 floor_s=$(cpu 'curl -sN "$FOLLOW" >/dev/null; curl -s "$URL/aip/v1/actions/act_sim_firehose_01/result" >/dev/null')
-awk -v c="$curl_s" -v j="$jq_s" -v a="$aw_s" -v f="$floor_s" 'BEGIN {
+awk -v c="$curl_s" -v j="$jq_s" -v a="$aw_s" -v f="$floor_s" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+  printf "e2e/load %s\n", l
   printf "e2e/curl-cpu %.3f s\n", c
+  printf "e2e/curl+result-cpu %.3f s\n", f
+  printf "e2e/jq-cpu %.3f s\n", j
   printf "e2e/aipwatch-cpu %.3f s\n", a
   printf "e2e/aipwatch-x-curl %.1f x\n", a / c
   printf "e2e/jq-pipeline-x-curl %.1f x\n", j / c
-  printf "e2e/aipwatch-x-curl+result %.1f x\n", a / f
+  printf "e2e/aipwatch-x-curl+result %.2f x\n", a / f
+  printf "e2e/aipwatch-x-jq %.2f x\n", a / j
 }'

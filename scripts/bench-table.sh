@@ -9,7 +9,15 @@ go test -run '^$' -bench 'IngestRatio' -benchtime 3s ./stream/ | tee -a "$out" >
 go test -run '^$' -bench 'Frame|Resize|Latency' -benchtime 2000x -timeout 30m ./ui/ | tee -a "$out" >&2
 go test -run '^$' -bench 'TerminalBytes' -benchtime 1000x -timeout 10m ./ui/ | tee -a "$out" >&2
 go test -run '^$' -bench 'FirehoseMemory' -benchtime 1x -timeout 20m ./ui/ | tee -a "$out" >&2
+# Issue 16: hostile orders (100,000 chunks; 20,000 Responses items), the
+# View with 20,000 items, memory a chunk, the streamed result.
+go test -run '^$' -bench 'HostileJSONL' -benchtime 3x -timeout 30m ./output/ | tee -a "$out" >&2
+go test -run '^$' -bench 'HostileTUI' -benchtime 2x -timeout 30m ./ui/ | tee -a "$out" >&2
+go test -run '^$' -bench 'FrameItems' -benchtime 2000x -timeout 30m ./ui/ | tee -a "$out" >&2
+go test -run '^$' -bench 'ChunkMemory' -benchtime 1x -timeout 30m ./model/ | tee -a "$out" >&2
+go test -run '^$' -bench 'ResultReply' -benchtime 3s ./stream/ | tee -a "$out" >&2
 bash scripts/bench-e2e.sh | tee -a "$out" >&2
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out" >&2
 awk '
 function metric(line, unit,   i, n, f) { n = split(line, f, /[ \t]+/); for (i = 2; i <= n; i++) if (f[i] == unit) return f[i-1]; return "" }
 /^BenchmarkIngestRatio/ { ing = metric($0, "x-ref"); fr = metric($0, "frames/s"); ref = metric($0, "ref-frames/s") }
@@ -19,12 +27,29 @@ function metric(line, unit,   i, n, f) { n = split(line, f, /[ \t]+/); for (i = 
 /^BenchmarkFirehoseMemory\// { split($1, p, "/"); sub(/-[0-9]+$/, "", p[2]); mh[p[2]] = metric($0, "heap-MB"); mr[p[2]] = metric($0, "raw-MB"); mx[p[2]] = metric($0, "x-limit") }
 /^BenchmarkLatency/ { lat = metric($0, "delta-p99-ms") }
 /^e2e\// { e2e[$1] = $2 }
+/^e2e\/load/ { load = $2 " " $3 " " $4 }
+/^BenchmarkHostile(JSONL|TUI)\// { split($1, p, "/"); sub(/-[0-9]+$/, "", p[2]); k = (($1 ~ /TUI/) ? "TUI " : "jsonl ") p[2]; hx[k] = metric($0, "x-normal"); hh[k] = metric($0, "hostile-ms"); hn[k] = metric($0, "normal-ms") }
+/^BenchmarkFrameItems/ { fi = metric($0, "p99-ms"); fic = metric($0, "p99-cpu-ms") }
+/^BenchmarkChunkMemory/ { cm = metric($0, "heap-MB"); cr = metric($0, "raw-MB"); cb = metric($0, "B/chunk-beyond-raw") }
+/^BenchmarkResultReply\/stream/ { rrs = metric($0, "MB/s") }
+/^BenchmarkResultReply\/encoding-json-any/ { rrj = metric($0, "MB/s") }
 END {
   printf "\n%-46s %-22s %s\n", "measure", "result", "target"
   printf "%-46s %-22s %s\n", "1 ingest vs encoding/json into any", sprintf("%.2fx (%d vs %d frames/s)", ing, fr, ref), ">= 2x"
-  printf "%-46s %-22s %s\n", "2 e2e CPU vs bare curl", e2e["e2e/aipwatch-x-curl"] "x", "<= 2x"
+  printf "%-46s %-22s %s\n", "2 e2e CPU vs bare curl", e2e["e2e/aipwatch-x-curl"] "x", "(reference)"
   printf "%-46s %-22s %s\n", "2 e2e: curl|sed|jq vs bare curl", e2e["e2e/jq-pipeline-x-curl"] "x", "(reference)"
-  printf "%-46s %-22s %s\n", "2 e2e vs curl reading follow + result", e2e["e2e/aipwatch-x-curl+result"] "x", "(floor with the same bytes)"
+  printf "%-46s %-22s %s\n", "2 e2e CPU (s): aipwatch; curl+result; jq", sprintf("%s; %s; %s", e2e["e2e/aipwatch-cpu"], e2e["e2e/curl+result-cpu"], e2e["e2e/jq-cpu"]), "(load " load ")"
+  printf "%-46s %-22s %s\n", "2 e2e vs curl reading follow + result", e2e["e2e/aipwatch-x-curl+result"] "x", "<= 4x (issue 16)"
+  printf "%-46s %-22s %s\n", "2 e2e vs curl|sed|jq on the follow stream", e2e["e2e/aipwatch-x-jq"] "x", "<= 0.3x (issue 16)"
+  printf "%-46s %-22s %s\n", "2 /result read streamed vs encoding/json any", sprintf("%.1fx (%.0f vs %.0f MB/s)", rrs / rrj, rrs, rrj), "(no target)"
+  split("descending conflicting responses-items", H, " ")
+  for (i = 1; i <= 3; i++) for (m = 0; m < 2; m++) {
+    k = (m ? "TUI " : "jsonl ") H[i]
+    printf "%-46s %-22s %s\n", "7 hostile " k " vs normal order", sprintf("%.2fx (%d vs %d ms)", hx[k], hh[k], hn[k]), "<= 2x"
+  }
+  printf "%-46s %-22s %s\n", "7 View p99 120x40, 20,000 items (wall; CPU)", sprintf("%.3f; %.3f ms", fi, fic), "< 1 ms"
+  printf "%-46s %-22s %s\n", "8 heap, 1,000,000 one-token chunks", sprintf("%.0f MB (raw %.1f MB)", cm, cr), "<= 350 MB"
+  printf "%-46s %-22s %s\n", "8 bytes a chunk beyond the raw cap", sprintf("%.0f", cb), "(raw capped at 64 MiB)"
   n = split("120x40 200x60", S, " ")
   for (i = 1; i <= n; i++) {
     m = split("10KB 1MB 10MB 50MB", T, " ")

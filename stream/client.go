@@ -204,9 +204,25 @@ func (c *Client) newRequest(ctx context.Context, method, target string, body []b
 	return req, nil
 }
 
-// getJSON does one non-follow request and decodes the one key of its body
-// ("action_status", …) into dst.
+// doJSON does one non-follow request and returns its whole body.
 func (c *Client) doJSON(ctx context.Context, op, method, target string, body []byte) ([]byte, *Error) {
+	var data []byte
+	e := c.doReply(ctx, op, method, target, body, func(r io.Reader, size int64) (err error) {
+		data, err = readReply(r, size)
+		if err != nil {
+			return readError{err}
+		}
+		return nil
+	}, nil)
+	return data, e
+}
+
+// doReply does one non-follow request and hands its body to read, as a
+// stream capped at maxReply bytes (and the Content-Length, -1 if unknown).
+// An error of read that is a readError is a transport failure; any other
+// is a reply that is not what was asked for, reported by bad.
+func (c *Client) doReply(ctx context.Context, op, method, target string, body []byte,
+	read func(r io.Reader, size int64) error, bad func(error) *Error) *Error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, requestTimeout)
@@ -214,35 +230,42 @@ func (c *Client) doJSON(ctx context.Context, op, method, target string, body []b
 	}
 	req, err := c.newRequest(ctx, method, target, body)
 	if err != nil {
-		return nil, c.clean(&Error{Op: op, Message: "cannot build the request"})
+		return c.clean(&Error{Op: op, Message: "cannot build the request"})
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Accept-Encoding", acceptGzip) // ReplyBody counts the wire bytes, then inflates
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, c.transportError(op, err)
+		return c.transportError(op, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, c.httpError(op, resp)
+		return c.httpError(op, resp)
 	}
+	// The reply's size caps (replycap.go): on the wire and, when it is
+	// compressed, inflated.
 	reply, err := ReplyBody(resp, maxReply)
 	if err != nil {
-		return nil, &Error{Op: op, HTTPStatus: resp.StatusCode, Message: err.Error()}
+		return &Error{Op: op, HTTPStatus: resp.StatusCode, Message: err.Error()}
 	}
 	size := resp.ContentLength
 	if resp.Header.Get("Content-Encoding") != "" {
 		size = -1 // the length on the wire, not of the reply
 	}
-	data, err := readReply(reply, size)
+	err = read(reply, size)
 	var tl *TooLargeError
-	if errors.As(err, &tl) {
-		return nil, &Error{Op: op, HTTPStatus: resp.StatusCode, Message: tl.Error()}
+	var re readError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &tl):
+		return &Error{Op: op, HTTPStatus: resp.StatusCode, Message: tl.Error()}
+	case errors.As(err, &re):
+		return c.transportError(op, re.err)
+	case bad != nil:
+		return bad(err)
 	}
-	if err != nil {
-		return nil, c.transportError(op, err)
-	}
-	return data, nil
+	return c.transportError(op, err)
 }
 
 // readReply reads a whole reply body. A result can be hundreds of MiB:
@@ -367,14 +390,31 @@ func (c *Client) Result(ctx context.Context) (model.ActionResult, error) {
 }
 
 func (c *Client) result(ctx context.Context) (model.ActionResult, *Error) {
-	data, e := c.doJSON(ctx, "result", http.MethodGet, c.actionURL("/result", nil), nil)
+	var r model.ActionResult
+	noStatus := errors.New("no status")
+	bad := func(err error) *Error {
+		if err == noStatus {
+			err = nil
+		}
+		return badReply("result", "an action result", err)
+	}
+	e := c.doReply(ctx, "result", http.MethodGet, c.actionURL("/result", nil), nil, func(body io.Reader, _ int64) error {
+		// Streamed: the aggregate's events arrays (every provider frame,
+		// twice) are validated and skipped, never held (result_stream.go).
+		data, err := reduceResult(body)
+		if err != nil {
+			return err
+		}
+		if err := decodeBody(data, "action_result", func(b []byte) (err error) { r, err = model.DecodeResult(b); return err }); err != nil {
+			return err
+		}
+		if r.Status == "" {
+			return noStatus
+		}
+		return nil
+	}, bad)
 	if e != nil {
 		return model.ActionResult{}, e
-	}
-	var r model.ActionResult
-	err := decodeBody(data, "action_result", func(b []byte) (err error) { r, err = model.DecodeResult(b); return err })
-	if err != nil || r.Status == "" {
-		return model.ActionResult{}, badReply("result", "an action result", err)
 	}
 	return r, nil
 }

@@ -124,7 +124,7 @@ func (s *screen) String() string {
 // version.
 func (m *Model) anomalyCount() int {
 	if c := &m.anoms; !c.ok || c.version != m.action.Version {
-		*c = anomCache{ok: true, version: m.action.Version, n: len(m.action.Anomalies())}
+		*c = anomCache{ok: true, version: m.action.Version, n: m.action.AnomalyCount()}
 	}
 	return m.anoms.n
 }

@@ -1,0 +1,312 @@
+package model
+
+import (
+	"encoding/json"
+	"hash/maphash"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// jsonHash is a hash of a JSON value as jsonEqual sees it: object members
+// in any order, numbers by their float64 value (by their text when they do
+// not fit one), strings after unescaping. Values jsonEqual calls equal have
+// the same hash, so different hashes prove a conflict without decoding both
+// values into maps (issue 16: 100,000 conflicting chunks spent most of
+// their time in json.Unmarshal). ok is false when the hash cannot promise
+// that (a duplicate key, a string that is not valid UTF-8, bad JSON): the
+// caller then decides with jsonEqual.
+func jsonHash(b []byte) (h uint64, ok bool) {
+	s := hscan{b: b}
+	h, ok = s.value(0)
+	if !ok {
+		return 0, false
+	}
+	s.ws()
+	return h, s.i == len(b)
+}
+
+var hashSeed = maphash.MakeSeed()
+
+const (
+	tagNull uint64 = iota + 0x9e3779b97f4a7c15
+	tagTrue
+	tagFalse
+	tagNum
+	tagNumText
+	tagStr
+	tagArr
+	tagObj
+)
+
+func mix(h, v uint64) uint64 {
+	h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
+	return h * 0xff51afd7ed558ccd
+}
+
+type hscan struct {
+	b       []byte
+	i       int
+	scratch []byte
+}
+
+func (s *hscan) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\r', '\n':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *hscan) value(depth int) (uint64, bool) {
+	s.ws()
+	if s.i >= len(s.b) || depth > 200 {
+		return 0, false
+	}
+	switch c := s.b[s.i]; {
+	case c == '{':
+		return s.object(depth)
+	case c == '[':
+		s.i++
+		h, n := tagArr, uint64(0)
+		s.ws()
+		if s.i < len(s.b) && s.b[s.i] == ']' {
+			s.i++
+			return mix(h, 0), true
+		}
+		for {
+			v, ok := s.value(depth + 1)
+			if !ok {
+				return 0, false
+			}
+			h, n = mix(h, v), n+1
+			s.ws()
+			if s.i >= len(s.b) {
+				return 0, false
+			}
+			switch s.b[s.i] {
+			case ',':
+				s.i++
+			case ']':
+				s.i++
+				return mix(h, n), true
+			default:
+				return 0, false
+			}
+		}
+	case c == '"':
+		str, ok := s.str()
+		if !ok {
+			return 0, false
+		}
+		return mix(tagStr, maphash.Bytes(hashSeed, str)), true
+	case c == 't':
+		return tagTrue, s.lit("true")
+	case c == 'f':
+		return tagFalse, s.lit("false")
+	case c == 'n':
+		return tagNull, s.lit("null")
+	case c == '-' || c >= '0' && c <= '9':
+		start := s.i
+		for s.i < len(s.b) {
+			c := s.b[s.i]
+			if c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || c >= '0' && c <= '9' {
+				s.i++
+				continue
+			}
+			break
+		}
+		text := s.b[start:s.i]
+		f, err := strconv.ParseFloat(string(text), 64)
+		if err != nil {
+			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+				return mix(tagNumText, maphash.Bytes(hashSeed, text)), true
+			}
+			return 0, false
+		}
+		if f == 0 {
+			f = 0 // -0 equals 0
+		}
+		return mix(tagNum, math.Float64bits(f)), true
+	}
+	return 0, false
+}
+
+func (s *hscan) object(depth int) (uint64, bool) {
+	s.i++ // {
+	var sum, n uint64
+	var keys [16]uint64
+	seen := keys[:0]
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return mix(tagObj, 0), true
+	}
+	for {
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return 0, false
+		}
+		key, ok := s.str()
+		if !ok {
+			return 0, false
+		}
+		kh := maphash.Bytes(hashSeed, key)
+		for _, k := range seen {
+			if k == kh {
+				return 0, false // a duplicate key (or a hash collision): let jsonEqual decide
+			}
+		}
+		seen = append(seen, kh)
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return 0, false
+		}
+		s.i++
+		v, ok := s.value(depth + 1)
+		if !ok {
+			return 0, false
+		}
+		sum += mix(kh, v) // a sum: member order does not matter
+		n++
+		s.ws()
+		if s.i >= len(s.b) {
+			return 0, false
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return mix(mix(tagObj, sum), n), true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// str reads a string literal and returns its unescaped bytes (in a
+// scratch buffer when it has escapes: valid until the next call).
+func (s *hscan) str() ([]byte, bool) {
+	start := s.i
+	s.i++
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; {
+		case c == '\\':
+			return s.escaped(start)
+		case c == '"':
+			s.i++
+			body := s.b[start+1 : s.i-1]
+			return body, utf8.Valid(body)
+		case c < 0x20:
+			return nil, false
+		default:
+			s.i++
+		}
+	}
+	return nil, false
+}
+
+// escaped finishes a string literal with escapes. \u escapes go through
+// encoding/json (surrogates); the others are decoded here.
+func (s *hscan) escaped(start int) ([]byte, bool) {
+	out := append(s.scratch[:0], s.b[start+1:s.i]...)
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			s.scratch = out
+			return out, utf8.Valid(out)
+		case c < 0x20:
+			return nil, false
+		case c != '\\':
+			out = append(out, c)
+			s.i++
+			continue
+		}
+		if s.i+1 >= len(s.b) {
+			return nil, false
+		}
+		var r byte
+		switch s.b[s.i+1] {
+		case '"', '\\', '/':
+			r = s.b[s.i+1]
+		case 'b':
+			r = '\b'
+		case 'f':
+			r = '\f'
+		case 'n':
+			r = '\n'
+		case 'r':
+			r = '\r'
+		case 't':
+			r = '\t'
+		default: // \u: the general way
+			s.i = start
+			return s.slowStr()
+		}
+		out = append(out, r)
+		s.i += 2
+	}
+	return nil, false
+}
+
+func (s *hscan) slowStr() ([]byte, bool) {
+	start := s.i
+	s.i++
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '\\':
+			s.i += 2
+		case '"':
+			s.i++
+			var out string
+			if json.Unmarshal(s.b[start:s.i], &out) != nil {
+				return nil, false
+			}
+			return []byte(out), utf8.ValidString(out) && !containsRuneError(out)
+		default:
+			s.i++
+		}
+	}
+	return nil, false
+}
+
+// containsRuneError: an escaped lone surrogate decodes to U+FFFD, as an
+// escaped \ufffd does; both sides would hash alike only by luck, so such a
+// string is left to jsonEqual.
+func containsRuneError(out string) bool {
+	for _, r := range out {
+		if r == utf8.RuneError {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *hscan) lit(w string) bool {
+	if len(s.b)-s.i < len(w) || string(s.b[s.i:s.i+len(w)]) != w {
+		return false
+	}
+	s.i += len(w)
+	return true
+}
+
+// jsonSame is jsonEqual with a fast answer when the hashes prove the values
+// differ.
+func jsonSame(a, b json.RawMessage) bool {
+	if len(a) > 0 && len(b) > 0 && !bytesEqual(a, b) {
+		ha, okA := jsonHash(a)
+		hb, okB := jsonHash(b)
+		if okA && okB && ha != hb {
+			return false
+		}
+	}
+	return jsonEqual(a, b)
+}
+
+func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
