@@ -327,7 +327,7 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 	}
 	v := a.Verdict()
 	// The transcript stayed on the alt screen; what remains is the verdict.
-	fmt.Fprint(stdout, output.ReconcileLines(a, o.redact)+output.VerdictLine(a))
+	fmt.Fprint(stdout, output.ReconcileLines(a, o.redact)+output.DetailLine(a, o.redact)+output.VerdictLine(a))
 	if !v.Final {
 		fmt.Fprint(stdout, detachMessage(o, a))
 		return a, model.ExitPending

@@ -90,7 +90,13 @@ func (e *writer) header(a *model.Action) {
 	for i, r := range v.Reasons {
 		reasons[i] = safe.MDInline(r)
 	}
+	if !v.Final && !a.Settled() {
+		reasons = append(reasons, safe.MDInline("exported while the action was still running"))
+	}
 	row("verdict", safe.MDSprintf("**%s** (%s)", string(v.Word), safe.Join(reasons, ", ")))
+	if v.Detail != "" {
+		row("error", e.field(v.Detail)) // masked under Redact: error details are content
+	}
 	if a.Result != nil && a.Result.ErrorCode() != "" {
 		row("error code", safe.MDCode(a.Result.ErrorCode()))
 	}

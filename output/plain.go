@@ -162,6 +162,7 @@ func (p *Plain) Finish(a *model.Action, err error) {
 		return
 	}
 	p.write(reconcileLines(a, p.opts.Redact))
+	p.write(detailLine(a, p.opts.Redact))
 	p.write(verdictLine(a))
 	p.end()
 }
@@ -177,6 +178,31 @@ func verdictLine(a *model.Action) safe.Str {
 		reasons[i] = safe.L(r)
 	}
 	return safe.Sprintf("verdict: %s (%s)\n", string(v.Word), safe.Join(reasons, ", "))
+}
+
+// DetailLine is the one line that says why an unverified action ended
+// (contract §4, model.Verdict.Detail): "error: upstream model 500\n",
+// sanitised, masked under --redact; "" when there is nothing to say.
+func DetailLine(a *model.Action, redact bool) string { return detailLine(a, redact).String() }
+
+func detailLine(a *model.Action, redact bool) safe.Str {
+	d := Detail(a.Verdict(), redact)
+	if d.Empty() {
+		return safe.Str{}
+	}
+	return safe.Sprintf("error: %s\n", d)
+}
+
+// Detail is the verdict's failure detail as every output shows it: one
+// sanitised line, or the mask under --redact (error details are content).
+func Detail(v model.Verdict, redact bool) safe.Str {
+	switch {
+	case v.Detail == "":
+		return safe.Str{}
+	case redact:
+		return safe.MaskStr(v.Detail)
+	}
+	return safe.L(v.Detail)
 }
 
 func (p *Plain) write(s safe.Str) {

@@ -24,6 +24,7 @@ type Options struct {
 func RedactRecord(rec model.VerdictRecord) model.VerdictRecord {
 	rec.Text = safe.Mask(rec.Text)
 	rec.ResponseID = safe.Mask(rec.ResponseID)
+	rec.Detail = safe.Mask(rec.Detail)
 	tools := make([]model.ToolRecord, len(rec.Tools))
 	for i, t := range rec.Tools {
 		tools[i] = model.ToolRecord{ID: safe.Mask(t.ID), Name: t.Name, Status: t.Status}
@@ -39,6 +40,7 @@ func SafeRecord(rec model.VerdictRecord) model.VerdictRecord {
 	rec.ErrorCode = safe.Line(rec.ErrorCode)
 	rec.ResponseID = safe.Line(rec.ResponseID)
 	rec.Text = safe.Text(rec.Text)
+	rec.Detail = safe.Line(rec.Detail)
 	for i, t := range rec.Tools {
 		rec.Tools[i] = model.ToolRecord{ID: safe.Line(t.ID), Name: safe.Line(t.Name), Status: safe.Line(t.Status)}
 	}

@@ -413,9 +413,15 @@ func (m *Model) statusLine() string {
 	var detail []string
 	switch {
 	case v.Final:
+		if v.Detail != "" { // why it ended, first: it must survive truncation
+			detail = append(detail, st.Warn.Render("error: "+render.Untrusted(v.Detail, m.opts.Redact)))
+		}
 		for _, r := range v.Reasons {
 			if v.UnconfirmedToolEffects > 0 && strings.HasSuffix(r, " to confirm") {
 				continue // shown on the next line
+			}
+			if v.Detail != "" && strings.HasPrefix(v.Detail, r+": ") {
+				continue // the error code, already leading the detail
 			}
 			detail = append(detail, render.Line(r))
 		}
