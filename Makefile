@@ -1,12 +1,17 @@
-# aipwatch: every target a newcomer needs. Go is the only requirement.
+# aipwatch: every target a newcomer needs. Go builds it; make test (-race) also
+# needs cgo and a C compiler (gcc or clang).
 GO      ?= go
 BIN     ?= bin/aipwatch
 PKGS    := ./...
 
-.PHONY: build test demo bench lint e2e fuzz clean
+.PHONY: build install test demo bench lint e2e fuzz clean
 
 build:
 	$(GO) build -o $(BIN) .
+
+# aipwatch into $(go env GOBIN), else $(go env GOPATH)/bin: put that on PATH.
+install:
+	$(GO) install .
 
 # The test command (README and .ci/run use exactly this).
 test:
