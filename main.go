@@ -270,6 +270,9 @@ func runLines(ctx context.Context, o *options, mode string, client record.Runner
 	}
 	p.Finish(a, err)
 	if err != nil {
+		if !attached(a) {
+			fmt.Fprintln(stderr, safe.Line(startupHint(o, err)))
+		}
 		return a, model.ExitError
 	}
 	v := a.Verdict()
@@ -315,7 +318,12 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 			fmt.Fprint(stderr, panicReport(se.Message, o))
 			return a, model.ExitError
 		}
-		fmt.Fprintf(stdout, "error: %s\n", safe.Line(se.Error()))
+		// Errors go to stderr (the transcript stayed on the alt screen);
+		// one that came before aipd ever answered gets a hint.
+		fmt.Fprintf(stderr, "aipwatch: error: %s\n", safe.Line(se.Error()))
+		if !attached(a) {
+			fmt.Fprintln(stderr, safe.Line(startupHint(o, se)))
+		}
 		return a, model.ExitError
 	}
 	if !a.Settled() {

@@ -56,12 +56,18 @@ type Model struct {
 
 	search searchState
 
-	conn      conn
-	review    bool
-	lastLive  time.Time
-	runDone   bool
-	fatal     *stream.Error
-	cancelled bool // the cancel request was sent (once)
+	conn     conn
+	review   bool
+	lastLive time.Time
+	runDone  bool
+	fatal    *stream.Error
+	// attached: aipd answered (a status read, a connection, a page or a
+	// chunk). Until then the screen is one inline line, not the full
+	// screen, and a fatal error quits at once so that main prints it on
+	// stderr with a hint (issue 13: no dead full screen at start-up).
+	attached    bool
+	startFailed bool
+	cancelled   bool // the cancel request was sent (once)
 
 	notice   string
 	noticeAt time.Time

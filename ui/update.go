@@ -79,6 +79,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.scrollBy(d)
 		}
 	}
+	if !m.attached && m.fatal != nil && !m.startFailed {
+		// aipd never answered: no full screen to read, the error goes to
+		// stderr with a hint once the program is gone.
+		m.startFailed = true
+		return m, tea.Quit
+	}
 	if !m.ticking && !m.idle() {
 		m.ticking = true
 		cmds = append(cmds, m.tick())
@@ -109,6 +115,10 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	now := m.clock()
 	stream.Apply(m.action, msg)
 	var cmd tea.Cmd
+	switch msg.(type) {
+	case stream.StatusMsg, stream.ModeMsg, stream.ConnectedMsg, stream.BatchMsg, stream.TerminalMsg, stream.ResultMsg:
+		m.attached = true
+	}
 	switch msg := msg.(type) {
 	case stream.ModeMsg:
 		m.review = msg.Review || m.opts.Replay

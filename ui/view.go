@@ -17,6 +17,9 @@ import (
 // View draws the screen. It assembles only the visible rows: the
 // transcript's lines come pre-rendered from its cache.
 func (m *Model) View() tea.View {
+	if !m.attached {
+		return m.startView()
+	}
 	content := m.Render()
 	if m.viewHook != nil {
 		m.viewHook(content)
@@ -33,6 +36,35 @@ func (m *Model) View() tea.View {
 		v.Cursor = tea.NewCursor(x, min(strings.Count(content, "\n"), m.height-1))
 	}
 	return v
+}
+
+// startView is the screen until aipd answers: one inline line (no alt
+// screen, no mouse capture) that says what aipwatch is waiting for, so a
+// start-up failure leaves no dead full screen behind: the program quits
+// and main prints the error with a hint on stderr.
+func (m *Model) startView() tea.View {
+	if m.startFailed || m.width <= 0 {
+		return tea.NewView("")
+	}
+	return tea.NewView(render.Truncate(m.startLine(), m.width, "…"))
+}
+
+// startLine is the one line shown while attaching.
+func (m *Model) startLine() string {
+	st := m.st
+	s := "aipwatch: connecting to aipd for " + render.Line(m.opts.ActionID) + "…"
+	if m.conn.phase == connReconnecting {
+		left := m.conn.wait - m.clock().Sub(m.conn.since)
+		next := "now"
+		if left > 0 {
+			next = fmt.Sprintf("in %ds", int((left+time.Second-1)/time.Second))
+		}
+		s = fmt.Sprintf("aipwatch: aipd not reachable (attempt %d, next try %s)", m.conn.attempt, next)
+		if c := m.conn.cause; c != "" {
+			s += ": " + render.Untrusted(c, m.opts.Redact)
+		}
+	}
+	return s + st.Dim.Render(" · ctrl+c stops")
 }
 
 // Render is the screen's text (View's content), for golden tests.
