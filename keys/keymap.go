@@ -20,7 +20,7 @@ type Mode int
 
 const (
 	Normal  Mode = iota // the transcript
-	Confirm             // the cancel confirmation: only y / n (esc)
+	Confirm             // the cancel confirmation: type the ID's last characters, enter; n / esc keep it
 	Raw                 // the raw chunk view of the focused item
 	Log                 // the connection timeline
 	Search              // typing a search query: enter finds, esc cancels
@@ -81,7 +81,7 @@ func Default() KeyMap {
 		Plain:    b("p", "plain view", "p"),
 		Cancel:   b("c", "cancel", "c"),
 		Quit:     b("q", "detach", "q", "ctrl+c"),
-		Yes:      b("y", "send cancel", "y"),
+		Yes:      b("enter", "send cancel once typed", "enter"),
 		No:       b("n/esc", "keep running", "n", "esc"),
 		RawPrev:  b("←/h", "previous chunk", "left", "h"),
 		RawNext:  b("→/l", "next chunk", "right", "l"),

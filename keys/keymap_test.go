@@ -25,11 +25,14 @@ func TestEveryBindingHasHelp(t *testing.T) {
 	}
 }
 
-func TestConfirmShowsOnlyYesNo(t *testing.T) {
+func TestConfirmShowsOnlyEnterAndNo(t *testing.T) {
 	k := Default().For(Context{Mode: Confirm, HasTools: true})
 	short := helpKeys(k.ShortHelp())
-	if len(short) != 2 || short["y"] == "" || short["n/esc"] == "" {
-		t.Errorf("confirmation help = %v, want only y and n/esc", short)
+	if len(short) != 2 || short["enter"] == "" || short["n/esc"] == "" {
+		t.Errorf("confirmation help = %v, want only enter and n/esc", short)
+	}
+	if k.Yes.Keys()[0] != "enter" {
+		t.Errorf("the confirmation is sent by %v: y is copy, and a habit", k.Yes.Keys())
 	}
 	full := k.FullHelp()
 	if len(full) != 1 || len(full[0]) != 2 {

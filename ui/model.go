@@ -46,11 +46,15 @@ type Model struct {
 	focusKey  string
 	focusAuto bool
 
-	mode      keys.Mode
-	showTools bool
-	showHelp  bool
-	markdown  bool
-	plain     bool
+	mode keys.Mode
+	// confirmInput is what the operator typed in the cancel confirmation;
+	// confirmBad: enter was pressed before it matched.
+	confirmInput string
+	confirmBad   bool
+	showTools    bool
+	showHelp     bool
+	markdown     bool
+	plain        bool
 
 	raw rawView
 

@@ -40,7 +40,8 @@ func TestSimCancel(t *testing.T) {
 	if n := srv.CancelCount(); n != 0 {
 		t.Fatalf("c alone made %d cancel requests", n)
 	}
-	tm.Type("y")
+	tm.Type("g_01") // the last characters of act_sim_long_01
+	tm.Send(keyMsg("enter"))
 	sc.waitText(t, "CANCELLED")
 	tm.Type("q")
 	fm := finalModel(t, tm)

@@ -225,20 +225,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case keys.Search:
 		return m.onSearchKey(msg)
 	case keys.Confirm:
-		switch {
-		case key.Matches(msg, k.Yes):
-			m.mode = keys.Normal
-			if m.action.Settled() {
-				m.setNotice("the action settled meanwhile: nothing to cancel", false)
-				return nil
-			}
-			return m.sendCancel()
-		case key.Matches(msg, k.No):
-			m.mode = keys.Normal
-			m.setNotice("not cancelled: the action keeps running", true)
-			m.relayout()
-		}
-		return nil
+		return m.onConfirmKey(msg)
 	case keys.Raw, keys.Log:
 		switch {
 		case m.mode == keys.Raw && key.Matches(msg, k.Close), m.mode == keys.Log && key.Matches(msg, k.CloseLog):
@@ -336,7 +323,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		case m.cancelled:
 			m.setNotice("cancel already requested: "+m.action.CancelOutcome(), false)
 		default:
-			m.mode = keys.Confirm
+			m.mode, m.confirmInput = keys.Confirm, ""
 			m.relayout()
 		}
 	case msg.String() == "esc":
@@ -405,4 +392,62 @@ func (m *Model) markdownCmds() []tea.Cmd {
 		cmds = append(cmds, func() tea.Msg { return markdownMsg{res: md.Run(j)} })
 	}
 	return cmds
+}
+
+// confirmLen is how many of the action ID's last characters the operator
+// types to confirm a cancel.
+const confirmLen = 4
+
+// confirmWord is what confirms a cancel: the action ID's last characters,
+// as operators know from dangerous prompts. No key pressed by habit (y,
+// enter, c twice) can send a cancel.
+func (m *Model) confirmWord() string {
+	r := []rune(m.opts.ActionID)
+	return string(r[max(len(r)-confirmLen, 0):])
+}
+
+// onConfirmKey edits the confirmation: esc always keeps the action
+// running, and so does n unless n is the next character to type; enter
+// sends the cancel only once the typed text is the confirm word.
+func (m *Model) onConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
+	word := []rune(m.confirmWord())
+	typed := []rune(m.confirmInput)
+	keep := func() tea.Cmd {
+		m.mode, m.confirmInput = keys.Normal, ""
+		m.setNotice("not cancelled: the action keeps running", true)
+		m.relayout()
+		return nil
+	}
+	switch s := msg.String(); {
+	case s == "esc":
+		return keep()
+	case s == "enter":
+		if string(typed) != string(word) {
+			m.confirmBad = true
+			return nil
+		}
+		m.mode, m.confirmInput = keys.Normal, ""
+		m.relayout()
+		if m.action.Settled() {
+			m.setNotice("the action settled meanwhile: nothing to cancel", false)
+			return nil
+		}
+		return m.sendCancel()
+	case s == "backspace":
+		if len(typed) > 0 {
+			m.confirmInput = string(typed[:len(typed)-1])
+		}
+		m.confirmBad = false
+	case msg.Text != "" && len([]rune(msg.Text)) == 1:
+		r := []rune(msg.Text)[0]
+		next := len(typed) < len(word) && word[len(typed)] == r
+		if (r == 'n' || r == 'N') && !next {
+			return keep()
+		}
+		if len(typed) < len(word) {
+			m.confirmInput += string(r)
+		}
+		m.confirmBad = false
+	}
+	return nil
 }

@@ -578,10 +578,19 @@ func fitSegments(segs []segment, sep string, w int) string {
 func (m *Model) promptLines() []string {
 	text := fmt.Sprintf("Cancel action %s? This is a cooperative stop: effects may already exist "+
 		"(tool calls, messages, writes) and are not undone.", render.Line(m.opts.ActionID))
-	lines := render.Wrap(text, max(m.width-2, 10))
+	w := max(m.width-2, 10)
+	lines := render.Wrap(text, w)
 	if len(lines) > 3 {
 		lines = lines[:3]
 	}
+	word := render.Line(m.confirmWord())
+	typed := render.Line(m.confirmInput)
+	field := "[" + typed + strings.Repeat("_", max(len([]rune(word))-len([]rune(typed)), 0)) + "]"
+	ask := fmt.Sprintf("To send it, type the ID's last %d characters, %s, then enter: %s", len([]rune(word)), word, field)
+	if m.confirmBad {
+		ask += "  (does not match)"
+	}
+	lines = append(lines, render.Truncate(ask, w, "…"))
 	for i, l := range lines {
 		lines[i] = m.st.Prompt.Render(" " + render.Fit(l, max(m.width-2, 1)) + " ")
 	}
