@@ -186,8 +186,8 @@ func (m *Model) followTop(body int) int {
 	total := m.tr.Len()
 	maxTop := max(total-body, 0)
 	act := m.tr.Active()
-	if act < 0 || act >= m.tr.LastItem() {
-		return maxTop
+	if act < 0 || act >= m.tr.LastItem() || m.action.Settled() {
+		return maxTop // once settled nothing grows: the end is the bottom
 	}
 	start, n := m.tr.Span(act)
 	end := start + n + 2 // the separator and the next heading
@@ -231,8 +231,11 @@ func (m *Model) scrollBy(d int) {
 	if m.follow && d > 0 && m.top >= max(m.tr.Len()-body, 0) {
 		return // already at the bottom: keep following
 	}
-	m.pause() // any manual scroll pauses; only G/End resumes
+	m.pause() // any manual scroll pauses; G/End, or scrolling back to the end, resumes
 	m.setTop(m.top + d)
+	if d > 0 && m.top >= max(m.tr.Len()-body, 0) && m.followTop(body) >= m.top {
+		m.resumeFollow() // back at the end, as less +F and kubectl logs -f users expect
+	}
 }
 
 func (m *Model) scrollTo(top int) {

@@ -21,7 +21,8 @@ func chatVerified(h *harness) *harness {
 func ruleOf(t *testing.T, screen string) string {
 	t.Helper()
 	for _, l := range strings.Split(screen, "\n") {
-		if strings.HasPrefix(l, "── following") || strings.HasPrefix(l, "── paused") {
+		if strings.HasPrefix(l, "── following") || strings.HasPrefix(l, "── paused") ||
+			strings.HasPrefix(l, "── end") || strings.HasPrefix(l, "── scrolled") {
 			return l
 		}
 	}

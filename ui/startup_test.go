@@ -64,3 +64,44 @@ func TestErrorAfterAttachKeepsTheScreen(t *testing.T) {
 		t.Fatal("transcript gone")
 	}
 }
+
+// Issue 13 item 4: after a Responses turn settles, G (and End) reach the
+// last line, and scrolling back down to the end resumes follow.
+func TestBottomAfterResponsesTurnSettles(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.feed(responsesTools(h.tb, h.f, true)...)
+	m := h.m
+	if !m.action.Settled() {
+		t.Fatal("fixture did not settle")
+	}
+	body := m.layout().body
+	bottom := m.tr.Len() - body
+	if bottom <= 0 {
+		t.Fatalf("the transcript (%d lines) fits the window (%d): no test", m.tr.Len(), body)
+	}
+	h.press("g")
+	if m.follow || m.top != 0 {
+		t.Fatalf("g: top %d follow %v", m.top, m.follow)
+	}
+	if r := ruleOf(t, h.screen()); !strings.Contains(r, "scrolled") {
+		t.Errorf("rule after g on a settled action: %q", r)
+	}
+	h.press("G")
+	if !m.follow || m.top != bottom {
+		t.Fatalf("G: top %d, want the bottom %d (follow %v)", m.top, bottom, m.follow)
+	}
+	if r := ruleOf(t, h.screen()); !strings.Contains(r, "── end") {
+		t.Errorf("rule at the end of a settled action: %q", r)
+	}
+	h.press("g")
+	for i := 0; i < bottom; i++ {
+		h.press("j")
+	}
+	if !m.follow || m.top != bottom {
+		t.Fatalf("j back to the end: top %d follow %v, want %d and following", m.top, m.follow, bottom)
+	}
+	h.press("g", "end")
+	if !m.follow || m.top != bottom {
+		t.Fatalf("end: top %d follow %v", m.top, m.follow)
+	}
+}

@@ -370,7 +370,7 @@ func (m *Model) ruleLine(l layout) string {
 	}
 	total := m.tr.Len()
 	key := ruleKey{width: m.width, top: m.top, body: l.body, total: total, follow: m.follow,
-		newLines: m.newLines, plain: m.plain, markdown: m.markdown}
+		newLines: m.newLines, plain: m.plain, markdown: m.markdown, settled: m.action.Settled()}
 	if m.searching() {
 		return m.ruleLineFor(l, total) // the search status changes with every key
 	}
@@ -385,7 +385,7 @@ func (m *Model) ruleLine(l layout) string {
 // ruleKey is everything the transcript's rule line shows outside search.
 type ruleKey struct {
 	width, top, body, total int
-	follow                  bool
+	follow, settled         bool
 	newLines                int
 	plain, markdown         bool
 }
@@ -402,8 +402,18 @@ func (m *Model) ruleLineFor(l layout, total int) string {
 	if total > 0 {
 		pos = st.Dim.Render(fmt.Sprintf("%d–%d/%d", m.top+1, min(m.top+l.body, total), total))
 	}
-	left := st.Dim.Render("following")
-	if !m.follow {
+	// "following" means one thing: live, and the window moves with the
+	// stream. Once settled nothing more arrives: the window is at the end
+	// or scrolled.
+	var left string
+	switch {
+	case m.action.Settled() && m.follow:
+		left = st.Dim.Render("end")
+	case m.action.Settled():
+		left = st.Dim.Render("scrolled · G goes to the end")
+	case m.follow:
+		left = st.Dim.Render("following")
+	default:
 		left = st.Warn.Render("paused")
 		if m.newLines > 0 {
 			left += " " + st.Warn.Render("↓ "+render.Plural(m.newLines, "new line", "new lines"))
