@@ -83,11 +83,11 @@ func Default() KeyMap {
 		Quit:     b("q", "detach", "q", "ctrl+c"),
 		Yes:      b("enter", "send cancel once typed", "enter"),
 		No:       b("n/esc", "keep running", "n", "esc"),
-		RawPrev:  b("←/h", "previous chunk", "left", "h"),
+		RawPrev:  b("←/h", "prev chunk", "left", "h"),
 		RawNext:  b("→/l", "next chunk", "right", "l"),
-		Close:    b("esc/r", "close", "esc", "r"),
+		Close:    b("esc/q", "close", "esc", "r", "q"),
 		Log:      b("l", "connection log", "l"),
-		CloseLog: b("esc/l", "close", "esc", "l"),
+		CloseLog: b("esc/q", "close", "esc", "l", "q"),
 
 		Search:       b("/", "search", "/"),
 		SearchNext:   b("n", "next match", "n"),
@@ -145,9 +145,9 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	case Confirm:
 		return []key.Binding{k.Yes, k.No}
 	case Raw:
-		return enabled(k.Up, k.Down, k.RawPrev, k.RawNext, k.Close, k.Quit)
+		return enabled(k.Up, k.Down, k.RawPrev, k.RawNext, k.Close)
 	case Log:
-		return enabled(k.Up, k.Down, k.CloseLog, k.Quit)
+		return enabled(k.Up, k.Down, k.CloseLog)
 	case Search:
 		return []key.Binding{k.SearchGo, k.SearchCancel}
 	}
@@ -223,10 +223,10 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		return [][]key.Binding{
 			enabled(k.Up, k.Down, k.PageUp, k.PageDown),
 			enabled(k.Top, k.Bottom, k.RawPrev, k.RawNext),
-			enabled(k.Close, k.Quit),
+			enabled(k.Close),
 		}
 	case Log:
-		return [][]key.Binding{enabled(k.Up, k.Down, k.PageUp, k.PageDown), enabled(k.Top, k.Bottom, k.CloseLog, k.Quit)}
+		return [][]key.Binding{enabled(k.Up, k.Down, k.PageUp, k.PageDown), enabled(k.Top, k.Bottom, k.CloseLog)}
 	case Search:
 		return [][]key.Binding{{k.SearchGo, k.SearchCancel}}
 	}

@@ -68,7 +68,7 @@ func TestContextChangesHelp(t *testing.T) {
 		t.Error("copy offered under --redact")
 	}
 	raw := helpKeys(Default().For(Context{Mode: Raw}).ShortHelp())
-	if raw["esc/r"] == "" || raw["←/h"] == "" {
+	if raw["esc/q"] == "" || raw["←/h"] == "" || raw["q"] != "" {
 		t.Errorf("raw view help = %v", raw)
 	}
 }

@@ -228,11 +228,10 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.onConfirmKey(msg)
 	case keys.Raw, keys.Log:
 		switch {
-		case m.mode == keys.Raw && key.Matches(msg, k.Close), m.mode == keys.Log && key.Matches(msg, k.CloseLog):
+		case m.mode == keys.Raw && key.Matches(msg, k.Close), m.mode == keys.Log && key.Matches(msg, k.CloseLog),
+			msg.String() == "q": // q closes the panel, as in less and k9s; ctrl+c still detaches
 			m.mode = keys.Normal
 			m.relayout()
-		case key.Matches(msg, k.Quit):
-			return tea.Quit
 		case key.Matches(msg, k.Up):
 			m.rawScroll(-1)
 		case key.Matches(msg, k.Down):

@@ -680,7 +680,7 @@ func (m *Model) helpLines() []string {
 	for _, l := range full {
 		out = append(out, render.Truncate(strings.TrimRight(l, " "), m.width, "…"))
 	}
-	if m.opts.Resume != nil {
+	if m.opts.Resume != nil && !m.action.Settled() { // once settled q quits: nothing to resume
 		cmd := m.opts.Resume(m.action.Cursor)
 		out = append(out, render.Truncate(m.st.Dim.Render("q detaches (the action keeps running); resume with: ")+render.Line(cmd), m.width, "…"))
 	}

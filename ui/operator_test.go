@@ -105,3 +105,31 @@ func TestBottomAfterResponsesTurnSettles(t *testing.T) {
 		t.Fatalf("end: top %d follow %v", m.top, m.follow)
 	}
 }
+
+// Issue 13 item 10: q in the raw view or the log closes it (ctrl+c still
+// detaches); once settled the ? overlay no longer says "q detaches".
+func TestQClosesPanelsAndSettledHelp(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.feed(chatToolsLive(h.f)...)
+	for _, open := range []string{"r", "l"} {
+		h.press(open)
+		if !h.m.panel() {
+			t.Fatalf("%s did not open its panel", open)
+		}
+		_, cmd := h.m.Update(keyMsg("q"))
+		if isQuit(cmd) || h.m.panel() {
+			t.Fatalf("q in the %s panel: quit %v, panel still open %v", open, isQuit(cmd), h.m.panel())
+		}
+	}
+	h.press("?")
+	if !strings.Contains(h.screen(), "q detaches (the action keeps running); resume with:") {
+		t.Errorf("live ? overlay lacks the resume line:\n%s", h.screen())
+	}
+	h.press("?")
+	h2 := newHarness(t, 100, 30)
+	h2.feed(chatToolsDone(h2.tb, h2.f, "stop", false, result(h2.tb, "completed", "chat_stream", "", true, false))...)
+	h2.press("?")
+	if scr := h2.screen(); strings.Contains(scr, "detach") || strings.Contains(scr, "resume with") {
+		t.Errorf("settled ? overlay still offers a detach:\n%s", scr)
+	}
+}
