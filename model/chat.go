@@ -240,7 +240,7 @@ func (d *derived) applyToolProgress(c *Chunk, h *hermesFrame) {
 		}
 	case p.Status == ToolCompleted:
 		t.Status = ToolCompleted
-		t.DoneAt = c.ReceivedAt
+		t.DoneAt, t.DoneSeq = c.ReceivedAt, c.Sequence
 	default:
 		if t.Status != ToolCompleted { // a late running frame never reopens a tool
 			t.Status = p.Status

@@ -165,6 +165,7 @@ type Tool struct {
 	LastSeq   uint64
 	StartedAt time.Time // local receive times, for the measured duration
 	DoneAt    time.Time
+	DoneSeq   uint64 // the AIP sequence that completed it (with DoneAt)
 	Version   uint64
 }
 

@@ -102,7 +102,7 @@ func (p *Plain) changes(a *model.Action) {
 			}
 			p.write(text)
 		case ChangeTool:
-			p.line("%s", toolLine(c.Tool, p.opts.Redact))
+			p.line("%s", toolLine(a, c.Tool, p.opts.Redact))
 		case ChangeNotice:
 			text := safe.L(c.Item.Text())
 			if p.opts.Redact {
@@ -125,7 +125,7 @@ func (p *Plain) changes(a *model.Action) {
 
 // toolLine is "tool 💻 terminal (ls -la): completed in 1.2s". Every
 // field, the status word too, is a frame's: each goes through safe.
-func toolLine(t *model.Tool, redact bool) safe.Str {
+func toolLine(a *model.Action, t *model.Tool, redact bool) safe.Str {
 	parts := []safe.Str{safe.Const("tool ")}
 	if t.Emoji != "" {
 		parts = append(parts, safe.Sprintf("%s ", t.Emoji))
@@ -140,7 +140,7 @@ func toolLine(t *model.Tool, redact bool) safe.Str {
 	}
 	parts = append(parts, safe.Sprintf(": %s", t.Status))
 	if t.Status == model.ToolCompleted && !t.DoneAt.IsZero() {
-		parts = append(parts, safe.Sprintf(" in %s", roundWait(t.Duration(t.DoneAt))))
+		parts = append(parts, safe.Sprintf(" in %s", roundWait(a.ToolDuration(t, t.DoneAt))))
 	}
 	return safe.Concat(parts...)
 }

@@ -29,6 +29,8 @@ type Model struct {
 
 	width, height int
 	started       time.Time // when the viewer started (elapsed fallback)
+	replayStart   time.Time // a --replay: the recorded time of its first frame
+	replayAt      time.Time // and of its latest (streamNow)
 	settledAt     time.Time
 
 	// Transcript scrolling: follow keeps the bottom in view; any upward

@@ -133,3 +133,23 @@ func TestQClosesPanelsAndSettledHelp(t *testing.T) {
 		t.Errorf("settled ? overlay still offers a detach:\n%s", scr)
 	}
 }
+
+// Issue 13 item 7: a --replay runs its header and tool timers on the
+// recording's time, not on the time since the recording was made.
+func TestReplayTimesAreRecordingTimes(t *testing.T) {
+	h := newHarness(t, 100, 30, func(o *Options) { o.Replay = true })
+	h.clock.t = t0.Add(26 * time.Hour) // replayed a day later
+	for _, m := range chatToolsLive(h.f) {
+		h.m.Update(m)
+	}
+	if e := h.m.elapsed(); e <= 0 || e > time.Minute {
+		t.Errorf("replay elapsed %v, want the recording's few seconds", e)
+	}
+	scr := h.screen()
+	if strings.Contains(scr, "26h") || strings.Contains(scr, "1d") {
+		t.Errorf("wall-clock time since the recording shows:\n%s", scr)
+	}
+	if !strings.Contains(scr, "1.1s") { // the terminal tool, as recorded
+		t.Errorf("recorded tool duration missing:\n%s", scr)
+	}
+}

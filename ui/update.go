@@ -163,7 +163,7 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 		m.conn.phase = connOver
 	}
 	if m.settledAt.IsZero() && m.action.Settled() {
-		m.settledAt = now
+		m.settledAt = m.streamNow()
 		m.notice = "" // progress notices ("following to the end") are over
 	}
 	return cmd
@@ -172,6 +172,14 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 func (m *Model) live(at, now time.Time) {
 	if at.IsZero() {
 		at = now
+	}
+	if m.opts.Replay {
+		if m.replayStart.IsZero() {
+			m.replayStart = at
+		}
+		if at.After(m.replayAt) {
+			m.replayAt = at
+		}
 	}
 	if at.After(m.lastLive) {
 		m.lastLive = at

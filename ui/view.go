@@ -224,11 +224,26 @@ func (m *Model) shortID(id string, n int) string {
 	return render.Short(id, n)
 }
 
+// streamNow is "now" for the times the stream measures (elapsed, tool
+// timers, the last byte): the wall clock live; in a --replay the recorded
+// time of the latest frame replayed, so that the header and the tool
+// timers run on the recording's time (at --speed), not on the time since
+// it was made.
+func (m *Model) streamNow() time.Time {
+	if m.opts.Replay && !m.replayAt.IsZero() {
+		return m.replayAt
+	}
+	return m.clock()
+}
+
 // elapsed is the action's running time: from aipd's started_at when known
 // (else from when the viewer started) to completed_at, the settling, or
 // now.
 func (m *Model) elapsed() time.Duration {
 	start := m.started
+	if m.opts.Replay && !m.replayStart.IsZero() {
+		start = m.replayStart
+	}
 	var end time.Time
 	if s := m.action.Status; s != nil {
 		if t, ok := m.times.parse(0, s.StartedAt); ok {
@@ -239,7 +254,7 @@ func (m *Model) elapsed() time.Duration {
 		}
 	}
 	if end.IsZero() {
-		end = m.clock()
+		end = m.streamNow()
 		if !m.settledAt.IsZero() {
 			end = m.settledAt
 		}
@@ -247,6 +262,9 @@ func (m *Model) elapsed() time.Duration {
 	d := end.Sub(start)
 	if d < 0 {
 		d = end.Sub(m.started)
+	}
+	if d < 0 && !m.replayStart.IsZero() {
+		d = end.Sub(m.replayStart)
 	}
 	return max(d, 0)
 }
@@ -332,11 +350,12 @@ func (m *Model) toolRows(sc *screen, n int) {
 		}
 	}
 	sc.row(m.rule(title, "t hides"))
-	now := m.clock()
-	frame := int(now.UnixMilli() / 100)
+	now := m.streamNow()
+	frame := int(m.clock().UnixMilli() / 100)
 	tr := st.ToolRows(tools, render.ToolOptions{
 		Now: now, Width: m.width - 1, Frame: frame, Settled: m.action.Settled(), Redact: m.opts.Redact,
 		Offset: m.toolOffset(n - 1), Query: m.tr.Query(), CurID: m.search.curTool, CurOrd: m.search.curToolOrd,
+		Duration: m.action.ToolDuration,
 	}, n-1)
 	for _, r := range tr {
 		sc.row(" ", r)
