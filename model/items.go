@@ -166,7 +166,12 @@ type Tool struct {
 	StartedAt time.Time // local receive times, for the measured duration
 	DoneAt    time.Time
 	DoneSeq   uint64 // the AIP sequence that completed it (with DoneAt)
-	Version   uint64
+	// MessageKey and TextAt place a Chat tool in the transcript: the key of
+	// the message item it interrupted, and that message's text length in
+	// bytes when it started. "" for Responses (its calls are items).
+	MessageKey string
+	TextAt     int
+	Version    uint64
 }
 
 // Duration is the locally measured running time, zero while unknown.

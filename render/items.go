@@ -31,6 +31,7 @@ func (t *Transcript) drawBlock(b *block) {
 	if b.item != nil {
 		ck.item, ck.version = b.item, b.item.Version
 		_, ck.mdReady = t.mdLines(b, o.Width)
+		ck.tools = toolsDigest(b.tools)
 	}
 	ck.toggle = tog
 	if b.head != nil && b.ck == ck {
@@ -197,27 +198,32 @@ func (t *Transcript) itemBody(b *block) (lines []string, chrome []bool) {
 	switch it.Kind {
 	case model.ItemMessage:
 		text := it.Text()
+		inline := len(b.tools) > 0 && !o.Redact
 		switch {
-		case text == "" && !it.Done:
+		case text == "" && !it.Done && !inline:
 			return []string{st.Dim.Render("…")}, []bool{true}
-		case text == "":
+		case text == "" && !inline:
 			return []string{st.Dim.Render("(no text)")}, []bool{true}
 		case o.Redact:
 			return []string{st.Dim.Render(safe.Mask(text))}, nil
 		}
-		if o.Markdown && !o.Plain && it.Done && len(text) <= MaxMarkdown {
+		md := o.Markdown && !o.Plain && it.Done && len(text) <= MaxMarkdown
+		if inline {
+			text = markTools(text, b.tools, md)
+		}
+		if md {
 			lines, ok := t.mdLines(b, o.Width)
 			switch {
 			case ok && lines != nil:
-				return lines, nil
+				return t.inlined(lines, b.tools)
 			case !ok:
 				t.wantMarkdown(b, text)
 				if lines, ok := t.mdLines(b, o.Width); ok && lines != nil {
-					return lines, nil // rendered synchronously
+					return t.inlined(lines, b.tools) // rendered synchronously
 				}
 			}
 		}
-		return b.stream.Update(text, o.Width, nil), nil
+		return t.inlined(b.stream.Update(text, o.Width, nil), b.tools)
 	case model.ItemReasoning:
 		text := it.Text()
 		switch {
@@ -261,6 +267,14 @@ func (t *Transcript) itemBody(b *block) (lines []string, chrome []bool) {
 		}
 		return WrapIndent(Clean(text), o.Width, "  "), nil
 	}
+}
+
+// inlined puts the inline tool lines in place of their marks.
+func (t *Transcript) inlined(lines []string, tools []*model.Tool) ([]string, []bool) {
+	if len(tools) == 0 {
+		return lines, nil
+	}
+	return t.replaceMarks(lines, tools)
 }
 
 // jsonLines draws arguments or an output: pretty JSON when it is JSON,

@@ -88,7 +88,7 @@ func TestSimReconnect(t *testing.T) {
 	if agg := a.Result.Aggregate; agg == nil || agg.Text != a.Text() {
 		t.Errorf("the shown text differs from the aggregate text")
 	}
-	if n, rows := len(a.Tools()), strings.Count(final, "✓ completed"); n != 2 || rows != 2 {
+	if n, rows := len(a.Tools()), strings.Count(paneOf(final), "✓ completed"); n != 2 || rows != 2 {
 		t.Errorf("%d tools and %d tool rows, want 2 without duplicates:\n%s", n, rows, final)
 	}
 	if fm.conn.resumes == 0 {
