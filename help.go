@@ -20,17 +20,21 @@ const helpFlagCol = 26
 // what they show rather than how the simulator builds them (sim.Describe,
 // the fallback for a scenario missing here). A test keeps it complete.
 var demoHelp = map[string]string{
-	"chat-tools":        "a Chat turn with two tools that ends verified (the default)",
-	"chat-length":       "a Chat turn cut by the output limit: partial",
-	"chat-error":        "a Chat turn whose model failed: failed, with the error",
-	"chat-crash":        "a Chat turn whose writer crashed without an error: failed",
-	"chat-unterminated": "the upstream closes mid-sentence: incomplete",
-	"chat-truncated":    "the last frame lands on the event limit: truncated",
-	"responses-tools":   "a Responses turn with two function calls: verified",
-	"responses-failed":  "a Responses turn the provider fails (HTTP 502): failed",
-	"long":              "streams until you cancel it (c in the TUI, or --cancel)",
-	"late-cancel":       "a short turn that settles, then a cancel that comes too late",
-	"firehose":          "100,000 deltas as fast as possible, for performance",
+	"chat-tools":          "a Chat turn with two tools: verified (the default)",
+	"chat-length":         "a Chat turn cut by the output limit: partial",
+	"chat-error":          "a Chat turn whose model failed: failed, with the error",
+	"chat-crash":          "a Chat turn whose writer crashed without an error: failed",
+	"chat-unterminated":   "the upstream closes mid-sentence: incomplete",
+	"chat-truncated":      "the last frame lands on the event limit: truncated",
+	"responses-tools":     "a Responses turn with two function calls: verified",
+	"responses-failed":    "a Responses turn the provider fails (HTTP 502): failed",
+	"long":                "streams until you cancel it (c in the TUI, or --cancel)",
+	"late-cancel":         "a short turn, then a cancel that comes too late",
+	"firehose":            "100,000 deltas as fast as possible, for performance",
+	"async-long":          "long, submitted async: queued, running, then cancelled",
+	"async-dead-lettered": "a failed Responses turn submitted async: failed",
+	"postgres":            "a daemon that refuses its own cursors: verified",
+	"sync-handler-failed": "a sync turn whose handler dies: incomplete, no result",
 }
 
 func usage(fs *pflag.FlagSet, w io.Writer) {
@@ -66,7 +70,7 @@ Demo scenarios (--demo=NAME):
 		if d == "" {
 			d = sim.Describe(s)
 		}
-		writeWrapped(w, fmt.Sprintf("  %-18s ", s), d, 21)
+		writeWrapped(w, fmt.Sprintf("  %-20s ", s), d, 23)
 	}
 	fmt.Fprint(w, `
 Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
