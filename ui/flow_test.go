@@ -181,7 +181,7 @@ func TestFlowCancelConfirmed(t *testing.T) {
 	sc.waitText(t, "ls -la")
 	tm.Type("c")
 	prompt := sc.waitText(t, "Cancel action "+testAction)
-	if !strings.Contains(prompt, "cooperative stop") || !strings.Contains(prompt, "type the ID's last 4 characters, 2Z4A, then enter: [____]") ||
+	if !strings.Contains(prompt, "cooperative stop") || !strings.Contains(prompt, "type the ID's last 4 characters, 2Z4A, then enter: [····]") ||
 		!strings.Contains(prompt, "n/esc keep running") {
 		t.Errorf("the confirmation must name the action, say what a cancel is, and ask for the ID's last characters:\n%s", prompt)
 	}
@@ -199,7 +199,7 @@ func TestFlowCancelConfirmed(t *testing.T) {
 	tm.Send(keyMsg("backspace"))
 	tm.Send(keyMsg("backspace"))
 	tm.Type("2Z4")
-	sc.waitText(t, "[2Z4_]")
+	sc.waitText(t, "[2Z4·]")
 	tm.Type("A")
 	tm.Send(keyMsg("enter"))
 	sc.waitText(t, "CANCELLED")

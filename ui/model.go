@@ -73,7 +73,10 @@ type Model struct {
 	// stderr with a hint (issue 13: no dead full screen at start-up).
 	attached    bool
 	startFailed bool
-	cancelled   bool // the cancel request was sent (once)
+	// inlineShown: the start line was drawn; inlineCleared: the empty
+	// frame that erases it before the alt screen was drawn.
+	inlineShown, inlineCleared bool
+	cancelled                  bool // the cancel request was sent (once)
 
 	notice   string
 	noticeAt time.Time

@@ -153,3 +153,32 @@ func TestReplayTimesAreRecordingTimes(t *testing.T) {
 		t.Errorf("recorded tool duration missing:\n%s", scr)
 	}
 }
+
+// The start line is erased (one empty frame) before the alt screen, so it
+// is not left glued to the closing lines.
+func TestStartLineErasedBeforeFullScreen(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	if v := h.m.View(); v.AltScreen || v.Content == "" {
+		t.Fatal("no start line")
+	}
+	_, cmd := h.m.Update(status("streaming", false))
+	if cmd == nil {
+		t.Fatal("no command to draw the frame after the erasing one")
+	}
+	if v := h.m.View(); v.AltScreen || v.Content != "" {
+		t.Fatalf("first frame after attaching: alt %v %q, want the empty inline frame", v.AltScreen, v.Content)
+	}
+	if v := h.m.View(); !v.AltScreen {
+		t.Fatal("then the full screen")
+	}
+}
+
+// Issue 13 item 10: the header keeps the action ID at 40 columns.
+func TestHeaderKeepsTheActionIDWhenNarrow(t *testing.T) {
+	h := newHarness(t, 40, 12)
+	h.feed(chatToolsLive(h.f)...)
+	head := strings.SplitN(h.screen(), "\n", 2)[0]
+	if !strings.Contains(head, "2Z4A") || !strings.Contains(head, "act_") {
+		t.Errorf("header at 40 columns: %q", head)
+	}
+}

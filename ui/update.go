@@ -85,6 +85,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.startFailed = true
 		return m, tea.Quit
 	}
+	if m.attached && m.inlineShown && !m.inlineCleared {
+		cmds = append(cmds, tea.Tick(20*time.Millisecond, func(time.Time) tea.Msg { return redrawMsg{} }))
+	}
 	if !m.ticking && !m.idle() {
 		m.ticking = true
 		cmds = append(cmds, m.tick())
@@ -92,6 +95,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmds = append(cmds, m.markdownCmds()...)
 	return m, tea.Batch(cmds...)
 }
+
+// redrawMsg only asks for a frame (after the one that erased the start
+// line).
+type redrawMsg struct{}
 
 // idle: nothing on the screen changes with time any more (the run is over,
 // no notice is waiting to expire), so the clock tick stops.

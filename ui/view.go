@@ -20,6 +20,13 @@ func (m *Model) View() tea.View {
 	if !m.attached {
 		return m.startView()
 	}
+	if m.inlineShown && !m.inlineCleared {
+		// The start line was drawn on the normal screen: erase it with one
+		// empty frame before the alt screen, or it would still be there,
+		// glued to the closing lines, once the alt screen is gone.
+		m.inlineCleared = true
+		return tea.NewView("")
+	}
 	content := m.Render()
 	if m.viewHook != nil {
 		m.viewHook(content)
@@ -46,6 +53,7 @@ func (m *Model) startView() tea.View {
 	if m.startFailed || m.width <= 0 {
 		return tea.NewView("")
 	}
+	m.inlineShown = true
 	return tea.NewView(render.Truncate(m.startLine(), m.width, "…"))
 }
 
@@ -179,9 +187,17 @@ func (m *Model) headerLine() string {
 	default:
 		op = "…"
 	}
+	right := st.HeaderDim.Render("elapsed ") + render.Duration(m.elapsed())
+	rw := render.Width(right)
+	// The action ID goes last, and shortened in the middle (its last
+	// characters confirm a cancel) rather than dropped.
+	id := render.Line(a.ID)
+	if avail := max(w-rw-1, 1); render.Width(id) > avail {
+		id = render.Short(id, avail)
+	}
 	segs := []segment{
-		{st.Header.Render("aipwatch"), 10},
-		{st.Header.Render(render.Line(a.ID)), 9},
+		{st.Header.Render("aipwatch"), 7},
+		{st.Header.Render(id), 10},
 		{render.Line(op), 8},
 	}
 	if ep := a.Endpoint(); ep != "" {
@@ -192,8 +208,6 @@ func (m *Model) headerLine() string {
 	} else if id := a.Chat().CompletionID; id != "" {
 		segs = append(segs, segment{m.shortID(id, 40), 3})
 	}
-	right := st.HeaderDim.Render("elapsed ") + render.Duration(m.elapsed())
-	rw := render.Width(right)
 	left := fitSegments(segs, st.HeaderDim.Render(" · "), max(w-rw-1, 1))
 	gap := max(w-render.Width(left)-rw, 1)
 	return render.Truncate(left+strings.Repeat(" ", gap)+right, w, "")
@@ -614,7 +628,7 @@ func (m *Model) promptLines() []string {
 	}
 	word := render.Line(m.confirmWord())
 	typed := render.Line(m.confirmInput)
-	field := "[" + typed + strings.Repeat("_", max(len([]rune(word))-len([]rune(typed)), 0)) + "]"
+	field := "[" + typed + strings.Repeat("·", max(len([]rune(word))-len([]rune(typed)), 0)) + "]"
 	ask := fmt.Sprintf("To send it, type the ID's last %d characters, %s, then enter: %s", len([]rune(word)), word, field)
 	if m.confirmBad {
 		ask += "  (does not match)"
