@@ -17,9 +17,13 @@ install:
 test:
 	$(GO) test -race $(PKGS)
 
-# The live demo on the built-in simulator.
+# The live demo on the built-in simulator. The first build downloads and
+# compiles the dependencies (a minute or two on a small machine): say so,
+# and show the packages as they build, instead of a silent wait.
 demo:
-	$(GO) run . --demo
+	@echo "building aipwatch (the first build takes a minute or two; later ones are quick)…"
+	$(GO) build -v -o $(BIN) .
+	$(BIN) --demo
 
 # Benchmarks, one table (ratios against references measured in the same run).
 bench:

@@ -37,6 +37,7 @@ type Context struct {
 	Markdown bool // markdown rendering is on
 	Search   bool // a search is active: n / N move between matches, esc clears it
 	Replay   bool // a --replay: there is no live action to cancel
+	Retrying bool // waiting before the next try to reach aipd: ctrl+r retries now
 }
 
 // KeyMap is every binding. Use Default, then For to get the help for a
@@ -52,6 +53,7 @@ type KeyMap struct {
 	Search, SearchNext, SearchPrev, SearchClear  key.Binding // search
 	SearchGo, SearchCancel                       key.Binding // the query line
 	Export                                       key.Binding
+	RetryNow                                     key.Binding // while reconnecting
 
 	ctx Context
 }
@@ -96,6 +98,7 @@ func Default() KeyMap {
 		SearchGo:     b("enter", "find", "enter"),
 		SearchCancel: b("esc", "cancel", "esc"),
 		Export:       b("e", "export markdown", "e"),
+		RetryNow:     b("ctrl+r", "retry now", "ctrl+r"),
 	}
 }
 
@@ -130,6 +133,7 @@ func (k KeyMap) For(c Context) KeyMap {
 	if c.Search {
 		k.Search.SetHelp("/", "new search")
 	}
+	k.RetryNow.SetEnabled(c.Retrying)
 	k.Tools.SetEnabled(c.HasTools)
 	k.Raw.SetEnabled(!c.Redact)
 	k.Copy.SetEnabled(!c.Redact)
@@ -170,6 +174,7 @@ func (k KeyMap) short() ([]key.Binding, []int) {
 			out, prio = append(out, b), append(prio, p)
 		}
 	}
+	add(k.RetryNow, 9)
 	if k.ctx.Paused {
 		add(short(k.Bottom, "G", "follow"), 9)
 	}
@@ -235,7 +240,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		enabled(k.Top, k.Bottom, k.Next, k.Prev, k.Toggle),
 		enabled(k.Tools, k.Markdown, k.Plain, k.Raw, k.Copy, k.Log),
 		enabled(k.Search, k.SearchNext, k.SearchPrev, k.SearchClear, k.Export),
-		enabled(k.Cancel, k.Help, k.Quit),
+		enabled(k.Cancel, k.RetryNow, k.Help, k.Quit),
 	}
 }
 

@@ -213,6 +213,7 @@ func (m *Model) keyContext() keys.Context {
 		Markdown: m.markdown,
 		Search:   m.searching(),
 		Replay:   m.opts.Replay,
+		Retrying: m.conn.phase == connReconnecting,
 	}
 }
 

@@ -182,3 +182,28 @@ func TestHeaderKeepsTheActionIDWhenNarrow(t *testing.T) {
 		t.Errorf("header at 40 columns: %q", head)
 	}
 }
+
+// Also expected by operators: a "retry now" key while reconnecting. It ends
+// the backend's wait (stream.WithRetryNow) and says so.
+func TestRetryNowWakesTheBackend(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.feed(chatToolsLive(h.f)...)
+	h.feed(stream.ReconnectingMsg{Attempt: 3, Wait: 8 * time.Second, Cause: "connection refused"})
+	if !strings.Contains(h.screen(), "ctrl+r retry now") {
+		t.Errorf("no retry-now hint while reconnecting:\n%s", h.screen())
+	}
+	wake := h.m.run.wake
+	_, cmd := h.m.Update(tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl})
+	if cmd == nil {
+		t.Fatal("ctrl+r sent nothing")
+	}
+	cmd()
+	select {
+	case <-wake:
+	default:
+		t.Fatal("the backend's wait was not woken")
+	}
+	if !strings.Contains(h.m.notice, "retrying now") || !strings.Contains(h.screen(), "next try now") {
+		t.Errorf("notice %q\n%s", h.m.notice, h.screen())
+	}
+}

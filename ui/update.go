@@ -328,6 +328,14 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.stepMatch(-1)
 	case key.Matches(msg, k.Export):
 		return m.exportCmd()
+	case key.Matches(msg, k.RetryNow):
+		if m.conn.phase != connReconnecting {
+			m.setNotice("connected: nothing to retry", false)
+			return nil
+		}
+		m.conn.wait = 0 // the status bar says "next try now"
+		m.setNotice("retrying now", true)
+		return m.run.retryNowCmd()
 	case key.Matches(msg, k.Cancel):
 		switch {
 		case m.opts.Replay:

@@ -71,6 +71,7 @@ func (m *Model) startLine() string {
 		if c := m.conn.cause; c != "" {
 			s += ": " + render.Untrusted(c, m.opts.Redact)
 		}
+		return s + st.Dim.Render(" · ctrl+r retries now · ctrl+c stops")
 	}
 	return s + st.Dim.Render(" · ctrl+c stops")
 }
