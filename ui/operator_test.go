@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"aipwatch/model"
 	"aipwatch/stream"
 )
 
@@ -205,5 +206,22 @@ func TestRetryNowWakesTheBackend(t *testing.T) {
 	}
 	if !strings.Contains(h.m.notice, "retrying now") || !strings.Contains(h.screen(), "next try now") {
 		t.Errorf("notice %q\n%s", h.m.notice, h.screen())
+	}
+}
+
+// A synchronous action's record is written when it settles: its started_at
+// equals its completed_at. The elapsed time is then the watched span, not 0.
+func TestElapsedOfASyncRecordWrittenAtSettle(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.feed(chatToolsLive(h.f)...)
+	end := t0.Add(6 * time.Second)
+	h.at(6 * time.Second)
+	st := status(model.StateCompleted, true)
+	st.Status.StartedAt = end.Format(time.RFC3339Nano)
+	st.Status.CompletedAt = end.Format(time.RFC3339Nano)
+	h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
+	h.feed(st)
+	if e := h.m.elapsed(); e < 5*time.Second {
+		t.Errorf("elapsed %v, want the ~6s watched", e)
 	}
 }

@@ -261,7 +261,10 @@ func (m *Model) elapsed() time.Duration {
 	}
 	var end time.Time
 	if s := m.action.Status; s != nil {
-		if t, ok := m.times.parse(0, s.StartedAt); ok {
+		// The earlier of aipd's started_at and when this viewer began: a
+		// synchronous action's record is written when it settles, so its
+		// started_at can be later than the stream that was watched.
+		if t, ok := m.times.parse(0, s.StartedAt); ok && t.Before(start) {
 			start = t
 		}
 		if t, ok := m.times.parse(1, s.CompletedAt); ok && m.action.Settled() {
