@@ -27,6 +27,7 @@ type options struct {
 	reason            string
 	redact            bool
 	noColor           bool
+	timestamps        bool
 	demo              string
 	cacert            string
 	allowInsecureHTTP bool
@@ -62,6 +63,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.cancel, "cancel", false, "send explicit cancellation once attached, then follow to the end")
 	fs.StringVar(&o.reason, "reason", defaultReason, "cancellation reason `TEXT` (default \""+defaultReason+"\")")
 	fs.BoolVar(&o.redact, "redact", false, "mask prompts, outputs, tool arguments and results, provider IDs and error details")
+	fs.BoolVar(&o.timestamps, "timestamps", false, "plain: start each status line with its time; jsonl: add \"at\" to each object (the TUI toggles times with T)")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colour (also when NO_COLOR is set or the output is not a terminal)")
 	fs.StringVar(&o.demo, "demo", "", "follow a scripted action on the built-in simulator (`SCENARIO`s below; default chat-tools)")
 	fs.Lookup("demo").NoOptDefVal = "chat-tools"

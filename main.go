@@ -217,9 +217,10 @@ func writePrivate(path string, b []byte) error { return safe.WritePrivate(path, 
 func runLines(ctx context.Context, o *options, mode string, client record.Runner, stdout, stderr io.Writer) (*model.Action, int) {
 	a := model.NewAction(o.actionID)
 	a.SetRawCap(o.rawCap())
-	var p output.Printer = output.NewPlain(stdout, output.Options{Redact: o.redact})
+	popts := output.Options{Redact: o.redact, Timestamps: o.timestamps}
+	var p output.Printer = output.NewPlain(stdout, popts)
 	if mode == "jsonl" {
-		p = output.NewJSONL(stdout, output.Options{Redact: o.redact})
+		p = output.NewJSONL(stdout, popts)
 	}
 	var (
 		mu         sync.Mutex // the model and the printer have one owner at a time

@@ -62,6 +62,9 @@ func resumeCommand(o *options, cursor string) string {
 	if o.noColor {
 		parts = append(parts, "--no-color")
 	}
+	if o.timestamps {
+		parts = append(parts, "--timestamps")
+	}
 	path("--record", o.record)
 	if o.rawCapMiB != defaultRawCapMiB {
 		parts = append(parts, "--raw-cap-mib", strconv.Itoa(o.rawCapMiB))

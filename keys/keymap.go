@@ -54,6 +54,7 @@ type KeyMap struct {
 	SearchGo, SearchCancel                       key.Binding // the query line
 	Export                                       key.Binding
 	RetryNow                                     key.Binding // while reconnecting
+	Times, Wrap                                  key.Binding // timestamps, wrapping
 
 	ctx Context
 }
@@ -99,6 +100,8 @@ func Default() KeyMap {
 		SearchCancel: b("esc", "cancel", "esc"),
 		Export:       b("e", "export markdown", "e"),
 		RetryNow:     b("ctrl+r", "retry now", "ctrl+r"),
+		Times:        b("T", "timestamps", "T"),
+		Wrap:         b("w", "wrap on/off", "w"),
 	}
 }
 
@@ -238,7 +241,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		enabled(k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown),
 		enabled(k.Top, k.Bottom, k.Next, k.Prev, k.Toggle),
-		enabled(k.Tools, k.Markdown, k.Plain, k.Raw, k.Copy, k.Log),
+		enabled(k.Tools, k.Markdown, k.Plain, k.Times, k.Wrap, k.Raw, k.Copy, k.Log),
 		enabled(k.Search, k.SearchNext, k.SearchPrev, k.SearchClear, k.Export),
 		enabled(k.Cancel, k.RetryNow, k.Help, k.Quit),
 	}

@@ -70,3 +70,15 @@ func (a *Action) ToolDuration(t *Tool, now time.Time) time.Duration {
 	}
 	return t.Duration(now)
 }
+
+// SeqTime is when a chunk happened: aipd's occurred_at when its event was
+// read, else when aipwatch received it.
+func (a *Action) SeqTime(seq uint64) (time.Time, bool) {
+	if t, ok := a.Occurred(seq); ok {
+		return t, true
+	}
+	if c, ok := a.chunks[seq]; ok && !c.ReceivedAt.IsZero() {
+		return c.ReceivedAt, true
+	}
+	return time.Time{}, false
+}

@@ -69,3 +69,31 @@ func TestJSONLVerdictCarriesDetail(t *testing.T) {
 		}
 	}
 }
+
+// Also expected by operators: timestamps, an option in plain and a field in
+// jsonl (not in the verdict object, whose keys are fixed).
+func TestTimestamps(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 3, 250e6, time.Local)
+	opts := Options{Timestamps: true, Now: func() time.Time { return at }}
+	var buf bytes.Buffer
+	drive(NewPlain(&buf, opts), chatTurn(time.Unix(0, 0)))
+	// Status lines carry the time; the verdict line stays "verdict: …" for
+	// scripts that read the last line.
+	if !strings.Contains(buf.String(), "10:00:03.250 connected\n") ||
+		!strings.Contains(buf.String(), "10:00:03.250 tool 💻 terminal (ls -la): running\n") ||
+		!strings.Contains(buf.String(), "\nverdict: verified") {
+		t.Errorf("plain with timestamps:\n%s", buf.String())
+	}
+	buf.Reset()
+	drive(NewJSONL(&buf, opts), chatTurn(time.Unix(0, 0)))
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	for _, l := range lines[:len(lines)-1] {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m["at"] != at.Format(time.RFC3339Nano) {
+			t.Errorf("jsonl line without at: %s", l)
+		}
+	}
+	if strings.Contains(lines[len(lines)-1], `"at"`) {
+		t.Errorf("the verdict object got an at key: %s", lines[len(lines)-1])
+	}
+}

@@ -224,6 +224,9 @@ func (p *Plain) endLine() {
 // streaming.
 func (p *Plain) line(format safe.Lit, args ...any) {
 	p.endLine()
+	if p.opts.Timestamps { // our own clock's digits: nothing untrusted
+		p.w.WriteString(p.opts.now().Format("15:04:05.000 "))
+	}
 	p.w.WriteString(safe.Sprintf(format, args...).String())
 	p.w.WriteString("\n")
 	p.started = false

@@ -1,6 +1,8 @@
 package output
 
 import (
+	"time"
+
 	"aipwatch/model"
 	"aipwatch/safe"
 	"aipwatch/stream"
@@ -17,6 +19,18 @@ type Printer interface {
 // Options shape both printers.
 type Options struct {
 	Redact bool
+	// Timestamps (--timestamps): plain starts each status line with the
+	// local time it was printed (15:04:05.000), jsonl adds "at" (RFC 3339)
+	// to every object but the verdict, whose keys are fixed.
+	Timestamps bool
+	Now        func() time.Time // nil = time.Now
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
 }
 
 // RedactRecord masks the content fields of a verdict object (contract §1

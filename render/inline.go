@@ -155,7 +155,7 @@ func (t *Transcript) inlineToolLine(tool *model.Tool) string {
 	default:
 		s += st.Dim.Render(" · " + safe.Line(tool.Status))
 	}
-	return Truncate(s, o.Width, "…")
+	return Truncate(s+t.stamp(tool.FirstSeq), o.Width, "…")
 }
 
 // stripANSI drops SGR sequences a markdown render may have put around

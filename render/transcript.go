@@ -17,6 +17,8 @@ type Options struct {
 	Redact       bool // --redact: mask every untrusted content string
 	CollapseOver int  // finished non-message items longer than this start collapsed (0 = 10)
 	Settled      bool // the action settled: an item still open will not grow any more
+	Timestamps   bool // item headings and inline tools show when they started (local time)
+	NoWrap       bool // long lines of text are cut at the width (with …) instead of wrapped
 }
 
 // MaxAnomalies is how many anomalies the transcript lists; the rest are
@@ -116,6 +118,8 @@ type cacheKey struct {
 	plain    bool
 	redact   bool
 	settled  bool
+	stamps   bool
+	nowrap   bool
 	mdReady  bool
 	text     string
 	tools    uint64 // toolsDigest of the inline tools

@@ -57,6 +57,8 @@ type Model struct {
 	showHelp     bool
 	markdown     bool
 	plain        bool
+	stamps       bool // T: timestamps on item headings and inline tools
+	nowrap       bool // w: cut long lines instead of wrapping them
 
 	raw rawView
 

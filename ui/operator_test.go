@@ -225,3 +225,33 @@ func TestElapsedOfASyncRecordWrittenAtSettle(t *testing.T) {
 		t.Errorf("elapsed %v, want the ~6s watched", e)
 	}
 }
+
+// Also expected by operators: a timestamps toggle (T) and a wrap toggle (w).
+func TestTimestampsAndWrapToggles(t *testing.T) {
+	h := newHarness(t, 60, 30)
+	h.feed(chatToolsLive(h.f)...)
+	stamp := t0.Add(400 * time.Millisecond).Local().Format("15:04:05") // the role chunk
+	if strings.Contains(h.screen(), "· "+stamp) {
+		t.Fatal("timestamps shown before T")
+	}
+	h.press("T")
+	scr := h.screen()
+	if !strings.Contains(scr, "● assistant · streaming… · "+stamp) {
+		t.Errorf("T: no time on the message heading (%s):\n%s", stamp, scr)
+	}
+	if !strings.Contains(scr, "⟶ 💻 terminal ls -la · ✓ completed 1.1s · ") {
+		t.Errorf("T: no time on the inline tool:\n%s", scr)
+	}
+	h.press("T")
+	h = newHarness(t, 32, 30)
+	h.feed(chatToolsLive(h.f)...)
+	wrapped := h.m.tr.Len()
+	h.press("w")
+	if h.m.tr.Len() >= wrapped || !strings.Contains(h.screen(), "…") {
+		t.Errorf("w: %d lines (wrapped %d), want fewer, cut with …:\n%s", h.m.tr.Len(), wrapped, h.screen())
+	}
+	h.press("w")
+	if h.m.tr.Len() != wrapped {
+		t.Errorf("w again: %d lines, want %d", h.m.tr.Len(), wrapped)
+	}
+}

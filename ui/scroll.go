@@ -52,11 +52,13 @@ func (m *Model) layout() layout {
 func (m *Model) renderOptions() render.Options {
 	l := m.layout()
 	return render.Options{
-		Width:    max(m.width-l.gutter, 10),
-		Markdown: m.markdown && !m.plain,
-		Plain:    m.plain,
-		Redact:   m.opts.Redact,
-		Settled:  m.action.Settled(),
+		Width:      max(m.width-l.gutter, 10),
+		Markdown:   m.markdown && !m.plain,
+		Plain:      m.plain,
+		Redact:     m.opts.Redact,
+		Settled:    m.action.Settled(),
+		Timestamps: m.stamps,
+		NoWrap:     m.nowrap,
 	}
 }
 

@@ -314,6 +314,15 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Plain):
 		m.plain = !m.plain
 		m.resize(m.width, m.height)
+	case key.Matches(msg, k.Times):
+		m.stamps = !m.stamps
+		m.resize(m.width, m.height)
+	case key.Matches(msg, k.Wrap):
+		m.nowrap = !m.nowrap
+		if m.nowrap {
+			m.setNotice("wrap off: long lines are cut (…); w wraps again", true)
+		}
+		m.resize(m.width, m.height)
 	case key.Matches(msg, k.Raw):
 		m.openRaw()
 	case key.Matches(msg, k.Log):
