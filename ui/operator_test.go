@@ -255,3 +255,20 @@ func TestTimestampsAndWrapToggles(t *testing.T) {
 		t.Errorf("w again: %d lines, want %d", h.m.tr.Len(), wrapped)
 	}
 }
+
+// Issue 13 item 10: search starts from the view, not from the top.
+func TestSearchStartsFromTheView(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	f := h.f
+	text := "needle at the top\n\n" + longText(30) + "\n\nneedle further down\n\n" + longText(30)
+	h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1}, f.batch(f.role()), f.batch(f.deltas(text)...))
+	h.press("g")
+	for i := 0; i < 40; i++ {
+		h.press("j")
+	}
+	top := h.m.top
+	h.typeQuery("needle").press("enter")
+	if cur := h.m.currentMatch(); cur != 1 {
+		t.Fatalf("current match %d after searching from line %d, want 1 (the one below the view's top)", cur, top)
+	}
+}
