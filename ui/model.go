@@ -57,6 +57,7 @@ type Model struct {
 	showHelp     bool
 	markdown     bool
 	plain        bool
+	helpTop      int  // first row of the ? overlay when it scrolls
 	stamps       bool // T: timestamps on item headings and inline tools
 	nowrap       bool // w: cut long lines instead of wrapping them
 

@@ -272,3 +272,28 @@ func TestSearchStartsFromTheView(t *testing.T) {
 		t.Fatalf("current match %d after searching from line %d, want 1 (the one below the view's top)", cur, top)
 	}
 }
+
+// Issue 13 item 10: at 40x12 the ? overlay is longer than the screen: it
+// scrolls, and says so.
+func TestHelpOverlayScrollsWhenSmall(t *testing.T) {
+	h := newHarness(t, 40, 12)
+	h.feed(chatToolsLive(h.f)...)
+	h.press("?")
+	scr := h.screen()
+	if !strings.Contains(scr, "↑↓ scroll · ? closes") || strings.Contains(scr, "detach (keeps running)") {
+		t.Fatalf("small ? overlay:\n%s", scr)
+	}
+	top := h.m.top
+	h.press("pgdown", "pgdown", "pgdown", "pgdown")
+	scr = h.screen()
+	if !strings.Contains(scr, "detach (keeps running)") || h.m.top != top {
+		t.Errorf("the overlay did not scroll to its end (or the transcript moved):\n%s", scr)
+	}
+	if n := len(strings.Split(scr, "\n")); n > 12 {
+		t.Errorf("%d rows on a 12-row screen", n)
+	}
+	h.press("?", "?")
+	if !strings.Contains(h.screen(), "scroll up") {
+		t.Error("reopening starts at the top")
+	}
+}

@@ -31,7 +31,7 @@ func (m *Model) layout() layout {
 		l.gutter = 0
 	}
 	if m.showHelp {
-		l.help = len(m.helpLines())
+		l.help = min(len(m.helpLines()), m.helpRoom())
 	}
 	if m.mode == keys.Confirm {
 		l.prompt = len(m.promptLines())
@@ -46,6 +46,24 @@ func (m *Model) layout() layout {
 	}
 	l.body = max(rest-l.tools, 1)
 	return l
+}
+
+// helpRoom is how many rows the ? overlay may take: all but the header,
+// the rule, the status lines and one row of transcript. A longer overlay
+// scrolls (helpTop) with the scroll keys.
+func (m *Model) helpRoom() int {
+	return max(m.height-headerRows-ruleRows-statusRows-1, 1)
+}
+
+// helpOverflows: the ? overlay is open and longer than its room.
+func (m *Model) helpOverflows() bool {
+	return m.showHelp && len(m.helpLines()) > m.helpRoom()
+}
+
+// scrollHelp moves the ? overlay's window by d rows.
+func (m *Model) scrollHelp(d int) {
+	n, room := len(m.helpLines()), m.helpRoom()
+	m.helpTop = min(max(m.helpTop+d, 0), max(n-(room-1), 0))
 }
 
 // renderOptions are the transcript options for the current state.

@@ -270,6 +270,22 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 
 	body := m.layout().body
+	if m.helpOverflows() { // the scroll keys scroll the ? overlay
+		switch {
+		case key.Matches(msg, k.Up):
+			m.scrollHelp(-1)
+			return nil
+		case key.Matches(msg, k.Down):
+			m.scrollHelp(1)
+			return nil
+		case key.Matches(msg, k.PageUp):
+			m.scrollHelp(-m.helpRoom())
+			return nil
+		case key.Matches(msg, k.PageDown):
+			m.scrollHelp(m.helpRoom())
+			return nil
+		}
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
@@ -296,7 +312,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Toggle):
 		m.toggleFocused()
 	case key.Matches(msg, k.Help):
-		m.showHelp = !m.showHelp
+		m.showHelp, m.helpTop = !m.showHelp, 0
 		m.relayout()
 	case key.Matches(msg, k.Tools):
 		if len(m.action.Tools()) == 0 {

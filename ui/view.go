@@ -650,7 +650,17 @@ func (m *Model) helpRows() []string {
 		return []string{line}
 	}
 	if m.showHelp {
-		return m.helpLines()
+		lines := m.helpLines()
+		room := m.helpRoom()
+		if len(lines) <= room {
+			return lines
+		}
+		// Too long for the screen: a window, and a line that says so.
+		top := min(m.helpTop, max(len(lines)-(room-1), 0))
+		end := min(top+room-1, len(lines))
+		out := append(lines[top:end:end], render.Truncate(m.st.Dim.Render(
+			fmt.Sprintf("keys %d–%d of %d · ↑↓ scroll · ? closes", top+1, end, len(lines))), m.width, "…"))
+		return out
 	}
 	if m.notice != "" && m.mode == keys.Normal {
 		s := m.st.Warn
