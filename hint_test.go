@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,5 +43,24 @@ func TestStartupErrorHasAHintOnStderr(t *testing.T) {
 			strings.Contains(out, "hint:") || !strings.Contains(out, "connection refused") {
 			t.Errorf("%s: exit %d\nstdout %s\nstderr %s", mode, code, out, errOut)
 		}
+	}
+}
+
+// Issue 13 item 10: an --export path that cannot be written fails before
+// the run (exit 1 at once), and a good one leaves no file before the end.
+func TestExportPathCheckedFirst(t *testing.T) {
+	code, _, errOut := runCLI(t, "--demo=chat-tools", "--output", "plain", "--export", "/nonexistent-dir/x.md")
+	if code != 1 || !strings.Contains(errOut, "--export") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(errOut, "connected") {
+		t.Error("the run started before the export path was checked")
+	}
+	p := filepath.Join(t.TempDir(), "ok.md")
+	if err := checkExportPath(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Error("the check left a file behind")
 	}
 }

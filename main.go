@@ -100,6 +100,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			mode = "tui"
 		}
 	}
+	if err := checkExportPath(o.export); err != nil {
+		return fail(o, stdout, stderr, err)
+	}
 	runner, finish, err := newRunner(o, mode, stderr)
 	if err != nil {
 		return fail(o, stdout, stderr, err)
@@ -207,6 +210,25 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 		return errors.Join(errs...)
 	}
 	return runner, finish, nil
+}
+
+// checkExportPath fails before the run, not after it, when --export names
+// a file that cannot be written: a verified run must not end in exit 1
+// because of a typo in a path. It leaves no file behind.
+func checkExportPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	_, statErr := os.Lstat(path)
+	f, err := safe.OpenPrivate(path, os.O_WRONLY|os.O_CREATE)
+	if err != nil {
+		return fmt.Errorf("--export: %w", err)
+	}
+	f.Close()
+	if os.IsNotExist(statErr) {
+		os.Remove(path)
+	}
+	return nil
 }
 
 // writePrivate writes a file only its owner can read (exports hold model
