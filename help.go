@@ -35,6 +35,7 @@ var demoHelp = map[string]string{
 	"async-dead-lettered": "a failed Responses turn submitted async: failed",
 	"postgres":            "a daemon that refuses its own cursors: verified",
 	"sync-handler-failed": "a sync turn whose handler dies: incomplete, no result",
+	"console":             "the console on a simulated daemon with several actions",
 }
 
 func usage(fs *pflag.FlagSet, w io.Writer) {
@@ -44,6 +45,8 @@ that resumes.
 
 Usage:
   aipwatch [flags] ACTION_ID   follow one action: live, or review once finished
+  aipwatch [flags]             on a terminal: the console (a live action list)
+  aipwatch ls [flags]          list actions (aipwatch ls --help)
   aipwatch --demo[=SCENARIO]   follow a scripted action on a built-in simulator
   aipwatch --replay FILE       review a recording made with --record, offline
 
@@ -65,7 +68,7 @@ Examples:
 
 Demo scenarios (--demo=NAME):
 `)
-	for _, s := range sim.Scenarios() {
+	for _, s := range append(sim.Scenarios(), demoConsole) {
 		d := demoHelp[s]
 		if d == "" {
 			d = sim.Describe(s)

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-func chunkEvent(action string, seq uint64, at time.Time) Event {
+func chunkOccurredEvent(action string, seq uint64, at time.Time) Event {
 	return Event{ID: fmt.Sprintf("evt_stream_%d", seq), Kind: chunkEventKind, OccurredAt: at.Format(time.RFC3339Nano),
 		ActionID: action, Data: []byte(fmt.Sprintf(`{"action_id":%q, "sequence" : %d,"kind":"data"}`, action, seq))}
 }
@@ -22,7 +22,7 @@ func TestToolDurationFromEventTimes(t *testing.T) {
 
 	a := NewAction(act)
 	for i, c := range chunks { // all read at once, as in a review
-		a.IngestEvent(chunkEvent(act, c.Sequence, base.Add(time.Duration(i)*1500*time.Millisecond)))
+		a.IngestEvent(chunkOccurredEvent(act, c.Sequence, base.Add(time.Duration(i)*1500*time.Millisecond)))
 		a.IngestChunk(c, base.Add(time.Hour))
 	}
 	tools := a.Tools()
