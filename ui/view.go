@@ -480,6 +480,8 @@ func (m *Model) badgeWord() string {
 		return render.WordReconnecting
 	case m.conn.phase == connConnecting && !m.review && m.action.ChunkCount() == 0 && !m.runDone:
 		return render.WordConnecting
+	case m.review && v.Word == model.LiveFollowing:
+		return render.WordReading // "following" means live, nothing else
 	}
 	return v.Word
 }
@@ -520,7 +522,7 @@ func (m *Model) statusLine() string {
 		detail = append(detail, "reading the action status")
 	case word == model.LiveAwaitingResult:
 		detail = append(detail, "stream terminal seen: draining, then reading the result")
-	case word == model.LiveFollowing:
+	case word == model.LiveFollowing || word == render.WordReading:
 		switch {
 		case m.opts.Replay:
 			detail = append(detail, "replaying a recording")
