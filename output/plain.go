@@ -224,8 +224,8 @@ func (p *Plain) endLine() {
 // streaming.
 func (p *Plain) line(format safe.Lit, args ...any) {
 	p.endLine()
-	if p.opts.Timestamps { // our own clock's digits: nothing untrusted
-		p.w.WriteString(p.opts.now().Format("15:04:05.000 "))
+	if p.opts.Timestamps { // our own clock's digits
+		p.w.WriteString(safe.L(p.opts.now().Format("15:04:05.000 ")).String())
 	}
 	p.w.WriteString(safe.Sprintf(format, args...).String())
 	p.w.WriteString("\n")
