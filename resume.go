@@ -13,15 +13,13 @@ import (
 
 // detachMessage says that the action keeps running and how to resume
 // (contract §2.8). A demo's simulator dies with aipwatch, so a demo gets
-// the command that starts it again instead; a replay has nothing running.
+// the command that starts it again instead. A replay cut mid-stream gets
+// the command that follows the recorded action on the recorded daemon.
 func detachMessage(o *options, a *model.Action) string {
 	switch {
 	case o.demo != "":
 		return "aipwatch stopped watching the demo; its built-in simulator stopped with it, so there is nothing to resume.\n" +
 			"run the demo again with: " + safe.Line(invokedAs()+" --demo="+shellQuote(o.demo)) + "\n"
-	case o.replay != "":
-		return "aipwatch stopped the replay; the recording is unchanged.\n" +
-			"replay it again with: " + safe.Line(invokedAs()+" --replay "+shellQuote(absPath(o.replay))) + "\n"
 	}
 	first := "aipwatch stopped watching; the action keeps running (quitting is not cancellation).\n"
 	if a.Ended() {
