@@ -1,20 +1,29 @@
-# aipwatch: every target a newcomer needs. Go is the only requirement.
+# aipwatch: every target a newcomer needs. Go builds it; make test (-race) also
+# needs cgo and a C compiler (gcc or clang).
 GO      ?= go
 BIN     ?= bin/aipwatch
 PKGS    := ./...
 
-.PHONY: build test demo bench lint e2e fuzz clean
+.PHONY: build install test demo bench lint e2e fuzz clean
 
 build:
 	$(GO) build -o $(BIN) .
+
+# aipwatch into $(go env GOBIN), else $(go env GOPATH)/bin: put that on PATH.
+install:
+	$(GO) install .
 
 # The test command (README and .ci/run use exactly this).
 test:
 	$(GO) test -race $(PKGS)
 
-# The live demo on the built-in simulator.
+# The live demo on the built-in simulator. The first build downloads and
+# compiles the dependencies (a minute or two on a small machine): say so,
+# and show the packages as they build, instead of a silent wait.
 demo:
-	$(GO) run . --demo
+	@echo "building aipwatch (the first build takes a minute or two; later ones are quick)…"
+	$(GO) build -v -o $(BIN) .
+	$(BIN) --demo
 
 # Benchmarks, one table (ratios against references measured in the same run).
 bench:

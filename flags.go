@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"aipwatch/output"
+	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
 )
@@ -26,6 +27,7 @@ type options struct {
 	reason            string
 	redact            bool
 	noColor           bool
+	timestamps        bool
 	demo              string
 	cacert            string
 	allowInsecureHTTP bool
@@ -47,58 +49,36 @@ type options struct {
 
 const defaultReason = "cancelled by an operator from aipwatch"
 
+// defaultRawCapMiB is --raw-cap-mib when not given.
+const defaultRawCapMiB = 64
+
 func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("aipwatch", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
-	fs.StringVar(&o.url, "url", "", "base URL of aipd (default $AIP_URL, else http://127.0.0.1:8080)")
-	fs.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token, trailing newline trimmed\n(default $AIP_TOKEN_FILE, else $GETAIP_NATIVE_BEARER_TOKEN_FILE; else the token itself in $AIP_TOKEN;\nnone = no Authorization header)")
-	fs.StringVar(&o.cursor, "cursor", "", "start following from this cursor (an aev_cursor_… printed by a detached run)")
-	fs.StringVar(&o.output, "output", "", "interface: tui, plain or jsonl (default tui on a terminal, else plain)")
+	fs.StringVar(&o.url, "url", "", "base `URL` of aipd, with http:// or https:// (default $AIP_URL, else http://127.0.0.1:8080)")
+	fs.StringVar(&o.tokenFile, "token-file", "", "`FILE` holding the bearer token (default $AIP_TOKEN_FILE, else $GETAIP_NATIVE_BEARER_TOKEN_FILE, else the token itself in $AIP_TOKEN; none: no Authorization header)")
+	fs.StringVar(&o.cursor, "cursor", "", "start from this `CURSOR` (the one a detached run printed)")
+	fs.StringVar(&o.output, "output", "", "`MODE`: tui, plain or jsonl (default tui on a terminal, else plain)")
 	fs.BoolVar(&o.cancel, "cancel", false, "send explicit cancellation once attached, then follow to the end")
-	fs.StringVar(&o.reason, "reason", defaultReason, "cancellation reason sent with the cancel request")
+	fs.StringVar(&o.reason, "reason", defaultReason, "cancellation reason `TEXT` (default \""+defaultReason+"\")")
 	fs.BoolVar(&o.redact, "redact", false, "mask prompts, outputs, tool arguments and results, provider IDs and error details")
+	fs.BoolVar(&o.timestamps, "timestamps", false, "plain: start each status line with its time; jsonl: add \"at\" to each object (the TUI toggles times with T)")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colour (also when NO_COLOR is set or the output is not a terminal)")
-	fs.StringVar(&o.demo, "demo", "", "follow a scripted action on the built-in simulator: "+strings.Join(sim.Scenarios(), ", "))
+	fs.StringVar(&o.demo, "demo", "", "follow a scripted action on the built-in simulator (`SCENARIO`s below; default chat-tools)")
 	fs.Lookup("demo").NoOptDefVal = "chat-tools"
-	fs.StringVar(&o.cacert, "cacert", "", "PEM file of the CA that signed aipd's certificate (private CA)")
+	fs.StringVar(&o.cacert, "cacert", "", "PEM `FILE` of the private CA that signed aipd's certificate")
 	fs.BoolVar(&o.allowInsecureHTTP, "allow-insecure-http", false, "allow plain http:// to a host that is not loopback (the token then crosses the network in clear)")
-	fs.StringVar(&o.record, "record", "", "append every received frame, connection change and the final result to FILE (JSONL, mode 0600)")
-	fs.StringVar(&o.replay, "replay", "", "review a recording made with --record, with no network")
-	fs.Float64Var(&o.speed, "speed", 0, "with --replay: replay in recorded time divided by N (0 = instant)")
-	fs.StringVar(&o.export, "export", "", "write the transcript as Markdown to FILE when the run ends (any output mode)")
-	fs.IntVar(&o.rawCapMiB, "raw-cap-mib", 64, "keep at most N MiB of raw frames for diagnostics (r); beyond it the oldest are dropped\nwith a notice, never text or verdict evidence (0 = keep all)")
-	fs.DurationVar(&o.appearTimeout, "appear-timeout", stream.DefaultAppearTimeout, "how long to wait for an action aipd has no record of yet\n(a synchronous action has none until it settles) to show its first event")
-	fs.DurationVar(&o.stallTimeout, "stall-timeout", stream.DefaultStallTimeout, "how long an action with chunks but no record or result may show no\nnew chunk before it is reported unsettled (incomplete, no AIP result)")
+	fs.StringVar(&o.record, "record", "", "append every frame, connection change and the result to `FILE` (JSON lines, mode 0600)")
+	fs.StringVar(&o.replay, "replay", "", "review a recording `FILE` made with --record, with no network")
+	fs.Float64Var(&o.speed, "speed", 0, "with --replay: recorded time divided by `N` (default 0: instant)")
+	fs.StringVar(&o.export, "export", "", "write the transcript as Markdown to `FILE` (any output mode)")
+	fs.IntVar(&o.rawCapMiB, "raw-cap-mib", defaultRawCapMiB, "keep at most `N` MiB of raw frames for the raw view (default 64; 0: all); the oldest go first, never text or verdict evidence")
+	fs.DurationVar(&o.appearTimeout, "appear-timeout", stream.DefaultAppearTimeout, "how long to wait for an action aipd has no record of yet (a synchronous action has none until it settles) to show its first event (`D`, default "+stream.DefaultAppearTimeout.String()+")")
+	fs.DurationVar(&o.stallTimeout, "stall-timeout", stream.DefaultStallTimeout, "how long an action with chunks but no record or result may show no new chunk before it is reported unsettled (`D`, default "+stream.DefaultStallTimeout.String()+")")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
 	return fs
-}
-
-func usage(fs *pflag.FlagSet, w io.Writer) {
-	fmt.Fprint(w, `aipwatch follows one AIP action live, lets you cancel it, and ends on a verified verdict.
-
-Usage:
-  aipwatch [flags] ACTION_ID      follow one action: live while it runs, review once finished
-  aipwatch --demo[=SCENARIO]      follow a scripted action on the built-in simulator
-  aipwatch --replay FILE          review a recording made with --record, with no network
-
-ACTION_ID may also come from $AIP_ACTION_ID; it must start with act_.
-
-Flags:
-`)
-	fmt.Fprint(w, fs.FlagUsages())
-	fmt.Fprint(w, `
-Demo scenarios:
-`)
-	for _, s := range sim.Scenarios() {
-		fmt.Fprintf(w, "  %-18s %s\n", s, sim.Describe(s))
-	}
-	fmt.Fprint(w, `
-Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial, 4 failed,
-5 truncated, 6 incomplete, 7 cancelled, 8 pending (the viewer stopped first).
-Quitting the viewer never cancels the action: it prints the command that resumes.
-`)
 }
 
 // parse reads flags and environment into options, or a usage error.
@@ -210,6 +190,16 @@ func knownScenario(name string) bool {
 // checkURL enforces the transport rule of contract §1: plain http:// only
 // to a loopback host unless --allow-insecure-http.
 func checkURL(raw string, allowInsecure bool) error {
+	if !strings.Contains(raw, "://") {
+		// host:port, or a bare host: show what was given (without any
+		// user:password@) and the URL it probably meant.
+		shown := raw
+		if i := strings.LastIndex(shown, "@"); i >= 0 {
+			shown = shown[i+1:]
+		}
+		return output.UsageError(fmt.Sprintf("--url %s has no scheme: did you mean https://%s (or http:// for a loopback host)?",
+			safe.Line(shown), safe.Line(shown)))
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return output.UsageError(fmt.Sprintf("--url is not an absolute http(s) URL: %q", redactURL(raw)))

@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,9 +35,6 @@ import (
 	"aipwatch/stream"
 	"aipwatch/ui"
 )
-
-// version is set with -ldflags "-X main.version=…"; else the module version.
-var version = ""
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
@@ -77,7 +73,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		usage(fs, stdout)
 		return 0
 	case o.version:
-		fmt.Fprintf(stdout, "aipwatch %s\n", versionString())
+		fmt.Fprint(stdout, versionText())
 		return 0
 	}
 
@@ -103,6 +99,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		if isTTY {
 			mode = "tui"
 		}
+	}
+	if err := checkExportPath(o.export); err != nil {
+		return fail(o, stdout, stderr, err)
 	}
 	runner, finish, err := newRunner(o, mode, stderr)
 	if err != nil {
@@ -213,6 +212,25 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 	return runner, finish, nil
 }
 
+// checkExportPath fails before the run, not after it, when --export names
+// a file that cannot be written: a verified run must not end in exit 1
+// because of a typo in a path. It leaves no file behind.
+func checkExportPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	_, statErr := os.Lstat(path)
+	f, err := safe.OpenPrivate(path, os.O_WRONLY|os.O_CREATE)
+	if err != nil {
+		return fmt.Errorf("--export: %w", err)
+	}
+	f.Close()
+	if os.IsNotExist(statErr) {
+		os.Remove(path)
+	}
+	return nil
+}
+
 // writePrivate writes a file only its owner can read (exports hold model
 // output and tool results), never through a symlink.
 func writePrivate(path string, b []byte) error { return safe.WritePrivate(path, b) }
@@ -221,9 +239,10 @@ func writePrivate(path string, b []byte) error { return safe.WritePrivate(path, 
 func runLines(ctx context.Context, o *options, mode string, client record.Runner, stdout, stderr io.Writer) (*model.Action, int) {
 	a := model.NewAction(o.actionID)
 	a.SetRawCap(o.rawCap())
-	var p output.Printer = output.NewPlain(stdout, output.Options{Redact: o.redact})
+	popts := output.Options{Redact: o.redact, Timestamps: o.timestamps}
+	var p output.Printer = output.NewPlain(stdout, popts)
 	if mode == "jsonl" {
-		p = output.NewJSONL(stdout, output.Options{Redact: o.redact})
+		p = output.NewJSONL(stdout, popts)
 	}
 	var (
 		mu         sync.Mutex // the model and the printer have one owner at a time
@@ -274,6 +293,9 @@ func runLines(ctx context.Context, o *options, mode string, client record.Runner
 	}
 	p.Finish(a, err)
 	if err != nil {
+		if !attached(a) {
+			fmt.Fprintln(stderr, safe.Line(startupHint(o, err)))
+		}
 		return a, model.ExitError
 	}
 	v := a.Verdict()
@@ -299,7 +321,7 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 		NoColor:      noColor,
 		CancelReason: o.reason,
 		AutoCancel:   o.cancel,
-		Resume:       func(cursor string) string { return resumeCommand(o, cursor) },
+		Resume:       tuiResume(o),
 		Input:        stdin,
 		Output:       safe.Unwrap(stdout),
 		ExportPath:   o.export,
@@ -319,7 +341,12 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 			fmt.Fprint(stderr, panicReport(se.Message, o))
 			return a, model.ExitError
 		}
-		fmt.Fprintf(stdout, "error: %s\n", safe.Line(se.Error()))
+		// Errors go to stderr (the transcript stayed on the alt screen);
+		// one that came before aipd ever answered gets a hint.
+		fmt.Fprintf(stderr, "aipwatch: error: %s\n", safe.Line(se.Error()))
+		if !attached(a) {
+			fmt.Fprintln(stderr, safe.Line(startupHint(o, se)))
+		}
 		return a, model.ExitError
 	}
 	if !a.Settled() {
@@ -327,7 +354,7 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 	}
 	v := a.Verdict()
 	// The transcript stayed on the alt screen; what remains is the verdict.
-	fmt.Fprint(stdout, output.ReconcileLines(a, o.redact)+output.VerdictLine(a))
+	fmt.Fprint(stdout, output.ReconcileLines(a, o.redact)+output.DetailLine(a, o.redact)+output.VerdictLine(a))
 	if !v.Final {
 		fmt.Fprint(stdout, detachMessage(o, a))
 		return a, model.ExitPending
@@ -335,43 +362,20 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 	return a, v.ExitCode
 }
 
-// detachMessage says that the action keeps running and how to resume
-// (contract §2.8).
-func detachMessage(o *options, a *model.Action) string {
-	var b strings.Builder
-	if a.Ended() {
-		// Never claim that an action runs on when aipd said it is over (an
-		// async action cancelled in flight reads cancelled with no result).
-		b.WriteString("aipwatch stopped watching; the action has ended, but its outcome was not read yet (quitting is not cancellation).\n")
-	} else {
-		b.WriteString("aipwatch stopped watching; the action keeps running (quitting is not cancellation).\n")
-	}
-	if o.demo != "" {
-		b.WriteString("(this was the built-in demo: its simulator stops with aipwatch)\n")
-	}
-	b.WriteString("resume with: " + resumeCommand(o, a.Cursor) + "\n")
-	return b.String()
-}
-
-// resumeCommand is the shell command that resumes from a cursor. Every
-// part is quoted, and nothing secret is in it (the token stays in its file).
-func resumeCommand(o *options, cursor string) string {
-	parts := []string{"aipwatch", "--url", shellQuote(redactURL(o.url))}
-	if o.tokenFile != "" {
-		parts = append(parts, "--token-file", shellQuote(o.tokenFile))
-	}
-	if cursor != "" {
-		parts = append(parts, "--cursor", shellQuote(cursor))
-	}
-	parts = append(parts, shellQuote(o.actionID))
-	return safe.Line(strings.Join(parts, " "))
-}
-
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@=,+") == "" {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// tuiResume is the resume command the TUI's help shows: none for a demo
+// (its simulator dies with aipwatch) or a replay (nothing is running).
+func tuiResume(o *options) func(string) string {
+	if o.demo != "" || o.replay != "" {
+		return nil
+	}
+	return func(cursor string) string { return resumeCommand(o, cursor) }
 }
 
 // fail reports an error that stops aipwatch before or outside a run.
@@ -458,7 +462,7 @@ func panicReport(r any, o *options) string {
 	}
 	report := "aipwatch: internal error: " + safe.Line(msg) + "\n" +
 		"aipwatch stopped watching; the action, if any, keeps running (this was not a cancellation).\n"
-	if o != nil && o.actionID != "" && o.replay == "" {
+	if o != nil && o.actionID != "" && o.replay == "" && o.demo == "" {
 		report += "resume with: " + resumeCommand(o, o.cursor) + "\n"
 	}
 	return report
@@ -471,14 +475,4 @@ func wantsJSONL(args []string) bool {
 		}
 	}
 	return false
-}
-
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }

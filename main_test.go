@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/pflag"
 
 	"aipwatch/model"
 	"aipwatch/sim"
@@ -177,6 +180,14 @@ func TestURLRules(t *testing.T) {
 	if err := checkURL("http://10.0.0.5", true); err != nil {
 		t.Error("--allow-insecure-http ignored")
 	}
+	// host:port without a scheme: the input is shown, with the fix.
+	for _, in := range []string{"127.0.0.1:8080", "u:pw@aipd.internal:8443"} {
+		err := checkURL(in, false)
+		host := in[strings.LastIndex(in, "@")+1:]
+		if err == nil || !strings.Contains(err.Error(), "https://"+host) || strings.Contains(err.Error(), "pw") {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
 	if got := redactURL("https://user:pw@h/x"); strings.Contains(got, "pw") {
 		t.Errorf("credentials kept: %s", got)
 	}
@@ -196,7 +207,10 @@ func TestEnvironmentDefaults(t *testing.T) {
 }
 
 func TestResumeCommandQuotesAndHasNoToken(t *testing.T) {
-	o := &options{url: "http://u:secret@127.0.0.1:1", tokenFile: "/run/my token", actionID: "act_1"}
+	defer func(f func() string) { argv0 = f }(argv0)
+	argv0 = func() string { return "aipwatch" }
+	o := &options{url: "http://u:secret@127.0.0.1:1", tokenFile: "/run/my token", actionID: "act_1",
+		rawCapMiB: defaultRawCapMiB, reason: defaultReason}
 	got := resumeCommand(o, "aev_cursor_3_2")
 	want := `aipwatch --url http://127.0.0.1:1 --token-file '/run/my token' --cursor aev_cursor_3_2 act_1`
 	if got != want {
@@ -204,11 +218,86 @@ func TestResumeCommandQuotesAndHasNoToken(t *testing.T) {
 	}
 }
 
+// Contract §2.8: the resume command carries every flag the run needs, and
+// names the binary as invoked.
+func TestResumeCommandCarriesTheRunsFlags(t *testing.T) {
+	defer func(f func() string) { argv0 = f }(argv0)
+	argv0 = func() string { return "./bin/aipwatch" }
+	dir := t.TempDir()
+	args := []string{"--url", "http://10.0.0.7:8080", "--allow-insecure-http", "--token-file", "tok",
+		"--cacert", filepath.Join(dir, "ca.pem"), "--redact", "--output", "plain", "--record", "run.jsonl",
+		"--no-color", "--raw-cap-mib", "8", "--reason", "ops: stop", "--export", "x.md", "act_42"}
+	o, _, err := parse(args, &bytes.Buffer{}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd, _ := os.Getwd()
+	got := resumeCommand(o, "aev_cursor_9_9")
+	want := "./bin/aipwatch --url http://10.0.0.7:8080 --token-file " + filepath.Join(cwd, "tok") +
+		" --cacert " + filepath.Join(dir, "ca.pem") + " --allow-insecure-http --redact --output plain --no-color" +
+		" --record " + filepath.Join(cwd, "run.jsonl") + " --raw-cap-mib 8 --reason 'ops: stop' --cursor aev_cursor_9_9 act_42"
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	// The printed command parses back to the same run.
+	back, _, err := parse(strings.Fields(strings.ReplaceAll(strings.TrimPrefix(got, "./bin/aipwatch "), "'ops: stop'", "ops:stop")),
+		&bytes.Buffer{}, func(string) string { return "" })
+	if err != nil || !back.redact || !back.allowInsecureHTTP || back.output != "plain" || back.cacert == "" ||
+		back.record == "" || back.cursor != "aev_cursor_9_9" || back.actionID != "act_42" || back.export != "" {
+		t.Fatalf("resume command does not parse back: %+v %v", back, err)
+	}
+
+	argv0 = func() string { return "/tmp/go-build1234/b001/exe/aipwatch" }
+	if got := invokedAs(); got != "go run ." {
+		t.Errorf("go run binary named %q", got)
+	}
+	argv0 = func() string { return "/opt/my tools/aipwatch" }
+	if got := invokedAs(); got != "'/opt/my tools/aipwatch'" {
+		t.Errorf("path with a space: %q", got)
+	}
+}
+
+// A demo's simulator dies with aipwatch: no resume command, the demo
+// command instead.
+func TestDemoDetachSaysTheSimulatorStopped(t *testing.T) {
+	defer func(f func() string) { argv0 = f }(argv0)
+	argv0 = func() string { return "aipwatch" }
+	o := &options{demo: "long", url: "http://127.0.0.1:4", actionID: "act_sim_long_01"}
+	msg := detachMessage(o, model.NewAction(o.actionID))
+	if strings.Contains(msg, "resume with") || strings.Contains(msg, "--cursor") ||
+		!strings.Contains(msg, "simulator stopped with it") || !strings.Contains(msg, "aipwatch --demo=long") {
+		t.Fatalf("demo detach message:\n%s", msg)
+	}
+}
+
 func TestHelpAndVersion(t *testing.T) {
 	code, out, _ := runCLI(t, "--help")
-	for _, want := range []string{"--token-file", "--redact", "chat-tools", "Exit codes"} {
+	for _, want := range []string{"--token-file FILE", "--redact", "chat-tools", "Exit codes", "Examples:", "--demo[=SCENARIO]"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("help lacks %q", want)
+		}
+	}
+	// Issue 13: --help fits 80 columns, says no [=true|false], names no
+	// internal knob, and describes every demo scenario in operator words.
+	for i, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("help line %d is %d columns: %q", i+1, n, l)
+		}
+	}
+	for _, bad := range []string{"[=true|false]", "FirehoseN", " string ", " int ", " float "} {
+		if strings.Contains(out, bad) {
+			t.Errorf("help contains %q", bad)
+		}
+	}
+	fs := newFlagSet(&options{}, &bytes.Buffer{})
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !strings.Contains(out, "--"+f.Name) {
+			t.Errorf("help lacks --%s", f.Name)
+		}
+	})
+	for _, s := range sim.Scenarios() {
+		if demoHelp[s] == "" {
+			t.Errorf("demo scenario %s has no help line", s)
 		}
 	}
 	if code, out, _ := runCLI(t, "--version"); code != 0 || !strings.HasPrefix(out, "aipwatch ") {

@@ -101,7 +101,7 @@ func TestSignalsDetach(t *testing.T) {
 			cmd.Process.Signal(sig)
 			err := cmd.Wait()
 			code := cmd.ProcessState.ExitCode()
-			if code != model.ExitPending || !strings.Contains(out.String(), "resume with: aipwatch") ||
+			if code != model.ExitPending || !strings.Contains(out.String(), "resume with: "+bin+" --url "+srv.URL()+" --output plain ") ||
 				!strings.Contains(out.String(), "verdict: pending") {
 				t.Fatalf("%v: exit %d (%v)\n%s", sig, code, err, out.String())
 			}

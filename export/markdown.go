@@ -90,7 +90,13 @@ func (e *writer) header(a *model.Action) {
 	for i, r := range v.Reasons {
 		reasons[i] = safe.MDInline(r)
 	}
+	if !v.Final && !a.Settled() {
+		reasons = append(reasons, safe.MDInline("exported while the action was still running"))
+	}
 	row("verdict", safe.MDSprintf("**%s** (%s)", string(v.Word), safe.Join(reasons, ", ")))
+	if v.Detail != "" {
+		row("error", e.field(v.Detail)) // masked under Redact: error details are content
+	}
 	if a.Result != nil && a.Result.ErrorCode() != "" {
 		row("error code", safe.MDCode(a.Result.ErrorCode()))
 	}
@@ -186,13 +192,20 @@ func (e *writer) tools(a *model.Action) {
 	if len(tools) == 0 {
 		return
 	}
-	e.p("## Tools\n\n| # | tool | label | status | id |\n|---|---|---|---|---|\n")
+	e.p("## Tools\n\n| # | tool | label | status | duration | id |\n|---|---|---|---|---|---|\n")
 	for i, t := range tools {
 		name := safe.MDInline(orDash(t.Name))
 		if t.Emoji != "" {
 			name = safe.MDSprintf("%s %s", t.Emoji, name)
 		}
-		e.p("| %d | %s | %s | %s | %s |\n", i+1, name, orDashStr(e.field(t.Label)), t.Status, orDashStr(e.id(t.ID)))
+		dur := "-"
+		switch {
+		case !t.DoneAt.IsZero():
+			dur = a.ToolDuration(t, t.DoneAt).Round(100 * time.Millisecond).String()
+		case !t.StartedAt.IsZero() && !a.Settled() && !e.o.Now.IsZero():
+			dur = a.ToolDuration(t, e.o.Now).Round(100*time.Millisecond).String() + " so far"
+		}
+		e.p("| %d | %s | %s | %s | %s | %s |\n", i+1, name, orDashStr(e.field(t.Label)), t.Status, dur, orDashStr(e.id(t.ID)))
 	}
 	if n := a.Verdict().UnconfirmedToolEffects; n > 0 {
 		e.p("\n%d tool effect(s) to confirm: aipwatch sees that a tool ran, never what it did.\n", n)

@@ -236,7 +236,7 @@ func TestExportCannotBeForged(t *testing.T) {
 		}
 		// A table row has as many cells as its header.
 		for _, l := range lines {
-			if strings.HasPrefix(l, "| ") && strings.Count(strings.ReplaceAll(l, `\|`, ""), "|") > 6 {
+			if strings.HasPrefix(l, "| ") && strings.Count(strings.ReplaceAll(l, `\|`, ""), "|") > 7 { // the widest table, tools: 6 cells
 				t.Errorf("redact=%v: a row with extra cells: %q", redact, l)
 			}
 		}

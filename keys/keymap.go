@@ -20,7 +20,7 @@ type Mode int
 
 const (
 	Normal  Mode = iota // the transcript
-	Confirm             // the cancel confirmation: only y / n (esc)
+	Confirm             // the cancel confirmation: type the ID's last characters, enter; n / esc keep it
 	Raw                 // the raw chunk view of the focused item
 	Log                 // the connection timeline
 	Search              // typing a search query: enter finds, esc cancels
@@ -37,6 +37,7 @@ type Context struct {
 	Markdown bool // markdown rendering is on
 	Search   bool // a search is active: n / N move between matches, esc clears it
 	Replay   bool // a --replay: there is no live action to cancel
+	Retrying bool // waiting before the next try to reach aipd: ctrl+r retries now
 }
 
 // KeyMap is every binding. Use Default, then For to get the help for a
@@ -52,6 +53,8 @@ type KeyMap struct {
 	Search, SearchNext, SearchPrev, SearchClear  key.Binding // search
 	SearchGo, SearchCancel                       key.Binding // the query line
 	Export                                       key.Binding
+	RetryNow                                     key.Binding // while reconnecting
+	Times, Wrap                                  key.Binding // timestamps, wrapping
 
 	ctx Context
 }
@@ -81,13 +84,13 @@ func Default() KeyMap {
 		Plain:    b("p", "plain view", "p"),
 		Cancel:   b("c", "cancel", "c"),
 		Quit:     b("q", "detach", "q", "ctrl+c"),
-		Yes:      b("y", "send cancel", "y"),
+		Yes:      b("enter", "send cancel once typed", "enter"),
 		No:       b("n/esc", "keep running", "n", "esc"),
-		RawPrev:  b("←/h", "previous chunk", "left", "h"),
+		RawPrev:  b("←/h", "prev chunk", "left", "h"),
 		RawNext:  b("→/l", "next chunk", "right", "l"),
-		Close:    b("esc/r", "close", "esc", "r"),
+		Close:    b("esc/q", "close", "esc", "r", "q"),
 		Log:      b("l", "connection log", "l"),
-		CloseLog: b("esc/l", "close", "esc", "l"),
+		CloseLog: b("esc/q", "close", "esc", "l", "q"),
 
 		Search:       b("/", "search", "/"),
 		SearchNext:   b("n", "next match", "n"),
@@ -96,6 +99,9 @@ func Default() KeyMap {
 		SearchGo:     b("enter", "find", "enter"),
 		SearchCancel: b("esc", "cancel", "esc"),
 		Export:       b("e", "export markdown", "e"),
+		RetryNow:     b("ctrl+r", "retry now", "ctrl+r"),
+		Times:        b("T", "timestamps", "T"),
+		Wrap:         b("w", "wrap on/off", "w"),
 	}
 }
 
@@ -130,6 +136,7 @@ func (k KeyMap) For(c Context) KeyMap {
 	if c.Search {
 		k.Search.SetHelp("/", "new search")
 	}
+	k.RetryNow.SetEnabled(c.Retrying)
 	k.Tools.SetEnabled(c.HasTools)
 	k.Raw.SetEnabled(!c.Redact)
 	k.Copy.SetEnabled(!c.Redact)
@@ -145,9 +152,9 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	case Confirm:
 		return []key.Binding{k.Yes, k.No}
 	case Raw:
-		return enabled(k.Up, k.Down, k.RawPrev, k.RawNext, k.Close, k.Quit)
+		return enabled(k.Up, k.Down, k.RawPrev, k.RawNext, k.Close)
 	case Log:
-		return enabled(k.Up, k.Down, k.CloseLog, k.Quit)
+		return enabled(k.Up, k.Down, k.CloseLog)
 	case Search:
 		return []key.Binding{k.SearchGo, k.SearchCancel}
 	}
@@ -170,6 +177,7 @@ func (k KeyMap) short() ([]key.Binding, []int) {
 			out, prio = append(out, b), append(prio, p)
 		}
 	}
+	add(k.RetryNow, 9)
 	if k.ctx.Paused {
 		add(short(k.Bottom, "G", "follow"), 9)
 	}
@@ -223,19 +231,19 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		return [][]key.Binding{
 			enabled(k.Up, k.Down, k.PageUp, k.PageDown),
 			enabled(k.Top, k.Bottom, k.RawPrev, k.RawNext),
-			enabled(k.Close, k.Quit),
+			enabled(k.Close),
 		}
 	case Log:
-		return [][]key.Binding{enabled(k.Up, k.Down, k.PageUp, k.PageDown), enabled(k.Top, k.Bottom, k.CloseLog, k.Quit)}
+		return [][]key.Binding{enabled(k.Up, k.Down, k.PageUp, k.PageDown), enabled(k.Top, k.Bottom, k.CloseLog)}
 	case Search:
 		return [][]key.Binding{{k.SearchGo, k.SearchCancel}}
 	}
 	return [][]key.Binding{
 		enabled(k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown),
 		enabled(k.Top, k.Bottom, k.Next, k.Prev, k.Toggle),
-		enabled(k.Tools, k.Markdown, k.Plain, k.Raw, k.Copy, k.Log),
+		enabled(k.Tools, k.Markdown, k.Plain, k.Times, k.Wrap, k.Raw, k.Copy, k.Log),
 		enabled(k.Search, k.SearchNext, k.SearchPrev, k.SearchClear, k.Export),
-		enabled(k.Cancel, k.Help, k.Quit),
+		enabled(k.Cancel, k.RetryNow, k.Help, k.Quit),
 	}
 }
 

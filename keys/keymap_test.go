@@ -25,11 +25,14 @@ func TestEveryBindingHasHelp(t *testing.T) {
 	}
 }
 
-func TestConfirmShowsOnlyYesNo(t *testing.T) {
+func TestConfirmShowsOnlyEnterAndNo(t *testing.T) {
 	k := Default().For(Context{Mode: Confirm, HasTools: true})
 	short := helpKeys(k.ShortHelp())
-	if len(short) != 2 || short["y"] == "" || short["n/esc"] == "" {
-		t.Errorf("confirmation help = %v, want only y and n/esc", short)
+	if len(short) != 2 || short["enter"] == "" || short["n/esc"] == "" {
+		t.Errorf("confirmation help = %v, want only enter and n/esc", short)
+	}
+	if k.Yes.Keys()[0] != "enter" {
+		t.Errorf("the confirmation is sent by %v: y is copy, and a habit", k.Yes.Keys())
 	}
 	full := k.FullHelp()
 	if len(full) != 1 || len(full[0]) != 2 {
@@ -65,7 +68,7 @@ func TestContextChangesHelp(t *testing.T) {
 		t.Error("copy offered under --redact")
 	}
 	raw := helpKeys(Default().For(Context{Mode: Raw}).ShortHelp())
-	if raw["esc/r"] == "" || raw["←/h"] == "" {
+	if raw["esc/q"] == "" || raw["←/h"] == "" || raw["q"] != "" {
 		t.Errorf("raw view help = %v", raw)
 	}
 }

@@ -87,6 +87,10 @@ type Action struct {
 	// can cache by it.
 	Version uint64
 
+	// occurred maps a chunk's sequence to its aip.stream.chunk event in
+	// events, whose occurred_at is aipd's time for it (times.go).
+	occurred map[uint64]int
+
 	// The raw diagnostics cap (rawcap.go).
 	rawCap     int64
 	rawBytes   int64
@@ -372,6 +376,9 @@ func (a *Action) IngestEvent(e Event) bool {
 		a.eventIDs[e.ID] = struct{}{}
 	}
 	a.events = append(a.events, e)
+	if e.Kind == chunkEventKind {
+		a.noteChunkEvent(e, len(a.events)-1)
+	}
 	if e.Kind == "aip.action.cancelled" {
 		a.Cancel.EventSeen = true
 	}

@@ -225,6 +225,15 @@ func (d *derived) applyToolProgress(c *Chunk, h *hermesFrame) {
 		id = fmt.Sprintf("legacy:%d", c.Sequence)
 	}
 	t := d.tool(id, c)
+	if t.FirstSeq == c.Sequence && t.MessageKey == "" {
+		// Where in the assistant's text the tool started, so the
+		// transcript can show it inline there (a Chat stream has one
+		// message; the tool frames interleave with its deltas).
+		t.MessageKey = "chat:message"
+		if m := d.chat.message; m != nil {
+			t.TextAt = m.TextLen()
+		}
+	}
 	t.Legacy = legacy
 	if p.Tool != "" {
 		t.Name = p.Tool
@@ -242,7 +251,7 @@ func (d *derived) applyToolProgress(c *Chunk, h *hermesFrame) {
 		}
 	case p.Status == ToolCompleted:
 		t.Status = ToolCompleted
-		t.DoneAt = c.ReceivedAt
+		t.DoneAt, t.DoneSeq = c.ReceivedAt, c.Sequence
 	default:
 		if t.Status != ToolCompleted { // a late running frame never reopens a tool
 			t.Status = p.Status

@@ -163,7 +163,13 @@ type Tool struct {
 	LastSeq   uint64
 	StartedAt time.Time // local receive times, for the measured duration
 	DoneAt    time.Time
-	Version   uint64
+	DoneSeq   uint64 // the AIP sequence that completed it (with DoneAt)
+	// MessageKey and TextAt place a Chat tool in the transcript: the key of
+	// the message item it interrupted, and that message's text length in
+	// bytes when it started. "" for Responses (its calls are items).
+	MessageKey string
+	TextAt     int
+	Version    uint64
 
 	marked bool // in the derived state's changed list
 }

@@ -16,6 +16,7 @@ type VerdictRecord struct {
 	Tools                  []ToolRecord `json:"tools"`
 	UnconfirmedToolEffects int          `json:"unconfirmed_tool_effects"`
 	Reasons                []string     `json:"reasons"`
+	Detail                 string       `json:"detail"`
 	Anomalies              int          `json:"anomalies"`
 	Chunks                 int          `json:"chunks"`
 	Cursor                 string       `json:"cursor"`
@@ -45,6 +46,7 @@ func (a *Action) Record() VerdictRecord {
 		Tools:                  []ToolRecord{},
 		UnconfirmedToolEffects: v.UnconfirmedToolEffects,
 		Reasons:                append([]string{}, v.Reasons...),
+		Detail:                 v.Detail,
 		Anomalies:              len(a.ingestAnoms) + len(a.d.anoms),
 		Chunks:                 a.ChunkCount(),
 		Cursor:                 a.Cursor,

@@ -235,7 +235,7 @@ func (d *derived) respItem(c *Chunk, idx *int, ri *respItem, done bool) {
 		if it.Kind == ItemFunctionCall {
 			it.Output, it.HasOutput = parts, true
 			if t := d.toolByID[it.CallID]; t != nil && t.Status != ToolCompleted {
-				t.Status, t.DoneAt = ToolCompleted, c.ReceivedAt
+				t.Status, t.DoneAt, t.DoneSeq = ToolCompleted, c.ReceivedAt, c.Sequence
 				t.LastSeq = c.Sequence
 				d.touchTool(t)
 			}
@@ -266,7 +266,7 @@ func (d *derived) respTool(c *Chunk, it *Item, done bool) {
 	t.Label = it.Arguments
 	if done || it.Status == "completed" {
 		if t.Status != ToolCompleted {
-			t.Status, t.DoneAt = ToolCompleted, c.ReceivedAt
+			t.Status, t.DoneAt, t.DoneSeq = ToolCompleted, c.ReceivedAt, c.Sequence
 		}
 	} else if t.Status == "" {
 		t.Status = ToolRunning

@@ -42,6 +42,11 @@ type Verdict struct {
 	UnconfirmedToolEffects int
 	ExitCode               int
 	Row                    int // the contract §3 row that decided it (0 while unsettled)
+	// Detail is why an unverified action ended, in the evidence's own
+	// words (contract §4: the provider's error first, else the result's
+	// code and message); "" when verified, unsettled or wordless.
+	// Untrusted: writers pass it through safe.Line, and --redact masks it.
+	Detail string
 }
 
 var exitCodes = map[string]int{
@@ -59,6 +64,7 @@ func (a *Action) Verdict() Verdict {
 	if n := v.UnconfirmedToolEffects; n > 0 {
 		v.Reasons = append(v.Reasons, plural(n, "tool effect", "tool effects")+" to confirm")
 	}
+	v.Detail = a.failureDetail(v)
 	if code, ok := exitCodes[v.Word]; ok {
 		v.ExitCode = code
 	} else {

@@ -344,7 +344,7 @@ func TestCancelOutcome(t *testing.T) {
 
 var recordKeys = []string{"type", "action_id", "verdict", "aip_status", "error_code", "operation",
 	"finish_reason", "response_id", "response_status", "text", "tools", "unconfirmed_tool_effects",
-	"reasons", "anomalies", "chunks", "cursor"}
+	"reasons", "detail", "anomalies", "chunks", "cursor"}
 
 func recordKeyOrder(t *testing.T, raw []byte) []string {
 	t.Helper()
@@ -376,7 +376,7 @@ func TestVerdictRecordKeysFixed(t *testing.T) {
 	if got := recordKeyOrder(t, empty); !reflect.DeepEqual(got, recordKeys) {
 		t.Fatalf("keys %v\nwant %v", got, recordKeys)
 	}
-	for _, want := range []string{`"tools":[]`, `"reasons":[]`, `"text":""`, `"error_code":""`, `"anomalies":0`, `"chunks":0`, `"cursor":""`, `"type":"verdict"`} {
+	for _, want := range []string{`"tools":[]`, `"reasons":[]`, `"text":""`, `"error_code":""`, `"anomalies":0`, `"chunks":0`, `"cursor":""`, `"detail":""`, `"type":"verdict"`} {
 		if !bytes.Contains(empty, []byte(want)) {
 			t.Fatalf("%s lacks %s", empty, want)
 		}

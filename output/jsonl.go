@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"time"
 
 	"aipwatch/model"
 	"aipwatch/safe"
@@ -183,6 +184,9 @@ func (j *JSONL) emit(v any) {
 	b, err := json.Marshal(v)
 	if err != nil { // only our own plain structs are encoded: cannot happen
 		b = []byte(`{"type":"error","code":"encode","message":"internal encoding error"}`)
+	}
+	if _, verdict := v.(model.VerdictRecord); j.opts.Timestamps && !verdict && len(b) > 2 && b[len(b)-1] == '}' {
+		b = append(b[:len(b)-1:len(b)-1], `,"at":"`+j.opts.now().Format(time.RFC3339Nano)+`"}`...)
 	}
 	j.w.Write(safe.JSON(b))
 	j.w.WriteByte('\n')

@@ -102,7 +102,7 @@ func (p *Plain) changes(a *model.Action) {
 			}
 			p.write(text)
 		case ChangeTool:
-			p.line("%s", toolLine(c.Tool, p.opts.Redact))
+			p.line("%s", toolLine(a, c.Tool, p.opts.Redact))
 		case ChangeNotice:
 			text := safe.L(c.Item.Text())
 			if p.opts.Redact {
@@ -125,7 +125,7 @@ func (p *Plain) changes(a *model.Action) {
 
 // toolLine is "tool 💻 terminal (ls -la): completed in 1.2s". Every
 // field, the status word too, is a frame's: each goes through safe.
-func toolLine(t *model.Tool, redact bool) safe.Str {
+func toolLine(a *model.Action, t *model.Tool, redact bool) safe.Str {
 	parts := []safe.Str{safe.Const("tool ")}
 	if t.Emoji != "" {
 		parts = append(parts, safe.Sprintf("%s ", t.Emoji))
@@ -140,7 +140,7 @@ func toolLine(t *model.Tool, redact bool) safe.Str {
 	}
 	parts = append(parts, safe.Sprintf(": %s", t.Status))
 	if t.Status == model.ToolCompleted && !t.DoneAt.IsZero() {
-		parts = append(parts, safe.Sprintf(" in %s", roundWait(t.Duration(t.DoneAt))))
+		parts = append(parts, safe.Sprintf(" in %s", roundWait(a.ToolDuration(t, t.DoneAt))))
 	}
 	return safe.Concat(parts...)
 }
@@ -162,6 +162,7 @@ func (p *Plain) Finish(a *model.Action, err error) {
 		return
 	}
 	p.write(reconcileLines(a, p.opts.Redact))
+	p.write(detailLine(a, p.opts.Redact))
 	p.write(verdictLine(a))
 	p.end()
 }
@@ -177,6 +178,31 @@ func verdictLine(a *model.Action) safe.Str {
 		reasons[i] = safe.L(r)
 	}
 	return safe.Sprintf("verdict: %s (%s)\n", string(v.Word), safe.Join(reasons, ", "))
+}
+
+// DetailLine is the one line that says why an unverified action ended
+// (contract §4, model.Verdict.Detail): "error: upstream model 500\n",
+// sanitised, masked under --redact; "" when there is nothing to say.
+func DetailLine(a *model.Action, redact bool) string { return detailLine(a, redact).String() }
+
+func detailLine(a *model.Action, redact bool) safe.Str {
+	d := Detail(a.Verdict(), redact)
+	if d.Empty() {
+		return safe.Str{}
+	}
+	return safe.Sprintf("error: %s\n", d)
+}
+
+// Detail is the verdict's failure detail as every output shows it: one
+// sanitised line, or the mask under --redact (error details are content).
+func Detail(v model.Verdict, redact bool) safe.Str {
+	switch {
+	case v.Detail == "":
+		return safe.Str{}
+	case redact:
+		return safe.MaskStr(v.Detail)
+	}
+	return safe.L(v.Detail)
 }
 
 func (p *Plain) write(s safe.Str) {
@@ -198,6 +224,9 @@ func (p *Plain) endLine() {
 // streaming.
 func (p *Plain) line(format safe.Lit, args ...any) {
 	p.endLine()
+	if p.opts.Timestamps { // our own clock's digits
+		p.w.WriteString(safe.L(p.opts.now().Format("15:04:05.000 ")).String())
+	}
 	p.w.WriteString(safe.Sprintf(format, args...).String())
 	p.w.WriteString("\n")
 	p.started = false

@@ -1,6 +1,8 @@
 package output
 
 import (
+	"time"
+
 	"aipwatch/model"
 	"aipwatch/safe"
 	"aipwatch/stream"
@@ -17,6 +19,18 @@ type Printer interface {
 // Options shape both printers.
 type Options struct {
 	Redact bool
+	// Timestamps (--timestamps): plain starts each status line with the
+	// local time it was printed (15:04:05.000), jsonl adds "at" (RFC 3339)
+	// to every object but the verdict, whose keys are fixed.
+	Timestamps bool
+	Now        func() time.Time // nil = time.Now
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
 }
 
 // RedactRecord masks the content fields of a verdict object (contract §1
@@ -24,6 +38,7 @@ type Options struct {
 func RedactRecord(rec model.VerdictRecord) model.VerdictRecord {
 	rec.Text = safe.Mask(rec.Text)
 	rec.ResponseID = safe.Mask(rec.ResponseID)
+	rec.Detail = safe.Mask(rec.Detail)
 	tools := make([]model.ToolRecord, len(rec.Tools))
 	for i, t := range rec.Tools {
 		tools[i] = model.ToolRecord{ID: safe.Mask(t.ID), Name: t.Name, Status: t.Status}
@@ -39,6 +54,7 @@ func SafeRecord(rec model.VerdictRecord) model.VerdictRecord {
 	rec.ErrorCode = safe.Line(rec.ErrorCode)
 	rec.ResponseID = safe.Line(rec.ResponseID)
 	rec.Text = safe.Text(rec.Text)
+	rec.Detail = safe.Line(rec.Detail)
 	for i, t := range rec.Tools {
 		rec.Tools[i] = model.ToolRecord{ID: safe.Line(t.ID), Name: safe.Line(t.Name), Status: safe.Line(t.Status)}
 	}

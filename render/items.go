@@ -27,10 +27,11 @@ func (t *Transcript) drawBlock(b *block) {
 			tog = 2
 		}
 	}
-	ck := cacheKey{width: o.Width, markdown: o.Markdown, plain: o.Plain, redact: o.Redact, settled: o.Settled, text: b.text}
+	ck := cacheKey{width: o.Width, markdown: o.Markdown, plain: o.Plain, redact: o.Redact, settled: o.Settled, stamps: o.Timestamps, nowrap: o.NoWrap, text: b.text}
 	if b.item != nil {
 		ck.item, ck.version = b.item, b.item.Version
 		_, ck.mdReady = t.mdLines(b, o.Width)
+		ck.tools = toolsDigest(b.tools)
 	}
 	ck.toggle = tog
 	if b.head != nil && b.ck == ck {
@@ -74,7 +75,7 @@ func (t *Transcript) drawBlock(b *block) {
 	}
 
 	it := b.item
-	head := t.itemHead(it)
+	head := t.itemHead(it) + t.stamp(it.FirstSeq)
 	body, chrome := t.itemBody(b)
 	_, b.ck.mdReady = t.mdLines(b, o.Width) // a synchronous render just made it ready
 	for len(body) > 0 && body[len(body)-1] == "" {
@@ -102,6 +103,43 @@ func (t *Transcript) drawBlock(b *block) {
 	b.hidden = 0
 	b.head = []string{Truncate(head, o.Width, "…")}
 	b.body = body
+}
+
+// noWrapWidth is the wrap width of the no-wrap view: lines break only at
+// the text's own newlines (and past this many cells).
+const noWrapWidth = 1 << 14
+
+func (t *Transcript) wrapWidth() int {
+	if t.opts.NoWrap {
+		return noWrapWidth
+	}
+	return t.opts.Width
+}
+
+// cut fits each line to the width in the no-wrap view (a copy: the
+// stream's lines are its cache).
+func (t *Transcript) cut(lines []string) []string {
+	if !t.opts.NoWrap {
+		return lines
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = Truncate(l, t.opts.Width, "…")
+	}
+	return out
+}
+
+// stamp is " · 10:00:03" (local time) when timestamps are on: when the
+// chunk at seq happened (model.Action.SeqTime).
+func (t *Transcript) stamp(seq uint64) string {
+	if !t.opts.Timestamps || t.action == nil {
+		return ""
+	}
+	at, ok := t.action.SeqTime(seq)
+	if !ok {
+		return ""
+	}
+	return t.st.Dim.Render(" · " + at.Local().Format("15:04:05"))
 }
 
 // prefixed wraps "prefix text" with the prefix styled and continuation
@@ -197,27 +235,32 @@ func (t *Transcript) itemBody(b *block) (lines []string, chrome []bool) {
 	switch it.Kind {
 	case model.ItemMessage:
 		text := it.Text()
+		inline := len(b.tools) > 0 && !o.Redact
 		switch {
-		case text == "" && !it.Done:
+		case text == "" && !it.Done && !inline:
 			return []string{st.Dim.Render("…")}, []bool{true}
-		case text == "":
+		case text == "" && !inline:
 			return []string{st.Dim.Render("(no text)")}, []bool{true}
 		case o.Redact:
 			return []string{st.Dim.Render(safe.Mask(text))}, nil
 		}
-		if o.Markdown && !o.Plain && it.Done && len(text) <= MaxMarkdown {
+		md := o.Markdown && !o.Plain && !o.NoWrap && it.Done && len(text) <= MaxMarkdown
+		if inline {
+			text = markTools(text, b.tools, md)
+		}
+		if md {
 			lines, ok := t.mdLines(b, o.Width)
 			switch {
 			case ok && lines != nil:
-				return lines, nil
+				return t.inlined(lines, b.tools)
 			case !ok:
 				t.wantMarkdown(b, text)
 				if lines, ok := t.mdLines(b, o.Width); ok && lines != nil {
-					return lines, nil // rendered synchronously
+					return t.inlined(lines, b.tools) // rendered synchronously
 				}
 			}
 		}
-		return b.stream.Update(text, o.Width, nil), nil
+		return t.inlined(t.cut(b.stream.Update(text, t.wrapWidth(), nil)), b.tools)
 	case model.ItemReasoning:
 		text := it.Text()
 		switch {
@@ -226,7 +269,7 @@ func (t *Transcript) itemBody(b *block) (lines []string, chrome []bool) {
 		case o.Redact:
 			return []string{st.Dim.Render(safe.Mask(text))}, nil
 		}
-		return b.stream.Update(text, o.Width, func(s string) string { return st.Reasoning.Render(s) }), nil
+		return t.cut(b.stream.Update(text, t.wrapWidth(), func(s string) string { return st.Reasoning.Render(s) })), nil
 	case model.ItemFunctionCall, model.ItemFunctionOutput:
 		var out []string
 		var ch []bool
@@ -261,6 +304,14 @@ func (t *Transcript) itemBody(b *block) (lines []string, chrome []bool) {
 		}
 		return WrapIndent(Clean(text), o.Width, "  "), nil
 	}
+}
+
+// inlined puts the inline tool lines in place of their marks.
+func (t *Transcript) inlined(lines []string, tools []*model.Tool) ([]string, []bool) {
+	if len(tools) == 0 {
+		return lines, nil
+	}
+	return t.replaceMarks(lines, tools)
 }
 
 // jsonLines draws arguments or an output: pretty JSON when it is JSON,

@@ -120,7 +120,7 @@ func BadgeColor(word string) int {
 		return 4 // blue
 	case WordReconnecting:
 		return 3
-	default: // following, awaiting result, connecting
+	default: // following, awaiting result, connecting, reading
 		return 6 // cyan
 	}
 }
@@ -130,7 +130,8 @@ const (
 	WordConnecting   = "connecting"
 	WordReconnecting = "reconnecting"
 	WordError        = "error"
-	WordReview       = "review" // a settled action reviewed, or a replay
+	WordReview       = "review"  // a settled action reviewed, or a replay
+	WordReading      = "reading" // a review or replay not settled yet: not "following", which means live
 )
 
 // Badge renders a word as the status badge: " WORD " in reverse colour, or

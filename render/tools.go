@@ -28,6 +28,10 @@ type ToolOptions struct {
 	Query  Query
 	CurID  string
 	CurOrd int
+
+	// Duration times a tool (model.Action.ToolDuration: aipd's times when
+	// the chunk events carry them); nil = Tool.Duration.
+	Duration func(t *model.Tool, now time.Time) time.Duration
 }
 
 // ToolLabel is a tool's label as its row draws it (and search reads it).
@@ -85,7 +89,11 @@ func (st *Styles) ToolRows(tools []*model.Tool, o ToolOptions, maxRows int) []st
 		b.WriteString(st.toolStatus(t, o))
 		b.WriteByte(' ')
 		d := ""
-		if dur := t.Duration(o.Now); !t.StartedAt.IsZero() {
+		dur := t.Duration(o.Now)
+		if o.Duration != nil {
+			dur = o.Duration(t, o.Now)
+		}
+		if !t.StartedAt.IsZero() {
 			if t.DoneAt.IsZero() && o.Settled {
 				d = "?"
 			} else {

@@ -17,6 +17,8 @@ type Options struct {
 	Redact       bool // --redact: mask every untrusted content string
 	CollapseOver int  // finished non-message items longer than this start collapsed (0 = 10)
 	Settled      bool // the action settled: an item still open will not grow any more
+	Timestamps   bool // item headings and inline tools show when they started (local time)
+	NoWrap       bool // long lines of text are cut at the width (with …) instead of wrapped
 }
 
 // MaxAnomalies is how many anomalies the transcript lists; the rest are
@@ -54,6 +56,7 @@ type Transcript struct {
 
 	lastVersion uint64
 	lastAction  *model.Action
+	action      *model.Action // the model of the last Sync (inline tool durations)
 	lastOpts    Options
 	synced      bool
 }
@@ -73,8 +76,10 @@ type block struct {
 	pos  int // index in Transcript.blocks (set by reindex)
 	kind blockKind
 	item *model.Item
-	text string // notes, anomalies
-	seq  uint64 // anomaly sequence
+	// tools are the Chat tool calls drawn inline in this message.
+	tools []*model.Tool
+	text  string // notes, anomalies
+	seq   uint64 // anomaly sequence
 
 	// What the cached lines were rendered from.
 	ck cacheKey
@@ -113,8 +118,11 @@ type cacheKey struct {
 	plain    bool
 	redact   bool
 	settled  bool
+	stamps   bool
+	nowrap   bool
 	mdReady  bool
 	text     string
+	tools    uint64 // toolsDigest of the inline tools
 }
 
 // NewTranscript returns an empty transcript drawing with st and md.
@@ -169,9 +177,15 @@ func (t *Transcript) Sync(a *model.Action) {
 		next = append(next, b)
 		return b
 	}
+	t.action = a
+	inline := inlineTools(a)
 	for _, it := range a.Items() {
 		b := add(itemKey(it), bItem)
 		b.item = it
+		b.tools = nil
+		if it.Kind == model.ItemMessage && inline != nil {
+			b.tools = inline[it.Key]
+		}
 	}
 	for _, n := range a.Notes() {
 		b := add("note:"+n, bNote)

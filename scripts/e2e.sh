@@ -62,18 +62,24 @@ wait_for "• cmd/aipwatch/ holds the entry point" # markdown once finished
 wait_for "finish_reason stop"
 wait_for "2 tool effects to confirm"
 wait_for "read_file README.md"
-[ "$(screen | grep -c '✓ completed')" -eq 2 ] || fail "want two completed tool rows"
+# Chat tool calls inline, where they started, and the pane as the summary.
+wait_for "⟶ 💻 terminal ls -la · ✓ completed"
+wait_for "⟶ 📖 read_file README.md · ✓ completed"
+[ "$(screen | grep -c '✓ completed  ')" -eq 2 ] || fail "want two completed rows in the tools pane"
+screen | grep -n "I'll take a look at the project layout first." | grep -qv "The tree is small" ||
+	fail "the text before and after the first tool call reads as one line"
 
 tmux send-keys -t "$SESSION" t
 sleep 0.5
 absent "t hides"
-absent "✓ completed"
+absent "✓ completed  " # the pane's rows (the inline lines stay)
 tmux send-keys -t "$SESSION" t
-wait_for "✓ completed" 5
+wait_for "✓ completed  " 5
 
 tmux send-keys -t "$SESSION" '?'
 wait_for "page down" 5
-wait_for "resume with:" 5
+absent "resume with:" # settled (and a demo): nothing to resume
+absent "detach"
 tmux send-keys -t "$SESSION" '?'
 sleep 0.3
 absent "page down"
@@ -115,12 +121,20 @@ tmux send-keys -t "$SESSION" q
 wait_for "EXIT=0" 10
 tmux kill-session -t "$SESSION"
 
-echo "e2e: long demo, cancel with c then y"
+echo "e2e: long demo, cancel with c then the ID's last characters"
 run --demo=long
 wait_for "Paragraph 1." 15
 tmux send-keys -t "$SESSION" c
 wait_for "cooperative stop" 5
-tmux send-keys -t "$SESSION" y
+wait_for "type the ID's last 4 characters, g_01, then enter: [····]" 5
+# Keys pressed by habit send nothing: y (the old confirmation), enter.
+tmux send-keys -t "$SESSION" y Enter
+wait_for "(does not match)" 5
+absent "cancel requested"
+tmux send-keys -t "$SESSION" BSpace
+tmux send-keys -t "$SESSION" -l "g_01"
+wait_for "[g_01]" 5
+tmux send-keys -t "$SESSION" Enter
 wait_for "CANCELLED" 20
 tmux send-keys -t "$SESSION" q
 wait_for "EXIT=7" 10
@@ -132,7 +146,9 @@ run --demo=long
 wait_for "Paragraph 1." 15
 tmux send-keys -t "$SESSION" q
 wait_for "EXIT=8" 10
-wait_for "resume with: aipwatch"
+wait_for "its built-in simulator stopped with it" # a demo: nothing to resume
+wait_for "run the demo again with: $BIN --demo=long"
+absent "resume with:"
 absent "cancel requested"
 tmux kill-session -t "$SESSION"
 
@@ -164,5 +180,108 @@ wait_for "aipwatch · console" 5
 tmux send-keys -t "$SESSION" q
 wait_for "EXIT=0" 10
 tmux kill-session -t "$SESSION"
+
+echo "e2e: chat-error demo, why it failed (TUI, then plain)"
+run --demo=chat-error
+wait_for "FAILED" 30
+wait_for "error: upstream model 500" # the status bar
+tmux send-keys -t "$SESSION" q
+wait_for "EXIT=4" 10
+wait_for "error: upstream model 500" # the closing lines
+wait_for "verdict: failed"
+tmux kill-session -t "$SESSION"
+out=$($BIN --demo=chat-error --output plain 2>&1) && code=0 || code=$?
+[ "$code" = 4 ] || { echo "$out"; fail "chat-error plain: exit $code, want 4"; }
+printf '%s\n' "$out" | tail -2 | head -1 | grep -qx "error: upstream model 500" ||
+	{ echo "$out"; fail "plain lacks the error line before the verdict"; }
+out=$($BIN --demo=responses-failed --output jsonl 2>/dev/null) || true
+printf '%s\n' "$out" | tail -1 | grep -qF '"detail":"upstream provider returned HTTP 502 (Bad Gateway)"' ||
+	{ echo "$out" | tail -1; fail "jsonl verdict lacks the detail"; }
+
+echo "e2e: responses-tools at 80x24, G reaches the end once settled"
+tmux new-session -d -s "$SESSION" -x 80 -y 24 \
+	"TERM=xterm-256color $BIN --demo=responses-tools; echo \"EXIT=\$?\"; sleep 600"
+wait_for "VERIFIED" 30
+tmux send-keys -t "$SESSION" g
+wait_for "── scrolled · G goes to the end" 5
+tmux send-keys -t "$SESSION" G
+wait_for "── end ─" 5
+wait_for '"exit_code": 0' 5 # the last tool's output, the transcript's last lines
+screen | grep -q "── end ─.* [0-9]*–\([0-9]*\)/\1 ──" || fail "G did not reach the last line"
+tmux send-keys -t "$SESSION" g
+wait_for "── scrolled" 5
+for _ in $(seq 1 30); do tmux send-keys -t "$SESSION" j; done
+wait_for "── end ─" 5 # scrolling back to the end resumes
+tmux send-keys -t "$SESSION" q
+wait_for "EXIT=0" 10
+tmux kill-session -t "$SESSION"
+
+echo "e2e: a start-up error is one line on stderr with a hint, no full screen"
+run --url http://127.0.0.1:1 act_e2e_nowhere
+wait_for "EXIT=1" 15
+wait_for "aipwatch: error: status:"
+wait_for "hint: is aipd running at http://127.0.0.1:1? check --url or \$AIP_URL"
+absent "FOLLOWING"
+absent "c cancel"
+tmux kill-session -t "$SESSION"
+
+echo "e2e: review of a finished action times its tools from aipd's event times"
+$GO build -o "$OUT/aipdsim" ./cmd/aipdsim
+"$OUT/aipdsim" --listen 127.0.0.1:0 --scenario chat-tools --speed 4 >"$OUT/sim.out" 2>&1 &
+SIMPID=$!
+trap 'kill $SIMPID 2>/dev/null || true; tmux kill-session -t "$SESSION" 2>/dev/null || true; rm -rf "$OUT"' EXIT
+for _ in $(seq 1 100); do grep -q '^action:' "$OUT/sim.out" && break; sleep 0.1; done
+SIMURL=$(sed -n 's/^url: //p' "$OUT/sim.out")
+SIMACT=$(sed -n 's/^action: //p' "$OUT/sim.out")
+$BIN --url "$SIMURL" --output plain "$SIMACT" >/dev/null 2>&1 || fail "the live run of $SIMACT failed"
+run --url "$SIMURL" "$SIMACT" # now a review
+wait_for "REVIEW" 15
+wait_for "VERIFIED" 15
+screen | grep -E "terminal +ls -la +✓ completed +0\.[1-9]s|terminal +ls -la +✓ completed +[1-9]" >/dev/null ||
+	fail "the review shows the terminal tool without its recorded duration"
+tmux send-keys -t "$SESSION" q
+wait_for "EXIT=0" 10
+tmux kill-session -t "$SESSION"
+kill $SIMPID 2>/dev/null || true
+wait $SIMPID 2>/dev/null || true
+
+echo "e2e: the resume command of a --cacert --redact run works as printed"
+# A private CA, and the simulator over https with a certificate it signed.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=aipwatch e2e CA" \
+	-keyout "$OUT/ca.key" -out "$OUT/ca.pem" >/dev/null 2>&1
+openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$OUT/srv.key" -out "$OUT/srv.csr" >/dev/null 2>&1
+printf 'subjectAltName=IP:127.0.0.1\n' >"$OUT/san.ext"
+openssl x509 -req -in "$OUT/srv.csr" -CA "$OUT/ca.pem" -CAkey "$OUT/ca.key" -CAcreateserial -days 1 \
+	-extfile "$OUT/san.ext" -out "$OUT/srv.pem" >/dev/null 2>&1
+"$OUT/aipdsim" --listen 127.0.0.1:0 --scenario chat-tools --speed 0.5 \
+	--tls-cert "$OUT/srv.pem" --tls-key "$OUT/srv.key" >"$OUT/tls.out" 2>&1 &
+SIMPID=$!
+for _ in $(seq 1 100); do grep -q '^action:' "$OUT/tls.out" && break; sleep 0.1; done
+TLSURL=$(sed -n 's/^url: //p' "$OUT/tls.out")
+TLSACT=$(sed -n 's/^action: //p' "$OUT/tls.out")
+tmux new-session -d -s "$SESSION" -x 120 -y 40 -c "$OUT" \
+	"TERM=xterm-256color $PWD/$BIN --url $TLSURL --cacert ca.pem --redact $TLSACT; echo \"EXIT=\$?\"; sleep 600"
+wait_for "FOLLOWING" 15
+wait_for "‹redacted›" 15
+tmux send-keys -t "$SESSION" q
+wait_for "EXIT=8" 10
+resume=$(tmux capture-pane -p -J -t "$SESSION" | sed -n 's/^resume with: //p' | head -1)
+[ -n "$resume" ] || fail "no resume command printed"
+case "$resume" in
+"$PWD/$BIN --url $TLSURL --cacert $OUT/ca.pem --redact "*"--cursor "*" $TLSACT") ;;
+*) fail "resume command lacks what the run needs: $resume" ;;
+esac
+tmux kill-session -t "$SESSION"
+# Run it exactly as printed, from another directory: same private CA, still masked.
+tmux new-session -d -s "$SESSION" -x 120 -y 40 -c / \
+	"TERM=xterm-256color $resume; echo \"EXIT=\$?\"; sleep 600"
+wait_for "VERIFIED" 30
+wait_for "‹redacted›" 5
+absent "take a look" # the prompt-free, masked transcript
+tmux send-keys -t "$SESSION" q
+wait_for "EXIT=0" 10
+tmux kill-session -t "$SESSION"
+kill $SIMPID 2>/dev/null || true
+wait $SIMPID 2>/dev/null || true
 
 echo "e2e: ok"

@@ -178,6 +178,8 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-t.C:
 		return true
+	case <-retryNow(ctx): // the operator's "retry now" (retrynow.go)
+		return true
 	}
 }
 

@@ -387,6 +387,9 @@ func (c *Console) open(pressKey string) tea.Cmd {
 	c.liveCancel = cancel
 	c.live = newModel(ctx, Options{ActionID: id, Backend: b, Redact: c.opts.Redact, NoColor: c.opts.NoColor,
 		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock})
+	// Inside the console the screen is already full: no start line, and an
+	// error before aipd answers stays on it instead of quitting the console.
+	c.live.attached = true
 	cmds := []tea.Cmd{c.wrap(c.live.Init())}
 	if c.width > 0 {
 		cmds = append(cmds, c.liveUpdate(tea.WindowSizeMsg{Width: c.width, Height: c.height}))

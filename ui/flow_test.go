@@ -181,16 +181,27 @@ func TestFlowCancelConfirmed(t *testing.T) {
 	sc.waitText(t, "ls -la")
 	tm.Type("c")
 	prompt := sc.waitText(t, "Cancel action "+testAction)
-	if !strings.Contains(prompt, "cooperative stop") || !strings.Contains(prompt, "y send cancel") {
-		t.Errorf("the confirmation must name the action, say what a cancel is, and offer y/n:\n%s", prompt)
+	if !strings.Contains(prompt, "cooperative stop") || !strings.Contains(prompt, "type the ID's last 4 characters, 2Z4A, then enter: [····]") ||
+		!strings.Contains(prompt, "n/esc keep running") {
+		t.Errorf("the confirmation must name the action, say what a cancel is, and ask for the ID's last characters:\n%s", prompt)
 	}
 	if strings.Contains(prompt, "c cancel") {
-		t.Errorf("a pending confirmation shows only y / n:\n%s", prompt)
+		t.Errorf("a pending confirmation shows only its own keys:\n%s", prompt)
 	}
+	// Keys pressed by habit send nothing: y (the old confirmation, and copy),
+	// enter, c again.
+	tm.Type("yc")
+	tm.Send(keyMsg("enter"))
+	sc.waitText(t, "does not match")
 	if n := fb.cancels.Load(); n != 0 {
-		t.Fatalf("c alone sent %d cancels", n)
+		t.Fatalf("c then habit keys sent %d cancels", n)
 	}
-	tm.Type("y")
+	tm.Send(keyMsg("backspace"))
+	tm.Send(keyMsg("backspace"))
+	tm.Type("2Z4")
+	sc.waitText(t, "[2Z4·]")
+	tm.Type("A")
+	tm.Send(keyMsg("enter"))
 	sc.waitText(t, "CANCELLED")
 	tm.Type("c") // settled: refused with a notice
 	sc.waitText(t, "nothing to cancel")

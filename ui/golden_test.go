@@ -65,7 +65,7 @@ func (h *harness) at(d time.Duration) *harness { h.clock.t = t0.Add(d); return h
 func keyMsg(k string) tea.KeyPressMsg {
 	special := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab,
 		"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "up": tea.KeyUp, "down": tea.KeyDown,
-		"home": tea.KeyHome, "end": tea.KeyEnd, "left": tea.KeyLeft, "right": tea.KeyRight}
+		"home": tea.KeyHome, "end": tea.KeyEnd, "backspace": tea.KeyBackspace, "left": tea.KeyLeft, "right": tea.KeyRight}
 	switch {
 	case k == "space":
 		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
@@ -159,14 +159,14 @@ func scenes() []scene {
 		}, false},
 		{"verdict_cancelled", nil, func(h *harness) {
 			h.feed(chatToolsLive(h.f)...)
-			h.press("c", "y")
+			h.press("c", "2", "Z", "4", "A", "enter")
 			h.feed(stream.CancelMsg{Accepted: true})
 			h.feed(h.f.after(time.Second).batch(cancelledFrame(h.f)), stream.TerminalMsg{Cursor: cursorA},
 				result(h.tb, model.ResultCancelled, model.OpChat, "", false, false), status(model.StateCancelled, true), stream.DoneMsg{})
 		}, false},
 		{"verdict_late_cancel", nil, func(h *harness) {
 			h.feed(chatToolsLive(h.f)...)
-			h.press("c", "y")
+			h.press("c", "2", "Z", "4", "A", "enter")
 			h.feed(stream.CancelMsg{Accepted: true})
 			rest := chatToolsDone(h.tb, newFx(h.tb), "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))
 			h.feed(rest...)

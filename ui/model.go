@@ -29,6 +29,8 @@ type Model struct {
 
 	width, height int
 	started       time.Time // when the viewer started (elapsed fallback)
+	replayStart   time.Time // a --replay: the recorded time of its first frame
+	replayAt      time.Time // and of its latest (streamNow)
 	settledAt     time.Time
 
 	// Transcript scrolling: follow keeps the bottom in view; any upward
@@ -46,22 +48,38 @@ type Model struct {
 	focusKey  string
 	focusAuto bool
 
-	mode      keys.Mode
-	showTools bool
-	showHelp  bool
-	markdown  bool
-	plain     bool
+	mode keys.Mode
+	// confirmInput is what the operator typed in the cancel confirmation;
+	// confirmBad: enter was pressed before it matched.
+	confirmInput string
+	confirmBad   bool
+	showTools    bool
+	showHelp     bool
+	markdown     bool
+	plain        bool
+	helpTop      int  // first row of the ? overlay when it scrolls
+	stamps       bool // T: timestamps on item headings and inline tools
+	nowrap       bool // w: cut long lines instead of wrapping them
 
 	raw rawView
 
 	search searchState
 
-	conn      conn
-	review    bool
-	lastLive  time.Time
-	runDone   bool
-	fatal     *stream.Error
-	cancelled bool // the cancel request was sent (once)
+	conn     conn
+	review   bool
+	lastLive time.Time
+	runDone  bool
+	fatal    *stream.Error
+	// attached: aipd answered (a status read, a connection, a page or a
+	// chunk). Until then the screen is one inline line, not the full
+	// screen, and a fatal error quits at once so that main prints it on
+	// stderr with a hint (issue 13: no dead full screen at start-up).
+	attached    bool
+	startFailed bool
+	// inlineShown: the start line was drawn; inlineCleared: the empty
+	// frame that erases it before the alt screen was drawn.
+	inlineShown, inlineCleared bool
+	cancelled                  bool // the cancel request was sent (once)
 
 	notice   string
 	noticeAt time.Time
@@ -198,6 +216,7 @@ func (m *Model) keyContext() keys.Context {
 		Markdown: m.markdown,
 		Search:   m.searching(),
 		Replay:   m.opts.Replay,
+		Retrying: m.conn.phase == connReconnecting,
 	}
 }
 

@@ -23,6 +23,7 @@ type runner struct {
 	once    sync.Once
 	started bool
 	done    chan struct{}
+	wake    chan struct{} // retry now (stream.WithRetryNow)
 	mu      sync.Mutex
 	err     error
 }
@@ -42,7 +43,21 @@ type cancelReplyMsg struct{ reply stream.CancelMsg }
 
 func newRunner(ctx context.Context, b Backend) *runner {
 	ctx, cancel := context.WithCancel(ctx)
-	return &runner{backend: b, ctx: ctx, cancel: cancel, ch: make(chan tea.Msg, maxDrain), done: make(chan struct{})}
+	wake := make(chan struct{}, 1)
+	ctx = stream.WithRetryNow(ctx, wake)
+	return &runner{backend: b, ctx: ctx, cancel: cancel, ch: make(chan tea.Msg, maxDrain), done: make(chan struct{}), wake: wake}
+}
+
+// retryNowCmd ends the backend's wait before its next try (the operator's
+// "retry now"); a second press before that try is one retry.
+func (r *runner) retryNowCmd() tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+		return nil
+	}
 }
 
 // startCmd starts the backend goroutine (once) and returns nothing itself.

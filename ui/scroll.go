@@ -31,7 +31,7 @@ func (m *Model) layout() layout {
 		l.gutter = 0
 	}
 	if m.showHelp {
-		l.help = len(m.helpLines())
+		l.help = min(len(m.helpLines()), m.helpRoom())
 	}
 	if m.mode == keys.Confirm {
 		l.prompt = len(m.promptLines())
@@ -48,15 +48,35 @@ func (m *Model) layout() layout {
 	return l
 }
 
+// helpRoom is how many rows the ? overlay may take: all but the header,
+// the rule, the status lines and one row of transcript. A longer overlay
+// scrolls (helpTop) with the scroll keys.
+func (m *Model) helpRoom() int {
+	return max(m.height-headerRows-ruleRows-statusRows-1, 1)
+}
+
+// helpOverflows: the ? overlay is open and longer than its room.
+func (m *Model) helpOverflows() bool {
+	return m.showHelp && len(m.helpLines()) > m.helpRoom()
+}
+
+// scrollHelp moves the ? overlay's window by d rows.
+func (m *Model) scrollHelp(d int) {
+	n, room := len(m.helpLines()), m.helpRoom()
+	m.helpTop = min(max(m.helpTop+d, 0), max(n-(room-1), 0))
+}
+
 // renderOptions are the transcript options for the current state.
 func (m *Model) renderOptions() render.Options {
 	l := m.layout()
 	return render.Options{
-		Width:    max(m.width-l.gutter, 10),
-		Markdown: m.markdown && !m.plain,
-		Plain:    m.plain,
-		Redact:   m.opts.Redact,
-		Settled:  m.action.Settled(),
+		Width:      max(m.width-l.gutter, 10),
+		Markdown:   m.markdown && !m.plain,
+		Plain:      m.plain,
+		Redact:     m.opts.Redact,
+		Settled:    m.action.Settled(),
+		Timestamps: m.stamps,
+		NoWrap:     m.nowrap,
 	}
 }
 
@@ -186,8 +206,8 @@ func (m *Model) followTop(body int) int {
 	total := m.tr.Len()
 	maxTop := max(total-body, 0)
 	act := m.tr.Active()
-	if act < 0 || act >= m.tr.LastItem() {
-		return maxTop
+	if act < 0 || act >= m.tr.LastItem() || m.action.Settled() {
+		return maxTop // once settled nothing grows: the end is the bottom
 	}
 	start, n := m.tr.Span(act)
 	end := start + n + 2 // the separator and the next heading
@@ -231,8 +251,11 @@ func (m *Model) scrollBy(d int) {
 	if m.follow && d > 0 && m.top >= max(m.tr.Len()-body, 0) {
 		return // already at the bottom: keep following
 	}
-	m.pause() // any manual scroll pauses; only G/End resumes
+	m.pause() // any manual scroll pauses; G/End, or scrolling back to the end, resumes
 	m.setTop(m.top + d)
+	if d > 0 && m.top >= max(m.tr.Len()-body, 0) && m.followTop(body) >= m.top {
+		m.resumeFollow() // back at the end, as less +F and kubectl logs -f users expect
+	}
 }
 
 func (m *Model) scrollTo(top int) {

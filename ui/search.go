@@ -81,7 +81,7 @@ func (m *Model) closeSearchInput() {
 	m.relayout()
 }
 
-// confirmSearch: enter. The first match becomes the current one.
+// confirmSearch: enter. The first match from the view becomes the current one.
 func (m *Model) confirmSearch() {
 	m.closeSearchInput()
 	q := render.NewQuery(m.search.input.Value())
@@ -90,7 +90,9 @@ func (m *Model) confirmSearch() {
 		return
 	}
 	if m.matchTotal() > 0 {
-		m.gotoMatch(0, true)
+		// From the view, as less and vim do: the first match at or below
+		// the top line on the screen, else (wrapping) the first one.
+		m.gotoMatch(max(m.tr.MatchFrom(m.top), 0), true)
 	}
 }
 

@@ -21,7 +21,8 @@ func chatVerified(h *harness) *harness {
 func ruleOf(t *testing.T, screen string) string {
 	t.Helper()
 	for _, l := range strings.Split(screen, "\n") {
-		if strings.HasPrefix(l, "── following") || strings.HasPrefix(l, "── paused") {
+		if strings.HasPrefix(l, "── following") || strings.HasPrefix(l, "── paused") ||
+			strings.HasPrefix(l, "── end") || strings.HasPrefix(l, "── scrolled") {
 			return l
 		}
 	}
@@ -337,12 +338,12 @@ func TestSearchScrollsToolsPane(t *testing.T) {
 		id := fmt.Sprintf("call_%d", i)
 		h.feed(f.batch(f.toolRunning("terminal", "💻", fmt.Sprintf("step-%02d", i), id)), f.batch(f.toolCompleted("terminal", id)))
 	}
-	if strings.Contains(h.screen(), "step-01") {
+	if strings.Contains(paneOf(h.screen()), "step-01") {
 		t.Fatal("the first tools should be out of the pane")
 	}
 	h.press("t") // hidden: the match shows it again
 	h.typeQuery("step-01").press("enter")
-	s := h.screen()
+	s := paneOf(h.screen())
 	if !strings.Contains(s, "step-01") || !strings.Contains(s, "shown") {
 		t.Errorf("the pane does not show the matching tool:\n%s", s)
 	}
@@ -350,7 +351,26 @@ func TestSearchScrollsToolsPane(t *testing.T) {
 		t.Errorf("label not highlighted:\n%s", got)
 	}
 	h.press("esc")
-	if strings.Contains(h.screen(), "step-01") {
+	if strings.Contains(paneOf(h.screen()), "step-01") {
 		t.Error("clearing the search left the pane scrolled")
 	}
+}
+
+// paneOf is the tools pane of a screen: its title and rows (the transcript
+// shows Chat tools inline too).
+func paneOf(screen string) string {
+	var b strings.Builder
+	in := false
+	for _, l := range strings.Split(screen, "\n") {
+		switch {
+		case strings.HasPrefix(l, "── tools"):
+			in = true
+		case in && strings.HasPrefix(l, "──"):
+			in = false
+		}
+		if in {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
 }

@@ -40,7 +40,8 @@ func TestSimCancel(t *testing.T) {
 	if n := srv.CancelCount(); n != 0 {
 		t.Fatalf("c alone made %d cancel requests", n)
 	}
-	tm.Type("y")
+	tm.Type("g_01") // the last characters of act_sim_long_01
+	tm.Send(keyMsg("enter"))
 	sc.waitText(t, "CANCELLED")
 	tm.Type("q")
 	fm := finalModel(t, tm)
@@ -87,7 +88,7 @@ func TestSimReconnect(t *testing.T) {
 	if agg := a.Result.Aggregate; agg == nil || agg.Text != a.Text() {
 		t.Errorf("the shown text differs from the aggregate text")
 	}
-	if n, rows := len(a.Tools()), strings.Count(final, "✓ completed"); n != 2 || rows != 2 {
+	if n, rows := len(a.Tools()), strings.Count(paneOf(final), "✓ completed"); n != 2 || rows != 2 {
 		t.Errorf("%d tools and %d tool rows, want 2 without duplicates:\n%s", n, rows, final)
 	}
 	if fm.conn.resumes == 0 {

@@ -79,6 +79,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.scrollBy(d)
 		}
 	}
+	if !m.attached && m.fatal != nil && !m.startFailed {
+		// aipd never answered: no full screen to read, the error goes to
+		// stderr with a hint once the program is gone.
+		m.startFailed = true
+		return m, tea.Quit
+	}
+	if m.attached && m.inlineShown && !m.inlineCleared {
+		cmds = append(cmds, tea.Tick(20*time.Millisecond, func(time.Time) tea.Msg { return redrawMsg{} }))
+	}
 	if !m.ticking && !m.idle() {
 		m.ticking = true
 		cmds = append(cmds, m.tick())
@@ -86,6 +95,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmds = append(cmds, m.markdownCmds()...)
 	return m, tea.Batch(cmds...)
 }
+
+// redrawMsg only asks for a frame (after the one that erased the start
+// line).
+type redrawMsg struct{}
 
 // idle: nothing on the screen changes with time any more (the run is over,
 // no notice is waiting to expire), so the clock tick stops.
@@ -109,6 +122,10 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	now := m.clock()
 	stream.Apply(m.action, msg)
 	var cmd tea.Cmd
+	switch msg.(type) {
+	case stream.StatusMsg, stream.ModeMsg, stream.ConnectedMsg, stream.BatchMsg, stream.TerminalMsg, stream.ResultMsg:
+		m.attached = true
+	}
 	switch msg := msg.(type) {
 	case stream.ModeMsg:
 		m.review = msg.Review || m.opts.Replay
@@ -153,7 +170,7 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 		m.conn.phase = connOver
 	}
 	if m.settledAt.IsZero() && m.action.Settled() {
-		m.settledAt = now
+		m.settledAt = m.streamNow()
 		m.notice = "" // progress notices ("following to the end") are over
 	}
 	return cmd
@@ -162,6 +179,14 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 func (m *Model) live(at, now time.Time) {
 	if at.IsZero() {
 		at = now
+	}
+	if m.opts.Replay {
+		if m.replayStart.IsZero() {
+			m.replayStart = at
+		}
+		if at.After(m.replayAt) {
+			m.replayAt = at
+		}
 	}
 	if at.After(m.lastLive) {
 		m.lastLive = at
@@ -215,27 +240,13 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case keys.Search:
 		return m.onSearchKey(msg)
 	case keys.Confirm:
-		switch {
-		case key.Matches(msg, k.Yes):
-			m.mode = keys.Normal
-			if m.action.Settled() {
-				m.setNotice("the action settled meanwhile: nothing to cancel", false)
-				return nil
-			}
-			return m.sendCancel()
-		case key.Matches(msg, k.No):
-			m.mode = keys.Normal
-			m.setNotice("not cancelled: the action keeps running", true)
-			m.relayout()
-		}
-		return nil
+		return m.onConfirmKey(msg)
 	case keys.Raw, keys.Log:
 		switch {
-		case m.mode == keys.Raw && key.Matches(msg, k.Close), m.mode == keys.Log && key.Matches(msg, k.CloseLog):
+		case m.mode == keys.Raw && key.Matches(msg, k.Close), m.mode == keys.Log && key.Matches(msg, k.CloseLog),
+			msg.String() == "q": // q closes the panel, as in less and k9s; ctrl+c still detaches
 			m.mode = keys.Normal
 			m.relayout()
-		case key.Matches(msg, k.Quit):
-			return tea.Quit
 		case key.Matches(msg, k.Up):
 			m.rawScroll(-1)
 		case key.Matches(msg, k.Down):
@@ -259,6 +270,22 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 
 	body := m.layout().body
+	if m.helpOverflows() { // the scroll keys scroll the ? overlay
+		switch {
+		case key.Matches(msg, k.Up):
+			m.scrollHelp(-1)
+			return nil
+		case key.Matches(msg, k.Down):
+			m.scrollHelp(1)
+			return nil
+		case key.Matches(msg, k.PageUp):
+			m.scrollHelp(-m.helpRoom())
+			return nil
+		case key.Matches(msg, k.PageDown):
+			m.scrollHelp(m.helpRoom())
+			return nil
+		}
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
@@ -285,7 +312,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Toggle):
 		m.toggleFocused()
 	case key.Matches(msg, k.Help):
-		m.showHelp = !m.showHelp
+		m.showHelp, m.helpTop = !m.showHelp, 0
 		m.relayout()
 	case key.Matches(msg, k.Tools):
 		if len(m.action.Tools()) == 0 {
@@ -303,6 +330,15 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Plain):
 		m.plain = !m.plain
 		m.resize(m.width, m.height)
+	case key.Matches(msg, k.Times):
+		m.stamps = !m.stamps
+		m.resize(m.width, m.height)
+	case key.Matches(msg, k.Wrap):
+		m.nowrap = !m.nowrap
+		if m.nowrap {
+			m.setNotice("wrap off: long lines are cut (…); w wraps again", true)
+		}
+		m.resize(m.width, m.height)
 	case key.Matches(msg, k.Raw):
 		m.openRaw()
 	case key.Matches(msg, k.Log):
@@ -317,6 +353,14 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.stepMatch(-1)
 	case key.Matches(msg, k.Export):
 		return m.exportCmd()
+	case key.Matches(msg, k.RetryNow):
+		if m.conn.phase != connReconnecting {
+			m.setNotice("connected: nothing to retry", false)
+			return nil
+		}
+		m.conn.wait = 0 // the status bar says "next try now"
+		m.setNotice("retrying now", true)
+		return m.run.retryNowCmd()
 	case key.Matches(msg, k.Cancel):
 		switch {
 		case m.opts.Replay:
@@ -326,7 +370,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		case m.cancelled:
 			m.setNotice("cancel already requested: "+m.action.CancelOutcome(), false)
 		default:
-			m.mode = keys.Confirm
+			m.mode, m.confirmInput = keys.Confirm, ""
 			m.relayout()
 		}
 	case msg.String() == "esc":
@@ -395,4 +439,62 @@ func (m *Model) markdownCmds() []tea.Cmd {
 		cmds = append(cmds, func() tea.Msg { return markdownMsg{res: md.Run(j)} })
 	}
 	return cmds
+}
+
+// confirmLen is how many of the action ID's last characters the operator
+// types to confirm a cancel.
+const confirmLen = 4
+
+// confirmWord is what confirms a cancel: the action ID's last characters,
+// as operators know from dangerous prompts. No key pressed by habit (y,
+// enter, c twice) can send a cancel.
+func (m *Model) confirmWord() string {
+	r := []rune(m.opts.ActionID)
+	return string(r[max(len(r)-confirmLen, 0):])
+}
+
+// onConfirmKey edits the confirmation: esc always keeps the action
+// running, and so does n unless n is the next character to type; enter
+// sends the cancel only once the typed text is the confirm word.
+func (m *Model) onConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
+	word := []rune(m.confirmWord())
+	typed := []rune(m.confirmInput)
+	keep := func() tea.Cmd {
+		m.mode, m.confirmInput = keys.Normal, ""
+		m.setNotice("not cancelled: the action keeps running", true)
+		m.relayout()
+		return nil
+	}
+	switch s := msg.String(); {
+	case s == "esc":
+		return keep()
+	case s == "enter":
+		if string(typed) != string(word) {
+			m.confirmBad = true
+			return nil
+		}
+		m.mode, m.confirmInput = keys.Normal, ""
+		m.relayout()
+		if m.action.Settled() {
+			m.setNotice("the action settled meanwhile: nothing to cancel", false)
+			return nil
+		}
+		return m.sendCancel()
+	case s == "backspace":
+		if len(typed) > 0 {
+			m.confirmInput = string(typed[:len(typed)-1])
+		}
+		m.confirmBad = false
+	case msg.Text != "" && len([]rune(msg.Text)) == 1:
+		r := []rune(msg.Text)[0]
+		next := len(typed) < len(word) && word[len(typed)] == r
+		if (r == 'n' || r == 'N') && !next {
+			return keep()
+		}
+		if len(typed) < len(word) {
+			m.confirmInput += string(r)
+		}
+		m.confirmBad = false
+	}
+	return nil
 }

@@ -17,6 +17,16 @@ import (
 // View draws the screen. It assembles only the visible rows: the
 // transcript's lines come pre-rendered from its cache.
 func (m *Model) View() tea.View {
+	if !m.attached {
+		return m.startView()
+	}
+	if m.inlineShown && !m.inlineCleared {
+		// The start line was drawn on the normal screen: erase it with one
+		// empty frame before the alt screen, or it would still be there,
+		// glued to the closing lines, once the alt screen is gone.
+		m.inlineCleared = true
+		return tea.NewView("")
+	}
 	content := m.Render()
 	if m.viewHook != nil {
 		m.viewHook(content)
@@ -33,6 +43,37 @@ func (m *Model) View() tea.View {
 		v.Cursor = tea.NewCursor(x, min(strings.Count(content, "\n"), m.height-1))
 	}
 	return v
+}
+
+// startView is the screen until aipd answers: one inline line (no alt
+// screen, no mouse capture) that says what aipwatch is waiting for, so a
+// start-up failure leaves no dead full screen behind: the program quits
+// and main prints the error with a hint on stderr.
+func (m *Model) startView() tea.View {
+	if m.startFailed || m.width <= 0 {
+		return tea.NewView("")
+	}
+	m.inlineShown = true
+	return tea.NewView(render.Truncate(m.startLine(), m.width, "…"))
+}
+
+// startLine is the one line shown while attaching.
+func (m *Model) startLine() string {
+	st := m.st
+	s := "aipwatch: connecting to aipd for " + render.Line(m.opts.ActionID) + "…"
+	if m.conn.phase == connReconnecting {
+		left := m.conn.wait - m.clock().Sub(m.conn.since)
+		next := "now"
+		if left > 0 {
+			next = fmt.Sprintf("in %ds", int((left+time.Second-1)/time.Second))
+		}
+		s = fmt.Sprintf("aipwatch: aipd not reachable (attempt %d, next try %s)", m.conn.attempt, next)
+		if c := m.conn.cause; c != "" {
+			s += ": " + render.Untrusted(c, m.opts.Redact)
+		}
+		return s + st.Dim.Render(" · ctrl+r retries now · ctrl+c stops")
+	}
+	return s + st.Dim.Render(" · ctrl+c stops")
 }
 
 // Render is the screen's text (View's content), for golden tests.
@@ -147,9 +188,17 @@ func (m *Model) headerLine() string {
 	default:
 		op = "…"
 	}
+	right := st.HeaderDim.Render("elapsed ") + render.Duration(m.elapsed())
+	rw := render.Width(right)
+	// The action ID goes last, and shortened in the middle (its last
+	// characters confirm a cancel) rather than dropped.
+	id := render.Line(a.ID)
+	if avail := max(w-rw-1, 1); render.Width(id) > avail {
+		id = render.Short(id, avail)
+	}
 	segs := []segment{
-		{st.Header.Render("aipwatch"), 10},
-		{st.Header.Render(render.Line(a.ID)), 9},
+		{st.Header.Render("aipwatch"), 7},
+		{st.Header.Render(id), 10},
 		{render.Line(op), 8},
 	}
 	if ep := a.Endpoint(); ep != "" {
@@ -160,8 +209,6 @@ func (m *Model) headerLine() string {
 	} else if id := a.Chat().CompletionID; id != "" {
 		segs = append(segs, segment{m.shortID(id, 40), 3})
 	}
-	right := st.HeaderDim.Render("elapsed ") + render.Duration(m.elapsed())
-	rw := render.Width(right)
 	left := fitSegments(segs, st.HeaderDim.Render(" · "), max(w-rw-1, 1))
 	gap := max(w-render.Width(left)-rw, 1)
 	return render.Truncate(left+strings.Repeat(" ", gap)+right, w, "")
@@ -192,14 +239,32 @@ func (m *Model) shortID(id string, n int) string {
 	return render.Short(id, n)
 }
 
+// streamNow is "now" for the times the stream measures (elapsed, tool
+// timers, the last byte): the wall clock live; in a --replay the recorded
+// time of the latest frame replayed, so that the header and the tool
+// timers run on the recording's time (at --speed), not on the time since
+// it was made.
+func (m *Model) streamNow() time.Time {
+	if m.opts.Replay && !m.replayAt.IsZero() {
+		return m.replayAt
+	}
+	return m.clock()
+}
+
 // elapsed is the action's running time: from aipd's started_at when known
 // (else from when the viewer started) to completed_at, the settling, or
 // now.
 func (m *Model) elapsed() time.Duration {
 	start := m.started
+	if m.opts.Replay && !m.replayStart.IsZero() {
+		start = m.replayStart
+	}
 	var end time.Time
 	if s := m.action.Status; s != nil {
-		if t, ok := m.times.parse(0, s.StartedAt); ok {
+		// The earlier of aipd's started_at and when this viewer began: a
+		// synchronous action's record is written when it settles, so its
+		// started_at can be later than the stream that was watched.
+		if t, ok := m.times.parse(0, s.StartedAt); ok && t.Before(start) {
 			start = t
 		}
 		if t, ok := m.times.parse(1, s.CompletedAt); ok && m.action.Settled() {
@@ -207,7 +272,7 @@ func (m *Model) elapsed() time.Duration {
 		}
 	}
 	if end.IsZero() {
-		end = m.clock()
+		end = m.streamNow()
 		if !m.settledAt.IsZero() {
 			end = m.settledAt
 		}
@@ -215,6 +280,9 @@ func (m *Model) elapsed() time.Duration {
 	d := end.Sub(start)
 	if d < 0 {
 		d = end.Sub(m.started)
+	}
+	if d < 0 && !m.replayStart.IsZero() {
+		d = end.Sub(m.replayStart)
 	}
 	return max(d, 0)
 }
@@ -300,11 +368,12 @@ func (m *Model) toolRows(sc *screen, n int) {
 		}
 	}
 	sc.row(m.rule(title, "t hides"))
-	now := m.clock()
-	frame := int(now.UnixMilli() / 100)
+	now := m.streamNow()
+	frame := int(m.clock().UnixMilli() / 100)
 	tr := st.ToolRows(tools, render.ToolOptions{
 		Now: now, Width: m.width - 1, Frame: frame, Settled: m.action.Settled(), Redact: m.opts.Redact,
 		Offset: m.toolOffset(n - 1), Query: m.tr.Query(), CurID: m.search.curTool, CurOrd: m.search.curToolOrd,
+		Duration: m.action.ToolDuration,
 	}, n-1)
 	for _, r := range tr {
 		sc.row(" ", r)
@@ -338,7 +407,7 @@ func (m *Model) ruleLine(l layout) string {
 	}
 	total := m.tr.Len()
 	key := ruleKey{width: m.width, top: m.top, body: l.body, total: total, follow: m.follow,
-		newLines: m.newLines, plain: m.plain, markdown: m.markdown}
+		newLines: m.newLines, plain: m.plain, markdown: m.markdown, settled: m.action.Settled()}
 	if m.searching() {
 		return m.ruleLineFor(l, total) // the search status changes with every key
 	}
@@ -353,7 +422,7 @@ func (m *Model) ruleLine(l layout) string {
 // ruleKey is everything the transcript's rule line shows outside search.
 type ruleKey struct {
 	width, top, body, total int
-	follow                  bool
+	follow, settled         bool
 	newLines                int
 	plain, markdown         bool
 }
@@ -370,8 +439,18 @@ func (m *Model) ruleLineFor(l layout, total int) string {
 	if total > 0 {
 		pos = st.Dim.Render(fmt.Sprintf("%d–%d/%d", m.top+1, min(m.top+l.body, total), total))
 	}
-	left := st.Dim.Render("following")
-	if !m.follow {
+	// "following" means one thing: live, and the window moves with the
+	// stream. Once settled nothing more arrives: the window is at the end
+	// or scrolled.
+	var left string
+	switch {
+	case m.action.Settled() && m.follow:
+		left = st.Dim.Render("end")
+	case m.action.Settled():
+		left = st.Dim.Render("scrolled · G goes to the end")
+	case m.follow:
+		left = st.Dim.Render("following")
+	default:
 		left = st.Warn.Render("paused")
 		if m.newLines > 0 {
 			left += " " + st.Warn.Render("↓ "+render.Plural(m.newLines, "new line", "new lines"))
@@ -401,6 +480,8 @@ func (m *Model) badgeWord() string {
 		return render.WordReconnecting
 	case m.conn.phase == connConnecting && !m.review && m.action.ChunkCount() == 0 && !m.runDone:
 		return render.WordConnecting
+	case m.review && v.Word == model.LiveFollowing:
+		return render.WordReading // "following" means live, nothing else
 	}
 	return v.Word
 }
@@ -413,9 +494,15 @@ func (m *Model) statusLine() string {
 	var detail []string
 	switch {
 	case v.Final:
+		if v.Detail != "" { // why it ended, first: it must survive truncation
+			detail = append(detail, st.Warn.Render("error: "+render.Untrusted(v.Detail, m.opts.Redact)))
+		}
 		for _, r := range v.Reasons {
 			if v.UnconfirmedToolEffects > 0 && strings.HasSuffix(r, " to confirm") {
 				continue // shown on the next line
+			}
+			if v.Detail != "" && strings.HasPrefix(v.Detail, r+": ") {
+				continue // the error code, already leading the detail
 			}
 			detail = append(detail, render.Line(r))
 		}
@@ -435,7 +522,7 @@ func (m *Model) statusLine() string {
 		detail = append(detail, "reading the action status")
 	case word == model.LiveAwaitingResult:
 		detail = append(detail, "stream terminal seen: draining, then reading the result")
-	case word == model.LiveFollowing:
+	case word == model.LiveFollowing || word == render.WordReading:
 		switch {
 		case m.opts.Replay:
 			detail = append(detail, "replaying a recording")
@@ -540,10 +627,19 @@ func fitSegments(segs []segment, sep string, w int) string {
 func (m *Model) promptLines() []string {
 	text := fmt.Sprintf("Cancel action %s? This is a cooperative stop: effects may already exist "+
 		"(tool calls, messages, writes) and are not undone.", render.Line(m.opts.ActionID))
-	lines := render.Wrap(text, max(m.width-2, 10))
+	w := max(m.width-2, 10)
+	lines := render.Wrap(text, w)
 	if len(lines) > 3 {
 		lines = lines[:3]
 	}
+	word := render.Line(m.confirmWord())
+	typed := render.Line(m.confirmInput)
+	field := "[" + typed + strings.Repeat("·", max(len([]rune(word))-len([]rune(typed)), 0)) + "]"
+	ask := fmt.Sprintf("To send it, type the ID's last %d characters, %s, then enter: %s", len([]rune(word)), word, field)
+	if m.confirmBad {
+		ask += "  (does not match)"
+	}
+	lines = append(lines, render.Truncate(ask, w, "…"))
 	for i, l := range lines {
 		lines[i] = m.st.Prompt.Render(" " + render.Fit(l, max(m.width-2, 1)) + " ")
 	}
@@ -556,7 +652,17 @@ func (m *Model) helpRows() []string {
 		return []string{line}
 	}
 	if m.showHelp {
-		return m.helpLines()
+		lines := m.helpLines()
+		room := m.helpRoom()
+		if len(lines) <= room {
+			return lines
+		}
+		// Too long for the screen: a window, and a line that says so.
+		top := min(m.helpTop, max(len(lines)-(room-1), 0))
+		end := min(top+room-1, len(lines))
+		out := append(lines[top:end:end], render.Truncate(m.st.Dim.Render(
+			fmt.Sprintf("keys %d–%d of %d · ↑↓ scroll · ? closes", top+1, end, len(lines))), m.width, "…"))
+		return out
 	}
 	if m.notice != "" && m.mode == keys.Normal {
 		s := m.st.Warn
@@ -623,7 +729,7 @@ func (m *Model) helpLines() []string {
 	for _, l := range full {
 		out = append(out, render.Truncate(strings.TrimRight(l, " "), m.width, "…"))
 	}
-	if m.opts.Resume != nil {
+	if m.opts.Resume != nil && !m.action.Settled() { // once settled q quits: nothing to resume
 		cmd := m.opts.Resume(m.action.Cursor)
 		out = append(out, render.Truncate(m.st.Dim.Render("q detaches (the action keeps running); resume with: ")+render.Line(cmd), m.width, "…"))
 	}

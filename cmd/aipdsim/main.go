@@ -9,6 +9,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -28,6 +30,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
 	scenario := fs.String("scenario", "chat-tools", "scenario to play (see below)")
 	tokenFile := fs.String("token-file", "", "file holding the bearer token to require (trailing newline trimmed)")
+	tlsCert := fs.String("tls-cert", "", "serve https with this PEM certificate (with --tls-key), e.g. one signed by a private CA")
+	tlsKey := fs.String("tls-key", "", "the PEM key of --tls-cert")
 	fs.Float64Var(&k.Speed, "speed", 1, "pacing: 1 demo, 2 twice as fast, 0 instant")
 	fs.DurationVar(&k.PollInterval, "poll", 0, "follow poll interval after an empty page (default 500ms)")
 	fs.DurationVar(&k.KeepaliveInterval, "keepalive", 0, "idle time before a keep-alive comment (default 15s)")
@@ -84,6 +88,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if (*tlsCert == "") != (*tlsKey == "") {
+		fmt.Fprintln(stderr, "aipdsim: --tls-cert and --tls-key go together")
+		s.Close()
+		return 2
+	}
+	if *tlsCert != "" {
+		return serveTLS(ctx, s, *listen, *tlsCert, *tlsKey, stdout, stderr)
+	}
 	url, err := s.Listen(*listen)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipdsim: %v\n", err)
@@ -93,5 +105,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "url: %s\naction: %s\n", url, s.ActionID())
 	<-ctx.Done()
 	s.Close()
+	return 0
+}
+
+// serveTLS serves the simulator's routes over https, for trying aipwatch's
+// --cacert against a private CA (scripts/e2e.sh does).
+func serveTLS(ctx context.Context, s *sim.Server, addr, cert, key string, stdout, stderr io.Writer) int {
+	defer s.Close()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "aipdsim: %v\n", err)
+		return 1
+	}
+	hs := &http.Server{Handler: s.Handler()}
+	go func() {
+		<-ctx.Done()
+		hs.Close()
+	}()
+	fmt.Fprintf(stdout, "url: https://%s\naction: %s\n", ln.Addr(), s.ActionID())
+	if err := hs.ServeTLS(ln, cert, key); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "aipdsim: %v\n", err)
+		return 1
+	}
 	return 0
 }

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"aipwatch/sim"
+)
+
+// helpWidth is the width --help fits in: an 80-column terminal.
+const helpWidth = 80
+
+// helpFlagCol is where a flag's description starts.
+const helpFlagCol = 26
+
+// demoHelp describes the demo scenarios for an operator, in the words of
+// what they show rather than how the simulator builds them (sim.Describe,
+// the fallback for a scenario missing here). A test keeps it complete.
+var demoHelp = map[string]string{
+	"chat-tools":          "a Chat turn with two tools: verified (the default)",
+	"chat-length":         "a Chat turn cut by the output limit: partial",
+	"chat-error":          "a Chat turn whose model failed: failed, with the error",
+	"chat-crash":          "a Chat turn whose writer crashed without an error: failed",
+	"chat-unterminated":   "the upstream closes mid-sentence: incomplete",
+	"chat-truncated":      "the last frame lands on the event limit: truncated",
+	"responses-tools":     "a Responses turn with two function calls: verified",
+	"responses-failed":    "a Responses turn the provider fails (HTTP 502): failed",
+	"long":                "streams until you cancel it (c in the TUI, or --cancel)",
+	"late-cancel":         "a short turn, then a cancel that comes too late",
+	"firehose":            "100,000 deltas as fast as possible, for performance",
+	"async-long":          "long, submitted async: queued, running, then cancelled",
+	"async-dead-lettered": "a failed Responses turn submitted async: failed",
+	"postgres":            "a daemon that refuses its own cursors: verified",
+	"sync-handler-failed": "a sync turn whose handler dies: incomplete, no result",
+	"console":             "the console on a simulated daemon with several actions",
+}
+
+func usage(fs *pflag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `aipwatch follows one AIP action live, lets you cancel it, and ends on a
+verified verdict. Quitting never cancels the action: it prints the command
+that resumes.
+
+Usage:
+  aipwatch [flags] ACTION_ID   follow one action: live, or review once finished
+  aipwatch [flags]             on a terminal: the console (a live action list)
+  aipwatch ls [flags]          list actions (aipwatch ls --help)
+  aipwatch --demo[=SCENARIO]   follow a scripted action on a built-in simulator
+  aipwatch --replay FILE       review a recording made with --record, offline
+
+ACTION_ID may also come from $AIP_ACTION_ID; it must start with act_.
+
+Flags:
+`)
+	fmt.Fprint(w, flagHelp(fs))
+	fmt.Fprint(w, `
+Examples:
+  aipwatch --demo                          try it on the built-in simulator
+  export AIP_URL=https://aipd.internal:8443 AIP_TOKEN_FILE=~/.config/aip/token
+  aipwatch act_0123456789                  follow live (review if finished)
+  aipwatch --output jsonl act_0123 | jq .  for scripts: the last line is the
+                                           verdict object
+  aipwatch --cancel --reason "operator stop" act_0123456789
+  aipwatch --record run.jsonl act_0123     follow and record; later:
+  aipwatch --replay run.jsonl --speed 4    replay at four times recorded speed
+
+Demo scenarios (--demo=NAME):
+`)
+	for _, s := range append(sim.Scenarios(), demoConsole) {
+		d := demoHelp[s]
+		if d == "" {
+			d = sim.Describe(s)
+		}
+		writeWrapped(w, fmt.Sprintf("  %-20s ", s), d, 23)
+	}
+	fmt.Fprint(w, `
+Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
+4 failed, 5 truncated, 6 incomplete, 7 cancelled, 8 pending (stopped first).
+`)
+}
+
+// flagHelp lists the flags in their order, each "--name ARG" then its
+// description wrapped at helpWidth: no pflag type names, no
+// [=true|false] on booleans.
+func flagHelp(fs *pflag.FlagSet) string {
+	var b strings.Builder
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		arg, desc := pflag.UnquoteUsage(f)
+		head := "  "
+		if f.Shorthand != "" {
+			head += "-" + f.Shorthand + ", "
+		}
+		head += "--" + f.Name
+		switch {
+		case f.Value.Type() == "bool":
+		case f.NoOptDefVal != "":
+			head += "[=" + strings.ToUpper(arg) + "]"
+		default:
+			head += " " + strings.ToUpper(arg)
+		}
+		if len(head) >= helpFlagCol-1 {
+			b.WriteString(head + "\n")
+			head = ""
+		}
+		writeWrapped(&b, fmt.Sprintf("%-*s", helpFlagCol, head), desc, helpFlagCol)
+	})
+	return b.String()
+}
+
+// writeWrapped writes first then text wrapped at helpWidth, continuation
+// lines indented by indent spaces. A newline in text starts a new line.
+func writeWrapped(w io.Writer, first, text string, indent int) {
+	line := first
+	empty := true
+	flush := func() {
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+		line, empty = strings.Repeat(" ", indent), true
+	}
+	for i, para := range strings.Split(text, "\n") {
+		if i > 0 {
+			flush()
+		}
+		for _, word := range strings.Fields(para) {
+			if !empty && len([]rune(line))+1+len([]rune(word)) > helpWidth {
+				flush()
+			}
+			if !empty {
+				line += " "
+			}
+			line += word
+			empty = false
+		}
+	}
+	flush()
+}

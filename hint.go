@@ -1,0 +1,45 @@
+package main
+
+import (
+	"errors"
+	"strings"
+
+	"aipwatch/model"
+	"aipwatch/stream"
+)
+
+// attached reports whether aipd ever answered this run: a status read, a
+// chunk or a result. An error before that is a start-up failure, which
+// gets a hint (startupHint).
+func attached(a *model.Action) bool {
+	return a != nil && (a.Status != nil || a.ChunkCount() > 0 || a.Result != nil || a.Cursor != "")
+}
+
+// startupHint is the line that follows an error that stopped aipwatch
+// before aipd ever answered: what to check, by the kind of failure.
+func startupHint(o *options, err error) string {
+	var se *stream.Error
+	errors.As(err, &se)
+	tokenSrc := "no token file"
+	if o.tokenFile != "" {
+		tokenSrc = "token file " + o.tokenFile
+	} else if o.token != "" {
+		tokenSrc = "the token in $AIP_TOKEN"
+	}
+	switch {
+	case se != nil && (se.HTTPStatus == 401 || se.HTTPStatus == 403 || strings.HasPrefix(se.Code, "auth.")):
+		return "hint: aipd refused the credentials (" + tokenSrc + "): check --token-file, $AIP_TOKEN_FILE or $GETAIP_NATIVE_BEARER_TOKEN_FILE"
+	case se != nil && (se.HTTPStatus == 404 || strings.Contains(se.Code, "not_found") || strings.Contains(se.Code, "unknown")):
+		return "hint: check the ACTION_ID " + o.actionID + " and that --url " + redactURL(o.url) + " is the aipd that runs it"
+	case se != nil && se.HTTPStatus != 0:
+		return "hint: " + redactURL(o.url) + " answered, but not as aipd would: check --url or $AIP_URL"
+	}
+	msg := ""
+	if err != nil {
+		msg = strings.ToLower(err.Error())
+	}
+	if strings.Contains(msg, "certificate") || strings.Contains(msg, "x509") || strings.Contains(msg, "tls") {
+		return "hint: the TLS check of " + redactURL(o.url) + " failed: for a private CA give --cacert FILE"
+	}
+	return "hint: is aipd running at " + redactURL(o.url) + "? check --url or $AIP_URL (and --token-file)"
+}

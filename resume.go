@@ -1,0 +1,113 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"aipwatch/model"
+	"aipwatch/safe"
+	"aipwatch/stream"
+)
+
+// detachMessage says that the action keeps running and how to resume
+// (contract §2.8). A demo's simulator dies with aipwatch, so a demo gets
+// the command that starts it again instead. A replay cut mid-stream gets
+// the command that follows the recorded action on the recorded daemon.
+func detachMessage(o *options, a *model.Action) string {
+	switch {
+	case o.demo != "":
+		return "aipwatch stopped watching the demo; its built-in simulator stopped with it, so there is nothing to resume.\n" +
+			"run the demo again with: " + safe.Line(invokedAs()+" --demo="+shellQuote(o.demo)) + "\n"
+	}
+	first := "aipwatch stopped watching; the action keeps running (quitting is not cancellation).\n"
+	if a.Ended() {
+		// Never claim that an action runs on when aipd said it is over (an
+		// async action cancelled in flight reads cancelled with no result).
+		first = "aipwatch stopped watching; the action has ended, but its outcome was not read yet (quitting is not cancellation).\n"
+	}
+	return first + "resume with: " + resumeCommand(o, a.Cursor) + "\n"
+}
+
+// resumeCommand is the shell command that resumes from a cursor: the
+// binary as it was invoked, and every flag the run needs to reach aipd
+// (--url, --token-file, --cacert, --allow-insecure-http) and to stay as
+// private and as shaped as it was (--redact, --output, --record, …).
+// Every part is quoted; nothing secret is in it (the token stays in its
+// file, credentials in the URL are dropped). Paths become absolute, so the
+// command works from another directory. --export is left out on purpose:
+// the export of a resumed run holds only what follows the cursor, and the
+// same path would overwrite the export this run just wrote.
+func resumeCommand(o *options, cursor string) string {
+	parts := []string{invokedAs(), "--url", shellQuote(redactURL(o.url))}
+	path := func(flag, p string) {
+		if p != "" {
+			parts = append(parts, flag, shellQuote(absPath(p)))
+		}
+	}
+	path("--token-file", o.tokenFile)
+	path("--cacert", o.cacert)
+	if o.allowInsecureHTTP {
+		parts = append(parts, "--allow-insecure-http")
+	}
+	if o.redact {
+		parts = append(parts, "--redact")
+	}
+	if o.output != "" {
+		parts = append(parts, "--output", o.output)
+	}
+	if o.noColor {
+		parts = append(parts, "--no-color")
+	}
+	if o.timestamps {
+		parts = append(parts, "--timestamps")
+	}
+	path("--record", o.record)
+	if o.rawCapMiB != defaultRawCapMiB {
+		parts = append(parts, "--raw-cap-mib", strconv.Itoa(o.rawCapMiB))
+	}
+	if o.appearTimeout != 0 && o.appearTimeout != stream.DefaultAppearTimeout {
+		parts = append(parts, "--appear-timeout", o.appearTimeout.String())
+	}
+	if o.stallTimeout != 0 && o.stallTimeout != stream.DefaultStallTimeout {
+		parts = append(parts, "--stall-timeout", o.stallTimeout.String())
+	}
+	if o.reason != "" && o.reason != defaultReason {
+		parts = append(parts, "--reason", shellQuote(o.reason))
+	}
+	if cursor != "" {
+		parts = append(parts, "--cursor", shellQuote(cursor))
+	}
+	parts = append(parts, shellQuote(o.actionID))
+	return safe.Line(strings.Join(parts, " "))
+}
+
+// argv0 is how aipwatch was started (a variable for tests).
+var argv0 = func() string { return os.Args[0] }
+
+// invokedAs names the binary as the operator invoked it: the name found
+// on $PATH, or the path given; a binary that `go run` built in a
+// temporary directory becomes `go run .` (it is gone once the run ends).
+func invokedAs() string {
+	a := argv0()
+	switch {
+	case a == "":
+		return "aipwatch"
+	case isGoRunBinary(a):
+		return "go run ."
+	}
+	return shellQuote(a)
+}
+
+func isGoRunBinary(p string) bool {
+	p = filepath.ToSlash(p)
+	return strings.Contains(p, "/go-build") && strings.Contains(p, "/exe/")
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
