@@ -43,6 +43,11 @@ type Config struct {
 	// (keep-alive comments included), from Run's goroutine, before the frame
 	// is acted on. Frames rebuilt from JSON pages have Frame.Page set.
 	OnFrame func(Frame)
+
+	// Submitting (issue 14 hook): this run follows an action aipwatch has
+	// just submitted, so a status of unknown means "not recorded yet", not
+	// "no such action" (contract §6.4, part A §1.5).
+	Submitting bool
 }
 
 // Defaults of Config's zero values.
