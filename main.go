@@ -52,6 +52,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	defer serr.Flush()
 	defer sout.Flush()
 	stdout, stderr = sout, serr
+	if code, ok := subcommand(args, stdin, stdout, stderr, getenv); ok { // submit, reconcile (submit_cmd.go)
+		return code
+	}
 	if len(args) > 0 && args[0] == "ls" {
 		return runList(args[1:], stdout, stderr, getenv)
 	}
@@ -167,7 +170,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 			return nil, nil, err
 		}
 		cfg := stream.Config{BaseURL: o.url, Token: tok, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc,
-			AppearTimeout: o.appearTimeout, StallTimeout: o.stallTimeout}
+			AppearTimeout: o.appearTimeout, StallTimeout: o.stallTimeout, Submitting: o.submission != nil}
 		if o.record != "" {
 			rec, err = record.Create(o.record, record.Header{ActionID: o.actionID, BaseURL: redactURL(o.url),
 				Started: time.Now(), Version: versionString(), Redact: o.redact})
@@ -181,6 +184,10 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 			return nil, nil, err
 		}
 		runner = client
+		if o.submission != nil { // aipwatch submit: post, and follow the same ID (submit_cmd.go)
+			o.submission.Client = client
+			runner = o.submission
+		}
 		if rec != nil {
 			runner = record.Recording{Inner: client, W: rec}
 		}
