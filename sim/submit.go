@@ -40,6 +40,11 @@ type SubmitKnobs struct {
 	// script starts, the message_id is claimed), then closes the
 	// connection without a reply: an uncertain submission (§1.6).
 	DropFirst bool
+	// LoseFirst loses the first well-formed POST before the daemon sees
+	// it (its message_id is not claimed, nothing starts) and closes the
+	// connection: the other kind of uncertain submission (§1.6), where
+	// the original ID stays unknown and one resend is right.
+	LoseFirst bool
 	// StoredStatus is what response_get and session_get read (§3):
 	// "" = from the script's outcome (completed, failed, incomplete after
 	// a cancel, in_progress while it runs); or completed, failed,
@@ -78,6 +83,7 @@ type submitState struct {
 	mode     string            // its mode as submitted
 	input    map[string]json.RawMessage
 	dropped  bool
+	lost     bool
 	log      []SubmissionLog
 }
 
@@ -219,10 +225,24 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	lg := SubmissionLog{Time: time.Now(), ActionID: a.ID, CapabilityID: a.CapabilityID, Mode: mode,
 		IdempotencyKey: a.IdempotencyKey, MessageID: *env.MessageID}
-	defer func() { s.logSubmission(lg) }()
+	// The log entry is kept before the first byte of the reply, so a test
+	// that has the reply sees it.
+	var once sync.Once
+	commit := func() { once.Do(func() { s.logSubmission(lg) }) }
+	defer commit()
+	w = &logWriter{ResponseWriter: w, commit: commit}
 	fail := func(e *protoErr) {
 		lg.Reply = "error:" + e.Code
 		s.writeError(w, e)
+	}
+
+	s.sub.mu.Lock()
+	lose := s.k.Submit.LoseFirst && !s.sub.lost
+	s.sub.lost = true
+	s.sub.mu.Unlock()
+	if lose {
+		lg.Reply = "lost"
+		panic(http.ErrAbortHandler)
 	}
 
 	// The replay window, checked on the authenticated path too (§1.1):
@@ -599,3 +619,13 @@ func Operation(scenario string) string {
 	}
 	return ""
 }
+
+// logWriter commits the submission log entry before the reply's first byte.
+type logWriter struct {
+	http.ResponseWriter
+	commit func()
+}
+
+func (l *logWriter) WriteHeader(code int) { l.commit(); l.ResponseWriter.WriteHeader(code) }
+
+func (l *logWriter) Write(b []byte) (int, error) { l.commit(); return l.ResponseWriter.Write(b) }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -234,7 +235,7 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 	if err != nil {
 		e := &Error{Op: "submit", Message: "not sent: " + oneLine(err.Error(), 200)}
 		ls.Send(ErrorMsg{Err: e})
-		ls.Send(DoneMsg{})
+		ls.release()
 		return e
 	}
 	followDone := make(chan error, 1)
@@ -259,7 +260,7 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 		for _, m := range msgs {
 			ls.Send(m)
 		}
-		ls.Send(DoneMsg{})
+		ls.release()
 		return ret
 	}
 	var resolved chan bool
@@ -267,10 +268,32 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 	if appear <= 0 {
 		appear = time.Minute
 	}
+	inFlight := 1
+	var followErr error
+	followOver := false
+	var grace <-chan time.Time
 	for {
+		if followOver && (inFlight == 0 || ctx.Err() != nil) {
+			ls.release()
+			return followErr
+		}
 		select {
-		case err := <-followDone:
-			return err
+		case followErr = <-followDone:
+			// The follow ended (settled, fatal, or ctx): the POST's reply
+			// still counts (an error envelope wins over a settled record
+			// that belongs to another request). Give it a little time.
+			followOver, resolved = true, nil
+			if ctx.Err() != nil {
+				return followErr
+			}
+			t := time.NewTimer(postGrace)
+			defer t.Stop()
+			grace = t.C
+		case <-grace:
+			stopPost()
+			ls.Send(SubmitMsg{Note: "the follow ended before the submission's reply; stopped waiting for it (nothing was cancelled)"})
+			ls.release()
+			return followErr
 		case ok := <-resolved:
 			resolved = nil
 			if ok {
@@ -283,8 +306,10 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 				ls.Send(SubmitMsg{Note: "not resent: " + oneLine(err.Error(), 200)})
 				continue
 			}
+			inFlight++
 			post(2, env)
 		case pd := <-posts:
+			inFlight--
 			if s.OnReply != nil {
 				s.OnReply(pd.try, pd.out)
 			}
@@ -298,6 +323,12 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 					continue
 				}
 				ls.Send(SubmitMsg{Note: "no reply to the submission (" + cause(out.Err) + "): not creating a new action; checking " + id + " first"})
+				if followOver {
+					if followErr == nil {
+						ls.Send(SubmitMsg{Note: "aipd knows " + id + ": its run has already been read; nothing was resent"})
+					}
+					continue
+				}
 				resolved = make(chan bool, 1)
 				wg.Add(1)
 				go func(ch chan<- bool) {
@@ -312,6 +343,11 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 				case CodeReplay:
 					e.Message += " — this message_id was already used or sent_at is outside aipd's replay window (check the clock); nothing is resubmitted"
 				}
+				if followOver {
+					ls.Send(ErrorMsg{Err: &e})
+					ls.release()
+					return &e
+				}
 				return end(&e, ErrorMsg{Err: &e})
 			case out.Reply.Ack != nil:
 				ls.Send(SubmitMsg{Note: "aipd accepted " + id + " (ack: " + oneLine(out.Reply.Ack.Status, 40) + "); following it"})
@@ -324,7 +360,7 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 				switch {
 				case code == CodeIdempotencyRunning:
 					ls.Send(SubmitMsg{Note: "aipd says the original submission of " + id + " is still running (" + code + "); following it"})
-				case r.Status == model.StateFailed && !ls.sawChunk():
+				case refusedBeforeRun(r) && !ls.sawChunk() && !followOver:
 					ls.Send(SubmitMsg{Note: "aipd refused " + id + " before it ran (" + oneLine(code, 80) + ")"})
 					return end(nil, ResultMsg{Result: r})
 				default:
@@ -334,6 +370,9 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 		}
 	}
 }
+
+// postGrace is how long a POST's reply is awaited once the follow ended.
+const postGrace = 10 * time.Second
 
 // resolve checks the original ID until aipd knows it (true) or appear has
 // passed (false). A chunk seen by the follow counts as known.
@@ -369,19 +408,47 @@ type lockedSink struct {
 	mu     sync.Mutex
 	inner  Sink
 	chunks bool
+	done   bool // the follow's DoneMsg, held back until the POST is settled
+	sent   bool // DoneMsg sent
 }
 
 func (l *lockedSink) Send(m Msg) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if b, ok := m.(BatchMsg); ok && len(b.Chunks) > 0 {
-		l.chunks = true
+	switch m := m.(type) {
+	case BatchMsg:
+		if len(m.Chunks) > 0 {
+			l.chunks = true
+		}
+	case DoneMsg:
+		l.done = true
+		return
 	}
 	l.inner.Send(m)
+}
+
+// release sends the one DoneMsg of the run.
+func (l *lockedSink) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.sent {
+		l.sent = true
+		l.inner.Send(DoneMsg{})
+	}
 }
 
 func (l *lockedSink) sawChunk() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.chunks
+}
+
+// refusedBeforeRun: a result the daemon returns before anything is
+// persisted (part A §1.2: the 200 rejections, pending approval). It
+// carries no connector output, unlike a run that failed: the follow of
+// that one ends on its own, and the follow's view may lag behind the POST.
+func refusedBeforeRun(r model.ActionResult) bool {
+	out := strings.TrimSpace(string(r.Output))
+	noOutput := out == "" || out == "null" || out == "{}"
+	return noOutput && r.Aggregate == nil && (r.Status == model.StateFailed || r.Status == "pending_approval")
 }
