@@ -178,7 +178,7 @@ func checkMaxEvents(raw json.RawMessage, bad, warn func(string, ...any)) {
 	var n json.Number
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
-	if d.Decode(&n) != nil {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] == '"' || d.Decode(&n) != nil {
 		bad("max_events must be a positive integer")
 		return
 	}
