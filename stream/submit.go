@@ -450,5 +450,8 @@ func (l *lockedSink) sawChunk() bool {
 func refusedBeforeRun(r model.ActionResult) bool {
 	out := strings.TrimSpace(string(r.Output))
 	noOutput := out == "" || out == "null" || out == "{}"
-	return noOutput && r.Aggregate == nil && (r.Status == model.StateFailed || r.Status == "pending_approval")
+	if r.Status == "pending_approval" { // policy.human_approval_required: it waits for a human, not a stream
+		return true
+	}
+	return noOutput && r.Aggregate == nil && r.Status == model.StateFailed
 }
