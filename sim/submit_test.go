@@ -36,7 +36,7 @@ type replyEnv struct {
 	InResponseTo string          `json:"in_response_to"`
 	To           json.RawMessage `json:"to"`
 	Body         struct {
-		Ack          *struct {
+		Ack *struct {
 			ActionID string `json:"action_id"`
 			Status   string `json:"status"`
 		} `json:"ack"`
