@@ -83,6 +83,11 @@ Usage:
   aipwatch [flags] ACTION_ID      follow one action: live while it runs, review once finished
   aipwatch --demo[=SCENARIO]      follow a scripted action on the built-in simulator
   aipwatch --replay FILE          review a recording made with --record, with no network
+  aipwatch submit [flags] CAPABILITY_ID --input @request.json
+                                  submit one action with a stable ID, then follow it (submit --help)
+  aipwatch submit --demo[=SCENARIO]   the same against the built-in simulator
+  aipwatch reconcile [flags] ACTION_ID
+                                  read the provider's stored state of a settled action once
 
 ACTION_ID may also come from $AIP_ACTION_ID; it must start with act_.
 
