@@ -75,6 +75,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		}
 		return model.ExitUsage
 	}
+	o.getenv = getenv
 	switch {
 	case o.help:
 		usage(fs, stdout)
@@ -313,6 +314,7 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 		Version:      versionString(),
 		Replay:       o.replay != "",
 		RawCap:       o.rawCap(),
+		Reconcile:    reconcilerFor(o), // R (reconcile_cmd.go)
 	})
 	if a == nil {
 		return nil, fail(o, stdout, stderr, err)
@@ -334,7 +336,7 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 	}
 	v := a.Verdict()
 	// The transcript stayed on the alt screen; what remains is the verdict.
-	fmt.Fprint(stdout, output.ReconcileLines(a, o.redact)+output.VerdictLine(a))
+	fmt.Fprint(stdout, output.ReconcileLines(a, o.redact)+output.VerdictLine(a)+storedLines(a))
 	if !v.Final {
 		fmt.Fprint(stdout, detachMessage(o, a))
 		return a, model.ExitPending

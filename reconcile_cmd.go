@@ -21,6 +21,7 @@ import (
 	"aipwatch/safe"
 	"aipwatch/stream"
 	"aipwatch/submit"
+	"aipwatch/ui"
 )
 
 // Reconciliation is what one read-only reconcile action read (contract §8).
@@ -214,67 +215,11 @@ func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Wr
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	var orig journal.Entry
-	if entries, err := journal.Read(jpath); err == nil {
-		for _, e := range entries {
-			if e.ActionID == o.actionID && e.Kind == journal.KindSubmit {
-				orig = e
-			}
-		}
-	}
-	op, target := readTarget(a, orig)
-	endpoint := endpointOf(a, orig)
-	if op == "" || endpoint == "" {
-		why := "no response.id was captured (was body.store true?) and no Hermes session_id is known"
-		if endpoint == "" && op != "" {
-			why = "the endpoint of the original action is unknown"
-		}
-		return fail(o, stdout, stderr, fmt.Errorf("nothing to reconcile for %s: %s; the verdict stands: %s", o.actionID, why, strings.TrimSpace(output.VerdictLine(a))))
-	}
-	field := "response_id"
-	if op == submit.OpSessionGet {
-		field = "session_id"
-	}
-	in, _ := json.Marshal(map[string]string{field: target})
-	now := time.Now()
-	rid, err := submit.NewActionID(now, rand.Reader)
+	plan, err := planRead(o.actionID, a, jpath)
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	mid, err := submit.NewMessageID(now, rand.Reader)
-	if err != nil {
-		return fail(o, stdout, stderr, err)
-	}
-	capID := "cap:hermes_agent:" + endpoint + ":" + op
-	key := submit.ReconcileKey(o.actionID, op)
-	// Sync, no mode (response_get is sync only, part A §3).
-	env, err := submit.Envelope(submit.Request{ActionID: rid, CapabilityID: capID, Input: in, IdempotencyKey: key}, mid, now)
-	if err != nil {
-		return fail(o, stdout, stderr, err)
-	}
-	j, err := journal.Open(jpath)
-	if err != nil {
-		return fail(o, stdout, stderr, fmt.Errorf("%w (nothing was sent)", err))
-	}
-	defer j.Close()
-	entry := journal.Entry{Kind: journal.KindReconcile, ActionID: rid, Of: o.actionID, CapabilityID: capID,
-		IdempotencyKey: key, BaseURL: redactURL(o.url), TokenSource: tokenSource(o), MessageID: mid,
-		SentAt: now.UTC().Format("2006-01-02T15:04:05.000Z")}
-	if err := j.Append(entry); err != nil {
-		return fail(o, stdout, stderr, fmt.Errorf("%w (nothing was sent)", err))
-	}
-	out := client.Post(ctx, env, true)
-	res := reconcileResult{Op: op, Capability: capID, ActionID: rid, Target: target}
-	res.StoredStatus, res.Meaning, res.Refused = interpret(op, out)
-	done := entry
-	done.Time, done.MessageID, done.SentAt, done.StoredStatus = time.Time{}, "", "", res.StoredStatus
-	if res.Refused {
-		done.Reply = "refused"
-		if out.Err != nil {
-			done.Code = out.Err.Code
-		}
-	}
-	_ = j.Append(done)
+	res := doRead(ctx, o, client, jpath, plan)
 	printReconcile(o, jsonl, stdout, a, res)
 	if o.export != "" {
 		md := export.Markdown(a, export.Options{Redact: o.redact, Version: versionString(), Now: time.Now()})
@@ -288,6 +233,158 @@ func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Wr
 		return model.ExitError
 	}
 	return 0
+}
+
+// readPlan is the one read-only action a reconcile submits.
+type readPlan struct {
+	of, op, target, capID string
+}
+
+// planRead decides the read for a settled action from its model and the
+// journal.
+func planRead(actionID string, a *model.Action, jpath string) (readPlan, error) {
+	return planFrom(actionID, a, journalled(actionID, jpath))
+}
+
+// journalled is the last submit line of an action in the journal, if any.
+func journalled(actionID, jpath string) journal.Entry {
+	var orig journal.Entry
+	if entries, err := journal.Read(jpath); err == nil {
+		for _, e := range entries {
+			if e.ActionID == actionID && e.Kind == journal.KindSubmit {
+				orig = e
+			}
+		}
+	}
+	return orig
+}
+
+// planFrom is planRead without I/O (the TUI calls it in Update).
+func planFrom(actionID string, a *model.Action, orig journal.Entry) (readPlan, error) {
+	op, target := readTarget(a, orig)
+	endpoint := endpointOf(a, orig)
+	if op == "" || endpoint == "" {
+		why := "no response.id was captured (was body.store true?) and no Hermes session_id is known"
+		if endpoint == "" && op != "" {
+			why = "the endpoint of the original action is unknown"
+		}
+		return readPlan{}, fmt.Errorf("nothing to reconcile for %s: %s; the verdict stands: %s", actionID, why, strings.TrimSpace(output.VerdictLine(a)))
+	}
+	return readPlan{of: actionID, op: op, target: target, capID: "cap:hermes_agent:" + endpoint + ":" + op}, nil
+}
+
+// reconcilerFor is the TUI's R key: the journal is read before the TUI
+// starts, the plan is made from the model (pure), the read runs in a
+// command with its own client.
+func reconcilerFor(o *options) ui.ReconcileFunc {
+	if o.replay != "" || o.getenv == nil {
+		return nil
+	}
+	jpath, err := journal.Path(o.getenv)
+	if err != nil {
+		return nil
+	}
+	orig := journalled(o.actionID, jpath)
+	opts := *o
+	return func(a *model.Action) (string, func(context.Context) string) {
+		p, err := planFrom(opts.actionID, a, orig)
+		if err != nil {
+			return safe.Line(err.Error()), nil
+		}
+		shown := p.target
+		if opts.redact {
+			shown = safe.Masked
+		}
+		return p.op + " of " + safe.Line(shown), func(ctx context.Context) string {
+			httpc, err := httpClient(opts.cacert)
+			if err != nil {
+				return "not sent: " + safe.Line(err.Error())
+			}
+			client, err := stream.New(stream.Config{BaseURL: opts.url, Token: opts.token, ActionID: opts.actionID, HTTP: httpc})
+			if err != nil {
+				return "not sent: " + safe.Line(err.Error())
+			}
+			return doRead(ctx, &opts, client, jpath, p).line(opts.redact)
+		}
+	}
+}
+
+// storedLines are the reconcile reads the TUI logged, for the closing
+// lines after the verdict.
+func storedLines(a *model.Action) string {
+	var b strings.Builder
+	for _, h := range a.Timeline() {
+		if rest, ok := strings.CutPrefix(h.What, "reconcile: "); ok {
+			b.WriteString(safe.Line(rest) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// doRead submits the read once (journalled first, with its own ID) and
+// interprets the reply. It never retries.
+func doRead(ctx context.Context, o *options, client *stream.Client, jpath string, p readPlan) reconcileResult {
+	res := reconcileResult{Op: p.op, Capability: p.capID, Target: p.target}
+	field := "response_id"
+	if p.op == submit.OpSessionGet {
+		field = "session_id"
+	}
+	in, _ := json.Marshal(map[string]string{field: p.target})
+	now := time.Now()
+	var err error
+	refuse := func(err error) reconcileResult {
+		res.Refused, res.Meaning = true, "not sent: "+safe.Line(err.Error())
+		return res
+	}
+	if res.ActionID, err = submit.NewActionID(now, rand.Reader); err != nil {
+		return refuse(err)
+	}
+	mid, err := submit.NewMessageID(now, rand.Reader)
+	if err != nil {
+		return refuse(err)
+	}
+	key := submit.ReconcileKey(p.of, p.op)
+	// Sync, no mode (response_get is sync only, part A §3).
+	env, err := submit.Envelope(submit.Request{ActionID: res.ActionID, CapabilityID: p.capID, Input: in, IdempotencyKey: key}, mid, now)
+	if err != nil {
+		return refuse(err)
+	}
+	j, err := journal.Open(jpath)
+	if err != nil {
+		return refuse(err)
+	}
+	defer j.Close()
+	entry := journal.Entry{Kind: journal.KindReconcile, ActionID: res.ActionID, Of: p.of, CapabilityID: p.capID,
+		IdempotencyKey: key, BaseURL: redactURL(o.url), TokenSource: tokenSource(o), MessageID: mid,
+		SentAt: now.UTC().Format("2006-01-02T15:04:05.000Z")}
+	if err := j.Append(entry); err != nil {
+		return refuse(err)
+	}
+	out := client.Post(ctx, env, true)
+	res.StoredStatus, res.Meaning, res.Refused = interpret(p.op, out)
+	done := entry
+	done.Time, done.MessageID, done.SentAt, done.StoredStatus = time.Time{}, "", "", res.StoredStatus
+	if res.Refused {
+		done.Reply = "refused"
+		if out.Err != nil {
+			done.Code = out.Err.Code
+		}
+	}
+	_ = j.Append(done)
+	return res
+}
+
+// line is the one-line form of a read's outcome (plain, the TUI).
+func (r reconcileResult) line(redact bool) string {
+	status := r.StoredStatus
+	if status == "" {
+		status = "no answer"
+	}
+	by := ""
+	if r.ActionID != "" {
+		by = " by " + r.ActionID
+	}
+	return fmt.Sprintf("stored: %s (%s of %s%s; the verdict is unchanged): %s", status, r.Op, r.shown(redact), by, r.Meaning)
 }
 
 // shown masks the provider ID under --redact.

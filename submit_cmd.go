@@ -150,6 +150,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 		return 0
 	}
 	commonEnv(o, getenv)
+	o.getenv = getenv
 	rest := fs.Args()
 	switch {
 	case o.replay != "" || o.cursor != "" || o.speed != 0:

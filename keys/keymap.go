@@ -37,6 +37,8 @@ type Context struct {
 	Markdown bool // markdown rendering is on
 	Search   bool // a search is active: n / N move between matches, esc clears it
 	Replay   bool // a --replay: there is no live action to cancel
+	// Reconcile: R can submit the read-only reconcile action (contract §8).
+	Reconcile bool
 }
 
 // KeyMap is every binding. Use Default, then For to get the help for a
@@ -52,6 +54,7 @@ type KeyMap struct {
 	Search, SearchNext, SearchPrev, SearchClear  key.Binding // search
 	SearchGo, SearchCancel                       key.Binding // the query line
 	Export                                       key.Binding
+	Reconcile                                    key.Binding // R: read the stored state (contract §8)
 
 	ctx Context
 }
@@ -96,6 +99,7 @@ func Default() KeyMap {
 		SearchGo:     b("enter", "find", "enter"),
 		SearchCancel: b("esc", "cancel", "esc"),
 		Export:       b("e", "export markdown", "e"),
+		Reconcile:    b("R", "reconcile (one read-only action)", "R"),
 	}
 }
 
@@ -124,6 +128,7 @@ func (k KeyMap) For(c Context) KeyMap {
 		k.Bottom.SetHelp("G/end", "follow")
 	}
 	k.Cancel.SetEnabled(!c.Settled && !c.Replay)
+	k.Reconcile.SetEnabled(c.Reconcile && c.Settled && !c.Replay)
 	k.SearchNext.SetEnabled(c.Search)
 	k.SearchPrev.SetEnabled(c.Search)
 	k.SearchClear.SetEnabled(c.Search)
@@ -235,7 +240,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		enabled(k.Top, k.Bottom, k.Next, k.Prev, k.Toggle),
 		enabled(k.Tools, k.Markdown, k.Plain, k.Raw, k.Copy, k.Log),
 		enabled(k.Search, k.SearchNext, k.SearchPrev, k.SearchClear, k.Export),
-		enabled(k.Cancel, k.Help, k.Quit),
+		enabled(k.Cancel, k.Reconcile, k.Help, k.Quit),
 	}
 }
 

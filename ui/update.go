@@ -53,6 +53,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.sync(false)
 	case exportedMsg:
 		m.onExported(msg)
+	case reconciledMsg: // ui/reconcile.go
+		m.onReconciled(msg)
 	case tea.PasteMsg:
 		if m.mode == keys.Search {
 			cmds = append(cmds, m.onSearchKey(msg))
@@ -215,6 +217,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case keys.Search:
 		return m.onSearchKey(msg)
 	case keys.Confirm:
+		if m.rec.pending { // the R confirmation (ui/reconcile.go)
+			return m.onReconcileConfirm(msg)
+		}
 		switch {
 		case key.Matches(msg, k.Yes):
 			m.mode = keys.Normal
@@ -317,6 +322,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.stepMatch(-1)
 	case key.Matches(msg, k.Export):
 		return m.exportCmd()
+	case key.Matches(msg, k.Reconcile): // ui/reconcile.go
+		return m.askReconcile()
 	case key.Matches(msg, k.Cancel):
 		switch {
 		case m.opts.Replay:

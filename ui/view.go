@@ -540,6 +540,9 @@ func fitSegments(segs []segment, sep string, w int) string {
 func (m *Model) promptLines() []string {
 	text := fmt.Sprintf("Cancel action %s? This is a cooperative stop: effects may already exist "+
 		"(tool calls, messages, writes) and are not undone.", render.Line(m.opts.ActionID))
+	if m.rec.pending {
+		text = m.reconcilePrompt() // ui/reconcile.go
+	}
 	lines := render.Wrap(text, max(m.width-2, 10))
 	if len(lines) > 3 {
 		lines = lines[:3]
