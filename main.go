@@ -190,7 +190,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 			runner = o.submission
 		}
 		if rec != nil {
-			runner = record.Recording{Inner: client, W: rec}
+			runner = record.Recording{Inner: runner, W: rec}
 		}
 	}
 	finish := func(a *model.Action) error {

@@ -329,3 +329,21 @@ func TestSubmitDemoUsage(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 }
+
+// --record wraps the submission, not the bare follow: the POST is sent and
+// the recording replays to the same verdict.
+func TestSubmitRecord(t *testing.T) {
+	getenv, jpath := stateEnv(t)
+	id := "act_test_record_01"
+	srv := awaitSim(t, "chat-error", id, jpath)
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	code, out, errOut := runWith(getenv, "submit", "--record", rec, "--url", srv.URL(), "--output", "plain", "--action-id", id,
+		"cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+	if code != 4 || len(srv.Submissions()) != 1 {
+		t.Fatalf("exit %d, %d POSTs\n%s\n%s", code, len(srv.Submissions()), out, errOut)
+	}
+	code, out, errOut = runWith(getenv, "--replay", rec, "--output", "plain")
+	if code != 4 || !strings.Contains(out, "verdict: failed") {
+		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
