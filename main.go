@@ -171,7 +171,10 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 			return nil, nil, err
 		}
 		cfg := stream.Config{BaseURL: o.url, Token: tok, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc,
-			AppearTimeout: o.appearTimeout, StallTimeout: o.stallTimeout, Submitting: o.submission != nil}
+			AppearTimeout: o.appearTimeout, StallTimeout: o.stallTimeout}
+		if o.submission != nil { // aipwatch submit (submit_cmd.go)
+			cfg.InFlight = o.submission.InFlight
+		}
 		if o.record != "" {
 			rec, err = record.Create(o.record, record.Header{ActionID: o.actionID, BaseURL: redactURL(o.url),
 				Started: time.Now(), Version: versionString(), Redact: o.redact})

@@ -33,7 +33,6 @@ type submitOptions struct {
 	idempotencyKey string
 	mode           string
 	dryRun         bool
-	appearTimeout  time.Duration
 }
 
 // subcommand runs `aipwatch submit` and `aipwatch reconcile`; ok is false
@@ -98,7 +97,6 @@ func newSubmitFlags(o *options, so *submitOptions, stderr io.Writer) *pflag.Flag
 	fs.StringVar(&so.idempotencyKey, "idempotency-key", "", "the idempotency key (default a new one for this request)")
 	fs.StringVar(&so.mode, "mode", submit.ModeAsync, "async (aipd keeps a record at once; the action outlives this terminal) or sync (the guide's action call)")
 	fs.BoolVar(&so.dryRun, "dry-run", false, "check the input and print the envelope that would be sent; send nothing, write no journal")
-	fs.DurationVar(&so.appearTimeout, "appear-timeout", time.Minute, "after a submission with no reply: how long the action may stay unknown before the one resend")
 	return fs
 }
 
@@ -161,8 +159,8 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 		return usageFail(stdout, stderr, jsonl, fmt.Sprintf("--mode must be async or sync, not %q", so.mode))
 	case len(rest) > 1:
 		return usageFail(stdout, stderr, jsonl, "one CAPABILITY_ID at most")
-	case so.appearTimeout <= 0:
-		return usageFail(stdout, stderr, jsonl, "--appear-timeout must be positive")
+	case o.appearTimeout <= 0 || o.stallTimeout <= 0:
+		return usageFail(stdout, stderr, jsonl, "--appear-timeout and --stall-timeout must be positive durations (e.g. 90s, 5m)")
 	case o.rawCapMiB < 0:
 		return usageFail(stdout, stderr, jsonl, "--raw-cap-mib must be 0 (keep all) or more")
 	}
@@ -298,7 +296,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 	// (contract §6.2): quitting, a crash or a lost reply leave it findable.
 	announce(o, mode, stdout, stderr, so, jpath)
 
-	o.submission = &stream.Submission{Envelope: envelope, Sync: so.mode == submit.ModeSync, AppearTimeout: so.appearTimeout,
+	o.submission = &stream.Submission{Envelope: envelope, Sync: so.mode == submit.ModeSync, AppearTimeout: o.appearTimeout,
 		OnReply: func(try int, out stream.PostOutcome) {
 			e := journal.Entry{Kind: journal.KindReply, ActionID: so.actionID}
 			switch {

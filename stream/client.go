@@ -44,10 +44,12 @@ type Config struct {
 	// is acted on. Frames rebuilt from JSON pages have Frame.Page set.
 	OnFrame func(Frame)
 
-	// Submitting (issue 14 hook): this run follows an action aipwatch has
-	// just submitted, so a status of unknown means "not recorded yet", not
-	// "no such action" (contract §6.4, part A §1.5).
-	Submitting bool
+	// InFlight (issue 14, stream/submit.go): this run follows an action
+	// aipwatch is submitting; while it reports true (a POST awaits its
+	// reply, or an uncertain one is being resolved) the appear timeout
+	// does not give up: it starts again from when InFlight turns false
+	// (contract §6.4, §6.6).
+	InFlight func() bool
 }
 
 // Defaults of Config's zero values.

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"aipwatch/model"
@@ -205,7 +206,14 @@ type Submission struct {
 	ProbeInterval time.Duration // between existence checks (0 = 1 s)
 	// OnReply, when set, sees each POST's outcome (for the journal).
 	OnReply func(try int, out PostOutcome)
+
+	busy atomic.Int32 // POSTs awaiting a reply + uncertain ones being resolved
 }
+
+// InFlight reports whether the submission is not answered yet: a POST
+// awaits its reply, or an uncertain one is being resolved. The follow's
+// appear timeout waits for it (Config.InFlight).
+func (s *Submission) InFlight() bool { return s.busy.Load() > 0 }
 
 // Cancel cancels the submitted action (the same as Client.Cancel).
 func (s *Submission) Cancel(ctx context.Context, reason string) CancelMsg {
@@ -242,6 +250,7 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 	go func() { followDone <- s.Client.Run(followCtx, ls) }()
 	posts := make(chan postDone, 2)
 	post := func(try int, env []byte) {
+		s.busy.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -282,10 +291,13 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 			// The follow ended (settled, fatal, or ctx): the POST's reply
 			// still counts (an error envelope wins over a settled record
 			// that belongs to another request). Give it a little time.
-			followOver, resolved = true, nil
 			if ctx.Err() != nil {
 				return followErr
 			}
+			if resolved != nil && followErr == nil {
+				ls.Send(SubmitMsg{Note: "aipd knows " + id + ": its run has been read to the end; nothing was resent"})
+			}
+			followOver, resolved = true, nil
 			t := time.NewTimer(postGrace)
 			defer t.Stop()
 			grace = t.C
@@ -297,23 +309,30 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 		case ok := <-resolved:
 			resolved = nil
 			if ok {
+				s.busy.Add(-1)
 				ls.Send(SubmitMsg{Note: "aipd knows " + id + ": following it; nothing was resent"})
 				continue
 			}
 			ls.Send(SubmitMsg{Note: fmt.Sprintf("%s is still unknown after %s: resending once with the same action ID and idempotency key and a new message_id", id, appear)})
 			env, err := s.Envelope(2)
 			if err != nil {
+				s.busy.Add(-1)
 				ls.Send(SubmitMsg{Note: "not resent: " + oneLine(err.Error(), 200)})
 				continue
 			}
 			inFlight++
 			post(2, env)
+			s.busy.Add(-1) // after the resend counts: never a moment with nothing in flight
 		case pd := <-posts:
 			inFlight--
+			out := pd.out
+			resolving := out.Uncertain && pd.try == 1 && !followOver && postCtx.Err() == nil
+			if !resolving {
+				s.busy.Add(-1) // else the count passes to the resolver below
+			}
 			if s.OnReply != nil {
 				s.OnReply(pd.try, pd.out)
 			}
-			out := pd.out
 			switch {
 			case postCtx.Err() != nil:
 				// ctx ended: the follow reports it.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -59,10 +60,13 @@ func TestPostReplyForms(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			var mu sync.Mutex
 			var got string
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				b, _ := io.ReadAll(r.Body)
+				mu.Lock()
 				got = r.Method + " " + r.URL.Path + " " + r.Header.Get("Content-Type") + " " + string(b)
+				mu.Unlock()
 				r.Body = io.NopCloser(strings.NewReader(""))
 				c.handler(w, r)
 			}))
@@ -72,6 +76,8 @@ func TestPostReplyForms(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := cl.Post(context.Background(), []byte(`{"x":1}`), c.name == "result")
+			mu.Lock()
+			defer mu.Unlock()
 			if !strings.HasPrefix(got, "POST /prefix/aip/v1/actions application/json {\"x\":1}") {
 				t.Fatalf("request: %q", got)
 			}
