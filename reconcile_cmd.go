@@ -429,6 +429,12 @@ func reconcileMarkdown(o *options, r reconcileResult) string {
 	if status == "" {
 		status = "no answer"
 	}
-	return fmt.Sprintf("\n## Reconciled\n\n- stored status: **%s** (%s of `%s`, read by `%s`; the verdict is unchanged)\n- %s\n",
-		status, r.Op, r.shown(o.redact), r.ActionID, r.Meaning)
+	target := safe.MDCode(r.Target)
+	if o.redact {
+		target = safe.MDInline(safe.Masked)
+	}
+	// Untrusted parts (the meaning can quote aipd's message) go through
+	// the export's Markdown route (contract §5).
+	return safe.MDSprintf("\n## Reconciled\n\n- stored status: **%s** (%s of %s, read by %s; the verdict is unchanged)\n- %s\n",
+		status, r.Op, target, safe.MDCode(r.ActionID), r.Meaning).String()
 }

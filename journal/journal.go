@@ -14,8 +14,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
+
+	"aipwatch/safe"
 )
 
 // Kinds of journal lines.
@@ -85,17 +86,10 @@ func Open(path string) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	// 0600, no symlink, regular file: the project's one rule for the files
+	// it writes (safe.OpenPrivate).
+	f, err := safe.OpenPrivate(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("journal: %s is not a regular file", path)
-	}
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	return &Journal{f: f, path: path}, nil

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -104,6 +103,7 @@ func (c *Client) Post(ctx context.Context, envelope []byte, wait bool) PostOutco
 		return PostOutcome{Err: c.clean(&Error{Op: "submit", Message: "cannot build the request"})}
 	}
 	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept-Encoding", acceptGzip)
 	resp, err := hc.Do(req)
 	if err != nil {
 		return PostOutcome{Err: c.transportError("submit", err), Uncertain: true}
@@ -115,13 +115,25 @@ func (c *Client) Post(ctx context.Context, envelope []byte, wait bool) PostOutco
 		// proxy's 502 page) says nothing about whether aipd has the action.
 		return PostOutcome{Err: e, Uncertain: e.Code == "" && resp.StatusCode >= 500}
 	}
-	data, err := readReply(io.LimitReader(resp.Body, maxReply+1), resp.ContentLength)
+	// The reply goes through ReplyBody like every other JSON reply: a sync
+	// result carries every provider frame and is bounded on the wire and
+	// inflated (replycap.go).
+	reply, err := ReplyBody(resp, maxReply)
+	if err != nil {
+		return PostOutcome{Err: c.clean(&Error{Op: "submit", HTTPStatus: resp.StatusCode, Message: err.Error()}), Uncertain: true}
+	}
+	size := resp.ContentLength
+	if resp.Header.Get("Content-Encoding") != "" {
+		size = -1
+	}
+	data, err := readReply(reply, size)
+	var tl *TooLargeError
+	if errors.As(err, &tl) {
+		// Accepted, but too large to read: the follow is the evidence.
+		return PostOutcome{Err: &Error{Op: "submit", HTTPStatus: resp.StatusCode, Message: tl.Error()}, Uncertain: true}
+	}
 	if err != nil {
 		return PostOutcome{Err: c.transportError("submit", err), Uncertain: true}
-	}
-	if len(data) > maxReply {
-		return PostOutcome{Err: &Error{Op: "submit", HTTPStatus: resp.StatusCode,
-			Message: fmt.Sprintf("the reply is larger than %d MiB", maxReply>>20)}, Uncertain: true}
 	}
 	rep, derr := decodeSubmitReply(data)
 	if derr != nil {
