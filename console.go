@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
@@ -103,6 +104,7 @@ func runConsole(ctx context.Context, o *options, stdin io.Reader, stdout, stderr
 			}
 			return c
 		},
+		Reconcile:    reconcilerFor(o),
 		Redact:       o.redact,
 		NoColor:      o.noColor || os.Getenv("NO_COLOR") != "",
 		CancelReason: o.reason,
@@ -175,6 +177,24 @@ func startConsoleDemo(o *options) (*sim.Fleet, error) {
 	return f, nil
 }
 
-// journalIDs are the action IDs this machine's submission journal knows
-// (none until submissions are journalled).
-func journalIDs() []string { return nil }
+// journalIDs are the action IDs this machine's submission journal knows:
+// submissions and reconcile reads (issue 14, journal/).
+func journalIDs() []string {
+	path, err := journal.Path(os.Getenv)
+	if err != nil {
+		return nil
+	}
+	entries, err := journal.Read(path)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var ids []string
+	for _, e := range entries {
+		if (e.Kind == journal.KindSubmit || e.Kind == journal.KindReconcile) && !seen[e.ActionID] {
+			seen[e.ActionID] = true
+			ids = append(ids, e.ActionID)
+		}
+	}
+	return ids
+}

@@ -43,8 +43,10 @@ type options struct {
 	version           bool
 	help              bool
 	actionID          string
-	token             string // from $AIP_TOKEN or the token file; never printed
-	urlGiven          bool   // --url or $AIP_URL, not the default
+	token             string              // from $AIP_TOKEN or the token file; never printed
+	urlGiven          bool                // --url or $AIP_URL, not the default
+	submission        *stream.Submission  // aipwatch submit (submit_cmd.go)
+	getenv            func(string) string // for the journal's path (R, submit)
 }
 
 const defaultReason = "cancelled by an operator from aipwatch"

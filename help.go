@@ -47,6 +47,11 @@ Usage:
   aipwatch [flags] ACTION_ID   follow one action: live, or review once finished
   aipwatch [flags]             on a terminal: the console (a live action list)
   aipwatch ls [flags]          list actions (aipwatch ls --help)
+  aipwatch submit [flags] CAPABILITY_ID --input @request.json
+                               submit one action with a stable ID, then follow
+                               it (aipwatch submit --help; submit --demo)
+  aipwatch reconcile [flags] ACTION_ID
+                               read the provider's stored state once
   aipwatch --demo[=SCENARIO]   follow a scripted action on a built-in simulator
   aipwatch --replay FILE       review a recording made with --record, offline
 

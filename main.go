@@ -48,6 +48,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	defer serr.Flush()
 	defer sout.Flush()
 	stdout, stderr = sout, serr
+	if code, ok := subcommand(args, stdin, stdout, stderr, getenv); ok { // submit, reconcile (submit_cmd.go)
+		return code
+	}
 	if len(args) > 0 && args[0] == "ls" {
 		return runList(args[1:], stdout, stderr, getenv)
 	}
@@ -68,6 +71,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		}
 		return model.ExitUsage
 	}
+	o.getenv = getenv
 	switch {
 	case o.help:
 		usage(fs, stdout)
@@ -167,6 +171,9 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 		}
 		cfg := stream.Config{BaseURL: o.url, Token: tok, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc,
 			AppearTimeout: o.appearTimeout, StallTimeout: o.stallTimeout}
+		if o.submission != nil { // aipwatch submit (submit_cmd.go)
+			cfg.InFlight = o.submission.InFlight
+		}
 		if o.record != "" {
 			rec, err = record.Create(o.record, record.Header{ActionID: o.actionID, BaseURL: redactURL(o.url),
 				Started: time.Now(), Version: versionString(), Redact: o.redact})
@@ -180,8 +187,12 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 			return nil, nil, err
 		}
 		runner = client
+		if o.submission != nil { // aipwatch submit: post, and follow the same ID (submit_cmd.go)
+			o.submission.Client = client
+			runner = o.submission
+		}
 		if rec != nil {
-			runner = record.Recording{Inner: client, W: rec}
+			runner = record.Recording{Inner: runner, W: rec}
 		}
 	}
 	finish := func(a *model.Action) error {
@@ -328,6 +339,7 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 		Version:      versionString(),
 		Replay:       o.replay != "",
 		RawCap:       o.rawCap(),
+		Reconcile:    reconcilerFor(o), // R (reconcile_cmd.go)
 	})
 	if a == nil {
 		return nil, fail(o, stdout, stderr, err)
@@ -354,7 +366,7 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 	}
 	v := a.Verdict()
 	// The transcript stayed on the alt screen; what remains is the verdict.
-	fmt.Fprint(stdout, output.ReconcileLines(a, o.redact)+output.DetailLine(a, o.redact)+output.VerdictLine(a))
+	fmt.Fprint(stdout, output.ReconcileLines(a, o.redact)+output.DetailLine(a, o.redact)+output.VerdictLine(a)+storedLines(a))
 	if !v.Final {
 		fmt.Fprint(stdout, detachMessage(o, a))
 		return a, model.ExitPending

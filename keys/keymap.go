@@ -38,6 +38,8 @@ type Context struct {
 	Search   bool // a search is active: n / N move between matches, esc clears it
 	Replay   bool // a --replay: there is no live action to cancel
 	Retrying bool // waiting before the next try to reach aipd: ctrl+r retries now
+	// Reconcile: R can submit the read-only reconcile action (contract §8).
+	Reconcile bool
 }
 
 // KeyMap is every binding. Use Default, then For to get the help for a
@@ -55,6 +57,7 @@ type KeyMap struct {
 	Export                                       key.Binding
 	RetryNow                                     key.Binding // while reconnecting
 	Times, Wrap                                  key.Binding // timestamps, wrapping
+	Reconcile                                    key.Binding // R: read the stored state (contract §8)
 
 	ctx Context
 }
@@ -102,6 +105,7 @@ func Default() KeyMap {
 		RetryNow:     b("ctrl+r", "retry now", "ctrl+r"),
 		Times:        b("T", "timestamps", "T"),
 		Wrap:         b("w", "wrap on/off", "w"),
+		Reconcile:    b("R", "reconcile (one read-only action)", "R"),
 	}
 }
 
@@ -130,6 +134,7 @@ func (k KeyMap) For(c Context) KeyMap {
 		k.Bottom.SetHelp("G/end", "follow")
 	}
 	k.Cancel.SetEnabled(!c.Settled && !c.Replay)
+	k.Reconcile.SetEnabled(c.Reconcile && c.Settled && !c.Replay)
 	k.SearchNext.SetEnabled(c.Search)
 	k.SearchPrev.SetEnabled(c.Search)
 	k.SearchClear.SetEnabled(c.Search)
@@ -243,7 +248,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		enabled(k.Top, k.Bottom, k.Next, k.Prev, k.Toggle),
 		enabled(k.Tools, k.Markdown, k.Plain, k.Times, k.Wrap, k.Raw, k.Copy, k.Log),
 		enabled(k.Search, k.SearchNext, k.SearchPrev, k.SearchClear, k.Export),
-		enabled(k.Cancel, k.RetryNow, k.Help, k.Quit),
+		enabled(k.Cancel, k.RetryNow, k.Reconcile, k.Help, k.Quit),
 	}
 }
 

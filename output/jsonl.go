@@ -101,6 +101,8 @@ func (j *JSONL) handle(a *model.Action, m stream.Msg) {
 	case stream.UnsettledMsg:
 		j.changes(a)
 		j.emit(connLine{Type: "unsettled", WaitMs: m.Stall.Milliseconds(), Cause: m.Reason})
+	case stream.SubmitMsg:
+		j.emit(noteLine{Type: "submit", Text: m.Note})
 	case stream.TerminalMsg:
 		j.changes(a)
 		j.emit(connLine{Type: "terminal", Cursor: m.Cursor})

@@ -69,6 +69,8 @@ func (p *Plain) handle(a *model.Action, m stream.Msg) {
 	case stream.UnsettledMsg:
 		p.changes(a)
 		p.line("no progress for %s and aipd holds no record or result: the run ended without one", roundWait(m.Stall))
+	case stream.SubmitMsg:
+		p.line("submit: %s", safe.Line(m.Note))
 	case stream.TerminalMsg:
 		p.changes(a)
 		p.line("stream ended; reading the result")

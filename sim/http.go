@@ -21,6 +21,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /aip/v1/actions/{id}/chunks", s.handleEvents)
 	mux.HandleFunc("GET /aip/v1/actions/{id}/result", s.handleResult)
 	mux.HandleFunc("POST /aip/v1/actions/{id}/cancel", s.handleCancel)
+	mux.HandleFunc("POST /aip/v1/actions", s.handleSubmit)  // sim/submit.go
+	mux.HandleFunc("POST /aip/v1/messages", s.handleSubmit) // sim/submit.go
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
 	})
@@ -170,7 +172,7 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if id != s.actionID {
+	if id != s.actionID || !s.submitted() { // sim/submit.go: not submitted yet (Await)
 		base := "/aip/v1/actions/" + id
 		body := compact(o("action_status", o("action_id", id, "state", "unknown",
 			"updated_at", time.Now().UTC().Format(time.RFC3339Nano),
@@ -320,7 +322,7 @@ func (s *Server) handleResult(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if id != s.actionID {
+	if id != s.actionID || !s.submitted() {
 		s.writeError(w, &protoErr{Code: "action.not_found", Message: "action not found", Category: "permanent",
 			Details: o("action_id", id), Source: runtimeSource()})
 		return
@@ -377,7 +379,7 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	gone := s.handlerFailed // no owner and no record: nothing to cancel
 	s.mu.Unlock()
-	if id != s.actionID || gone {
+	if id != s.actionID || gone || !s.submitted() { // sim/submit.go: not submitted yet (Await)
 		s.writeError(w, &protoErr{Code: "resource.not_found", Message: id, Category: "permanent", Source: runtimeSource()})
 		return
 	}

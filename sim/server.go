@@ -90,6 +90,8 @@ type Knobs struct {
 	// LeaseExpired: an async action's worker lease expired while it still
 	// reads running (a stuck worker, aip-daemon-behaviour §2.4).
 	LeaseExpired bool
+	// Submit tunes POST /aip/v1/actions (sim/submit.go).
+	Submit SubmitKnobs
 }
 
 // Execution modes and cursor behaviours (aip-daemon-behaviour part A §1.2,
@@ -159,6 +161,7 @@ type Server struct {
 	notReadySeen  atomic.Int64 // result reads after settle, for ResultNotReady
 	holdDone      atomic.Bool  // KeepaliveOnly / Stall happened
 	messageSerial atomic.Int64
+	sub           submitState // sim/submit.go
 }
 
 // eventRec is one stored Event. The Events of chunks, by far the most
@@ -251,6 +254,9 @@ func New(scenario string, k Knobs) (*Server, error) {
 		cancelCh:     make(chan struct{}),
 		runDone:      make(chan struct{}),
 	}
+	if k.Submit.ActionID != "" { // sim/submit.go: the ID a submission will carry
+		s.actionID = k.Submit.ActionID
+	}
 	s.conn = connector{actionID: s.actionID, operation: sc.operation, maxEvents: maxEvents}
 	if !sc.endless {
 		// A finite script never outgrows its event limit; sizing the logs
@@ -274,7 +280,9 @@ func (s *Server) Scenario() string { return s.sc.name }
 // Handler starts the action (if it has not started) and returns the HTTP
 // handler of the daemon's routes.
 func (s *Server) Handler() http.Handler {
-	s.begin()
+	if !s.k.Submit.Await { // else the submission begins it (sim/submit.go)
+		s.begin()
+	}
 	if s.k.EchoToken != "" {
 		return echoToken(s.handler, s.k.EchoToken)
 	}

@@ -62,6 +62,8 @@ func Apply(a *model.Action, m Msg) bool {
 	case UnsettledMsg:
 		a.MarkUnsettled(m.Reason)
 		a.Log(stamp(m.At), "unsettled: "+m.Reason)
+	case SubmitMsg:
+		a.Log(stamp(m.At), "submit: "+m.Note)
 	case ErrorMsg:
 		if m.Err != nil {
 			a.Log(stamp(m.At), "error: "+m.Err.Error())

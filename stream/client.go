@@ -43,6 +43,13 @@ type Config struct {
 	// (keep-alive comments included), from Run's goroutine, before the frame
 	// is acted on. Frames rebuilt from JSON pages have Frame.Page set.
 	OnFrame func(Frame)
+
+	// InFlight (issue 14, stream/submit.go): this run follows an action
+	// aipwatch is submitting; while it reports true (a POST awaits its
+	// reply, or an uncertain one is being resolved) the appear timeout
+	// does not give up: it starts again from when InFlight turns false
+	// (contract §6.4, §6.6).
+	InFlight func() bool
 }
 
 // Defaults of Config's zero values.

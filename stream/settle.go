@@ -83,6 +83,12 @@ func (r *runner) check(ctx context.Context) (connEnd, bool) {
 		r.send(StatusMsg{Status: st})
 		return connEnd{}, false
 	}
+	if !r.seen && r.c.cfg.InFlight != nil && r.c.cfg.InFlight() {
+		// Our own submission has not been answered yet (issue 14 hook,
+		// stream/submit.go): not "never submitted"; look again later.
+		r.appearBy = time.Now().Add(r.c.cfg.AppearTimeout)
+		return connEnd{}, false
+	}
 	if !r.seen {
 		// Built from our own configuration only (a checked act_ ID, the
 		// base URL without credentials): no need to cut it to one short line.

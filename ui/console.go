@@ -42,7 +42,9 @@ type ConsoleOptions struct {
 	// Follow returns the backend that follows one action (nil = cannot).
 	Follow func(actionID string) Backend
 	// Journal lists the action IDs this machine's submission journal knows.
-	Journal      func() []string
+	Journal func() []string
+	// Reconcile is the live view's R (nil = no R).
+	Reconcile    ReconcileFunc
 	Redact       bool
 	NoColor      bool
 	CancelReason string
@@ -111,6 +113,9 @@ type Console struct {
 	live       *Model
 	liveCancel context.CancelFunc
 	liveGen    int
+	// pendingKey is pressed in the live view once its action has settled
+	// (R reconciles only a settled action).
+	pendingKey string
 
 	width, height int
 }
@@ -386,7 +391,7 @@ func (c *Console) open(pressKey string) tea.Cmd {
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.liveCancel = cancel
 	c.live = newModel(ctx, Options{ActionID: id, Backend: b, Redact: c.opts.Redact, NoColor: c.opts.NoColor,
-		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock})
+		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock, Reconcile: c.opts.Reconcile})
 	// Inside the console the screen is already full: no start line, and an
 	// error before aipd answers stays on it instead of quitting the console.
 	c.live.attached = true
@@ -394,7 +399,12 @@ func (c *Console) open(pressKey string) tea.Cmd {
 	if c.width > 0 {
 		cmds = append(cmds, c.liveUpdate(tea.WindowSizeMsg{Width: c.width, Height: c.height}))
 	}
-	if pressKey != "" {
+	switch pressKey {
+	case "":
+	case "R":
+		c.pendingKey = pressKey // pressed once the action has settled (liveUpdate)
+		cmds = append(cmds, c.pressPending())
+	default:
 		cmds = append(cmds, c.liveUpdate(tea.KeyPressMsg{Code: rune(pressKey[0]), Text: pressKey}))
 	}
 	return tea.Batch(cmds...)
@@ -409,13 +419,25 @@ func (c *Console) closeLive() {
 	c.live.Close()
 	c.liveCancel()
 	c.live = nil
+	c.pendingKey = ""
 	c.liveGen++
 	c.refresh()
 }
 
 func (c *Console) liveUpdate(msg tea.Msg) tea.Cmd {
 	_, cmd := c.live.Update(msg)
-	return c.wrap(cmd)
+	return tea.Batch(c.wrap(cmd), c.pressPending())
+}
+
+// pressPending presses the pending key once the live view's action has
+// settled.
+func (c *Console) pressPending() tea.Cmd {
+	if c.pendingKey == "" || c.live == nil || !c.live.action.Settled() {
+		return nil
+	}
+	k := c.pendingKey
+	c.pendingKey = ""
+	return c.liveUpdate(tea.KeyPressMsg{Code: rune(k[0]), Text: k})
 }
 
 // wrap tags the messages of the live view's commands with its generation,

@@ -20,6 +20,7 @@ type Model struct {
 	clock  func() time.Time
 	action *model.Action
 	run    *runner
+	rec    reconcileState // the R key (ui/reconcile.go)
 
 	keys keys.KeyMap
 	help help.Model
@@ -217,6 +218,8 @@ func (m *Model) keyContext() keys.Context {
 		Search:   m.searching(),
 		Replay:   m.opts.Replay,
 		Retrying: m.conn.phase == connReconnecting,
+		// R (ui/reconcile.go): only when main gave a reconciler.
+		Reconcile: m.opts.Reconcile != nil,
 	}
 }
 

@@ -62,6 +62,8 @@ type Options struct {
 	// beyond it the oldest chunks' raw bytes are dropped with a notice.
 	// 0 = model.DefaultRawCap, < 0 = no cap.
 	RawCap int64
+	// Reconcile is the R key (ui/reconcile.go); nil = no R.
+	Reconcile ReconcileFunc
 
 	// Clock is the time source for elapsed times, ages, durations and the
 	// spinner (nil = time.Now). Tests inject a fixed clock so screens are

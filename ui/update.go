@@ -53,6 +53,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.sync(false)
 	case exportedMsg:
 		m.onExported(msg)
+	case reconciledMsg: // ui/reconcile.go
+		m.onReconciled(msg)
 	case tea.PasteMsg:
 		if m.mode == keys.Search {
 			cmds = append(cmds, m.onSearchKey(msg))
@@ -240,6 +242,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case keys.Search:
 		return m.onSearchKey(msg)
 	case keys.Confirm:
+		if m.rec.pending { // the R confirmation (ui/reconcile.go)
+			return m.onReconcileConfirm(msg)
+		}
 		return m.onConfirmKey(msg)
 	case keys.Raw, keys.Log:
 		switch {
@@ -361,6 +366,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.conn.wait = 0 // the status bar says "next try now"
 		m.setNotice("retrying now", true)
 		return m.run.retryNowCmd()
+	case key.Matches(msg, k.Reconcile): // ui/reconcile.go
+		return m.askReconcile()
 	case key.Matches(msg, k.Cancel):
 		switch {
 		case m.opts.Replay:

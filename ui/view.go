@@ -627,6 +627,9 @@ func fitSegments(segs []segment, sep string, w int) string {
 func (m *Model) promptLines() []string {
 	text := fmt.Sprintf("Cancel action %s? This is a cooperative stop: effects may already exist "+
 		"(tool calls, messages, writes) and are not undone.", render.Line(m.opts.ActionID))
+	if m.rec.pending {
+		text = m.reconcilePrompt() // ui/reconcile.go
+	}
 	w := max(m.width-2, 10)
 	lines := render.Wrap(text, w)
 	if len(lines) > 3 {

@@ -1,0 +1,440 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"aipwatch/export"
+	"aipwatch/journal"
+	"aipwatch/model"
+	"aipwatch/output"
+	"aipwatch/safe"
+	"aipwatch/stream"
+	"aipwatch/submit"
+	"aipwatch/ui"
+)
+
+// Reconciliation is what one read-only reconcile action read (contract §8).
+type reconcileResult struct {
+	Op           string // response_get or session_get
+	Capability   string
+	ActionID     string // the reconcile action's own ID
+	Target       string // the response.id or session_id read
+	StoredStatus string // completed, failed, incomplete, in_progress, stored, not_found; "" = no answer
+	Meaning      string // one line for the operator
+	Refused      bool   // aipd or the policy refused the read (or no reply)
+}
+
+// readTarget decides what to read for a settled action: response_get of
+// the captured response.id for Responses, the session read of the
+// session_id for Chat (the finish chunk's, else the one the journal kept
+// from the submitted input).
+func readTarget(a *model.Action, journalled journal.Entry) (op, target string) {
+	if id := a.Responses().ResponseID; id != "" {
+		return submit.OpResponseGet, id
+	}
+	if r, ok := a.Reconcile(); ok && r.SessionID != "" {
+		return submit.OpSessionGet, r.SessionID
+	}
+	if a.Operation() == submit.OpChat || strings.HasSuffix(journalled.CapabilityID, ":"+submit.OpChat) {
+		if f := a.Chat().Finish; f != nil && f.Hermes != nil && f.Hermes.SessionID != "" {
+			return submit.OpSessionGet, f.Hermes.SessionID
+		}
+		if journalled.SessionID != "" {
+			return submit.OpSessionGet, journalled.SessionID
+		}
+	}
+	return "", ""
+}
+
+// endpointOf is the endpoint of the original action: the result's
+// endpoint_id, else its status's capability_id, else the journal's.
+func endpointOf(a *model.Action, journalled journal.Entry) string {
+	if e := a.Endpoint(); e != "" {
+		return e
+	}
+	for _, capID := range []string{statusCapability(a), journalled.CapabilityID} {
+		if ep, _, ok := submit.Capability(capID); ok {
+			return ep
+		}
+	}
+	return ""
+}
+
+func statusCapability(a *model.Action) string {
+	if a.Status != nil {
+		return a.Status.CapabilityID
+	}
+	return ""
+}
+
+// interpret turns the read's reply into the stored status (guide §14,
+// part A §3: the provider's 404 arrives as HTTP 400
+// connector.hermes_agent.remote_rejected).
+func interpret(op string, out stream.PostOutcome) (status, meaning string, refused bool) {
+	switch {
+	case out.Uncertain:
+		return "", "no reply to the read (" + oneLineErr(out.Err) + "); it was not retried: the journal holds its ID", true
+	case out.Err != nil && (out.Err.Code == stream.CodeRemoteRejected || (strings.HasPrefix(out.Err.Code, "connector.hermes_agent.") && strings.Contains(out.Err.Message, "404"))):
+		if op == submit.OpSessionGet {
+			return "not_found", "Hermes has no such session (404): it was not stored, was deleted, or the request reached another Hermes instance", false
+		}
+		return "not_found", "Hermes has no such response (404): it was not stored (store false), was evicted or deleted, or the request reached another response store", false
+	case out.Err != nil && out.Err.Code == "resource.not_found":
+		return "", "refused: aipd does not know this capability (" + oneLineErr(out.Err) + ")", true
+	case out.Err != nil:
+		return "", "refused: " + oneLineErr(out.Err), true
+	case out.Reply.Result == nil:
+		return "", "refused: the read was only acknowledged, not answered", true
+	}
+	r := out.Reply.Result
+	if r.Status != model.StateCompleted {
+		code := r.Status
+		if r.Error != nil {
+			code = r.Error.Code
+		}
+		return "", "refused: the read ended " + safe.Line(r.Status) + " (" + safe.Line(code) + ")", true
+	}
+	var o struct {
+		Status string `json:"status"`
+		ID     string `json:"id"`
+	}
+	_ = json.Unmarshal(r.Output, &o)
+	if op == submit.OpSessionGet {
+		return "stored", "Hermes holds the session; inspect it before deciding that another action is safe", false
+	}
+	switch o.Status {
+	case "completed":
+		return "completed", "the stored response is completed: a terminal provider object to review", false
+	case "failed":
+		return "failed", "the stored response is failed: the retained failure state", false
+	case "incomplete":
+		return "incomplete", "the stored response is incomplete: partial output kept after a disconnect or cancellation; do not submit a replacement", false
+	case "":
+		return "unknown", "the stored response has no status", false
+	}
+	return safe.Line(o.Status), "the stored response reads " + safe.Line(o.Status), false
+}
+
+func oneLineErr(e *stream.Error) string {
+	if e == nil {
+		return "no detail"
+	}
+	return safe.Line(e.Error())
+}
+
+// runReconcile is `aipwatch reconcile ACTION_ID` (contract §8): review the
+// settled action, then submit one read-only action and show the stored
+// status beside the verdict, which it never changes.
+func runReconcile(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	o := &options{}
+	fs := newFlagSet(o, stderr)
+	fs.Init("aipwatch reconcile", pflag.ContinueOnError)
+	fs.Usage = func() {}
+	jsonl := wantsJSONL(args)
+	if err := fs.Parse(args); err != nil {
+		return usageFail(stdout, stderr, jsonl, err.Error())
+	}
+	if o.help {
+		fmt.Fprint(stdout, "aipwatch reconcile reads the provider's stored state of a settled action once (contract §8):\n"+
+			"response_get of its response.id (Responses), the Hermes session read of its session_id (Chat).\n"+
+			"It submits one read-only action, journalled like any submission, and never re-runs the stream.\n\n"+
+			"Usage:\n  aipwatch reconcile [flags] ACTION_ID\n\nFlags:\n")
+		fmt.Fprint(stdout, fs.FlagUsages())
+		return 0
+	}
+	commonEnv(o, getenv)
+	rest := fs.Args()
+	switch {
+	case o.replay != "" || o.demo != "" || o.cancel || o.record != "":
+		return usageFail(stdout, stderr, jsonl, "--replay, --demo, --cancel and --record do not apply to reconcile")
+	case len(rest) != 1:
+		return usageFail(stdout, stderr, jsonl, "reconcile takes one ACTION_ID")
+	case !strings.HasPrefix(rest[0], "act_"):
+		return usageFail(stdout, stderr, jsonl, fmt.Sprintf("ACTION_ID must start with act_: %q", rest[0]))
+	case o.output == "tui":
+		return usageFail(stdout, stderr, jsonl, "reconcile prints lines: --output plain or jsonl (the TUI has the R key)")
+	}
+	o.actionID = rest[0]
+	if err := checkURL(o.url, o.allowInsecureHTTP); err != nil {
+		return usageFail(stdout, stderr, jsonl, err.Error())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	return reconcile(ctx, o, jsonl, stdout, stderr, getenv)
+}
+
+func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Writer, getenv func(string) string) int {
+	tok, err := readToken(o.tokenFile, stderr)
+	if err != nil {
+		return fail(o, stdout, stderr, err)
+	}
+	if tok == "" {
+		tok = o.token
+	}
+	o.token = tok
+	httpc, err := httpClient(o.cacert)
+	if err != nil {
+		return fail(o, stdout, stderr, err)
+	}
+	client, err := stream.New(stream.Config{BaseURL: o.url, Token: tok, ActionID: o.actionID, HTTP: httpc})
+	if err != nil {
+		return fail(o, stdout, stderr, err)
+	}
+	// Review the original action quietly: the verdict and the IDs to read.
+	a := model.NewAction(o.actionID)
+	a.SetRawCap(o.rawCap())
+	var runErr *stream.Error
+	rerr := client.Run(ctx, stream.SinkFunc(func(m stream.Msg) {
+		stream.Apply(a, m)
+		if em, ok := m.(stream.ErrorMsg); ok {
+			runErr = em.Err
+		}
+	}))
+	if ctx.Err() != nil {
+		return model.ExitError
+	}
+	if rerr != nil {
+		e := runErr
+		if e == nil {
+			e = &stream.Error{Op: "review", Message: rerr.Error()}
+		}
+		return fail(o, stdout, stderr, e)
+	}
+	jpath, err := journal.Path(getenv)
+	if err != nil {
+		return fail(o, stdout, stderr, err)
+	}
+	plan, err := planRead(o.actionID, a, jpath)
+	if err != nil {
+		return fail(o, stdout, stderr, err)
+	}
+	res := doRead(ctx, o, client, jpath, plan)
+	printReconcile(o, jsonl, stdout, a, res)
+	if o.export != "" {
+		md := export.Markdown(a, export.Options{Redact: o.redact, Version: versionString(), Now: time.Now()})
+		md = append(md, []byte(reconcileMarkdown(o, res))...)
+		if err := writePrivate(o.export, md); err != nil {
+			fmt.Fprintf(stderr, "aipwatch: --export: %s\n", safe.Line(err.Error()))
+			return model.ExitError
+		}
+	}
+	if res.Refused {
+		return model.ExitError
+	}
+	return 0
+}
+
+// readPlan is the one read-only action a reconcile submits.
+type readPlan struct {
+	of, op, target, capID string
+}
+
+// planRead decides the read for a settled action from its model and the
+// journal.
+func planRead(actionID string, a *model.Action, jpath string) (readPlan, error) {
+	return planFrom(actionID, a, journalled(actionID, jpath))
+}
+
+// journalled is the last submit line of an action in the journal, if any.
+func journalled(actionID, jpath string) journal.Entry {
+	var orig journal.Entry
+	if entries, err := journal.Read(jpath); err == nil {
+		for _, e := range entries {
+			if e.ActionID == actionID && e.Kind == journal.KindSubmit {
+				orig = e
+			}
+		}
+	}
+	return orig
+}
+
+// planFrom is planRead without I/O (the TUI calls it in Update).
+func planFrom(actionID string, a *model.Action, orig journal.Entry) (readPlan, error) {
+	op, target := readTarget(a, orig)
+	endpoint := endpointOf(a, orig)
+	if op == "" || endpoint == "" {
+		why := "no response.id was captured (was body.store true?) and no Hermes session_id is known"
+		if endpoint == "" && op != "" {
+			why = "the endpoint of the original action is unknown"
+		}
+		return readPlan{}, fmt.Errorf("nothing to reconcile for %s: %s; the verdict stands: %s", actionID, why, strings.TrimSpace(output.VerdictLine(a)))
+	}
+	return readPlan{of: actionID, op: op, target: target, capID: "cap:hermes_agent:" + endpoint + ":" + op}, nil
+}
+
+// reconcilerFor is the TUI's R key: the journal is read before the TUI
+// starts, the plan is made from the model (pure), the read runs in a
+// command with its own client.
+func reconcilerFor(o *options) ui.ReconcileFunc {
+	if o.replay != "" || o.getenv == nil {
+		return nil
+	}
+	jpath, err := journal.Path(o.getenv)
+	if err != nil {
+		return nil
+	}
+	orig := journalled(o.actionID, jpath)
+	opts := *o
+	return func(a *model.Action) (string, func(context.Context) string) {
+		p, err := planFrom(opts.actionID, a, orig)
+		if err != nil {
+			return safe.Line(err.Error()), nil
+		}
+		shown := p.target
+		if opts.redact {
+			shown = safe.Masked
+		}
+		return p.op + " of " + safe.Line(shown), func(ctx context.Context) string {
+			httpc, err := httpClient(opts.cacert)
+			if err != nil {
+				return "not sent: " + safe.Line(err.Error())
+			}
+			client, err := stream.New(stream.Config{BaseURL: opts.url, Token: opts.token, ActionID: opts.actionID, HTTP: httpc})
+			if err != nil {
+				return "not sent: " + safe.Line(err.Error())
+			}
+			return doRead(ctx, &opts, client, jpath, p).line(opts.redact)
+		}
+	}
+}
+
+// storedLines are the reconcile reads the TUI logged, for the closing
+// lines after the verdict.
+func storedLines(a *model.Action) string {
+	var b strings.Builder
+	for _, h := range a.Timeline() {
+		if rest, ok := strings.CutPrefix(h.What, "reconcile: "); ok {
+			b.WriteString(safe.Line(rest) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// doRead submits the read once (journalled first, with its own ID) and
+// interprets the reply. It never retries.
+func doRead(ctx context.Context, o *options, client *stream.Client, jpath string, p readPlan) reconcileResult {
+	res := reconcileResult{Op: p.op, Capability: p.capID, Target: p.target}
+	field := "response_id"
+	if p.op == submit.OpSessionGet {
+		field = "session_id"
+	}
+	in, _ := json.Marshal(map[string]string{field: p.target})
+	now := time.Now()
+	var err error
+	refuse := func(err error) reconcileResult {
+		res.Refused, res.Meaning = true, "not sent: "+safe.Line(err.Error())
+		return res
+	}
+	if res.ActionID, err = submit.NewActionID(now, rand.Reader); err != nil {
+		return refuse(err)
+	}
+	mid, err := submit.NewMessageID(now, rand.Reader)
+	if err != nil {
+		return refuse(err)
+	}
+	key := submit.ReconcileKey(p.of, p.op)
+	// Sync, no mode (response_get is sync only, part A §3).
+	env, err := submit.Envelope(submit.Request{ActionID: res.ActionID, CapabilityID: p.capID, Input: in, IdempotencyKey: key}, mid, now)
+	if err != nil {
+		return refuse(err)
+	}
+	j, err := journal.Open(jpath)
+	if err != nil {
+		return refuse(err)
+	}
+	defer j.Close()
+	entry := journal.Entry{Kind: journal.KindReconcile, ActionID: res.ActionID, Of: p.of, CapabilityID: p.capID,
+		IdempotencyKey: key, BaseURL: redactURL(o.url), TokenSource: tokenSource(o), MessageID: mid,
+		SentAt: now.UTC().Format("2006-01-02T15:04:05.000Z")}
+	if err := j.Append(entry); err != nil {
+		return refuse(err)
+	}
+	out := client.Post(ctx, env, true)
+	res.StoredStatus, res.Meaning, res.Refused = interpret(p.op, out)
+	done := entry
+	done.Time, done.MessageID, done.SentAt, done.StoredStatus = time.Time{}, "", "", res.StoredStatus
+	if res.Refused {
+		done.Reply = "refused"
+		if out.Err != nil {
+			done.Code = out.Err.Code
+		}
+	}
+	_ = j.Append(done)
+	return res
+}
+
+// line is the one-line form of a read's outcome (plain, the TUI).
+func (r reconcileResult) line(redact bool) string {
+	status := r.StoredStatus
+	if status == "" {
+		status = "no answer"
+	}
+	by := ""
+	if r.ActionID != "" {
+		by = " by " + r.ActionID
+	}
+	return fmt.Sprintf("stored: %s (%s of %s%s; the verdict is unchanged): %s", status, r.Op, r.shown(redact), by, r.Meaning)
+}
+
+// shown masks the provider ID under --redact.
+func (r reconcileResult) shown(redact bool) string {
+	if redact {
+		return safe.Masked
+	}
+	return safe.Line(r.Target)
+}
+
+func printReconcile(o *options, jsonl bool, stdout io.Writer, a *model.Action, r reconcileResult) {
+	if jsonl {
+		v := a.Record()
+		if o.redact {
+			v = output.RedactRecord(v)
+		}
+		line := struct {
+			Type         string              `json:"type"`
+			Verdict      model.VerdictRecord `json:"verdict"`
+			Operation    string              `json:"operation"`
+			ActionID     string              `json:"reconcile_action_id"`
+			Target       string              `json:"target"`
+			StoredStatus string              `json:"stored_status,omitempty"`
+			Meaning      string              `json:"meaning"`
+			Refused      bool                `json:"refused,omitempty"`
+		}{"reconcile", output.SafeRecord(v), r.Op, r.ActionID, r.shown(o.redact), r.StoredStatus, r.Meaning, r.Refused}
+		b, _ := json.Marshal(line)
+		fmt.Fprintf(stdout, "%s\n", b)
+		return
+	}
+	fmt.Fprint(stdout, output.VerdictLine(a))
+	status := r.StoredStatus
+	if status == "" {
+		status = "no answer"
+	}
+	fmt.Fprintf(stdout, "stored: %s (%s of %s by %s; the verdict above is unchanged)\n", status, r.Op, r.shown(o.redact), r.ActionID)
+	fmt.Fprintf(stdout, "stored: %s\n", r.Meaning)
+}
+
+func reconcileMarkdown(o *options, r reconcileResult) string {
+	status := r.StoredStatus
+	if status == "" {
+		status = "no answer"
+	}
+	target := safe.MDCode(r.Target)
+	if o.redact {
+		target = safe.MDInline(safe.Masked)
+	}
+	// Untrusted parts (the meaning can quote aipd's message) go through
+	// the export's Markdown route (contract §5).
+	return safe.MDSprintf("\n## Reconciled\n\n- stored status: **%s** (%s of %s, read by %s; the verdict is unchanged)\n- %s\n",
+		status, r.Op, target, safe.MDCode(r.ActionID), r.Meaning).String()
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"aipwatch/journal"
+	"aipwatch/model"
+	"aipwatch/safe"
+	"aipwatch/sim"
+	"aipwatch/stream"
+	"aipwatch/submit"
+)
+
+// Contract §8: response_get once for a Responses turn with a captured
+// response.id; the stored status beside the verdict, which it never
+// changes; the reconcile action's own ID in the journal.
+func TestReconcileEachStoredStatus(t *testing.T) {
+	cases := []struct{ knob, want, meaning string }{
+		{"", "failed", "retained failure state"}, // from the script's outcome
+		{"completed", "completed", "terminal provider object"},
+		{"incomplete", "incomplete", "do not submit a replacement"},
+		{"missing", "not_found", "not stored (store false), was evicted or deleted, or the request reached another response store"},
+	}
+	for _, c := range cases {
+		t.Run(c.want, func(t *testing.T) {
+			getenv, jpath := stateEnv(t)
+			srv := startSim(t, "responses-failed", sim.Knobs{Submit: sim.SubmitKnobs{StoredStatus: c.knob}})
+			exportPath := filepath.Join(t.TempDir(), "out.md")
+			code, out, errOut := runWith(getenv, "reconcile", "--url", srv.URL(), "--output", "plain", "--export", exportPath, srv.ActionID())
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+			}
+			if !strings.Contains(out, "verdict: failed") || !strings.Contains(out, "stored: "+c.want+" (response_get of resp_") ||
+				!strings.Contains(out, c.meaning) {
+				t.Fatalf("output:\n%s", out)
+			}
+			subs := srv.Submissions()
+			if len(subs) != 1 || subs[0].CapabilityID != "cap:hermes_agent:sim:response_get" || subs[0].Mode != "sync" ||
+				subs[0].IdempotencyKey != submit.ReconcileKey(srv.ActionID(), submit.OpResponseGet) || subs[0].ActionID == srv.ActionID() {
+				t.Fatalf("submissions: %+v", subs)
+			}
+			entries, err := journal.Read(jpath)
+			if err != nil || len(entries) != 2 {
+				t.Fatalf("journal: %v %+v", err, entries)
+			}
+			for _, e := range entries {
+				if e.Kind != journal.KindReconcile || e.ActionID != subs[0].ActionID || e.Of != srv.ActionID() {
+					t.Fatalf("journal line: %+v", e)
+				}
+			}
+			if entries[1].StoredStatus != c.want {
+				t.Fatalf("journalled stored status %q", entries[1].StoredStatus)
+			}
+			md, _ := os.ReadFile(exportPath)
+			if !strings.Contains(string(md), "## Reconciled") || !strings.Contains(string(md), "stored status: **"+c.want+"**") {
+				t.Fatalf("export lacks the stored status:\n%s", md)
+			}
+		})
+	}
+}
+
+// Chat: the session read of the session_id the journal kept from the
+// submitted input (the sim's finish chunks carry none).
+func TestReconcileChatSession(t *testing.T) {
+	getenv, jpath := stateEnv(t)
+	id := "act_test_reconcile_chat_01"
+	srv := awaitSim(t, "chat-error", id, jpath)
+	if code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+		"cap:hermes_agent:sim:chat_stream", "--input", chatInput); code != 4 {
+		t.Fatalf("submit: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := runWith(getenv, "reconcile", "--url", srv.URL(), "--output", "jsonl", id)
+	if code != 0 || !strings.Contains(out, `"operation":"session_get"`) || !strings.Contains(out, `"stored_status":"stored"`) ||
+		!strings.Contains(out, `"target":"sess-ops-1"`) || !strings.Contains(out, `"verdict":"failed"`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	subs := srv.Submissions()
+	if last := subs[len(subs)-1]; last.CapabilityID != "cap:hermes_agent:sim:session_get" {
+		t.Fatalf("submissions: %+v", subs)
+	}
+	// --redact masks the provider ID.
+	_, out, _ = runWith(getenv, "reconcile", "--redact", "--url", srv.URL(), "--output", "plain", id)
+	if strings.Contains(out, "sess-ops-1") || !strings.Contains(out, "stored: stored (session_get of "+safe.Masked) {
+		t.Fatalf("--redact output:\n%s", out)
+	}
+}
+
+// Nothing captured: nothing is submitted, and the verdict is said.
+func TestReconcileNothingToRead(t *testing.T) {
+	getenv, _ := stateEnv(t)
+	srv := startSim(t, "chat-length", sim.Knobs{})
+	code, out, errOut := runWith(getenv, "reconcile", "--url", srv.URL(), "--output", "plain", srv.ActionID())
+	if code != 1 || !strings.Contains(errOut, "nothing to reconcile") || !strings.Contains(errOut, "verdict: partial") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if len(srv.Submissions()) != 0 {
+		t.Fatal("a read was submitted")
+	}
+}
+
+// What a refused or unanswered read means (contract §8: a 404 or a
+// refused capability reported as what it means).
+func TestReconcileInterpret(t *testing.T) {
+	res := func(status, out string, code string) stream.PostOutcome {
+		r := model.ActionResult{Status: status, Output: []byte(out)}
+		if code != "" {
+			r.Error = &model.ProtocolError{Code: code}
+		}
+		return stream.PostOutcome{Reply: stream.PostReply{Result: &r}}
+	}
+	cases := []struct {
+		name    string
+		op      string
+		out     stream.PostOutcome
+		status  string
+		refused bool
+		says    string
+	}{
+		{"404", submit.OpResponseGet, stream.PostOutcome{Err: &stream.Error{Code: stream.CodeRemoteRejected, HTTPStatus: 400}}, "not_found", false, "evicted"},
+		{"session 404", submit.OpSessionGet, stream.PostOutcome{Err: &stream.Error{Code: stream.CodeRemoteRejected, HTTPStatus: 400}}, "not_found", false, "no such session"},
+		{"unknown capability", submit.OpResponseGet, stream.PostOutcome{Err: &stream.Error{Code: "resource.not_found", HTTPStatus: 400}}, "", true, "does not know this capability"},
+		{"not authorized", submit.OpResponseGet, stream.PostOutcome{Err: &stream.Error{Code: "auth.not_authorized", HTTPStatus: 401}}, "", true, "auth.not_authorized"},
+		{"no reply", submit.OpResponseGet, stream.PostOutcome{Err: &stream.Error{Message: "connection reset"}, Uncertain: true}, "", true, "not retried"},
+		{"failed read", submit.OpResponseGet, res("failed", "", "execution.mode_unsupported"), "", true, "execution.mode_unsupported"},
+		{"completed", submit.OpResponseGet, res("completed", `{"id":"resp_1","status":"completed"}`, ""), "completed", false, "terminal provider object"},
+		{"incomplete", submit.OpResponseGet, res("completed", `{"id":"resp_1","status":"incomplete"}`, ""), "incomplete", false, "partial output"},
+		{"session", submit.OpSessionGet, res("completed", `{"id":"s"}`, ""), "stored", false, "inspect it"},
+	}
+	for _, c := range cases {
+		st, meaning, refused := interpret(c.op, c.out)
+		if st != c.status || refused != c.refused || !strings.Contains(meaning, c.says) {
+			t.Errorf("%s: %q %v %q", c.name, st, refused, meaning)
+		}
+	}
+}

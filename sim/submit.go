@@ -1,0 +1,631 @@
+package sim
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// This file is the submission route of the daemon,
+// ../shared/spec/aip-daemon-behaviour.md part A §1 (cited below as §1.x),
+// and the read-only capabilities behind reconciliation (part A §3):
+// POST /aip/v1/actions and /aip/v1/messages (one handler, handle_envelope),
+// the envelope checks, the replay window, the caller-chosen ID and its
+// conflicts, idempotency keys, sync replies held open until the end, async
+// acks, the rejections that are 200 failed results, and response_get /
+// session_get answered from the scenario's stored state.
+
+// SubmitKnobs tune the submission route. The zero value accepts
+// submissions of the hosted action while its script runs from Start, as
+// before.
+type SubmitKnobs struct {
+	// Await holds the scripted action back until a submission of it
+	// arrives: until then its ID reads unknown (§1.5: following an ID the
+	// daemon has not seen does not fail, it waits).
+	Await bool
+	// ActionID is the hosted action's ID ("" = act_sim_<scenario>_01). A
+	// submission must carry it to start the script: the simulator hosts
+	// one action, and any other ID gets 503 runtime.handler_failed.
+	ActionID string
+	// DropFirst accepts the first submission of the hosted action (the
+	// script starts, the message_id is claimed), then closes the
+	// connection without a reply: an uncertain submission (§1.6).
+	DropFirst bool
+	// LoseFirst loses the first well-formed POST before the daemon sees
+	// it (its message_id is not claimed, nothing starts) and closes the
+	// connection: the other kind of uncertain submission (§1.6), where
+	// the original ID stays unknown and one resend is right.
+	LoseFirst bool
+	// StoredStatus is what response_get and session_get read (§3):
+	// "" = from the script's outcome (completed, failed, incomplete after
+	// a cancel, in_progress while it runs); or completed, failed,
+	// incomplete; or missing (the provider's 404).
+	StoredStatus string
+	// Clock is the daemon's clock for the replay window (nil = time.Now).
+	Clock func() time.Time
+	// BeforeAccept, when set, is called with the action ID of every
+	// well-formed submission before it is accepted; what it returns is kept
+	// in the submission log (tests use it to check the client's journal).
+	BeforeAccept func(actionID string) error
+}
+
+// SubmissionLog is one POST the submission route received.
+type SubmissionLog struct {
+	Time           time.Time
+	ActionID       string
+	CapabilityID   string
+	Mode           string
+	IdempotencyKey string
+	MessageID      string
+	// Reply is what the simulator answered: "ack", "result:STATUS",
+	// "result:failed:CODE", "error:CODE", "dropped".
+	Reply string
+	// CheckErr is what SubmitKnobs.BeforeAccept returned.
+	CheckErr error
+}
+
+// submitState is the daemon's submission-side state.
+type submitState struct {
+	mu       sync.Mutex
+	messages map[string]bool   // claimed message_ids (§1.1 replay window)
+	records  map[string][]byte // action ID → its action contract, once it has a record (§1.3)
+	keys     map[string]keyRec // scoped idempotency key → its owner (§1.3)
+	begun    bool              // the hosted action was submitted (Await)
+	mode     string            // its mode as submitted
+	input    map[string]json.RawMessage
+	dropped  bool
+	lost     bool
+	log      []SubmissionLog
+}
+
+type keyRec struct {
+	actionID string
+	hash     string
+}
+
+// Submissions is a copy of the submission log.
+func (s *Server) Submissions() []SubmissionLog {
+	s.sub.mu.Lock()
+	defer s.sub.mu.Unlock()
+	return append([]SubmissionLog(nil), s.sub.log...)
+}
+
+// submitted reports whether the hosted action exists for the routes that
+// read it: always without Await, else once its submission arrived.
+func (s *Server) submitted() bool {
+	if !s.k.Submit.Await {
+		return true
+	}
+	s.sub.mu.Lock()
+	defer s.sub.mu.Unlock()
+	return s.sub.begun
+}
+
+// SubmittedMode is the mode the hosted action was submitted with ("" when
+// it was not submitted, "sync" when the envelope had none).
+func (s *Server) SubmittedMode() string {
+	s.sub.mu.Lock()
+	defer s.sub.mu.Unlock()
+	return s.sub.mode
+}
+
+func (s *Server) now() time.Time {
+	if s.k.Submit.Clock != nil {
+		return s.k.Submit.Clock()
+	}
+	return time.Now()
+}
+
+func (s *Server) logSubmission(l SubmissionLog) {
+	s.sub.mu.Lock()
+	s.sub.log = append(s.sub.log, l)
+	s.sub.mu.Unlock()
+}
+
+// envelopeIn is the part of the request envelope the handler reads.
+type envelopeIn struct {
+	AIPVersion  *string         `json:"aip_version"`
+	MessageType *string         `json:"message_type"`
+	MessageID   *string         `json:"message_id"`
+	SentAt      *string         `json:"sent_at"`
+	From        json.RawMessage `json:"from"`
+	SessionID   json.RawMessage `json:"session_id"`
+	Correlation json.RawMessage `json:"correlation_id"`
+	Body        json.RawMessage `json:"body"`
+}
+
+type actionIn struct {
+	ID             string          `json:"id"`
+	CapabilityID   string          `json:"capability_id"`
+	Input          json.RawMessage `json:"input"`
+	Mode           *string         `json:"mode"`
+	IdempotencyKey string          `json:"idempotency_key"`
+}
+
+func submitSource() obj { return o("component", "aip.server.http") }
+
+// handleSubmit is handle_envelope (§1.1, §1.2).
+func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
+	// axum's Json<Value>: a wrong Content-Type or malformed JSON gets its
+	// plain-text 415 / 400 (§1.1 [I]).
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusUnsupportedMediaType)
+		_, _ = io.WriteString(w, "Expected request with `Content-Type: application/json`")
+		return
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
+	if err != nil {
+		return
+	}
+	if !json.Valid(raw) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, "Failed to parse the request body as JSON")
+		return
+	}
+	// The Envelope schema (§1.1): 400 schema.envelope.invalid.
+	var env envelopeIn
+	schemaErr := func(msg string) {
+		s.writeError(w, &protoErr{Code: "schema.envelope.invalid", Message: msg, Category: "permanent", Source: submitSource()})
+	}
+	if json.Unmarshal(raw, &env) != nil {
+		schemaErr("envelope must be a JSON object")
+		return
+	}
+	switch {
+	case env.AIPVersion == nil, env.MessageType == nil, env.MessageID == nil, env.SentAt == nil, len(env.Body) == 0:
+		schemaErr("envelope is missing a required field (aip_version, message_type, message_id, sent_at, body)")
+		return
+	}
+	// Deserialisation (§1.1): 400 envelope.decode.invalid; IDs are checked
+	// only for their prefix (CORE-IDS).
+	decodeErr := func(msg string) {
+		s.writeError(w, &protoErr{Code: "envelope.decode.invalid", Message: msg, Category: "permanent", Source: submitSource()})
+	}
+	sentAt, terr := time.Parse(time.RFC3339Nano, *env.SentAt)
+	var body struct {
+		Action *actionIn `json:"action"`
+	}
+	switch {
+	case !strings.HasPrefix(*env.MessageID, "msg_") || len(*env.MessageID) == 4:
+		decodeErr("message_id must start with msg_")
+		return
+	case terr != nil:
+		decodeErr("sent_at is not an RFC 3339 timestamp")
+		return
+	case json.Unmarshal(env.Body, &body) != nil || body.Action == nil:
+		decodeErr("body must hold an action")
+		return
+	}
+	a := body.Action
+	mode := "sync"
+	if a.Mode != nil {
+		mode = *a.Mode
+	}
+	switch {
+	case !strings.HasPrefix(a.ID, "act_") || len(a.ID) == 4:
+		decodeErr("action id must start with act_")
+		return
+	case !strings.HasPrefix(a.CapabilityID, "cap:"):
+		decodeErr("capability_id must start with cap:")
+		return
+	case mode != "sync" && mode != "async" && mode != "streaming":
+		decodeErr("unknown execution mode " + strconv.Quote(mode))
+		return
+	}
+	lg := SubmissionLog{Time: time.Now(), ActionID: a.ID, CapabilityID: a.CapabilityID, Mode: mode,
+		IdempotencyKey: a.IdempotencyKey, MessageID: *env.MessageID}
+	// The log entry is kept before the first byte of the reply, so a test
+	// that has the reply sees it.
+	var once sync.Once
+	commit := func() { once.Do(func() { s.logSubmission(lg) }) }
+	defer commit()
+	w = &logWriter{ResponseWriter: w, commit: commit}
+	fail := func(e *protoErr) {
+		lg.Reply = "error:" + e.Code
+		s.writeError(w, e)
+	}
+
+	s.sub.mu.Lock()
+	lose := s.k.Submit.LoseFirst && !s.sub.lost
+	s.sub.lost = true
+	s.sub.mu.Unlock()
+	if lose {
+		lg.Reply = "lost"
+		panic(http.ErrAbortHandler)
+	}
+
+	// The replay window, checked on the authenticated path too (§1.1):
+	// sent_at within 300 s past / 30 s future, each message_id claimed
+	// once; a violation is 401 replay.message_id.
+	now := s.now()
+	s.sub.mu.Lock()
+	replayed := s.sub.messages[*env.MessageID]
+	inWindow := !sentAt.Before(now.Add(-300*time.Second)) && !sentAt.After(now.Add(30*time.Second))
+	if !replayed && inWindow {
+		if s.sub.messages == nil {
+			s.sub.messages = map[string]bool{}
+		}
+		s.sub.messages[*env.MessageID] = true
+	}
+	s.sub.mu.Unlock()
+	if replayed || !inWindow {
+		msg := "message_id was already used"
+		if !inWindow {
+			msg = "sent_at is outside the replay window"
+		}
+		fail(&protoErr{Code: "replay.message_id", Message: msg, Category: "auth", Source: o("component", "aip.gateway")})
+		return
+	}
+	if s.k.Submit.BeforeAccept != nil {
+		lg.CheckErr = s.k.Submit.BeforeAccept(a.ID)
+	}
+
+	// The caller-chosen ID (§1.3): a record bound to another contract is
+	// 400 action.id_conflict. The contract is the whole action.
+	contract := actionContract(a, mode)
+	s.sub.mu.Lock()
+	prev, recorded := s.sub.records[a.ID]
+	s.sub.mu.Unlock()
+	if recorded && !bytes.Equal(prev, contract) {
+		fail(&protoErr{Code: "action.id_conflict", Message: "action id `" + a.ID + "` is already bound to a different immutable action contract",
+			Category: "permanent", Details: o("action_id", a.ID), Source: runtimeSource()})
+		return
+	}
+
+	op, hosted := strings.CutPrefix(a.CapabilityID, "cap:hermes_agent:"+simEndpoint+":")
+	if !hosted {
+		op = ""
+	}
+	switch op {
+	case "response_get", "session_get":
+		s.handleRead(w, &env, a, op, mode, &lg)
+		return
+	case s.sc.operation:
+	default:
+		// An unknown capability (RT capability_for_id…): 400 resource.not_found.
+		fail(&protoErr{Code: "resource.not_found", Message: a.CapabilityID, Category: "permanent", Source: runtimeSource()})
+		return
+	}
+
+	// The rejections that are 200 failed results, before anything is
+	// persisted (§1.2).
+	if perr := checkStreamInput(op, a.Input); perr != nil {
+		s.replyFailed(w, &env, a.ID, perr, &lg)
+		return
+	}
+	if a.ID != s.actionID {
+		fail(&protoErr{Code: "runtime.handler_failed", Message: "the simulator hosts one action (" + s.actionID + ")",
+			Category: "temporary", Source: runtimeSource()})
+		return
+	}
+	if a.IdempotencyKey != "" {
+		scoped := "Capability:" + a.CapabilityID + ":" + a.IdempotencyKey
+		hash := hashOf(a.Input)
+		s.sub.mu.Lock()
+		k, seen := s.sub.keys[scoped]
+		if !seen {
+			if s.sub.keys == nil {
+				s.sub.keys = map[string]keyRec{}
+			}
+			s.sub.keys[scoped] = keyRec{a.ID, hash}
+		}
+		s.sub.mu.Unlock()
+		switch {
+		case seen && (k.actionID != a.ID || k.hash != hash):
+			s.replyFailed(w, &env, a.ID, &protoErr{Code: "idempotency.conflict", Message: "idempotency key is bound to another request",
+				Category: "permanent", Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, &lg)
+			return
+		case seen && !s.isSettled():
+			s.replyFailed(w, &env, a.ID, &protoErr{Code: "idempotency.in_progress", Message: "an action with this idempotency key is in progress",
+				Category: "temporary", Retryable: true, RetryAfterMs: 1000, Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, &lg)
+			return
+		case seen:
+			// ReturnOriginalResult (§1.3): the stored result comes back.
+			s.replyResult(w, &env, &lg)
+			return
+		}
+	} else if s.submitted() && s.SubmittedMode() != "" && !s.isSettled() {
+		// A second run of an in-flight action without a key would run the
+		// model again (§1.3 [I]); the simulator cannot host two runs.
+		fail(&protoErr{Code: "runtime.handler_failed", Message: "the simulator cannot run " + a.ID + " twice at once",
+			Category: "temporary", Source: runtimeSource()})
+		return
+	}
+
+	// Accepted. An async action has a queue record at once; a sync one only
+	// when it settles (§1.2, part A §0 finding 1).
+	s.sub.mu.Lock()
+	first := !s.sub.begun
+	if first && s.k.Submit.Await {
+		// The submission decides the execution mode (§1.2); written before
+		// begun, which the routes check first.
+		s.mu.Lock()
+		s.mode = ModeSync
+		if mode == "async" {
+			s.mode = ModeAsync
+		}
+		s.mu.Unlock()
+	}
+	s.sub.begun = true
+	if first {
+		s.sub.mode = mode
+		_ = json.Unmarshal(a.Input, &s.sub.input)
+	}
+	if mode == "async" {
+		if s.sub.records == nil {
+			s.sub.records = map[string][]byte{}
+		}
+		s.sub.records[a.ID] = contract
+	}
+	drop := s.k.Submit.DropFirst && !s.sub.dropped
+	s.sub.dropped = true
+	s.sub.mu.Unlock()
+	if first && s.k.Submit.Await {
+		s.begin()
+	}
+	if mode != "async" {
+		go s.recordAtSettle(a.ID, contract)
+	}
+	if drop {
+		// The daemon keeps running the action in tokio::spawn after the
+		// client's connection is gone (§1.6 [I]): the reply is lost.
+		lg.Reply = "dropped"
+		panic(http.ErrAbortHandler)
+	}
+	if mode == "async" {
+		lg.Reply = "ack"
+		s.writeReply(w, &env, o("ack", o("action_id", a.ID, "status", "queued",
+			"reason", "accepted for asynchronous execution", "queue", o("scheduler", "aip-runtime"))))
+		return
+	}
+	// Sync (and streaming, treated the same): the reply is the final
+	// ActionResult once the whole stream has ended (§1.2).
+	select {
+	case <-s.settled:
+	case <-r.Context().Done():
+		lg.Reply = "closed by the client"
+		return
+	case <-s.ctx.Done():
+		return
+	}
+	s.mu.Lock()
+	failed := s.handlerFailed
+	s.mu.Unlock()
+	if failed {
+		// A Hermes handler error in synchronous mode: the error goes back to
+		// the submitter, nothing is persisted (§1.2 "HTTP errors", A3).
+		fail(&protoErr{Code: "connector.hermes_agent.transport", Message: "Hermes stream transport error",
+			Category: "connector", Source: o("component", "aip-runtime")})
+		return
+	}
+	s.replyResult(w, &env, &lg)
+}
+
+// recordAtSettle gives a sync action its record when it settles (§1.2).
+func (s *Server) recordAtSettle(id string, contract []byte) {
+	select {
+	case <-s.settled:
+	case <-s.ctx.Done():
+		return
+	}
+	s.mu.Lock()
+	failed := s.handlerFailed
+	s.mu.Unlock()
+	if failed {
+		return // never settled: no record (A3)
+	}
+	s.sub.mu.Lock()
+	defer s.sub.mu.Unlock()
+	if s.sub.records == nil {
+		s.sub.records = map[string][]byte{}
+	}
+	if _, ok := s.sub.records[id]; !ok {
+		s.sub.records[id] = contract
+	}
+}
+
+func (s *Server) isSettled() bool {
+	select {
+	case <-s.settled:
+		return true
+	default:
+		return false
+	}
+}
+
+// actionContract is what validate_queued_action_identity compares (§1.3):
+// the whole action. Inputs are compared as parsed JSON.
+func actionContract(a *actionIn, mode string) []byte {
+	var in any
+	_ = json.Unmarshal(a.Input, &in)
+	b, _ := json.Marshal(struct {
+		C, M, K string
+		I       any
+	}{a.CapabilityID, mode, a.IdempotencyKey, in})
+	return b
+}
+
+func hashOf(raw json.RawMessage) string {
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	b, _ := json.Marshal(v)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// checkStreamInput is the capability's input schema for the two streams:
+// a miss is the 200 failed action.input_schema_invalid (§1.2).
+func checkStreamInput(op string, input json.RawMessage) *protoErr {
+	var top map[string]json.RawMessage
+	bad := func(msg string) *protoErr {
+		return &protoErr{Code: "action.input_schema_invalid", Message: msg, Category: "permanent", Source: runtimeSource()}
+	}
+	if json.Unmarshal(input, &top) != nil || top == nil {
+		return bad("input must be an object")
+	}
+	switch op {
+	case "chat_stream":
+		var msgs []json.RawMessage
+		if json.Unmarshal(top["messages"], &msgs) != nil || len(msgs) == 0 {
+			return bad("messages must be a non-empty array")
+		}
+	case "responses_stream":
+		var body map[string]json.RawMessage
+		if json.Unmarshal(top["body"], &body) != nil || body == nil {
+			return bad("body must be an object")
+		}
+	}
+	return nil
+}
+
+// writeReply writes a 200 reply envelope (§1.2): in_response_to the
+// request's message_id, to its from, session and correlation echoed.
+func (s *Server) writeReply(w http.ResponseWriter, req *envelopeIn, body obj) {
+	id := "msg_" + fakeHex(s.actionID+"/reply/"+strconv.FormatInt(s.messageSerial.Add(1), 10), 32)
+	env := o("aip_version", "1.0", "message_type", "aip.core.v1.action_result", "message_id", id,
+		"sent_at", time.Now().UTC().Format(time.RFC3339Nano), "in_response_to", *req.MessageID)
+	if len(req.From) > 0 {
+		env = append(env, kv{"to", rawJSON(compactRaw(req.From))})
+	}
+	if len(req.SessionID) > 0 {
+		env = append(env, kv{"session_id", rawJSON(compactRaw(req.SessionID))})
+	}
+	if len(req.Correlation) > 0 {
+		env = append(env, kv{"correlation_id", rawJSON(compactRaw(req.Correlation))})
+	}
+	env = append(env, kv{"body", body})
+	writeJSON(w, http.StatusOK, compact(env))
+}
+
+func compactRaw(raw json.RawMessage) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return []byte("null")
+	}
+	return b.Bytes()
+}
+
+// replyFailed is a 200 reply with a failed ActionResult (§1.2).
+func (s *Server) replyFailed(w http.ResponseWriter, req *envelopeIn, id string, e *protoErr, lg *SubmissionLog) {
+	lg.Reply = "result:failed:" + e.Code
+	s.writeReply(w, req, o("action_result", o("action_id", id, "status", "failed", "error", rawJSON(e.json()))))
+}
+
+// replyResult is a 200 reply with the hosted action's stored result.
+func (s *Server) replyResult(w http.ResponseWriter, req *envelopeIn, lg *SubmissionLog) {
+	s.mu.Lock()
+	res := s.result
+	s.mu.Unlock()
+	if res == nil {
+		return
+	}
+	lg.Reply = "result:" + res.status
+	var b bytes.Buffer
+	s.writeResult(&b, res)
+	s.writeReply(w, req, o("action_result", rawJSON(b.Bytes())))
+}
+
+var storedRespIDRE = regexp.MustCompile(`"id":"(resp_[0-9a-f]+)"`)
+
+// storedStatus is the provider's stored state of the hosted turn (guide
+// §14): from the knob, else from how the script ended.
+func (s *Server) storedStatus() string {
+	if st := s.k.Submit.StoredStatus; st != "" {
+		return st
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.result == nil:
+		return "in_progress"
+	case s.result.status == "completed":
+		return "completed"
+	case s.result.status == "cancelled":
+		return "incomplete"
+	}
+	return "failed"
+}
+
+// handleRead answers response_get and session_get (part A §3): read-only,
+// sync only; a provider 404 arrives as HTTP 400
+// connector.hermes_agent.remote_rejected (part A, the table at the top).
+func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn, op, mode string, lg *SubmissionLog) {
+	if mode != "sync" {
+		s.replyFailed(w, req, a.ID, &protoErr{Code: "execution.mode_unsupported", Message: op + " supports sync execution only",
+			Category: "permanent", Source: runtimeSource()}, lg)
+		return
+	}
+	field := "response_id"
+	if op == "session_get" {
+		field = "session_id"
+	}
+	var in map[string]json.RawMessage
+	_ = json.Unmarshal(a.Input, &in)
+	var want string
+	if json.Unmarshal(in[field], &want) != nil || want == "" || len(want) > 512 {
+		s.replyFailed(w, req, a.ID, &protoErr{Code: "action.input_schema_invalid", Message: field + " must be a non-empty string of at most 512 bytes",
+			Category: "permanent", Source: runtimeSource()}, lg)
+		return
+	}
+	status := s.storedStatus()
+	var have string
+	if op == "response_get" {
+		s.mu.Lock()
+		for _, c := range s.chunks {
+			if m := storedRespIDRE.FindSubmatch(c.json); m != nil {
+				have = string(m[1])
+				break
+			}
+		}
+		s.mu.Unlock()
+	} else {
+		s.sub.mu.Lock()
+		_ = json.Unmarshal(s.sub.input["session_id"], &have)
+		s.sub.mu.Unlock()
+	}
+	if status == "missing" || have == "" || want != have {
+		lg.Reply = "error:connector.hermes_agent.remote_rejected"
+		s.writeError(w, &protoErr{Code: "connector.hermes_agent.remote_rejected", Message: "Hermes returned HTTP 404",
+			Category: "permanent", Details: o("status", 404), Source: o("component", "aip-connector-hermes-agent")})
+		return
+	}
+	var output obj
+	if op == "response_get" {
+		output = o("id", have, "object", "response", "status", status, "model", hermesModel)
+	} else {
+		output = o("id", have, "source", "api", "message_count", 2, "status", status)
+	}
+	lg.Reply = "result:completed"
+	s.writeReply(w, req, o("action_result", o("action_id", a.ID, "status", "completed", "output", output)))
+}
+
+// Operation is the connector operation of a scenario (chat_stream or
+// responses_stream), "" for an unknown one: the capability a submission
+// of it must name is cap:hermes_agent:sim:OPERATION.
+func Operation(scenario string) string {
+	if sc := lookup(scenario); sc != nil {
+		return sc.operation
+	}
+	return ""
+}
+
+// logWriter commits the submission log entry before the reply's first byte.
+type logWriter struct {
+	http.ResponseWriter
+	commit func()
+}
+
+func (l *logWriter) WriteHeader(code int) { l.commit(); l.ResponseWriter.WriteHeader(code) }
+
+func (l *logWriter) Write(b []byte) (int, error) { l.commit(); return l.ResponseWriter.Write(b) }

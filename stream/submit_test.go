@@ -1,0 +1,127 @@
+package stream
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Each reply form of POST /aip/v1/actions (part A §1.2) and what Post
+// makes of it: a definite answer, or an uncertain submission.
+func TestPostReplyForms(t *testing.T) {
+	cases := []struct {
+		name      string
+		handler   http.HandlerFunc
+		ack       string
+		result    string
+		code      string
+		uncertain bool
+	}{
+		{"ack", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"aip_version":"1.0","in_response_to":"msg_1","body":{"ack":{"action_id":"act_1","status":"queued"}}}`)
+		}, "queued", "", "", false},
+		{"result", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"completed","output":{"x":1}}}}`)
+		}, "", "completed", "", false},
+		{"failed result", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"failed","error":{"code":"idempotency.conflict","message":"m","category":"permanent"}}}}`)
+		}, "", "failed", "", false},
+		{"error envelope", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(400)
+			io.WriteString(w, `{"body":{"error":{"error":{"code":"action.id_conflict","message":"bound","category":"permanent"}}}}`)
+		}, "", "", "action.id_conflict", false},
+		{"replay", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(401)
+			io.WriteString(w, `{"body":{"error":{"error":{"code":"replay.message_id","message":"used","category":"auth"}}}}`)
+		}, "", "", "replay.message_id", false},
+		{"connector 502 envelope", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(502)
+			io.WriteString(w, `{"body":{"error":{"error":{"code":"connector.hermes_agent.http_error","message":"429","category":"connector"}}}}`)
+		}, "", "", "connector.hermes_agent.http_error", false},
+		{"proxy page", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(504)
+			io.WriteString(w, `<html>gateway timeout</html>`)
+		}, "", "", "", true},
+		{"connection dropped", func(w http.ResponseWriter, r *http.Request) {
+			io.ReadAll(r.Body)
+			panic(http.ErrAbortHandler)
+		}, "", "", "", true},
+		{"not an envelope", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"body":{}}`)
+		}, "", "", "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				got = r.Method + " " + r.URL.Path + " " + r.Header.Get("Content-Type") + " " + string(b)
+				mu.Unlock()
+				r.Body = io.NopCloser(strings.NewReader(""))
+				c.handler(w, r)
+			}))
+			defer srv.Close()
+			cl, err := New(Config{BaseURL: srv.URL + "/prefix/", ActionID: "act_1", Token: "tok"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := cl.Post(context.Background(), []byte(`{"x":1}`), c.name == "result")
+			mu.Lock()
+			defer mu.Unlock()
+			if !strings.HasPrefix(got, "POST /prefix/aip/v1/actions application/json {\"x\":1}") {
+				t.Fatalf("request: %q", got)
+			}
+			if out.Uncertain != c.uncertain {
+				t.Fatalf("uncertain %v: %+v", out.Uncertain, out.Err)
+			}
+			switch {
+			case c.ack != "":
+				if out.Reply.Ack == nil || out.Reply.Ack.Status != c.ack || out.Reply.InResponseTo != "msg_1" {
+					t.Fatalf("%+v", out)
+				}
+			case c.result != "":
+				if out.Reply.Result == nil || out.Reply.Result.Status != c.result {
+					t.Fatalf("%+v", out)
+				}
+			case c.code != "":
+				if out.Err == nil || out.Err.Code != c.code || out.Err.Op != "submit" {
+					t.Fatalf("%+v", out.Err)
+				}
+			}
+			if out.Err != nil && strings.Contains(out.Err.Error(), "tok") {
+				t.Fatal("the token leaked into the error")
+			}
+		})
+	}
+}
+
+func TestRefusedBeforeRun(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want bool
+	}{
+		{`{"action_id":"a","status":"failed","error":{"code":"action.input_schema_invalid","message":"m"}}`, true},
+		{`{"action_id":"a","status":"pending_approval","output":{"approval_id":"x"}}`, true},
+		{`{"action_id":"a","status":"pending_approval"}`, true},
+		{`{"action_id":"a","status":"failed","output":{"operation":"chat_stream","events":[]},"error":{"code":"connector.hermes_agent.stream_failed","message":"m"}}`, false},
+		{`{"action_id":"a","status":"completed"}`, false},
+	} {
+		rep, err := decodeSubmitReply([]byte(`{"body":{"action_result":` + c.raw + `}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := refusedBeforeRun(*rep.Result); got != c.want {
+			t.Errorf("%s: %v", c.raw, got)
+		}
+	}
+}

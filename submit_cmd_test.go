@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"aipwatch/journal"
+	"aipwatch/safe"
+	"aipwatch/sim"
+)
+
+const (
+	chatInput = `{"messages":[{"role":"user","content":"SECRET-PROMPT summarise the notes"}],"session_id":"sess-ops-1","session_key":"support:ops","max_events":4096}`
+	respInput = `{"body":{"model":"hermes-agent","input":"SECRET-PROMPT summarise","store":true},"session_key":"support:ops","max_events":4096}`
+)
+
+// stateEnv is an environment whose journal lives in a fresh directory.
+func stateEnv(t *testing.T) (func(string) string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	return func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return dir
+		}
+		return ""
+	}, filepath.Join(dir, "aipwatch", journal.FileName)
+}
+
+func runWith(getenv func(string) string, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errb, getenv)
+	return code, out.String(), errb.String()
+}
+
+// journalHas is a BeforeAccept check: the journal must already hold a
+// synced submit line for the ID the simulator is about to accept.
+func journalHas(path string) func(string) error {
+	return func(id string) error {
+		entries, err := journal.Read(path)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.ActionID == id && (e.Kind == journal.KindSubmit || e.Kind == journal.KindResend) && e.IdempotencyKey != "" && e.MessageID != "" {
+				return nil
+			}
+		}
+		return fmt.Errorf("journal has no submit line for %s", id)
+	}
+}
+
+func awaitSim(t *testing.T, scenario, id string, path string, mut ...func(*sim.SubmitKnobs)) *sim.Server {
+	t.Helper()
+	k := sim.SubmitKnobs{Await: true, ActionID: id, BeforeAccept: journalHas(path)}
+	for _, m := range mut {
+		m(&k)
+	}
+	return startSim(t, scenario, sim.Knobs{Submit: k})
+}
+
+// Contract §6.2: the journal holds the ID (synced) before the simulator
+// receives the POST; one POST, an ack, the follow of the same ID, the
+// verdict; the journal keeps IDs and continuity, never the prompt.
+func TestSubmitJournalBeforePostAsync(t *testing.T) {
+	getenv, jpath := stateEnv(t)
+	id := "act_test_submit_async_01"
+	srv := awaitSim(t, "chat-tools", id, jpath)
+	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+		"cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+	if code != 0 || !strings.Contains(out, "verdict: verified") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	subs := srv.Submissions()
+	if len(subs) != 1 || subs[0].ActionID != id || subs[0].Mode != "async" || subs[0].Reply != "ack" {
+		t.Fatalf("submissions: %+v", subs)
+	}
+	if subs[0].CheckErr != nil {
+		t.Fatalf("the POST arrived before the journal held the ID: %v", subs[0].CheckErr)
+	}
+	for _, want := range []string{"submitting " + id, "follow it with: ", " --url http", "submit: aipd accepted " + id} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	fi, err := os.Stat(jpath)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("journal mode: %v %v", fi, err)
+	}
+	raw, _ := os.ReadFile(jpath)
+	if bytes.Contains(raw, []byte("SECRET-PROMPT")) || bytes.Contains(raw, []byte("messages")) {
+		t.Fatalf("the journal holds the input:\n%s", raw)
+	}
+	entries, _ := journal.Read(jpath)
+	kinds := []string{}
+	for _, e := range entries {
+		kinds = append(kinds, e.Kind)
+	}
+	if strings.Join(kinds, ",") != "submit,reply,cursor,verdict" {
+		t.Fatalf("journal kinds %v", kinds)
+	}
+	s := entries[0]
+	if s.CapabilityID != "cap:hermes_agent:sim:chat_stream" || s.Mode != "async" || s.SessionID != "sess-ops-1" ||
+		s.SessionKey != "support:ops" || s.MessageID != subs[0].MessageID || s.IdempotencyKey != subs[0].IdempotencyKey ||
+		s.BaseURL != srv.URL() || s.TokenSource != "none" || s.SentAt == "" {
+		t.Fatalf("submit line: %+v (sim saw %+v)", s, subs[0])
+	}
+	if entries[3].Verdict != "verified" || entries[1].Reply != "ack:queued" {
+		t.Fatalf("reply/verdict lines: %+v", entries)
+	}
+}
+
+// --mode sync: the POST is held open until the end and its reply is the
+// result; the follow ran at once beside it.
+func TestSubmitSyncReplyIsResult(t *testing.T) {
+	getenv, jpath := stateEnv(t)
+	id := "act_test_submit_sync_01"
+	srv := awaitSim(t, "responses-failed", id, jpath)
+	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "jsonl", "--action-id", id, "--mode", "sync",
+		"cap:hermes_agent:sim:responses_stream", "--input", respInput)
+	if code != 4 || !strings.Contains(out, `"verdict":"failed"`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	subs := srv.Submissions()
+	if len(subs) != 1 || subs[0].Mode != "sync" || subs[0].Reply != "result:failed" || subs[0].CheckErr != nil {
+		t.Fatalf("submissions: %+v", subs)
+	}
+	if !strings.Contains(out, `"type":"submit"`) || !strings.Contains(out, "replied with the result of "+id+" (failed)") {
+		t.Fatalf("jsonl lacks the submit lines:\n%s", out)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(l, "{") {
+			t.Fatalf("a jsonl line is not JSON: %q", l)
+		}
+	}
+	entries, _ := journal.Read(jpath)
+	if entries[1].Kind != journal.KindReply || entries[1].Reply != "result:failed" || entries[1].Code != "connector.hermes_agent.stream_failed" {
+		t.Fatalf("reply line: %+v", entries[1])
+	}
+}
+
+// An uncertain submission the daemon had accepted (reply lost): the
+// original ID is found, nothing is resent, one action ID in all.
+func TestSubmitUncertainAcceptedIsNotResent(t *testing.T) {
+	getenv, jpath := stateEnv(t)
+	id := "act_test_uncertain_acc_01"
+	srv := awaitSim(t, "chat-tools", id, jpath, func(k *sim.SubmitKnobs) { k.DropFirst = true })
+	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+		"--appear-timeout", "30s", "cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+	if code != 0 || !strings.Contains(out, "verdict: verified") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	subs := srv.Submissions()
+	if len(subs) != 1 || subs[0].Reply != "dropped" {
+		t.Fatalf("want one dropped POST, got %+v", subs)
+	}
+	if !strings.Contains(out, "no reply to the submission") || !strings.Contains(out, "aipd knows "+id) {
+		t.Fatalf("the uncertain submission is not explained:\n%s", out)
+	}
+	entries, _ := journal.Read(jpath)
+	for _, e := range entries {
+		if e.ActionID != id || e.Kind == journal.KindResend {
+			t.Fatalf("journal: %+v", entries)
+		}
+	}
+}
+
+// An uncertain submission the daemon never saw: after --appear-timeout of
+// unknown, exactly one resend with the same action ID and key and a new
+// message_id, journalled before it is sent; never a second action ID.
+func TestSubmitUncertainLostResendsOnceSameID(t *testing.T) {
+	getenv, jpath := stateEnv(t)
+	id := "act_test_uncertain_lost_01"
+	srv := awaitSim(t, "chat-tools", id, jpath, func(k *sim.SubmitKnobs) { k.LoseFirst = true })
+	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+		"--appear-timeout", "300ms", "cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+	if code != 0 || !strings.Contains(out, "verdict: verified") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	subs := srv.Submissions()
+	if len(subs) != 2 || subs[0].Reply != "lost" || subs[1].Reply != "ack" {
+		t.Fatalf("submissions: %+v", subs)
+	}
+	if subs[0].ActionID != id || subs[1].ActionID != id || subs[0].IdempotencyKey != subs[1].IdempotencyKey ||
+		subs[0].MessageID == subs[1].MessageID || subs[1].CheckErr != nil {
+		t.Fatalf("the resend is not the same action with a new message_id: %+v", subs)
+	}
+	if !strings.Contains(out, "resending once with the same action ID and idempotency key and a new message_id") {
+		t.Fatalf("the resend is not said:\n%s", out)
+	}
+	entries, _ := journal.Read(jpath)
+	var resend *journal.Entry
+	for i, e := range entries {
+		if e.ActionID != id {
+			t.Fatalf("a second action ID in the journal: %+v", e)
+		}
+		if e.Kind == journal.KindResend {
+			resend = &entries[i]
+		}
+	}
+	if resend == nil || resend.MessageID != subs[1].MessageID || resend.IdempotencyKey != subs[0].IdempotencyKey {
+		t.Fatalf("resend line: %+v", resend)
+	}
+}
+
+// Each reply form that ends the submission (contract §6.5).
+func TestSubmitReplyForms(t *testing.T) {
+	t.Run("failed result before any chunk", func(t *testing.T) {
+		getenv, jpath := stateEnv(t)
+		id := "act_test_refused_01"
+		srv := awaitSim(t, "responses-tools", id, jpath)
+		// response_get is sync only: async is refused as a 200 failed result.
+		code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "jsonl", "--action-id", id,
+			"cap:hermes_agent:sim:response_get", "--input", `{"response_id":"resp_x"}`)
+		if code != 4 || !strings.Contains(out, `"verdict":"failed"`) || !strings.Contains(out, "execution.mode_unsupported") {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+	})
+	t.Run("action.id_conflict", func(t *testing.T) {
+		getenv, jpath := stateEnv(t)
+		id := "act_test_conflict_01"
+		srv := awaitSim(t, "chat-tools", id, jpath)
+		if code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+			"cap:hermes_agent:sim:chat_stream", "--input", chatInput); code != 0 {
+			t.Fatalf("first: exit %d\n%s\n%s", code, out, errOut)
+		}
+		other := strings.Replace(chatInput, "summarise", "list", 1)
+		code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+			"cap:hermes_agent:sim:chat_stream", "--input", other)
+		if code != 1 || !strings.Contains(out+errOut, "action.id_conflict") || !strings.Contains(out+errOut, "nothing is resubmitted") {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+		if n := len(srv.Submissions()); n != 2 {
+			t.Fatalf("%d POSTs, want 2 (no resubmission)", n)
+		}
+	})
+	t.Run("replay.message_id", func(t *testing.T) {
+		getenv, jpath := stateEnv(t)
+		id := "act_test_replay_01"
+		srv := awaitSim(t, "chat-tools", id, jpath, func(k *sim.SubmitKnobs) {
+			k.Clock = func() time.Time { return time.Now().Add(10 * time.Minute) } // the daemon's clock is ahead
+		})
+		code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+			"cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+		if code != 1 || !strings.Contains(out+errOut, "replay.message_id") || !strings.Contains(out+errOut, "check the clock") {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+	})
+	t.Run("unknown capability", func(t *testing.T) {
+		getenv, jpath := stateEnv(t)
+		id := "act_test_nocap_01"
+		srv := awaitSim(t, "chat-tools", id, jpath)
+		code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+			"cap:hermes_agent:elsewhere:chat_stream", "--input", chatInput)
+		if code != 1 || !strings.Contains(out+errOut, "resource.not_found") {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+	})
+}
+
+// Input problems stop everything before the journal or the network.
+func TestSubmitInputErrorsSendNothing(t *testing.T) {
+	getenv, jpath := stateEnv(t)
+	srv := awaitSim(t, "chat-tools", "act_never_01", jpath)
+	code, _, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain",
+		"cap:hermes_agent:sim:chat_stream", "--input", `{"messages":[]}`)
+	if code != 2 || !strings.Contains(errOut, "messages is empty") || !strings.Contains(errOut, "nothing was sent") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if len(srv.Submissions()) != 0 {
+		t.Fatal("a POST was sent")
+	}
+	if _, err := os.Stat(jpath); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the journal was written: %v", err)
+	}
+}
+
+// --dry-run prints the envelope and sends nothing; --redact masks the input.
+func TestSubmitDryRun(t *testing.T) {
+	getenv, jpath := stateEnv(t)
+	code, out, errOut := runWith(getenv, "submit", "--dry-run", "--action-id", "act_dry_01", "--idempotency-key", "k1",
+		"cap:hermes_agent:ep:chat_stream", "--input", chatInput)
+	if code != 0 || !strings.Contains(out, `"id":"act_dry_01"`) || !strings.Contains(out, `"idempotency_key":"k1"`) ||
+		!strings.Contains(out, `"mode":"async"`) || !strings.Contains(out, "SECRET-PROMPT") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	_, out, _ = runWith(getenv, "submit", "--dry-run", "--redact", "cap:hermes_agent:ep:chat_stream", "--input", chatInput)
+	if strings.Contains(out, "SECRET-PROMPT") || !strings.Contains(out, `"input":"`+safe.Masked+`"`) || strings.Contains(out, "sess-ops-1") {
+		t.Fatalf("--redact dry run shows the input:\n%s", out)
+	}
+	if _, err := os.Stat(jpath); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("--dry-run wrote the journal: %v", err)
+	}
+}
+
+// --redact: the plain output of a submission shows no prompt and no model
+// text; the journal is the same as without it (IDs and continuity only).
+func TestSubmitRedact(t *testing.T) {
+	getenv, jpath := stateEnv(t)
+	id := "act_test_redact_01"
+	srv := awaitSim(t, "chat-tools", id, jpath)
+	code, out, errOut := runWith(getenv, "submit", "--redact", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+		"cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if strings.Contains(out+errOut, "SECRET-PROMPT") || strings.Contains(out, "project layout") {
+		t.Fatalf("--redact output shows the prompt or the text:\n%s", out)
+	}
+	raw, _ := os.ReadFile(jpath)
+	if bytes.Contains(raw, []byte("SECRET-PROMPT")) || !bytes.Contains(raw, []byte(`"session_id":"sess-ops-1"`)) {
+		t.Fatalf("journal:\n%s", raw)
+	}
+}
+
+// --demo submits to the built-in simulator and follows, in one command.
+func TestSubmitDemoUsage(t *testing.T) {
+	code, out, _ := runWith(noEnv, "submit", "--help")
+	if code != 0 || !strings.Contains(out, "--demo") || !strings.Contains(out, "submissions.jsonl") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	code, _, errOut := runWith(noEnv, "submit", "--mode", "later", "cap:x")
+	if code != 2 || !strings.Contains(errOut, "--mode must be async or sync") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+}
+
+// --record wraps the submission, not the bare follow: the POST is sent and
+// the recording replays to the same verdict.
+func TestSubmitRecord(t *testing.T) {
+	getenv, jpath := stateEnv(t)
+	id := "act_test_record_01"
+	srv := awaitSim(t, "chat-error", id, jpath)
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	code, out, errOut := runWith(getenv, "submit", "--record", rec, "--url", srv.URL(), "--output", "plain", "--action-id", id,
+		"cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+	if code != 4 || len(srv.Submissions()) != 1 {
+		t.Fatalf("exit %d, %d POSTs\n%s\n%s", code, len(srv.Submissions()), out, errOut)
+	}
+	code, out, errOut = runWith(getenv, "--replay", rec, "--output", "plain")
+	if code != 4 || !strings.Contains(out, "verdict: failed") {
+		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// A sync run whose handler fails mid-stream (part A §1.2 "HTTP errors",
+// A3): the POST answers 502 with the connector code and the action never
+// gets a record; aipwatch exits 1 naming the code instead of following an
+// action that never settles.
+func TestSubmitSyncHandlerFailed(t *testing.T) {
+	getenv, jpath := stateEnv(t)
+	id := "act_test_handler_failed_01"
+	srv := awaitSim(t, "sync-handler-failed", id, jpath)
+	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id, "--mode", "sync",
+		"cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+	if code != 1 || !strings.Contains(out+errOut, "connector.hermes_agent.transport (HTTP 502)") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if subs := srv.Submissions(); len(subs) != 1 || subs[0].Reply != "error:connector.hermes_agent.transport" {
+		t.Fatalf("%+v", subs)
+	}
+}

@@ -1,0 +1,93 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"aipwatch/keys"
+	"aipwatch/model"
+	"aipwatch/render"
+)
+
+// ReconcileFunc is the R key (contract §8). Called in Update, it must be
+// pure: it looks at the settled model and returns what it would read (for
+// the confirmation, e.g. "response_get of resp_…") and the read itself, a
+// closure that holds no part of the model and runs in a command. A nil
+// read means there is nothing to reconcile (what then says why). The read
+// returns one line: the stored status and what it means.
+type ReconcileFunc func(a *model.Action) (what string, read func(ctx context.Context) string)
+
+// reconcileState is the R key's state.
+type reconcileState struct {
+	pending bool // the confirmation is shown
+	what    string
+	read    func(ctx context.Context) string
+	busy    bool   // the read is in flight
+	line    string // the last read's outcome, shown beside the verdict
+}
+
+// reconciledMsg: the read returned.
+type reconciledMsg struct{ line string }
+
+// askReconcile is R in the normal mode.
+func (m *Model) askReconcile() tea.Cmd {
+	switch {
+	case m.opts.Reconcile == nil || m.opts.Replay:
+		m.setNotice("reconcile needs a live aipd (not a replay): aipwatch reconcile ACTION_ID", false)
+	case !m.action.Settled():
+		m.setNotice("reconcile reads the stored state once the action has settled", false)
+	case m.rec.busy:
+		m.setNotice("the reconcile read is in flight", false)
+	default:
+		what, read := m.opts.Reconcile(m.action)
+		if read == nil {
+			m.setNotice(what, false)
+			return nil
+		}
+		m.rec = reconcileState{pending: true, what: what, read: read, line: m.rec.line}
+		m.mode = keys.Confirm
+		m.relayout()
+	}
+	return nil
+}
+
+// onReconcileConfirm is y / n while the R confirmation is shown.
+func (m *Model) onReconcileConfirm(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case msg.String() == "y":
+		m.mode, m.rec.pending, m.rec.busy = keys.Normal, false, true
+		m.setNotice("reconcile: reading the stored state ("+render.Line(m.rec.what)+")", true)
+		m.relayout()
+		read, ctx := m.rec.read, m.run.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		return func() tea.Msg { return reconciledMsg{line: read(ctx)} }
+	case key.Matches(msg, k.No):
+		m.mode, m.rec.pending = keys.Normal, false
+		m.setNotice("not reconciled: nothing was submitted", true)
+		m.relayout()
+	}
+	return nil
+}
+
+func (m *Model) onReconciled(msg reconciledMsg) {
+	m.rec.busy, m.rec.line = false, msg.line
+	m.action.Log(m.clock(), "reconcile: "+msg.line)
+	m.setNotice(msg.line, true)
+}
+
+// reconcilePrompt is the R confirmation: it says that it submits one
+// read-only action.
+func (m *Model) reconcilePrompt() string {
+	return fmt.Sprintf("Reconcile: submit one read-only AIP action (%s) to read the stored state? "+
+		"It creates a new action on aipd; the verdict does not change. y / n", render.Line(m.rec.what))
+}
+
+// ReconcileLine is the last reconcile read's outcome ("" = none), for the
+// closing lines.
+func (m *Model) ReconcileLine() string { return m.rec.line }
