@@ -305,6 +305,18 @@ func completedResult(action, op string) ActionResult {
 	return r
 }
 
+func failedResult(action, op, code string) ActionResult {
+	raw := compactJSON(obj{"action_id": action, "status": "failed",
+		"output": obj{"endpoint_id": "e", "operation": op, "http_status": 200, "events": []any{},
+			"text": "", "terminal": false, "truncated": code == "connector.hermes_agent.stream_truncated"},
+		"error": obj{"code": code, "message": "m", "category": "connector"}})
+	r, err := DecodeResult(raw)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
 func hasAnomaly(a *Action, kind AnomalyKind) bool {
 	for _, an := range a.Anomalies() {
 		if an.Kind == kind {
