@@ -4,7 +4,14 @@ GO      ?= go
 BIN     ?= bin/aipwatch
 PKGS    := ./...
 
-.PHONY: build install test demo bench lint e2e fuzz clean
+# golangci-lint, pinned: `make lint` (and .ci/run) build this version from the
+# module proxy into bin/tools/ the first time (a few minutes on 2 cores), then
+# reuse it. GOLANGCI_LINT=/path/to/golangci-lint uses another binary.
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT_DIR     := $(CURDIR)/bin/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)
+GOLANGCI_LINT         ?= $(GOLANGCI_LINT_DIR)/golangci-lint
+
+.PHONY: build install test demo bench lint lint-tools golangci-lint-version e2e fuzz clean
 
 build:
 	$(GO) build -o $(BIN) .
@@ -29,9 +36,23 @@ demo:
 bench:
 	bash scripts/bench-table.sh
 
-lint:
+# gofmt, go vet, then golangci-lint with .golangci.yml (errcheck, staticcheck,
+# govet, ineffassign, unused, revive, ...); see AGENTS.md.
+lint: lint-tools
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GOLANGCI_LINT) run $(PKGS)
+
+# Build the pinned golangci-lint into bin/tools/ if it is missing (not when
+# GOLANGCI_LINT names another binary).
+lint-tools:
+	@if [ "$(GOLANGCI_LINT)" = "$(GOLANGCI_LINT_DIR)/golangci-lint" ] && [ ! -x "$(GOLANGCI_LINT)" ]; then \
+		echo "installing golangci-lint $(GOLANGCI_LINT_VERSION) into $(GOLANGCI_LINT_DIR) (a few minutes, once)"; \
+		GOBIN="$(GOLANGCI_LINT_DIR)" $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION); \
+	fi
+
+golangci-lint-version:
+	@echo $(GOLANGCI_LINT_VERSION)
 
 # The real binary in tmux against the simulator, checked through capture-pane.
 e2e:

@@ -80,7 +80,7 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 }
 
 // runConsole opens the live console (no ACTION_ID on a terminal).
-func runConsole(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) int {
+func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.Writer) int {
 	stop, ok := consoleDemo(o, stderr)
 	if !ok {
 		return model.ExitError

@@ -237,7 +237,7 @@ func checkExportPath(path string) error {
 	}
 	f.Close()
 	if os.IsNotExist(statErr) {
-		os.Remove(path)
+		_ = os.Remove(path) // the probe's own empty file
 	}
 	return nil
 }

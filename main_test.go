@@ -126,7 +126,9 @@ func TestUnknownActionIsAnError(t *testing.T) {
 func TestBadTokenNamesTheCode(t *testing.T) {
 	srv := startSim(t, "chat-tools", sim.Knobs{Token: "right"})
 	tok := filepath.Join(t.TempDir(), "tok")
-	os.WriteFile(tok, []byte("wrong\n"), 0o600)
+	if err := os.WriteFile(tok, []byte("wrong\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	code, out, _ := runCLI(t, "--url", srv.URL(), "--token-file", tok, "--output", "jsonl", srv.ActionID())
 	v := lastJSON(t, out)
 	if code != model.ExitError || v["code"] != "auth.native_http_unauthorized" {
@@ -136,8 +138,12 @@ func TestBadTokenNamesTheCode(t *testing.T) {
 		t.Fatal("the token appeared in the output")
 	}
 	// The right token works, and a world-readable file gets a warning.
-	os.WriteFile(tok, []byte("right\n"), 0o644)
-	os.Chmod(tok, 0o644)
+	if err := os.WriteFile(tok, []byte("right\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(tok, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, out, errOut := runCLI(t, "--url", srv.URL(), "--token-file", tok, "--output", "jsonl", srv.ActionID())
 	if code != 0 || !strings.Contains(errOut, "readable by group or others") {
 		t.Fatalf("exit %d stderr %q\n%s", code, errOut, out)
@@ -376,7 +382,9 @@ func TestReplayOfDamagedRecordings(t *testing.T) {
 	damaged = append(damaged, `{"type":"frame","at":"2026-`, "not json at all")
 	damaged = append(damaged, lines[5:]...)
 	path := filepath.Join(t.TempDir(), "damaged.jsonl")
-	os.WriteFile(path, []byte(strings.Join(damaged, "\n")+"\n"), 0o600)
+	if err := os.WriteFile(path, []byte(strings.Join(damaged, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	code, out, errOut := runCLI(t, "--replay", path, "--output", "jsonl")
 	if code != 0 || lastJSON(t, out)["verdict"] != "verified" {
 		t.Fatalf("damaged replay: exit %d\n%s", code, out)
@@ -387,7 +395,9 @@ func TestReplayOfDamagedRecordings(t *testing.T) {
 
 	// Cut in the middle of the stream, mid-line: pending, exit 8, all text kept so far.
 	cut := strings.Join(lines[:len(lines)/2], "\n") + "\n" + lines[len(lines)/2][:10]
-	os.WriteFile(path, []byte(cut), 0o600)
+	if err := os.WriteFile(path, []byte(cut), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	code, out, errOut = runCLI(t, "--replay", path, "--output", "jsonl")
 	if v := lastJSON(t, out); code != model.ExitPending || v["verdict"] != "pending" || v["text"] == "" {
 		t.Fatalf("cut replay: exit %d %v", code, v)

@@ -102,7 +102,9 @@ func tuiScreens(t *testing.T, path string) string {
 	}
 	m := ui.New(ui.Options{ActionID: rp.ActionID(), Redact: true, NoColor: true}).(*ui.Model)
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
-	rp.Run(context.Background(), stream.SinkFunc(func(msg stream.Msg) { m.Update(msg) }))
+	if err := rp.Run(context.Background(), stream.SinkFunc(func(msg stream.Msg) { m.Update(msg) })); err != nil {
+		t.Fatal(err)
+	}
 	var all strings.Builder
 	all.WriteString(m.Render())
 	for _, k := range []string{"t", "l", "tab", "enter", "r", "esc", "p", "?"} {
@@ -123,7 +125,9 @@ func TestRedactionAudit(t *testing.T) {
 			srv := startSim(t, scenario, sim.Knobs{Token: echoedToken, EchoToken: echoedToken})
 			dir := t.TempDir()
 			tokFile := filepath.Join(dir, "token")
-			os.WriteFile(tokFile, []byte(echoedToken+"\n"), 0o600)
+			if err := os.WriteFile(tokFile, []byte(echoedToken+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 			truth := filepath.Join(dir, "truth.jsonl")
 			runCLI(t, "--url", srv.URL(), "--token-file", tokFile, "--output", "jsonl", "--record", truth, srv.ActionID())
 			secrets := secretsOf(t, truth)

@@ -26,9 +26,13 @@ func TestTokenNeverLeaks(t *testing.T) {
 	srv := startSim(t, "chat-tools", sim.Knobs{Token: secretToken})
 	dir := t.TempDir()
 	tokFile := filepath.Join(dir, "token")
-	os.WriteFile(tokFile, []byte(secretToken+"\n"), 0o600)
+	if err := os.WriteFile(tokFile, []byte(secretToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	wrongFile := filepath.Join(dir, "wrong")
-	os.WriteFile(wrongFile, []byte(secretToken+"-wrong\n"), 0o600)
+	if err := os.WriteFile(wrongFile, []byte(secretToken+"-wrong\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	check := func(name, text string) {
 		t.Helper()
@@ -39,7 +43,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 	for _, out := range []string{"plain", "jsonl"} {
 		for _, tf := range []string{tokFile, wrongFile} {
 			rec, md := filepath.Join(dir, out+"-r.jsonl"), filepath.Join(dir, out+".md")
-			os.Remove(rec)
+			_ = os.Remove(rec) // absent before the first run
 			code, stdout, stderr := runCLI(t, "--url", srv.URL(), "--token-file", tf, "--output", out,
 				"--record", rec, "--export", md, srv.ActionID())
 			if tf == tokFile && code != 0 || tf == wrongFile && code != model.ExitError {
@@ -98,7 +102,7 @@ func TestSignalsDetach(t *testing.T) {
 			for !strings.Contains(out.String(), "connected") && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}
-			cmd.Process.Signal(sig)
+			_ = cmd.Process.Signal(sig) // Wait below checks how it ended
 			err := cmd.Wait()
 			code := cmd.ProcessState.ExitCode()
 			if code != model.ExitPending || !strings.Contains(out.String(), "resume with: "+bin+" --url "+srv.URL()+" --output plain ") ||
@@ -141,7 +145,9 @@ func TestTLSPrivateCA(t *testing.T) {
 	defer ts.Close()
 	defer s.Close()
 	ca := filepath.Join(t.TempDir(), "ca.pem")
-	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600)
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	code, out, errOut := runCLI(t, "--url", ts.URL, "--output", "jsonl", s.ActionID())
 	if code != model.ExitError || !strings.Contains(out, "certificate") {
@@ -152,7 +158,9 @@ func TestTLSPrivateCA(t *testing.T) {
 		t.Fatalf("--cacert: exit %d\n%s%s", code, out, errOut)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.pem")
-	os.WriteFile(bad, []byte("not a pem"), 0o600)
+	if err := os.WriteFile(bad, []byte("not a pem"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if code, _, errOut := runCLI(t, "--url", ts.URL, "--cacert", bad, s.ActionID()); code != model.ExitError || !strings.Contains(errOut, "no PEM") {
 		t.Fatalf("bad --cacert: %d %q", code, errOut)
 	}

@@ -297,7 +297,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 	announce(o, mode, stdout, stderr, so, jpath)
 
 	o.submission = &stream.Submission{Envelope: envelope, Sync: so.mode == submit.ModeSync, AppearTimeout: o.appearTimeout,
-		OnReply: func(try int, out stream.PostOutcome) {
+		OnReply: func(_ int, out stream.PostOutcome) {
 			e := journal.Entry{Kind: journal.KindReply, ActionID: so.actionID}
 			switch {
 			case out.Uncertain:
@@ -329,7 +329,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 			_ = j.Append(journal.Entry{Kind: journal.KindCursor, ActionID: so.actionID, Cursor: a.Cursor})
 		}
 		if v := a.Verdict(); v.Final {
-			_ = j.Append(journal.Entry{Kind: journal.KindVerdict, ActionID: so.actionID, Verdict: string(v.Word)})
+			_ = j.Append(journal.Entry{Kind: journal.KindVerdict, ActionID: so.actionID, Verdict: v.Word})
 		}
 	}
 	if err := finish(a); err != nil {

@@ -38,7 +38,9 @@ func leak12(text, secret string) (string, bool) {
 func TestEchoedTokenNeverWritten(t *testing.T) {
 	dir := t.TempDir()
 	tokFile := filepath.Join(dir, "token")
-	os.WriteFile(tokFile, []byte(echoedToken+"\n"), 0o600)
+	if err := os.WriteFile(tokFile, []byte(echoedToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	marked := false
 	// Every scenario that ends on its own (firehose has the same fields as
 	// chat-tools, only more of them; long and async-long run until
@@ -116,7 +118,7 @@ func liveTUIScreens(t *testing.T, srv *sim.Server, token string) string {
 	defer cancel()
 	msgs := make(chan stream.Msg, 1024)
 	go func() {
-		c.Run(ctx, stream.SinkFunc(func(msg stream.Msg) { msgs <- msg }))
+		_ = c.Run(ctx, stream.SinkFunc(func(msg stream.Msg) { msgs <- msg }))
 		close(msgs)
 	}()
 	for msg := range msgs {

@@ -93,7 +93,7 @@ func (e *writer) header(a *model.Action) {
 	if !v.Final && !a.Settled() {
 		reasons = append(reasons, safe.MDInline("exported while the action was still running"))
 	}
-	row("verdict", safe.MDSprintf("**%s** (%s)", string(v.Word), safe.Join(reasons, ", ")))
+	row("verdict", safe.MDSprintf("**%s** (%s)", v.Word, safe.Join(reasons, ", ")))
 	if v.Detail != "" {
 		row("error", e.field(v.Detail)) // masked under Redact: error details are content
 	}

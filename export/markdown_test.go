@@ -147,12 +147,12 @@ func withoutCodeSpans(l string) string {
 				break
 			}
 			k += j
-			if m := len(l[k:]) - len(strings.TrimLeft(l[k:], "`")); m == n {
+			m := len(l[k:]) - len(strings.TrimLeft(l[k:], "`"))
+			if m == n {
 				i, closed = k+n, true
 				break
-			} else {
-				j = k + m
 			}
+			j = k + m
 		}
 		if !closed {
 			out.WriteString(run)

@@ -48,12 +48,16 @@ func TestAppendModeAndRead(t *testing.T) {
 		t.Fatalf("%+v %v", es, err)
 	}
 	// A second Open appends; a pre-existing loose mode is tightened.
-	os.Chmod(path, 0o644)
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	j, err = Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j.Append(Entry{Kind: KindCursor, ActionID: "act_1", Cursor: "aev_cursor_1_0"})
+	if err := j.Append(Entry{Kind: KindCursor, ActionID: "act_1", Cursor: "aev_cursor_1_0"}); err != nil {
+		t.Fatal(err)
+	}
 	j.Close()
 	fi, _ = os.Stat(path)
 	es, _ = Read(path)
@@ -71,7 +75,9 @@ func TestAppendModeAndRead(t *testing.T) {
 func TestOpenRefusesSymlink(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "elsewhere")
-	os.WriteFile(target, nil, 0o600)
+	if err := os.WriteFile(target, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	link := filepath.Join(dir, FileName)
 	if err := os.Symlink(target, link); err != nil {
 		t.Skip(err)

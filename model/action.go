@@ -271,9 +271,12 @@ func (a *Action) rebuild() {
 }
 
 // sameAsKept decides replay versus conflict for a chunk whose sequence is
-// retained, as sameChunk (or sameAsDropped) does; the hash of the kept
-// data is computed once for a sequence repeated with other content, so
-// many conflicts on one sequence each cost one scan of the new data.
+// retained (sameAsDropped when its raw bytes went). Byte equality is the
+// fast path; otherwise the two are compared as JSON values, so a
+// re-encoding with other spacing or key order is still a replay. The hash
+// of the kept data is computed once for a sequence repeated with other
+// content, so many conflicts on one sequence each cost one scan of the
+// new data.
 func (a *Action) sameAsKept(prev *Chunk, c *StreamChunk) bool {
 	if prev.digest != nil {
 		return sameAsDropped(prev, c)
@@ -304,19 +307,6 @@ func (a *Action) sameAsKept(prev *Chunk, c *StreamChunk) bool {
 type hashOK struct {
 	h  uint64
 	ok bool
-}
-
-// sameChunk decides replay versus conflict. Byte equality is the fast path;
-// otherwise the two are compared as JSON values, so a re-encoding with other
-// spacing or key order is still a replay.
-func sameChunk(x, y *StreamChunk) bool {
-	if len(x.Raw) > 0 && bytes.Equal(x.Raw, y.Raw) {
-		return true
-	}
-	if x.Kind != y.Kind || x.ActionID != y.ActionID {
-		return false
-	}
-	return samePart(x.Part, y.Part) && jsonSame(x.Data, y.Data)
 }
 
 // samePart compares two parts as values. A json part's data is compared as

@@ -41,8 +41,10 @@ type Usage struct {
 	TotalTokens      int `json:"total_tokens,omitempty"`
 }
 
-// In and Out give input/output tokens whatever the naming.
-func (u *Usage) In() int  { return u.PromptTokens + u.InputTokens }
+// In gives the input tokens whatever the naming.
+func (u *Usage) In() int { return u.PromptTokens + u.InputTokens }
+
+// Out gives the output tokens whatever the naming.
 func (u *Usage) Out() int { return u.CompletionTokens + u.OutputTokens }
 
 // ProviderError is an error object carried in a provider frame. Some frames

@@ -220,10 +220,10 @@ func summarize(text string, data json.RawMessage) string {
 	if s := firstString(data, "message", "text", "label", "reason", "status", "event"); s != "" {
 		return s
 	}
-	const max = 200
+	const maxLen = 200
 	s := string(data)
-	if len(s) > max {
-		s = s[:max] + "…"
+	if len(s) > maxLen {
+		s = s[:maxLen] + "…"
 	}
 	return s
 }

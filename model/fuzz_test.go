@@ -219,7 +219,7 @@ func FuzzIngest(f *testing.F) {
 		if recB := observe(t, b); recB != recA {
 			t.Fatalf("same input, other record:\n%s\n%s", recA, recB)
 		}
-		if a.Text() != a.Text() || snapshot(a) != snapshot(b) {
+		if a.Text() != b.Text() || snapshot(a) != snapshot(b) {
 			t.Fatal("not deterministic")
 		}
 

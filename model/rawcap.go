@@ -197,7 +197,7 @@ func findRawData(data []byte) (start, end int, lit []byte, ok bool) {
 }
 
 // sameAsDropped decides replay or conflict for a chunk whose raw bytes
-// were dropped, as sameChunk does with them.
+// were dropped, as sameAsKept does with them.
 func sameAsDropped(kept *Chunk, y *StreamChunk) bool {
 	d := kept.digest
 	if len(y.Raw) > 0 && digest16(y.Raw) == d.raw {

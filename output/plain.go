@@ -179,7 +179,7 @@ func verdictLine(a *model.Action) safe.Str {
 	for i, r := range v.Reasons {
 		reasons[i] = safe.L(r)
 	}
-	return safe.Sprintf("verdict: %s (%s)\n", string(v.Word), safe.Join(reasons, ", "))
+	return safe.Sprintf("verdict: %s (%s)\n", v.Word, safe.Join(reasons, ", "))
 }
 
 // DetailLine is the one line that says why an unverified action ended

@@ -48,7 +48,9 @@ func replayInto(t *testing.T, path string) *model.Action {
 	var warns []string
 	rp.Warn = func(s string) { warns = append(warns, s) }
 	a := model.NewAction(rp.ActionID())
-	rp.Run(context.Background(), stream.SinkFunc(func(m stream.Msg) { stream.Apply(a, m) }))
+	if err := rp.Run(context.Background(), stream.SinkFunc(func(m stream.Msg) { stream.Apply(a, m) })); err != nil {
+		t.Fatal(err)
+	}
 	if len(warns) > 0 {
 		t.Fatalf("replay warned: %q", warns)
 	}
@@ -131,7 +133,9 @@ func TestReplaySkipsATooLongLineAndLosesNothingAfter(t *testing.T) {
 	w.Frame(chunkFrame(t, 1, choice(map[string]any{"content": strings.Repeat("x", 3*maxLine)}, nil)))
 	w.Frame(chunkFrame(t, 2, choice(map[string]any{"content": "after"}, nil)))
 	w.Frame(chunkFrame(t, 3, choice(map[string]any{}, "stop")))
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	rp, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +143,9 @@ func TestReplaySkipsATooLongLineAndLosesNothingAfter(t *testing.T) {
 	var warns []string
 	rp.Warn = func(s string) { warns = append(warns, s) }
 	a := model.NewAction("act_r")
-	rp.Run(context.Background(), stream.SinkFunc(func(m stream.Msg) { stream.Apply(a, m) }))
+	if err := rp.Run(context.Background(), stream.SinkFunc(func(m stream.Msg) { stream.Apply(a, m) })); err != nil {
+		t.Fatal(err)
+	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "line 3:") || !strings.Contains(warns[0], "skipped") {
 		t.Fatalf("warnings: %q", warns)
 	}
@@ -152,7 +158,9 @@ func TestReplaySkipsATooLongLineAndLosesNothingAfter(t *testing.T) {
 func TestRecordRefusesASymlink(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "target")
-	os.WriteFile(target, []byte("precious\n"), 0o644)
+	if err := os.WriteFile(target, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(target, link); err != nil {
 		t.Skip(err)

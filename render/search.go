@@ -565,7 +565,7 @@ func (t *Transcript) highlighted(b *block, j int, line string) string {
 // discipline.
 func (t *Transcript) Renders() int { return t.renders }
 
-// Highlighted: see Renders.
+// Highlighted counts the lines restyled for search (see Renders).
 func (t *Transcript) Highlighted() int { return t.highlights }
 
 // Reveal expands block i when it is collapsed (a match inside it is about

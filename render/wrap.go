@@ -197,7 +197,6 @@ func wrapSlow(p string, base, width int, emit func(string, int), first bool) {
 		default:
 			if open {
 				emit(p[ls:le], base+ls)
-				open, lineW = false, 0
 			}
 			// Hard-break a word longer than a line.
 			for ww > width {

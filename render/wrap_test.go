@@ -83,7 +83,6 @@ func wrapParagraphRef(p string, base, width int, emit func(string, int)) {
 			if line.Len() > 0 {
 				emit(line.String(), lineStart)
 				line.Reset()
-				lineW = 0
 			}
 			// Hard-break a word longer than a line.
 			for ww > width {

@@ -82,8 +82,7 @@ func (rc *routeChecker) check(path string, files []*ast.File) ([]string, error) 
 		return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "aipwatch/safe" && n.Obj().Name() == name
 	}
 	// safeArg: a constant, s.String() of a safe.Str, or a call into safe.
-	var safeArg func(e ast.Expr) bool
-	safeArg = func(e ast.Expr) bool {
+	safeArg := func(e ast.Expr) bool {
 		if tv, ok := info.Types[e]; ok && tv.Value != nil {
 			return true
 		}

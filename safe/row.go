@@ -119,9 +119,10 @@ func conceals(params string) bool {
 			skip--
 		case extended:
 			extended = false
-			if p == "5" {
+			switch p {
+			case "5":
 				skip = 1
-			} else if p == "2" {
+			case "2":
 				skip = 3
 			}
 		case p == "38" || p == "48" || p == "58":

@@ -238,10 +238,5 @@ func (g *respGen) failed(errText string) frame {
 		kv{"usage", o("input_tokens", 0, "output_tokens", 0, "total_tokens", 0)})})
 }
 
-// cancelledFrame is the provider frame the connector publishes when the
-// action is cancelled while the turn is still running.
-func cancelledFrame() frame {
-	return frame{event: "run.cancelled", value: o("event", "run.cancelled", "reason", cancelReasonText)}
-}
-
+// cancelReasonText is the reason a cancelled action's result carries.
 const cancelReasonText = "action cancellation requested"

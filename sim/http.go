@@ -23,7 +23,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /aip/v1/actions/{id}/cancel", s.handleCancel)
 	mux.HandleFunc("POST /aip/v1/actions", s.handleSubmit)  // sim/submit.go
 	mux.HandleFunc("POST /aip/v1/messages", s.handleSubmit) // sim/submit.go
-	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -259,12 +259,3 @@ func (c *Client) redact(s string) string {
 	}
 	return s
 }
-
-// asError returns err as an *Error (wrapping anything else).
-func asError(op string, err error) *Error {
-	var e *Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return &Error{Op: op, Message: oneLine(err.Error(), 200)}
-}

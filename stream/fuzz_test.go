@@ -61,7 +61,7 @@ func refFrames(b []byte) ([]Frame, error) {
 	var out []Frame
 	var cur Frame
 	var data, comment []byte
-	hasData, hasComment, any := false, false, false
+	hasData, hasComment, anyField := false, false, false
 	pending := false
 	for len(b) > 0 {
 		i := bytes.IndexAny(b, "\r\n")
@@ -75,7 +75,7 @@ func refFrames(b []byte) ([]Frame, error) {
 			b = b[i+1:]
 		}
 		if len(line) == 0 {
-			if any {
+			if anyField {
 				if hasData {
 					cur.Data = append([]byte{}, data...)
 				}
@@ -85,7 +85,7 @@ func refFrames(b []byte) ([]Frame, error) {
 				out = append(out, cur)
 			}
 			cur, data, comment = Frame{}, nil, nil
-			hasData, hasComment, any, pending = false, false, false, false
+			hasData, hasComment, anyField, pending = false, false, false, false
 			continue
 		}
 		pending = true
@@ -95,23 +95,23 @@ func refFrames(b []byte) ([]Frame, error) {
 				comment = append(comment, '\n')
 			}
 			comment = append(comment, v...)
-			hasComment, any = true, true
+			hasComment, anyField = true, true
 			continue
 		}
 		name, value, _ := bytes.Cut(line, []byte(":"))
 		value = bytes.TrimPrefix(value, []byte(" "))
 		switch string(name) {
 		case "event":
-			cur.Event, any = string(value), true
+			cur.Event, anyField = string(value), true
 		case "data":
 			if hasData {
 				data = append(data, '\n')
 			}
 			data = append(data, value...)
-			hasData, any = true, true
+			hasData, anyField = true, true
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
-				cur.ID, any = string(value), true
+				cur.ID, anyField = string(value), true
 			}
 		}
 	}

@@ -34,16 +34,14 @@ func reduceResult(r io.Reader) ([]byte, error) {
 	if err := s.value(0); err != nil {
 		return nil, err
 	}
-	for {
-		c, err := s.peek()
-		if err == io.EOF {
-			return s.out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("invalid character %q after the JSON value", c)
+	c, err := s.peek()
+	if err == io.EOF {
+		return s.out, nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("invalid character %q after the JSON value", c)
 }
 
 // rscan is a validating streaming JSON scanner that copies what it reads

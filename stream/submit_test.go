@@ -51,7 +51,7 @@ func TestPostReplyForms(t *testing.T) {
 			io.WriteString(w, `<html>gateway timeout</html>`)
 		}, "", "", "", true},
 		{"connection dropped", func(w http.ResponseWriter, r *http.Request) {
-			io.ReadAll(r.Body)
+			_, _ = io.ReadAll(r.Body)
 			panic(http.ErrAbortHandler)
 		}, "", "", "", true},
 		{"not an envelope", func(w http.ResponseWriter, r *http.Request) {

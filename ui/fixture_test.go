@@ -133,9 +133,8 @@ func (f *fx) done() model.StreamChunk { return f.frame("", "[DONE]", true, "done
 const respID = "resp_4b1d9e0c7a2f5e8d3c6b9a0f1e2d"
 
 type respFx struct {
-	f   *fx
-	sn  int
-	out []any
+	f  *fx
+	sn int
 }
 
 func (f *fx) responses() *respFx { return &respFx{f: f} }

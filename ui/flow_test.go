@@ -36,7 +36,6 @@ type fakeBackend struct {
 	once     sync.Once
 	cancelCh chan struct{}
 	exited   chan struct{}
-	ctxErr   atomic.Value
 }
 
 func newFake(script []step, hold bool, afterCancel ...stream.Msg) *fakeBackend {

@@ -51,7 +51,7 @@ func TestServesUntilSignal(t *testing.T) {
 			break
 		}
 	}
-	go io.Copy(io.Discard, pr)
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	if url == "" || action != "act_sim_late_cancel_01" {
 		t.Fatalf("url %q action %q", url, action)
 	}
