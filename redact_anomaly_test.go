@@ -65,3 +65,12 @@ func TestRedactionMasksAnomalyDetails(t *testing.T) {
 		}
 	}
 }
+
+// The panic report scrubs every copy of the token, not the first (issue 17).
+func TestPanicReportScrubsEveryTokenCopy(t *testing.T) {
+	o := &options{url: "http://127.0.0.1:1", actionID: "act_1", token: secretToken}
+	r := panicReport(secretToken+" / "+secretToken+" / "+secretToken, o)
+	if strings.Contains(r, secretToken) || strings.Count(r, " / ") != 2 {
+		t.Fatalf("report: %q", r)
+	}
+}
