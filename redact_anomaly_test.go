@@ -74,3 +74,32 @@ func TestPanicReportScrubsEveryTokenCopy(t *testing.T) {
 		t.Fatalf("report: %q", r)
 	}
 }
+
+// --record and --export onto existing 0644 files leave them 0600: the
+// record appends to the file, the export replaces it, and both tighten the
+// mode of a file that was already there (issue 17).
+func TestRecordAndExportOntoExisting0644(t *testing.T) {
+	srv := startSim(t, "chat-tools", sim.Knobs{})
+	dir := t.TempDir()
+	rec, md := filepath.Join(dir, "r.jsonl"), filepath.Join(dir, "r.md")
+	for _, p := range []string{rec, md} {
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, 0o644); err != nil { // past the umask
+			t.Fatal(err)
+		}
+	}
+	if code, _, stderr := runCLI(t, "--url", srv.URL(), "--output", "plain", "--record", rec, "--export", md, srv.ActionID()); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, p := range []string{rec, md} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 || fi.Size() <= 3 {
+			t.Errorf("%s: mode %v size %d", filepath.Base(p), fi.Mode().Perm(), fi.Size())
+		}
+	}
+}
