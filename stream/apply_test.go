@@ -106,3 +106,43 @@ func TestApplyBadFrameChunks(t *testing.T) {
 		}
 	}
 }
+
+// The terminal frame's own cursor counts: when aipd advances it there, the
+// drain reads pages from it, and the model and the resume command hold it;
+// a terminal frame without a usable cursor keeps the last one (issue 17).
+func TestTerminalFrameCursor(t *testing.T) {
+	for _, tc := range []struct {
+		name, terminal, want string
+	}{
+		{"advanced", terminalSSE("aev_cursor_6_1"), "aev_cursor_6_1"},
+		{"none", "event: aip.stream.terminal\ndata: {\"terminal\":true,\"action_id\":\"act_1\"}\nid: chunk:1\n\n", "aev_cursor_5_1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			f.follow = stream(partA + chunkSSE(chunk1, 1) + cursorSSE("aev_cursor_5_1") + tc.terminal)
+			msgs, err := runWith(t, testConfig(f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tm := find[TerminalMsg](msgs)
+			if len(tm) != 1 || tm[0].Cursor != tc.want {
+				t.Fatalf("terminal messages %+v, want cursor %s", tm, tc.want)
+			}
+			if a := fold(msgs); a.Cursor != tc.want {
+				t.Fatalf("model cursor %q", a.Cursor)
+			}
+			drained := false
+			for _, r := range f.requests() {
+				if r.Query.Get("follow") == "" && r.Query.Get("cursor") != "" && r.Path == "/aip/v1/actions/act_1/events" {
+					drained = true
+					if r.Query.Get("cursor") != tc.want {
+						t.Fatalf("drain page from %q, want %q", r.Query.Get("cursor"), tc.want)
+					}
+				}
+			}
+			if !drained {
+				t.Fatal("no drain page read")
+			}
+		})
+	}
+}
