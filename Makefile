@@ -46,6 +46,7 @@ fuzz:
 	$(GO) test ./stream -run '^$$' -fuzz '^FuzzFrames$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN)
 	$(GO) test ./stream -run '^$$' -fuzz '^FuzzErrorLine$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN)
 	$(GO) test ./model -run '^$$' -fuzz '^FuzzIngest$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN)
+	$(GO) test ./model -run '^$$' -fuzz '^FuzzFastDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN)
 	$(GO) test ./safe -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN)
 
 clean:
