@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/aipwatch
 PKGS    := ./...
 
-.PHONY: build install test demo bench lint e2e fuzz clean
+.PHONY: build install test demo bench lint e2e fuzz mutate clean
 
 build:
 	$(GO) build -o $(BIN) .
@@ -48,6 +48,12 @@ fuzz:
 	$(GO) test ./model -run '^$$' -fuzz '^FuzzIngest$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN)
 	$(GO) test ./model -run '^$$' -fuzz '^FuzzFastDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN)
 	$(GO) test ./safe -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN)
+
+# Mutation testing (gremlins, installed on first use) of model/, safe/ and
+# stream/, one package after the other; slow (tens of minutes on 2 cores),
+# so not part of test or CI. docs/mutation.md has the last score.
+mutate:
+	bash scripts/mutate.sh
 
 clean:
 	rm -rf bin
