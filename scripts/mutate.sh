@@ -11,7 +11,7 @@
 #   MUTATE_PKGS="model safe stream"  packages (directories) to mutate
 #   MUTATE_FULL=1                    mutate every file, not the default scope
 #   MUTATE_WORKERS=2                 mutants tested at once
-#   MUTATE_TIMEOUT=20                gremlins --timeout-coefficient (a mutant gets 20 times
+#   MUTATE_TIMEOUT=60                gremlins --timeout-coefficient (a mutant gets 60 times
 #                                    the clean run: it is built anew, on a shared machine)
 #   GREMLINS_VERSION=v0.6.0
 #
@@ -31,7 +31,7 @@ cd "$(dirname "$0")/.."
 version=${GREMLINS_VERSION:-v0.6.0}
 pkgs=${MUTATE_PKGS:-model safe stream}
 workers=${MUTATE_WORKERS:-2}
-timeout=${MUTATE_TIMEOUT:-20}
+timeout=${MUTATE_TIMEOUT:-60}
 out=${MUTATE_OUT:-/tmp/aipwatch-mutate}
 
 bindir="${XDG_CACHE_HOME:-$HOME/.cache}/aipwatch/gremlins-$version"
