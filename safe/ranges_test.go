@@ -30,3 +30,11 @@ func TestRangeEndpoints(t *testing.T) {
 		}
 	}
 }
+
+// Mask hides content without naming its length, and keeps an empty field
+// visibly empty.
+func TestMask(t *testing.T) {
+	if Mask("") != "" || Mask("x") != Masked || Mask(strings.Repeat("secret ", 100)) != Masked {
+		t.Fatalf("Mask: %q %q", Mask(""), Mask("x"))
+	}
+}
