@@ -18,7 +18,7 @@
 # The default scope leaves out, to fit a run in about an hour on 2 cores:
 #   model/fastjson.go, model/fastdecode.go  the one-pass decoders, held by
 #       FuzzFastDecode against encoding/json rather than by unit tests;
-#   stream/client.go, run.go, sse.go, settle.go, cursorfree.go  the HTTP
+#   stream/client.go, daemon.go, run.go, sse.go, settle.go, cursorfree.go  the HTTP
 #       client and the run loop, whose tests are the slow timing and network
 #       ones (8 s a run even in -short mode).
 # and, in that scope, skips the slow tests that hold only the files left
@@ -54,7 +54,7 @@ for p in $pkgs; do
 			flags="-short -skip=^TestFastDecodersAgreeWithEncodingJSON$"
 			;;
 		stream)
-			exclude=(-E 'client\.go$' -E 'run\.go$' -E 'sse\.go$' -E 'settle\.go$' -E 'cursorfree\.go$')
+			exclude=(-E 'client\.go$' -E 'daemon\.go$' -E 'run\.go$' -E 'sse\.go$' -E 'settle\.go$' -E 'cursorfree\.go$')
 			flags="-short -skip=^(TestLimit|TestRunIdleWatchdog|TestRunKeepalives)"
 			;;
 		esac
