@@ -124,8 +124,8 @@ func TestSimFaults(t *testing.T) {
 
 // TestSimIdle: a stall longer than IdleTimeout is a reconnect; keep-alives
 // are not. Generous for a loaded machine: keep-alives every 20 ms against
-// a 400 ms idle timeout, and the no-reconnect rule held only when the
-// process was not starved.
+// a 1 s idle timeout, and the no-reconnect rule held only when the process
+// was not starved.
 func TestSimIdle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulator runs")
