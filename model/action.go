@@ -62,6 +62,8 @@ type Action struct {
 	conflicts   int
 	keptHash    map[uint64]hashOK // jsonHash of kept data, for sequences repeated with other content
 	replays     int
+	termKinds   map[ChunkKind]uint64 // first retained sequence of each terminal kind
+	undecodable int                  // chunks that arrived but could not be decoded
 
 	// Derived state: the retained chunks applied in sequence order. A chunk
 	// that arrives below the highest sequence cannot be applied on top; it
@@ -164,6 +166,9 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 		seq := c.Sequence
 		a.terminalSeq = &seq
 	}
+	if c.Kind.Terminal() {
+		a.terminalKind(c.Kind, c.Sequence)
+	}
 	if inOrder {
 		a.d.apply(rec, a.afterTerminal(c.Sequence))
 		rec.hint = nil // decoded once, applied: not worth keeping
@@ -199,6 +204,37 @@ const (
 	creditPerChunk   = 5
 	creditPerRebuilt = 4
 )
+
+// terminalKind notes a retained terminal chunk. A done chunk and an error
+// chunk in one stream contradict each other (contract §3): a conflict,
+// recorded once, whatever order they arrive in.
+func (a *Action) terminalKind(k ChunkKind, seq uint64) {
+	if _, seen := a.termKinds[k]; seen {
+		return
+	}
+	if a.termKinds == nil {
+		a.termKinds = map[ChunkKind]uint64{}
+	}
+	a.termKinds[k] = seq
+	for other, at := range a.termKinds {
+		if other != k {
+			a.conflicts++
+			a.addIngestAnomaly(Anomaly{Kind: AnomalyConflict, Sequence: seq,
+				Detail: fmt.Sprintf("terminal %s chunk %d contradicts the terminal %s chunk %d", k, seq, other, at)})
+		}
+	}
+}
+
+// UndecodableChunk records chunks that arrived but could not be decoded (a
+// chunk frame or a page's chunk item): an anomaly, and for the verdict a
+// conflict (contract §3 row 12), since the evidence they carried is lost.
+func (a *Action) UndecodableChunk(n int, detail string) {
+	if n <= 0 {
+		return
+	}
+	a.undecodable += n
+	a.addIngestAnomaly(Anomaly{Kind: AnomalyUndecodable, Detail: detail})
+}
 
 // afterTerminal reports whether a sequence lies after the first terminal
 // chunk; such chunks are kept as evidence but do not change the transcript.
@@ -462,6 +498,21 @@ func (a *Action) AnomalyCount() int {
 	return len(a.ingestAnoms) + len(a.d.anoms)
 }
 
+// conflict names the first kind of self-contradicting evidence (verdict
+// row 12), or "" when there is none.
+func (a *Action) conflict() string {
+	a.sync()
+	switch {
+	case a.conflicts > 0:
+		return "conflicting chunk content"
+	case a.d.conflicts > 0:
+		return "contradicting finish or terminal frames"
+	case a.undecodable > 0:
+		return plural(a.undecodable, "undecodable chunk", "undecodable chunks")
+	}
+	return ""
+}
+
 // FirstAnomalies is Anomalies()[:n] (all of them when there are fewer),
 // copying only those: a view that lists the first few of thousands.
 func (a *Action) FirstAnomalies(n int) []Anomaly {
@@ -488,9 +539,6 @@ func (a *Action) AnomaliesFrom(from int) []Anomaly {
 	out = append(out, a.ingestAnoms[from:]...)
 	return append(out, a.d.anoms...)
 }
-
-// hasConflict reports a conflict anomaly (verdict row 12).
-func (a *Action) hasConflict() bool { return a.conflicts > 0 }
 
 // Settled reports whether the action has a final outcome the verdict can
 // use: a result; or, with no result to read, a state that decides alone

@@ -141,33 +141,67 @@ func (d *derived) applyChat(c *Chunk, h *hermesFrame) {
 		d.touch(m, c.Sequence)
 	}
 	if fr := choice.FinishReason; fr != nil && *fr != "" {
-		fin := &ChatFinish{
-			Reason:   *fr,
-			Usage:    f.Usage,
-			Error:    decodeProviderError(f.Error),
-			Hermes:   f.Hermes,
-			Crash:    *fr == "error" && f.Usage == nil,
-			Sequence: c.Sequence,
+		d.chatFinish(c, f, *fr, false)
+	}
+}
+
+// chatFinish retains a finish chunk. A second finish that disagrees with
+// the first is a conflict (contract §3, row 12), and the worse of the two
+// counts. late is a finish after the terminal chunk: read for that
+// contradiction only, it changes nothing else.
+func (d *derived) chatFinish(c *Chunk, f *chatFrame, reason string, late bool) {
+	ch := &d.chat
+	fin := &ChatFinish{
+		Reason:   reason,
+		Usage:    f.Usage,
+		Error:    decodeProviderError(f.Error),
+		Hermes:   f.Hermes,
+		Crash:    reason == "error" && f.Usage == nil,
+		Sequence: c.Sequence,
+	}
+	if ch.message == nil || ch.message.TextLen() == 0 {
+		fin.NoReply = true
+	}
+	switch {
+	case ch.Finish == nil:
+		if late {
+			return // no finish before the terminal chunk: row 7 stands
 		}
-		if ch.message == nil || ch.message.TextLen() == 0 {
-			fin.NoReply = true
-		}
-		if ch.Finish != nil {
-			d.anomaly(AnomalyConflict, c.Sequence, "a second finish chunk (%s) after finish %s at chunk %d",
-				fin.Reason, ch.Finish.Reason, ch.Finish.Sequence)
-		} else {
+		ch.Finish = fin
+	case finishRank(fin) != finishRank(ch.Finish) || fin.Reason != ch.Finish.Reason:
+		d.conflict(c.Sequence, "a second finish chunk (%s) after finish %s at chunk %d",
+			fin.Reason, ch.Finish.Reason, ch.Finish.Sequence)
+		if finishRank(fin) > finishRank(ch.Finish) {
 			ch.Finish = fin
 		}
-		if ch.message != nil {
-			ch.message.Done = true
-			ch.message.Status = fin.Reason
-			d.touch(ch.message, c.Sequence)
-		}
-		if ch.reasoning != nil {
-			ch.reasoning.Done = true
-			d.touch(ch.reasoning, c.Sequence)
-		}
 	}
+	if late {
+		return
+	}
+	if ch.message != nil {
+		ch.message.Done = true
+		ch.message.Status = fin.Reason
+		d.touch(ch.message, c.Sequence)
+	}
+	if ch.reasoning != nil {
+		ch.reasoning.Done = true
+		d.touch(ch.reasoning, c.Sequence)
+	}
+}
+
+// finishRank orders Chat finishes from best to worst as the verdict reads
+// them (contract §3 rows 7 to 9 and 13): stop, length (partial), a reason
+// the contract does not name (incomplete), then a failed finish.
+func finishRank(f *ChatFinish) int {
+	switch {
+	case f.Reason == "error" || f.Error != nil || f.Hermes != nil && f.Hermes.Failed:
+		return 3
+	case f.Reason == "stop":
+		return 0
+	case f.Reason == "length":
+		return 1
+	}
+	return 2
 }
 
 // chatReasoning opens the reasoning item. It is shown before the answer

@@ -246,11 +246,12 @@ func TestChatFinishShapes(t *testing.T) {
 	t.Run("second finish", func(t *testing.T) {
 		a := NewAction("act_2")
 		feed(t, a, chatSeq("act_2", content("x"), finish("stop", nil), finish("length", nil)))
-		if f := a.Chat().Finish; f == nil || f.Reason != "stop" || f.Sequence != 1 {
-			t.Fatalf("the first finish is kept: %+v", f)
+		// Contract §3: the worse of two disagreeing finishes counts.
+		if f := a.Chat().Finish; f == nil || f.Reason != "length" || f.Sequence != 2 {
+			t.Fatalf("the worse finish is kept: %+v", f)
 		}
-		if len(a.Anomalies()) == 0 {
-			t.Fatal("a second finish chunk recorded nothing")
+		if countAnomalies(a, AnomalyConflict) != 1 {
+			t.Fatalf("a second, disagreeing finish chunk: anomalies %+v", a.Anomalies())
 		}
 	})
 }

@@ -26,6 +26,7 @@ type derived struct {
 	provTerm    bool   // a terminal provider frame was retained
 	upstreamEnd string // reason of the connector's extra error chunk, if any
 	anoms       []Anomaly
+	conflicts   int // frames that contradict an earlier one (verdict row 12)
 }
 
 func (d *derived) reset() {
@@ -35,6 +36,13 @@ func (d *derived) reset() {
 
 func (d *derived) anomaly(kind AnomalyKind, seq uint64, format string, args ...any) {
 	d.anoms = append(d.anoms, Anomaly{Kind: kind, Sequence: seq, Detail: fmt.Sprintf(format, args...)})
+}
+
+// conflict records evidence that contradicts itself (contract §3): a
+// conflict anomaly that the verdict reads as row 12.
+func (d *derived) conflict(seq uint64, format string, args ...any) {
+	d.conflicts++
+	d.anomaly(AnomalyConflict, seq, format, args...)
 }
 
 // addItem places a new item after every item with an Index at most its
@@ -93,6 +101,7 @@ func (d *derived) detect(op string) {
 // retained evidence only.
 func (d *derived) apply(c *Chunk, afterTerminal bool) {
 	if afterTerminal {
+		d.applyLate(c)
 		return
 	}
 	if hint := hintFor(&c.StreamChunk); hint != nil {
@@ -116,6 +125,47 @@ func (d *derived) apply(c *Chunk, afterTerminal bool) {
 		h = hermesOf(cd.HermesSSE)
 	}
 	d.applyData(c, cd.HermesSSE != nil, &h, cd.Operation, cd.Reason)
+}
+
+// applyLate reads a chunk after the terminal chunk for one thing only: a
+// Chat finish or a terminal Responses frame that contradicts the one before
+// (contract §3). The transcript, the tools and the items do not change.
+func (d *derived) applyLate(c *Chunk) {
+	if len(c.Data) == 0 || c.Data[0] != '{' {
+		return
+	}
+	h, hermes, _, _, ok := decodeChunkDataFast(c.Data)
+	if !ok {
+		var cd chunkData
+		if json.Unmarshal(c.Data, &cd) != nil || cd.HermesSSE == nil {
+			return
+		}
+		h, hermes = hermesOf(cd.HermesSSE), true
+	}
+	if !hermes {
+		return
+	}
+	switch name := h.name(); {
+	case strings.HasPrefix(name, "response."):
+		var f respFrame
+		if json.Unmarshal(h.data, &f) != nil {
+			return
+		}
+		if f.Type != "" {
+			name = f.Type
+		}
+		if name == "response.completed" || name == "response.failed" || name == "response.incomplete" {
+			d.respTerminal(c, name, &f, true)
+		}
+	case looksLikeChat(h.data):
+		var f chatFrame
+		if json.Unmarshal(h.data, &f) != nil || len(f.Choices) == 0 {
+			return
+		}
+		if fr := f.Choices[0].FinishReason; fr != nil && *fr != "" {
+			d.chatFinish(c, &f, *fr, true)
+		}
+	}
 }
 
 func (d *derived) applyData(c *Chunk, hermes bool, h *hermesFrame, op, reason string) {

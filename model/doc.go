@@ -16,6 +16,11 @@
 //     factor of the in-order cost; until a rebuild is paid for, the late
 //     chunks wait and readers see the transcript without them. A settled or
 //     stopped action always shows them all (Action.Sync forces it).
+//   - Evidence that contradicts itself is never verified (contract §3): a
+//     second Chat finish or terminal Responses frame that disagrees with the
+//     first (even after the terminal chunk), a done and an error chunk in one
+//     stream, or a chunk that could not be decoded (UndecodableChunk) is a
+//     conflict (row 12), and the worse of two finishes counts for rows 8–11.
 //   - Chat text comes from choices[0].delta.content (not StreamChunk.part);
 //     hermes.tool.progress frames (kind data) update one tool per toolCallId;
 //     the finish chunk keeps finish_reason, usage, error and hermes.

@@ -118,23 +118,44 @@ func (d *derived) applyResponses(c *Chunk, h *hermesFrame) {
 		}
 		d.touch(it, c.Sequence)
 	case "response.completed", "response.failed", "response.incomplete":
-		r.Terminal = true
-		r.Status = strings.TrimPrefix(name, "response.")
-		if f.Response != nil {
-			if f.Response.ID != "" && r.ResponseID == "" {
-				r.ResponseID = f.Response.ID
-			}
-			if f.Response.Status != "" {
-				r.Status = f.Response.Status
-			}
-			r.Usage = f.Response.Usage
-			r.Error = decodeProviderError(f.Response.Error)
+		d.respTerminal(c, name, &f, false)
+	}
+}
+
+// respTerminal settles the response status. A second terminal frame that
+// disagrees with the first is a conflict (contract §3, row 12), and the
+// worse of the two counts. late is a frame after the terminal chunk: read
+// for that contradiction only, it changes nothing else.
+func (d *derived) respTerminal(c *Chunk, name string, f *respFrame, late bool) {
+	r := &d.resp
+	status := strings.TrimPrefix(name, "response.")
+	if f.Response != nil && f.Response.Status != "" {
+		status = f.Response.Status
+	}
+	if r.Terminal && status != r.Status {
+		d.conflict(c.Sequence, "a second terminal response frame (%s) after status %s", status, r.Status)
+		if respRank(status) <= respRank(r.Status) {
+			return
 		}
-		for _, it := range d.items {
-			if !it.Done {
-				it.Done = true
-				d.touch(it, c.Sequence)
-			}
+	} else if late {
+		return
+	}
+	r.Terminal = true
+	r.Status = status
+	if f.Response != nil {
+		if f.Response.ID != "" && r.ResponseID == "" {
+			r.ResponseID = f.Response.ID
+		}
+		r.Usage = f.Response.Usage
+		r.Error = decodeProviderError(f.Response.Error)
+	}
+	if late {
+		return
+	}
+	for _, it := range d.items {
+		if !it.Done {
+			it.Done = true
+			d.touch(it, c.Sequence)
 		}
 	}
 }
@@ -296,6 +317,18 @@ func outputParts(raw json.RawMessage) []string {
 		return []string{s}
 	}
 	return []string{string(raw)}
+}
+
+// respRank orders terminal response statuses from best to worst as the
+// verdict reads them (contract §3 rows 10, 11 and 13).
+func respRank(status string) int {
+	switch status {
+	case "completed":
+		return 0
+	case "failed":
+		return 2
+	}
+	return 1
 }
 
 func orDefault(s, def string) string {

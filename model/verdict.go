@@ -152,8 +152,8 @@ func (a *Action) decide() Verdict {
 			return final(11, VerdictIncomplete, done, "output_text.done disagrees with its deltas")
 		}
 	}
-	if a.hasConflict() {
-		return final(12, VerdictIncomplete, done, "conflicting chunk content")
+	if why := a.conflict(); why != "" {
+		return final(12, VerdictIncomplete, done, why)
 	}
 	reasons := []string{done, "provider terminal frame"}
 	switch a.streamKind() {

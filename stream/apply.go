@@ -64,6 +64,13 @@ func Apply(a *model.Action, m Msg) bool {
 		a.Log(stamp(m.At), "unsettled: "+m.Reason)
 	case SubmitMsg:
 		a.Log(stamp(m.At), "submit: "+m.Note)
+	case BadFrameMsg:
+		// An undecodable chunk is an anomaly and a conflict (contract §3);
+		// other undecodable frames only go to the connection log.
+		if n := m.LostChunks(); n > 0 {
+			a.UndecodableChunk(n, m.Reason)
+		}
+		a.Log(time.Now(), "skipped an undecodable frame: "+m.Reason)
 	case ErrorMsg:
 		if m.Err != nil {
 			a.Log(stamp(m.At), "error: "+m.Err.Error())

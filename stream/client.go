@@ -475,6 +475,7 @@ func (c *Client) page(ctx context.Context, cursor string) (Page, *Error) {
 		ch, err := model.DecodeChunk(raw)
 		if err != nil {
 			p.Bad++
+			p.BadChunks++
 			continue
 		}
 		p.Chunks = append(p.Chunks, ch)

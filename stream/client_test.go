@@ -199,14 +199,16 @@ func TestTransportErrors(t *testing.T) {
 func TestPage(t *testing.T) {
 	f := newFake(t)
 	f.page = func(cursor string, n int) (int, string) {
-		return 200, pageJSON("aev_cursor_2_1", true, evtX, chunk0, chunk1, `{"sequence":-1}`)
+		return 200, pageJSON("aev_cursor_2_1", true, evtX, chunk0, chunk1, `{"sequence":-1}`, `{"id":5,"kind":"x"}`)
 	}
 	c, _ := New(testConfig(f))
 	p, err := c.Page(context.Background(), "aev_cursor_1_0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Events) != 1 || len(p.Chunks) != 2 || p.Cursor != "aev_cursor_2_1" || !p.Terminal || p.Bad != 1 ||
+	// One bad chunk item and one bad event item: only the chunk is lost
+	// evidence (contract §3).
+	if len(p.Events) != 1 || len(p.Chunks) != 2 || p.Cursor != "aev_cursor_2_1" || !p.Terminal || p.Bad != 2 || p.BadChunks != 1 ||
 		p.Chunks[1].Sequence != 1 || len(p.Chunks[0].Raw) == 0 {
 		t.Fatalf("%+v", p)
 	}

@@ -130,7 +130,7 @@ func (r *runner) readChunks(ctx context.Context) (int, *Error) {
 	}
 	if bad > 0 {
 		r.bad += bad
-		r.send(BadFrameMsg{Reason: fmt.Sprintf("%d undecodable chunk(s) in an action status", bad), Count: r.bad})
+		r.send(BadFrameMsg{Reason: fmt.Sprintf("%d undecodable chunk(s) in an action status", bad), Count: r.bad, Chunks: bad})
 	}
 	if len(fresh) > 0 {
 		r.send(BatchMsg{Chunks: fresh, At: now})

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"aipwatch/model"
@@ -149,6 +150,23 @@ type BadFrameMsg struct {
 	ID     string
 	Reason string // one line
 	Count  int
+	// Chunks is how many of the skipped frames or page items were chunks:
+	// lost evidence, which Apply hands to the model as a conflict
+	// (contract §3). See LostChunks.
+	Chunks int
+}
+
+// LostChunks is the number of chunks the message reports lost: Chunks, or
+// for a message about one frame that did not set it, 1 when the frame was
+// named aip.stream.chunk or was routed as an undecodable chunk.
+func (m BadFrameMsg) LostChunks() int {
+	if m.Chunks > 0 {
+		return m.Chunks
+	}
+	if m.Event == evChunk || strings.HasPrefix(m.Reason, "undecodable chunk") {
+		return 1
+	}
+	return 0
 }
 
 // GlobalEventsMsg carries events of the daemon's global log (contract §7),
@@ -217,7 +235,9 @@ type Page struct {
 	Chunks   []model.StreamChunk
 	Cursor   string
 	Terminal bool
-	Bad      int
+	Bad      int // undecodable items, events and chunks
+	// BadChunks is how many of Bad were chunks (BadFrameMsg.Chunks).
+	BadChunks int
 
 	rawEvents []json.RawMessage
 	rawChunks []json.RawMessage

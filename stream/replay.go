@@ -23,7 +23,11 @@ func FrameMsg(f Frame) (Msg, bool) {
 	case routeTerminal:
 		return TerminalMsg{Cursor: rt.cursor, At: f.At}, true
 	case routeBad:
-		return BadFrameMsg{Event: oneLine(f.Event, 80), ID: oneLine(f.ID, 80), Reason: rt.reason}, true
+		m := BadFrameMsg{Event: oneLine(f.Event, 80), ID: oneLine(f.ID, 80), Reason: rt.reason}
+		if rt.lost {
+			m.Chunks = 1
+		}
+		return m, true
 	}
 	return nil, false
 }

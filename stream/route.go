@@ -29,6 +29,7 @@ type routed struct {
 	cursor string // cursor / terminal: the new cursor ("" = none usable)
 	perr   *model.ProtocolError
 	reason string // bad: why
+	lost   bool   // bad: the frame was a chunk (lost evidence, contract §3)
 }
 
 const (
@@ -71,7 +72,7 @@ func route(f *Frame) routed {
 		if raw, ok := top["chunk"]; ok {
 			c, err := model.DecodeChunk(raw)
 			if err != nil {
-				return bad("undecodable chunk: " + err.Error())
+				return badChunk("undecodable chunk: " + err.Error())
 			}
 			return routed{kind: routeChunk, chunk: c}
 		}
@@ -107,6 +108,10 @@ func route(f *Frame) routed {
 		case top["error"] != nil:
 			return errorFrame(f, top, true)
 		}
+	}
+	if f.Event == evChunk {
+		// Named a chunk but carries neither a chunk nor an event object.
+		return badChunk("undecodable chunk: no chunk object in an " + evChunk + " frame")
 	}
 	if strings.HasPrefix(f.Event, "aip.") && !isObj {
 		return bad("data is not a JSON object")
@@ -150,6 +155,14 @@ func routeFast(f *Frame) (routed, bool) {
 }
 
 func bad(reason string) routed { return routed{kind: routeBad, reason: oneLine(reason, 160)} }
+
+// badChunk is a bad frame that was a chunk: its evidence is lost, which the
+// model counts as a conflict (contract §3).
+func badChunk(reason string) routed {
+	rt := bad(reason)
+	rt.lost = true
+	return rt
+}
 
 // frameCursor is the frame's id when it is a cursor, else next_cursor from
 // its data, else "".

@@ -616,7 +616,7 @@ func (r *runner) pages(ctx context.Context, from string) error {
 		r.pageFrames(&p)
 		if p.Bad > 0 {
 			r.bad += p.Bad
-			r.send(BadFrameMsg{Reason: fmt.Sprintf("%d undecodable item(s) in an events page", p.Bad), Count: r.bad})
+			r.send(BadFrameMsg{Reason: fmt.Sprintf("%d undecodable item(s) in an events page", p.Bad), Count: r.bad, Chunks: p.BadChunks})
 		}
 		empty := len(p.Events)+len(p.Chunks) == 0
 		if !empty {

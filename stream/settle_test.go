@@ -307,3 +307,29 @@ func TestRunCursorFreeReview(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// Contract §2 step 5: an undecodable chunk in an events page is an anomaly
+// and a conflict for the verdict, as one in a follow frame is.
+func TestRunUndecodablePageChunkIsAConflict(t *testing.T) {
+	f := newFake(t)
+	f.status = func(int) (int, string) { return 200, statusJSON("completed") }
+	bad := `{"action_id":"act_1","sequence":"not a number","kind":"data","data":{}}`
+	f.page = func(cursor string, n int) (int, string) {
+		if cursor == "" {
+			return 200, pageJSON("aev_cursor_3_1", true, chunk0, bad)
+		}
+		return 200, pageJSON(cursor, true)
+	}
+	msgs, err := runWith(t, testConfig(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := fold(msgs)
+	found := false
+	for _, an := range a.Anomalies() {
+		found = found || an.Kind == model.AnomalyUndecodable
+	}
+	if !found || a.Verdict().Word == model.VerdictVerified {
+		t.Fatalf("anomalies %+v, verdict %+v", a.Anomalies(), a.Verdict())
+	}
+}

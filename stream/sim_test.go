@@ -123,7 +123,9 @@ func TestSimFaults(t *testing.T) {
 }
 
 // TestSimIdle: a stall longer than IdleTimeout is a reconnect; keep-alives
-// are not.
+// are not. Generous for a loaded machine: keep-alives every 20 ms against
+// a 1 s idle timeout, and the no-reconnect rule held only when the process
+// was not starved.
 func TestSimIdle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulator runs")
@@ -135,8 +137,11 @@ func TestSimIdle(t *testing.T) {
 	k := base
 	k.Stall = 300 * time.Millisecond
 	a, msgs, _ := simRun(t, "chat-tools", k, func(c *Config) { c.IdleTimeout = 100 * time.Millisecond })
-	rc := find[ReconnectingMsg](msgs)
-	if len(rc) == 0 || !strings.HasPrefix(rc[0].Cause, "no complete frame for") {
+	stalled := false
+	for _, rc := range find[ReconnectingMsg](msgs) {
+		stalled = stalled || strings.HasPrefix(rc.Cause, "no complete frame for")
+	}
+	if !stalled {
 		t.Fatalf("stall: %s", summary(msgs))
 	}
 	if recordJSON(a) != recordJSON(ref) {
@@ -145,12 +150,18 @@ func TestSimIdle(t *testing.T) {
 
 	// Keep-alives every 20 ms against a 1 s watchdog: a margin of 50x, so
 	// that a loaded 2-core machine that stalls the reader for a few hundred
-	// milliseconds does not see a spurious reconnect (issue 13 item 9).
+	// milliseconds does not see a spurious reconnect (issue 13 item 9); a
+	// longer stall voids the rule (the starvation gate, issue 17).
+	starved := watchStarvation(t, 500*time.Millisecond)
+	start := time.Now()
 	k = base
 	k.KeepaliveOnly = 2 * time.Second
 	a, msgs, _ = simRun(t, "chat-tools", k, func(c *Config) { c.IdleTimeout = time.Second })
 	if rc := find[ReconnectingMsg](msgs); len(rc) != 0 {
-		t.Fatalf("keep-alives: %s", summary(msgs))
+		if !starved.since(start) {
+			t.Fatalf("keep-alives: %s", summary(msgs))
+		}
+		t.Logf("keep-alives: %d reconnects while the process was starved", len(rc))
 	}
 	if live := find[LivenessMsg](msgs); len(live) == 0 {
 		t.Fatal("no liveness")

@@ -98,6 +98,7 @@ type screens struct {
 	mu   sync.Mutex
 	last string
 	all  []string
+	next int // waitFor looks at frames from this one on
 }
 
 func (s *screens) hook(content string) {
@@ -113,17 +114,53 @@ func (s *screens) current() string {
 	return s.last
 }
 
+// match returns the first frame from s.next on that pred accepts, and
+// moves s.next to it: a later wait starts where this one matched.
+func (s *screens) match(pred func(string) bool) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := s.next; i < len(s.all); i++ {
+		if pred(s.all[i]) {
+			s.next = i
+			return s.all[i], true
+		}
+	}
+	return "", false
+}
+
+// waitFor waits until a frame drawn since the previous match satisfies
+// pred, and returns that frame. It sees every frame, not only the latest,
+// so a state shown briefly (a RECONNECTING badge between two connections)
+// is not missed. The deadline is generous for a loaded machine.
 func (s *screens) waitFor(tb testing.TB, what string, pred func(string) bool) string {
 	tb.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if cur := s.current(); pred(cur) {
-			return cur
+		if sc, ok := s.match(pred); ok {
+			return sc
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	tb.Fatalf("timed out waiting for %s; the screen is:\n%s", what, s.current())
 	return ""
+}
+
+// waitFor finds a frame that was drawn and replaced before it looked, and
+// a second wait starts from the frame the first matched.
+func TestScreensWaitSeesEveryFrame(t *testing.T) {
+	s := &screens{}
+	for _, f := range []string{"following", "RECONNECTING 2", "following", "VERIFIED"} {
+		s.hook(f)
+	}
+	if got := s.waitText(t, "RECONNECTING"); got != "RECONNECTING 2" {
+		t.Fatalf("matched %q", got)
+	}
+	if got := s.waitText(t, "following"); got != "following" || s.next != 2 {
+		t.Fatalf("matched %q at %d, want the frame after the match", got, s.next)
+	}
+	if got := s.waitText(t, "VERIFIED"); got != "VERIFIED" || s.current() != "VERIFIED" {
+		t.Fatalf("matched %q", got)
+	}
 }
 
 func (s *screens) waitText(tb testing.TB, text string) string {

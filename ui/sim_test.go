@@ -12,7 +12,7 @@ import (
 
 // Flows against the simulator through the real stream client.
 
-func simClient(tb testing.TB, scenario string, k sim.Knobs) (*stream.Client, *sim.Server) {
+func simClient(tb testing.TB, scenario string, k sim.Knobs, tune ...func(*stream.Config)) (*stream.Client, *sim.Server) {
 	tb.Helper()
 	srv, err := sim.New(scenario, k)
 	if err != nil {
@@ -23,8 +23,12 @@ func simClient(tb testing.TB, scenario string, k sim.Knobs) (*stream.Client, *si
 		tb.Fatal(err)
 	}
 	tb.Cleanup(srv.Close)
-	c, err := stream.New(stream.Config{BaseURL: url, ActionID: srv.ActionID(),
-		BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
+	cfg := stream.Config{BaseURL: url, ActionID: srv.ActionID(),
+		BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	c, err := stream.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -74,7 +78,12 @@ func TestSimDetach(t *testing.T) {
 func TestSimReconnect(t *testing.T) {
 	// Slow enough that no resumed page outgrows DropAfterFrames (a page cut
 	// before its cursor frame would be replayed forever).
-	c, srv := simClient(t, "chat-tools", sim.Knobs{Speed: 3, PollInterval: 20 * time.Millisecond, DropAfterFrames: 20})
+	// Each reconnect waits at least 150 ms (a quarter of jitter off 200 ms),
+	// so RECONNECTING is on screen for several frames even when a loaded
+	// machine delivers the messages of a reconnect in one burst; waitFor
+	// sees every frame.
+	c, srv := simClient(t, "chat-tools", sim.Knobs{Speed: 3, PollInterval: 20 * time.Millisecond, DropAfterFrames: 20},
+		func(cfg *stream.Config) { cfg.BackoffMin, cfg.BackoffMax = 200*time.Millisecond, 200*time.Millisecond })
 	tm, _, sc := startFlow(t, c, 100, 30, func(o *Options) { o.ActionID = srv.ActionID() })
 	sc.waitText(t, "RECONNECTING")
 	final := sc.waitText(t, "VERIFIED")

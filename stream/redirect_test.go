@@ -1,0 +1,62 @@
+package stream
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+)
+
+// An https reply that redirects to http:// on the same host and port: Go
+// copies Authorization there (same host), so safeRedirect's scheme check is
+// the only thing that keeps the token off the clear-text hop (issue 17).
+func TestRedirectHTTPSToHTTPDropsToken(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]string{}
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got[r.URL.Path] = r.Header.Get("Authorization")
+		mu.Unlock()
+		w.Write([]byte(statusJSON("completed")))
+	}))
+	defer plain.Close()
+	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got["tls "+r.URL.Path] = r.Header.Get("Authorization")
+		mu.Unlock()
+		// Same host name and port, only the scheme changes.
+		http.Redirect(w, r, "http://aipd.test:9443/downgraded", http.StatusTemporaryRedirect)
+	}))
+	defer secure.Close()
+
+	// aipd.test:9443 is the TLS server over https and the plain one over
+	// http: one host to the client, two listeners here.
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, plain.Listener.Addr().String())
+		},
+		DialTLSContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			d := &tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} // the test's own server
+			return d.DialContext(ctx, network, secure.Listener.Addr().String())
+		},
+	}
+	defer tr.CloseIdleConnections()
+	c, err := New(Config{BaseURL: "https://aipd.test:9443", Token: testToken, ActionID: "act_1", HTTP: &http.Client{Transport: tr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Status(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got["tls /aip/v1/actions/act_1"] != "Bearer "+testToken {
+		t.Fatalf("the https request lacks the token: %v", got)
+	}
+	if auth, reached := got["/downgraded"]; !reached || auth != "" {
+		t.Fatalf("http hop reached %v with Authorization %q", reached, auth)
+	}
+}
