@@ -50,24 +50,9 @@ func subcommand(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv
 	return 0, false
 }
 
-// commonEnv fills the options the environment may give (contract §1).
-func commonEnv(o *options, getenv func(string) string) {
-	if o.url == "" {
-		o.url = getenv("AIP_URL")
-	}
-	if o.url == "" {
-		o.url = "http://127.0.0.1:8080"
-	}
-	if o.tokenFile == "" {
-		o.tokenFile = getenv("AIP_TOKEN_FILE")
-	}
-	if o.tokenFile == "" {
-		o.tokenFile = getenv("GETAIP_NATIVE_BEARER_TOKEN_FILE")
-	}
-	if o.tokenFile == "" {
-		o.token = getenv("AIP_TOKEN")
-	}
-}
+// commonEnv fills the options the environment may give (contract §1): the
+// same rule as a follow's.
+func commonEnv(o *options, getenv func(string) string) { applyEnv(o, getenv) }
 
 func tokenSource(o *options) string {
 	switch {
