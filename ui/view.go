@@ -653,9 +653,24 @@ func (m *Model) promptLines() []string {
 	word := render.Line(m.confirmWord())
 	typed := render.Line(m.confirmInput)
 	field := "[" + typed + strings.Repeat("·", max(len([]rune(word))-len([]rune(typed)), 0)) + "]"
-	ask := fmt.Sprintf("To send it, type the ID's last %d characters, %s, then enter: %s", len([]rune(word)), word, field)
+	// The longest form that fits: on a narrow terminal what to type and
+	// what was typed must stay visible, the explanation goes first.
+	bad, short := "", ""
 	if m.confirmBad {
-		ask += "  (does not match)"
+		bad, short = "  (does not match)", " (no match)"
+	}
+	asks := []string{
+		fmt.Sprintf("To send it, type the ID's last %d characters, %s, then enter: %s%s", len([]rune(word)), word, field, bad),
+		fmt.Sprintf("Type %s, then enter: %s%s", word, field, bad),
+		fmt.Sprintf("Type %s, then enter: %s%s", word, field, short),
+		fmt.Sprintf("%s + enter: %s%s", word, field, short),
+	}
+	ask := asks[len(asks)-1]
+	for _, a := range asks {
+		if render.Width(a) <= w {
+			ask = a
+			break
+		}
 	}
 	lines = append(lines, render.Truncate(ask, w, "…"))
 	for i, l := range lines {
