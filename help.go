@@ -29,7 +29,7 @@ var demoHelp = map[string]string{
 	"responses-tools":     "a Responses turn with two function calls: verified",
 	"responses-failed":    "a Responses turn the provider fails (HTTP 502): failed",
 	"long":                "streams until you cancel it (c in the TUI, or --cancel)",
-	"late-cancel":         "a short turn, then a cancel that comes too late",
+	"late-cancel":         "a cancel sent at once lands after the turn: too late",
 	"firehose":            "100,000 deltas as fast as possible, for performance",
 	"async-long":          "long, submitted async: queued, running, then cancelled",
 	"async-dead-lettered": "a failed Responses turn submitted async: failed",

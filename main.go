@@ -366,7 +366,7 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 	}
 	v := a.Verdict()
 	// The transcript stayed on the alt screen; what remains is the verdict.
-	fmt.Fprint(stdout, output.ReconcileLines(a, o.redact)+output.DetailLine(a, o.redact)+output.VerdictLine(a)+storedLines(a))
+	fmt.Fprint(stdout, output.CancelLine(a)+output.ReconcileLines(a, o.redact)+output.DetailLine(a, o.redact)+output.VerdictLine(a)+storedLines(a))
 	if !v.Final {
 		fmt.Fprint(stdout, detachMessage(o, a))
 		return a, model.ExitPending
@@ -403,9 +403,22 @@ func fail(o *options, stdout, stderr io.Writer, err error) int {
 // demoStallTimeout is --stall-timeout on the simulator unless given.
 const demoStallTimeout = 5 * time.Second
 
+// demoLateCancelTransit is how long --demo=late-cancel's cancel stays on
+// the wire after the turn completed: time to read the verified verdict
+// with the cancel still pending, before the "too late" line.
+const demoLateCancelTransit = 2 * time.Second
+
 // startDemo runs the simulator on 127.0.0.1:0 and points the run at it.
 func startDemo(o *options) (*sim.Server, error) {
-	srv, err := sim.New(o.demo, sim.Knobs{Speed: 1})
+	k := sim.Knobs{Speed: 1}
+	if o.demo == "late-cancel" {
+		// The demo sends the cancel itself, as --cancel does, once attached;
+		// the simulator holds it in transit until the turn has completed,
+		// so it lands late whatever the machine's speed.
+		o.cancel = true
+		k.CancelInTransit = demoLateCancelTransit
+	}
+	srv, err := sim.New(o.demo, k)
 	if err != nil {
 		return nil, err
 	}

@@ -114,6 +114,23 @@ func TestLateCancelSaysTooLate(t *testing.T) {
 	}
 }
 
+// --demo=late-cancel shows what it describes: the demo sends the cancel
+// while the turn still streams, the turn completes anyway, and the cancel
+// lands after the result: accepted, too late, verified.
+func TestDemoLateCancelIsLate(t *testing.T) {
+	code, out, errOut := runCLI(t, "--demo=late-cancel", "--output", "plain")
+	if code != model.ExitVerified {
+		t.Fatalf("exit %d\nstderr: %s\n%s", code, errOut, out)
+	}
+	sent := strings.Index(out, "cancel: cancel requested\n")
+	text := strings.Index(out, "All done — nothing else to do ✅")
+	late := strings.Index(out, "cancel: cancel came too late: the action had already completed\n")
+	verdict := strings.Index(out, "verdict: verified (")
+	if sent < 0 || text < sent || late < text || verdict < late {
+		t.Fatalf("want the cancel sent, the turn finished, the cancel too late, verified, in that order:\n%s", out)
+	}
+}
+
 func TestUnknownActionIsAnError(t *testing.T) {
 	srv := startSim(t, "chat-tools", sim.Knobs{})
 	code, out, _ := runCLI(t, "--url", srv.URL(), "--output", "jsonl", "act_nobody_home")

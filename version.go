@@ -76,7 +76,7 @@ func versionText() string {
 		}
 		b.WriteString("\n")
 	} else {
-		b.WriteString("commit unknown (built without VCS information, e.g. by go run)\n")
+		b.WriteString("commit unknown (not stamped: go run, -buildvcs=false, or a git worktree)\n")
 	}
 	fmt.Fprintf(&b, "built with %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return b.String()

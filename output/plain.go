@@ -182,6 +182,17 @@ func verdictLine(a *model.Action) safe.Str {
 	return safe.Sprintf("verdict: %s (%s)\n", v.Word, safe.Join(reasons, ", "))
 }
 
+// CancelLine is "cancel: <outcome>\n" when a cancel was asked for
+// (model.Action.CancelOutcome, the line plain prints as it changes), for
+// the closing lines of the TUI: a late cancel says "too late" there too.
+func CancelLine(a *model.Action) string {
+	c := a.CancelOutcome()
+	if c == "" {
+		return ""
+	}
+	return safe.Sprintf("cancel: %s\n", c).String()
+}
+
 // DetailLine is the one line that says why an unverified action ended
 // (contract §4, model.Verdict.Detail): "error: upstream model 500\n",
 // sanitised, masked under --redact; "" when there is nothing to say.

@@ -14,6 +14,14 @@ trap 'tmux kill-session -t "$SESSION" 2>/dev/null || true; rm -rf "$OUT"' EXIT
 
 command -v tmux >/dev/null || { echo "e2e: tmux is required" >&2; exit 1; }
 
+# A tmux server of its own (other tmux users on the machine neither see nor
+# disturb it), kept up by an idle session: without one, killing a run's
+# session stops the server, and the next run can race its exit ("server
+# exited unexpectedly").
+tmux() { command tmux -L "$SESSION" "$@"; }
+tmux new-session -d -s "$SESSION-keep" -x 80 -y 24 "sleep 3600"
+trap 'tmux kill-server 2>/dev/null || true; rm -rf "$OUT"' EXIT
+
 echo "e2e: building $BIN"
 $GO build -o "$BIN" .
 
@@ -141,6 +149,20 @@ wait_for "EXIT=7" 10
 wait_for "verdict: cancelled"
 tmux kill-session -t "$SESSION"
 
+echo "e2e: late-cancel demo, the cancel sent at once lands after the turn"
+run --demo=late-cancel
+wait_for "cancel requested" 15 # sent once attached, still on the wire
+wait_for "nothing else to do ✅" 20
+wait_for "cancel came too late: the action had already completed" 20
+wait_for "nothing was stopped"
+wait_for "VERIFIED"
+absent "CANCELLED"
+tmux send-keys -t "$SESSION" q
+wait_for "EXIT=0" 10
+wait_for "cancel: cancel came too late: the action had already completed" # the closing lines
+wait_for "verdict: verified"
+tmux kill-session -t "$SESSION"
+
 echo "e2e: long demo, detach with q"
 run --demo=long
 wait_for "Paragraph 1." 15
@@ -224,12 +246,20 @@ wait_for "hint: is aipd running at http://127.0.0.1:1? check --url or \$AIP_URL"
 absent "FOLLOWING"
 absent "c cancel"
 tmux kill-session -t "$SESSION"
+# The same with stderr to a file: the error and the hint are there, not on
+# the terminal (stdout stays a terminal: the TUI's path).
+run --url http://127.0.0.1:1 act_e2e_nowhere "2>$OUT/startup.err"
+wait_for "EXIT=1" 15
+absent "aipwatch: error:"
+grep -qF "aipwatch: error: status:" "$OUT/startup.err" || fail "the start-up error is not on stderr"
+grep -qF "hint: is aipd running at http://127.0.0.1:1?" "$OUT/startup.err" || fail "the hint is not on stderr"
+tmux kill-session -t "$SESSION"
 
 echo "e2e: review of a finished action times its tools from aipd's event times"
 $GO build -o "$OUT/aipdsim" ./cmd/aipdsim
 "$OUT/aipdsim" --listen 127.0.0.1:0 --scenario chat-tools --speed 4 >"$OUT/sim.out" 2>&1 &
 SIMPID=$!
-trap 'kill $SIMPID 2>/dev/null || true; tmux kill-session -t "$SESSION" 2>/dev/null || true; rm -rf "$OUT"' EXIT
+trap 'kill $SIMPID 2>/dev/null || true; tmux kill-server 2>/dev/null || true; rm -rf "$OUT"' EXIT
 for _ in $(seq 1 100); do grep -q '^action:' "$OUT/sim.out" && break; sleep 0.1; done
 SIMURL=$(sed -n 's/^url: //p' "$OUT/sim.out")
 SIMACT=$(sed -n 's/^action: //p' "$OUT/sim.out")

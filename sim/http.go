@@ -383,6 +383,9 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, &protoErr{Code: "resource.not_found", Message: id, Category: "permanent", Source: runtimeSource()})
 		return
 	}
+	if d := s.k.CancelInTransit; d > 0 && !s.inTransit(r, d) {
+		return // the client gave up, or the simulator stopped
+	}
 	s.mu.Lock()
 	s.requestCancelLocked(reason)
 	s.mu.Unlock()
@@ -395,6 +398,28 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, compact(o("action_result", o("action_id", id, "status", "cancelled",
 		"output", o("cancelled", true)))))
+}
+
+// inTransit holds a cancel request until the run has settled and d more
+// (Knobs.CancelInTransit: transport latency, no daemon behaviour); false
+// when the client or the simulator gave up first.
+func (s *Server) inTransit(r *http.Request, d time.Duration) bool {
+	select {
+	case <-s.settled:
+	case <-r.Context().Done():
+		return false
+	case <-s.ctx.Done():
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.ctx.Done():
+	}
+	return false
 }
 
 // ---- events ----

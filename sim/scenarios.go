@@ -260,11 +260,21 @@ func chatHandlerFailed(sc *script) {
 	sc.say(g, "Reading the deployment logs now; the provider connection is about to reset in the middle of")
 }
 
+// lateCancel is a turn that completes while a cancel is on its way to the
+// daemon (--demo=late-cancel sends one at once and holds it in transit,
+// Knobs.CancelInTransit): its words come slowly enough, about 3 s at Speed
+// 1, to watch the cancel stay pending while the provider goes on and
+// finishes. The late cancel is then answered 200 and the result stays
+// completed (aip-daemon-behaviour part B, "late cancel → 200 with the
+// result kept").
 func lateCancel(sc *script) {
 	g := newChatGen("late-cancel")
 	sc.at(300*ms, g.role())
-	sc.say(g, "All done — nothing else to do ✅")
-	sc.at(100*ms, g.finishStop(chatUsage(40, 9)))
+	for _, p := range sc.pieces("Wrapping up: the report is written, the tests pass and the " +
+		"branch is pushed. Nothing is left but to say so. All done — nothing else to do ✅") {
+		sc.at(sc.jitter(120, 220), g.delta(p))
+	}
+	sc.at(100*ms, g.finishStop(chatUsage(40, 31)))
 	sc.at(20*ms, doneFrame())
 }
 

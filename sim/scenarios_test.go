@@ -647,3 +647,38 @@ func TestSpeed(t *testing.T) {
 		t.Fatalf("Speed 10 took %v", d)
 	}
 }
+
+// TestCancelInTransit: a cancel sent while the turn still runs reaches the
+// daemon only after the result, so it is the late cancel (200, the result
+// stays completed, the turn played out); without the knob the same cancel
+// stops the turn.
+func TestCancelInTransit(t *testing.T) {
+	for _, transit := range []time.Duration{0, 20 * time.Millisecond} {
+		s, u := start(t, "late-cancel", Knobs{Speed: 4, CancelInTransit: transit})
+		r := do(t, http.MethodPost, u+"/aip/v1/actions/"+s.ActionID()+"/cancel", "")
+		if r.status != http.StatusOK {
+			t.Fatalf("transit %v: cancel %d %s", transit, r.status, r.body)
+		}
+		waitSettled(t, s)
+		res := resultT(t, s, u)
+		log := everything(t, s, u)
+		if transit == 0 {
+			if res.Status != "cancelled" {
+				t.Fatalf("an early cancel without transit: result %s", res.Status)
+			}
+			continue
+		}
+		if res.Status != "completed" {
+			t.Fatalf("a cancel in transit: result %s, want completed", res.Status)
+		}
+		if last := log.Chunks[len(log.Chunks)-1]; last.Kind != "done" {
+			t.Fatalf("the turn did not play out: last chunk %s", last.Kind)
+		}
+		if e := log.Events[len(log.Events)-1]; e.Kind != "aip.action.cancelled" {
+			t.Fatalf("the cancel did not land after the result: last event %s", e.Kind)
+		}
+		if st := statusT(t, u, s.ActionID()); st["state"] != "completed" {
+			t.Fatalf("state after the late cancel: %v", st["state"])
+		}
+	}
+}

@@ -84,6 +84,13 @@ type Knobs struct {
 	// CancelErrorReply: the cancel takes effect, but the cancel route
 	// answers an error (aip-daemon-behaviour A6).
 	CancelErrorReply bool
+	// CancelInTransit: every cancel request crosses the run's result on
+	// the wire. It reaches the daemon only once the run has settled, and
+	// this long after, as from a client far from aipd: transport latency,
+	// no daemon behaviour. The daemon then answers what it answers a late
+	// cancel: 200, the result kept (aip-daemon-behaviour part B, "late
+	// cancel → 200 with the result kept"; B4). 0 = off. --demo=late-cancel.
+	CancelInTransit time.Duration
 	// ActionID replaces the scenario's action ID (a Fleet hosts one
 	// scenario more than once).
 	ActionID string

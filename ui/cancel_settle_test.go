@@ -50,3 +50,21 @@ func TestConfirmThenSettleThenConfirm(t *testing.T) {
 		t.Error("the confirm word and enter before settling did not cancel")
 	}
 }
+
+// At 40 columns the confirmation still shows what to type and what was
+// typed (issue 13: the long sentence was cut before the characters).
+func TestConfirmationNarrowShowsTheCharacters(t *testing.T) {
+	h := newHarness(t, 40, 12)
+	h.feed(chatToolsLive(h.f)...)
+	h.press("c")
+	if s := h.screen(); !strings.Contains(s, "2Z4A") || !strings.Contains(s, "[····]") {
+		t.Fatalf("the characters to type are not on the 40-column screen:\n%s", s)
+	}
+	h.press("2", "Z", "4", "B", "enter")
+	if s := h.screen(); !strings.Contains(s, "[2Z4B]") || !strings.Contains(s, "no match") {
+		t.Fatalf("the typed characters or the mismatch are not on the screen:\n%s", s)
+	}
+	if h.m.action.Cancel.Requested {
+		t.Fatal("a mismatch sent the cancel")
+	}
+}

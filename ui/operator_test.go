@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"aipwatch/model"
 	"aipwatch/stream"
@@ -41,6 +42,14 @@ func TestStartupFailureQuitsWithoutAFullScreen(t *testing.T) {
 	if v := h.m.View(); v.AltScreen || !strings.Contains(v.Content, "aipd not reachable") ||
 		!strings.Contains(v.Content, "(attempt 2, next try in 3s): connection refused") {
 		t.Fatalf("retrying at start-up: %q", v.Content)
+	}
+	// At 80 columns a long cause is cut, the retry key stays.
+	h.m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.m.Update(stream.ReconnectingMsg{Attempt: 3, Wait: 3 * time.Second,
+		Cause: "tls: failed to verify certificate: x509: certificate signed by unknown authority"})
+	if v := h.m.View(); !strings.Contains(v.Content, "· ctrl+r retry") ||
+		!strings.Contains(v.Content, "(attempt 3, next try in 3s): tls") || ansi.StringWidth(v.Content) > 80 {
+		t.Fatalf("retrying at 80 columns: %q", v.Content)
 	}
 	_, cmd := h.m.Update(stream.ErrorMsg{Err: &stream.Error{Op: "status", Message: "connection refused"}})
 	if !isQuit(cmd) {

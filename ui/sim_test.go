@@ -118,6 +118,20 @@ func TestSimResponses(t *testing.T) {
 	finalModel(t, tm)
 }
 
+// TestSimCancelInTransit: a cancel sent while the turn streams that lands
+// after the result (--demo=late-cancel): the live view ends verified, and
+// says the cancel came too late and stopped nothing.
+func TestSimCancelInTransit(t *testing.T) {
+	c, srv := simClient(t, "late-cancel", sim.Knobs{Speed: 8, PollInterval: 20 * time.Millisecond, CancelInTransit: 50 * time.Millisecond})
+	tm, _, sc := startFlow(t, c, 100, 30, func(o *Options) { o.ActionID = srv.ActionID(); o.AutoCancel = true })
+	final := sc.waitText(t, "nothing was stopped")
+	if !strings.Contains(final, "VERIFIED") || !strings.Contains(final, "too late") || strings.Contains(final, "REVIEW") {
+		t.Errorf("want a followed, verified action and a late cancel:\n%s", final)
+	}
+	tm.Type("q")
+	finalModel(t, tm)
+}
+
 // TestSimLateCancel: --cancel on an action that had already completed is
 // accepted but too late; the real outcome is shown.
 func TestSimLateCancel(t *testing.T) {

@@ -43,6 +43,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case cancelReplyMsg:
 		stream.Apply(m.action, msg.reply)
 		switch {
+		case msg.reply.Accepted && m.action.Settled():
+			// The reply came after the outcome (a late cancel): the
+			// status bar's cancel outcome says so; nothing is left to follow.
+			m.setNotice("cancel reached aipd after the action had settled: nothing was stopped", false)
 		case msg.reply.Accepted:
 			m.setNotice("cancel accepted: following to the end for the real outcome", true)
 		case m.opts.Replay:

@@ -54,26 +54,41 @@ func (m *Model) startView() tea.View {
 		return tea.NewView("")
 	}
 	m.inlineShown = true
-	return tea.NewView(render.Truncate(m.startLine(), m.width, "…"))
+	s, keys, short := m.startLine()
+	// The retry key stays visible on a narrow terminal: its help gets
+	// shorter, then the cause is cut (the error line on stderr repeats it
+	// if the start fails).
+	w := render.Width(s)
+	switch {
+	case w+render.Width(keys) <= m.width:
+		return tea.NewView(s + keys)
+	case w+render.Width(short) <= m.width:
+		return tea.NewView(s + short)
+	}
+	if room := m.width - render.Width(short); room >= 48 {
+		return tea.NewView(render.Truncate(s, room, "…") + short)
+	}
+	return tea.NewView(render.Truncate(s+short, m.width, "…"))
 }
 
-// startLine is the one line shown while attaching.
-func (m *Model) startLine() string {
+// startLine is the one line shown while attaching, and its keys (dim) in
+// full and short.
+func (m *Model) startLine() (line, keys, short string) {
 	st := m.st
-	s := "aipwatch: connecting to aipd for " + render.Line(m.opts.ActionID) + "…"
 	if m.conn.phase == connReconnecting {
 		left := m.conn.wait - m.clock().Sub(m.conn.since)
 		next := "now"
 		if left > 0 {
 			next = fmt.Sprintf("in %ds", int((left+time.Second-1)/time.Second))
 		}
-		s = fmt.Sprintf("aipwatch: aipd not reachable (attempt %d, next try %s)", m.conn.attempt, next)
+		s := fmt.Sprintf("aipwatch: aipd not reachable (attempt %d, next try %s)", m.conn.attempt, next)
 		if c := m.conn.cause; c != "" {
 			s += ": " + render.Untrusted(c, m.opts.Redact)
 		}
-		return s + st.Dim.Render(" · ctrl+r retries now · ctrl+c stops")
+		return s, st.Dim.Render(" · ctrl+r retries now · ctrl+c stops"), st.Dim.Render(" · ctrl+r retry")
 	}
-	return s + st.Dim.Render(" · ctrl+c stops")
+	keys = st.Dim.Render(" · ctrl+c stops")
+	return "aipwatch: connecting to aipd for " + render.Line(m.opts.ActionID) + "…", keys, keys
 }
 
 // Render is the screen's text (View's content), for golden tests.
@@ -638,9 +653,24 @@ func (m *Model) promptLines() []string {
 	word := render.Line(m.confirmWord())
 	typed := render.Line(m.confirmInput)
 	field := "[" + typed + strings.Repeat("·", max(len([]rune(word))-len([]rune(typed)), 0)) + "]"
-	ask := fmt.Sprintf("To send it, type the ID's last %d characters, %s, then enter: %s", len([]rune(word)), word, field)
+	// The longest form that fits: on a narrow terminal what to type and
+	// what was typed must stay visible, the explanation goes first.
+	bad, short := "", ""
 	if m.confirmBad {
-		ask += "  (does not match)"
+		bad, short = "  (does not match)", " (no match)"
+	}
+	asks := []string{
+		fmt.Sprintf("To send it, type the ID's last %d characters, %s, then enter: %s%s", len([]rune(word)), word, field, bad),
+		fmt.Sprintf("Type %s, then enter: %s%s", word, field, bad),
+		fmt.Sprintf("Type %s, then enter: %s%s", word, field, short),
+		fmt.Sprintf("%s + enter: %s%s", word, field, short),
+	}
+	ask := asks[len(asks)-1]
+	for _, a := range asks {
+		if render.Width(a) <= w {
+			ask = a
+			break
+		}
 	}
 	lines = append(lines, render.Truncate(ask, w, "…"))
 	for i, l := range lines {
