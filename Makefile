@@ -60,7 +60,7 @@ e2e:
 
 # Each fuzz target for FUZZTIME (default 1m), one after the other; crashers
 # land in testdata/fuzz. Minimising every new input for the default 60 s
-# stalls these targets (faults/README.md), hence -fuzzminimizetime.
+# stalls these targets (stream/faults/README.md), hence -fuzzminimizetime.
 FUZZTIME ?= 1m
 FUZZMIN  ?= 20x
 fuzz:

@@ -95,8 +95,10 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 		return fail(o, stdout, stderr, err)
 	}
 	err = ui.RunConsole(ctx, ui.ConsoleOptions{
-		Daemon:  client,
-		Journal: journalIDs,
+		Keys:     consoleKeyMap(),
+		LiveKeys: keyMap(),
+		Daemon:   client,
+		Journal:  journalIDs,
 		Follow: func(id string) ui.Backend {
 			c, err := stream.New(followConfig(o, client, id))
 			if err != nil {

@@ -11,7 +11,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"aipwatch/export"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/stream"
@@ -150,10 +149,10 @@ func TestTerminalInjectionIsNeutralisedEverywhere(t *testing.T) {
 			if !strings.Contains(jsonl.String(), `\u001b`) {
 				t.Fatal("jsonl lost the escaped ESC: the test proves nothing")
 			}
-			assertInert(t, "export", string(export.Markdown(pa, export.Options{Now: time.Unix(0, 0)})))
+			assertInert(t, "export", string(output.Markdown(pa, output.MarkdownOptions{Now: time.Unix(0, 0)})))
 
 			// The TUI: every screen an operator can reach for this run.
-			m := ui.New(ui.Options{ActionID: "act_h", NoColor: true}).(*ui.Model)
+			m := ui.New(ui.Options{ActionID: "act_h", Keys: keyMap(), NoColor: true}).(*ui.Model)
 			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			for _, msg := range msgs {
 				m.Update(msg)
@@ -286,9 +285,9 @@ func TestOneLineFieldsCannotStartALine(t *testing.T) {
 		outs := map[string]string{
 			"plain":       plain.String() + output.ReconcileLines(pa, false),
 			"plain error": failed.String(),
-			"export":      string(export.Markdown(pa, export.Options{Now: time.Unix(0, 0)})),
+			"export":      string(output.Markdown(pa, output.MarkdownOptions{Now: time.Unix(0, 0)})),
 		}
-		m := ui.New(ui.Options{ActionID: "act_h", NoColor: true}).(*ui.Model)
+		m := ui.New(ui.Options{ActionID: "act_h", Keys: keyMap(), NoColor: true}).(*ui.Model)
 		m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
 		for _, msg := range msgs {
 			m.Update(msg)

@@ -26,7 +26,6 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"aipwatch/export"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/record"
@@ -201,7 +200,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 		}
 		var errs []error
 		if o.export != "" && a != nil {
-			md := export.Markdown(a, export.Options{Redact: o.redact, Version: versionString(), Now: time.Now()})
+			md := output.Markdown(a, output.MarkdownOptions{Redact: o.redact, Version: versionString(), Now: time.Now()})
 			if err := writePrivate(o.export, md); err != nil {
 				errs = append(errs, fmt.Errorf("--export: %w", err))
 			}
@@ -327,6 +326,7 @@ func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Read
 	noColor := o.noColor || os.Getenv("NO_COLOR") != "" || !isTTY
 	a, err := ui.Run(ctx, ui.Options{
 		ActionID:     o.actionID,
+		Keys:         keyMap(),
 		Backend:      client,
 		Redact:       o.redact,
 		NoColor:      noColor,

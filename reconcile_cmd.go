@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"aipwatch/export"
 	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
@@ -222,7 +221,7 @@ func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Wr
 	res := doRead(ctx, o, client, jpath, plan)
 	printReconcile(o, jsonl, stdout, a, res)
 	if o.export != "" {
-		md := export.Markdown(a, export.Options{Redact: o.redact, Version: versionString(), Now: time.Now()})
+		md := output.Markdown(a, output.MarkdownOptions{Redact: o.redact, Version: versionString(), Now: time.Now()})
 		md = append(md, []byte(reconcileMarkdown(o, res))...)
 		if err := writePrivate(o.export, md); err != nil {
 			fmt.Fprintf(stderr, "aipwatch: --export: %s\n", safe.Line(err.Error()))

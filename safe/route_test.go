@@ -18,7 +18,7 @@ import (
 
 // printerPackages write what aipwatch prints, records and exports: each
 // may reach a writer only through this package's route.
-var printerPackages = []string{"aipwatch/output", "aipwatch/export", "aipwatch/record"}
+var printerPackages = []string{"aipwatch/output", "aipwatch/record"}
 
 // routeChecker type-checks packages from source against the export data
 // of their dependencies (go list -export) and reports every way around the

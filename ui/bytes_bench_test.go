@@ -53,7 +53,7 @@ func (w *countingWriter) count() int64 {
 // status updates included.
 func BenchmarkTerminalBytes(b *testing.B) {
 	w := &countingWriter{wrote: make(chan struct{}, 1)}
-	m := newModel(context.Background(), Options{ActionID: testAction})
+	m := newModel(context.Background(), Options{ActionID: testAction, Keys: realKeys(b)})
 	p := tea.NewProgram(m, tea.WithOutput(w), tea.WithInput(nil), tea.WithWindowSize(120, 40),
 		tea.WithColorProfile(colorprofile.ANSI), tea.WithFPS(120), tea.WithoutSignalHandler())
 	done := make(chan struct{})

@@ -16,7 +16,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"aipwatch/keys"
 	"aipwatch/model"
 	"aipwatch/render"
 	"aipwatch/safe"
@@ -39,6 +38,10 @@ type Daemon interface {
 // ConsoleOptions configure the console.
 type ConsoleOptions struct {
 	Daemon Daemon
+	// Keys are the list's bindings, LiveKeys the live view's (main builds
+	// both in keymap.go).
+	Keys     ConsoleKeyMap
+	LiveKeys KeyMap
 	// Follow returns the backend that follows one action (nil = cannot).
 	Follow func(actionID string) Backend
 	// Journal lists the action IDs this machine's submission journal knows.
@@ -95,7 +98,7 @@ type Console struct {
 	opts   ConsoleOptions
 	ctx    context.Context
 	cancel context.CancelFunc
-	keys   keys.ConsoleKeyMap
+	keys   ConsoleKeyMap
 	st     *render.Styles
 	clock  func() time.Time
 
@@ -135,7 +138,7 @@ func NewConsole(ctx context.Context, opts ConsoleOptions) *Console {
 	fi.Prompt = "/"
 	fi.Placeholder = "filter by ID, capability or state"
 	t := table.New(table.WithColumns(consoleColumns(100)), table.WithFocused(true), table.WithHeight(10))
-	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: keys.NewConsoleKeyMap(), st: st, clock: clock,
+	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
 		globalNote: "global event log: connecting"}
 	return c
@@ -253,7 +256,7 @@ func (c *Console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return c, tea.Quit
 		}
 		if c.live != nil {
-			if c.live.mode == keys.Normal && key.Matches(msg, c.keys.Back) {
+			if c.live.mode == ModeNormal && key.Matches(msg, c.keys.Back) {
 				c.closeLive()
 				return c, nil
 			}
@@ -390,7 +393,7 @@ func (c *Console) open(pressKey string) tea.Cmd {
 	c.liveGen++
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.liveCancel = cancel
-	c.live = newModel(ctx, Options{ActionID: id, Backend: b, Redact: c.opts.Redact, NoColor: c.opts.NoColor,
+	c.live = newModel(ctx, Options{ActionID: id, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact, NoColor: c.opts.NoColor,
 		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock, Reconcile: c.opts.Reconcile})
 	// Inside the console the screen is already full: no start line, and an
 	// error before aipd answers stays on it instead of quitting the console.

@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"aipwatch/keys"
 	"aipwatch/model"
 	"aipwatch/stream"
 )
@@ -48,8 +47,10 @@ func newConsoleHarness(t *testing.T, w, h int) (*Console, *fakeBackend) {
 	clk := &testClock{t: t0}
 	b := newFake(nil, true)
 	c := NewConsole(context.Background(), ConsoleOptions{
-		Daemon: &fakeDaemon{list: consoleList()},
-		Follow: func(string) Backend { return b },
+		Daemon:   &fakeDaemon{list: consoleList()},
+		Keys:     realConsoleKeys(t),
+		LiveKeys: realKeys(t),
+		Follow:   func(string) Backend { return b },
 		Journal: func() []string {
 			return []string{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72", "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f7f"}
 		},
@@ -152,7 +153,7 @@ func TestConsoleEnterEscKeepsSelection(t *testing.T) {
 func TestConsoleCancelUsesTheLiveConfirmation(t *testing.T) {
 	c, b := newConsoleHarness(t, 120, 40)
 	press(c, "c")
-	if c.live == nil || c.live.mode != keys.Confirm {
+	if c.live == nil || c.live.mode != ModeConfirm {
 		t.Fatalf("c did not open the live view's confirmation:\n%s", screenOf(c))
 	}
 	press(c, "esc")

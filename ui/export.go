@@ -10,11 +10,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"aipwatch/export"
+	"aipwatch/output"
 	"aipwatch/safe"
 )
 
-// e: the transcript as Markdown (export.Markdown, the same as --export) in
+// e: the transcript as Markdown (output.Markdown, the same as --export) in
 // a file only its owner can read. The Markdown is built here, from the
 // model this goroutine owns; the file is written in a command.
 
@@ -26,7 +26,7 @@ type exportedMsg struct {
 
 func (m *Model) exportCmd() tea.Cmd {
 	now := m.clock()
-	data := export.Markdown(m.action, export.Options{Redact: m.opts.Redact, Version: m.opts.Version, Now: now})
+	data := output.Markdown(m.action, output.MarkdownOptions{Redact: m.opts.Redact, Version: m.opts.Version, Now: now})
 	path, generated := m.opts.ExportPath, false
 	if path == "" {
 		path, generated = ExportName(m.opts.ActionID, now), true

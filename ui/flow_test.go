@@ -170,7 +170,7 @@ func (s *screens) waitText(tb testing.TB, text string) string {
 
 func startFlow(tb testing.TB, b Backend, w, h int, mutate ...func(*Options)) (*teatest.TestModel, *Model, *screens) {
 	tb.Helper()
-	opts := Options{ActionID: testAction, Backend: b,
+	opts := Options{ActionID: testAction, Backend: b, Keys: realKeys(tb),
 		Resume: func(c string) string { return "aipwatch --cursor " + c + " " + testAction }}
 	for _, f := range mutate {
 		f(&opts)
@@ -299,7 +299,7 @@ func TestRunDetach(t *testing.T) {
 	}
 	done := make(chan ret, 1)
 	go func() {
-		a, err := Run(context.Background(), Options{ActionID: testAction, Backend: fb, Input: in, Output: io.Discard, NoColor: true})
+		a, err := Run(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: fb, Input: in, Output: io.Discard, NoColor: true})
 		done <- ret{a, err}
 	}()
 	time.Sleep(300 * time.Millisecond) // the script is sent by then
@@ -339,7 +339,7 @@ func TestRunContextEnds(t *testing.T) {
 	defer inW.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	a, err := Run(ctx, Options{ActionID: testAction, Backend: fb, Input: in, Output: io.Discard})
+	a, err := Run(ctx, Options{ActionID: testAction, Keys: realKeys(t), Backend: fb, Input: in, Output: io.Discard})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -359,7 +359,7 @@ func TestRunError(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		_, _ = inW.Write([]byte("q"))
 	}()
-	_, err := Run(context.Background(), Options{ActionID: testAction, Backend: fb, Input: in, Output: io.Discard})
+	_, err := Run(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: fb, Input: in, Output: io.Discard})
 	var se *stream.Error
 	if !errors.As(err, &se) || se.Code != "auth.native_http_unauthorized" {
 		t.Fatalf("Run returned %v, want the stream error", err)

@@ -36,6 +36,7 @@ func newHarness(tb testing.TB, w, h int, mutate ...func(*Options)) *harness {
 	clk := &testClock{t: t0}
 	opts := Options{
 		ActionID: testAction,
+		Keys:     realKeys(tb),
 		Clock:    clk.now,
 		Resume:   func(c string) string { return "aipwatch --cursor " + c + " " + testAction },
 	}

@@ -47,7 +47,7 @@ func firehoseHeap(b *testing.B, tui bool, rawCap int64) (heap, raw int64, droppe
 	var m *Model
 	var sink stream.Sink
 	if tui {
-		m = newModel(context.Background(), Options{ActionID: srv.ActionID(), RawCap: rawCap})
+		m = newModel(context.Background(), Options{ActionID: srv.ActionID(), Keys: realKeys(b), RawCap: rawCap})
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		a = m.action
 		sink = stream.SinkFunc(func(x stream.Msg) { m.Update(x) })

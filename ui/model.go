@@ -7,7 +7,6 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
-	"aipwatch/keys"
 	"aipwatch/model"
 	"aipwatch/render"
 	"aipwatch/stream"
@@ -22,7 +21,7 @@ type Model struct {
 	run    *runner
 	rec    reconcileState // the R key (ui/reconcile.go)
 
-	keys keys.KeyMap
+	keys KeyMap
 	help help.Model
 	st   *render.Styles
 	md   *render.Markdown
@@ -49,7 +48,7 @@ type Model struct {
 	focusKey  string
 	focusAuto bool
 
-	mode keys.Mode
+	mode KeyMode
 	// confirmInput is what the operator typed in the cancel confirmation;
 	// confirmBad: enter was pressed before it matched.
 	confirmInput string
@@ -139,7 +138,7 @@ func newModel(ctx context.Context, opts Options) *Model {
 		clock:     clock,
 		action:    model.NewAction(opts.ActionID),
 		run:       newRunner(ctx, opts.Backend),
-		keys:      keys.Default(),
+		keys:      opts.Keys,
 		help:      newHelp(st),
 		st:        st,
 		md:        md,
@@ -206,8 +205,8 @@ func (m *Model) spinning() bool {
 type markdownMsg struct{ res render.MarkdownResult }
 
 // keyContext is the help/keys context now.
-func (m *Model) keyContext() keys.Context {
-	return keys.Context{
+func (m *Model) keyContext() KeyContext {
+	return KeyContext{
 		Mode:     m.mode,
 		Settled:  m.action.Settled(),
 		Paused:   !m.follow,

@@ -7,7 +7,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"aipwatch/keys"
 	"aipwatch/model"
 	"aipwatch/render"
 )
@@ -48,7 +47,7 @@ func (m *Model) askReconcile() tea.Cmd {
 			return nil
 		}
 		m.rec = reconcileState{pending: true, what: what, read: read, line: m.rec.line}
-		m.mode = keys.Confirm
+		m.mode = ModeConfirm
 		m.relayout()
 	}
 	return nil
@@ -59,7 +58,7 @@ func (m *Model) onReconcileConfirm(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case msg.String() == "y":
-		m.mode, m.rec.pending, m.rec.busy = keys.Normal, false, true
+		m.mode, m.rec.pending, m.rec.busy = ModeNormal, false, true
 		m.setNotice("reconcile: reading the stored state ("+render.Line(m.rec.what)+")", true)
 		m.relayout()
 		read, ctx := m.rec.read, m.run.ctx
@@ -68,7 +67,7 @@ func (m *Model) onReconcileConfirm(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return func() tea.Msg { return reconciledMsg{line: read(ctx)} }
 	case key.Matches(msg, k.No):
-		m.mode, m.rec.pending = keys.Normal, false
+		m.mode, m.rec.pending = ModeNormal, false
 		m.setNotice("not reconciled: nothing was submitted", true)
 		m.relayout()
 	}

@@ -12,8 +12,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"aipwatch/export"
 	"aipwatch/model"
+	"aipwatch/output"
 	"aipwatch/stream"
 )
 
@@ -80,9 +80,9 @@ func TestExportWritesPrivateMarkdown(t *testing.T) {
 				t.Errorf("mode %o, want 600", mode)
 			}
 			got, _ := os.ReadFile(path)
-			want := export.Markdown(h.m.Action(), export.Options{Redact: redact, Version: "v9.9.9-test", Now: t0.Add(20 * time.Second)})
+			want := output.Markdown(h.m.Action(), output.MarkdownOptions{Redact: redact, Version: "v9.9.9-test", Now: t0.Add(20 * time.Second)})
 			if !bytes.Equal(got, want) {
-				t.Errorf("the file is not export.Markdown:\n%s", got)
+				t.Errorf("the file is not output.Markdown:\n%s", got)
 			}
 			if !strings.Contains(h.screen(), "exported to "+path) {
 				t.Errorf("no notice:\n%s", h.screen())
@@ -238,7 +238,7 @@ func TestFlowExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := export.Markdown(fm.Action(), export.Options{Now: time.Now()})
+	want := output.Markdown(fm.Action(), output.MarkdownOptions{Now: time.Now()})
 	head := func(b []byte) []byte { return b[:bytes.Index(b, []byte("| usage"))] }
 	if !bytes.Contains(got, []byte("project layout")) || !bytes.Equal(head(got), head(want)) {
 		t.Errorf("export:\n%s", got)

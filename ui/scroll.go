@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"aipwatch/keys"
 	"aipwatch/render"
 )
 
@@ -33,7 +32,7 @@ func (m *Model) layout() layout {
 	if m.showHelp {
 		l.help = min(len(m.helpLines()), m.helpRoom())
 	}
-	if m.mode == keys.Confirm {
+	if m.mode == ModeConfirm {
 		l.prompt = len(m.promptLines())
 	}
 	rest := m.height - headerRows - ruleRows - statusRows - l.help - max(l.prompt-1, 0)
@@ -107,19 +106,19 @@ func (m *Model) resize(w, h int) {
 
 // panel reports whether a text panel (raw chunk, connection log) replaces
 // the transcript.
-func (m *Model) panel() bool { return m.mode == keys.Raw || m.mode == keys.Log }
+func (m *Model) panel() bool { return m.mode == ModeRaw || m.mode == ModeLog }
 
 func (m *Model) rebuildPanel() {
 	switch m.mode {
-	case keys.Raw:
+	case ModeRaw:
 		m.buildRaw()
-	case keys.Log:
+	case ModeLog:
 		m.buildLog()
 	}
 }
 
 func (m *Model) openLog() {
-	m.mode = keys.Log
+	m.mode = ModeLog
 	m.raw = rawView{}
 	m.buildLog()
 	m.rawScroll(len(m.raw.lines)) // newest at the bottom
@@ -176,7 +175,7 @@ func (m *Model) sync(fromStream bool) {
 		m.newLines += max(m.tr.Len()-before, 0)
 	}
 	m.relayout()
-	if m.mode == keys.Log {
+	if m.mode == ModeLog {
 		m.buildLog() // the timeline grows while it is open
 	}
 }
@@ -352,7 +351,7 @@ func (m *Model) openRaw() {
 		return
 	}
 	m.raw = rawView{seq: seq}
-	m.mode = keys.Raw
+	m.mode = ModeRaw
 	m.buildRaw()
 }
 

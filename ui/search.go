@@ -6,7 +6,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"aipwatch/keys"
 	"aipwatch/render"
 )
 
@@ -44,12 +43,12 @@ const maxQuery = 256
 
 // searching reports whether a search is active (not while its query is
 // being typed).
-func (m *Model) searching() bool { return m.mode != keys.Search && !m.tr.Query().Empty() }
+func (m *Model) searching() bool { return m.mode != ModeSearch && !m.tr.Query().Empty() }
 
 // openSearch opens the query line.
 func (m *Model) openSearch() tea.Cmd {
 	m.search.prev, m.search.prevCur = m.tr.Query(), m.currentMatch()
-	m.mode = keys.Search
+	m.mode = ModeSearch
 	m.showHelp = false
 	m.search.input.Reset()
 	m.relayout()
@@ -77,7 +76,7 @@ func (m *Model) onSearchKey(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) closeSearchInput() {
-	m.mode = keys.Normal
+	m.mode = ModeNormal
 	m.relayout()
 }
 

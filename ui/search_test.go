@@ -8,7 +8,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"aipwatch/keys"
 	"aipwatch/model"
 	"aipwatch/stream"
 )
@@ -34,7 +33,7 @@ func TestSearchCountsAndSteps(t *testing.T) {
 	h := chatVerified(newHarness(t, 100, 30))
 	m := h.m
 	h.typeQuery("ReAd")
-	if m.mode != keys.Search {
+	if m.mode != ModeSearch {
 		t.Fatal("/ did not open the query line")
 	}
 	if got := m.matchTotal(); got != 4 {
@@ -45,7 +44,7 @@ func TestSearchCountsAndSteps(t *testing.T) {
 		t.Errorf("the query line does not show the live count:\n%s", h.screen())
 	}
 	h.press("enter")
-	if m.mode != keys.Normal {
+	if m.mode != ModeNormal {
 		t.Fatal("enter did not close the query line")
 	}
 	for i, want := range []string{"1/4", "2/4", "3/4", "4/4", "1/4"} {
@@ -97,7 +96,7 @@ func TestSearchEscWhileTypingRestores(t *testing.T) {
 		t.Fatal("the typed query is not searched as it is typed")
 	}
 	h.press("esc")
-	if q := h.m.tr.Query().String(); q != "tree" || h.m.mode != keys.Normal {
+	if q := h.m.tr.Query().String(); q != "tree" || h.m.mode != ModeNormal {
 		t.Errorf("esc while typing left query %q (mode %v), want the previous search back", q, h.m.mode)
 	}
 	if r := ruleOf(t, h.screen()); !strings.Contains(r, "1/1") {
@@ -125,7 +124,7 @@ func TestSearchKeysTypeIntoQuery(t *testing.T) {
 	for _, k := range []string{"q", "c", "n", "G", "e", "/", "?"} {
 		h.m.Update(keyMsg(k))
 	}
-	if v := h.m.search.input.Value(); v != "qcnGe/?" || h.m.mode != keys.Search {
+	if v := h.m.search.input.Value(); v != "qcnGe/?" || h.m.mode != ModeSearch {
 		t.Errorf("query %q, mode %v", v, h.m.mode)
 	}
 	if h.m.cancelled {

@@ -39,6 +39,7 @@ type Backend interface {
 // Options configure one run of the interface.
 type Options struct {
 	ActionID     string
+	Keys         KeyMap // every binding and its help (main builds it in keymap.go)
 	Backend      Backend
 	Redact       bool
 	NoColor      bool // also honour NO_COLOR (main passes the combined flag)

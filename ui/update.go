@@ -8,7 +8,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"aipwatch/keys"
 	"aipwatch/render"
 	"aipwatch/stream"
 )
@@ -60,7 +59,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case reconciledMsg: // ui/reconcile.go
 		m.onReconciled(msg)
 	case tea.PasteMsg:
-		if m.mode == keys.Search {
+		if m.mode == ModeSearch {
 			cmds = append(cmds, m.onSearchKey(msg))
 		}
 	case markdownMsg:
@@ -243,18 +242,18 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit // detach, from anywhere
 	}
 	switch m.mode {
-	case keys.Search:
+	case ModeSearch:
 		return m.onSearchKey(msg)
-	case keys.Confirm:
+	case ModeConfirm:
 		if m.rec.pending { // the R confirmation (ui/reconcile.go)
 			return m.onReconcileConfirm(msg)
 		}
 		return m.onConfirmKey(msg)
-	case keys.Raw, keys.Log:
+	case ModeRaw, ModeLog:
 		switch {
-		case m.mode == keys.Raw && key.Matches(msg, k.Close), m.mode == keys.Log && key.Matches(msg, k.CloseLog),
+		case m.mode == ModeRaw && key.Matches(msg, k.Close), m.mode == ModeLog && key.Matches(msg, k.CloseLog),
 			msg.String() == "q": // q closes the panel, as in less and k9s; ctrl+c still detaches
-			m.mode = keys.Normal
+			m.mode = ModeNormal
 			m.relayout()
 		case key.Matches(msg, k.Up):
 			m.rawScroll(-1)
@@ -268,9 +267,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.raw.top = 0
 		case key.Matches(msg, k.Bottom):
 			m.rawScroll(len(m.raw.lines))
-		case m.mode == keys.Raw && key.Matches(msg, k.RawPrev):
+		case m.mode == ModeRaw && key.Matches(msg, k.RawPrev):
 			m.rawStep(-1)
-		case m.mode == keys.Raw && key.Matches(msg, k.RawNext):
+		case m.mode == ModeRaw && key.Matches(msg, k.RawNext):
 			m.rawStep(1)
 		case key.Matches(msg, k.Help):
 			m.showHelp = !m.showHelp
@@ -381,7 +380,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		case m.cancelled:
 			m.setNotice("cancel already requested: "+m.action.CancelOutcome(), false)
 		default:
-			m.mode, m.confirmInput = keys.Confirm, ""
+			m.mode, m.confirmInput = ModeConfirm, ""
 			m.relayout()
 		}
 	case msg.String() == "esc":
@@ -471,7 +470,7 @@ func (m *Model) onConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	word := []rune(m.confirmWord())
 	typed := []rune(m.confirmInput)
 	keep := func() tea.Cmd {
-		m.mode, m.confirmInput = keys.Normal, ""
+		m.mode, m.confirmInput = ModeNormal, ""
 		m.setNotice("not cancelled: the action keeps running", true)
 		m.relayout()
 		return nil
@@ -484,7 +483,7 @@ func (m *Model) onConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.confirmBad = true
 			return nil
 		}
-		m.mode, m.confirmInput = keys.Normal, ""
+		m.mode, m.confirmInput = ModeNormal, ""
 		m.relayout()
 		if m.action.Settled() {
 			m.setNotice("the action settled meanwhile: nothing to cancel", false)

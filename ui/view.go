@@ -8,7 +8,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"aipwatch/keys"
 	"aipwatch/model"
 	"aipwatch/render"
 	"aipwatch/safe"
@@ -37,7 +36,7 @@ func (m *Model) View() tea.View {
 		v.MouseMode = tea.MouseModeCellMotion // wheel scrolling; p gives the terminal's selection back
 	}
 	v.WindowTitle = "aipwatch " + render.Line(m.opts.ActionID) + " · " + m.badgeWord()
-	if m.mode == keys.Search && m.width > 0 && m.height >= 8 && m.width >= 24 {
+	if m.mode == ModeSearch && m.width > 0 && m.height >= 8 && m.width >= 24 {
 		// The terminal's cursor in the query line (the last row).
 		_, x := m.searchLine()
 		v.Cursor = tea.NewCursor(x, min(strings.Count(content, "\n"), m.height-1))
@@ -113,7 +112,7 @@ func (m *Model) Render() string {
 	}
 	sc.row(m.ruleLine(l))
 	sc.row(m.statusLine())
-	if m.mode == keys.Confirm {
+	if m.mode == ModeConfirm {
 		sc.rows(m.promptLines())
 	} else {
 		sc.row(m.metersLine())
@@ -415,9 +414,9 @@ func (m *Model) rule(left, right string) string {
 func (m *Model) ruleLine(l layout) string {
 	st := m.st
 	switch m.mode {
-	case keys.Raw:
+	case ModeRaw:
 		return m.rule(st.Header.Render("raw chunk"), st.Dim.Render(fmt.Sprintf("seq %d", m.raw.seq)))
-	case keys.Log:
+	case ModeLog:
 		return m.rule(st.Header.Render("connection log"), st.Dim.Render(render.Plural(len(m.action.Timeline()), "entry", "entries")))
 	}
 	total := m.tr.Len()
@@ -680,7 +679,7 @@ func (m *Model) promptLines() []string {
 }
 
 func (m *Model) helpRows() []string {
-	if m.mode == keys.Search {
+	if m.mode == ModeSearch {
 		line, _ := m.searchLine()
 		return []string{line}
 	}
@@ -697,7 +696,7 @@ func (m *Model) helpRows() []string {
 			fmt.Sprintf("keys %d–%d of %d · ↑↓ scroll · ? closes", top+1, end, len(lines))), m.width, "…"))
 		return out
 	}
-	if m.notice != "" && m.mode == keys.Normal {
+	if m.notice != "" && m.mode == ModeNormal {
 		s := m.st.Warn
 		if m.noticeOK {
 			s = m.st.Note
@@ -722,7 +721,7 @@ func (m *Model) helpRows() []string {
 // several times, so it is kept between frames.
 type shortCache struct {
 	width int
-	ctx   keys.Context
+	ctx   KeyContext
 	line  []string
 }
 
@@ -772,7 +771,7 @@ func (m *Model) helpLines() []string {
 
 type helpCache struct {
 	width  int
-	ctx    keys.Context
+	ctx    KeyContext
 	cursor string
 	lines  []string
 }

@@ -408,7 +408,7 @@ func check(t *testing.T, f Fault, ref, got outcome, timing bool) {
 	t.Helper()
 	fail := func(format string, args ...any) {
 		t.Helper()
-		t.Fatalf("%s\nrepro: go test ./faults -run 'TestCampaign/seed=%s$' -v\nfault: %s\n%s",
+		t.Fatalf("%s\nrepro: go test ./stream/faults -run 'TestCampaign/seed=%s$' -v\nfault: %s\n%s",
 			fmt.Sprintf(format, args...), strings.TrimPrefix(t.Name(), "TestCampaign/seed="), f, trace(got.msgs))
 	}
 	if got.record != ref.record {
@@ -495,7 +495,7 @@ func check(t *testing.T, f Fault, ref, got outcome, timing bool) {
 func refKey(f Fault) string { return f.Scenario + "/" + f.Knobs.Mode + "/" + f.Knobs.Cursors }
 
 // TestCampaign runs every seed's fault against its scenario's undisturbed
-// run. One seed: go test ./faults -run 'TestCampaign/seed=17$' -v
+// run. One seed: go test ./stream/faults -run 'TestCampaign/seed=17$' -v
 func TestCampaign(t *testing.T) {
 	n := *flagSeeds
 	if n <= 0 {
@@ -562,7 +562,7 @@ func TestCampaign(t *testing.T) {
 					began := time.Now()
 					got, err := run(f)
 					if err != nil {
-						t.Fatalf("%v\nrepro: go test ./faults -run 'TestCampaign/seed=%d$' -v\nfault: %s\n%s", err, seed, f, trace(got.msgs))
+						t.Fatalf("%v\nrepro: go test ./stream/faults -run 'TestCampaign/seed=%d$' -v\nfault: %s\n%s", err, seed, f, trace(got.msgs))
 					}
 					timing := !watch.since(began)
 					check(t, f, refs[refKey(f)], got, timing)

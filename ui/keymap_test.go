@@ -1,4 +1,4 @@
-package keys
+package ui
 
 import (
 	"testing"
@@ -15,8 +15,8 @@ func helpKeys(bs []key.Binding) map[string]string {
 }
 
 func TestEveryBindingHasHelp(t *testing.T) {
-	k := Default()
-	for _, g := range k.For(Context{HasTools: true}).FullHelp() {
+	k := realKeys(t)
+	for _, g := range k.For(KeyContext{HasTools: true}).FullHelp() {
 		for _, b := range g {
 			if b.Help().Key == "" || b.Help().Desc == "" || len(b.Keys()) == 0 {
 				t.Errorf("binding %v has no help or no keys", b.Keys())
@@ -26,7 +26,7 @@ func TestEveryBindingHasHelp(t *testing.T) {
 }
 
 func TestConfirmShowsOnlyEnterAndNo(t *testing.T) {
-	k := Default().For(Context{Mode: Confirm, HasTools: true})
+	k := realKeys(t).For(KeyContext{Mode: ModeConfirm, HasTools: true})
 	short := helpKeys(k.ShortHelp())
 	if len(short) != 2 || short["enter"] == "" || short["n/esc"] == "" {
 		t.Errorf("confirmation help = %v, want only enter and n/esc", short)
@@ -41,23 +41,23 @@ func TestConfirmShowsOnlyEnterAndNo(t *testing.T) {
 }
 
 func TestContextChangesHelp(t *testing.T) {
-	live := helpKeys(Default().For(Context{HasTools: true}).ShortHelp())
+	live := helpKeys(realKeys(t).For(KeyContext{HasTools: true}).ShortHelp())
 	if live["c"] == "" || live["q"] != "detach" || live["t"] == "" {
 		t.Errorf("live help = %v", live)
 	}
-	settled := helpKeys(Default().For(Context{Settled: true}).ShortHelp())
+	settled := helpKeys(realKeys(t).For(KeyContext{Settled: true}).ShortHelp())
 	if _, ok := settled["c"]; ok || settled["q"] != "quit" {
 		t.Errorf("settled help offers cancel or detach: %v", settled)
 	}
 	if _, ok := settled["t"]; ok {
 		t.Errorf("no tools, yet t is offered: %v", settled)
 	}
-	paused := Default().For(Context{Paused: true}).ShortHelp()
+	paused := realKeys(t).For(KeyContext{Paused: true}).ShortHelp()
 	if paused[0].Help().Key != "G" {
 		t.Errorf("paused help starts with %q, want G (follow)", paused[0].Help().Key)
 	}
 	var all []key.Binding
-	for _, g := range Default().For(Context{Redact: true}).FullHelp() {
+	for _, g := range realKeys(t).For(KeyContext{Redact: true}).FullHelp() {
 		all = append(all, g...)
 	}
 	red := helpKeys(all)
@@ -67,40 +67,40 @@ func TestContextChangesHelp(t *testing.T) {
 	if _, ok := red["y"]; ok {
 		t.Error("copy offered under --redact")
 	}
-	raw := helpKeys(Default().For(Context{Mode: Raw}).ShortHelp())
+	raw := helpKeys(realKeys(t).For(KeyContext{Mode: ModeRaw}).ShortHelp())
 	if raw["esc/q"] == "" || raw["←/h"] == "" || raw["q"] != "" {
 		t.Errorf("raw view help = %v", raw)
 	}
 }
 
 func TestSearchAndExportHelp(t *testing.T) {
-	all := func(c Context) map[string]string {
+	all := func(c KeyContext) map[string]string {
 		var bs []key.Binding
-		for _, g := range Default().For(c).FullHelp() {
+		for _, g := range realKeys(t).For(c).FullHelp() {
 			bs = append(bs, g...)
 		}
 		return helpKeys(bs)
 	}
-	idle := all(Context{Settled: true})
+	idle := all(KeyContext{Settled: true})
 	if idle["/"] == "" || idle["e"] == "" {
 		t.Errorf("/ and e missing from the full help: %v", idle)
 	}
 	if _, ok := idle["n"]; ok {
 		t.Errorf("n offered without a search: %v", idle)
 	}
-	active := all(Context{Settled: true, Search: true})
+	active := all(KeyContext{Settled: true, Search: true})
 	if active["n"] != "next match" || active["N"] != "previous match" || active["esc"] != "clear search" {
 		t.Errorf("search help = %v", active)
 	}
-	short := helpKeys(Default().For(Context{Search: true}).ShortHelp())
+	short := helpKeys(realKeys(t).For(KeyContext{Search: true}).ShortHelp())
 	if short["n/N"] == "" || short["esc"] == "" {
 		t.Errorf("short help during a search = %v", short)
 	}
-	typing := helpKeys(Default().For(Context{Mode: Search, Search: true}).ShortHelp())
+	typing := helpKeys(realKeys(t).For(KeyContext{Mode: ModeSearch, Search: true}).ShortHelp())
 	if len(typing) != 2 || typing["enter"] == "" || typing["esc"] != "cancel" {
 		t.Errorf("query line help = %v, want only enter and esc", typing)
 	}
-	if _, ok := helpKeys(Default().For(Context{Replay: true}).ShortHelp())["c"]; ok {
+	if _, ok := helpKeys(realKeys(t).For(KeyContext{Replay: true}).ShortHelp())["c"]; ok {
 		t.Error("a replay offers cancel")
 	}
 }
@@ -116,8 +116,8 @@ func TestShortHelpFit(t *testing.T) {
 		}
 		return n
 	}
-	for _, c := range []Context{{}, {HasTools: true}, {Paused: true, HasTools: true, Search: true}, {Settled: true, HasTools: true, Search: true}} {
-		k := Default().For(c)
+	for _, c := range []KeyContext{{}, {HasTools: true}, {Paused: true, HasTools: true, Search: true}, {Settled: true, HasTools: true, Search: true}} {
+		k := realKeys(t).For(c)
 		for _, w := range []int{40, 80, 120} {
 			got := k.ShortHelpFit(w, width)
 			if width(got) > w {

@@ -1,34 +1,35 @@
-// Package keys holds aipwatch's key bindings, each with its help text, and
-// the help.KeyMap the TUI's help line is fed from.
-//
-// The project layout names a top-level keymap.go, but package main cannot be
-// imported by the ui package, so the bindings live here. The help shown
-// depends on what the operator can do right now (Context): a pending cancel
-// confirmation offers only y and n; the raw view offers its own keys; a
-// settled action no longer offers cancel, and q then quits rather than
-// detaches; n and N (next and previous match) exist only while a search
-// is active, and the query line offers only enter and esc.
-package keys
+package ui
 
 import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 )
 
-// Mode is what the keys currently act on.
-type Mode int
+// The key map's types. The bindings themselves, and every help text, are in
+// the top-level keymap.go, beside main.go: main builds a KeyMap there and
+// passes it in Options.Keys (ConsoleOptions for the console).
+//
+// The help shown depends on what the operator can do right now
+// (KeyContext): a pending cancel confirmation offers only enter and n; the
+// raw view offers its own keys; a settled action no longer offers cancel,
+// and q then quits rather than detaches; n and N (next and previous match)
+// exist only while a search is active, and the query line offers only
+// enter and esc.
+
+// KeyMode is what the keys currently act on.
+type KeyMode int
 
 const (
-	Normal  Mode = iota // the transcript
-	Confirm             // the cancel confirmation: type the ID's last characters, enter; n / esc keep it
-	Raw                 // the raw chunk view of the focused item
-	Log                 // the connection timeline
-	Search              // typing a search query: enter finds, esc cancels
+	ModeNormal  KeyMode = iota // the transcript
+	ModeConfirm                // the cancel confirmation: type the ID's last characters, enter; n / esc keep it
+	ModeRaw                    // the raw chunk view of the focused item
+	ModeLog                    // the connection timeline
+	ModeSearch                 // typing a search query: enter finds, esc cancels
 )
 
-// Context is the state the help depends on.
-type Context struct {
-	Mode     Mode
+// KeyContext is the state the help depends on.
+type KeyContext struct {
+	Mode     KeyMode
 	Settled  bool // the action has a final verdict: no cancel; q quits
 	Paused   bool // follow is paused: G resumes
 	HasTools bool // there are tool calls: t toggles their pane
@@ -42,8 +43,8 @@ type Context struct {
 	Reconcile bool
 }
 
-// KeyMap is every binding. Use Default, then For to get the help for a
-// context.
+// KeyMap is every binding of the live view, with its help texts. main
+// builds it (keymap.go); For adapts the help to a context.
 type KeyMap struct {
 	Up, Down, PageUp, PageDown, HalfUp, HalfDown key.Binding
 	Top, Bottom                                  key.Binding
@@ -59,79 +60,55 @@ type KeyMap struct {
 	Times, Wrap                                  key.Binding // timestamps, wrapping
 	Reconcile                                    key.Binding // R: read the stored state (contract §8)
 
-	ctx Context
+	// In is the help text that depends on the context (For).
+	In ContextHelp
+	// Short is the compact form of each entry of the one help line.
+	Short ShortHelp
+
+	ctx KeyContext
 }
 
-// Default returns the bindings with their help texts.
-func Default() KeyMap {
-	b := func(help, desc string, ks ...string) key.Binding {
-		return key.NewBinding(key.WithKeys(ks...), key.WithHelp(help, desc))
-	}
-	return KeyMap{
-		Up:       b("↑/k", "scroll up", "up", "k"),
-		Down:     b("↓/j", "scroll down", "down", "j"),
-		PageUp:   b("pgup", "page up", "pgup", "b"),
-		PageDown: b("pgdn", "page down", "pgdown", "f"),
-		HalfUp:   b("ctrl+u", "half page up", "ctrl+u"),
-		HalfDown: b("ctrl+d", "half page down", "ctrl+d"),
-		Top:      b("g/home", "top", "g", "home"),
-		Bottom:   b("G/end", "bottom, follow", "G", "end"),
-		Next:     b("tab/]", "next item", "tab", "]"),
-		Prev:     b("⇧tab/[", "previous item", "shift+tab", "["),
-		Toggle:   b("enter/space", "expand/collapse", "enter", "space"),
-		Tools:    b("t", "tools pane", "t"),
-		Help:     b("?", "all keys", "?"),
-		Raw:      b("r", "raw chunk", "r"),
-		Markdown: b("m", "markdown on/off", "m"),
-		Copy:     b("y", "copy item (OSC 52)", "y"),
-		Plain:    b("p", "plain view", "p"),
-		Cancel:   b("c", "cancel", "c"),
-		Quit:     b("q", "detach", "q", "ctrl+c"),
-		Yes:      b("enter", "send cancel once typed", "enter"),
-		No:       b("n/esc", "keep running", "n", "esc"),
-		RawPrev:  b("←/h", "prev chunk", "left", "h"),
-		RawNext:  b("→/l", "next chunk", "right", "l"),
-		Close:    b("esc/q", "close", "esc", "r", "q"),
-		Log:      b("l", "connection log", "l"),
-		CloseLog: b("esc/q", "close", "esc", "l", "q"),
+// ContextHelp is the help text of the bindings whose meaning depends on
+// the context.
+type ContextHelp struct {
+	QuitLive, QuitSettled   key.Help // q before and after the action settled
+	MarkdownOn, MarkdownOff key.Help // m while markdown is off, on
+	PlainOn, PlainOff       key.Help // p while the framed view, the plain view shows
+	Follow                  key.Help // G/end while follow is paused
+	NewSearch               key.Help // / while a search is active
+}
 
-		Search:       b("/", "search", "/"),
-		SearchNext:   b("n", "next match", "n"),
-		SearchPrev:   b("N", "previous match", "N"),
-		SearchClear:  b("esc", "clear search", "esc"),
-		SearchGo:     b("enter", "find", "enter"),
-		SearchCancel: b("esc", "cancel", "esc"),
-		Export:       b("e", "export markdown", "e"),
-		RetryNow:     b("ctrl+r", "retry now", "ctrl+r"),
-		Times:        b("T", "timestamps", "T"),
-		Wrap:         b("w", "wrap on/off", "w"),
-		Reconcile:    b("R", "reconcile (one read-only action)", "R"),
-	}
+// ShortHelp is the one help line's compact forms, in its display order.
+type ShortHelp struct {
+	Follow, NextPrev, Scroll, Next, Toggle key.Help
+	Tools, Search, Export                  key.Help
+	Detach, Quit, More                     key.Help
 }
 
 // For returns the key map with its help adapted to the context: texts that
 // depend on it are rewritten and bindings that do nothing there are
 // disabled (disabled bindings are left out of the help).
-func (k KeyMap) For(c Context) KeyMap {
+func (k KeyMap) For(c KeyContext) KeyMap {
 	k.ctx = c
+	sethelp := func(b *key.Binding, h key.Help) { b.SetHelp(h.Key, h.Desc) }
 	if c.Settled {
-		k.Quit.SetHelp("q", "quit")
+		sethelp(&k.Quit, k.In.QuitSettled)
 	} else {
-		k.Quit.SetHelp("q", "detach (keeps running)")
+		sethelp(&k.Quit, k.In.QuitLive)
 	}
 	if c.Markdown {
-		k.Markdown.SetHelp("m", "markdown off")
+		sethelp(&k.Markdown, k.In.MarkdownOff)
 	} else {
-		k.Markdown.SetHelp("m", "markdown on")
+		sethelp(&k.Markdown, k.In.MarkdownOn)
 	}
 	if c.Plain {
-		k.Plain.SetHelp("p", "framed view")
+		sethelp(&k.Plain, k.In.PlainOff)
 	} else {
-		k.Plain.SetHelp("p", "plain view (clean selection)")
+		sethelp(&k.Plain, k.In.PlainOn)
 	}
 	k.Bottom.SetEnabled(true)
 	if c.Paused {
-		k.Bottom.SetHelp("G/end", "follow")
+		sethelp(&k.Bottom, k.In.Follow)
 	}
 	k.Cancel.SetEnabled(!c.Settled && !c.Replay)
 	k.Reconcile.SetEnabled(c.Reconcile && c.Settled && !c.Replay)
@@ -139,7 +116,7 @@ func (k KeyMap) For(c Context) KeyMap {
 	k.SearchPrev.SetEnabled(c.Search)
 	k.SearchClear.SetEnabled(c.Search)
 	if c.Search {
-		k.Search.SetHelp("/", "new search")
+		sethelp(&k.Search, k.In.NewSearch)
 	}
 	k.RetryNow.SetEnabled(c.Retrying)
 	k.Tools.SetEnabled(c.HasTools)
@@ -149,18 +126,18 @@ func (k KeyMap) For(c Context) KeyMap {
 }
 
 // Context is the context the map was adapted to.
-func (k KeyMap) Context() Context { return k.ctx }
+func (k KeyMap) Context() KeyContext { return k.ctx }
 
 // ShortHelp is the one help line (help.KeyMap).
 func (k KeyMap) ShortHelp() []key.Binding {
 	switch k.ctx.Mode {
-	case Confirm:
+	case ModeConfirm:
 		return []key.Binding{k.Yes, k.No}
-	case Raw:
+	case ModeRaw:
 		return enabled(k.Up, k.Down, k.RawPrev, k.RawNext, k.Close)
-	case Log:
+	case ModeLog:
 		return enabled(k.Up, k.Down, k.CloseLog)
-	case Search:
+	case ModeSearch:
 		return []key.Binding{k.SearchGo, k.SearchCancel}
 	}
 	out, _ := k.short()
@@ -171,10 +148,11 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // priority: ShortHelpFit leaves out the lowest first.
 func (k KeyMap) short() ([]key.Binding, []int) {
 	// Compact forms of the main bindings.
-	short := func(b key.Binding, k, desc string) key.Binding {
-		b.SetHelp(k, desc)
+	short := func(b key.Binding, h key.Help) key.Binding {
+		b.SetHelp(h.Key, h.Desc)
 		return b
 	}
+	s := k.Short
 	var out []key.Binding
 	var prio []int
 	add := func(b key.Binding, p int) {
@@ -184,25 +162,25 @@ func (k KeyMap) short() ([]key.Binding, []int) {
 	}
 	add(k.RetryNow, 9)
 	if k.ctx.Paused {
-		add(short(k.Bottom, "G", "follow"), 9)
+		add(short(k.Bottom, s.Follow), 9)
 	}
 	if k.ctx.Search {
-		add(key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/prev")), 8)
+		add(key.NewBinding(key.WithKeys(append(k.SearchNext.Keys(), k.SearchPrev.Keys()...)...), key.WithHelp(s.NextPrev.Key, s.NextPrev.Desc)), 8)
 		add(k.SearchClear, 8)
 	}
-	add(key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown"), key.WithHelp("↑↓", "scroll")), 7)
-	add(short(k.Next, "tab", "item"), 6)
-	add(short(k.Toggle, "enter", "expand"), 6)
+	add(key.NewBinding(key.WithKeys(append(append(k.Up.Keys(), k.Down.Keys()...), append(k.PageUp.Keys(), k.PageDown.Keys()...)...)...), key.WithHelp(s.Scroll.Key, s.Scroll.Desc)), 7)
+	add(short(k.Next, s.Next), 6)
+	add(short(k.Toggle, s.Toggle), 6)
 	add(k.Cancel, 7)
-	add(short(k.Tools, "t", "tools"), 5)
-	add(short(k.Search, "/", "search"), 4)
-	add(short(k.Export, "e", "export"), 3)
-	q := short(k.Quit, "q", "detach")
+	add(short(k.Tools, s.Tools), 5)
+	add(short(k.Search, s.Search), 4)
+	add(short(k.Export, s.Export), 3)
+	q := short(k.Quit, s.Detach)
 	if k.ctx.Settled {
-		q = short(k.Quit, "q", "quit")
+		q = short(k.Quit, s.Quit)
 	}
 	add(q, 9)
-	add(short(k.Help, "?", "more"), 10)
+	add(short(k.Help, s.More), 10)
 	return out, prio
 }
 
@@ -210,7 +188,7 @@ func (k KeyMap) short() ([]key.Binding, []int) {
 // that fit, the least important left out first (the later of two equals
 // first). width measures a line of bindings as it will be drawn.
 func (k KeyMap) ShortHelpFit(max int, width func([]key.Binding) int) []key.Binding {
-	if k.ctx.Mode != Normal {
+	if k.ctx.Mode != ModeNormal {
 		return k.ShortHelp()
 	}
 	out, prio := k.short()
@@ -230,17 +208,17 @@ func (k KeyMap) ShortHelpFit(max int, width func([]key.Binding) int) []key.Bindi
 // FullHelp is the ? view, in columns (help.KeyMap).
 func (k KeyMap) FullHelp() [][]key.Binding {
 	switch k.ctx.Mode {
-	case Confirm:
+	case ModeConfirm:
 		return [][]key.Binding{{k.Yes, k.No}}
-	case Raw:
+	case ModeRaw:
 		return [][]key.Binding{
 			enabled(k.Up, k.Down, k.PageUp, k.PageDown),
 			enabled(k.Top, k.Bottom, k.RawPrev, k.RawNext),
 			enabled(k.Close),
 		}
-	case Log:
+	case ModeLog:
 		return [][]key.Binding{enabled(k.Up, k.Down, k.PageUp, k.PageDown), enabled(k.Top, k.Bottom, k.CloseLog)}
-	case Search:
+	case ModeSearch:
 		return [][]key.Binding{{k.SearchGo, k.SearchCancel}}
 	}
 	return [][]key.Binding{
@@ -263,3 +241,10 @@ func enabled(bs ...key.Binding) []key.Binding {
 }
 
 var _ help.KeyMap = KeyMap{}
+
+// ConsoleKeyMap is the operator console's list (contract §7). In the live
+// view opened from it, the live view's own keys apply, and Back returns to
+// the list.
+type ConsoleKeyMap struct {
+	Open, Back, Filter, States, Refresh, Cancel, Reconcile, Quit key.Binding
+}

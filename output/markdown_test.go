@@ -1,4 +1,4 @@
-package export
+package output
 
 import (
 	"bufio"
@@ -71,7 +71,7 @@ func TestExportGoldens(t *testing.T) {
 				suffix = "_redacted"
 			}
 			t.Run(name+suffix, func(t *testing.T) {
-				md := Markdown(fixture(t, name), Options{Redact: redact, Version: "test", Now: now})
+				md := Markdown(fixture(t, name), MarkdownOptions{Redact: redact, Version: "test", Now: now})
 				golden.RequireEqual(t, md)
 			})
 		}
@@ -80,8 +80,8 @@ func TestExportGoldens(t *testing.T) {
 
 func TestRedactedExportHidesContent(t *testing.T) {
 	a := fixture(t, "responses_completed")
-	plain := string(Markdown(a, Options{Now: now}))
-	red := string(Markdown(a, Options{Redact: true, Now: now}))
+	plain := string(Markdown(a, MarkdownOptions{Now: now}))
+	red := string(Markdown(a, MarkdownOptions{Redact: true, Now: now}))
 	secrets := []string{a.Responses().ResponseID, a.Text()}
 	for _, tool := range a.Tools() {
 		secrets = append(secrets, tool.ID, tool.Label)
@@ -107,7 +107,7 @@ func TestExportNeutralisesControlsAndFences(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.IngestChunk(c, now)
-	md := Markdown(a, Options{Now: now})
+	md := Markdown(a, MarkdownOptions{Now: now})
 	if bytes.ContainsAny(md, "\x1b\x07") {
 		t.Fatalf("raw control in export:\n%s", md)
 	}
@@ -204,7 +204,7 @@ func TestExportCannotBeForged(t *testing.T) {
 	a.SetCursor("aev_cursor_1_" + "</td><img src=y>")
 	a.Log(now, "result "+forgery)
 	for _, redact := range []bool{false, true} {
-		md := string(Markdown(a, Options{Now: now, Redact: redact}))
+		md := string(Markdown(a, MarkdownOptions{Now: now, Redact: redact}))
 		lines := outsideFences(md)
 		headings := map[string]int{}
 		for _, l := range lines {

@@ -1,8 +1,10 @@
-// Package export writes a finished (or stopped) action as Markdown: a
-// header table, the messages, each tool call with its arguments and
-// output, the connection timeline and the anomalies. Every untrusted
-// string is sanitised (contract §5); with Redact the content is masked.
-package export
+package output
+
+// The Markdown export (e in the TUI, --export): a finished (or stopped)
+// action as Markdown: a header table, the messages, each tool call with its
+// arguments and output, the connection timeline and the anomalies. Every
+// untrusted string is sanitised (contract §5); with Redact the content is
+// masked.
 
 import (
 	"bytes"
@@ -14,16 +16,16 @@ import (
 	"aipwatch/safe"
 )
 
-// Options shape an export.
-type Options struct {
+// MarkdownOptions shape an export.
+type MarkdownOptions struct {
 	Redact  bool
 	Version string    // aipwatch version, for the footer
 	Now     time.Time // export time (injectable for goldens)
 }
 
 // Markdown renders the action.
-func Markdown(a *model.Action, o Options) []byte {
-	e := &writer{o: o}
+func Markdown(a *model.Action, o MarkdownOptions) []byte {
+	e := &mdWriter{o: o}
 	e.header(a)
 	e.reconcile(a)
 	e.transcript(a)
@@ -40,20 +42,20 @@ func Markdown(a *model.Action, o Options) []byte {
 	return out.Bytes()
 }
 
-type writer struct {
+type mdWriter struct {
 	b bytes.Buffer
-	o Options
+	o MarkdownOptions
 }
 
 // p writes one piece of the export. Its format is ours (a safe.Lit); every
 // string argument is an untrusted one-line field that safe.MDSprintf
 // escapes, and a safe.Str (a fence, a mask) is taken as it is.
-func (e *writer) p(format safe.Lit, args ...any) {
+func (e *mdWriter) p(format safe.Lit, args ...any) {
 	e.b.WriteString(safe.MDSprintf(format, args...).String())
 }
 
 // content is untrusted multi-line content, fenced: masked under Redact.
-func (e *writer) content(lang safe.Lit, s string) safe.Str {
+func (e *mdWriter) content(lang safe.Lit, s string) safe.Str {
 	if e.o.Redact {
 		return safe.MDFence(lang, safe.Mask(s))
 	}
@@ -62,7 +64,7 @@ func (e *writer) content(lang safe.Lit, s string) safe.Str {
 
 // field is an untrusted one-line content field (a label): masked under
 // Redact.
-func (e *writer) field(s string) safe.Str {
+func (e *mdWriter) field(s string) safe.Str {
 	if e.o.Redact {
 		return safe.MDInline(safe.Mask(s))
 	}
@@ -70,14 +72,14 @@ func (e *writer) field(s string) safe.Str {
 }
 
 // id is a provider ID: masked under Redact.
-func (e *writer) id(s string) safe.Str {
+func (e *mdWriter) id(s string) safe.Str {
 	if e.o.Redact {
 		return safe.MDInline(safe.Mask(s))
 	}
 	return safe.MDCode(s)
 }
 
-func (e *writer) header(a *model.Action) {
+func (e *mdWriter) header(a *model.Action) {
 	v := a.Verdict()
 	e.p("# aipwatch: %s\n\n", safe.MDCode(a.ID))
 	e.p("| | |\n|---|---|\n")
@@ -129,7 +131,7 @@ func usage(a *model.Action) safe.Str {
 	return safe.MDSprintf("%d in, %d out, %d total tokens", u.In(), u.Out(), u.TotalTokens)
 }
 
-func (e *writer) reconcile(a *model.Action) {
+func (e *mdWriter) reconcile(a *model.Action) {
 	r, ok := a.Reconcile()
 	if !ok {
 		return
@@ -147,7 +149,7 @@ func (e *writer) reconcile(a *model.Action) {
 	}
 }
 
-func (e *writer) transcript(a *model.Action) {
+func (e *mdWriter) transcript(a *model.Action) {
 	e.p("## Transcript\n\n")
 	items := a.Items()
 	if len(items) == 0 {
@@ -187,7 +189,7 @@ func (e *writer) transcript(a *model.Action) {
 	}
 }
 
-func (e *writer) tools(a *model.Action) {
+func (e *mdWriter) tools(a *model.Action) {
 	tools := a.Tools()
 	if len(tools) == 0 {
 		return
@@ -213,7 +215,7 @@ func (e *writer) tools(a *model.Action) {
 	e.p("\n")
 }
 
-func (e *writer) timeline(a *model.Action) {
+func (e *mdWriter) timeline(a *model.Action) {
 	tl := a.Timeline()
 	if len(tl) == 0 {
 		return
@@ -233,7 +235,7 @@ func (e *writer) timeline(a *model.Action) {
 	e.p("\n")
 }
 
-func (e *writer) anomalies(a *model.Action) {
+func (e *mdWriter) anomalies(a *model.Action) {
 	anoms := a.Anomalies()
 	e.p("## Anomalies\n\n")
 	if len(anoms) == 0 {
@@ -256,13 +258,6 @@ func indentJSON(s string) string {
 		return s
 	}
 	return b.String()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func orDashStr(s safe.Str) safe.Str {

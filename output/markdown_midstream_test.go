@@ -1,4 +1,4 @@
-package export
+package output
 
 import (
 	"strings"
@@ -25,7 +25,7 @@ func TestMidStreamExport(t *testing.T) {
 		}
 		a.IngestChunk(c, at.Add(time.Duration(i)*time.Second))
 	}
-	md := string(Markdown(a, Options{Now: at.Add(10 * time.Second), Version: "test"}))
+	md := string(Markdown(a, MarkdownOptions{Now: at.Add(10 * time.Second), Version: "test"}))
 	for _, want := range []string{
 		"| verdict | **following** (2 tool effects to confirm, exported while the action was still running) |",
 		"| 1 | terminal | ls | completed | 1s | `call_1` |",

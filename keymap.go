@@ -1,0 +1,103 @@
+package main
+
+import (
+	"charm.land/bubbles/v2/key"
+
+	"aipwatch/ui"
+)
+
+// Every key binding of aipwatch, with its help text. ui declares the types
+// and decides which help a context shows (ui/keymap.go); main passes these
+// maps in ui.Options and ui.ConsoleOptions. The ui tests read this file
+// (ui/keymap_test.go, realKeys), so keep each value a call of bind or hint
+// with string literals.
+
+// keyMap is the live view's bindings.
+func keyMap() ui.KeyMap {
+	return ui.KeyMap{
+		Up:       bind("↑/k", "scroll up", "up", "k"),
+		Down:     bind("↓/j", "scroll down", "down", "j"),
+		PageUp:   bind("pgup", "page up", "pgup", "b"),
+		PageDown: bind("pgdn", "page down", "pgdown", "f"),
+		HalfUp:   bind("ctrl+u", "half page up", "ctrl+u"),
+		HalfDown: bind("ctrl+d", "half page down", "ctrl+d"),
+		Top:      bind("g/home", "top", "g", "home"),
+		Bottom:   bind("G/end", "bottom, follow", "G", "end"),
+		Next:     bind("tab/]", "next item", "tab", "]"),
+		Prev:     bind("⇧tab/[", "previous item", "shift+tab", "["),
+		Toggle:   bind("enter/space", "expand/collapse", "enter", "space"),
+		Tools:    bind("t", "tools pane", "t"),
+		Help:     bind("?", "all keys", "?"),
+		Raw:      bind("r", "raw chunk", "r"),
+		Markdown: bind("m", "markdown on/off", "m"),
+		Copy:     bind("y", "copy item (OSC 52)", "y"),
+		Plain:    bind("p", "plain view", "p"),
+		Cancel:   bind("c", "cancel", "c"),
+		Quit:     bind("q", "detach", "q", "ctrl+c"),
+		Yes:      bind("enter", "send cancel once typed", "enter"),
+		No:       bind("n/esc", "keep running", "n", "esc"),
+		RawPrev:  bind("←/h", "prev chunk", "left", "h"),
+		RawNext:  bind("→/l", "next chunk", "right", "l"),
+		Close:    bind("esc/q", "close", "esc", "r", "q"),
+		Log:      bind("l", "connection log", "l"),
+		CloseLog: bind("esc/q", "close", "esc", "l", "q"),
+
+		Search:       bind("/", "search", "/"),
+		SearchNext:   bind("n", "next match", "n"),
+		SearchPrev:   bind("N", "previous match", "N"),
+		SearchClear:  bind("esc", "clear search", "esc"),
+		SearchGo:     bind("enter", "find", "enter"),
+		SearchCancel: bind("esc", "cancel", "esc"),
+		Export:       bind("e", "export markdown", "e"),
+		RetryNow:     bind("ctrl+r", "retry now", "ctrl+r"),
+		Times:        bind("T", "timestamps", "T"),
+		Wrap:         bind("w", "wrap on/off", "w"),
+		Reconcile:    bind("R", "reconcile (one read-only action)", "R"),
+
+		In: ui.ContextHelp{
+			QuitLive:    hint("q", "detach (keeps running)"),
+			QuitSettled: hint("q", "quit"),
+			MarkdownOn:  hint("m", "markdown on"),
+			MarkdownOff: hint("m", "markdown off"),
+			PlainOn:     hint("p", "plain view (clean selection)"),
+			PlainOff:    hint("p", "framed view"),
+			Follow:      hint("G/end", "follow"),
+			NewSearch:   hint("/", "new search"),
+		},
+		Short: ui.ShortHelp{
+			Follow:   hint("G", "follow"),
+			NextPrev: hint("n/N", "next/prev"),
+			Scroll:   hint("↑↓", "scroll"),
+			Next:     hint("tab", "item"),
+			Toggle:   hint("enter", "expand"),
+			Tools:    hint("t", "tools"),
+			Search:   hint("/", "search"),
+			Export:   hint("e", "export"),
+			Detach:   hint("q", "detach"),
+			Quit:     hint("q", "quit"),
+			More:     hint("?", "more"),
+		},
+	}
+}
+
+// consoleKeyMap is the operator console's list (contract §7).
+func consoleKeyMap() ui.ConsoleKeyMap {
+	return ui.ConsoleKeyMap{
+		Open:      bind("enter", "follow the action", "enter"),
+		Back:      bind("esc", "back to the list (detach, never cancel)", "esc"),
+		Filter:    bind("/", "filter by ID, capability or state", "/"),
+		States:    bind("1-4", "all, live, settled, failed", "1", "2", "3", "4"),
+		Refresh:   bind("ctrl+r", "read the list now", "ctrl+r"),
+		Cancel:    bind("c", "cancel (the live view's confirmation)", "c"),
+		Reconcile: bind("R", "reconcile", "R"),
+		Quit:      bind("q", "quit", "q"),
+	}
+}
+
+// bind is a binding: its help (key, description), then the keys it matches.
+func bind(help, desc string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+}
+
+// hint is a help text (key, description) without keys of its own.
+func hint(k, desc string) key.Help { return key.Help{Key: k, Desc: desc} }
