@@ -27,9 +27,13 @@ func (t *Transcript) drawBlock(b *block) {
 			tog = 2
 		}
 	}
-	ck := cacheKey{width: o.Width, markdown: o.Markdown, plain: o.Plain, redact: o.Redact, settled: o.Settled, stamps: o.Timestamps, nowrap: o.NoWrap, text: b.text}
+	ck := cacheKey{width: o.Width, markdown: o.Markdown, plain: o.Plain, redact: o.Redact, stamps: o.Timestamps, nowrap: o.NoWrap, text: b.text}
 	if b.item != nil {
 		ck.item, ck.version = b.item, b.item.Version
+		// Settling changes only what is still open: an item not done
+		// ("unfinished"), an inline tool still running. A finished item
+		// is not drawn again when the action settles.
+		ck.settled = o.Settled && (!b.item.Done || len(b.tools) > 0)
 		_, ck.mdReady = t.mdLines(b, o.Width)
 		ck.tools = toolsDigest(b.tools)
 	}
@@ -169,13 +173,13 @@ func (t *Transcript) itemHead(it *model.Item) string {
 		if role == "" {
 			role = "assistant"
 		}
-		return "● " + st.Role.Render(safe.Line(role)) + t.status(it)
+		return t.frag("role\x00"+role, func() string { return "● " + st.Role.Render(safe.Line(role)) }) + t.status(it)
 	case model.ItemReasoning:
 		label := "reasoning"
 		if it.Label != "" {
 			label = safe.Line(it.Label)
 		}
-		return st.Reasoning.Render("∴ "+label) + t.status(it)
+		return t.frag("reasoning\x00"+label, func() string { return st.Reasoning.Render("∴ " + label) }) + t.status(it)
 	case model.ItemFunctionCall:
 		name := safe.Line(it.Name)
 		if name == "" {
@@ -201,6 +205,21 @@ func (t *Transcript) itemHead(it *model.Item) string {
 	}
 }
 
+// frag is a styled fragment that repeats from item to item (a role, a
+// status), drawn once: a lipgloss Render costs microseconds, and 20,000
+// items each drew three.
+func (t *Transcript) frag(key string, draw func() string) string {
+	if s, ok := t.frags[key]; ok {
+		return s
+	}
+	if t.frags == nil || len(t.frags) >= 256 {
+		t.frags = map[string]string{}
+	}
+	s := draw()
+	t.frags[key] = s
+	return s
+}
+
 // status is the " · word" after an item's heading.
 func (t *Transcript) status(it *model.Item) string {
 	st := t.st
@@ -208,13 +227,19 @@ func (t *Transcript) status(it *model.Item) string {
 	open := word == "" || word == "in_progress"
 	switch {
 	case open && !it.Done && !t.opts.Settled:
-		return st.Dim.Render(" · ") + st.Running.Render("streaming…")
+		return t.frag("streaming", func() string { return st.Dim.Render(" · ") + st.Running.Render("streaming…") })
 	case open && (!it.Done || word == "in_progress"):
 		// Settled (or closed by a failed response) while still open.
-		return st.Dim.Render(" · ") + st.Warn.Render("unfinished")
+		return t.frag("unfinished", func() string { return st.Dim.Render(" · ") + st.Warn.Render("unfinished") })
 	case word == "":
 		return ""
 	}
+	return t.frag("status\x00"+word, func() string { return t.statusWord(word) })
+}
+
+// statusWord is " · word" in the word's colour.
+func (t *Transcript) statusWord(word string) string {
+	st := t.st
 	var s = st.Dim
 	switch word {
 	case "stop", "completed":

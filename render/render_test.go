@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 	"pgregory.net/rapid"
 
+	"aipwatch/internal/benchgen"
 	"aipwatch/model"
 	"aipwatch/safe"
 )
@@ -385,5 +387,105 @@ func BenchmarkStreamingSync(b *testing.B) {
 				_ = tr.Lines(nil, tr.Len()-40, tr.Len())
 			}
 		})
+	}
+}
+
+// TestIncrementalSyncEqualsFull: a transcript synced after every batch
+// (the incremental Sync: only the items the model changed are drawn
+// again) shows exactly what a transcript synced once from the same model
+// shows: lines, blocks, keys, the active block and the search matches,
+// whatever the batches, for items in order, late chunks (a rebuild) and
+// conflicts (anomalies).
+func TestIncrementalSyncEqualsFull(t *testing.T) {
+	const act = "act_bench"
+	sources := map[string][][]byte{
+		"responses-items":  benchgen.ResponsesItems(act, 12),
+		"responses-late":   benchgen.Descending(benchgen.ResponsesItems(act, 6)),
+		"chat-conflicting": benchgen.Conflicting(act, 40),
+		"chat-descending":  benchgen.Descending(benchgen.Chat(act, 40)),
+		"responses-one":    benchgen.ResponsesOneItem(act, 30),
+	}
+	for name, raws := range sources {
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(rt *rapid.T) {
+				a := model.NewAction(act)
+				query := NewQuery(rapid.SampledFrom([]string{"", "text", "item 1", "tok"}).Draw(rt, "query"))
+				opts := Options{Width: rapid.IntRange(12, 60).Draw(rt, "width"), Markdown: true}
+				inc := NewTranscript(NewStyles(false), NewMarkdown(false))
+				inc.SyncMarkdown = true
+				inc.SetOptions(opts)
+				inc.SetQuery(query)
+				for i := 0; i < len(raws); {
+					n := rapid.IntRange(1, 8).Draw(rt, "batch")
+					for _, r := range raws[i:min(i+n, len(raws))] {
+						c, err := model.DecodeChunk(r)
+						if err != nil {
+							rt.Fatal(err)
+						}
+						a.IngestChunk(c, time.Unix(0, 0))
+					}
+					i += n
+					inc.Sync(a)
+					full := NewTranscript(NewStyles(false), NewMarkdown(false))
+					full.SyncMarkdown = true
+					full.SetOptions(opts)
+					full.SetQuery(query)
+					full.Sync(a)
+					if got, want := strings.Join(allLines(inc), "\n"), strings.Join(allLines(full), "\n"); got != want {
+						rt.Fatalf("after %d chunks the lines differ:\n%s\nwant:\n%s", i, got, want)
+					}
+					if inc.Blocks() != full.Blocks() || inc.Active() != full.Active() || inc.LastItem() != full.LastItem() || inc.MatchCount() != full.MatchCount() {
+						rt.Fatalf("after %d chunks: blocks %d/%d active %d/%d last %d/%d matches %d/%d", i,
+							inc.Blocks(), full.Blocks(), inc.Active(), full.Active(), inc.LastItem(), full.LastItem(), inc.MatchCount(), full.MatchCount())
+					}
+					for b := 0; b < full.Blocks(); b++ {
+						if inc.Key(b) != full.Key(b) || inc.Index(full.Key(b)) != b {
+							rt.Fatalf("block %d: key %q, want %q", b, inc.Key(b), full.Key(b))
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestPlainProseAsGlamour: the plain-prose shortcut of Markdown.Render
+// gives exactly the lines Glamour gives, in colour and without.
+func TestPlainProseAsGlamour(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		text := rapid.StringOfN(rapid.SampledFrom([]rune("abcXYZ019, ")), 1, 120, -1).Draw(rt, "text")
+		width := rapid.IntRange(1, 40).Draw(rt, "width")
+		color := rapid.Bool().Draw(rt, "color")
+		if !plainProse(text, max(width, 8)) {
+			return
+		}
+		m := NewMarkdown(color)
+		got, err := m.Render(text, width)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		r, err := glamour.NewTermRenderer(glamour.WithStyles(m.cfg), glamour.WithWordWrap(max(width, 8)))
+		if err != nil {
+			rt.Fatal(err)
+		}
+		out, err := r.Render(text)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		var want []string
+		for _, l := range strings.Split(out, "\n") {
+			if l = strings.TrimRight(l, " "); strings.TrimSpace(ansi.Strip(l)) != "" || len(want) > 0 {
+				want = append(want, l)
+			}
+		}
+		for len(want) > 0 && strings.TrimSpace(ansi.Strip(want[len(want)-1])) == "" {
+			want = want[:len(want)-1]
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			rt.Fatalf("width %d %q:\n got %q\nwant %q", width, text, got, want)
+		}
+	})
+	if plainProse("1. a list", 20) || plainProse("# head", 20) || plainProse("  code", 20) || plainProse("a  b", 20) || plainProse("a\nb", 20) {
+		t.Error("Markdown syntax taken for plain prose")
 	}
 }

@@ -403,7 +403,7 @@ func (t *Transcript) SetQuery(q Query) {
 	for _, b := range t.blocks {
 		t.searchBlock(b)
 	}
-	t.recount()
+	t.recount(0)
 }
 
 // Query is the active search.
@@ -426,15 +426,22 @@ func (t *Transcript) searchBlock(b *block) {
 	b.matches, b.hl = b.hay.ms, nil
 }
 
-func (t *Transcript) recount() {
+// recount brings the match index up to date from block from on.
+func (t *Transcript) recount(from int) {
 	if cap(t.matchOff) < len(t.blocks)+1 {
-		t.matchOff = make([]int, len(t.blocks)+1)
+		o := make([]int, len(t.blocks)+1, 2*len(t.blocks)+1)
+		copy(o, t.matchOff)
+		t.matchOff = o
 	}
 	t.matchOff = t.matchOff[:len(t.blocks)+1]
+	from = min(max(from, 0), len(t.blocks))
 	n := 0
-	for i, b := range t.blocks {
+	if from > 0 {
+		n = t.matchOff[from-1] + len(t.blocks[from-1].matches)
+	}
+	for i := from; i < len(t.blocks); i++ {
 		t.matchOff[i] = n
-		n += len(b.matches)
+		n += len(t.blocks[i].matches)
 	}
 	t.matchOff[len(t.blocks)] = n
 }

@@ -54,6 +54,15 @@ type Transcript struct {
 
 	renders, highlights int // counters, for tests of the cache discipline
 
+	frags map[string]string // styled fragments by what they show (frag)
+
+	// The incremental Sync: the block of each item (the item blocks come
+	// first, nItems of them), and the block of the item changed last.
+	itemBlocks map[*model.Item]*block
+	nItems     int
+	active     *block
+	activeSeq  uint64
+
 	lastVersion uint64
 	lastAction  *model.Action
 	action      *model.Action // the model of the last Sync (inline tool durations)
@@ -146,8 +155,13 @@ func (t *Transcript) SetOptions(o Options) {
 
 // Sync brings the blocks up to date with the model. It is cheap when
 // nothing changed (the model's Version and the options are compared
-// first), and otherwise costs one pass over the items plus the rendering
-// of the items whose cache key changed.
+// first). With the same model and options it is incremental: the blocks
+// of the items the model changed since the last Sync (model.Action
+// TakeChanged) are drawn again, new items at the end get new blocks, and
+// the lines are re-indexed from the first block that changed, so a batch
+// costs what it changed, not the whole transcript. Anything else (other
+// options, a rebuilt model, an item inserted above others) costs one pass
+// over the items plus the rendering of the items whose cache key changed.
 func (t *Transcript) Sync(a *model.Action) {
 	if t.opts.Width == 0 {
 		t.SetOptions(t.opts)
@@ -155,38 +169,57 @@ func (t *Transcript) Sync(a *model.Action) {
 	if t.synced && a == t.lastAction && a.Version == t.lastVersion && t.opts == t.lastOpts {
 		return
 	}
+	incremental := t.synced && a == t.lastAction && t.opts == t.lastOpts
+	t.action = a
+	changed, tools := a.TakeChanged()
 	t.synced, t.lastAction, t.lastVersion, t.lastOpts = true, a, a.Version, t.opts
+	if incremental && t.syncChanged(a, changed, tools) {
+		return
+	}
+	t.syncAll(a)
+}
 
+// syncAll rebuilds the block list from every item, reusing the blocks
+// (and their cached lines) of the same keys.
+func (t *Transcript) syncAll(a *model.Action) {
 	seen := make(map[string]bool, len(t.blocks))
 	next := t.blocks[:0:0]
-	add := func(key string, kind blockKind) *block {
-		if seen[key] {
-			for n := 2; ; n++ {
-				if k := key + "#" + strconv.Itoa(n); !seen[k] {
-					key = k
-					break
-				}
-			}
-		}
-		seen[key] = true
-		b := t.byKey[key]
-		if b == nil || b.kind != kind {
-			b = &block{key: key, kind: kind}
-			t.byKey[key] = b
-		}
-		next = append(next, b)
-		return b
-	}
-	t.action = a
+	add := t.adder(seen, &next)
 	inline := inlineTools(a)
-	for _, it := range a.Items() {
+	items := a.Items()
+	if t.itemBlocks == nil || len(t.itemBlocks) > 2*len(items) {
+		t.itemBlocks = make(map[*model.Item]*block, len(items))
+	} else {
+		clear(t.itemBlocks)
+	}
+	for _, it := range items {
 		b := add(itemKey(it), bItem)
 		b.item = it
 		b.tools = nil
 		if it.Kind == model.ItemMessage && inline != nil {
 			b.tools = inline[it.Key]
 		}
+		t.itemBlocks[it] = b
 	}
+	t.nItems = len(next)
+	t.appendTail(add)
+	for k := range t.byKey {
+		if !seen[k] {
+			delete(t.byKey, k)
+		}
+	}
+	t.blocks = next
+	for _, b := range t.blocks {
+		t.renderBlock(b)
+	}
+	t.reindex(0)
+	t.findActive()
+}
+
+// appendTail adds the blocks after the items: the model's notes, its
+// first anomalies and their count, and the reconcile advice.
+func (t *Transcript) appendTail(add func(string, blockKind) *block) {
+	a := t.action
 	for _, n := range a.Notes() {
 		b := add("note:"+n, bNote)
 		b.text = n
@@ -207,16 +240,118 @@ func (t *Transcript) Sync(a *model.Action) {
 		b := add("reconcile", bReconcile)
 		b.text = rec.Advice + "\x00" + rec.ResponseGetInput + "\x00" + rec.SessionID
 	}
-	for k := range t.byKey {
-		if !seen[k] {
-			delete(t.byKey, k)
+}
+
+// adder returns the function that appends the block of a key to *next,
+// reusing the block of that key, and numbering a key seen before.
+func (t *Transcript) adder(seen map[string]bool, next *[]*block) func(string, blockKind) *block {
+	return func(key string, kind blockKind) *block {
+		if seen[key] {
+			for n := 2; ; n++ {
+				if k := key + "#" + strconv.Itoa(n); !seen[k] {
+					key = k
+					break
+				}
+			}
+		}
+		seen[key] = true
+		b := t.byKey[key]
+		if b == nil || b.kind != kind {
+			b = &block{key: key, kind: kind}
+			t.byKey[key] = b
+		}
+		*next = append(*next, b)
+		return b
+	}
+}
+
+// syncChanged is the incremental Sync: it reports false (and changes
+// nothing) when the change is not one it handles, an item that is not
+// new appearing other than at the end.
+func (t *Transcript) syncChanged(a *model.Action, changed []*model.Item, tools []*model.Tool) bool {
+	items := a.Items()
+	old := t.nItems
+	var fresh []*model.Item
+	for _, it := range changed {
+		if t.itemBlocks[it] == nil {
+			fresh = append(fresh, it)
 		}
 	}
-	t.blocks = next
-	for _, b := range t.blocks {
+	if len(items) != old+len(fresh) {
+		return false
+	}
+	for k, it := range fresh {
+		if items[old+k] != it {
+			return false // inserted above existing items: re-list them all
+		}
+	}
+	// Chat tools drawn inline (a handful of items): the full pass.
+	for _, tl := range tools {
+		if tl.MessageKey != "" {
+			return false
+		}
+	}
+	hasMsg := false
+	for _, it := range fresh {
+		hasMsg = hasMsg || it.Kind == model.ItemMessage
+	}
+	if hasMsg {
+		for _, tl := range a.Tools() {
+			if tl.MessageKey != "" {
+				return false
+			}
+		}
+	}
+	keys := make(map[string]bool, len(fresh))
+	for _, it := range fresh {
+		k := itemKey(it)
+		if t.byKey[k] != nil || keys[k] {
+			return false // a repeated key: the full pass numbers it
+		}
+		keys[k] = true
+	}
+
+	dirty := make([]*block, 0, len(changed))
+	for _, it := range changed {
+		if b := t.itemBlocks[it]; b != nil {
+			dirty = append(dirty, b)
+		}
+	}
+	// New items: blocks appended after the last item block.
+	tail := append([]*block(nil), t.blocks[old:]...)
+	blocks := t.blocks[:old]
+	for _, it := range fresh {
+		b := &block{key: itemKey(it), kind: bItem, item: it, pos: len(blocks)}
+		t.byKey[b.key] = b
+		t.itemBlocks[it] = b
+		blocks = append(blocks, b)
+		dirty = append(dirty, b)
+	}
+	t.nItems = len(blocks)
+
+	// The tail is a few blocks: list it again, reusing blocks by key.
+	seen := map[string]bool{}
+	t.appendTail(t.adder(seen, &blocks))
+	for _, b := range tail {
+		if !seen[b.key] && t.byKey[b.key] == b {
+			delete(t.byKey, b.key)
+		}
+	}
+	t.blocks = blocks
+
+	// The tail is re-indexed every time (a few blocks); new items from
+	// where they start.
+	from := min(old, t.nItems)
+	for _, b := range t.blocks[t.nItems:] {
 		t.renderBlock(b)
 	}
-	t.reindex()
+	for _, b := range dirty {
+		t.renderBlock(b)
+		from = min(from, b.pos)
+	}
+	t.reindex(from)
+	t.updateActive(dirty)
+	return true
 }
 
 func itemKey(it *model.Item) string {
@@ -226,13 +361,22 @@ func itemKey(it *model.Item) string {
 	return "idx:" + strconv.Itoa(it.Index)
 }
 
-func (t *Transcript) reindex() {
+// reindex brings the line index (and the match index) up to date from
+// block from on; the blocks before it did not change.
+func (t *Transcript) reindex(from int) {
 	if cap(t.offsets) < len(t.blocks) {
-		t.offsets = make([]int, len(t.blocks))
+		o := make([]int, len(t.blocks), 2*len(t.blocks))
+		copy(o, t.offsets)
+		t.offsets = o
 	}
 	t.offsets = t.offsets[:len(t.blocks)]
+	from = min(max(from, 0), len(t.blocks))
 	n := 0
-	for i, b := range t.blocks {
+	if from > 0 {
+		n = t.offsets[from-1] + t.blocks[from-1].len()
+	}
+	for i := from; i < len(t.blocks); i++ {
+		b := t.blocks[i]
 		if i > 0 {
 			n++ // separator
 		}
@@ -241,7 +385,7 @@ func (t *Transcript) reindex() {
 		n += b.len()
 	}
 	t.total = n
-	t.recount()
+	t.recount(from)
 }
 
 func (b *block) len() int { return len(b.head) + len(b.body) }
@@ -250,13 +394,37 @@ func (b *block) len() int { return len(b.head) + len(b.body) }
 // or -1. In Responses the text after tool calls grows the message above
 // them, so following the bottom alone would hide the text that arrives.
 func (t *Transcript) Active() int {
-	best, bestSeq := -1, uint64(0)
-	for i, b := range t.blocks {
-		if b.item != nil && (best < 0 || b.item.LastSeq >= bestSeq) {
-			best, bestSeq = i, b.item.LastSeq
+	if t.active == nil {
+		return -1
+	}
+	return t.active.pos
+}
+
+// findActive finds the active block among all blocks.
+func (t *Transcript) findActive() {
+	t.active, t.activeSeq = nil, 0
+	for _, b := range t.blocks {
+		if b.item != nil && (t.active == nil || b.item.LastSeq >= t.activeSeq) {
+			t.active, t.activeSeq = b, b.item.LastSeq
 		}
 	}
-	return best
+}
+
+// updateActive considers the blocks an incremental Sync drew: only their
+// sequences moved (the others' did not change).
+func (t *Transcript) updateActive(dirty []*block) {
+	for _, b := range dirty {
+		if b == t.active && b.item.LastSeq < t.activeSeq {
+			t.findActive() // it went back: look again
+			return
+		}
+	}
+	for _, b := range dirty {
+		seq := b.item.LastSeq
+		if t.active == nil || seq > t.activeSeq || (seq == t.activeSeq && b.pos > t.active.pos) {
+			t.active, t.activeSeq = b, seq
+		}
+	}
 }
 
 // LastItem is the last block that shows a model item, or -1.
@@ -351,15 +519,10 @@ func (t *Transcript) Key(i int) string {
 // Index returns the block with that key, or -1.
 func (t *Transcript) Index(key string) int {
 	b := t.byKey[key]
-	if b == nil {
+	if b == nil || b.pos >= len(t.blocks) || t.blocks[b.pos] != b {
 		return -1
 	}
-	for i, x := range t.blocks {
-		if x == b {
-			return i
-		}
-	}
-	return -1
+	return b.pos
 }
 
 // Item is the model item of block i, or nil for notes and anomalies.
@@ -410,7 +573,7 @@ func (t *Transcript) Toggle(i int) bool {
 	}
 	t.toggled[b.key] = b.collapsed // collapsed → expand, and back
 	t.renderBlock(b)
-	t.reindex()
+	t.reindex(i)
 	return true
 }
 
@@ -463,9 +626,9 @@ func (t *Transcript) SetMarkdown(r MarkdownResult) bool {
 	before := b.len()
 	t.renderBlock(b)
 	if b.len() != before {
-		t.reindex()
+		t.reindex(b.pos)
 	} else {
-		t.recount()
+		t.recount(b.pos)
 	}
 	return true
 }
