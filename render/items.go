@@ -27,7 +27,7 @@ func (t *Transcript) drawBlock(b *block) {
 			tog = 2
 		}
 	}
-	ck := cacheKey{width: o.Width, markdown: o.Markdown, plain: o.Plain, redact: o.Redact, stamps: o.Timestamps, nowrap: o.NoWrap, text: b.text}
+	ck := cacheKey{width: o.Width, markdown: o.Markdown, plain: o.Plain, redact: o.Redact, stamps: o.Timestamps, nowrap: o.NoWrap, text: b.text, anom: b.anom, rec: b.rec}
 	if b.item != nil {
 		ck.item, ck.version = b.item, b.item.Version
 		// Settling changes only what is still open: an item not done
@@ -50,25 +50,22 @@ func (t *Transcript) drawBlock(b *block) {
 		b.collapsed, b.hidden = false, 0
 		return
 	case bAnomaly:
-		kind, detail, _ := strings.Cut(b.text, "\x00")
+		detail := b.anom.Detail
 		if o.Redact {
 			detail = safe.Mask(detail)
 		}
-		p := fmt.Sprintf("anomaly %s at chunk %d:", safe.Line(kind), b.seq)
+		p := fmt.Sprintf("anomaly %s at chunk %d:", safe.Line(string(b.anom.Kind)), b.anom.Sequence)
 		b.head, b.body = t.prefixed(p, t.st.Anomaly, detail), nil
 		b.collapsed, b.hidden = false, 0
 		return
 	case bReconcile:
-		parts := strings.SplitN(b.text, "\x00", 3)
-		for len(parts) < 3 {
-			parts = append(parts, "")
+		rec := b.rec
+		lines := t.prefixed("next:", t.st.Warn, rec.Advice)
+		if rec.ResponseGetInput != "" {
+			lines = append(lines, t.prefixed("  response_get input:", t.st.Label, Untrusted(rec.ResponseGetInput, o.Redact))...)
 		}
-		lines := t.prefixed("next:", t.st.Warn, parts[0])
-		if parts[1] != "" {
-			lines = append(lines, t.prefixed("  response_get input:", t.st.Label, Untrusted(parts[1], o.Redact))...)
-		}
-		if parts[2] != "" {
-			lines = append(lines, t.prefixed("  Hermes session:", t.st.Label, Untrusted(parts[2], o.Redact))...)
+		if rec.SessionID != "" {
+			lines = append(lines, t.prefixed("  Hermes session:", t.st.Label, Untrusted(rec.SessionID, o.Redact))...)
 		}
 		b.head, b.body = lines, nil
 		b.collapsed, b.hidden = false, 0
@@ -403,11 +400,21 @@ func (t *Transcript) CopyText(i int) string {
 		return ""
 	}
 	b := t.blocks[i]
-	if b.item == nil {
-		kind, detail, found := strings.Cut(b.text, "\x00")
-		if found {
-			return safe.Text(kind + ": " + detail)
+	switch b.kind {
+	case bAnomaly:
+		return safe.Text(string(b.anom.Kind) + ": " + b.anom.Detail)
+	case bReconcile:
+		// The advice, then the fields it names, one a line.
+		parts := []string{b.rec.Advice}
+		if b.rec.ResponseGetInput != "" {
+			parts = append(parts, "response_get input: "+b.rec.ResponseGetInput)
 		}
+		if b.rec.SessionID != "" {
+			parts = append(parts, "Hermes session: "+b.rec.SessionID)
+		}
+		return safe.Text(strings.Join(parts, "\n"))
+	}
+	if b.item == nil {
 		return safe.Text(b.text)
 	}
 	it := b.item

@@ -87,8 +87,9 @@ type block struct {
 	item *model.Item
 	// tools are the Chat tool calls drawn inline in this message.
 	tools []*model.Tool
-	text  string // notes, anomalies
-	seq   uint64 // anomaly sequence
+	text  string               // a note, the "… more" line
+	anom  model.Anomaly        // bAnomaly
+	rec   model.Reconciliation // bReconcile
 
 	// What the cached lines were rendered from.
 	ck cacheKey
@@ -131,6 +132,8 @@ type cacheKey struct {
 	nowrap   bool
 	mdReady  bool
 	text     string
+	anom     model.Anomaly
+	rec      model.Reconciliation
 	tools    uint64 // toolsDigest of the inline tools
 }
 
@@ -233,12 +236,11 @@ func (t *Transcript) appendTail(add func(string, blockKind) *block) {
 			break
 		}
 		b := add(fmt.Sprintf("anom:%d:%s:%s", an.Sequence, an.Kind, an.Detail), bAnomaly)
-		b.text = string(an.Kind) + "\x00" + an.Detail
-		b.seq = an.Sequence
+		b.anom = an
 	}
 	if rec, ok := a.Reconcile(); ok {
 		b := add("reconcile", bReconcile)
-		b.text = rec.Advice + "\x00" + rec.ResponseGetInput + "\x00" + rec.SessionID
+		b.rec = rec
 	}
 }
 
@@ -544,7 +546,7 @@ func (t *Transcript) Sequence(i int) (uint64, bool) {
 	case b.item != nil:
 		return b.item.LastSeq, true
 	case b.kind == bAnomaly:
-		return b.seq, true
+		return b.anom.Sequence, true
 	}
 	return 0, false
 }

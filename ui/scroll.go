@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -400,14 +399,8 @@ func (m *Model) buildRaw() {
 	pretty, _ := render.PrettyJSON(string(c.Raw))
 	lines = append(lines, render.WrapIndent(pretty, w, "  ")...)
 	lines = append(lines, "", st.Label.Render("raw_data"))
-	var probe struct {
-		HermesSSE *struct {
-			RawData *string `json:"raw_data"`
-		} `json:"hermes_sse"`
-	}
-	_ = json.Unmarshal(c.Data, &probe)
-	if probe.HermesSSE != nil && probe.HermesSSE.RawData != nil {
-		raw := render.Clean(*probe.HermesSSE.RawData)
+	if rd, ok := c.ProviderRaw(); ok {
+		raw := render.Clean(rd)
 		if strings.TrimSpace(raw) == "" {
 			lines = append(lines, "  "+st.Dim.Render("(empty)"))
 		} else {
