@@ -2,109 +2,75 @@ package ui
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
 	"aipwatch/render"
 )
 
-// queryLine is the one-line editor of the search query. (bubbles'
-// textinput would do, but it imports a clipboard module this build does
-// not carry.) It edits runes with the usual keys — backspace, delete,
-// ←/→, home/ctrl+a, end/ctrl+e, ctrl+u, ctrl+k, ctrl+w — and takes
-// bracketed paste. The cursor is the terminal's own (View places it), so
-// nothing blinks through Update and an idle screen costs nothing.
+// queryLine is the one-line editor of the search query: bubbles'
+// textinput edits it (backspace, delete, ←/→, word moves, home/ctrl+a,
+// end/ctrl+e, ctrl+u, ctrl+k, ctrl+w, bracketed paste). What it is given
+// is sanitised first, as it will be shown (a pasted control is searched
+// as its placeholder). The cursor is the terminal's own (View places it;
+// no virtual cursor, so nothing blinks through Update and an idle screen
+// costs nothing), and View draws the line itself so that it scrolls to
+// keep the cursor in view without padding.
 type queryLine struct {
-	value  []rune
-	pos    int
-	prompt string
-	limit  int
-
+	in          textinput.Model
+	prompt      string
 	promptStyle lipgloss.Style
 }
 
 func newQueryLine(st *render.Styles) queryLine {
-	return queryLine{prompt: "/", limit: maxQuery, promptStyle: st.HelpKey}
+	in := textinput.New()
+	in.Prompt = ""
+	in.CharLimit = maxQuery
+	in.SetVirtualCursor(false)
+	// ctrl+v would read the clipboard; bracketed paste is the terminal's.
+	in.KeyMap.Paste = key.NewBinding(key.WithDisabled())
+	in.Focus()
+	return queryLine{in: in, prompt: "/", promptStyle: st.HelpKey}
 }
 
-func (q *queryLine) Value() string { return string(q.value) }
+func (q *queryLine) Value() string { return q.in.Value() }
 
-func (q *queryLine) Reset() { q.value, q.pos = nil, 0 }
+func (q *queryLine) Reset() { q.in.Reset() }
 
-// insert adds text at the cursor: one line, sanitised as it will be shown
-// (a pasted control is searched as its placeholder).
-func (q *queryLine) insert(s string) {
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
-	rs := []rune(render.Line(s))
-	if room := q.limit - len(q.value); len(rs) > room {
-		rs = rs[:max(room, 0)]
-	}
-	if len(rs) == 0 {
-		return
-	}
-	v := make([]rune, 0, len(q.value)+len(rs))
-	v = append(v, q.value[:q.pos]...)
-	v = append(v, rs...)
-	v = append(v, q.value[q.pos:]...)
-	q.value, q.pos = v, q.pos+len(rs)
-}
+// oneLine is inserted text as the query shows it: one line, sanitised.
+var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 
-// Update applies a key press or a paste; it reports whether it used msg.
+// Update applies a key press or a paste; it reports whether the query
+// changed.
 func (q *queryLine) Update(msg tea.Msg) bool {
-	switch msg := msg.(type) {
+	switch m := msg.(type) {
 	case tea.PasteMsg:
-		q.insert(msg.Content)
-		return true
+		m.Content = render.Line(oneLine.Replace(m.Content))
+		msg = m
 	case tea.KeyPressMsg:
-		switch msg.String() {
-		case "backspace", "ctrl+h":
-			if q.pos > 0 {
-				q.value = append(q.value[:q.pos-1], q.value[q.pos:]...)
-				q.pos--
-			}
-		case "delete", "ctrl+d":
-			if q.pos < len(q.value) {
-				q.value = append(q.value[:q.pos], q.value[q.pos+1:]...)
-			}
-		case "left", "ctrl+b":
-			q.pos = max(q.pos-1, 0)
-		case "right", "ctrl+f":
-			q.pos = min(q.pos+1, len(q.value))
-		case "home", "ctrl+a":
-			q.pos = 0
-		case "end", "ctrl+e":
-			q.pos = len(q.value)
-		case "ctrl+u":
-			q.value, q.pos = append([]rune(nil), q.value[q.pos:]...), 0
-		case "ctrl+k":
-			q.value = q.value[:q.pos]
-		case "ctrl+w", "alt+backspace":
-			i := q.pos
-			for i > 0 && unicode.IsSpace(q.value[i-1]) {
-				i--
-			}
-			for i > 0 && !unicode.IsSpace(q.value[i-1]) {
-				i--
-			}
-			q.value, q.pos = append(q.value[:i], q.value[q.pos:]...), i
-		default:
-			if msg.Text == "" || msg.Mod&(tea.ModCtrl|tea.ModAlt) != 0 {
-				return false
-			}
-			q.insert(msg.Text)
+		if m.Mod&(tea.ModCtrl|tea.ModAlt) != 0 {
+			m.Text = "" // a binding or nothing, never text
 		}
-		return true
+		m.Text = render.Line(oneLine.Replace(m.Text))
+		msg = m
+	default:
+		return false
 	}
-	return false
+	before, pos := q.in.Value(), q.in.Position()
+	q.in, _ = q.in.Update(msg) // no virtual cursor: no blink command
+	return q.in.Value() != before || q.in.Position() != pos
 }
 
 // View draws the prompt and the query in at most w cells, scrolled so the
 // cursor stays in view, and returns the cursor's column.
 func (q *queryLine) View(w int) (string, int) {
-	before, after := string(q.value[:q.pos]), string(q.value[q.pos:])
+	value := []rune(q.in.Value())
+	pos := min(q.in.Position(), len(value))
+	before, after := string(value[:pos]), string(value[pos:])
 	room := max(w-render.Width(q.prompt), 2)
 	// Keep the cursor in view (one cell after before): drop runes on the
 	// left while too wide.
