@@ -11,6 +11,7 @@ import (
 	"aipwatch/model"
 	"aipwatch/render"
 	"aipwatch/stream"
+	"aipwatch/ui/transcript"
 )
 
 // Model is the Bubble Tea model. It is used through a pointer: Update
@@ -26,7 +27,7 @@ type Model struct {
 	help help.Model
 	st   *render.Styles
 	md   *render.Markdown
-	tr   *render.Transcript
+	tr   *transcript.Transcript
 
 	width, height int
 	started       time.Time // when the viewer started (elapsed fallback)
@@ -143,7 +144,7 @@ func newModel(ctx context.Context, opts Options) *Model {
 		help:      newHelp(st),
 		st:        st,
 		md:        md,
-		tr:        render.NewTranscript(st, md),
+		tr:        transcript.New(st, md),
 		started:   clock(),
 		follow:    true,
 		focusAuto: true,
@@ -203,7 +204,7 @@ func (m *Model) spinning() bool {
 }
 
 // markdownMsg is a finished markdown render.
-type markdownMsg struct{ res render.MarkdownResult }
+type markdownMsg struct{ res transcript.MarkdownResult }
 
 // keyContext is the help/keys context now.
 func (m *Model) keyContext() keys.Context {

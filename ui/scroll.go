@@ -7,6 +7,7 @@ import (
 
 	"aipwatch/keys"
 	"aipwatch/render"
+	"aipwatch/ui/transcript"
 )
 
 // layout is how the rows of the screen are shared out.
@@ -66,9 +67,9 @@ func (m *Model) scrollHelp(d int) {
 }
 
 // renderOptions are the transcript options for the current state.
-func (m *Model) renderOptions() render.Options {
+func (m *Model) renderOptions() transcript.Options {
 	l := m.layout()
-	return render.Options{
+	return transcript.Options{
 		Width:      max(m.width-l.gutter, 10),
 		Markdown:   m.markdown && !m.plain,
 		Plain:      m.plain,

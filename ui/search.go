@@ -14,7 +14,7 @@ import (
 // between the matches (the transcript's in line order, then the tool
 // labels' in the tools pane), scrolling the current one into view; esc
 // clears. The transcript owns the query, its matches and highlights
-// (render/search.go); this file only drives it and adds the tools pane.
+// (ui/transcript/search.go); this file only drives it and adds the tools pane.
 
 type searchState struct {
 	input   queryLine

@@ -443,7 +443,7 @@ func (m *Model) markdownCmds() []tea.Cmd {
 	cmds := make([]tea.Cmd, 0, len(jobs))
 	md := m.md
 	for _, j := range jobs {
-		cmds = append(cmds, func() tea.Msg { return markdownMsg{res: md.Run(j)} })
+		cmds = append(cmds, func() tea.Msg { return markdownMsg{res: j.Run(md)} })
 	}
 	return cmds
 }

@@ -1,4 +1,4 @@
-package render
+package transcript
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"aipwatch/model"
+	"aipwatch/render"
 	"aipwatch/safe"
 )
 
@@ -62,16 +63,16 @@ func (t *Transcript) drawBlock(b *block) {
 		rec := b.rec
 		lines := t.prefixed("next:", t.st.Warn, rec.Advice)
 		if rec.ResponseGetInput != "" {
-			lines = append(lines, t.prefixed("  response_get input:", t.st.Label, Untrusted(rec.ResponseGetInput, o.Redact))...)
+			lines = append(lines, t.prefixed("  response_get input:", t.st.Label, render.Untrusted(rec.ResponseGetInput, o.Redact))...)
 		}
 		if rec.SessionID != "" {
-			lines = append(lines, t.prefixed("  Hermes session:", t.st.Label, Untrusted(rec.SessionID, o.Redact))...)
+			lines = append(lines, t.prefixed("  Hermes session:", t.st.Label, render.Untrusted(rec.SessionID, o.Redact))...)
 		}
 		b.head, b.body = lines, nil
 		b.collapsed, b.hidden = false, 0
 		return
 	case bMore:
-		b.head, b.body = []string{t.st.Dim.Render(Truncate(b.text, o.Width, "…"))}, nil
+		b.head, b.body = []string{t.st.Dim.Render(render.Truncate(b.text, o.Width, "…"))}, nil
 		return
 	}
 
@@ -96,13 +97,13 @@ func (t *Transcript) drawBlock(b *block) {
 	b.collapsed = collapsed
 	if collapsed {
 		b.hidden = len(body)
-		hint := t.st.Dim.Render(" · " + Plural(len(body), "line hidden", "lines hidden"))
-		b.head = []string{Truncate(head+hint, o.Width, "…")}
+		hint := t.st.Dim.Render(" · " + render.Plural(len(body), "line hidden", "lines hidden"))
+		b.head = []string{render.Truncate(head+hint, o.Width, "…")}
 		b.body, b.full = nil, body
 		return
 	}
 	b.hidden = 0
-	b.head = []string{Truncate(head, o.Width, "…")}
+	b.head = []string{render.Truncate(head, o.Width, "…")}
 	b.body = body
 }
 
@@ -125,7 +126,7 @@ func (t *Transcript) cut(lines []string) []string {
 	}
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		out[i] = Truncate(l, t.opts.Width, "…")
+		out[i] = render.Truncate(l, t.opts.Width, "…")
 	}
 	return out
 }
@@ -147,7 +148,7 @@ func (t *Transcript) stamp(seq uint64) string {
 // lines indented by two.
 func (t *Transcript) prefixed(prefix string, style lipgloss.Style, text string) []string {
 	w := t.opts.Width
-	lines := Wrap(Clean(prefix+" "+text), max(w-2, 1))
+	lines := render.Wrap(render.Clean(prefix+" "+text), max(w-2, 1))
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		switch {
@@ -184,13 +185,13 @@ func (t *Transcript) itemHead(it *model.Item) string {
 		}
 		h := "ƒ " + st.ToolName.Render(name)
 		if it.CallID != "" {
-			h += " " + st.Dim.Render(Untrusted(it.CallID, t.opts.Redact))
+			h += " " + st.Dim.Render(render.Untrusted(it.CallID, t.opts.Redact))
 		}
 		return h + t.status(it)
 	case model.ItemFunctionOutput:
 		h := "↳ " + st.ToolName.Render("output")
 		if it.CallID != "" {
-			h += " for " + st.Dim.Render(Untrusted(it.CallID, t.opts.Redact))
+			h += " for " + st.Dim.Render(render.Untrusted(it.CallID, t.opts.Redact))
 		}
 		return h + t.status(it)
 	default:
@@ -266,7 +267,7 @@ func (t *Transcript) itemBody(b *block) (lines []string, chrome []bool) {
 		case o.Redact:
 			return []string{st.Dim.Render(safe.Mask(text))}, nil
 		}
-		md := o.Markdown && !o.Plain && !o.NoWrap && it.Done && len(text) <= MaxMarkdown
+		md := o.Markdown && !o.Plain && !o.NoWrap && it.Done && len(text) <= render.MaxMarkdown
 		if inline {
 			text = markTools(text, b.tools, md)
 		}
@@ -324,7 +325,7 @@ func (t *Transcript) itemBody(b *block) (lines []string, chrome []bool) {
 		if o.Redact {
 			text = safe.Mask(text)
 		}
-		return WrapIndent(Clean(text), o.Width, "  "), nil
+		return render.WrapIndent(render.Clean(text), o.Width, "  "), nil
 	}
 }
 
@@ -346,8 +347,8 @@ func (t *Transcript) jsonLines(s, empty string) (lines []string, chrome bool) {
 	case t.opts.Redact:
 		return []string{"    " + t.st.Dim.Render(safe.Mask(s))}, false
 	}
-	pretty, _ := PrettyJSON(s)
-	return WrapIndent(pretty, t.opts.Width, "    "), false
+	pretty, _ := render.PrettyJSON(s)
+	return render.WrapIndent(pretty, t.opts.Width, "    "), false
 }
 
 // mdLines returns the cached markdown of b's item at width; ok is false
@@ -369,7 +370,7 @@ func (t *Transcript) wantMarkdown(b *block, text string) {
 			t.storeMarkdown(b, MarkdownResult{Job: job})
 			return
 		}
-		t.storeMarkdown(b, t.md.Run(job))
+		t.storeMarkdown(b, job.Run(t.md))
 		return
 	}
 	if b.mdPending == nil {
@@ -422,11 +423,11 @@ func (t *Transcript) CopyText(i int) string {
 	case model.ItemFunctionCall, model.ItemFunctionOutput:
 		var parts []string
 		if it.Arguments != "" {
-			p, _ := PrettyJSON(it.Arguments)
+			p, _ := render.PrettyJSON(it.Arguments)
 			parts = append(parts, p)
 		}
 		for _, o := range it.Output {
-			p, _ := PrettyJSON(o)
+			p, _ := render.PrettyJSON(o)
 			parts = append(parts, p)
 		}
 		return strings.Join(parts, "\n\n")

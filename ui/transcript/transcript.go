@@ -1,4 +1,4 @@
-package render
+package transcript
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"aipwatch/model"
+	"aipwatch/render"
 )
 
 // Options decide how the transcript is drawn. Changing any of them
@@ -32,8 +33,8 @@ const MaxAnomalies = 20
 // binary search without touching the lines of other blocks. It is owned by
 // one goroutine, like the model it reads.
 type Transcript struct {
-	st   *Styles
-	md   *Markdown
+	st   *render.Styles
+	md   *render.Markdown
 	opts Options
 
 	blocks  []*block
@@ -48,7 +49,7 @@ type Transcript struct {
 
 	jobs []MarkdownJob
 
-	query    Query
+	query    render.Query
 	cur      curMatch
 	matchOff []int // matchOff[i]: matches before block i; the last entry is the total
 
@@ -98,7 +99,7 @@ type block struct {
 	collapsed  bool
 	hidden     int // body lines hidden while collapsed
 
-	stream TextLines // incremental wrap of a growing text
+	stream render.TextLines // incremental wrap of a growing text
 
 	// What search looks at: the full body while collapsed, and which body
 	// lines are not content (labels, placeholders).
@@ -109,7 +110,7 @@ type block struct {
 	hay     *haystack
 	matches []match        // hay.ms
 	hl      map[int]string // restyled lines, by line in the block
-	hlSpans map[int][]Span
+	hlSpans map[int][]render.Span
 	hlCur   int
 
 	// Markdown of a finished message, per width, for mdVersion of mdItem.
@@ -137,8 +138,8 @@ type cacheKey struct {
 	tools    uint64 // toolsDigest of the inline tools
 }
 
-// NewTranscript returns an empty transcript drawing with st and md.
-func NewTranscript(st *Styles, md *Markdown) *Transcript {
+// New returns an empty transcript drawing with st and md.
+func New(st *render.Styles, md *render.Markdown) *Transcript {
 	return &Transcript{st: st, md: md, byKey: map[string]*block{}, toggled: map[string]bool{}}
 }
 
@@ -232,7 +233,7 @@ func (t *Transcript) appendTail(add func(string, blockKind) *block) {
 	for i, an := range anoms {
 		if i == MaxAnomalies {
 			b := add("anom:more", bMore)
-			b.text = fmt.Sprintf("… %s more", Plural(total-MaxAnomalies, "anomaly", "anomalies"))
+			b.text = fmt.Sprintf("… %s more", render.Plural(total-MaxAnomalies, "anomaly", "anomalies"))
 			break
 		}
 		b := add(fmt.Sprintf("anom:%d:%s:%s", an.Sequence, an.Kind, an.Detail), bAnomaly)
@@ -604,10 +605,10 @@ type MarkdownResult struct {
 	Err   error
 }
 
-// Run renders a job. It touches nothing but the job and the renderer, so
-// it may run in any goroutine.
-func (m *Markdown) Run(j MarkdownJob) MarkdownResult {
-	lines, err := m.Render(j.Text, j.Width)
+// Run renders the job with md. It touches nothing but the job and the
+// renderer, so it may run in any goroutine.
+func (j MarkdownJob) Run(md *render.Markdown) MarkdownResult {
+	lines, err := md.Render(j.Text, j.Width)
 	return MarkdownResult{Job: j, Lines: lines, Err: err}
 }
 
