@@ -35,20 +35,8 @@ type Model struct {
 	replayAt      time.Time // and of its latest (streamNow)
 	settledAt     time.Time
 
-	// Transcript scrolling: follow keeps the bottom in view; any upward
-	// scroll pauses it. While paused the reading position is an anchor
-	// (block key + line within it), so text growing below, a block
-	// re-rendering above, or a resize never moves what is being read.
-	follow    bool
-	top       int
-	anchorKey string
-	anchorOff int
-	newLines  int // lines that arrived while paused
-
-	// Focus: the block enter/space, y and r act on. While focusAuto it is
-	// the last block.
-	focusKey  string
-	focusAuto bool
+	// The transcript (tr) keeps the reading position, follow and focus
+	// (ui/transcript/window.go).
 
 	mode keys.Mode
 	// confirmInput is what the operator typed in the cancel confirmation;
@@ -97,7 +85,6 @@ type Model struct {
 	fvOK      bool
 	scr       screen
 	gutters   gutters
-	lineBuf   []string
 	anoms     anomCache
 	ruleCache ruleCache
 	times     timeCache
@@ -146,8 +133,6 @@ func newModel(ctx context.Context, opts Options) *Model {
 		md:        md,
 		tr:        transcript.New(st, md),
 		started:   clock(),
-		follow:    true,
-		focusAuto: true,
 		showTools: true,
 		markdown:  true,
 		review:    opts.Replay,
@@ -211,7 +196,7 @@ func (m *Model) keyContext() keys.Context {
 	return keys.Context{
 		Mode:     m.mode,
 		Settled:  m.action.Settled(),
-		Paused:   !m.follow,
+		Paused:   !m.tr.Following(),
 		HasTools: len(m.action.Tools()) > 0,
 		Redact:   m.opts.Redact,
 		Plain:    m.plain,

@@ -92,7 +92,7 @@ func (m *Model) confirmSearch() {
 	if m.matchTotal() > 0 {
 		// From the view, as less and vim do: the first match at or below
 		// the top line on the screen, else (wrapping) the first one.
-		m.gotoMatch(max(m.tr.MatchFrom(m.top), 0), true)
+		m.gotoMatch(max(m.tr.MatchFrom(m.tr.Top()), 0), true)
 	}
 }
 
@@ -171,7 +171,7 @@ func (m *Model) stepMatch(d int) {
 	case cur >= 0:
 		k = ((cur+d)%total + total) % total
 	case d > 0:
-		k = max(m.tr.MatchFrom(m.top), 0)
+		k = max(m.tr.MatchFrom(m.tr.Top()), 0)
 	default:
 		k = total - 1
 	}
@@ -197,9 +197,9 @@ func (m *Model) gotoMatch(k int, scroll bool) {
 			m.relayout()
 		}
 		_, line, _ := m.tr.Match(k)
-		m.focusAuto, m.focusKey = false, m.tr.Key(bi)
+		m.tr.Focus(bi)
 		body := m.layout().body
-		if line < m.top || line >= m.top+body {
+		if top := m.tr.Top(); line < top || line >= top+body {
 			m.pause()
 			m.setTop(line - body/3)
 		}

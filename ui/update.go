@@ -415,14 +415,13 @@ func (m *Model) toggleFocused() {
 		return
 	}
 	start, _ := m.tr.Span(i)
-	screenRow := start - m.top
+	screenRow := start - m.tr.Top()
 	if !m.tr.Toggle(i) {
 		m.setNotice("nothing to expand here", false)
 		return
 	}
-	m.focusAuto = false
-	m.focusKey = m.tr.Key(i)
-	if m.follow {
+	m.tr.Focus(i)
+	if m.tr.Following() {
 		m.relayout()
 		return
 	}

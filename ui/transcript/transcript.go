@@ -57,6 +57,8 @@ type Transcript struct {
 
 	frags map[string]string // styled fragments by what they show (frag)
 
+	win window // the reading position and the focus (window.go)
+
 	// The incremental Sync: the block of each item (the item blocks come
 	// first, nItems of them), and the block of the item changed last.
 	itemBlocks map[*model.Item]*block
@@ -140,7 +142,8 @@ type cacheKey struct {
 
 // New returns an empty transcript drawing with st and md.
 func New(st *render.Styles, md *render.Markdown) *Transcript {
-	return &Transcript{st: st, md: md, byKey: map[string]*block{}, toggled: map[string]bool{}}
+	return &Transcript{st: st, md: md, byKey: map[string]*block{}, toggled: map[string]bool{},
+		win: window{follow: true, focusAuto: true}}
 }
 
 // Options returns the current options.
