@@ -138,7 +138,7 @@ func newModel(ctx context.Context, opts Options) *Model {
 		review:    opts.Replay,
 	}
 	m.action.SetRawCap(opts.RawCap)
-	m.search.input = newQueryLine(st)
+	m.search.input = transcript.NewQueryLine(st, maxQuery)
 	return m
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"aipwatch/keys"
 	"aipwatch/render"
+	"aipwatch/ui/transcript"
 )
 
 // Search: / opens the query line, enter finds, esc cancels; n / N move
@@ -17,7 +18,7 @@ import (
 // (ui/transcript/search.go); this file only drives it and adds the tools pane.
 
 type searchState struct {
-	input   queryLine
+	input   transcript.QueryLine
 	prev    render.Query // restored when typing is cancelled, with its current match
 	prevCur int
 

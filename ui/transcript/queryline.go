@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 	"aipwatch/render"
 )
 
-// queryLine is the one-line editor of the search query: bubbles'
+// QueryLine is the one-line editor of the search query: bubbles'
 // textinput edits it (backspace, delete, ←/→, word moves, home/ctrl+a,
 // end/ctrl+e, ctrl+u, ctrl+k, ctrl+w, bracketed paste). What it is given
 // is sanitised first, as it will be shown (a pasted control is searched
@@ -20,33 +20,36 @@ import (
 // no virtual cursor, so nothing blinks through Update and an idle screen
 // costs nothing), and View draws the line itself so that it scrolls to
 // keep the cursor in view without padding.
-type queryLine struct {
+type QueryLine struct {
 	in          textinput.Model
 	prompt      string
 	promptStyle lipgloss.Style
 }
 
-func newQueryLine(st *render.Styles) queryLine {
+// NewQueryLine returns an empty query line of at most limit runes.
+func NewQueryLine(st *render.Styles, limit int) QueryLine {
 	in := textinput.New()
 	in.Prompt = ""
-	in.CharLimit = maxQuery
+	in.CharLimit = limit
 	in.SetVirtualCursor(false)
 	// ctrl+v would read the clipboard; bracketed paste is the terminal's.
 	in.KeyMap.Paste = key.NewBinding(key.WithDisabled())
 	in.Focus()
-	return queryLine{in: in, prompt: "/", promptStyle: st.HelpKey}
+	return QueryLine{in: in, prompt: "/", promptStyle: st.HelpKey}
 }
 
-func (q *queryLine) Value() string { return q.in.Value() }
+// Value is the query as typed.
+func (q *QueryLine) Value() string { return q.in.Value() }
 
-func (q *queryLine) Reset() { q.in.Reset() }
+// Reset empties the line.
+func (q *QueryLine) Reset() { q.in.Reset() }
 
 // oneLine is inserted text as the query shows it: one line, sanitised.
 var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 
 // Update applies a key press or a paste; it reports whether the query
 // changed.
-func (q *queryLine) Update(msg tea.Msg) bool {
+func (q *QueryLine) Update(msg tea.Msg) bool {
 	switch m := msg.(type) {
 	case tea.PasteMsg:
 		m.Content = render.Line(oneLine.Replace(m.Content))
@@ -67,7 +70,7 @@ func (q *queryLine) Update(msg tea.Msg) bool {
 
 // View draws the prompt and the query in at most w cells, scrolled so the
 // cursor stays in view, and returns the cursor's column.
-func (q *queryLine) View(w int) (string, int) {
+func (q *QueryLine) View(w int) (string, int) {
 	value := []rune(q.in.Value())
 	pos := min(q.in.Position(), len(value))
 	before, after := string(value[:pos]), string(value[pos:])
