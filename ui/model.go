@@ -84,7 +84,6 @@ type Model struct {
 	fv        model.Verdict
 	fvOK      bool
 	scr       screen
-	gutters   gutters
 	anoms     anomCache
 	ruleCache ruleCache
 	times     timeCache

@@ -313,13 +313,7 @@ func (m *Model) bodyRows(sc *screen, l layout) {
 	}
 	fi := m.focusIndex()
 	fStart, fN := m.tr.Span(fi)
-	if g := &m.gutters; g.n != l.gutter || g.mark == "" {
-		*g = gutters{n: l.gutter, blank: strings.Repeat(" ", l.gutter)}
-		if l.gutter > 0 {
-			g.mark = st.Focus.Render("▌") + strings.Repeat(" ", l.gutter-1)
-		}
-	}
-	mark, blank := m.gutters.mark, m.gutters.blank
+	mark, blank := m.tr.Gutter(l.gutter)
 	top := m.tr.Top()
 	lines := m.tr.Visible(l.body)
 	for k, line := range lines {
@@ -338,12 +332,6 @@ func (m *Model) bodyRows(sc *screen, l layout) {
 	for i := len(lines); i < l.body; i++ {
 		sc.row()
 	}
-}
-
-// gutters are the focus mark and the blank gutter, styled once.
-type gutters struct {
-	n           int
-	mark, blank string
 }
 
 func (m *Model) toolRows(sc *screen, n int) {

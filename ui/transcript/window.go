@@ -1,6 +1,10 @@
 package transcript
 
-import "aipwatch/model"
+import (
+	"strings"
+
+	"aipwatch/model"
+)
 
 // The reading position in the transcript. Follow keeps the bottom in
 // view; any upward scroll pauses it. While paused the position is an
@@ -22,6 +26,22 @@ type window struct {
 	focusAuto bool
 
 	lineBuf []string // Visible's buffer, reused between frames
+
+	gutter      int    // cells of the gutter marked and blank are for
+	mark, blank string // the focus mark and the blank gutter, styled once
+}
+
+// Gutter is the focus mark (drawn beside the focused block's lines) and
+// the blank gutter, n cells each; both are "" when n is 0.
+func (t *Transcript) Gutter(n int) (mark, blank string) {
+	w := &t.win
+	if w.gutter != n || (n > 0 && w.mark == "") {
+		w.gutter, w.mark, w.blank = n, "", strings.Repeat(" ", n)
+		if n > 0 {
+			w.mark = t.st.Focus.Render("▌") + strings.Repeat(" ", n-1)
+		}
+	}
+	return w.mark, w.blank
 }
 
 // Following reports whether the window follows the end.
