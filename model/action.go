@@ -41,6 +41,25 @@ func (c *Chunk) DataBytes() []byte {
 // raw_data inside Data) were dropped under the raw diagnostics cap.
 func (c *Chunk) RawDropped() bool { return c.digest != nil }
 
+// ProviderRaw is the provider frame's raw_data as the Hermes envelope
+// carries it (chunk.data.hermes_sse.raw_data, unsanitised), for the raw
+// view; ok is false when the chunk carries none (not a Hermes provider
+// frame, or its raw bytes were dropped under the cap).
+func (c *Chunk) ProviderRaw() (string, bool) {
+	if c.RawDropped() {
+		return "", false
+	}
+	var probe struct {
+		HermesSSE *struct {
+			RawData *string `json:"raw_data"`
+		} `json:"hermes_sse"`
+	}
+	if json.Unmarshal(c.Data, &probe) != nil || probe.HermesSSE == nil || probe.HermesSSE.RawData == nil {
+		return "", false
+	}
+	return *probe.HermesSSE.RawData, true
+}
+
 // Action is everything aipwatch knows about one action. It is fed chunks,
 // events, the cursor and the result, and derives the transcript, the tools
 // and the verdict from them. It does no I/O and is not safe for concurrent

@@ -116,3 +116,34 @@ func TestRawCapPackedData(t *testing.T) {
 		}
 	}
 }
+
+// TestProviderRaw: the raw view's raw_data comes from the Hermes envelope
+// of a retained chunk, and is gone once the cap dropped the chunk's bytes.
+func TestProviderRaw(t *testing.T) {
+	chunks := loadChunks(t, "chat_stop")
+	a := NewAction(chunks[0].ActionID)
+	feed(t, a, chunks)
+	c, ok := a.ChunkAt(chunks[0].Sequence)
+	if !ok {
+		t.Fatal("chunk 0 not retained")
+	}
+	rd, ok := c.ProviderRaw()
+	if !ok || rd == "" || !strings.Contains(string(c.Raw), "raw_data") {
+		t.Fatalf("ProviderRaw = %q, %v", rd, ok)
+	}
+	if !strings.Contains(string(c.Data), strings.ReplaceAll(rd, `"`, `\"`)) {
+		t.Errorf("raw_data %q is not the envelope's", rd)
+	}
+	plain := Chunk{StreamChunk: StreamChunk{Data: []byte(`{"reason":"upstream closed"}`)}}
+	if rd, ok := plain.ProviderRaw(); ok {
+		t.Errorf("a chunk without hermes_sse has raw_data %q", rd)
+	}
+	capped := NewAction(chunks[0].ActionID)
+	capped.SetRawCap(1)
+	feed(t, capped, chunks)
+	if c, ok := capped.ChunkAt(chunks[0].Sequence); !ok || !c.RawDropped() {
+		t.Fatal("chunk 0 not dropped under the cap")
+	} else if rd, ok := c.ProviderRaw(); ok {
+		t.Errorf("a dropped chunk still has raw_data %q", rd)
+	}
+}

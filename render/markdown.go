@@ -46,6 +46,12 @@ func (m *Markdown) Render(text string, width int) ([]string, error) {
 	if width < 8 {
 		width = 8
 	}
+	if plainProse(text, width) {
+		// Glamour draws a paragraph of plain words as the word wrap does
+		// (TestPlainProseAsGlamour); 20,000 short messages need not cost
+		// 20,000 renders.
+		return Wrap(strings.TrimRight(text, " "), width), nil
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.byWidth[width]
@@ -81,6 +87,34 @@ func (m *Markdown) Render(text string, width int) ([]string, error) {
 		lines = lines[:len(lines)-1]
 	}
 	return lines, nil
+}
+
+// plainProse reports whether text is one paragraph of words of ASCII
+// letters, digits and commas, one space apart, none wider than width:
+// nothing Markdown would style or wrap differently.
+func plainProse(text string, width int) bool {
+	if text == "" || text[0] == ' ' {
+		return false
+	}
+	word := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == ' ':
+			if text[i-1] == ' ' {
+				return false
+			}
+			word = 0
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == ',':
+			word++
+			if word > width {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func sp(s string) *string { return &s }

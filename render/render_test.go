@@ -1,18 +1,17 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 	"pgregory.net/rapid"
 
 	"aipwatch/model"
-	"aipwatch/safe"
 )
 
 func TestWrap(t *testing.T) {
@@ -189,138 +188,6 @@ func TestStylesANSI16(t *testing.T) {
 	}
 }
 
-// chat builds a Chat action from deltas.
-type chat struct {
-	a   *model.Action
-	seq uint64
-}
-
-func newChat() *chat { return &chat{a: model.NewAction("act_test")} }
-
-func (c *chat) add(kind, event string, data any, terminal bool) {
-	d, _ := json.Marshal(data)
-	h := map[string]any{"data": json.RawMessage(d), "raw_data": string(d), "terminal": terminal}
-	if event != "" {
-		h["event"] = event
-	}
-	raw, _ := json.Marshal(map[string]any{"action_id": "act_test", "sequence": c.seq, "kind": kind,
-		"data": map[string]any{"hermes_sse": h}})
-	c.seq++
-	ch, err := model.DecodeChunk(raw)
-	if err != nil {
-		panic(err)
-	}
-	c.a.IngestChunk(ch, time.Unix(0, 0))
-}
-
-func (c *chat) choice(delta map[string]any, finish any) {
-	c.add("data", "", map[string]any{"id": "chatcmpl-x", "choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}, false)
-}
-
-func (c *chat) role()          { c.choice(map[string]any{"role": "assistant"}, nil) }
-func (c *chat) delta(s string) { c.choice(map[string]any{"content": s}, nil) }
-func (c *chat) finish()        { c.choice(map[string]any{}, "stop") }
-
-func (c *chat) reasoning(s string) { c.choice(map[string]any{"reasoning_content": s}, nil) }
-
-func allLines(tr *Transcript) []string {
-	out := make([]string, tr.Len())
-	for i := range out {
-		out[i] = tr.Line(i)
-	}
-	return out
-}
-
-func TestTranscriptIndexAndCache(t *testing.T) {
-	c := newChat()
-	c.role()
-	c.reasoning("thinking about it\n")
-	for i := range 40 {
-		c.delta(fmt.Sprintf("word%d ", i))
-	}
-	tr := NewTranscript(NewStyles(false), NewMarkdown(false))
-	tr.SyncMarkdown = true
-	tr.SetOptions(Options{Width: 30, Markdown: true})
-	tr.Sync(c.a)
-	if tr.Blocks() != 2 {
-		t.Fatalf("%d blocks, want reasoning and message", tr.Blocks())
-	}
-	// Lines agrees with Line, and BlockAt with Span.
-	all := allLines(tr)
-	for from := 0; from < len(all); from += 3 {
-		got := tr.Lines(nil, from, from+7)
-		for k, l := range got {
-			if l != all[from+k] {
-				t.Fatalf("Lines(%d) row %d = %q, Line = %q", from, k, l, all[from+k])
-			}
-		}
-	}
-	for i := range all {
-		bi := tr.BlockAt(i)
-		start, n := tr.Span(bi)
-		if i < start || i > start+n { // start+n is the separator
-			t.Fatalf("line %d in block %d spanning %d+%d", i, bi, start, n)
-		}
-	}
-	ri, mi := 0, 1
-	if tr.Item(0).Kind != model.ItemReasoning {
-		ri, mi = 1, 0
-	}
-	// Growing the message does not re-render the reasoning block.
-	reasoningHead := &tr.blocks[ri].head[0]
-	c.delta("more text")
-	tr.Sync(c.a)
-	if &tr.blocks[ri].head[0] != reasoningHead {
-		t.Error("the unchanged reasoning block was re-rendered")
-	}
-	if !strings.Contains(strings.Join(allLines(tr), "\n"), "more text") {
-		t.Error("the new delta is not shown")
-	}
-	// Finishing renders markdown once; a second Sync changes nothing.
-	c.finish()
-	tr.Sync(c.a)
-	body := tr.blocks[mi].body
-	tr.Sync(c.a)
-	if len(body) > 0 && &tr.blocks[mi].body[0] != &body[0] {
-		t.Error("a finished message was re-rendered without a change")
-	}
-	// The finished reasoning (2 lines) is not collapsed; toggling collapses it.
-	if col, _ := tr.Collapsed(ri); col {
-		t.Error("a short reasoning item starts collapsed")
-	}
-	if !tr.Toggle(ri) {
-		t.Fatal("toggle refused")
-	}
-	start, _ := tr.Span(ri)
-	if col, n := tr.Collapsed(ri); !col || n == 0 || !strings.Contains(tr.Line(start), "hidden") {
-		t.Errorf("collapsed=%v hidden=%d first line %q", col, n, tr.Line(start))
-	}
-	if !tr.Toggle(ri) {
-		t.Fatal("toggle back refused")
-	}
-	if col, _ := tr.Collapsed(ri); col {
-		t.Error("toggling twice did not expand")
-	}
-}
-
-func TestTranscriptRedact(t *testing.T) {
-	c := newChat()
-	c.role()
-	c.delta("the secret prompt answer")
-	c.add("data", "hermes.tool.progress", map[string]any{"tool": "terminal", "label": "cat /etc/secret", "toolCallId": "call_secret", "status": "running"}, false)
-	tr := NewTranscript(NewStyles(true), nil)
-	tr.SetOptions(Options{Width: 60, Redact: true})
-	tr.Sync(c.a)
-	text := ansi.Strip(strings.Join(allLines(tr), "\n"))
-	if strings.Contains(text, "secret") || !strings.Contains(text, safe.Masked) {
-		t.Errorf("redacted transcript:\n%s", text)
-	}
-	rows := ansi.Strip(strings.Join(NewStyles(true).ToolRows(c.a.Tools(), ToolOptions{Width: 80, Redact: true}, 5), "\n"))
-	if strings.Contains(rows, "secret") || !strings.Contains(rows, "terminal") {
-		t.Errorf("redacted tool rows: %s", rows)
-	}
-}
-
 func TestToolRows(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 10, 0, time.UTC)
 	tools := []*model.Tool{
@@ -364,26 +231,43 @@ func TestShortAndDuration(t *testing.T) {
 	}
 }
 
-// BenchmarkStreamingSync is the per-batch cost of a long streaming reply:
-// with the incremental wrap it stays flat as the reply grows (the whole
-// reply is never re-wrapped per delta).
-func BenchmarkStreamingSync(b *testing.B) {
-	for _, size := range []int{1_000, 100_000} {
-		b.Run(fmt.Sprintf("after%ddeltas", size), func(b *testing.B) {
-			c := newChat()
-			c.role()
-			for i := range size {
-				c.delta(fmt.Sprintf("lorem ipsum dolor sit amet %06d ", i))
+// TestPlainProseAsGlamour: the plain-prose shortcut of Markdown.Render
+// gives exactly the lines Glamour gives, in colour and without.
+func TestPlainProseAsGlamour(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		text := rapid.StringOfN(rapid.SampledFrom([]rune("abcXYZ019, ")), 1, 120, -1).Draw(rt, "text")
+		width := rapid.IntRange(1, 40).Draw(rt, "width")
+		color := rapid.Bool().Draw(rt, "color")
+		if !plainProse(text, max(width, 8)) {
+			return
+		}
+		m := NewMarkdown(color)
+		got, err := m.Render(text, width)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		r, err := glamour.NewTermRenderer(glamour.WithStyles(m.cfg), glamour.WithWordWrap(max(width, 8)))
+		if err != nil {
+			rt.Fatal(err)
+		}
+		out, err := r.Render(text)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		var want []string
+		for _, l := range strings.Split(out, "\n") {
+			if l = strings.TrimRight(l, " "); strings.TrimSpace(ansi.Strip(l)) != "" || len(want) > 0 {
+				want = append(want, l)
 			}
-			tr := NewTranscript(NewStyles(true), nil)
-			tr.SetOptions(Options{Width: 100})
-			tr.Sync(c.a)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				c.delta("next words ")
-				tr.Sync(c.a)
-				_ = tr.Lines(nil, tr.Len()-40, tr.Len())
-			}
-		})
+		}
+		for len(want) > 0 && strings.TrimSpace(ansi.Strip(want[len(want)-1])) == "" {
+			want = want[:len(want)-1]
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			rt.Fatalf("width %d %q:\n got %q\nwant %q", width, text, got, want)
+		}
+	})
+	if plainProse("1. a list", 20) || plainProse("# head", 20) || plainProse("  code", 20) || plainProse("a  b", 20) || plainProse("a\nb", 20) {
+		t.Error("Markdown syntax taken for plain prose")
 	}
 }

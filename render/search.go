@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,11 +14,9 @@ import (
 // sanitising, wrapping, markdown and --redact's mask), so what is found is
 // what the operator sees and a masked secret is never found.
 //
-// Cache discipline: a block's searchable text (its haystack) is built from
-// its cached lines once per cache key and only while a query is active;
-// counting a new query scans the haystacks, it renders nothing. Only the
-// lines that hold a match are restyled, lazily, when they are drawn, and
-// kept per (cache key, query, current match).
+// This file holds the stateless part: the query, folding, finding in one
+// line, and restyling a line's matches. The transcript's search state (its
+// haystacks, matches and the current match) is in ui/transcript.
 
 // Query is one search.
 type Query struct {
@@ -34,21 +31,24 @@ func NewQuery(s string) Query {
 	if strings.TrimSpace(s) == "" {
 		return Query{}
 	}
-	f, _ := fold(s)
+	f, _ := Fold(s)
 	return Query{text: s, fold: f}
 }
 
 // String is the query as typed (sanitised).
 func (q Query) String() string { return q.text }
 
+// Folded is the query lower-cased (Fold), as a haystack is searched.
+func (q Query) Folded() string { return q.fold }
+
 // Empty reports whether there is nothing to search for.
 func (q Query) Empty() bool { return q.fold == "" }
 
-// fold lower-cases s rune by rune. When that changes the byte length (a
+// Fold lower-cases s rune by rune. When that changes the byte length (a
 // few runes fold to a shorter or longer encoding), idx maps every byte
 // offset of the result (and its end) to the offset in s it came from;
 // idx is nil when offsets are the same.
-func fold(s string) (string, []int32) {
+func Fold(s string) (string, []int32) {
 	same := true
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -114,7 +114,7 @@ func (q Query) Count(s string) int {
 	if q.Empty() {
 		return 0
 	}
-	f, idx := fold(s)
+	f, idx := Fold(s)
 	return len(q.find(f, idx))
 }
 
@@ -124,7 +124,7 @@ func (q Query) Cells(s string) [][2]int {
 	if q.Empty() {
 		return nil
 	}
-	f, idx := fold(s)
+	f, idx := Fold(s)
 	m := q.find(f, idx)
 	out := make([][2]int, len(m))
 	for i, r := range m {
@@ -175,406 +175,6 @@ func cutWc(s string, left, right int) string {
 		return ""
 	}
 	return ansi.TruncateLeftWc(ansi.TruncateWc(s, right, ""), left, "")
-}
-
-// haystack is a block's searchable text: its content lines as drawn
-// (escape sequences stripped, leading indentation left out), consecutive
-// lines joined by one space so a phrase wrapped over two lines is still
-// found; a line that is not content (a label, a placeholder) separates
-// runs with a newline, which no query holds.
-//
-// A streaming item changes only its last lines (TextLines keeps the others
-// as they were), so a new haystack reuses the old one up to the first line
-// that changed, and keeps the matches that end before it: a batch costs
-// the new text, not the whole message.
-type haystack struct {
-	ck    cacheKey
-	ents  []hayEnt
-	text  []byte
-	fold  []byte
-	idx   []int32 // fold offset → text offset; nil when they are the same
-	lines []hayLine
-	q     Query
-	ms    []match
-}
-
-// hayEnt is one line search looked at: line < 0 is a line that is not
-// content. at is where its separator and text start in haystack.text.
-type hayEnt struct {
-	line int
-	src  string
-	at   int
-}
-
-type hayLine struct {
-	line  int // line index in the block (head, then the full body)
-	start int // byte offset of its text in haystack.text
-	text  string
-	trim  int // cells of indentation left out
-}
-
-// match is one match in a block: one span per line it covers.
-type match struct {
-	line  int // first line
-	end   int // byte offset of its end in haystack.text
-	spans []lineSpan
-}
-
-type lineSpan struct {
-	line, from, to int
-}
-
-// searchLines calls fn for every line of the block that search looks at,
-// with its index in head+full body (-1 for a line that is not content).
-func (b *block) searchLines(fn func(i int, line string)) {
-	switch b.kind {
-	case bMore:
-		return
-	case bItem:
-		body := b.body
-		if b.collapsed {
-			body = b.full
-		}
-		for j, l := range body {
-			if j < len(b.chrome) && b.chrome[j] {
-				fn(-1, "")
-				continue
-			}
-			fn(len(b.head)+j, l)
-		}
-		return
-	}
-	for i, l := range b.head {
-		fn(i, l)
-	}
-}
-
-// haystack builds the block's haystack for its current lines and finds q
-// in it, reusing prev (the block's previous haystack, which it consumes)
-// as far as the lines are the same.
-func (b *block) haystack(prev *haystack, q Query) *haystack {
-	// The lines the same as last time keep their entries (prev's slice is
-	// reused in place); the first that differs and all after it are new.
-	var ents []hayEnt
-	keep, cut, same := 0, 0, true
-	diverge := func() {
-		same = false
-		if prev == nil {
-			return
-		}
-		cut = len(prev.text)
-		if keep < len(prev.ents) {
-			cut = prev.ents[keep].at
-		}
-		ents = prev.ents[:keep]
-	}
-	b.searchLines(func(i int, l string) {
-		if same {
-			if prev != nil && keep < len(prev.ents) && prev.ents[keep].line == i && prev.ents[keep].src == l {
-				keep++
-				return
-			}
-			diverge()
-		}
-		ents = append(ents, hayEnt{line: i, src: l})
-	})
-	if same {
-		diverge()
-	}
-	h := &haystack{ck: b.ck}
-	if keep > 0 {
-		h.text = prev.text[:cut] // prev is dropped: its buffers are reused
-		n := len(prev.lines)
-		for n > 0 && prev.lines[n-1].start >= cut {
-			n--
-		}
-		h.lines = prev.lines[:n]
-	}
-	content := keep > 0 && ents[keep-1].line >= 0
-	for k := keep; k < len(ents); k++ {
-		e := &ents[k]
-		e.at = len(h.text)
-		if e.line < 0 {
-			if content {
-				h.text = append(h.text, '\n')
-			}
-			content = false
-			continue
-		}
-		p := ansi.Strip(e.src)
-		t := strings.TrimLeft(p, " ")
-		if content {
-			h.text = append(h.text, ' ')
-		}
-		h.lines = append(h.lines, hayLine{line: e.line, start: len(h.text), text: t, trim: len(p) - len(t)})
-		h.text = append(h.text, t...)
-		content = true
-	}
-	h.ents = ents
-	// Fold only the new text when the old fold kept byte offsets.
-	reuse := keep > 0 && prev.idx == nil
-	if reuse {
-		f, idx := fold(string(h.text[cut:]))
-		if idx == nil {
-			h.fold = append(prev.fold[:cut], f...)
-		} else {
-			reuse = false
-		}
-	}
-	if !reuse {
-		f, idx := fold(string(h.text))
-		h.fold, h.idx = []byte(f), idx
-	}
-	// Matches that end before the first changed line stay; the scan goes
-	// on from the last of them (non-overlapping matches found from the
-	// left depend only on the text up to their end).
-	from := 0
-	h.q = q
-	if reuse && prev.q == q {
-		n := 0
-		for n < len(prev.ms) && prev.ms[n].end <= cut {
-			n++
-		}
-		if n > 0 {
-			h.ms, from = prev.ms[:n], prev.ms[n-1].end
-		}
-	}
-	h.ms = h.find(q, from, h.ms)
-	return h
-}
-
-// rematch finds a new query in the same text.
-func (h *haystack) rematch(q Query) {
-	h.q = q
-	h.ms = h.find(q, 0, h.ms[:0:0])
-}
-
-// find appends the matches of q from fold offset from to out.
-func (h *haystack) find(q Query, from int, out []match) []match {
-	if q.Empty() {
-		return out
-	}
-	needle := []byte(q.fold)
-	li := 0
-	for pos := from; pos <= len(h.fold)-len(needle); {
-		i := bytes.Index(h.fold[pos:], needle)
-		if i < 0 {
-			break
-		}
-		fs, fe := pos+i, pos+i+len(needle)
-		pos = fe
-		s, e := fs, fe
-		if h.idx != nil {
-			s, e = int(h.idx[fs]), int(h.idx[fe])
-		}
-		for li < len(h.lines) && h.lines[li].start+len(h.lines[li].text) <= s {
-			li++ // the line ends before the match
-		}
-		m := match{end: e}
-		for k := li; k < len(h.lines); k++ {
-			hl := h.lines[k]
-			if hl.start >= e {
-				break
-			}
-			a, z := max(s, hl.start)-hl.start, min(e, hl.start+len(hl.text))-hl.start
-			if z <= a {
-				continue // the joining space
-			}
-			m.spans = append(m.spans, lineSpan{line: hl.line,
-				from: hl.trim + Width(hl.text[:a]), to: hl.trim + Width(hl.text[:z])})
-		}
-		if len(m.spans) == 0 {
-			continue
-		}
-		m.line = m.spans[0].line
-		out = append(out, m)
-	}
-	return out
-}
-
-// SetQuery sets (or, with an empty query, clears) the search. Clearing
-// drops every haystack and highlight.
-func (t *Transcript) SetQuery(q Query) {
-	if q == t.query {
-		return
-	}
-	t.query = q
-	t.cur = curMatch{}
-	for _, b := range t.blocks {
-		t.searchBlock(b)
-	}
-	t.recount()
-}
-
-// Query is the active search.
-func (t *Transcript) Query() Query { return t.query }
-
-// searchBlock brings a block's matches up to date with its lines and the
-// query.
-func (t *Transcript) searchBlock(b *block) {
-	switch {
-	case t.query.Empty():
-		b.hay, b.matches, b.hl = nil, nil, nil
-		return
-	case b.hay == nil || b.hay.ck != b.ck:
-		b.hay = b.haystack(b.hay, t.query)
-	case b.hay.q != t.query:
-		b.hay.rematch(t.query)
-	default:
-		return
-	}
-	b.matches, b.hl = b.hay.ms, nil
-}
-
-func (t *Transcript) recount() {
-	if cap(t.matchOff) < len(t.blocks)+1 {
-		t.matchOff = make([]int, len(t.blocks)+1)
-	}
-	t.matchOff = t.matchOff[:len(t.blocks)+1]
-	n := 0
-	for i, b := range t.blocks {
-		t.matchOff[i] = n
-		n += len(b.matches)
-	}
-	t.matchOff[len(t.blocks)] = n
-}
-
-// MatchCount is the number of matches of the query in the transcript
-// (hidden lines of collapsed items included).
-func (t *Transcript) MatchCount() int {
-	if t.query.Empty() || len(t.matchOff) == 0 {
-		return 0
-	}
-	return t.matchOff[len(t.matchOff)-1]
-}
-
-// curMatch is the current match: its block and its ordinal there.
-type curMatch struct {
-	key string
-	ord int
-	set bool
-}
-
-// Match locates match k (0 ≤ k < MatchCount): its block and the line of
-// the transcript it starts on (the block's line when it is collapsed).
-func (t *Transcript) Match(k int) (blockIdx, line int, ok bool) {
-	bi, ord, ok := t.matchBlock(k)
-	if !ok {
-		return 0, 0, false
-	}
-	b := t.blocks[bi]
-	l := b.matches[ord].line
-	if b.collapsed {
-		l = 0
-	}
-	return bi, t.offsets[bi] + l, true
-}
-
-func (t *Transcript) matchBlock(k int) (int, int, bool) {
-	if k < 0 || k >= t.MatchCount() {
-		return 0, 0, false
-	}
-	// The last block whose first match is at or before k.
-	lo, hi := 0, len(t.blocks)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if t.matchOff[mid] <= k {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	for lo < len(t.blocks) && t.matchOff[lo+1] <= k {
-		lo++
-	}
-	return lo, k - t.matchOff[lo], true
-}
-
-// SetCurrent makes match k the current one (drawn apart); k < 0 clears.
-func (t *Transcript) SetCurrent(k int) {
-	bi, ord, ok := t.matchBlock(k)
-	if !ok {
-		t.cur = curMatch{}
-		return
-	}
-	t.cur = curMatch{key: t.blocks[bi].key, ord: ord, set: true}
-}
-
-// Current is the index of the current match, or -1. It follows the match
-// when matches before it come and go.
-func (t *Transcript) Current() int {
-	if !t.cur.set {
-		return -1
-	}
-	b := t.byKey[t.cur.key]
-	if b == nil || t.cur.ord >= len(b.matches) || b.pos >= len(t.blocks) || t.blocks[b.pos] != b {
-		return -1
-	}
-	return t.matchOff[b.pos] + t.cur.ord
-}
-
-// MatchFrom is the first match at or after transcript line (wrapping to
-// the first), or -1 when there is none.
-func (t *Transcript) MatchFrom(line int) int {
-	n := t.MatchCount()
-	for k := 0; k < n; k++ {
-		if _, l, _ := t.Match(k); l >= line {
-			return k
-		}
-	}
-	if n > 0 {
-		return 0
-	}
-	return -1
-}
-
-// highlighted is line j of block b with its matches restyled, or the line
-// itself when it holds none.
-func (t *Transcript) highlighted(b *block, j int, line string) string {
-	if len(b.matches) == 0 || (b.collapsed && j >= len(b.head)) {
-		return line
-	}
-	cur := -1
-	if t.cur.set && t.cur.key == b.key {
-		cur = t.cur.ord
-	}
-	if b.hl == nil || b.hlCur != cur {
-		b.hl, b.hlCur = map[int]string{}, cur
-		b.hlSpans = map[int][]Span{}
-		for k, m := range b.matches {
-			for _, s := range m.spans {
-				b.hlSpans[s.line] = append(b.hlSpans[s.line], Span{From: s.from, To: s.to, Cur: k == cur})
-			}
-		}
-	}
-	spans := b.hlSpans[j]
-	if len(spans) == 0 {
-		return line
-	}
-	if s, ok := b.hl[j]; ok {
-		return s
-	}
-	s := t.st.Highlight(line, spans)
-	b.hl[j] = s
-	t.highlights++
-	return s
-}
-
-// Renders counts the blocks rendered so far (cache misses), and
-// Highlighted the lines restyled for search: for tests of the cache
-// discipline.
-func (t *Transcript) Renders() int { return t.renders }
-
-// Highlighted counts the lines restyled for search (see Renders).
-func (t *Transcript) Highlighted() int { return t.highlights }
-
-// Reveal expands block i when it is collapsed (a match inside it is about
-// to be shown), and reports whether it changed.
-func (t *Transcript) Reveal(i int) bool {
-	if i < 0 || i >= len(t.blocks) || !t.blocks[i].collapsed {
-		return false
-	}
-	return t.Toggle(i)
 }
 
 // LabelSpans are the cell ranges of q's matches within a label drawn in w

@@ -48,12 +48,12 @@ func TestFoldMapProperty(t *testing.T) {
 		s := rapid.StringOfN(rapid.SampledFrom([]rune("aAbB \u212aKkİi̇ßé中☕")), 0, 60, -1).Draw(t, "s")
 		qr := rapid.StringOfN(rapid.SampledFrom([]rune("abkié")), 1, 3, -1).Draw(t, "q")
 		q := NewQuery(qr)
-		f, idx := fold(s)
+		f, idx := Fold(s)
 		for _, r := range q.find(f, idx) {
 			if r[0] < 0 || r[1] > len(s) || r[0] >= r[1] {
 				t.Fatalf("range %v out of %q", r, s)
 			}
-			if g, _ := fold(s[r[0]:r[1]]); g != q.fold {
+			if g, _ := Fold(s[r[0]:r[1]]); g != q.fold {
 				t.Fatalf("%q[%d:%d] = %q folds to %q, not %q", s, r[0], r[1], s[r[0]:r[1]], g, q.fold)
 			}
 		}
@@ -78,74 +78,6 @@ func TestHighlightKeepsStyling(t *testing.T) {
 	}
 	if w := ansi.StringWidthWc(got); w != 10 {
 		t.Errorf("width %d", w)
-	}
-}
-
-func searchChat(text string) *Transcript {
-	c := newChat()
-	c.role()
-	c.delta(text)
-	tr := NewTranscript(NewStyles(true), nil)
-	tr.SetOptions(Options{Width: 20})
-	tr.Sync(c.a)
-	return tr
-}
-
-func TestTranscriptSearch(t *testing.T) {
-	tr := searchChat("alpha beta gamma delta epsilon zeta eta theta iota kappa")
-	tr.SetQuery(NewQuery("ETA"))
-	// "beta", "zeta", "eta", "theta"
-	if n := tr.MatchCount(); n != 4 {
-		t.Fatalf("%d matches, want 4", n)
-	}
-	tr.SetCurrent(2)
-	if tr.Current() != 2 {
-		t.Errorf("current %d", tr.Current())
-	}
-	_, line, ok := tr.Match(2)
-	if !ok || !strings.Contains(ansi.Strip(tr.Line(line)), "eta") {
-		t.Errorf("match 2 on line %d: %q", line, tr.Line(line))
-	}
-	// A phrase over a wrap is found and spans both lines.
-	tr.SetQuery(NewQuery("gamma delta epsilon"))
-	if n := tr.MatchCount(); n != 1 {
-		t.Fatalf("wrapped phrase: %d matches", n)
-	}
-	hl := 0
-	for i := 0; i < tr.Len(); i++ {
-		if strings.Contains(tr.Line(i), "\x1b[7") {
-			hl++
-		}
-	}
-	if hl < 2 {
-		t.Errorf("the wrapped phrase is highlighted on %d lines", hl)
-	}
-	// The heading is not content.
-	tr.SetQuery(NewQuery("assistant"))
-	if n := tr.MatchCount(); n != 0 {
-		t.Errorf("the heading was searched: %d", n)
-	}
-	tr.SetQuery(Query{})
-	for _, b := range tr.blocks {
-		if b.hay != nil || b.matches != nil {
-			t.Error("clearing the query kept a haystack")
-		}
-	}
-}
-
-func TestSearchFollowsTheStream(t *testing.T) {
-	c := newChat()
-	c.role()
-	tr := NewTranscript(NewStyles(false), nil)
-	tr.SetOptions(Options{Width: 30})
-	tr.SetQuery(NewQuery("word7"))
-	for i := range 100 {
-		c.delta(fmt.Sprintf("word%d ", i))
-		tr.Sync(c.a)
-	}
-	// word7, word70 … word79
-	if n := tr.MatchCount(); n != 11 {
-		t.Errorf("%d matches, want 11", n)
 	}
 }
 
@@ -175,42 +107,4 @@ func TestToolRowsSearch(t *testing.T) {
 	if q.Count(ToolLabel(long[0], false)) != 0 || NewQuery("needle").Count(ToolLabel(long[0], false)) != 1 {
 		t.Error("ToolLabel count")
 	}
-}
-
-// TestIncrementalSearchEqualsFresh: matches kept up to date batch by batch
-// while a message streams are exactly those of searching the final
-// transcript afresh, whatever the text, the split and the query.
-func TestIncrementalSearchEqualsFresh(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		text := rapid.StringOfN(rapid.SampledFrom([]rune("ab ab\n  aB \u212aK中☕")), 0, 300, -1).Draw(t, "text")
-		q := NewQuery(rapid.SampledFrom([]string{"a", "ab", "b a", "k", "ab ab", "中"}).Draw(t, "q"))
-		width := rapid.IntRange(3, 20).Draw(t, "width")
-		c := newChat()
-		c.role()
-		tr := NewTranscript(NewStyles(false), nil)
-		tr.SetOptions(Options{Width: width})
-		tr.SetQuery(q)
-		for i := 0; i < len(text); {
-			n := rapid.IntRange(1, 15).Draw(t, "n")
-			j := min(i+n, len(text))
-			for j < len(text) && !isRuneStart(text[j]) {
-				j++
-			}
-			c.delta(text[i:j])
-			tr.Sync(c.a)
-			i = j
-		}
-		fresh := NewTranscript(NewStyles(false), nil)
-		fresh.SetOptions(Options{Width: width})
-		fresh.Sync(c.a)
-		fresh.SetQuery(q)
-		if tr.MatchCount() != fresh.MatchCount() {
-			t.Fatalf("%d matches streaming, %d afresh", tr.MatchCount(), fresh.MatchCount())
-		}
-		for i, b := range tr.blocks {
-			if fmt.Sprint(b.matches) != fmt.Sprint(fresh.blocks[i].matches) {
-				t.Fatalf("block %d: %v streaming, %v afresh", i, b.matches, fresh.blocks[i].matches)
-			}
-		}
-	})
 }

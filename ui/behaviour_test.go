@@ -42,41 +42,41 @@ func TestFollowPauseResume(t *testing.T) {
 	h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1}, f.batch(f.role()), f.batch(f.deltas(longText(20))...))
 	m := h.m
 	body := m.layout().body
-	if !m.follow || m.top != m.tr.Len()-body {
-		t.Fatalf("not at the bottom while following: top %d of %d", m.top, m.tr.Len())
+	if !m.tr.Following() || m.tr.Top() != m.tr.Len()-body {
+		t.Fatalf("not at the bottom while following: top %d of %d", m.tr.Top(), m.tr.Len())
 	}
 	h.press("j") // down while following: still following
-	if !m.follow {
+	if !m.tr.Following() {
 		t.Error("a downward scroll paused follow")
 	}
 	h.press("k")
-	if m.follow {
+	if m.tr.Following() {
 		t.Fatal("an upward scroll did not pause follow")
 	}
-	top := m.top
+	top := m.tr.Top()
 	h.feed(f.batch(f.deltas("\n\nmore text arriving below")...))
-	if m.top != top {
-		t.Errorf("paused window moved from %d to %d when text arrived", top, m.top)
+	if m.tr.Top() != top {
+		t.Errorf("paused window moved from %d to %d when text arrived", top, m.tr.Top())
 	}
-	if m.newLines == 0 || !strings.Contains(h.screen(), "new line") {
+	if m.tr.NewLines() == 0 || !strings.Contains(h.screen(), "new line") {
 		t.Errorf("no new-lines badge:\n%s", h.screen())
 	}
 	h.press("G")
-	if !m.follow || m.newLines != 0 || m.top != m.tr.Len()-body {
+	if !m.tr.Following() || m.tr.NewLines() != 0 || m.tr.Top() != m.tr.Len()-body {
 		t.Error("G did not resume follow at the bottom")
 	}
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
-	if m.follow {
+	if m.tr.Following() {
 		t.Error("the mouse wheel did not pause follow")
 	}
 	h.press("end")
 	h.press("g")
-	if m.follow || m.top != 0 {
-		t.Errorf("g: follow=%v top=%d", m.follow, m.top)
+	if m.tr.Following() || m.tr.Top() != 0 {
+		t.Errorf("g: follow=%v top=%d", m.tr.Following(), m.tr.Top())
 	}
 	h.press("pgdown")
-	if m.top != body-1 {
-		t.Errorf("pgdown moved to %d, want %d", m.top, body-1)
+	if m.tr.Top() != body-1 {
+		t.Errorf("pgdown moved to %d, want %d", m.tr.Top(), body-1)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"aipwatch/model"
 	"aipwatch/render"
 	"aipwatch/stream"
+	"aipwatch/ui/transcript"
 )
 
 // Model is the Bubble Tea model. It is used through a pointer: Update
@@ -25,7 +26,7 @@ type Model struct {
 	help help.Model
 	st   *render.Styles
 	md   *render.Markdown
-	tr   *render.Transcript
+	tr   *transcript.Transcript
 
 	width, height int
 	started       time.Time // when the viewer started (elapsed fallback)
@@ -33,20 +34,8 @@ type Model struct {
 	replayAt      time.Time // and of its latest (streamNow)
 	settledAt     time.Time
 
-	// Transcript scrolling: follow keeps the bottom in view; any upward
-	// scroll pauses it. While paused the reading position is an anchor
-	// (block key + line within it), so text growing below, a block
-	// re-rendering above, or a resize never moves what is being read.
-	follow    bool
-	top       int
-	anchorKey string
-	anchorOff int
-	newLines  int // lines that arrived while paused
-
-	// Focus: the block enter/space, y and r act on. While focusAuto it is
-	// the last block.
-	focusKey  string
-	focusAuto bool
+	// The transcript (tr) keeps the reading position, follow and focus
+	// (ui/transcript/window.go).
 
 	mode KeyMode
 	// confirmInput is what the operator typed in the cancel confirmation;
@@ -94,8 +83,6 @@ type Model struct {
 	fv        model.Verdict
 	fvOK      bool
 	scr       screen
-	gutters   gutters
-	lineBuf   []string
 	anoms     anomCache
 	ruleCache ruleCache
 	times     timeCache
@@ -142,16 +129,14 @@ func newModel(ctx context.Context, opts Options) *Model {
 		help:      newHelp(st),
 		st:        st,
 		md:        md,
-		tr:        render.NewTranscript(st, md),
+		tr:        transcript.New(st, md),
 		started:   clock(),
-		follow:    true,
-		focusAuto: true,
 		showTools: true,
 		markdown:  true,
 		review:    opts.Replay,
 	}
 	m.action.SetRawCap(opts.RawCap)
-	m.search.input = newQueryLine(st)
+	m.search.input = transcript.NewQueryLine(st, maxQuery)
 	return m
 }
 
@@ -202,14 +187,14 @@ func (m *Model) spinning() bool {
 }
 
 // markdownMsg is a finished markdown render.
-type markdownMsg struct{ res render.MarkdownResult }
+type markdownMsg struct{ res transcript.MarkdownResult }
 
 // keyContext is the help/keys context now.
 func (m *Model) keyContext() KeyContext {
 	return KeyContext{
 		Mode:     m.mode,
 		Settled:  m.action.Settled(),
-		Paused:   !m.follow,
+		Paused:   !m.tr.Following(),
 		HasTools: len(m.action.Tools()) > 0,
 		Redact:   m.opts.Redact,
 		Plain:    m.plain,

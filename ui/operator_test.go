@@ -90,15 +90,15 @@ func TestBottomAfterResponsesTurnSettles(t *testing.T) {
 		t.Fatalf("the transcript (%d lines) fits the window (%d): no test", m.tr.Len(), body)
 	}
 	h.press("g")
-	if m.follow || m.top != 0 {
-		t.Fatalf("g: top %d follow %v", m.top, m.follow)
+	if m.tr.Following() || m.tr.Top() != 0 {
+		t.Fatalf("g: top %d follow %v", m.tr.Top(), m.tr.Following())
 	}
 	if r := ruleOf(t, h.screen()); !strings.Contains(r, "scrolled") {
 		t.Errorf("rule after g on a settled action: %q", r)
 	}
 	h.press("G")
-	if !m.follow || m.top != bottom {
-		t.Fatalf("G: top %d, want the bottom %d (follow %v)", m.top, bottom, m.follow)
+	if !m.tr.Following() || m.tr.Top() != bottom {
+		t.Fatalf("G: top %d, want the bottom %d (follow %v)", m.tr.Top(), bottom, m.tr.Following())
 	}
 	if r := ruleOf(t, h.screen()); !strings.Contains(r, "── end") {
 		t.Errorf("rule at the end of a settled action: %q", r)
@@ -107,12 +107,12 @@ func TestBottomAfterResponsesTurnSettles(t *testing.T) {
 	for i := 0; i < bottom; i++ {
 		h.press("j")
 	}
-	if !m.follow || m.top != bottom {
-		t.Fatalf("j back to the end: top %d follow %v, want %d and following", m.top, m.follow, bottom)
+	if !m.tr.Following() || m.tr.Top() != bottom {
+		t.Fatalf("j back to the end: top %d follow %v, want %d and following", m.tr.Top(), m.tr.Following(), bottom)
 	}
 	h.press("g", "end")
-	if !m.follow || m.top != bottom {
-		t.Fatalf("end: top %d follow %v", m.top, m.follow)
+	if !m.tr.Following() || m.tr.Top() != bottom {
+		t.Fatalf("end: top %d follow %v", m.tr.Top(), m.tr.Following())
 	}
 }
 
@@ -275,7 +275,7 @@ func TestSearchStartsFromTheView(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		h.press("j")
 	}
-	top := h.m.top
+	top := h.m.tr.Top()
 	h.typeQuery("needle").press("enter")
 	if cur := h.m.currentMatch(); cur != 1 {
 		t.Fatalf("current match %d after searching from line %d, want 1 (the one below the view's top)", cur, top)
@@ -292,10 +292,10 @@ func TestHelpOverlayScrollsWhenSmall(t *testing.T) {
 	if !strings.Contains(scr, "↑↓ scroll · ? closes") || strings.Contains(scr, "detach (keeps running)") {
 		t.Fatalf("small ? overlay:\n%s", scr)
 	}
-	top := h.m.top
+	top := h.m.tr.Top()
 	h.press("pgdown", "pgdown", "pgdown", "pgdown")
 	scr = h.screen()
-	if !strings.Contains(scr, "detach (keeps running)") || h.m.top != top {
+	if !strings.Contains(scr, "detach (keeps running)") || h.m.tr.Top() != top {
 		t.Errorf("the overlay did not scroll to its end (or the transcript moved):\n%s", scr)
 	}
 	if n := len(strings.Split(scr, "\n")); n > 12 {

@@ -7,16 +7,17 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"aipwatch/render"
+	"aipwatch/ui/transcript"
 )
 
 // Search: / opens the query line, enter finds, esc cancels; n / N move
 // between the matches (the transcript's in line order, then the tool
 // labels' in the tools pane), scrolling the current one into view; esc
 // clears. The transcript owns the query, its matches and highlights
-// (render/search.go); this file only drives it and adds the tools pane.
+// (ui/transcript/search.go); this file only drives it and adds the tools pane.
 
 type searchState struct {
-	input   queryLine
+	input   transcript.QueryLine
 	prev    render.Query // restored when typing is cancelled, with its current match
 	prevCur int
 
@@ -91,7 +92,7 @@ func (m *Model) confirmSearch() {
 	if m.matchTotal() > 0 {
 		// From the view, as less and vim do: the first match at or below
 		// the top line on the screen, else (wrapping) the first one.
-		m.gotoMatch(max(m.tr.MatchFrom(m.top), 0), true)
+		m.gotoMatch(max(m.tr.MatchFrom(m.tr.Top()), 0), true)
 	}
 }
 
@@ -170,7 +171,7 @@ func (m *Model) stepMatch(d int) {
 	case cur >= 0:
 		k = ((cur+d)%total + total) % total
 	case d > 0:
-		k = max(m.tr.MatchFrom(m.top), 0)
+		k = max(m.tr.MatchFrom(m.tr.Top()), 0)
 	default:
 		k = total - 1
 	}
@@ -196,9 +197,9 @@ func (m *Model) gotoMatch(k int, scroll bool) {
 			m.relayout()
 		}
 		_, line, _ := m.tr.Match(k)
-		m.focusAuto, m.focusKey = false, m.tr.Key(bi)
+		m.tr.Focus(bi)
 		body := m.layout().body
-		if line < m.top || line >= m.top+body {
+		if top := m.tr.Top(); line < top || line >= top+body {
 			m.pause()
 			m.setTop(line - body/3)
 		}

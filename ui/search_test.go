@@ -152,25 +152,25 @@ func TestSearchScrollsPausesAndResumes(t *testing.T) {
 	f := h.f
 	h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1}, f.batch(f.role()), f.batch(f.deltas(longText(30))...))
 	m := h.m
-	if !m.follow {
+	if !m.tr.Following() {
 		t.Fatal("not following")
 	}
 	h.typeQuery("paragraph 2.").press("enter") // paragraph 2. (not 20.–29.)
-	if m.follow {
+	if m.tr.Following() {
 		t.Fatal("jumping up to a match did not pause follow")
 	}
 	_, line, _ := m.tr.Match(0)
-	if body := m.layout().body; line < m.top || line >= m.top+body {
-		t.Fatalf("match line %d not in the window %d+%d", line, m.top, body)
+	if body := m.layout().body; line < m.tr.Top() || line >= m.tr.Top()+body {
+		t.Fatalf("match line %d not in the window %d+%d", line, m.tr.Top(), body)
 	}
 	if !strings.Contains(h.screen(), "Paragraph 2.") {
 		t.Errorf("the match is not on the screen:\n%s", h.screen())
 	}
 	// Text arriving while paused does not move the window.
-	top := m.top
+	top := m.tr.Top()
 	h.feed(f.batch(f.deltas("\n\nParagraph 2. again, at the end")...))
-	if m.top != top {
-		t.Errorf("window moved from %d to %d", top, m.top)
+	if m.tr.Top() != top {
+		t.Errorf("window moved from %d to %d", top, m.tr.Top())
 	}
 	if got := m.matchTotal(); got != 2 {
 		t.Errorf("%d matches after more text, want 2 (the count follows the stream)", got)
@@ -179,7 +179,7 @@ func TestSearchScrollsPausesAndResumes(t *testing.T) {
 		t.Errorf("rule %q, want 1/2", r)
 	}
 	h.press("G")
-	if !m.follow {
+	if !m.tr.Following() {
 		t.Fatal("G did not resume follow")
 	}
 	if r := ruleOf(t, h.screen()); !strings.Contains(r, "following") || !strings.Contains(r, "1/2") {
@@ -187,7 +187,7 @@ func TestSearchScrollsPausesAndResumes(t *testing.T) {
 	}
 	// A match already on the screen does not pause follow.
 	h.press("n")
-	if !m.follow {
+	if !m.tr.Following() {
 		t.Error("moving to a visible match paused follow")
 	}
 }

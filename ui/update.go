@@ -418,14 +418,13 @@ func (m *Model) toggleFocused() {
 		return
 	}
 	start, _ := m.tr.Span(i)
-	screenRow := start - m.top
+	screenRow := start - m.tr.Top()
 	if !m.tr.Toggle(i) {
 		m.setNotice("nothing to expand here", false)
 		return
 	}
-	m.focusAuto = false
-	m.focusKey = m.tr.Key(i)
-	if m.follow {
+	m.tr.Focus(i)
+	if m.tr.Following() {
 		m.relayout()
 		return
 	}
@@ -446,7 +445,7 @@ func (m *Model) markdownCmds() []tea.Cmd {
 	cmds := make([]tea.Cmd, 0, len(jobs))
 	md := m.md
 	for _, j := range jobs {
-		cmds = append(cmds, func() tea.Msg { return markdownMsg{res: md.Run(j)} })
+		cmds = append(cmds, func() tea.Msg { return markdownMsg{res: j.Run(md)} })
 	}
 	return cmds
 }

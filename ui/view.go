@@ -327,17 +327,11 @@ func (m *Model) bodyRows(sc *screen, l layout) {
 	}
 	fi := m.focusIndex()
 	fStart, fN := m.tr.Span(fi)
-	if g := &m.gutters; g.n != l.gutter || g.mark == "" {
-		*g = gutters{n: l.gutter, blank: strings.Repeat(" ", l.gutter)}
-		if l.gutter > 0 {
-			g.mark = st.Focus.Render("▌") + strings.Repeat(" ", l.gutter-1)
-		}
-	}
-	mark, blank := m.gutters.mark, m.gutters.blank
-	lines := m.tr.Lines(m.lineBuf[:0], m.top, m.top+l.body)
-	m.lineBuf = lines[:0]
+	mark, blank := m.tr.Gutter(l.gutter)
+	top := m.tr.Top()
+	lines := m.tr.Visible(l.body)
 	for k, line := range lines {
-		i := m.top + k
+		i := top + k
 		switch {
 		case l.gutter == 0:
 			sc.row(line)
@@ -352,12 +346,6 @@ func (m *Model) bodyRows(sc *screen, l layout) {
 	for i := len(lines); i < l.body; i++ {
 		sc.row()
 	}
-}
-
-// gutters are the focus mark and the blank gutter, styled once.
-type gutters struct {
-	n           int
-	mark, blank string
 }
 
 func (m *Model) toolRows(sc *screen, n int) {
@@ -420,8 +408,8 @@ func (m *Model) ruleLine(l layout) string {
 		return m.rule(st.Header.Render("connection log"), st.Dim.Render(render.Plural(len(m.action.Timeline()), "entry", "entries")))
 	}
 	total := m.tr.Len()
-	key := ruleKey{width: m.width, top: m.top, body: l.body, total: total, follow: m.follow,
-		newLines: m.newLines, plain: m.plain, markdown: m.markdown, settled: m.action.Settled()}
+	key := ruleKey{width: m.width, top: m.tr.Top(), body: l.body, total: total, follow: m.tr.Following(),
+		newLines: m.tr.NewLines(), plain: m.plain, markdown: m.markdown, settled: m.action.Settled()}
 	if m.searching() {
 		return m.ruleLineFor(l, total) // the search status changes with every key
 	}
@@ -451,23 +439,24 @@ func (m *Model) ruleLineFor(l layout, total int) string {
 	st := m.st
 	pos := ""
 	if total > 0 {
-		pos = st.Dim.Render(fmt.Sprintf("%d–%d/%d", m.top+1, min(m.top+l.body, total), total))
+		top := m.tr.Top()
+		pos = st.Dim.Render(fmt.Sprintf("%d–%d/%d", top+1, min(top+l.body, total), total))
 	}
 	// "following" means one thing: live, and the window moves with the
 	// stream. Once settled nothing more arrives: the window is at the end
 	// or scrolled.
 	var left string
 	switch {
-	case m.action.Settled() && m.follow:
+	case m.action.Settled() && m.tr.Following():
 		left = st.Dim.Render("end")
 	case m.action.Settled():
 		left = st.Dim.Render("scrolled · G goes to the end")
-	case m.follow:
+	case m.tr.Following():
 		left = st.Dim.Render("following")
 	default:
 		left = st.Warn.Render("paused")
-		if m.newLines > 0 {
-			left += " " + st.Warn.Render("↓ "+render.Plural(m.newLines, "new line", "new lines"))
+		if m.tr.NewLines() > 0 {
+			left += " " + st.Warn.Render("↓ "+render.Plural(m.tr.NewLines(), "new line", "new lines"))
 		}
 		left += st.Dim.Render(" · G follows")
 	}

@@ -1,10 +1,11 @@
-package render
+package transcript
 
 import (
 	"strings"
 	"testing"
 
 	"aipwatch/model"
+	"aipwatch/render"
 )
 
 func TestMarkToolsPlacesEachToolWhereItStarted(t *testing.T) {
@@ -32,7 +33,7 @@ func TestMarkToolsPlacesEachToolWhereItStarted(t *testing.T) {
 }
 
 func TestInlineToolLinesReplaceMarks(t *testing.T) {
-	tr := NewTranscript(NewStyles(true), nil)
+	tr := New(render.NewStyles(true), nil)
 	tr.SetOptions(Options{Width: 80})
 	tools := []*model.Tool{{Name: "terminal", Emoji: "💻", Label: "ls \x1b[2J-la", Status: model.ToolRunning}}
 	lines, chrome := tr.replaceMarks([]string{"a", "\uE0000\uE001", "b"}, tools)

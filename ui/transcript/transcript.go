@@ -1,4 +1,4 @@
-package render
+package transcript
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"aipwatch/model"
+	"aipwatch/render"
 )
 
 // Options decide how the transcript is drawn. Changing any of them
@@ -32,8 +33,8 @@ const MaxAnomalies = 20
 // binary search without touching the lines of other blocks. It is owned by
 // one goroutine, like the model it reads.
 type Transcript struct {
-	st   *Styles
-	md   *Markdown
+	st   *render.Styles
+	md   *render.Markdown
 	opts Options
 
 	blocks  []*block
@@ -48,11 +49,22 @@ type Transcript struct {
 
 	jobs []MarkdownJob
 
-	query    Query
+	query    render.Query
 	cur      curMatch
 	matchOff []int // matchOff[i]: matches before block i; the last entry is the total
 
 	renders, highlights int // counters, for tests of the cache discipline
+
+	frags map[string]string // styled fragments by what they show (frag)
+
+	win window // the reading position and the focus (window.go)
+
+	// The incremental Sync: the block of each item (the item blocks come
+	// first, nItems of them), and the block of the item changed last.
+	itemBlocks map[*model.Item]*block
+	nItems     int
+	active     *block
+	activeSeq  uint64
 
 	lastVersion uint64
 	lastAction  *model.Action
@@ -78,8 +90,9 @@ type block struct {
 	item *model.Item
 	// tools are the Chat tool calls drawn inline in this message.
 	tools []*model.Tool
-	text  string // notes, anomalies
-	seq   uint64 // anomaly sequence
+	text  string               // a note, the "… more" line
+	anom  model.Anomaly        // bAnomaly
+	rec   model.Reconciliation // bReconcile
 
 	// What the cached lines were rendered from.
 	ck cacheKey
@@ -88,7 +101,7 @@ type block struct {
 	collapsed  bool
 	hidden     int // body lines hidden while collapsed
 
-	stream TextLines // incremental wrap of a growing text
+	stream render.TextLines // incremental wrap of a growing text
 
 	// What search looks at: the full body while collapsed, and which body
 	// lines are not content (labels, placeholders).
@@ -99,7 +112,7 @@ type block struct {
 	hay     *haystack
 	matches []match        // hay.ms
 	hl      map[int]string // restyled lines, by line in the block
-	hlSpans map[int][]Span
+	hlSpans map[int][]render.Span
 	hlCur   int
 
 	// Markdown of a finished message, per width, for mdVersion of mdItem.
@@ -122,12 +135,15 @@ type cacheKey struct {
 	nowrap   bool
 	mdReady  bool
 	text     string
+	anom     model.Anomaly
+	rec      model.Reconciliation
 	tools    uint64 // toolsDigest of the inline tools
 }
 
-// NewTranscript returns an empty transcript drawing with st and md.
-func NewTranscript(st *Styles, md *Markdown) *Transcript {
-	return &Transcript{st: st, md: md, byKey: map[string]*block{}, toggled: map[string]bool{}}
+// New returns an empty transcript drawing with st and md.
+func New(st *render.Styles, md *render.Markdown) *Transcript {
+	return &Transcript{st: st, md: md, byKey: map[string]*block{}, toggled: map[string]bool{},
+		win: window{follow: true, focusAuto: true}}
 }
 
 // Options returns the current options.
@@ -146,8 +162,13 @@ func (t *Transcript) SetOptions(o Options) {
 
 // Sync brings the blocks up to date with the model. It is cheap when
 // nothing changed (the model's Version and the options are compared
-// first), and otherwise costs one pass over the items plus the rendering
-// of the items whose cache key changed.
+// first). With the same model and options it is incremental: the blocks
+// of the items the model changed since the last Sync (model.Action
+// TakeChanged) are drawn again, new items at the end get new blocks, and
+// the lines are re-indexed from the first block that changed, so a batch
+// costs what it changed, not the whole transcript. Anything else (other
+// options, a rebuilt model, an item inserted above others) costs one pass
+// over the items plus the rendering of the items whose cache key changed.
 func (t *Transcript) Sync(a *model.Action) {
 	if t.opts.Width == 0 {
 		t.SetOptions(t.opts)
@@ -155,11 +176,82 @@ func (t *Transcript) Sync(a *model.Action) {
 	if t.synced && a == t.lastAction && a.Version == t.lastVersion && t.opts == t.lastOpts {
 		return
 	}
+	incremental := t.synced && a == t.lastAction && t.opts == t.lastOpts
+	t.action = a
+	changed, tools := a.TakeChanged()
 	t.synced, t.lastAction, t.lastVersion, t.lastOpts = true, a, a.Version, t.opts
+	if incremental && t.syncChanged(a, changed, tools) {
+		return
+	}
+	t.syncAll(a)
+}
 
+// syncAll rebuilds the block list from every item, reusing the blocks
+// (and their cached lines) of the same keys.
+func (t *Transcript) syncAll(a *model.Action) {
 	seen := make(map[string]bool, len(t.blocks))
 	next := t.blocks[:0:0]
-	add := func(key string, kind blockKind) *block {
+	add := t.adder(seen, &next)
+	inline := inlineTools(a)
+	items := a.Items()
+	if t.itemBlocks == nil || len(t.itemBlocks) > 2*len(items) {
+		t.itemBlocks = make(map[*model.Item]*block, len(items))
+	} else {
+		clear(t.itemBlocks)
+	}
+	for _, it := range items {
+		b := add(itemKey(it), bItem)
+		b.item = it
+		b.tools = nil
+		if it.Kind == model.ItemMessage && inline != nil {
+			b.tools = inline[it.Key]
+		}
+		t.itemBlocks[it] = b
+	}
+	t.nItems = len(next)
+	t.appendTail(add)
+	for k := range t.byKey {
+		if !seen[k] {
+			delete(t.byKey, k)
+		}
+	}
+	t.blocks = next
+	for _, b := range t.blocks {
+		t.renderBlock(b)
+	}
+	t.reindex(0)
+	t.findActive()
+}
+
+// appendTail adds the blocks after the items: the model's notes, its
+// first anomalies and their count, and the reconcile advice.
+func (t *Transcript) appendTail(add func(string, blockKind) *block) {
+	a := t.action
+	for _, n := range a.Notes() {
+		b := add("note:"+n, bNote)
+		b.text = n
+	}
+	// The first MaxAnomalies and a count, without copying thousands.
+	anoms, total := a.FirstAnomalies(MaxAnomalies+1), a.AnomalyCount()
+	for i, an := range anoms {
+		if i == MaxAnomalies {
+			b := add("anom:more", bMore)
+			b.text = fmt.Sprintf("… %s more", render.Plural(total-MaxAnomalies, "anomaly", "anomalies"))
+			break
+		}
+		b := add(fmt.Sprintf("anom:%d:%s:%s", an.Sequence, an.Kind, an.Detail), bAnomaly)
+		b.anom = an
+	}
+	if rec, ok := a.Reconcile(); ok {
+		b := add("reconcile", bReconcile)
+		b.rec = rec
+	}
+}
+
+// adder returns the function that appends the block of a key to *next,
+// reusing the block of that key, and numbering a key seen before.
+func (t *Transcript) adder(seen map[string]bool, next *[]*block) func(string, blockKind) *block {
+	return func(key string, kind blockKind) *block {
 		if seen[key] {
 			for n := 2; ; n++ {
 				if k := key + "#" + strconv.Itoa(n); !seen[k] {
@@ -174,49 +266,98 @@ func (t *Transcript) Sync(a *model.Action) {
 			b = &block{key: key, kind: kind}
 			t.byKey[key] = b
 		}
-		next = append(next, b)
+		*next = append(*next, b)
 		return b
 	}
-	t.action = a
-	inline := inlineTools(a)
-	for _, it := range a.Items() {
-		b := add(itemKey(it), bItem)
-		b.item = it
-		b.tools = nil
-		if it.Kind == model.ItemMessage && inline != nil {
-			b.tools = inline[it.Key]
+}
+
+// syncChanged is the incremental Sync: it reports false (and changes
+// nothing) when the change is not one it handles, an item that is not
+// new appearing other than at the end.
+func (t *Transcript) syncChanged(a *model.Action, changed []*model.Item, tools []*model.Tool) bool {
+	items := a.Items()
+	old := t.nItems
+	var fresh []*model.Item
+	for _, it := range changed {
+		if t.itemBlocks[it] == nil {
+			fresh = append(fresh, it)
 		}
 	}
-	for _, n := range a.Notes() {
-		b := add("note:"+n, bNote)
-		b.text = n
+	if len(items) != old+len(fresh) {
+		return false
 	}
-	// The first MaxAnomalies and a count, without copying thousands.
-	anoms, total := a.FirstAnomalies(MaxAnomalies+1), a.AnomalyCount()
-	for i, an := range anoms {
-		if i == MaxAnomalies {
-			b := add("anom:more", bMore)
-			b.text = fmt.Sprintf("… %s more", Plural(total-MaxAnomalies, "anomaly", "anomalies"))
-			break
-		}
-		b := add(fmt.Sprintf("anom:%d:%s:%s", an.Sequence, an.Kind, an.Detail), bAnomaly)
-		b.text = string(an.Kind) + "\x00" + an.Detail
-		b.seq = an.Sequence
-	}
-	if rec, ok := a.Reconcile(); ok {
-		b := add("reconcile", bReconcile)
-		b.text = rec.Advice + "\x00" + rec.ResponseGetInput + "\x00" + rec.SessionID
-	}
-	for k := range t.byKey {
-		if !seen[k] {
-			delete(t.byKey, k)
+	for k, it := range fresh {
+		if items[old+k] != it {
+			return false // inserted above existing items: re-list them all
 		}
 	}
-	t.blocks = next
-	for _, b := range t.blocks {
+	// Chat tools drawn inline (a handful of items): the full pass.
+	for _, tl := range tools {
+		if tl.MessageKey != "" {
+			return false
+		}
+	}
+	hasMsg := false
+	for _, it := range fresh {
+		hasMsg = hasMsg || it.Kind == model.ItemMessage
+	}
+	if hasMsg {
+		for _, tl := range a.Tools() {
+			if tl.MessageKey != "" {
+				return false
+			}
+		}
+	}
+	keys := make(map[string]bool, len(fresh))
+	for _, it := range fresh {
+		k := itemKey(it)
+		if t.byKey[k] != nil || keys[k] {
+			return false // a repeated key: the full pass numbers it
+		}
+		keys[k] = true
+	}
+
+	dirty := make([]*block, 0, len(changed))
+	for _, it := range changed {
+		if b := t.itemBlocks[it]; b != nil {
+			dirty = append(dirty, b)
+		}
+	}
+	// New items: blocks appended after the last item block.
+	tail := append([]*block(nil), t.blocks[old:]...)
+	blocks := t.blocks[:old]
+	for _, it := range fresh {
+		b := &block{key: itemKey(it), kind: bItem, item: it, pos: len(blocks)}
+		t.byKey[b.key] = b
+		t.itemBlocks[it] = b
+		blocks = append(blocks, b)
+		dirty = append(dirty, b)
+	}
+	t.nItems = len(blocks)
+
+	// The tail is a few blocks: list it again, reusing blocks by key.
+	seen := map[string]bool{}
+	t.appendTail(t.adder(seen, &blocks))
+	for _, b := range tail {
+		if !seen[b.key] && t.byKey[b.key] == b {
+			delete(t.byKey, b.key)
+		}
+	}
+	t.blocks = blocks
+
+	// The tail is re-indexed every time (a few blocks); new items from
+	// where they start.
+	from := min(old, t.nItems)
+	for _, b := range t.blocks[t.nItems:] {
 		t.renderBlock(b)
 	}
-	t.reindex()
+	for _, b := range dirty {
+		t.renderBlock(b)
+		from = min(from, b.pos)
+	}
+	t.reindex(from)
+	t.updateActive(dirty)
+	return true
 }
 
 func itemKey(it *model.Item) string {
@@ -226,13 +367,22 @@ func itemKey(it *model.Item) string {
 	return "idx:" + strconv.Itoa(it.Index)
 }
 
-func (t *Transcript) reindex() {
+// reindex brings the line index (and the match index) up to date from
+// block from on; the blocks before it did not change.
+func (t *Transcript) reindex(from int) {
 	if cap(t.offsets) < len(t.blocks) {
-		t.offsets = make([]int, len(t.blocks))
+		o := make([]int, len(t.blocks), 2*len(t.blocks))
+		copy(o, t.offsets)
+		t.offsets = o
 	}
 	t.offsets = t.offsets[:len(t.blocks)]
+	from = min(max(from, 0), len(t.blocks))
 	n := 0
-	for i, b := range t.blocks {
+	if from > 0 {
+		n = t.offsets[from-1] + t.blocks[from-1].len()
+	}
+	for i := from; i < len(t.blocks); i++ {
+		b := t.blocks[i]
 		if i > 0 {
 			n++ // separator
 		}
@@ -241,7 +391,7 @@ func (t *Transcript) reindex() {
 		n += b.len()
 	}
 	t.total = n
-	t.recount()
+	t.recount(from)
 }
 
 func (b *block) len() int { return len(b.head) + len(b.body) }
@@ -250,13 +400,37 @@ func (b *block) len() int { return len(b.head) + len(b.body) }
 // or -1. In Responses the text after tool calls grows the message above
 // them, so following the bottom alone would hide the text that arrives.
 func (t *Transcript) Active() int {
-	best, bestSeq := -1, uint64(0)
-	for i, b := range t.blocks {
-		if b.item != nil && (best < 0 || b.item.LastSeq >= bestSeq) {
-			best, bestSeq = i, b.item.LastSeq
+	if t.active == nil {
+		return -1
+	}
+	return t.active.pos
+}
+
+// findActive finds the active block among all blocks.
+func (t *Transcript) findActive() {
+	t.active, t.activeSeq = nil, 0
+	for _, b := range t.blocks {
+		if b.item != nil && (t.active == nil || b.item.LastSeq >= t.activeSeq) {
+			t.active, t.activeSeq = b, b.item.LastSeq
 		}
 	}
-	return best
+}
+
+// updateActive considers the blocks an incremental Sync drew: only their
+// sequences moved (the others' did not change).
+func (t *Transcript) updateActive(dirty []*block) {
+	for _, b := range dirty {
+		if b == t.active && b.item.LastSeq < t.activeSeq {
+			t.findActive() // it went back: look again
+			return
+		}
+	}
+	for _, b := range dirty {
+		seq := b.item.LastSeq
+		if t.active == nil || seq > t.activeSeq || (seq == t.activeSeq && b.pos > t.active.pos) {
+			t.active, t.activeSeq = b, seq
+		}
+	}
 }
 
 // LastItem is the last block that shows a model item, or -1.
@@ -351,15 +525,10 @@ func (t *Transcript) Key(i int) string {
 // Index returns the block with that key, or -1.
 func (t *Transcript) Index(key string) int {
 	b := t.byKey[key]
-	if b == nil {
+	if b == nil || b.pos >= len(t.blocks) || t.blocks[b.pos] != b {
 		return -1
 	}
-	for i, x := range t.blocks {
-		if x == b {
-			return i
-		}
-	}
-	return -1
+	return b.pos
 }
 
 // Item is the model item of block i, or nil for notes and anomalies.
@@ -381,7 +550,7 @@ func (t *Transcript) Sequence(i int) (uint64, bool) {
 	case b.item != nil:
 		return b.item.LastSeq, true
 	case b.kind == bAnomaly:
-		return b.seq, true
+		return b.anom.Sequence, true
 	}
 	return 0, false
 }
@@ -410,7 +579,7 @@ func (t *Transcript) Toggle(i int) bool {
 	}
 	t.toggled[b.key] = b.collapsed // collapsed → expand, and back
 	t.renderBlock(b)
-	t.reindex()
+	t.reindex(i)
 	return true
 }
 
@@ -439,10 +608,10 @@ type MarkdownResult struct {
 	Err   error
 }
 
-// Run renders a job. It touches nothing but the job and the renderer, so
-// it may run in any goroutine.
-func (m *Markdown) Run(j MarkdownJob) MarkdownResult {
-	lines, err := m.Render(j.Text, j.Width)
+// Run renders the job with md. It touches nothing but the job and the
+// renderer, so it may run in any goroutine.
+func (j MarkdownJob) Run(md *render.Markdown) MarkdownResult {
+	lines, err := md.Render(j.Text, j.Width)
 	return MarkdownResult{Job: j, Lines: lines, Err: err}
 }
 
@@ -463,9 +632,9 @@ func (t *Transcript) SetMarkdown(r MarkdownResult) bool {
 	before := b.len()
 	t.renderBlock(b)
 	if b.len() != before {
-		t.reindex()
+		t.reindex(b.pos)
 	} else {
-		t.recount()
+		t.recount(b.pos)
 	}
 	return true
 }

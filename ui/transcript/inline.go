@@ -1,4 +1,4 @@
-package render
+package transcript
 
 import (
 	"strconv"
@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"aipwatch/model"
+	"aipwatch/render"
 	"aipwatch/safe"
 )
 
@@ -125,7 +126,7 @@ func (t *Transcript) replaceMarks(lines []string, tools []*model.Tool) ([]string
 func (t *Transcript) inlineToolLine(tool *model.Tool) string {
 	st, o := t.st, t.opts
 	emoji := safe.Line(tool.Emoji)
-	if emoji == "" || Width(emoji) > 2 {
+	if emoji == "" || render.Width(emoji) > 2 {
 		emoji = "ƒ"
 	}
 	name := safe.Line(tool.Name)
@@ -133,7 +134,7 @@ func (t *Transcript) inlineToolLine(tool *model.Tool) string {
 		name = "tool"
 	}
 	s := "  " + st.Dim.Render("⟶ ") + emoji + " " + st.ToolName.Render(name)
-	if label := ToolLabel(tool, o.Redact); label != "" {
+	if label := render.ToolLabel(tool, o.Redact); label != "" {
 		s += " " + st.Dim.Render(label)
 	}
 	switch tool.Status {
@@ -144,7 +145,7 @@ func (t *Transcript) inlineToolLine(tool *model.Tool) string {
 			if t.action != nil {
 				d = t.action.ToolDuration(tool, tool.DoneAt)
 			}
-			s += " " + st.Dim.Render(Duration(d))
+			s += " " + st.Dim.Render(render.Duration(d))
 		}
 	case model.ToolRunning, model.ToolStarted, "":
 		if o.Settled {
@@ -155,7 +156,7 @@ func (t *Transcript) inlineToolLine(tool *model.Tool) string {
 	default:
 		s += st.Dim.Render(" · " + safe.Line(tool.Status))
 	}
-	return Truncate(s+t.stamp(tool.FirstSeq), o.Width, "…")
+	return render.Truncate(s+t.stamp(tool.FirstSeq), o.Width, "…")
 }
 
 // stripANSI drops SGR sequences a markdown render may have put around

@@ -1,4 +1,4 @@
-package render
+package transcript
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"aipwatch/model"
+	"aipwatch/render"
 	"aipwatch/safe"
 )
 
@@ -27,9 +28,13 @@ func (t *Transcript) drawBlock(b *block) {
 			tog = 2
 		}
 	}
-	ck := cacheKey{width: o.Width, markdown: o.Markdown, plain: o.Plain, redact: o.Redact, settled: o.Settled, stamps: o.Timestamps, nowrap: o.NoWrap, text: b.text}
+	ck := cacheKey{width: o.Width, markdown: o.Markdown, plain: o.Plain, redact: o.Redact, stamps: o.Timestamps, nowrap: o.NoWrap, text: b.text, anom: b.anom, rec: b.rec}
 	if b.item != nil {
 		ck.item, ck.version = b.item, b.item.Version
+		// Settling changes only what is still open: an item not done
+		// ("unfinished"), an inline tool still running. A finished item
+		// is not drawn again when the action settles.
+		ck.settled = o.Settled && (!b.item.Done || len(b.tools) > 0)
 		_, ck.mdReady = t.mdLines(b, o.Width)
 		ck.tools = toolsDigest(b.tools)
 	}
@@ -46,31 +51,28 @@ func (t *Transcript) drawBlock(b *block) {
 		b.collapsed, b.hidden = false, 0
 		return
 	case bAnomaly:
-		kind, detail, _ := strings.Cut(b.text, "\x00")
+		detail := b.anom.Detail
 		if o.Redact {
 			detail = safe.Mask(detail)
 		}
-		p := fmt.Sprintf("anomaly %s at chunk %d:", safe.Line(kind), b.seq)
+		p := fmt.Sprintf("anomaly %s at chunk %d:", safe.Line(string(b.anom.Kind)), b.anom.Sequence)
 		b.head, b.body = t.prefixed(p, t.st.Anomaly, detail), nil
 		b.collapsed, b.hidden = false, 0
 		return
 	case bReconcile:
-		parts := strings.SplitN(b.text, "\x00", 3)
-		for len(parts) < 3 {
-			parts = append(parts, "")
+		rec := b.rec
+		lines := t.prefixed("next:", t.st.Warn, rec.Advice)
+		if rec.ResponseGetInput != "" {
+			lines = append(lines, t.prefixed("  response_get input:", t.st.Label, render.Untrusted(rec.ResponseGetInput, o.Redact))...)
 		}
-		lines := t.prefixed("next:", t.st.Warn, parts[0])
-		if parts[1] != "" {
-			lines = append(lines, t.prefixed("  response_get input:", t.st.Label, Untrusted(parts[1], o.Redact))...)
-		}
-		if parts[2] != "" {
-			lines = append(lines, t.prefixed("  Hermes session:", t.st.Label, Untrusted(parts[2], o.Redact))...)
+		if rec.SessionID != "" {
+			lines = append(lines, t.prefixed("  Hermes session:", t.st.Label, render.Untrusted(rec.SessionID, o.Redact))...)
 		}
 		b.head, b.body = lines, nil
 		b.collapsed, b.hidden = false, 0
 		return
 	case bMore:
-		b.head, b.body = []string{t.st.Dim.Render(Truncate(b.text, o.Width, "…"))}, nil
+		b.head, b.body = []string{t.st.Dim.Render(render.Truncate(b.text, o.Width, "…"))}, nil
 		return
 	}
 
@@ -95,13 +97,13 @@ func (t *Transcript) drawBlock(b *block) {
 	b.collapsed = collapsed
 	if collapsed {
 		b.hidden = len(body)
-		hint := t.st.Dim.Render(" · " + Plural(len(body), "line hidden", "lines hidden"))
-		b.head = []string{Truncate(head+hint, o.Width, "…")}
+		hint := t.st.Dim.Render(" · " + render.Plural(len(body), "line hidden", "lines hidden"))
+		b.head = []string{render.Truncate(head+hint, o.Width, "…")}
 		b.body, b.full = nil, body
 		return
 	}
 	b.hidden = 0
-	b.head = []string{Truncate(head, o.Width, "…")}
+	b.head = []string{render.Truncate(head, o.Width, "…")}
 	b.body = body
 }
 
@@ -124,7 +126,7 @@ func (t *Transcript) cut(lines []string) []string {
 	}
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		out[i] = Truncate(l, t.opts.Width, "…")
+		out[i] = render.Truncate(l, t.opts.Width, "…")
 	}
 	return out
 }
@@ -146,7 +148,7 @@ func (t *Transcript) stamp(seq uint64) string {
 // lines indented by two.
 func (t *Transcript) prefixed(prefix string, style lipgloss.Style, text string) []string {
 	w := t.opts.Width
-	lines := Wrap(Clean(prefix+" "+text), max(w-2, 1))
+	lines := render.Wrap(render.Clean(prefix+" "+text), max(w-2, 1))
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		switch {
@@ -169,13 +171,13 @@ func (t *Transcript) itemHead(it *model.Item) string {
 		if role == "" {
 			role = "assistant"
 		}
-		return "● " + st.Role.Render(safe.Line(role)) + t.status(it)
+		return t.frag("role\x00"+role, func() string { return "● " + st.Role.Render(safe.Line(role)) }) + t.status(it)
 	case model.ItemReasoning:
 		label := "reasoning"
 		if it.Label != "" {
 			label = safe.Line(it.Label)
 		}
-		return st.Reasoning.Render("∴ "+label) + t.status(it)
+		return t.frag("reasoning\x00"+label, func() string { return st.Reasoning.Render("∴ " + label) }) + t.status(it)
 	case model.ItemFunctionCall:
 		name := safe.Line(it.Name)
 		if name == "" {
@@ -183,13 +185,13 @@ func (t *Transcript) itemHead(it *model.Item) string {
 		}
 		h := "ƒ " + st.ToolName.Render(name)
 		if it.CallID != "" {
-			h += " " + st.Dim.Render(Untrusted(it.CallID, t.opts.Redact))
+			h += " " + st.Dim.Render(render.Untrusted(it.CallID, t.opts.Redact))
 		}
 		return h + t.status(it)
 	case model.ItemFunctionOutput:
 		h := "↳ " + st.ToolName.Render("output")
 		if it.CallID != "" {
-			h += " for " + st.Dim.Render(Untrusted(it.CallID, t.opts.Redact))
+			h += " for " + st.Dim.Render(render.Untrusted(it.CallID, t.opts.Redact))
 		}
 		return h + t.status(it)
 	default:
@@ -201,6 +203,21 @@ func (t *Transcript) itemHead(it *model.Item) string {
 	}
 }
 
+// frag is a styled fragment that repeats from item to item (a role, a
+// status), drawn once: a lipgloss Render costs microseconds, and 20,000
+// items each drew three.
+func (t *Transcript) frag(key string, draw func() string) string {
+	if s, ok := t.frags[key]; ok {
+		return s
+	}
+	if t.frags == nil || len(t.frags) >= 256 {
+		t.frags = map[string]string{}
+	}
+	s := draw()
+	t.frags[key] = s
+	return s
+}
+
 // status is the " · word" after an item's heading.
 func (t *Transcript) status(it *model.Item) string {
 	st := t.st
@@ -208,13 +225,19 @@ func (t *Transcript) status(it *model.Item) string {
 	open := word == "" || word == "in_progress"
 	switch {
 	case open && !it.Done && !t.opts.Settled:
-		return st.Dim.Render(" · ") + st.Running.Render("streaming…")
+		return t.frag("streaming", func() string { return st.Dim.Render(" · ") + st.Running.Render("streaming…") })
 	case open && (!it.Done || word == "in_progress"):
 		// Settled (or closed by a failed response) while still open.
-		return st.Dim.Render(" · ") + st.Warn.Render("unfinished")
+		return t.frag("unfinished", func() string { return st.Dim.Render(" · ") + st.Warn.Render("unfinished") })
 	case word == "":
 		return ""
 	}
+	return t.frag("status\x00"+word, func() string { return t.statusWord(word) })
+}
+
+// statusWord is " · word" in the word's colour.
+func (t *Transcript) statusWord(word string) string {
+	st := t.st
 	var s = st.Dim
 	switch word {
 	case "stop", "completed":
@@ -244,7 +267,7 @@ func (t *Transcript) itemBody(b *block) (lines []string, chrome []bool) {
 		case o.Redact:
 			return []string{st.Dim.Render(safe.Mask(text))}, nil
 		}
-		md := o.Markdown && !o.Plain && !o.NoWrap && it.Done && len(text) <= MaxMarkdown
+		md := o.Markdown && !o.Plain && !o.NoWrap && it.Done && len(text) <= render.MaxMarkdown
 		if inline {
 			text = markTools(text, b.tools, md)
 		}
@@ -302,7 +325,7 @@ func (t *Transcript) itemBody(b *block) (lines []string, chrome []bool) {
 		if o.Redact {
 			text = safe.Mask(text)
 		}
-		return WrapIndent(Clean(text), o.Width, "  "), nil
+		return render.WrapIndent(render.Clean(text), o.Width, "  "), nil
 	}
 }
 
@@ -324,8 +347,8 @@ func (t *Transcript) jsonLines(s, empty string) (lines []string, chrome bool) {
 	case t.opts.Redact:
 		return []string{"    " + t.st.Dim.Render(safe.Mask(s))}, false
 	}
-	pretty, _ := PrettyJSON(s)
-	return WrapIndent(pretty, t.opts.Width, "    "), false
+	pretty, _ := render.PrettyJSON(s)
+	return render.WrapIndent(pretty, t.opts.Width, "    "), false
 }
 
 // mdLines returns the cached markdown of b's item at width; ok is false
@@ -347,7 +370,7 @@ func (t *Transcript) wantMarkdown(b *block, text string) {
 			t.storeMarkdown(b, MarkdownResult{Job: job})
 			return
 		}
-		t.storeMarkdown(b, t.md.Run(job))
+		t.storeMarkdown(b, job.Run(t.md))
 		return
 	}
 	if b.mdPending == nil {
@@ -378,11 +401,21 @@ func (t *Transcript) CopyText(i int) string {
 		return ""
 	}
 	b := t.blocks[i]
-	if b.item == nil {
-		kind, detail, found := strings.Cut(b.text, "\x00")
-		if found {
-			return safe.Text(kind + ": " + detail)
+	switch b.kind {
+	case bAnomaly:
+		return safe.Text(string(b.anom.Kind) + ": " + b.anom.Detail)
+	case bReconcile:
+		// The advice, then the fields it names, one a line.
+		parts := []string{b.rec.Advice}
+		if b.rec.ResponseGetInput != "" {
+			parts = append(parts, "response_get input: "+b.rec.ResponseGetInput)
 		}
+		if b.rec.SessionID != "" {
+			parts = append(parts, "Hermes session: "+b.rec.SessionID)
+		}
+		return safe.Text(strings.Join(parts, "\n"))
+	}
+	if b.item == nil {
 		return safe.Text(b.text)
 	}
 	it := b.item
@@ -390,11 +423,11 @@ func (t *Transcript) CopyText(i int) string {
 	case model.ItemFunctionCall, model.ItemFunctionOutput:
 		var parts []string
 		if it.Arguments != "" {
-			p, _ := PrettyJSON(it.Arguments)
+			p, _ := render.PrettyJSON(it.Arguments)
 			parts = append(parts, p)
 		}
 		for _, o := range it.Output {
-			p, _ := PrettyJSON(o)
+			p, _ := render.PrettyJSON(o)
 			parts = append(parts, p)
 		}
 		return strings.Join(parts, "\n\n")
