@@ -99,7 +99,7 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 		LiveKeys: keyMap(),
 		Daemon:   client,
 		Journal:  journalIDs,
-		Follow: func(id string) ui.Backend {
+		Follow: func(id string) stream.Runner {
 			c, err := stream.New(followConfig(o, client, id))
 			if err != nil {
 				return nil

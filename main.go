@@ -128,9 +128,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 // newRunner builds what the run reads from: the stream client (with the
 // recorder around it for --record), or a replay. finish, called with the
 // final model, writes the export and closes the recording.
-func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*model.Action) error, error) {
+func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*model.Action) error, error) {
 	var (
-		runner record.Runner
+		runner stream.Runner
 		rec    *record.Writer
 		warns  []string
 	)
@@ -246,7 +246,7 @@ func checkExportPath(path string) error {
 func writePrivate(path string, b []byte) error { return safe.WritePrivate(path, b) }
 
 // runLines drives the plain or jsonl printer from the stream client.
-func runLines(ctx context.Context, o *options, mode string, client record.Runner, stdout, stderr io.Writer) (*model.Action, int) {
+func runLines(ctx context.Context, o *options, mode string, client stream.Runner, stdout, stderr io.Writer) (*model.Action, int) {
 	a := model.NewAction(o.actionID)
 	a.SetRawCap(o.rawCap())
 	popts := output.Options{Redact: o.redact, Timestamps: o.timestamps}
@@ -322,7 +322,7 @@ func runLines(ctx context.Context, o *options, mode string, client record.Runner
 
 // runTUI runs the live interface, then prints the same closing lines as
 // plain once the alt screen is gone.
-func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
+func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
 	noColor := o.noColor || os.Getenv("NO_COLOR") != "" || !isTTY
 	a, err := ui.Run(ctx, ui.Options{
 		ActionID:     o.actionID,

@@ -8,18 +8,13 @@ import (
 )
 
 // Apply folds one message into the model. It is the single route from the
-// wire to the domain state, shared by the TUI and the plain outputs; it
-// reports whether the model changed.
+// wire to the domain state, shared by the TUI, plain, jsonl and replays
+// (output.Feed applies a batch through ApplyBatch); it reports whether the
+// model changed.
 func Apply(a *model.Action, m Msg) bool {
 	switch m := m.(type) {
 	case BatchMsg:
-		for _, e := range m.Events {
-			a.IngestEvent(e)
-		}
-		for _, c := range m.Chunks {
-			a.IngestChunk(c, m.At)
-		}
-		return len(m.Events)+len(m.Chunks) > 0
+		return ApplyBatch(a, m, nil)
 	case CursorMsg:
 		a.SetCursor(m.Cursor)
 	case TerminalMsg:
@@ -79,6 +74,24 @@ func Apply(a *model.Action, m Msg) bool {
 		return false
 	}
 	return true
+}
+
+// ApplyBatch is Apply of a batch: its events, then its chunks in order;
+// after each chunk it calls each (nil = nothing), so that a line printer
+// reports what that chunk changed in AIP sequence order (a tool completing
+// between two deltas prints between them). It reports whether the batch
+// held anything.
+func ApplyBatch(a *model.Action, b BatchMsg, each func()) bool {
+	for _, e := range b.Events {
+		a.IngestEvent(e)
+	}
+	for _, c := range b.Chunks {
+		a.IngestChunk(c, b.At)
+		if each != nil {
+			each()
+		}
+	}
+	return len(b.Events)+len(b.Chunks) > 0
 }
 
 // stamp is a message's time, or now for a live message that carries none.
