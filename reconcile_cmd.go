@@ -313,8 +313,8 @@ func reconcilerFor(o *options) ui.ReconcileFunc {
 func storedLines(a *model.Action) string {
 	var b strings.Builder
 	for _, h := range a.Timeline() {
-		if rest, ok := strings.CutPrefix(h.What, "reconcile: "); ok {
-			b.WriteString(safe.Line(rest) + "\n")
+		if h.Kind == model.HapReconcile {
+			b.WriteString(safe.Line(h.Detail) + "\n")
 		}
 	}
 	return b.String()

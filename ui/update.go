@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"aipwatch/model"
 	"aipwatch/render"
 	"aipwatch/stream"
 )
@@ -156,11 +157,11 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 		m.conn.restarts++
 		m.setNotice("cursor refused ("+render.Line(msg.Code)+"): following again from the beginning", false)
 	case stream.NoRecordMsg:
-		m.setNotice(render.Line(stream.NoRecordLine(msg)), true)
+		m.setNotice(render.Line(model.NoRecordLine(msg.ActionID, msg.AppearTimeout)), true)
 	case stream.CursorFreeMsg:
-		m.setNotice(render.Line(stream.CursorFreeLine(msg)), false)
+		m.setNotice(render.Line(model.CursorFreeLine(msg.Code)), false)
 	case stream.ResultWaitMsg:
-		m.setNotice(render.Line(stream.ResultWaitLine(msg)), true)
+		m.setNotice(render.Line(model.ResultWaitLine(msg.Code, msg.Attempt, msg.Wait)), true)
 	case stream.BatchMsg:
 		m.live(msg.At, now)
 	case stream.LivenessMsg:
