@@ -130,7 +130,7 @@ func daemonClient(o *options, stderr io.Writer) (*stream.Client, error) {
 		tok = o.token
 	}
 	o.token = tok
-	httpc, err := httpClient(o.cacert)
+	httpc, err := stream.HTTPClient(o.cacert)
 	if err != nil {
 		return nil, err
 	}

@@ -11,12 +11,9 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -87,22 +84,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return runConsole(ctx, o, stdin, stdout, stderr)
 	}
 	if o.demo != "" {
-		srv, err := startDemo(o)
-		if err != nil {
-			fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
+		if !o.stallSet {
+			// A demo of a run that never settles should not take six minutes
+			// to say so: the scripted run's silence is known to be final.
+			o.stallTimeout = demoStallTimeout
+		}
+		k := sim.Knobs{Speed: 1}
+		if o.demo == "late-cancel" {
+			// The demo sends the cancel itself, as --cancel does, once attached;
+			// the simulator holds it in transit until the turn has completed,
+			// so it lands late whatever the machine's speed.
+			o.cancel = true
+			k.CancelInTransit = demoLateCancelTransit
+		}
+		srv, ok := startDemo(o, k, stderr)
+		if !ok {
 			return model.ExitError
 		}
 		defer srv.Close()
+		o.actionID = srv.ActionID()
 	}
 
-	mode := o.output
-	isTTY := isTerminal(stdout)
-	if mode == "" {
-		mode = "plain"
-		if isTTY {
-			mode = "tui"
-		}
-	}
+	mode, isTTY := outputMode(o, stdout)
 	if err := checkExportPath(o.export); err != nil {
 		return fail(o, stdout, stderr, err)
 	}
@@ -164,7 +167,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*
 		// From here on no 12-character piece of it is written anywhere,
 		// whatever the server echoes (contract §5).
 		safe.Protect(tok)
-		httpc, err := httpClient(o.cacert)
+		httpc, err := stream.HTTPClient(o.cacert)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -201,7 +204,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*
 		var errs []error
 		if o.export != "" && a != nil {
 			md := output.Markdown(a, output.MarkdownOptions{Redact: o.redact, Version: versionString(), Now: time.Now()})
-			if err := writePrivate(o.export, md); err != nil {
+			if err := safe.WritePrivate(o.export, md); err != nil {
 				errs = append(errs, fmt.Errorf("--export: %w", err))
 			}
 		}
@@ -240,10 +243,6 @@ func checkExportPath(path string) error {
 	}
 	return nil
 }
-
-// writePrivate writes a file only its owner can read (exports hold model
-// output and tool results), never through a symlink.
-func writePrivate(path string, b []byte) error { return safe.WritePrivate(path, b) }
 
 // runLines drives the plain or jsonl printer from the stream client.
 func runLines(ctx context.Context, o *options, mode string, client stream.Runner, stdout, stderr io.Writer) (*model.Action, int) {
@@ -408,66 +407,34 @@ const demoStallTimeout = 5 * time.Second
 // with the cancel still pending, before the "too late" line.
 const demoLateCancelTransit = 2 * time.Second
 
-// startDemo runs the simulator on 127.0.0.1:0 and points the run at it.
-func startDemo(o *options) (*sim.Server, error) {
-	k := sim.Knobs{Speed: 1}
-	if o.demo == "late-cancel" {
-		// The demo sends the cancel itself, as --cancel does, once attached;
-		// the simulator holds it in transit until the turn has completed,
-		// so it lands late whatever the machine's speed.
-		o.cancel = true
-		k.CancelInTransit = demoLateCancelTransit
+// startDemo runs the simulator of --demo (the scenario o.demo) on
+// 127.0.0.1:0 and points the run at it; when it cannot, it says so on
+// stderr and returns false.
+func startDemo(o *options, knobs sim.Knobs, stderr io.Writer) (*sim.Server, bool) {
+	srv, err := sim.New(o.demo, knobs)
+	if err == nil {
+		o.url, err = srv.Start()
 	}
-	srv, err := sim.New(o.demo, k)
 	if err != nil {
-		return nil, err
+		fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
+		return nil, false
 	}
-	if !o.stallSet {
-		// A demo of a run that never settles should not take six minutes
-		// to say so: the scripted run's silence is known to be final.
-		o.stallTimeout = demoStallTimeout
-	}
-	u, err := srv.Start()
-	if err != nil {
-		return nil, err
-	}
-	o.url, o.actionID, o.tokenFile = u, srv.ActionID(), ""
-	return srv, nil
+	o.tokenFile = ""
+	return srv, true
 }
 
-// httpClient is the client for every request: TLS verification always on,
-// --cacert adding a private CA, and no Authorization sent to another host
-// on a redirect.
-func httpClient(cacert string) (*http.Client, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.ResponseHeaderTimeout = 30 * time.Second
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
-	if cacert != "" {
-		pem, err := os.ReadFile(cacert)
-		if err != nil {
-			return nil, fmt.Errorf("--cacert: %w", err)
+// outputMode is --output, or tui on a terminal and plain elsewhere; isTTY
+// says whether stdout is a terminal.
+func outputMode(o *options, stdout io.Writer) (mode string, isTTY bool) {
+	isTTY = isTerminal(stdout)
+	mode = o.output
+	if mode == "" {
+		mode = "plain"
+		if isTTY {
+			mode = "tui"
 		}
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--cacert %s holds no PEM certificate", cacert)
-		}
-		tr.TLSClientConfig.RootCAs = pool
 	}
-	return &http.Client{
-		Transport: tr,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return errors.New("too many redirects")
-			}
-			if req.URL.Host != via[0].URL.Host {
-				req.Header.Del("Authorization")
-			}
-			return nil
-		},
-	}, nil
+	return mode, isTTY
 }
 
 func isTerminal(w io.Writer) bool {
