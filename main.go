@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -244,63 +243,17 @@ func checkExportPath(path string) error {
 	return nil
 }
 
-// runLines drives the plain or jsonl printer from the stream client.
+// runLines drives the plain or jsonl printer from the stream client
+// (output.Run), then prints the closing lines and picks the exit code.
 func runLines(ctx context.Context, o *options, mode string, client stream.Runner, stdout, stderr io.Writer) (*model.Action, int) {
-	a := model.NewAction(o.actionID)
-	a.SetRawCap(o.rawCap())
-	popts := output.Options{Redact: o.redact, Timestamps: o.timestamps}
-	var p output.Printer = output.NewPlain(stdout, popts)
-	if mode == "jsonl" {
-		p = output.NewJSONL(stdout, popts)
-	}
-	var (
-		mu         sync.Mutex // the model and the printer have one owner at a time
-		cancelOnce sync.Once
-		cancelWG   sync.WaitGroup
-	)
-	handle := func(m stream.Msg) {
-		mu.Lock()
-		defer mu.Unlock()
-		output.Feed(p, a, m)
-	}
-	sink := stream.SinkFunc(func(m stream.Msg) {
-		handle(m)
-		// --cancel fires once attached: when the probe has decided between
-		// follow and review (a review of a settled action gets "too late").
-		if _, ok := m.(stream.ModeMsg); ok && o.cancel {
-			cancelOnce.Do(func() {
-				mu.Lock()
-				a.RequestCancel(o.reason, time.Now())
-				p.Handle(a, nil)
-				mu.Unlock()
-				cancelWG.Add(1)
-				go func() { // the follow loop keeps reading while the cancel is in flight
-					defer cancelWG.Done()
-					defer func() {
-						if r := recover(); r != nil {
-							handle(stream.CancelMsg{Err: &stream.Error{Op: "cancel", Message: "internal error"}})
-						}
-					}()
-					handle(client.Cancel(ctx, o.reason))
-				}()
-			})
-		}
+	a, err := output.Run(ctx, client, stdout, output.RunOptions{
+		Options:      output.Options{Redact: o.redact, Timestamps: o.timestamps},
+		ActionID:     o.actionID,
+		JSONL:        mode == "jsonl",
+		RawCap:       o.rawCap(),
+		Cancel:       o.cancel,
+		CancelReason: o.reason,
 	})
-	err := client.Run(ctx, sink)
-	cancelWG.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	if ctx.Err() != nil {
-		err = nil // the viewer was stopped (signal): a detach, not an error
-	}
-	if !a.Settled() {
-		a.Stop()
-	}
-	var se *stream.Error
-	if err != nil && !errors.As(err, &se) {
-		err = &stream.Error{Message: err.Error()}
-	}
-	p.Finish(a, err)
 	if err != nil {
 		if !attached(a) {
 			fmt.Fprintln(stderr, safe.Line(startupHint(o, err)))
@@ -440,24 +393,6 @@ func outputMode(o *options, stdout io.Writer) (mode string, isTTY bool) {
 func isTerminal(w io.Writer) bool {
 	f, ok := safe.Unwrap(w).(*os.File)
 	return ok && term.IsTerminal(f.Fd())
-}
-
-// panicReport is the short report of an internal error: the panic value on
-// one sanitised line with the token scrubbed, no stack.
-func panicReport(r any, o *options) string {
-	msg := fmt.Sprint(r)
-	if o != nil && o.token != "" {
-		msg = strings.ReplaceAll(msg, o.token, "‹token›")
-	}
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	report := "aipwatch: internal error: " + safe.Line(msg) + "\n" +
-		"aipwatch stopped watching; the action, if any, keeps running (this was not a cancellation).\n"
-	if o != nil && o.actionID != "" && o.replay == "" && o.demo == "" {
-		report += "resume with: " + resumeCommand(o, o.cursor) + "\n"
-	}
-	return report
 }
 
 func wantsJSONL(args []string) bool {
