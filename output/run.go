@@ -49,9 +49,8 @@ func Run(ctx context.Context, client stream.Runner, w io.Writer, o RunOptions) (
 	}
 	sink := stream.SinkFunc(func(m stream.Msg) {
 		handle(m)
-		// --cancel fires once attached: when the probe has decided between
-		// follow and review (a review of a settled action gets "too late").
-		if _, ok := m.(stream.ModeMsg); ok && o.Cancel {
+		// --cancel fires once attached (stream.Attached, as in the TUI).
+		if o.Cancel && stream.Attached(m) {
 			cancelOnce.Do(func() {
 				mu.Lock()
 				a.RequestCancel(o.CancelReason, time.Now())

@@ -48,6 +48,15 @@ type ModeMsg struct {
 	Review bool
 }
 
+// Attached reports whether m attaches a consumer to the action: the probe
+// has decided between live follow and review (ModeMsg, sent before any
+// connection). --cancel is sent then, once, by the TUI and by plain/jsonl
+// alike (a review of a settled action gets "too late").
+func Attached(m Msg) bool {
+	_, ok := m.(ModeMsg)
+	return ok
+}
+
 // ConnectedMsg: a follow connection is open (attempt 1 is the first).
 type ConnectedMsg struct {
 	At      time.Time // when it happened; zero = when it is applied (replays set it)
