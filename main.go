@@ -112,12 +112,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	var a *model.Action
-	if mode == "tui" {
-		a, code = runTUI(ctx, o, runner, stdin, stdout, stderr, isTTY)
-	} else {
-		a, code = runLines(ctx, o, mode, runner, stdout, stderr)
-	}
+	a, code := runMode(ctx, o, mode, runner, stdin, stdout, stderr, isTTY)
 	if err := finish(a); err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		if code == model.ExitVerified {
@@ -241,6 +236,14 @@ func checkExportPath(path string) error {
 		_ = os.Remove(path) // the probe's own empty file
 	}
 	return nil
+}
+
+// runMode runs the TUI or the plain/jsonl printer over runner.
+func runMode(ctx context.Context, o *options, mode string, runner stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
+	if mode == "tui" {
+		return runTUI(ctx, o, runner, stdin, stdout, stderr, isTTY)
+	}
+	return runLines(ctx, o, mode, runner, stdout, stderr)
 }
 
 // runLines drives the plain or jsonl printer from the stream client

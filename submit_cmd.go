@@ -292,12 +292,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	var a *model.Action
-	if mode == "tui" {
-		a, code = runTUI(ctx, o, runner, stdin, stdout, stderr, isTTY)
-	} else {
-		a, code = runLines(ctx, o, mode, runner, stdout, stderr)
-	}
+	a, code := runMode(ctx, o, mode, runner, stdin, stdout, stderr, isTTY)
 	if a != nil {
 		if a.Cursor != "" {
 			_ = j.Append(journal.Entry{Kind: journal.KindCursor, ActionID: so.actionID, Cursor: a.Cursor})
