@@ -99,7 +99,7 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 		LiveKeys: keyMap(),
 		Daemon:   client,
 		Journal:  journalIDs,
-		Follow: func(id string) ui.Backend {
+		Follow: func(id string) stream.Runner {
 			c, err := stream.New(followConfig(o, client, id))
 			if err != nil {
 				return nil
@@ -130,7 +130,7 @@ func daemonClient(o *options, stderr io.Writer) (*stream.Client, error) {
 		tok = o.token
 	}
 	o.token = tok
-	httpc, err := httpClient(o.cacert)
+	httpc, err := stream.HTTPClient(o.cacert)
 	if err != nil {
 		return nil, err
 	}

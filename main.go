@@ -11,16 +11,12 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -87,22 +83,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return runConsole(ctx, o, stdin, stdout, stderr)
 	}
 	if o.demo != "" {
-		srv, err := startDemo(o)
-		if err != nil {
-			fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
+		if !o.stallSet {
+			// A demo of a run that never settles should not take six minutes
+			// to say so: the scripted run's silence is known to be final.
+			o.stallTimeout = demoStallTimeout
+		}
+		k := sim.Knobs{Speed: 1}
+		if o.demo == "late-cancel" {
+			// The demo sends the cancel itself, as --cancel does, once attached;
+			// the simulator holds it in transit until the turn has completed,
+			// so it lands late whatever the machine's speed.
+			o.cancel = true
+			k.CancelInTransit = demoLateCancelTransit
+		}
+		srv, ok := startDemo(o, k, stderr)
+		if !ok {
 			return model.ExitError
 		}
 		defer srv.Close()
+		o.actionID = srv.ActionID()
 	}
 
-	mode := o.output
-	isTTY := isTerminal(stdout)
-	if mode == "" {
-		mode = "plain"
-		if isTTY {
-			mode = "tui"
-		}
-	}
+	mode, isTTY := outputMode(o, stdout)
 	if err := checkExportPath(o.export); err != nil {
 		return fail(o, stdout, stderr, err)
 	}
@@ -110,12 +112,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	var a *model.Action
-	if mode == "tui" {
-		a, code = runTUI(ctx, o, runner, stdin, stdout, stderr, isTTY)
-	} else {
-		a, code = runLines(ctx, o, mode, runner, stdout, stderr)
-	}
+	a, code := runMode(ctx, o, mode, runner, stdin, stdout, stderr, isTTY)
 	if err := finish(a); err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		if code == model.ExitVerified {
@@ -128,9 +125,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 // newRunner builds what the run reads from: the stream client (with the
 // recorder around it for --record), or a replay. finish, called with the
 // final model, writes the export and closes the recording.
-func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*model.Action) error, error) {
+func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*model.Action) error, error) {
 	var (
-		runner record.Runner
+		runner stream.Runner
 		rec    *record.Writer
 		warns  []string
 	)
@@ -164,7 +161,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 		// From here on no 12-character piece of it is written anywhere,
 		// whatever the server echoes (contract §5).
 		safe.Protect(tok)
-		httpc, err := httpClient(o.cacert)
+		httpc, err := stream.HTTPClient(o.cacert)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -201,7 +198,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (record.Runner, func(*
 		var errs []error
 		if o.export != "" && a != nil {
 			md := output.Markdown(a, output.MarkdownOptions{Redact: o.redact, Version: versionString(), Now: time.Now()})
-			if err := writePrivate(o.export, md); err != nil {
+			if err := safe.WritePrivate(o.export, md); err != nil {
 				errs = append(errs, fmt.Errorf("--export: %w", err))
 			}
 		}
@@ -241,67 +238,25 @@ func checkExportPath(path string) error {
 	return nil
 }
 
-// writePrivate writes a file only its owner can read (exports hold model
-// output and tool results), never through a symlink.
-func writePrivate(path string, b []byte) error { return safe.WritePrivate(path, b) }
+// runMode runs the TUI or the plain/jsonl printer over runner.
+func runMode(ctx context.Context, o *options, mode string, runner stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
+	if mode == "tui" {
+		return runTUI(ctx, o, runner, stdin, stdout, stderr, isTTY)
+	}
+	return runLines(ctx, o, mode, runner, stdout, stderr)
+}
 
-// runLines drives the plain or jsonl printer from the stream client.
-func runLines(ctx context.Context, o *options, mode string, client record.Runner, stdout, stderr io.Writer) (*model.Action, int) {
-	a := model.NewAction(o.actionID)
-	a.SetRawCap(o.rawCap())
-	popts := output.Options{Redact: o.redact, Timestamps: o.timestamps}
-	var p output.Printer = output.NewPlain(stdout, popts)
-	if mode == "jsonl" {
-		p = output.NewJSONL(stdout, popts)
-	}
-	var (
-		mu         sync.Mutex // the model and the printer have one owner at a time
-		cancelOnce sync.Once
-		cancelWG   sync.WaitGroup
-	)
-	handle := func(m stream.Msg) {
-		mu.Lock()
-		defer mu.Unlock()
-		output.Feed(p, a, m)
-	}
-	sink := stream.SinkFunc(func(m stream.Msg) {
-		handle(m)
-		// --cancel fires once attached: when the probe has decided between
-		// follow and review (a review of a settled action gets "too late").
-		if _, ok := m.(stream.ModeMsg); ok && o.cancel {
-			cancelOnce.Do(func() {
-				mu.Lock()
-				a.RequestCancel(o.reason, time.Now())
-				p.Handle(a, nil)
-				mu.Unlock()
-				cancelWG.Add(1)
-				go func() { // the follow loop keeps reading while the cancel is in flight
-					defer cancelWG.Done()
-					defer func() {
-						if r := recover(); r != nil {
-							handle(stream.CancelMsg{Err: &stream.Error{Op: "cancel", Message: "internal error"}})
-						}
-					}()
-					handle(client.Cancel(ctx, o.reason))
-				}()
-			})
-		}
+// runLines drives the plain or jsonl printer from the stream client
+// (output.Run), then prints the closing lines and picks the exit code.
+func runLines(ctx context.Context, o *options, mode string, client stream.Runner, stdout, stderr io.Writer) (*model.Action, int) {
+	a, err := output.Run(ctx, client, stdout, output.RunOptions{
+		Options:      output.Options{Redact: o.redact, Timestamps: o.timestamps},
+		ActionID:     o.actionID,
+		JSONL:        mode == "jsonl",
+		RawCap:       o.rawCap(),
+		Cancel:       o.cancel,
+		CancelReason: o.reason,
 	})
-	err := client.Run(ctx, sink)
-	cancelWG.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	if ctx.Err() != nil {
-		err = nil // the viewer was stopped (signal): a detach, not an error
-	}
-	if !a.Settled() {
-		a.Stop()
-	}
-	var se *stream.Error
-	if err != nil && !errors.As(err, &se) {
-		err = &stream.Error{Message: err.Error()}
-	}
-	p.Finish(a, err)
 	if err != nil {
 		if !attached(a) {
 			fmt.Fprintln(stderr, safe.Line(startupHint(o, err)))
@@ -322,7 +277,7 @@ func runLines(ctx context.Context, o *options, mode string, client record.Runner
 
 // runTUI runs the live interface, then prints the same closing lines as
 // plain once the alt screen is gone.
-func runTUI(ctx context.Context, o *options, client record.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
+func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
 	noColor := o.noColor || os.Getenv("NO_COLOR") != "" || !isTTY
 	a, err := ui.Run(ctx, ui.Options{
 		ActionID:     o.actionID,
@@ -408,89 +363,39 @@ const demoStallTimeout = 5 * time.Second
 // with the cancel still pending, before the "too late" line.
 const demoLateCancelTransit = 2 * time.Second
 
-// startDemo runs the simulator on 127.0.0.1:0 and points the run at it.
-func startDemo(o *options) (*sim.Server, error) {
-	k := sim.Knobs{Speed: 1}
-	if o.demo == "late-cancel" {
-		// The demo sends the cancel itself, as --cancel does, once attached;
-		// the simulator holds it in transit until the turn has completed,
-		// so it lands late whatever the machine's speed.
-		o.cancel = true
-		k.CancelInTransit = demoLateCancelTransit
+// startDemo runs the simulator of --demo (the scenario o.demo) on
+// 127.0.0.1:0 and points the run at it; when it cannot, it says so on
+// stderr and returns false.
+func startDemo(o *options, knobs sim.Knobs, stderr io.Writer) (*sim.Server, bool) {
+	srv, err := sim.New(o.demo, knobs)
+	if err == nil {
+		o.url, err = srv.Start()
 	}
-	srv, err := sim.New(o.demo, k)
 	if err != nil {
-		return nil, err
+		fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
+		return nil, false
 	}
-	if !o.stallSet {
-		// A demo of a run that never settles should not take six minutes
-		// to say so: the scripted run's silence is known to be final.
-		o.stallTimeout = demoStallTimeout
-	}
-	u, err := srv.Start()
-	if err != nil {
-		return nil, err
-	}
-	o.url, o.actionID, o.tokenFile = u, srv.ActionID(), ""
-	return srv, nil
+	o.tokenFile = ""
+	return srv, true
 }
 
-// httpClient is the client for every request: TLS verification always on,
-// --cacert adding a private CA, and no Authorization sent to another host
-// on a redirect.
-func httpClient(cacert string) (*http.Client, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.ResponseHeaderTimeout = 30 * time.Second
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
-	if cacert != "" {
-		pem, err := os.ReadFile(cacert)
-		if err != nil {
-			return nil, fmt.Errorf("--cacert: %w", err)
+// outputMode is --output, or tui on a terminal and plain elsewhere; isTTY
+// says whether stdout is a terminal.
+func outputMode(o *options, stdout io.Writer) (mode string, isTTY bool) {
+	isTTY = isTerminal(stdout)
+	mode = o.output
+	if mode == "" {
+		mode = "plain"
+		if isTTY {
+			mode = "tui"
 		}
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--cacert %s holds no PEM certificate", cacert)
-		}
-		tr.TLSClientConfig.RootCAs = pool
 	}
-	return &http.Client{
-		Transport: tr,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return errors.New("too many redirects")
-			}
-			if req.URL.Host != via[0].URL.Host {
-				req.Header.Del("Authorization")
-			}
-			return nil
-		},
-	}, nil
+	return mode, isTTY
 }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := safe.Unwrap(w).(*os.File)
 	return ok && term.IsTerminal(f.Fd())
-}
-
-// panicReport is the short report of an internal error: the panic value on
-// one sanitised line with the token scrubbed, no stack.
-func panicReport(r any, o *options) string {
-	msg := fmt.Sprint(r)
-	if o != nil && o.token != "" {
-		msg = strings.ReplaceAll(msg, o.token, "‹token›")
-	}
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	report := "aipwatch: internal error: " + safe.Line(msg) + "\n" +
-		"aipwatch stopped watching; the action, if any, keeps running (this was not a cancellation).\n"
-	if o != nil && o.actionID != "" && o.replay == "" && o.demo == "" {
-		report += "resume with: " + resumeCommand(o, o.cursor) + "\n"
-	}
-	return report
 }
 
 func wantsJSONL(args []string) bool {

@@ -182,7 +182,7 @@ func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Wr
 		tok = o.token
 	}
 	o.token = tok
-	httpc, err := httpClient(o.cacert)
+	httpc, err := stream.HTTPClient(o.cacert)
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
@@ -223,7 +223,7 @@ func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Wr
 	if o.export != "" {
 		md := output.Markdown(a, output.MarkdownOptions{Redact: o.redact, Version: versionString(), Now: time.Now()})
 		md = append(md, []byte(reconcileMarkdown(o, res))...)
-		if err := writePrivate(o.export, md); err != nil {
+		if err := safe.WritePrivate(o.export, md); err != nil {
 			fmt.Fprintf(stderr, "aipwatch: --export: %s\n", safe.Line(err.Error()))
 			return model.ExitError
 		}
@@ -295,7 +295,7 @@ func reconcilerFor(o *options) ui.ReconcileFunc {
 			shown = safe.Masked
 		}
 		return p.op + " of " + safe.Line(shown), func(ctx context.Context) string {
-			httpc, err := httpClient(opts.cacert)
+			httpc, err := stream.HTTPClient(opts.cacert)
 			if err != nil {
 				return "not sent: " + safe.Line(err.Error())
 			}
@@ -313,8 +313,8 @@ func reconcilerFor(o *options) ui.ReconcileFunc {
 func storedLines(a *model.Action) string {
 	var b strings.Builder
 	for _, h := range a.Timeline() {
-		if rest, ok := strings.CutPrefix(h.What, "reconcile: "); ok {
-			b.WriteString(safe.Line(rest) + "\n")
+		if h.Kind == model.HapReconcile {
+			b.WriteString(safe.Line(h.Detail) + "\n")
 		}
 	}
 	return b.String()

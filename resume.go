@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,9 @@ import (
 	"aipwatch/safe"
 	"aipwatch/stream"
 )
+
+// The closing lines of a run that did not settle: the detach message, the
+// resume command, and the report of an internal error (which resumes too).
 
 // detachMessage says that the action keeps running and how to resume
 // (contract §2.8). A demo's simulator dies with aipwatch, so a demo gets
@@ -110,4 +114,22 @@ func absPath(p string) string {
 		return a
 	}
 	return p
+}
+
+// panicReport is the short report of an internal error: the panic value on
+// one sanitised line with the token scrubbed, no stack.
+func panicReport(r any, o *options) string {
+	msg := fmt.Sprint(r)
+	if o != nil && o.token != "" {
+		msg = strings.ReplaceAll(msg, o.token, "‹token›")
+	}
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	report := "aipwatch: internal error: " + safe.Line(msg) + "\n" +
+		"aipwatch stopped watching; the action, if any, keeps running (this was not a cancellation).\n"
+	if o != nil && o.actionID != "" && o.replay == "" && o.demo == "" {
+		report += "resume with: " + resumeCommand(o, o.cursor) + "\n"
+	}
+	return report
 }

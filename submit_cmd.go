@@ -220,16 +220,12 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if o.demo != "" {
-		srv, err := sim.New(o.demo, sim.Knobs{Speed: 1, Submit: sim.SubmitKnobs{Await: true, ActionID: so.actionID}})
-		if err == nil {
-			_, err = srv.Start()
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
+		srv, ok := startDemo(o, sim.Knobs{Speed: 1, Submit: sim.SubmitKnobs{Await: true, ActionID: so.actionID}}, stderr)
+		if !ok {
 			return model.ExitError
 		}
 		defer srv.Close()
-		o.url, o.tokenFile, o.token = srv.URL(), "", ""
+		o.token = ""
 	}
 	if err := checkURL(o.url, o.allowInsecureHTTP); err != nil {
 		return usageFail(stdout, stderr, jsonl, err.Error())
@@ -245,14 +241,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 	}
 	defer j.Close()
 
-	mode := o.output
-	isTTY := isTerminal(stdout)
-	if mode == "" {
-		mode = "plain"
-		if isTTY {
-			mode = "tui"
-		}
-	}
+	mode, isTTY := outputMode(o, stdout)
 	cont := submit.ContinuityOf(input)
 	base := journal.Entry{ActionID: so.actionID, CapabilityID: so.capability, IdempotencyKey: so.idempotencyKey,
 		Mode: so.mode, BaseURL: redactURL(o.url), TokenSource: tokenSource(o),
@@ -303,12 +292,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	var a *model.Action
-	if mode == "tui" {
-		a, code = runTUI(ctx, o, runner, stdin, stdout, stderr, isTTY)
-	} else {
-		a, code = runLines(ctx, o, mode, runner, stdout, stderr)
-	}
+	a, code := runMode(ctx, o, mode, runner, stdin, stdout, stderr, isTTY)
 	if a != nil {
 		if a.Cursor != "" {
 			_ = j.Append(journal.Entry{Kind: journal.KindCursor, ActionID: so.actionID, Cursor: a.Cursor})

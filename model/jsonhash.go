@@ -83,18 +83,12 @@ func (s *hscan) value(depth int) (uint64, bool) {
 				return 0, false
 			}
 			h, n = mix(h, v), n+1
-			s.ws()
-			if s.i >= len(s.b) {
+			more, ok := s.next(']')
+			if !ok {
 				return 0, false
 			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
+			if !more {
 				return mix(h, n), true
-			default:
-				return 0, false
 			}
 		}
 	case c == '"':
@@ -172,20 +166,33 @@ func (s *hscan) object(depth int) (uint64, bool) {
 		}
 		sum += mix(kh, v) // a sum: member order does not matter
 		n++
-		s.ws()
-		if s.i >= len(s.b) {
+		more, ok := s.next('}')
+		if !ok {
 			return 0, false
 		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
+		if !more {
 			return mix(mix(tagObj, sum), n), true
-		default:
-			return 0, false
 		}
 	}
+}
+
+// next reads what follows a member of an array or object: a comma (more:
+// another member follows) or the closing bracket end (more is false); ok
+// is false on anything else or the end of the input.
+func (s *hscan) next(end byte) (more, ok bool) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		return true, true
+	case end:
+		s.i++
+		return false, true
+	}
+	return false, false
 }
 
 // str reads a string literal and returns its unescaped bytes (in a

@@ -239,5 +239,5 @@ func (a *Action) trimResult(r *ActionResult) {
 		parts[i] = p
 	}
 	r.Message = parts
-	a.timeline = append(a.timeline, Happening{At: time.Now(), What: fmt.Sprintf("result raw output (%.1f MiB) not kept: over the %d MiB raw cap", float64(size)/(1<<20), a.rawCap>>20)})
+	a.timeline = append(a.timeline, Happening{At: time.Now(), Kind: HapNote, Detail: fmt.Sprintf("result raw output (%.1f MiB) not kept: over the %d MiB raw cap", float64(size)/(1<<20), a.rawCap>>20)})
 }

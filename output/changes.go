@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"aipwatch/model"
+	"aipwatch/safe"
 )
 
 // Change is one thing worth a line since the last look at the model.
@@ -50,6 +51,7 @@ type Tracker struct {
 	anoms      int
 	notes      map[string]bool
 	cancel     string
+	timeline   int // entries of the connection timeline already reported
 	version    uint64
 	seen       bool
 }
@@ -62,6 +64,24 @@ func NewTracker() *Tracker {
 		toolStatus: map[string]string{},
 		notes:      map[string]bool{},
 	}
+}
+
+// Happenings returns the connection timeline's entries added since the
+// last call (Apply logs one for each connection message), with the
+// timeline's masking rule applied under redact.
+func (t *Tracker) Happenings(a *model.Action, redact bool) []model.Happening {
+	tl := a.Timeline()
+	if t.timeline >= len(tl) {
+		return nil
+	}
+	out := append([]model.Happening(nil), tl[t.timeline:]...)
+	t.timeline = len(tl)
+	if redact {
+		for i := range out {
+			out[i] = out[i].Redacted(safe.Mask)
+		}
+	}
+	return out
 }
 
 // Changes returns what changed since the last call, in transcript order:

@@ -80,34 +80,35 @@ func (j *JSONL) Handle(a *model.Action, m stream.Msg) {
 
 func (j *JSONL) flush() { j.w.Flush() }
 
-func (j *JSONL) handle(a *model.Action, m stream.Msg) {
-	switch m := m.(type) {
-	case stream.ModeMsg:
-		if m.Review {
-			j.emit(connLine{Type: "review"})
-		}
-	case stream.ConnectedMsg:
-		j.emit(connLine{Type: "connected", Attempt: m.Attempt, Cursor: m.Cursor})
-	case stream.ReconnectingMsg:
-		j.emit(connLine{Type: "reconnecting", Attempt: m.Attempt, WaitMs: m.Wait.Milliseconds(), Cause: m.Cause})
-	case stream.RestartMsg:
-		j.emit(connLine{Type: "restart", Code: m.Code})
-	case stream.NoRecordMsg:
-		j.emit(connLine{Type: "no_record", WaitMs: m.AppearTimeout.Milliseconds()})
-	case stream.CursorFreeMsg:
-		j.emit(connLine{Type: "cursor_free", Code: m.Code})
-	case stream.ResultWaitMsg:
-		j.emit(connLine{Type: "result_wait", Attempt: m.Attempt, WaitMs: m.Wait.Milliseconds(), Code: m.Code})
-	case stream.UnsettledMsg:
-		j.changes(a)
-		j.emit(connLine{Type: "unsettled", WaitMs: m.Stall.Milliseconds(), Cause: m.Reason})
-	case stream.SubmitMsg:
-		j.emit(noteLine{Type: "submit", Text: m.Note})
-	case stream.TerminalMsg:
-		j.changes(a)
-		j.emit(connLine{Type: "terminal", Cursor: m.Cursor})
-	}
+// handle writes what m changed: the model's changes, then the connection
+// timeline's new entries (stream.Apply logged them) as objects. m itself
+// is not read: the model is the one route.
+func (j *JSONL) handle(a *model.Action, _ stream.Msg) {
 	j.changes(a)
+	for _, h := range j.tr.Happenings(a, j.opts.Redact) {
+		switch h.Kind {
+		case model.HapReview:
+			j.emit(connLine{Type: "review"})
+		case model.HapConnected, model.HapResumed:
+			j.emit(connLine{Type: "connected", Attempt: h.Attempt, Cursor: h.Cursor})
+		case model.HapReconnecting:
+			j.emit(connLine{Type: "reconnecting", Attempt: h.Attempt, WaitMs: h.Wait.Milliseconds(), Cause: h.Detail})
+		case model.HapRestart:
+			j.emit(connLine{Type: "restart", Code: h.Code})
+		case model.HapNoRecord:
+			j.emit(connLine{Type: "no_record", WaitMs: h.Wait.Milliseconds()})
+		case model.HapCursorFree:
+			j.emit(connLine{Type: "cursor_free", Code: h.Code})
+		case model.HapResultWait:
+			j.emit(connLine{Type: "result_wait", Attempt: h.Attempt, WaitMs: h.Wait.Milliseconds(), Code: h.Code})
+		case model.HapUnsettled:
+			j.emit(connLine{Type: "unsettled", WaitMs: h.Wait.Milliseconds(), Cause: h.Detail})
+		case model.HapSubmit:
+			j.emit(noteLine{Type: "submit", Text: h.Detail})
+		case model.HapTerminal:
+			j.emit(connLine{Type: "terminal", Cursor: h.Cursor})
+		}
+	}
 }
 
 func (j *JSONL) changes(a *model.Action) {

@@ -222,14 +222,10 @@ func (e *mdWriter) timeline(a *model.Action) {
 	}
 	e.p("## Connection timeline\n\n| time | what |\n|---|---|\n")
 	for _, h := range tl {
-		what := safe.MDInline(h.What)
 		if e.o.Redact {
-			for _, p := range []string{"reconnecting", "error:", "cancel failed:"} {
-				if i := strings.Index(h.What, ": "); strings.HasPrefix(h.What, p) && i >= 0 {
-					what = safe.MDInline(h.What[:i+2] + safe.Masked)
-				}
-			}
+			h = h.Redacted(safe.Mask) // the timeline's one masking rule
 		}
+		what := safe.MDInline(h.Text())
 		e.p("| %s | %s |\n", h.At.UTC().Format("15:04:05.000"), what)
 	}
 	e.p("\n")

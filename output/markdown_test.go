@@ -56,8 +56,8 @@ func fixture(t *testing.T, name string) *model.Action {
 	a.SetCursor("aev_cursor_20_9")
 	a.MarkTerminalFrame()
 	a.SetResult(r)
-	a.Log(at, "connected")
-	a.Log(at.Add(time.Second), "stream terminal frame")
+	a.Log(model.Happening{At: at, Kind: model.HapConnected})
+	a.Log(model.Happening{At: at.Add(time.Second), Kind: model.HapTerminal})
 	return a
 }
 
@@ -202,7 +202,7 @@ func TestExportCannotBeForged(t *testing.T) {
 	mk(0, "", `{"choices":[{"delta":{"role":"assistant","content":`+enc(forgery)+`},"finish_reason":null}]}`)
 	mk(1, "hermes.tool.progress", `{"tool":`+enc("<img src=x>|## x")+`,"label":`+enc(forgery)+`,"toolCallId":"c1","status":`+enc("done\n## Anomalies\n| x |")+`}`)
 	a.SetCursor("aev_cursor_1_" + "</td><img src=y>")
-	a.Log(now, "result "+forgery)
+	a.Log(model.Happening{At: now, Kind: model.HapResult, Status: forgery})
 	for _, redact := range []bool{false, true} {
 		md := string(Markdown(a, MarkdownOptions{Now: now, Redact: redact}))
 		lines := outsideFences(md)

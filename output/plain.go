@@ -44,38 +44,35 @@ func (p *Plain) Handle(a *model.Action, m stream.Msg) {
 // Finish.
 func (p *Plain) flush() { p.w.Flush() }
 
-func (p *Plain) handle(a *model.Action, m stream.Msg) {
-	switch m := m.(type) {
-	case stream.ModeMsg:
-		if m.Review {
-			p.line("reviewing a finished action (no live follow)")
-		}
-	case stream.ConnectedMsg:
-		if m.Resumed {
-			p.line("resumed (attempt %d) from cursor %s", m.Attempt, orDash(m.Cursor))
-		} else {
-			p.line("connected")
-		}
-	case stream.ReconnectingMsg:
-		p.line("reconnecting %d, next try in %s: %s", m.Attempt, roundWait(m.Wait), m.Cause)
-	case stream.RestartMsg:
-		p.line("cursor refused (%s): following again from the beginning", m.Code)
-	case stream.NoRecordMsg:
-		p.line("%s", stream.NoRecordLine(m))
-	case stream.CursorFreeMsg:
-		p.line("%s", stream.CursorFreeLine(m))
-	case stream.ResultWaitMsg:
-		p.line("%s", stream.ResultWaitLine(m))
-	case stream.UnsettledMsg:
-		p.changes(a)
-		p.line("no progress for %s and aipd holds no record or result: the run ended without one", roundWait(m.Stall))
-	case stream.SubmitMsg:
-		p.line("submit: %s", safe.Line(m.Note))
-	case stream.TerminalMsg:
-		p.changes(a)
-		p.line("stream ended; reading the result")
-	}
+// handle prints what m changed: the model's changes, then the connection
+// timeline's new entries (stream.Apply logged them), each in plain's
+// wording. m itself is not read: the model is the one route.
+func (p *Plain) handle(a *model.Action, _ stream.Msg) {
 	p.changes(a)
+	for _, h := range p.tr.Happenings(a, p.opts.Redact) {
+		switch h.Kind {
+		case model.HapReview:
+			p.line("reviewing a finished action (no live follow)")
+		case model.HapConnected:
+			p.line("connected")
+		case model.HapResumed:
+			p.line("resumed (attempt %d) from cursor %s", h.Attempt, orDash(h.Cursor))
+		case model.HapReconnecting:
+			p.line("reconnecting %d, next try in %s: %s", h.Attempt, roundWait(h.Wait), h.Detail)
+		case model.HapRestart:
+			p.line("cursor refused (%s): following again from the beginning", h.Code)
+		case model.HapNoRecord, model.HapCursorFree, model.HapResultWait:
+			p.line("%s", h.Text())
+		case model.HapUnsettled:
+			p.line("no progress for %s and aipd holds no record or result: the run ended without one", roundWait(h.Wait))
+		case model.HapSubmit:
+			p.line("submit: %s", safe.Line(h.Detail))
+		case model.HapTerminal:
+			p.line("stream ended; reading the result")
+		}
+		// The result, a cancel, an error and a skipped frame show as
+		// changes (cancel, anomaly) and in the closing lines.
+	}
 }
 
 func (p *Plain) changes(a *model.Action) {

@@ -81,10 +81,11 @@ type UsageError string
 
 func (e UsageError) Error() string { return string(e) }
 
-// Feed applies one stream message to the model and lets the printer report
-// it. A batch is applied chunk by chunk so lines come out in AIP sequence
-// order (a tool completing between two deltas prints between them), which
-// the TUI, redrawing whole frames, does not need.
+// Feed applies one stream message to the model (through stream.Apply, the
+// one route) and lets the printer report it. A batch is applied chunk by
+// chunk (stream.ApplyBatch) so lines come out in AIP sequence order (a tool
+// completing between two deltas prints between them), which the TUI,
+// redrawing whole frames, does not need.
 func Feed(p Printer, a *model.Action, m stream.Msg) {
 	b, ok := m.(stream.BatchMsg)
 	if !ok {
@@ -92,21 +93,14 @@ func Feed(p Printer, a *model.Action, m stream.Msg) {
 		p.Handle(a, m)
 		return
 	}
-	if len(b.Events) > 0 {
-		stream.Apply(a, stream.BatchMsg{Events: b.Events, At: b.At})
-	}
 	lp, ok := p.(linePrinter)
-	for _, c := range b.Chunks {
-		a.IngestChunk(c, b.At)
-		if !ok {
-			p.Handle(a, nil)
-			continue
-		}
-		lp.handle(a, nil) // lines per chunk, written out once per batch
+	if !ok {
+		stream.ApplyBatch(a, b, func() { p.Handle(a, nil) })
+		return
 	}
-	if ok {
-		lp.flush()
-	}
+	// Lines per chunk, written out once per batch.
+	stream.ApplyBatch(a, b, func() { lp.handle(a, nil) })
+	lp.flush()
 }
 
 // linePrinter is a Printer whose lines can be written without flushing

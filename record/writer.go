@@ -186,16 +186,10 @@ func (w *Writer) Close() error {
 	return w.err
 }
 
-// Runner is what aipwatch runs: the stream client, or a replay.
-type Runner interface {
-	Run(ctx context.Context, sink stream.Sink) error
-	Cancel(ctx context.Context, reason string) stream.CancelMsg
-}
-
 // Recording wraps a runner so every message it sends is also recorded.
 // Frames come separately, through the client's OnFrame hook.
 type Recording struct {
-	Inner Runner
+	Inner stream.Runner
 	W     *Writer
 }
 

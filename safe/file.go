@@ -31,9 +31,20 @@ func OpenPrivate(path string, flag int) (*os.File, error) {
 }
 
 // WritePrivate writes b to path (created or truncated) through
-// OpenPrivate: exports hold model output and tool results.
+// OpenPrivate: exports hold model output and tool results. It is the one
+// owner-only file writer (--export, the TUI's e, reconcile's --export).
 func WritePrivate(path string, b []byte) error {
-	f, err := OpenPrivate(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	return writePrivate(path, b, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+}
+
+// CreatePrivate is WritePrivate of a new file: an existing file at path
+// is left alone and the error is fs.ErrExist.
+func CreatePrivate(path string, b []byte) error {
+	return writePrivate(path, b, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
+}
+
+func writePrivate(path string, b []byte, flag int) error {
+	f, err := OpenPrivate(path, flag)
 	if err != nil {
 		return err
 	}

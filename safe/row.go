@@ -1,9 +1,6 @@
 package safe
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "strings"
 
 // Row is the TUI's last guard, applied to every row of every frame (ui's
 // screen.row): a row may hold aipwatch's own styling, SGR sequences
@@ -14,71 +11,7 @@ import (
 // renderer without its Line therefore still cannot move the cursor, set a
 // title, write the clipboard or start a row of its own. A row with nothing
 // to replace is returned as it is, without allocating.
-func Row(s string) string {
-	i := firstRowUnsafe(s)
-	if i < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	b.WriteString(s[:i])
-	for i < len(s) {
-		if n := sgrLen(s[i:]); n > 0 {
-			b.WriteString(s[i : i+n])
-			i += n
-			continue
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if unsafeASCII(c, false) {
-				b.WriteString(placeholderASCII(c))
-			} else {
-				b.WriteByte(c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteRune(utf8.RuneError)
-		case unsafeRune(r):
-			b.WriteString(placeholderRune(r))
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// firstRowUnsafe is the offset of the first thing Row replaces, or -1.
-func firstRowUnsafe(s string) int {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c == 0x1b {
-			n := sgrLen(s[i:])
-			if n == 0 {
-				return i
-			}
-			i += n
-			continue
-		}
-		if c < utf8.RuneSelf {
-			if unsafeASCII(c, false) {
-				return i
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || unsafeRune(r) {
-			return i
-		}
-		i += size
-	}
-	return -1
-}
+func Row(s string) string { return clean(s, false, true) }
 
 // sgrLen is the length of the SGR sequence at the start of s, or 0:
 // ESC '[' then digits, ';' and ':' only, then 'm'; and not conceal (8),

@@ -18,15 +18,19 @@ import (
 
 // Text sanitises multi-line text: newline and tab are kept. Every
 // 12-character substring of a protected secret becomes TokenMark.
-func Text(s string) string { return Scrub(clean(s, true)) }
+func Text(s string) string { return Scrub(clean(s, true, false)) }
 
 // Line sanitises text shown on one line (labels, IDs, error messages,
 // statuses, codes, cursors): newline and tab become visible too, so no
 // field can start a line of its own. Secrets are scrubbed as in Text.
-func Line(s string) string { return Scrub(clean(s, false)) }
+func Line(s string) string { return Scrub(clean(s, false, false)) }
 
-func clean(s string, keepLayout bool) string {
-	i := firstUnsafe(s, keepLayout)
+// clean replaces what a terminal would obey with placeholders: C0
+// controls and DEL (a newline and a tab too, unless keepLayout), C1 and
+// bidi controls and invalid UTF-8; with keepSGR an SGR sequence (Row's
+// styling) is kept. A string with nothing to replace is returned as it is.
+func clean(s string, keepLayout, keepSGR bool) string {
+	i := firstUnsafe(s, keepLayout, keepSGR)
 	if i < 0 {
 		return s
 	}
@@ -35,6 +39,13 @@ func clean(s string, keepLayout bool) string {
 	b.WriteString(s[:i])
 	for i < len(s) {
 		c := s[i]
+		if keepSGR && c == 0x1b {
+			if n := sgrLen(s[i:]); n > 0 {
+				b.WriteString(s[i : i+n])
+				i += n
+				continue
+			}
+		}
 		if c < utf8.RuneSelf {
 			if unsafeASCII(c, keepLayout) {
 				b.WriteString(placeholderASCII(c))
@@ -58,11 +69,17 @@ func clean(s string, keepLayout bool) string {
 	return b.String()
 }
 
-// firstUnsafe returns the byte offset of the first character to replace,
-// or -1.
-func firstUnsafe(s string, keepLayout bool) int {
+// firstUnsafe returns the byte offset of the first character clean
+// replaces, or -1.
+func firstUnsafe(s string, keepLayout, keepSGR bool) int {
 	for i := 0; i < len(s); {
 		c := s[i]
+		if keepSGR && c == 0x1b {
+			if n := sgrLen(s[i:]); n > 0 {
+				i += n
+				continue
+			}
+		}
 		if c < utf8.RuneSelf {
 			if unsafeASCII(c, keepLayout) {
 				return i
@@ -125,7 +142,7 @@ func JSON(b []byte) []byte {
 
 func escapeJSON(b []byte) []byte {
 	s := string(b)
-	i := firstUnsafe(s, true)
+	i := firstUnsafe(s, true, false)
 	if i < 0 {
 		return b
 	}

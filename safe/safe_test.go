@@ -158,7 +158,7 @@ func FuzzText(f *testing.F) {
 		if Text(text) != text || Line(line) != line {
 			t.Fatalf("not idempotent: %q -> %q / %q", s, text, line)
 		}
-		if rawUnsafeByte(s) < 0 && firstUnsafe(s, true) < 0 && Scrub(s) == s && text != s {
+		if rawUnsafeByte(s) < 0 && firstUnsafe(s, true, false) < 0 && Scrub(s) == s && text != s {
 			t.Fatalf("clean text changed: %q -> %q", s, text)
 		}
 		enc, err := json.Marshal(s)

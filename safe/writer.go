@@ -110,7 +110,7 @@ func (w *Writer) clean(p []byte) bool {
 		return true
 	}
 	// firstUnsafe only reads its argument: no copy of p is needed.
-	return firstUnsafe(unsafe.String(unsafe.SliceData(p), len(p)), true) < 0
+	return firstUnsafe(unsafe.String(unsafe.SliceData(p), len(p)), true, false) < 0
 }
 
 // neutral neutralises what the Writer's kind forbids (secrets aside).
@@ -119,7 +119,7 @@ func (w *Writer) neutral(s string) string {
 	case JSONLines:
 		return string(escapeJSON([]byte(s)))
 	default:
-		return clean(s, true)
+		return clean(s, true, false)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -134,43 +133,12 @@ func newClient(cfg Config) (*Client, error) {
 	if cfg.HTTP != nil {
 		hc = *cfg.HTTP // a copy: the caller's client is not changed
 	} else {
-		hc.Transport = defaultTransport()
+		hc.Transport = newTransport()
 	}
 	hc.CheckRedirect = safeRedirect(hc.CheckRedirect)
 	fc := hc
 	fc.Timeout = 0
 	return &Client{cfg: cfg, base: &shown, reqURL: u, http: &hc, follow: &fc}, nil
-}
-
-func defaultTransport() *http.Transport {
-	return &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: 30 * time.Second,
-		IdleConnTimeout:       60 * time.Second,
-		MaxIdleConnsPerHost:   4,
-		ForceAttemptHTTP2:     true,
-	}
-}
-
-// safeRedirect never forwards the Authorization header to another host or
-// from https to http (Go drops it cross-domain itself; this is stricter:
-// another port or a subdomain is another host too), then defers to next.
-func safeRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
-	return func(req *http.Request, via []*http.Request) error {
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		first := via[0]
-		if !strings.EqualFold(req.URL.Host, first.URL.Host) || (first.URL.Scheme == "https" && req.URL.Scheme != "https") {
-			req.Header.Del("Authorization")
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		return nil
-	}
 }
 
 // closeIdle ends the transport's idle keep-alive connections, and so their

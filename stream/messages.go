@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"time"
@@ -15,6 +16,17 @@ type Msg interface{ streamMsg() }
 
 // Sink is the one small interface the client talks to.
 type Sink interface{ Send(Msg) }
+
+// Runner is one run to follow, for every consumer (the TUI, plain, jsonl,
+// a recording): the Client, a Submission, a replay, or a test's fake.
+type Runner interface {
+	// Run does the whole run (status probe, follow, reconnects, drain,
+	// result, final status), sending messages to sink in order from one
+	// goroutine, and returns when done or when ctx ends.
+	Run(ctx context.Context, sink Sink) error
+	// Cancel asks aipd to cancel the action (contract §2.9).
+	Cancel(ctx context.Context, reason string) CancelMsg
+}
 
 // SinkFunc adapts a function to a Sink.
 type SinkFunc func(Msg)
@@ -34,6 +46,15 @@ type StatusMsg struct {
 type ModeMsg struct {
 	At     time.Time // when it happened; zero = when it is applied (replays set it)
 	Review bool
+}
+
+// Attached reports whether m attaches a consumer to the action: the probe
+// has decided between live follow and review (ModeMsg, sent before any
+// connection). --cancel is sent then, once, by the TUI and by plain/jsonl
+// alike (a review of a settled action gets "too late").
+func Attached(m Msg) bool {
+	_, ok := m.(ModeMsg)
+	return ok
 }
 
 // ConnectedMsg: a follow connection is open (attempt 1 is the first).

@@ -162,20 +162,13 @@ func (s *rscan) value(depth int) error {
 }
 
 func (s *rscan) object(depth int) error {
-	s.i++
-	s.emit('{')
-	c, err := s.peek()
-	if err != nil {
-		return s.fail()
-	}
-	if c == '}' {
-		s.i++
-		s.emit('}')
-		return nil
+	if empty, err := s.open('{', '}'); empty || err != nil {
+		return err
 	}
 	written := false
 	for {
-		if c, err = s.peek(); err != nil {
+		c, err := s.peek()
+		if err != nil {
 			return s.fail()
 		}
 		if c != '"' {
@@ -221,32 +214,15 @@ func (s *rscan) object(depth int) error {
 				return err
 			}
 		}
-		if c, err = s.peek(); err != nil {
-			return s.fail()
-		}
-		s.i++
-		switch c {
-		case ',':
-		case '}':
-			s.emit('}')
-			return nil
-		default:
-			return fmt.Errorf("invalid character %q after an object member", c)
+		if more, err := s.next('}', false, "an object member"); !more || err != nil {
+			return err
 		}
 	}
 }
 
 func (s *rscan) array(depth int) error {
-	s.i++
-	s.emit('[')
-	c, err := s.peek()
-	if err != nil {
-		return s.fail()
-	}
-	if c == ']' {
-		s.i++
-		s.emit(']')
-		return nil
+	if empty, err := s.open('[', ']'); empty || err != nil {
+		return err
 	}
 	if s.keep {
 		s.path = append(s.path, "*")
@@ -256,20 +232,49 @@ func (s *rscan) array(depth int) error {
 		if err := s.value(depth + 1); err != nil {
 			return err
 		}
-		if c, err = s.peek(); err != nil {
-			return s.fail()
-		}
-		s.i++
-		switch c {
-		case ',':
-			s.emit(',')
-		case ']':
-			s.emit(']')
-			return nil
-		default:
-			return fmt.Errorf("invalid character %q after an array element", c)
+		if more, err := s.next(']', true, "an array element"); !more || err != nil {
+			return err
 		}
 	}
+}
+
+// open reads the opening bracket of an object or array; empty: the
+// closing one follows at once (both are read and copied).
+func (s *rscan) open(open, end byte) (empty bool, err error) {
+	s.i++
+	s.emit(open)
+	c, err := s.peek()
+	if err != nil {
+		return false, s.fail()
+	}
+	if c != end {
+		return false, nil
+	}
+	s.i++
+	s.emit(end)
+	return true, nil
+}
+
+// next reads what follows a member (what names it for the error): a comma
+// (more; copied when comma, an object copies its own) or the closing
+// bracket end (copied).
+func (s *rscan) next(end byte, comma bool, what string) (more bool, err error) {
+	c, err := s.peek()
+	if err != nil {
+		return false, s.fail()
+	}
+	s.i++
+	switch c {
+	case ',':
+		if comma {
+			s.emit(',')
+		}
+		return true, nil
+	case end:
+		s.emit(end)
+		return false, nil
+	}
+	return false, fmt.Errorf("invalid character %q after %s", c, what)
 }
 
 // dropped: an events member of the aggregate, where a result has it:

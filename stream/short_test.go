@@ -23,7 +23,7 @@ func TestApplyCancelFailedAndError(t *testing.T) {
 	Apply(a, ErrorMsg{})
 	var log []string
 	for _, h := range a.Timeline() {
-		log = append(log, h.What)
+		log = append(log, h.Text())
 	}
 	if len(log) != 2 || !strings.HasPrefix(log[0], "cancel failed: ") || !strings.Contains(log[1], "error: follow: auth.not_authorized") {
 		t.Fatalf("timeline %q", log)

@@ -43,7 +43,7 @@ type ConsoleOptions struct {
 	Keys     ConsoleKeyMap
 	LiveKeys KeyMap
 	// Follow returns the backend that follows one action (nil = cannot).
-	Follow func(actionID string) Backend
+	Follow func(actionID string) stream.Runner
 	// Journal lists the action IDs this machine's submission journal knows.
 	Journal func() []string
 	// Reconcile is the live view's R (nil = no R).

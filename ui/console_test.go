@@ -50,7 +50,7 @@ func newConsoleHarness(t *testing.T, w, h int) (*Console, *fakeBackend) {
 		Daemon:   &fakeDaemon{list: consoleList()},
 		Keys:     realConsoleKeys(t),
 		LiveKeys: realKeys(t),
-		Follow:   func(string) Backend { return b },
+		Follow:   func(string) stream.Runner { return b },
 		Journal: func() []string {
 			return []string{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72", "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f7f"}
 		},

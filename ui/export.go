@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -72,26 +71,16 @@ func ExportName(actionID string, now time.Time) string {
 // a file (a second export in the same second gets "-2", …); a path given
 // by the operator is replaced, as --export replaces it at exit.
 func writeExport(path string, data []byte, generated bool) (string, error) {
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	write := safe.WritePrivate // no symlink followed; mode 0600
 	if generated {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+		write = safe.CreatePrivate
 	}
 	p := path
-	var f *os.File
-	var err error
 	for n := 2; ; n++ {
-		f, err = safe.OpenPrivate(p, flags) // no symlink followed; mode 0600
+		err := write(p, data)
 		if err == nil || !generated || !errors.Is(err, fs.ErrExist) || n > 99 {
-			break
+			return p, err
 		}
 		p = strings.TrimSuffix(path, ".md") + fmt.Sprintf("-%d.md", n)
 	}
-	if err != nil {
-		return p, err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return p, err
-	}
-	return p, f.Close()
 }

@@ -168,7 +168,7 @@ func (s *screens) waitText(tb testing.TB, text string) string {
 	return s.waitFor(tb, "“"+text+"”", func(sc string) bool { return strings.Contains(sc, text) })
 }
 
-func startFlow(tb testing.TB, b Backend, w, h int, mutate ...func(*Options)) (*teatest.TestModel, *Model, *screens) {
+func startFlow(tb testing.TB, b stream.Runner, w, h int, mutate ...func(*Options)) (*teatest.TestModel, *Model, *screens) {
 	tb.Helper()
 	opts := Options{ActionID: testAction, Backend: b, Keys: realKeys(tb),
 		Resume: func(c string) string { return "aipwatch --cursor " + c + " " + testAction }}

@@ -76,7 +76,7 @@ func (m *Model) onReconcileConfirm(msg tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) onReconciled(msg reconciledMsg) {
 	m.rec.busy, m.rec.line = false, msg.line
-	m.action.Log(m.clock(), "reconcile: "+msg.line)
+	m.action.Log(model.Happening{At: m.clock(), Kind: model.HapReconcile, Detail: msg.line})
 	m.setNotice(msg.line, true)
 }
 

@@ -51,7 +51,7 @@ func TestFlowReconcileKey(t *testing.T) {
 	}
 	found := false
 	for _, h := range fm.Action().Timeline() {
-		found = found || strings.HasPrefix(h.What, "reconcile: stored: incomplete")
+		found = found || strings.HasPrefix(h.Text(), "reconcile: stored: incomplete")
 	}
 	if !found || fm.ReconcileLine() == "" {
 		t.Fatal("the read is not in the timeline")

@@ -15,7 +15,7 @@ import (
 // while the UI is busy, which back-pressures the stream, but never after
 // the runner stopped); the listen command hands what is queued to Update.
 type runner struct {
-	backend Backend
+	backend stream.Runner
 	ctx     context.Context
 	cancel  context.CancelFunc
 	ch      chan tea.Msg
@@ -35,13 +35,13 @@ const maxDrain = 64
 // incomingMsg carries stream messages (and the backend's exit) in order.
 type incomingMsg []tea.Msg
 
-// backendExitMsg: Backend.Run returned.
+// backendExitMsg: the backend's Run returned.
 type backendExitMsg struct{ err error }
 
-// cancelReplyMsg: Backend.Cancel returned.
+// cancelReplyMsg: the backend's Cancel returned.
 type cancelReplyMsg struct{ reply stream.CancelMsg }
 
-func newRunner(ctx context.Context, b Backend) *runner {
+func newRunner(ctx context.Context, b stream.Runner) *runner {
 	ctx, cancel := context.WithCancel(ctx)
 	wake := make(chan struct{}, 1)
 	ctx = stream.WithRetryNow(ctx, wake)
@@ -161,7 +161,7 @@ func (r *runner) stop() {
 	}
 }
 
-// result is what Backend.Run returned (nil while it runs).
+// result is what the backend's Run returned (nil while it runs).
 func (r *runner) result() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

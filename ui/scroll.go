@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"aipwatch/render"
+	"aipwatch/safe"
 )
 
 // The connection log panel (L). (The layout, the scroll keys' delegates
@@ -29,14 +30,10 @@ func (m *Model) buildLog() {
 		lines = append(lines, st.Dim.Render("nothing yet"))
 	}
 	for _, h := range tl {
-		what := h.What
 		if m.opts.Redact {
-			for _, p := range []string{"reconnecting", "error:", "cancel failed:"} {
-				if i := strings.Index(what, ": "); strings.HasPrefix(what, p) && i >= 0 {
-					what = what[:i+2] + render.Masked
-				}
-			}
+			h = h.Redacted(safe.Mask) // the timeline's one masking rule
 		}
+		what := h.Text()
 		stamp := st.Dim.Render(h.At.Format("15:04:05.000") + "  ")
 		// One entry is one line: a cursor or cause with a newline in it
 		// shows a placeholder and cannot draw a line of its own.

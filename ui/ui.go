@@ -1,5 +1,5 @@
 // Package ui is aipwatch's live terminal interface: one Bubble Tea program
-// that follows one action through a Backend (the stream client), folds
+// that follows one action through a stream.Runner (the stream client), folds
 // every message into the model with stream.Apply, and draws the header,
 // the transcript, the tools pane, the status bar and the help.
 //
@@ -25,22 +25,11 @@ import (
 	"aipwatch/stream"
 )
 
-// Backend is what the UI needs of the stream client. *stream.Client
-// implements it; tests use a fake that replays scripted messages.
-type Backend interface {
-	// Run does the whole run (status probe, follow, reconnects, drain,
-	// result, final status), sending messages to sink in order from one
-	// goroutine, and returns when done or when ctx ends.
-	Run(ctx context.Context, sink stream.Sink) error
-	// Cancel asks aipd to cancel the action (contract §2.9).
-	Cancel(ctx context.Context, reason string) stream.CancelMsg
-}
-
 // Options configure one run of the interface.
 type Options struct {
 	ActionID     string
 	Keys         KeyMap // every binding and its help (main builds it in keymap.go)
-	Backend      Backend
+	Backend      stream.Runner
 	Redact       bool
 	NoColor      bool // also honour NO_COLOR (main passes the combined flag)
 	CancelReason string

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"aipwatch/model"
 	"aipwatch/render"
 	"aipwatch/stream"
 )
@@ -134,11 +135,6 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case stream.ModeMsg:
 		m.review = msg.Review || m.opts.Replay
-		// --cancel fires once attached, when the probe has decided between
-		// follow and review (like the plain output; a review gets "too late").
-		if m.opts.AutoCancel && !m.cancelled && !m.action.Settled() {
-			cmd = m.sendCancel()
-		}
 	case stream.ConnectedMsg:
 		if m.conn.phase == connReconnecting || msg.Resumed {
 			m.conn.resumes++
@@ -146,9 +142,6 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 		}
 		m.conn.phase, m.conn.attempt, m.conn.since = connLive, msg.Attempt, now
 		m.lastLive = now
-		if m.opts.AutoCancel && !m.cancelled && !m.action.Settled() {
-			cmd = m.sendCancel()
-		}
 	case stream.ReconnectingMsg:
 		m.conn.phase, m.conn.attempt, m.conn.wait, m.conn.cause, m.conn.since =
 			connReconnecting, msg.Attempt, msg.Wait, msg.Cause, now
@@ -156,11 +149,11 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 		m.conn.restarts++
 		m.setNotice("cursor refused ("+render.Line(msg.Code)+"): following again from the beginning", false)
 	case stream.NoRecordMsg:
-		m.setNotice(render.Line(stream.NoRecordLine(msg)), true)
+		m.setNotice(render.Line(model.NoRecordLine(msg.ActionID, msg.AppearTimeout)), true)
 	case stream.CursorFreeMsg:
-		m.setNotice(render.Line(stream.CursorFreeLine(msg)), false)
+		m.setNotice(render.Line(model.CursorFreeLine(msg.Code)), false)
 	case stream.ResultWaitMsg:
-		m.setNotice(render.Line(stream.ResultWaitLine(msg)), true)
+		m.setNotice(render.Line(model.ResultWaitLine(msg.Code, msg.Attempt, msg.Wait)), true)
 	case stream.BatchMsg:
 		m.live(msg.At, now)
 	case stream.LivenessMsg:
@@ -173,6 +166,10 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	case stream.DoneMsg:
 		m.runDone = true
 		m.conn.phase = connOver
+	}
+	// --cancel fires once attached (stream.Attached, as in output.Run).
+	if stream.Attached(msg) && m.opts.AutoCancel && !m.cancelled && !m.action.Settled() {
+		cmd = m.sendCancel()
 	}
 	if m.settledAt.IsZero() && m.action.Settled() {
 		m.settledAt = m.streamNow()
