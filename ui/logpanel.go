@@ -7,9 +7,7 @@ import (
 	"aipwatch/safe"
 )
 
-// The connection log panel (L). (The layout, the scroll keys' delegates
-// and the raw panel moved to layout.go and rawview.go; this file keeps the
-// log panel until the typed timeline lands, then takes its name.)
+// The connection log panel (L): the typed timeline, masked by its one rule.
 
 func (m *Model) openLog() {
 	m.mode = ModeLog
