@@ -6,10 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -168,7 +165,7 @@ func runReconcile(args []string, stdout, stderr io.Writer, getenv func(string) s
 	if err := checkURL(o.url, o.allowInsecureHTTP); err != nil {
 		return usageFail(stdout, stderr, jsonl, err.Error())
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := detachContext()
 	defer stop()
 	return reconcile(ctx, o, jsonl, stdout, stderr, getenv)
 }

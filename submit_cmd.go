@@ -2,15 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -217,7 +214,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 		return 0
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := detachContext()
 	defer stop()
 	if o.demo != "" {
 		srv, ok := startDemo(o, sim.Knobs{Speed: 1, Submit: sim.SubmitKnobs{Await: true, ActionID: so.actionID}}, stderr)

@@ -27,19 +27,10 @@ func PrettyJSON(s string) (string, bool) {
 
 // Duration formats a measured duration for humans: 0.4s, 12s, 3m05s, 1h02m.
 func Duration(d time.Duration) string {
-	switch {
-	case d < 0:
-		d = 0
-		fallthrough
-	case d < 10*time.Second:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	default:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.1fs", max(d, 0).Seconds())
 	}
+	return Age(d) // whole seconds from ten seconds on, as an age reads
 }
 
 // Age formats how long ago something happened, in whole seconds.

@@ -104,30 +104,14 @@ func newClient(cfg Config) (*Client, error) {
 	shown := *u
 	shown.User = nil
 
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
-	}
-	if cfg.BackoffMin <= 0 {
-		cfg.BackoffMin = DefaultBackoffMin
-	}
-	if cfg.BackoffMax <= 0 {
-		cfg.BackoffMax = DefaultBackoffMax
-	}
-	if cfg.BackoffMax < cfg.BackoffMin {
-		cfg.BackoffMax = cfg.BackoffMin
-	}
-	if cfg.BatchInterval <= 0 {
-		cfg.BatchInterval = DefaultBatchInterval
-	}
-	if cfg.AppearTimeout <= 0 {
-		cfg.AppearTimeout = DefaultAppearTimeout
-	}
-	if cfg.StallTimeout <= 0 {
-		cfg.StallTimeout = DefaultStallTimeout
-	}
-	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = DefaultPollInterval
-	}
+	orDefault(&cfg.IdleTimeout, DefaultIdleTimeout)
+	orDefault(&cfg.BackoffMin, DefaultBackoffMin)
+	orDefault(&cfg.BackoffMax, DefaultBackoffMax)
+	cfg.BackoffMax = max(cfg.BackoffMax, cfg.BackoffMin)
+	orDefault(&cfg.BatchInterval, DefaultBatchInterval)
+	orDefault(&cfg.AppearTimeout, DefaultAppearTimeout)
+	orDefault(&cfg.StallTimeout, DefaultStallTimeout)
+	orDefault(&cfg.PollInterval, DefaultPollInterval)
 
 	var hc http.Client
 	if cfg.HTTP != nil {
@@ -139,6 +123,14 @@ func newClient(cfg Config) (*Client, error) {
 	fc := hc
 	fc.Timeout = 0
 	return &Client{cfg: cfg, base: &shown, reqURL: u, http: &hc, follow: &fc}, nil
+}
+
+// orDefault puts the contract's duration where the caller left none (zero
+// or negative).
+func orDefault(d *time.Duration, def time.Duration) {
+	if *d <= 0 {
+		*d = def
+	}
 }
 
 // closeIdle ends the transport's idle keep-alive connections, and so their
