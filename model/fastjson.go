@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
@@ -367,70 +368,250 @@ func (s *jscan) skip(depth int) bool {
 	return false
 }
 
-// objOpen reads the '{' of an object.
-func (s *jscan) objOpen() bool {
-	if s.peek() != '{' {
-		return false
-	}
-	s.i++
-	return true
+// A shape is how one kind of object is decoded: its known keys, each with
+// the decoder of its value. Decoding any object of the hot path is one walk
+// (object) over one such table; a decoder reads its value at s.i (after
+// whitespace) into v and returns false when it is not sure (or the value is
+// malformed).
+type objShape[T any] struct {
+	fields []field[T]
+	// soft: a member the walk is not sure of does not fail the object; it
+	// is skipped, and its field's group reported (see object).
+	soft bool
 }
 
-// objKey reads the next member's key and its colon; n counts the members
-// read so far. done is true at the closing brace. A key with an escape or
-// a byte outside ASCII is "not sure" (encoding/json folds some of those
-// onto field names).
-func (s *jscan) objKey(n *int) (key []byte, done, ok bool) {
-	c := s.peek()
-	switch {
-	case c == '}':
-		s.i++
-		return nil, true, true
-	case *n > 0 && c != ',':
-		return nil, false, false
-	case *n > 0:
+// field is one known key of a shape.
+type field[T any] struct {
+	name  string
+	dec   func(s *jscan, v *T) bool
+	group uint32 // soft shapes: the set of fields this one is decoded with
+}
+
+// allGroups is every group of a soft shape.
+const allGroups = ^uint32(0)
+
+// object reads an object into v with shape sh. The one rule for keys:
+// encoding/json matches keys to fields case-insensitively and lets the
+// last of duplicate keys win, so the walk is not sure of a known key seen
+// twice, a key written with an escape or a byte outside ASCII, an unknown
+// key that folds onto a known one, or a value its decoder is not sure of;
+// other unknown keys are skipped (validated). In a hard shape any of those
+// makes the object not sure (ok false); in a soft shape the walk skips the
+// member instead and reports the groups it was not sure of in unsure (a key
+// not plain: all of them), and ok is false only for malformed JSON.
+func object[T any](s *jscan, v *T, sh *objShape[T]) (unsure uint32, ok bool) {
+	if s.peek() != '{' {
+		return 0, false
+	}
+	s.i++
+	var seen uint32
+	for n := 0; ; n++ {
+		c := s.peek()
+		if c == '}' {
+			s.i++
+			return unsure, true
+		}
+		if n > 0 {
+			if c != ',' {
+				return 0, false
+			}
+			s.i++
+			s.ws()
+		}
+		key, plain, ok := s.str()
+		if !ok || s.peek() != ':' {
+			return 0, false
+		}
 		s.i++
 		s.ws()
+		start := s.i
+		var miss uint32 // groups of this member not sure
+		bad := false
+		switch k := sh.index(key); {
+		case !plain:
+			bad, miss = true, allGroups
+		case k < 0:
+			miss, bad = sh.folded(key)
+		case seen&(1<<k) != 0:
+			bad, miss = true, sh.fields[k].group
+		default:
+			seen |= 1 << k
+			if sh.fields[k].dec(s, v) {
+				continue
+			}
+			bad, miss = true, sh.fields[k].group
+			s.i = start
+		}
+		if bad && !sh.soft {
+			return 0, false
+		}
+		unsure |= miss
+		if _, ok := s.value(); !ok {
+			return 0, false
+		}
 	}
-	key, plain, ok := s.str()
-	if !ok || !plain || s.peek() != ':' {
-		return nil, false, false
-	}
-	s.i++
-	s.ws()
-	*n++
-	return key, false, true
 }
 
-// fields tracks which known keys an object had, to refuse duplicates.
-type fields uint32
+// index is the field whose name is key, or -1.
+func (sh *objShape[T]) index(key []byte) int {
+	for k := range sh.fields {
+		if sh.fields[k].name == string(key) {
+			return k
+		}
+	}
+	return -1
+}
 
-// first marks field n as seen and reports whether it was new.
-func (f *fields) first(n int) bool {
-	bit := fields(1) << n
-	if *f&bit != 0 {
+// folded reports whether an unknown key matches a field the case-insensitive
+// way encoding/json matches names, and the groups of those fields.
+func (sh *objShape[T]) folded(key []byte) (groups uint32, any bool) {
+	for k := range sh.fields {
+		if n := sh.fields[k].name; len(n) == len(key) && bytes.EqualFold(key, []byte(n)) {
+			groups |= sh.fields[k].group
+			any = true
+		}
+	}
+	return groups, any
+}
+
+// array reads an array into v, each element with elem (after whitespace).
+// null is the caller's to handle.
+func array[T any](s *jscan, v *T, elem func(s *jscan, v *T) bool) bool {
+	if s.peek() != '[' {
 		return false
 	}
-	*f |= bit
-	return true
-}
-
-// unknownKey reports whether key matches none of names, not even the
-// case-insensitive way encoding/json matches struct fields; such a key's
-// value is skipped. A key that folds onto a name is "not sure".
-func unknownKey(key []byte, names ...string) bool {
-	for _, n := range names {
-		if len(n) == len(key) && bytes.EqualFold(key, []byte(n)) {
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		return true
+	}
+	for {
+		s.ws()
+		if !elem(s, v) {
+			return false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return true
+		default:
 			return false
 		}
 	}
-	return true
 }
 
-// skipMember reads the value of an unknown key.
-func (s *jscan) skipMember() bool {
-	_, ok := s.value()
+// The value decoders of fields: each reads one value as encoding/json
+// fills that Go type, and is not sure of a value of another JSON type.
+
+// strInto reads a string into dst; null leaves dst as it is.
+func (s *jscan) strInto(dst *string) bool {
+	if s.null() {
+		return true
+	}
+	v, ok := s.strValue()
+	if ok {
+		*dst = v
+	}
 	return ok
+}
+
+// strCheck reads a string or null whose value no one needs.
+func (s *jscan) strCheck() bool {
+	if s.null() {
+		return true
+	}
+	_, _, ok := s.str()
+	return ok
+}
+
+// strPtr reads a string into a *string (null: nil); the string lives in
+// arena when it has room.
+func (s *jscan) strPtr(dst **string, arena *strArena) bool {
+	if s.null() {
+		*dst = nil
+		return true
+	}
+	v, ok := s.strValue()
+	if ok {
+		*dst = arena.ptr(v)
+	}
+	return ok
+}
+
+// rawShared reads any value into a RawMessage sharing the input (capacity
+// cut, so an append cannot write into it).
+func (s *jscan) rawShared(dst *json.RawMessage) bool {
+	v, ok := s.value()
+	if ok {
+		*dst = v[:len(v):len(v)]
+	}
+	return ok
+}
+
+// rawCopy reads any value into a RawMessage of its own, as encoding/json
+// does.
+func (s *jscan) rawCopy(dst *json.RawMessage) bool {
+	v, ok := s.value()
+	if ok {
+		*dst = append(json.RawMessage(nil), v...)
+	}
+	return ok
+}
+
+// boolInto reads true or false; null leaves dst as it is.
+func (s *jscan) boolInto(dst *bool) bool {
+	if s.null() {
+		return true
+	}
+	v, ok := s.boolValue()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+// boolPtr reads a bool into a *bool (null: nil).
+func (s *jscan) boolPtr(dst **bool) bool {
+	if s.null() {
+		*dst = nil
+		return true
+	}
+	v, ok := s.boolValue()
+	if ok {
+		*dst = &v
+	}
+	return ok
+}
+
+// uintInto reads a uint64; null leaves dst as it is.
+func (s *jscan) uintInto(dst *uint64) bool {
+	if s.null() {
+		return true
+	}
+	v, ok := s.uintValue()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+// intInto reads an int the way encoding/json fills one (an integer literal
+// in range); null leaves dst as it is.
+func (s *jscan) intInto(dst *int) bool {
+	if s.null() {
+		return true
+	}
+	lit, ok := s.number()
+	if !ok {
+		return false
+	}
+	v, err := strconv.Atoi(string(lit))
+	if err == nil {
+		*dst = v
+	}
+	return err == nil
 }
 
 // uintValue reads a uint64 the way encoding/json fills one: an integer

@@ -406,40 +406,17 @@ func (c *Client) page(ctx context.Context, cursor string) (Page, *Error) {
 	if e != nil {
 		return Page{}, e
 	}
-	var ae model.PageParts
-	err := decodeBody(data, "action_events", func(b []byte) error {
-		var ok bool
-		if ae, ok = model.SplitPage(b); ok {
-			return nil
-		}
-		ae = model.PageParts{}
-		return json.Unmarshal(b, &ae)
-	})
+	// One pass over the page decodes its items too; the chunks keep the
+	// reply's bytes (data is not reused) as their Raw.
+	var mp model.Page
+	err := decodeBody(data, "action_events", func(b []byte) (err error) { mp, err = model.DecodePage(b); return err })
 	if err != nil {
 		return Page{}, badReply("page", "an events page", err)
 	}
-	p := Page{Terminal: ae.Terminal}
-	if ae.Cursor != nil && validCursor(*ae.Cursor) {
-		p.Cursor = strings.TrimSpace(*ae.Cursor)
-	}
-	for _, raw := range ae.Events {
-		ev, err := model.DecodeEvent(raw)
-		if err != nil {
-			p.Bad++
-			continue
-		}
-		p.Events = append(p.Events, ev)
-		p.rawEvents = append(p.rawEvents, raw)
-	}
-	for _, raw := range ae.Chunks {
-		ch, err := model.DecodeChunk(raw)
-		if err != nil {
-			p.Bad++
-			p.BadChunks++
-			continue
-		}
-		p.Chunks = append(p.Chunks, ch)
-		p.rawChunks = append(p.rawChunks, raw)
+	p := Page{Terminal: mp.Terminal, Events: mp.Events, Chunks: mp.Chunks, rawEvents: mp.RawEvents,
+		Bad: mp.BadEvents + mp.BadChunks, BadChunks: mp.BadChunks}
+	if mp.Cursor != nil && validCursor(*mp.Cursor) {
+		p.Cursor = strings.TrimSpace(*mp.Cursor)
 	}
 	return p, nil
 }
