@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // The shapes of every frame (see fastjson.go): one table a shape, read by
@@ -12,7 +13,9 @@ import (
 // chunkShape is a StreamChunk. Data aliases the input; when data is a
 // connector object it is decoded in the same pass (the chunk's hint).
 var chunkShape = objShape[StreamChunk]{fields: []field[StreamChunk]{
-	{name: "action_id", dec: func(s *jscan, c *StreamChunk) bool { return s.strInto(&c.ActionID) }},
+	// A chunk of the action takes the action's own ID string when ingested
+	// (Action.IngestChunk): a view of the chunk's bytes until then.
+	{name: "action_id", dec: func(s *jscan, c *StreamChunk) bool { return s.viewInto(&c.ActionID) }},
 	{name: "sequence", dec: func(s *jscan, c *StreamChunk) bool { return s.uintInto(&c.Sequence) }},
 	{name: "kind", dec: func(s *jscan, c *StreamChunk) bool {
 		if s.null() {
@@ -75,10 +78,14 @@ func partShapes() (own, shared objShape[MessagePart]) {
 
 // decodeChunkFast decodes a StreamChunk object. Data aliases raw.
 func decodeChunkFast(raw []byte) (StreamChunk, bool) {
-	var c StreamChunk
-	s := jscan{b: raw}
-	_, ok := object(&s, &c, &chunkShape)
-	return c, ok && s.end()
+	// The decoders are called through the table, so what they are given
+	// escapes: one allocation for the scanner and the chunk.
+	d := &struct {
+		s jscan
+		c StreamChunk
+	}{s: jscan{b: raw}}
+	_, ok := object(&d.s, &d.c, &chunkShape)
+	return d.c, ok && d.s.end()
 }
 
 // eventShape is a runtime Event.
@@ -256,13 +263,24 @@ var hermesShape = objShape[hermesFrame]{fields: []field[hermesFrame]{
 			return true
 		}
 		lit, plain, ok := s.str()
-		// "[DONE]" (trimmed, like the connector) written with escapes is
-		// short; isDoneText bounds what it trims.
-		h.done = ok && ((plain && len(lit) <= 64 && isDoneText(string(lit))) || (!plain && len(lit) <= 6*64 && isDoneText(unquote(lit))))
+		h.done = ok && maybeDone(lit, plain)
 		return ok
 	}},
 	{name: "terminal", dec: func(s *jscan, h *hermesFrame) bool { return s.boolInto(&h.terminal) }},
 }}
+
+// maybeDone reports whether a raw_data literal is the [DONE] marker
+// (trimmed, like the connector). Written with escapes it is short
+// (isDoneText bounds what it trims), and it starts with a space, an escape
+// or '[' (a Unicode space is a byte outside ASCII): a Chat frame's
+// raw_data, escaped quotes and all, is not unquoted to find that out.
+func maybeDone(lit []byte, plain bool) bool {
+	if plain {
+		return len(lit) <= 64 && isDoneText(string(lit))
+	}
+	c := lit[0] // not plain: not empty
+	return len(lit) <= 6*64 && (c == ' ' || c == '\\' || c == '[' || c >= utf8.RuneSelf) && isDoneText(unquote(lit))
+}
 
 // The groups of the soft hermesDataShape: the name probe and the Chat frame.
 const (
@@ -277,17 +295,16 @@ const (
 var hermesDataShape = objShape[hermesFrame]{soft: true, fields: []field[hermesFrame]{
 	{name: "event", group: groupProbe, dec: func(s *jscan, h *hermesFrame) bool { return s.peek() == '"' && s.strInto(&h.probeEvent) }},
 	{name: "type", group: groupProbe, dec: func(s *jscan, h *hermesFrame) bool { return s.peek() == '"' && s.strInto(&h.probeType) }},
-	{name: "id", group: groupChat, dec: func(s *jscan, h *hermesFrame) bool { return s.strInto(&h.chat.ID) }},
-	{name: "model", group: groupChat, dec: func(s *jscan, h *hermesFrame) bool { return s.strInto(&h.chat.Model) }},
+	{name: "id", group: groupChat, dec: func(s *jscan, h *hermesFrame) bool { return s.viewInto(&h.chat.ID) }},
+	{name: "model", group: groupChat, dec: func(s *jscan, h *hermesFrame) bool { return s.viewInto(&h.chat.Model) }},
 	{name: "choices", group: groupChat, dec: func(s *jscan, h *hermesFrame) bool {
 		if s.null() {
 			h.chat.Choices = nil
 			return true
 		}
 		return array(s, h, func(s *jscan, h *hermesFrame) bool {
-			d := choiceDec{arena: &h.strs}
-			_, ok := object(s, &d, &choiceShape)
-			h.chat.Choices = append(h.chat.Choices, d.ch)
+			h.chat.Choices = append(h.chat.Choices, chatChoice{})
+			_, ok := object(s, h, &choiceShape)
 			return ok
 		})
 	}},
@@ -308,30 +325,28 @@ func hermesData(s *jscan, h *hermesFrame) bool {
 	return ok
 }
 
-// choiceDec is one Chat choice being decoded, and where its strings go.
-type choiceDec struct {
-	ch    chatChoice
-	arena *strArena
-}
-
-var choiceShape = objShape[choiceDec]{fields: []field[choiceDec]{
-	{name: "delta", dec: func(s *jscan, d *choiceDec) bool {
+// choiceShape and deltaShape read a Chat choice into the last of
+// h.chat.Choices; its strings go to h.strs while it has room.
+var choiceShape = objShape[hermesFrame]{fields: []field[hermesFrame]{
+	{name: "delta", dec: func(s *jscan, h *hermesFrame) bool {
 		if s.null() {
 			return true // a null delta leaves it as it is
 		}
-		_, ok := object(s, d, &deltaShape)
+		_, ok := object(s, h, &deltaShape)
 		return ok
 	}},
-	{name: "finish_reason", dec: func(s *jscan, d *choiceDec) bool { return s.strPtr(&d.ch.FinishReason, d.arena) }},
+	{name: "finish_reason", dec: func(s *jscan, h *hermesFrame) bool { return s.strPtr(&h.lastChoice().FinishReason, &h.strs) }},
 }}
 
-var deltaShape = objShape[choiceDec]{fields: []field[choiceDec]{
-	{name: "role", dec: func(s *jscan, d *choiceDec) bool { return s.strPtr(&d.ch.Delta.Role, d.arena) }},
-	{name: "content", dec: func(s *jscan, d *choiceDec) bool { return s.strPtr(&d.ch.Delta.Content, d.arena) }},
-	{name: "reasoning_content", dec: func(s *jscan, d *choiceDec) bool {
-		return s.strPtr(&d.ch.Delta.ReasoningContent, d.arena)
+var deltaShape = objShape[hermesFrame]{fields: []field[hermesFrame]{
+	{name: "role", dec: func(s *jscan, h *hermesFrame) bool { return s.strPtr(&h.lastChoice().Delta.Role, &h.strs) }},
+	{name: "content", dec: func(s *jscan, h *hermesFrame) bool { return s.strPtr(&h.lastChoice().Delta.Content, &h.strs) }},
+	{name: "reasoning_content", dec: func(s *jscan, h *hermesFrame) bool {
+		return s.strPtr(&h.lastChoice().Delta.ReasoningContent, &h.strs)
 	}},
 }}
+
+func (h *hermesFrame) lastChoice() *chatChoice { return &h.chat.Choices[len(h.chat.Choices)-1] }
 
 // decodeChatFast decodes a Chat frame whose usage and hermes objects are
 // absent or null (every delta; a finish chunk takes encoding/json).
@@ -484,12 +499,13 @@ var pageShape = objShape[Page]{fields: []field[Page]{
 		}
 		return array(s, p, func(s *jscan, p *Page) bool {
 			start := s.i
-			var c StreamChunk
-			if _, ok := object(s, &c, &chunkShape); ok {
+			p.Chunks = append(p.Chunks, StreamChunk{})
+			c := &p.Chunks[len(p.Chunks)-1]
+			if _, ok := object(s, c, &chunkShape); ok {
 				c.Raw = s.b[start:s.i:s.i]
-				p.Chunks = append(p.Chunks, c)
 				return true
 			}
+			p.Chunks = p.Chunks[:len(p.Chunks)-1]
 			s.i = start
 			v, ok := s.value()
 			if ok {

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A small, strict JSON reader for the hot path: the shapes aipd and the
@@ -140,6 +141,24 @@ func (s *jscan) strValue() (string, bool) {
 		return string(lit), true
 	}
 	return unquote(lit), true
+}
+
+// strView is strValue for a string that may share the input: a plain
+// string is a view of its bytes, not a copy. Only for strings read from
+// bytes that never change (a chunk's own Raw) and kept no longer than
+// a few of them (a Chat frame's id, model, role and text: the text is
+// copied into the transcript, the others replace the last ones).
+func (s *jscan) strView() (string, bool) {
+	lit, plain, ok := s.str()
+	switch {
+	case !ok:
+		return "", false
+	case !plain:
+		return unquote(lit), true
+	case len(lit) == 0:
+		return "", true
+	}
+	return unsafe.String(&lit[0], len(lit)), true
 }
 
 // unquote decodes the content of a string literal already validated by
@@ -526,14 +545,26 @@ func (s *jscan) strCheck() bool {
 	return ok
 }
 
-// strPtr reads a string into a *string (null: nil); the string lives in
-// arena when it has room.
+// viewInto is strInto with strView.
+func (s *jscan) viewInto(dst *string) bool {
+	if s.null() {
+		return true
+	}
+	v, ok := s.strView()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+// strPtr reads a string into a *string (null: nil) with strView; the
+// string header lives in arena when it has room.
 func (s *jscan) strPtr(dst **string, arena *strArena) bool {
 	if s.null() {
 		*dst = nil
 		return true
 	}
-	v, ok := s.strValue()
+	v, ok := s.strView()
 	if ok {
 		*dst = arena.ptr(v)
 	}

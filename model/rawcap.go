@@ -3,6 +3,7 @@ package model
 import (
 	"crypto/sha256"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -112,6 +113,9 @@ func (a *Action) dropRaw(c *Chunk) {
 	a.rawBytes -= int64(len(c.Raw))
 	c.Raw = nil
 	c.hint = nil // a pending chunk's decoded data points into Raw
+	if c.ActionID != a.ID {
+		c.ActionID = strings.Clone(c.ActionID) // a view of Raw (strView)
+	}
 	data := c.Data
 	if stripped, rd, ok := stripRawData(c.Data); ok {
 		d.rawData, d.hasRD = digest16([]byte(rd)), true
