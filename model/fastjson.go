@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
@@ -71,8 +72,13 @@ func (s *jscan) str() (lit []byte, plain, ok bool) {
 	start := s.i + 1
 	plain = true
 	for j := start; j < len(s.b); j++ {
-		// Eight bytes at a time while none of them can be special.
-		for j+8 <= len(s.b) && !maybeSpecial(binary.LittleEndian.Uint64(s.b[j:])) {
+		// Eight bytes at a time while none of them is special, then
+		// straight to the first that is.
+		for j+8 <= len(s.b) {
+			if m := special(binary.LittleEndian.Uint64(s.b[j:])); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			j += 8
 		}
 		if j >= len(s.b) {
@@ -113,10 +119,11 @@ func (s *jscan) str() (lit []byte, plain, ok bool) {
 	return nil, false, false
 }
 
-// maybeSpecial reports whether one of the eight bytes of x may be a quote,
-// a backslash, a control character or a byte outside ASCII (no false
-// negatives; a false positive only means a byte-by-byte look).
-func maybeSpecial(x uint64) bool {
+// special marks (in its high bit) each of the eight bytes of x that is a
+// quote, a backslash, a control character or a byte outside ASCII. A byte
+// above a marked one may be marked too (a borrow), so only the lowest mark
+// is exact: the first special byte.
+func special(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := x ^ (ones * '"')
 	bslash := x ^ (ones * '\\')
@@ -124,7 +131,7 @@ func maybeSpecial(x uint64) bool {
 	t |= (bslash - ones) &^ bslash
 	t |= x - ones*0x20 // a byte below 0x20 borrows into its high bit
 	t |= x
-	return t&highs != 0
+	return t & highs
 }
 
 func isHex(c byte) bool {

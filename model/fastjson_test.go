@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -384,4 +385,30 @@ func FuzzFastDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkFast(t, b)
 	})
+}
+
+// TestStrAgreesWithEncodingJSON: str accepts a string literal exactly when
+// encoding/json does, ends where it ends, and unquotes it the same, with
+// the special bytes at every offset of the eight-byte steps.
+func TestStrAgreesWithEncodingJSON(t *testing.T) {
+	alphabet := []string{"a", "b", " ", `"`, `\`, `\"`, `\\`, `\n`, `\u00e9`, `\ud83d`, `\x`, "\x01", "\x1f", "é", "\xff", "\x7f"}
+	r := rand.New(rand.NewPCG(16, 16))
+	for range 20000 {
+		var body []byte
+		for range r.IntN(24) {
+			body = append(body, alphabet[r.IntN(len(alphabet))]...)
+		}
+		b := append(append([]byte{'"'}, body...), '"')
+		var want string
+		jsonOK := json.Unmarshal(b, &want) == nil
+		s := jscan{b: b}
+		lit, _, ok := s.str()
+		ok = ok && s.i == len(b)
+		if ok != jsonOK {
+			t.Fatalf("str %v, encoding/json %v: %q", ok, jsonOK, b)
+		}
+		if ok && unquote(lit) != want {
+			t.Fatalf("unquote %q, encoding/json %q", unquote(lit), want)
+		}
+	}
 }
