@@ -18,18 +18,7 @@ var chunkShape = objShape[StreamChunk]{fields: []field[StreamChunk]{
 	{name: "action_id", dec: func(s *jscan, c *StreamChunk) bool { return s.viewInto(&c.ActionID) }},
 	{name: "sequence", dec: func(s *jscan, c *StreamChunk) bool { return s.uintInto(&c.Sequence) }},
 	{name: "kind", dec: func(s *jscan, c *StreamChunk) bool {
-		if s.null() {
-			return true
-		}
-		lit, plain, ok := s.str()
-		switch {
-		case !ok:
-		case plain:
-			c.Kind = internKind(lit)
-		default:
-			c.Kind = ChunkKind(unquote(lit))
-		}
-		return ok
+		return into(s, &c.Kind, func(s *jscan) (ChunkKind, bool) { k, ok := s.strAs(internKind); return ChunkKind(k), ok })
 	}},
 	{name: "data", dec: func(s *jscan, c *StreamChunk) bool {
 		start := s.i
@@ -77,35 +66,13 @@ func partShapes() (own, shared objShape[MessagePart]) {
 }
 
 // decodeChunkFast decodes a StreamChunk object. Data aliases raw.
-func decodeChunkFast(raw []byte) (StreamChunk, bool) {
-	// The decoders are called through the table, so what they are given
-	// escapes: one allocation for the scanner and the chunk.
-	d := &struct {
-		s jscan
-		c StreamChunk
-	}{s: jscan{b: raw}}
-	_, ok := object(&d.s, &d.c, &chunkShape)
-	return d.c, ok && d.s.end()
-}
+func decodeChunkFast(raw []byte) (StreamChunk, bool) { return whole(raw, &chunkShape) }
 
 // eventShape is a runtime Event.
 var eventShape = objShape[Event]{fields: []field[Event]{
 	{name: "id", dec: func(s *jscan, e *Event) bool { return s.strInto(&e.ID) }},
 	{name: "kind", dec: func(s *jscan, e *Event) bool {
-		if s.null() {
-			return true
-		}
-		lit, plain, ok := s.str()
-		switch {
-		case !ok:
-		case plain && string(lit) == chunkEventKind:
-			e.Kind = chunkEventKind // one a chunk: not allocated each time
-		case plain:
-			e.Kind = string(lit)
-		default:
-			e.Kind = unquote(lit)
-		}
-		return ok
+		return into(s, &e.Kind, func(s *jscan) (string, bool) { return s.strAs(internKind) })
 	}},
 	{name: "occurred_at", dec: func(s *jscan, e *Event) bool { return s.strInto(&e.OccurredAt) }},
 	{name: "session_id", dec: func(s *jscan, e *Event) bool { return s.strInto(&e.SessionID) }},
@@ -116,12 +83,7 @@ var eventShape = objShape[Event]{fields: []field[Event]{
 }}
 
 // decodeEventFast decodes an Event object.
-func decodeEventFast(raw []byte) (Event, bool) {
-	var e Event
-	s := jscan{b: raw}
-	_, ok := object(&s, &e, &eventShape)
-	return e, ok && s.end()
-}
+func decodeEventFast(raw []byte) (Event, bool) { return whole(raw, &eventShape) }
 
 // DecodeEvent decodes one runtime Event object.
 func DecodeEvent(raw []byte) (Event, error) {
@@ -234,12 +196,8 @@ var chunkDataShape = objShape[chunkHint]{fields: []field[chunkHint]{
 // decodeChunkDataFast decodes chunk.data. hermes is false when there is no
 // hermes_sse object.
 func decodeChunkDataFast(data []byte) (h hermesFrame, hermes bool, op, reason string, ok bool) {
-	var d chunkHint
-	s := jscan{b: data}
-	if _, ok := object(&s, &d, &chunkDataShape); !ok || !s.end() {
-		return hermesFrame{}, false, "", "", false
-	}
-	return d.h, d.hermes, d.op, d.reason, true
+	d, ok := whole(data, &chunkDataShape)
+	return d.h, d.hermes, d.op, d.reason, ok
 }
 
 // hermesShape is a hermes_sse object. raw_data is not kept: only whether
@@ -436,9 +394,8 @@ var aggregateShape = objShape[ConnectorOutput]{fields: []field[ConnectorOutput]{
 
 // decodeResultFast decodes an ActionResult in one pass.
 func decodeResultFast(raw []byte) (ActionResult, bool) {
-	var r ActionResult
-	s := jscan{b: raw}
-	if _, ok := object(&s, &r, &resultShape); !ok || !s.end() {
+	r, ok := whole(raw, &resultShape)
+	if !ok {
 		return r, false
 	}
 	if r.Aggregate == nil && len(r.Output) > 0 && r.Output[0] == '{' {
@@ -548,16 +505,14 @@ func (p *Page) addChunkSlow(raw []byte) {
 // DecodeChunk item by item would, in one pass. The chunks keep b as their
 // Raw: b must not change afterwards. An error means b is not a page.
 func DecodePage(b []byte) (Page, error) {
-	var p Page
-	s := jscan{b: b}
-	if _, ok := object(&s, &p, &pageShape); ok && s.end() {
+	if p, ok := whole(b, &pageShape); ok {
 		return p, nil
 	}
 	var parts pageParts
 	if err := json.Unmarshal(b, &parts); err != nil {
 		return Page{}, fmt.Errorf("events page: %w", err)
 	}
-	p = Page{Cursor: parts.Cursor, Terminal: parts.Terminal}
+	p := Page{Cursor: parts.Cursor, Terminal: parts.Terminal}
 	for _, raw := range parts.Events {
 		e, err := DecodeEvent(raw)
 		p.addEvent(e, err, raw)

@@ -28,8 +28,9 @@ import (
 
 // jscan reads JSON from b at i.
 type jscan struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	depth int // of the values being skipped
 }
 
 // maxFastDepth bounds nesting on the fast path (encoding/json allows
@@ -138,34 +139,37 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// strValue reads a string and decodes it exactly as encoding/json does.
-func (s *jscan) strValue() (string, bool) {
-	lit, plain, ok := s.str()
-	if !ok {
-		return "", false
-	}
-	if plain {
-		return string(lit), true
-	}
-	return unquote(lit), true
-}
-
-// strView is strValue for a string that may share the input: a plain
-// string is a view of its bytes, not a copy. Only for strings read from
-// bytes that never change (a chunk's own Raw) and kept no longer than
-// a few of them (a Chat frame's id, model, role and text: the text is
-// copied into the transcript, the others replace the last ones).
-func (s *jscan) strView() (string, bool) {
+// strAs reads a string and decodes it exactly as encoding/json does: a
+// plain one (no escape, ASCII only) is conv of its bytes, any other is
+// unquoted.
+func (s *jscan) strAs(conv func(lit []byte) string) (string, bool) {
 	lit, plain, ok := s.str()
 	switch {
 	case !ok:
 		return "", false
 	case !plain:
 		return unquote(lit), true
-	case len(lit) == 0:
-		return "", true
 	}
-	return unsafe.String(&lit[0], len(lit)), true
+	return conv(lit), true
+}
+
+// strValue reads a string of its own.
+func (s *jscan) strValue() (string, bool) { return s.strAs(copyStr) }
+
+// strView reads a string that may share the input: a plain string is a
+// view of its bytes, not a copy. Only for strings read from bytes that
+// never change (a chunk's own Raw) and kept no longer than a few of them
+// (a Chat frame's id, model, role and text: the text is copied into the
+// transcript, the others replace the last ones).
+func (s *jscan) strView() (string, bool) { return s.strAs(viewStr) }
+
+func copyStr(lit []byte) string { return string(lit) }
+
+func viewStr(lit []byte) string {
+	if len(lit) == 0 {
+		return ""
+	}
+	return unsafe.String(&lit[0], len(lit))
 }
 
 // unquote decodes the content of a string literal already validated by
@@ -311,13 +315,13 @@ func (s *jscan) null() bool {
 func (s *jscan) value() ([]byte, bool) {
 	s.ws()
 	start := s.i
-	if !s.skip(0) {
+	if !s.skip() {
 		return nil, false
 	}
 	return s.b[start:s.i], true
 }
 
-func (s *jscan) skip(depth int) bool {
+func (s *jscan) skip() bool {
 	if s.i >= len(s.b) {
 		return false
 	}
@@ -325,62 +329,19 @@ func (s *jscan) skip(depth int) bool {
 	case c == '"':
 		_, _, ok := s.str()
 		return ok
-	case c == '{':
-		if depth >= maxFastDepth {
+	case c == '{' || c == '[':
+		if s.depth >= maxFastDepth {
 			return false
 		}
-		s.i++
-		if s.peek() == '}' {
-			s.i++
-			return true
+		s.depth++
+		var ok bool
+		if c == '{' {
+			_, ok = object(s, &s.depth, &anyObject)
+		} else {
+			ok = array(s, &s.depth, func(s *jscan, _ *int) bool { return s.skip() })
 		}
-		for {
-			s.ws()
-			if _, _, ok := s.str(); !ok {
-				return false
-			}
-			if s.peek() != ':' {
-				return false
-			}
-			s.i++
-			s.ws()
-			if !s.skip(depth + 1) {
-				return false
-			}
-			switch s.peek() {
-			case ',':
-				s.i++
-			case '}':
-				s.i++
-				return true
-			default:
-				return false
-			}
-		}
-	case c == '[':
-		if depth >= maxFastDepth {
-			return false
-		}
-		s.i++
-		if s.peek() == ']' {
-			s.i++
-			return true
-		}
-		for {
-			s.ws()
-			if !s.skip(depth + 1) {
-				return false
-			}
-			switch s.peek() {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return true
-			default:
-				return false
-			}
-		}
+		s.depth--
+		return ok
 	case c == 't':
 		return s.literal("true")
 	case c == 'f':
@@ -412,6 +373,10 @@ type field[T any] struct {
 	dec   func(s *jscan, v *T) bool
 	group uint32 // soft shapes: the set of fields this one is decoded with
 }
+
+// anyObject is an object skipped: every key unknown, every value
+// validated (soft: a key with an escape is fine too).
+var anyObject = objShape[int]{soft: true}
 
 // allGroups is every group of a soft shape.
 const allGroups = ^uint32(0)
@@ -528,40 +493,60 @@ func array[T any](s *jscan, v *T, elem func(s *jscan, v *T) bool) bool {
 	}
 }
 
+// whole decodes all of b (nothing but whitespace after the object) with sh.
+func whole[T any](b []byte, sh *objShape[T]) (T, bool) {
+	// The decoders are called through the table, so what they are given
+	// escapes: one allocation for the scanner and the value.
+	d := &struct {
+		s jscan
+		v T
+	}{s: jscan{b: b}}
+	_, ok := object(&d.s, &d.v, sh)
+	return d.v, ok && d.s.end()
+}
+
 // The value decoders of fields: each reads one value as encoding/json
 // fills that Go type, and is not sure of a value of another JSON type.
 
-// strInto reads a string into dst; null leaves dst as it is.
-func (s *jscan) strInto(dst *string) bool {
+// into reads a value with read into dst; null leaves dst as it is (as
+// encoding/json leaves a field that is not a pointer).
+func into[V any](s *jscan, dst *V, read func(*jscan) (V, bool)) bool {
 	if s.null() {
 		return true
 	}
-	v, ok := s.strValue()
+	v, ok := read(s)
 	if ok {
 		*dst = v
 	}
 	return ok
+}
+
+// strInto, viewInto, boolInto and uintInto are into for the readers of
+// this file.
+func (s *jscan) strInto(dst *string) bool  { return into(s, dst, (*jscan).strValue) }
+func (s *jscan) viewInto(dst *string) bool { return into(s, dst, (*jscan).strView) }
+func (s *jscan) boolInto(dst *bool) bool   { return into(s, dst, (*jscan).boolValue) }
+func (s *jscan) uintInto(dst *uint64) bool { return into(s, dst, (*jscan).uintValue) }
+
+// intInto reads an int the way encoding/json fills one (an integer literal
+// in range); null leaves dst as it is.
+func (s *jscan) intInto(dst *int) bool {
+	return into(s, dst, func(s *jscan) (int, bool) {
+		lit, ok := s.number()
+		if !ok {
+			return 0, false
+		}
+		v, err := strconv.Atoi(string(lit))
+		return v, err == nil
+	})
 }
 
 // strCheck reads a string or null whose value no one needs.
 func (s *jscan) strCheck() bool {
-	if s.null() {
-		return true
-	}
-	_, _, ok := s.str()
-	return ok
-}
-
-// viewInto is strInto with strView.
-func (s *jscan) viewInto(dst *string) bool {
-	if s.null() {
-		return true
-	}
-	v, ok := s.strView()
-	if ok {
-		*dst = v
-	}
-	return ok
+	return into(s, new(struct{}), func(s *jscan) (struct{}, bool) {
+		_, _, ok := s.str()
+		return struct{}{}, ok
+	})
 }
 
 // strPtr reads a string into a *string (null: nil) with strView; the
@@ -572,41 +557,7 @@ func (s *jscan) strPtr(dst **string, arena *strArena) bool {
 		return true
 	}
 	v, ok := s.strView()
-	if ok {
-		*dst = arena.ptr(v)
-	}
-	return ok
-}
-
-// rawShared reads any value into a RawMessage sharing the input (capacity
-// cut, so an append cannot write into it).
-func (s *jscan) rawShared(dst *json.RawMessage) bool {
-	v, ok := s.value()
-	if ok {
-		*dst = v[:len(v):len(v)]
-	}
-	return ok
-}
-
-// rawCopy reads any value into a RawMessage of its own, as encoding/json
-// does.
-func (s *jscan) rawCopy(dst *json.RawMessage) bool {
-	v, ok := s.value()
-	if ok {
-		*dst = append(json.RawMessage(nil), v...)
-	}
-	return ok
-}
-
-// boolInto reads true or false; null leaves dst as it is.
-func (s *jscan) boolInto(dst *bool) bool {
-	if s.null() {
-		return true
-	}
-	v, ok := s.boolValue()
-	if ok {
-		*dst = v
-	}
+	*dst = arena.ptr(v)
 	return ok
 }
 
@@ -617,39 +568,24 @@ func (s *jscan) boolPtr(dst **bool) bool {
 		return true
 	}
 	v, ok := s.boolValue()
-	if ok {
-		*dst = &v
-	}
+	*dst = &v
 	return ok
 }
 
-// uintInto reads a uint64; null leaves dst as it is.
-func (s *jscan) uintInto(dst *uint64) bool {
-	if s.null() {
-		return true
-	}
-	v, ok := s.uintValue()
-	if ok {
-		*dst = v
-	}
+// rawShared reads any value into a RawMessage sharing the input (capacity
+// cut, so an append cannot write into it).
+func (s *jscan) rawShared(dst *json.RawMessage) bool {
+	v, ok := s.value()
+	*dst = v[:len(v):len(v)]
 	return ok
 }
 
-// intInto reads an int the way encoding/json fills one (an integer literal
-// in range); null leaves dst as it is.
-func (s *jscan) intInto(dst *int) bool {
-	if s.null() {
-		return true
-	}
-	lit, ok := s.number()
-	if !ok {
-		return false
-	}
-	v, err := strconv.Atoi(string(lit))
-	if err == nil {
-		*dst = v
-	}
-	return err == nil
+// rawCopy reads any value into a RawMessage of its own, as encoding/json
+// does.
+func (s *jscan) rawCopy(dst *json.RawMessage) bool {
+	v, ok := s.value()
+	*dst = append(json.RawMessage(nil), v...)
+	return ok
 }
 
 // uintValue reads a uint64 the way encoding/json fills one: an integer
@@ -674,26 +610,17 @@ func (s *jscan) boolValue() (bool, bool) {
 	return false, false
 }
 
-// internKind returns the constant for a known chunk kind, so chunks do not
-// each allocate their kind.
-func internKind(b []byte) ChunkKind {
-	switch string(b) {
-	case "data":
-		return KindData
-	case "progress":
-		return KindProgress
-	case "tool":
-		return KindTool
-	case "thought":
-		return KindThought
-	case "preview":
-		return KindPreview
-	case "pending_approval":
-		return KindPendingApproval
-	case "error":
-		return KindError
-	case "done":
-		return KindDone
+// internKind is a chunk kind, event kind or other string that is
+// mostly one of a few constants (one a chunk): the constant when it is one,
+// not an allocation each time.
+func internKind(b []byte) string {
+	for _, k := range knownKinds {
+		if k == string(b) {
+			return k
+		}
 	}
-	return ChunkKind(b)
+	return string(b)
 }
+
+var knownKinds = [...]string{string(KindData), string(KindProgress), string(KindTool), string(KindThought), string(KindPreview),
+	string(KindPendingApproval), string(KindError), string(KindDone), chunkEventKind}

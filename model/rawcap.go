@@ -187,12 +187,8 @@ var rawDataMember = objShape[rawDataAt]{fields: []field[rawDataAt]{
 
 // findRawData locates hermes_sse.raw_data's string literal in chunk data.
 func findRawData(data []byte) (start, end int, lit []byte, ok bool) {
-	var r rawDataAt
-	s := jscan{b: data}
-	if _, ok := object(&s, &r, &rawDataShape); !ok || !r.found {
-		return 0, 0, nil, false
-	}
-	return r.start, r.end, r.lit, true
+	r, ok := whole(data, &rawDataShape)
+	return r.start, r.end, r.lit, ok && r.found
 }
 
 // sameAsDropped decides replay or conflict for a chunk whose raw bytes
