@@ -180,7 +180,11 @@ func unquote(lit []byte) string {
 	if bytes.IndexByte(lit, '\\') < 0 && utf8.Valid(lit) {
 		return string(lit)
 	}
-	b := make([]byte, 0, len(lit)+8)
+	return string(appendUnquoted(make([]byte, 0, len(lit)+8), lit))
+}
+
+// appendUnquoted appends lit decoded as unquote does to b.
+func appendUnquoted(b, lit []byte) []byte {
 	for r := 0; r < len(lit); {
 		c := lit[r]
 		switch {
@@ -229,7 +233,7 @@ func unquote(lit []byte) string {
 			b = utf8.AppendRune(b, rr)
 		}
 	}
-	return string(b)
+	return b
 }
 
 // getu4 decodes \uXXXX at the start of s, or returns -1.
