@@ -458,15 +458,15 @@ func (sh *objShape[T]) index(key []byte) int {
 }
 
 // folded reports whether an unknown key matches a field the case-insensitive
-// way encoding/json matches names, and the groups of those fields.
-func (sh *objShape[T]) folded(key []byte) (groups uint32, any bool) {
+// way encoding/json matches names (found), and the groups of those fields.
+func (sh *objShape[T]) folded(key []byte) (groups uint32, found bool) {
 	for k := range sh.fields {
 		if n := sh.fields[k].name; len(n) == len(key) && bytes.EqualFold(key, []byte(n)) {
 			groups |= sh.fields[k].group
-			any = true
+			found = true
 		}
 	}
-	return groups, any
+	return groups, found
 }
 
 // array reads an array into v, each element with elem (after whitespace).
