@@ -14,7 +14,10 @@ import (
 
 // A small, strict JSON reader for the hot path: the shapes aipd and the
 // Hermes connector send on every frame (a chunk, an event, the hermes_sse
-// envelope, a Chat delta). It decodes those shapes in one pass without
+// envelope, a Chat delta), an events page and a result. It is one scanner
+// (jscan), one object walk driven by a table a shape (object, objShape;
+// the tables are in fastdecode.go) and one array walk (array). It decodes
+// those shapes in one pass without
 // reflection and without copying values it does not need, and it answers
 // "not sure" (ok == false) for anything outside the plain form it knows:
 // a duplicate or case-folded key, an escaped key, a value of an unexpected
