@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // ChatState is what the Chat Completions frames said (guide §7, §8).
@@ -112,12 +113,14 @@ func (d *derived) applyChat(c *Chunk, h *hermesFrame) {
 			}
 		}
 	}
+	// The one-pass reader's strings are views of the chunk's bytes
+	// (strView): what is kept beyond this chunk is copied, once.
 	ch := &d.chat
-	if f.ID != "" {
-		ch.CompletionID = f.ID
+	if f.ID != "" && f.ID != ch.CompletionID {
+		ch.CompletionID = strings.Clone(f.ID)
 	}
-	if f.Model != "" {
-		ch.Model = f.Model
+	if f.Model != "" && f.Model != ch.Model {
+		ch.Model = strings.Clone(f.Model)
 	}
 	if len(f.Choices) == 0 {
 		return
@@ -125,7 +128,7 @@ func (d *derived) applyChat(c *Chunk, h *hermesFrame) {
 	choice := f.Choices[0]
 	if r := choice.Delta.Role; r != nil {
 		ch.Opened = true
-		ch.Role = *r
+		ch.Role = strings.Clone(*r)
 		d.chatMessage(c) // opens the message; renders no text
 	}
 	if rc := choice.Delta.ReasoningContent; rc != nil && *rc != "" {
@@ -152,7 +155,7 @@ func (d *derived) applyChat(c *Chunk, h *hermesFrame) {
 func (d *derived) chatFinish(c *Chunk, f *chatFrame, reason string, late bool) {
 	ch := &d.chat
 	fin := &ChatFinish{
-		Reason:   reason,
+		Reason:   strings.Clone(reason),
 		Usage:    f.Usage,
 		Error:    decodeProviderError(f.Error),
 		Hermes:   f.Hermes,

@@ -3,15 +3,21 @@ package model
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
+	"math/bits"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A small, strict JSON reader for the hot path: the shapes aipd and the
 // Hermes connector send on every frame (a chunk, an event, the hermes_sse
-// envelope, a Chat delta). It decodes those shapes in one pass without
+// envelope, a Chat delta), an events page and a result. It is one scanner
+// (jscan), one object walk driven by a table a shape (object, objShape;
+// the tables are in fastdecode.go) and one array walk (array). It decodes
+// those shapes in one pass without
 // reflection and without copying values it does not need, and it answers
 // "not sure" (ok == false) for anything outside the plain form it knows:
 // a duplicate or case-folded key, an escaped key, a value of an unexpected
@@ -25,8 +31,9 @@ import (
 
 // jscan reads JSON from b at i.
 type jscan struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	depth int // of the values being skipped
 }
 
 // maxFastDepth bounds nesting on the fast path (encoding/json allows
@@ -69,8 +76,13 @@ func (s *jscan) str() (lit []byte, plain, ok bool) {
 	start := s.i + 1
 	plain = true
 	for j := start; j < len(s.b); j++ {
-		// Eight bytes at a time while none of them can be special.
-		for j+8 <= len(s.b) && !maybeSpecial(binary.LittleEndian.Uint64(s.b[j:])) {
+		// Eight bytes at a time while none of them is special, then
+		// straight to the first that is.
+		for j+8 <= len(s.b) {
+			if m := special(binary.LittleEndian.Uint64(s.b[j:])); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			j += 8
 		}
 		if j >= len(s.b) {
@@ -111,10 +123,11 @@ func (s *jscan) str() (lit []byte, plain, ok bool) {
 	return nil, false, false
 }
 
-// maybeSpecial reports whether one of the eight bytes of x may be a quote,
-// a backslash, a control character or a byte outside ASCII (no false
-// negatives; a false positive only means a byte-by-byte look).
-func maybeSpecial(x uint64) bool {
+// special marks (in its high bit) each of the eight bytes of x that is a
+// quote, a backslash, a control character or a byte outside ASCII. A byte
+// above a marked one may be marked too (a borrow), so only the lowest mark
+// is exact: the first special byte.
+func special(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := x ^ (ones * '"')
 	bslash := x ^ (ones * '\\')
@@ -122,23 +135,44 @@ func maybeSpecial(x uint64) bool {
 	t |= (bslash - ones) &^ bslash
 	t |= x - ones*0x20 // a byte below 0x20 borrows into its high bit
 	t |= x
-	return t&highs != 0
+	return t & highs
 }
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// strValue reads a string and decodes it exactly as encoding/json does.
-func (s *jscan) strValue() (string, bool) {
+// strAs reads a string and decodes it exactly as encoding/json does: a
+// plain one (no escape, ASCII only) is conv of its bytes, any other is
+// unquoted.
+func (s *jscan) strAs(conv func(lit []byte) string) (string, bool) {
 	lit, plain, ok := s.str()
-	if !ok {
+	switch {
+	case !ok:
 		return "", false
+	case !plain:
+		return unquote(lit), true
 	}
-	if plain {
-		return string(lit), true
+	return conv(lit), true
+}
+
+// strValue reads a string of its own.
+func (s *jscan) strValue() (string, bool) { return s.strAs(copyStr) }
+
+// strView reads a string that may share the input: a plain string is a
+// view of its bytes, not a copy. Only for strings read from bytes that
+// never change (a chunk's own Raw) and kept no longer than a few of them
+// (a Chat frame's id, model, role and text: the text is copied into the
+// transcript, the others replace the last ones).
+func (s *jscan) strView() (string, bool) { return s.strAs(viewStr) }
+
+func copyStr(lit []byte) string { return string(lit) }
+
+func viewStr(lit []byte) string {
+	if len(lit) == 0 {
+		return ""
 	}
-	return unquote(lit), true
+	return unsafe.String(&lit[0], len(lit))
 }
 
 // unquote decodes the content of a string literal already validated by
@@ -149,7 +183,11 @@ func unquote(lit []byte) string {
 	if bytes.IndexByte(lit, '\\') < 0 && utf8.Valid(lit) {
 		return string(lit)
 	}
-	b := make([]byte, 0, len(lit)+8)
+	return string(appendUnquoted(make([]byte, 0, len(lit)+8), lit))
+}
+
+// appendUnquoted appends lit decoded as unquote does to b.
+func appendUnquoted(b, lit []byte) []byte {
 	for r := 0; r < len(lit); {
 		c := lit[r]
 		switch {
@@ -198,7 +236,7 @@ func unquote(lit []byte) string {
 			b = utf8.AppendRune(b, rr)
 		}
 	}
-	return string(b)
+	return b
 }
 
 // getu4 decodes \uXXXX at the start of s, or returns -1.
@@ -284,13 +322,13 @@ func (s *jscan) null() bool {
 func (s *jscan) value() ([]byte, bool) {
 	s.ws()
 	start := s.i
-	if !s.skip(0) {
+	if !s.skip() {
 		return nil, false
 	}
 	return s.b[start:s.i], true
 }
 
-func (s *jscan) skip(depth int) bool {
+func (s *jscan) skip() bool {
 	if s.i >= len(s.b) {
 		return false
 	}
@@ -298,62 +336,19 @@ func (s *jscan) skip(depth int) bool {
 	case c == '"':
 		_, _, ok := s.str()
 		return ok
-	case c == '{':
-		if depth >= maxFastDepth {
+	case c == '{' || c == '[':
+		if s.depth >= maxFastDepth {
 			return false
 		}
-		s.i++
-		if s.peek() == '}' {
-			s.i++
-			return true
+		s.depth++
+		var ok bool
+		if c == '{' {
+			_, ok = object(s, &s.depth, &anyObject)
+		} else {
+			ok = array(s, &s.depth, func(s *jscan, _ *int) bool { return s.skip() })
 		}
-		for {
-			s.ws()
-			if _, _, ok := s.str(); !ok {
-				return false
-			}
-			if s.peek() != ':' {
-				return false
-			}
-			s.i++
-			s.ws()
-			if !s.skip(depth + 1) {
-				return false
-			}
-			switch s.peek() {
-			case ',':
-				s.i++
-			case '}':
-				s.i++
-				return true
-			default:
-				return false
-			}
-		}
-	case c == '[':
-		if depth >= maxFastDepth {
-			return false
-		}
-		s.i++
-		if s.peek() == ']' {
-			s.i++
-			return true
-		}
-		for {
-			s.ws()
-			if !s.skip(depth + 1) {
-				return false
-			}
-			switch s.peek() {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return true
-			default:
-				return false
-			}
-		}
+		s.depth--
+		return ok
 	case c == 't':
 		return s.literal("true")
 	case c == 'f':
@@ -367,69 +362,236 @@ func (s *jscan) skip(depth int) bool {
 	return false
 }
 
-// objOpen reads the '{' of an object.
-func (s *jscan) objOpen() bool {
-	if s.peek() != '{' {
-		return false
-	}
-	s.i++
-	return true
+// A shape is how one kind of object is decoded: its known keys, each with
+// the decoder of its value. Decoding any object of the hot path is one walk
+// (object) over one such table; a decoder reads its value at s.i (after
+// whitespace) into v and returns false when it is not sure (or the value is
+// malformed).
+type objShape[T any] struct {
+	fields []field[T]
+	// soft: a member the walk is not sure of does not fail the object; it
+	// is skipped, and its field's group reported (see object).
+	soft bool
 }
 
-// objKey reads the next member's key and its colon; n counts the members
-// read so far. done is true at the closing brace. A key with an escape or
-// a byte outside ASCII is "not sure" (encoding/json folds some of those
-// onto field names).
-func (s *jscan) objKey(n *int) (key []byte, done, ok bool) {
-	c := s.peek()
-	switch {
-	case c == '}':
-		s.i++
-		return nil, true, true
-	case *n > 0 && c != ',':
-		return nil, false, false
-	case *n > 0:
+// field is one known key of a shape.
+type field[T any] struct {
+	name  string
+	dec   func(s *jscan, v *T) bool
+	group uint32 // soft shapes: the set of fields this one is decoded with
+}
+
+// anyObject is an object skipped: every key unknown, every value
+// validated (soft: a key with an escape is fine too).
+var anyObject = objShape[int]{soft: true}
+
+// allGroups is every group of a soft shape.
+const allGroups = ^uint32(0)
+
+// object reads an object into v with shape sh. The one rule for keys:
+// encoding/json matches keys to fields case-insensitively and lets the
+// last of duplicate keys win, so the walk is not sure of a known key seen
+// twice, a key written with an escape or a byte outside ASCII, an unknown
+// key that folds onto a known one, or a value its decoder is not sure of;
+// other unknown keys are skipped (validated). In a hard shape any of those
+// makes the object not sure (ok false); in a soft shape the walk skips the
+// member instead and reports the groups it was not sure of in unsure (a key
+// not plain: all of them), and ok is false only for malformed JSON.
+func object[T any](s *jscan, v *T, sh *objShape[T]) (unsure uint32, ok bool) {
+	if s.peek() != '{' {
+		return 0, false
+	}
+	s.i++
+	var seen uint32
+	for n := 0; ; n++ {
+		c := s.peek()
+		if c == '}' {
+			s.i++
+			return unsure, true
+		}
+		if n > 0 {
+			if c != ',' {
+				return 0, false
+			}
+			s.i++
+			s.ws()
+		}
+		key, plain, ok := s.str()
+		if !ok || s.peek() != ':' {
+			return 0, false
+		}
 		s.i++
 		s.ws()
+		start := s.i
+		var miss uint32 // groups of this member not sure
+		bad := false
+		switch k := sh.index(key); {
+		case !plain:
+			bad, miss = true, allGroups
+		case k < 0:
+			miss, bad = sh.folded(key)
+		case seen&(1<<k) != 0:
+			bad, miss = true, sh.fields[k].group
+		default:
+			seen |= 1 << k
+			if sh.fields[k].dec(s, v) {
+				continue
+			}
+			bad, miss = true, sh.fields[k].group
+			s.i = start
+		}
+		if bad && !sh.soft {
+			return 0, false
+		}
+		unsure |= miss
+		if _, ok := s.value(); !ok {
+			return 0, false
+		}
 	}
-	key, plain, ok := s.str()
-	if !ok || !plain || s.peek() != ':' {
-		return nil, false, false
-	}
-	s.i++
-	s.ws()
-	*n++
-	return key, false, true
 }
 
-// fields tracks which known keys an object had, to refuse duplicates.
-type fields uint32
+// index is the field whose name is key, or -1.
+func (sh *objShape[T]) index(key []byte) int {
+	for k := range sh.fields {
+		if sh.fields[k].name == string(key) {
+			return k
+		}
+	}
+	return -1
+}
 
-// first marks field n as seen and reports whether it was new.
-func (f *fields) first(n int) bool {
-	bit := fields(1) << n
-	if *f&bit != 0 {
+// folded reports whether an unknown key matches a field the case-insensitive
+// way encoding/json matches names (found), and the groups of those fields.
+func (sh *objShape[T]) folded(key []byte) (groups uint32, found bool) {
+	for k := range sh.fields {
+		if n := sh.fields[k].name; len(n) == len(key) && bytes.EqualFold(key, []byte(n)) {
+			groups |= sh.fields[k].group
+			found = true
+		}
+	}
+	return groups, found
+}
+
+// array reads an array into v, each element with elem (after whitespace).
+// null is the caller's to handle.
+func array[T any](s *jscan, v *T, elem func(s *jscan, v *T) bool) bool {
+	if s.peek() != '[' {
 		return false
 	}
-	*f |= bit
-	return true
-}
-
-// unknownKey reports whether key matches none of names, not even the
-// case-insensitive way encoding/json matches struct fields; such a key's
-// value is skipped. A key that folds onto a name is "not sure".
-func unknownKey(key []byte, names ...string) bool {
-	for _, n := range names {
-		if len(n) == len(key) && bytes.EqualFold(key, []byte(n)) {
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		return true
+	}
+	for {
+		s.ws()
+		if !elem(s, v) {
+			return false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return true
+		default:
 			return false
 		}
 	}
-	return true
 }
 
-// skipMember reads the value of an unknown key.
-func (s *jscan) skipMember() bool {
-	_, ok := s.value()
+// whole decodes all of b (nothing but whitespace after the object) with sh.
+func whole[T any](b []byte, sh *objShape[T]) (T, bool) {
+	// The decoders are called through the table, so what they are given
+	// escapes: one allocation for the scanner and the value.
+	d := &struct {
+		s jscan
+		v T
+	}{s: jscan{b: b}}
+	_, ok := object(&d.s, &d.v, sh)
+	return d.v, ok && d.s.end()
+}
+
+// The value decoders of fields: each reads one value as encoding/json
+// fills that Go type, and is not sure of a value of another JSON type.
+
+// into reads a value with read into dst; null leaves dst as it is (as
+// encoding/json leaves a field that is not a pointer).
+func into[V any](s *jscan, dst *V, read func(*jscan) (V, bool)) bool {
+	if s.null() {
+		return true
+	}
+	v, ok := read(s)
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+// strInto, viewInto, boolInto and uintInto are into for the readers of
+// this file.
+func (s *jscan) strInto(dst *string) bool  { return into(s, dst, (*jscan).strValue) }
+func (s *jscan) viewInto(dst *string) bool { return into(s, dst, (*jscan).strView) }
+func (s *jscan) boolInto(dst *bool) bool   { return into(s, dst, (*jscan).boolValue) }
+func (s *jscan) uintInto(dst *uint64) bool { return into(s, dst, (*jscan).uintValue) }
+
+// intInto reads an int the way encoding/json fills one (an integer literal
+// in range); null leaves dst as it is.
+func (s *jscan) intInto(dst *int) bool {
+	return into(s, dst, func(s *jscan) (int, bool) {
+		lit, ok := s.number()
+		if !ok {
+			return 0, false
+		}
+		v, err := strconv.Atoi(string(lit))
+		return v, err == nil
+	})
+}
+
+// strCheck reads a string or null whose value no one needs.
+func (s *jscan) strCheck() bool {
+	return into(s, new(struct{}), func(s *jscan) (struct{}, bool) {
+		_, _, ok := s.str()
+		return struct{}{}, ok
+	})
+}
+
+// strPtr reads a string into a *string (null: nil) with strView; the
+// string header lives in arena when it has room.
+func (s *jscan) strPtr(dst **string, arena *strArena) bool {
+	if s.null() {
+		*dst = nil
+		return true
+	}
+	v, ok := s.strView()
+	*dst = arena.ptr(v)
+	return ok
+}
+
+// boolPtr reads a bool into a *bool (null: nil).
+func (s *jscan) boolPtr(dst **bool) bool {
+	if s.null() {
+		*dst = nil
+		return true
+	}
+	v, ok := s.boolValue()
+	*dst = &v
+	return ok
+}
+
+// rawShared reads any value into a RawMessage sharing the input (capacity
+// cut, so an append cannot write into it).
+func (s *jscan) rawShared(dst *json.RawMessage) bool {
+	v, ok := s.value()
+	*dst = v[:len(v):len(v)]
+	return ok
+}
+
+// rawCopy reads any value into a RawMessage of its own, as encoding/json
+// does.
+func (s *jscan) rawCopy(dst *json.RawMessage) bool {
+	v, ok := s.value()
+	*dst = append(json.RawMessage(nil), v...)
 	return ok
 }
 
@@ -455,26 +617,17 @@ func (s *jscan) boolValue() (bool, bool) {
 	return false, false
 }
 
-// internKind returns the constant for a known chunk kind, so chunks do not
-// each allocate their kind.
-func internKind(b []byte) ChunkKind {
-	switch string(b) {
-	case "data":
-		return KindData
-	case "progress":
-		return KindProgress
-	case "tool":
-		return KindTool
-	case "thought":
-		return KindThought
-	case "preview":
-		return KindPreview
-	case "pending_approval":
-		return KindPendingApproval
-	case "error":
-		return KindError
-	case "done":
-		return KindDone
+// internKind is a chunk kind, event kind or other string that is
+// mostly one of a few constants (one a chunk): the constant when it is one,
+// not an allocation each time.
+func internKind(b []byte) string {
+	for _, k := range knownKinds {
+		if k == string(b) {
+			return k
+		}
 	}
-	return ChunkKind(b)
+	return string(b)
 }
+
+var knownKinds = [...]string{string(KindData), string(KindProgress), string(KindTool), string(KindThought), string(KindPreview),
+	string(KindPendingApproval), string(KindError), string(KindDone), chunkEventKind}

@@ -3,6 +3,8 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -75,15 +77,19 @@ func checkFast(t *testing.T, b []byte) {
 			t.Fatalf("fast result %+v, encoding/json %+v: %q", r, want, b)
 		}
 	}
-	// A page.
-	if p, ok := SplitPage(b); ok {
-		var want PageParts
-		if err := json.Unmarshal(b, &want); err != nil {
-			t.Fatalf("SplitPage accepted what encoding/json refuses (%v): %q", err, b)
+	// A page: its one pass against encoding/json's page, item by item.
+	s := jscan{b: b}
+	var p Page
+	if _, ok := object(&s, &p, &pageShape); ok && s.end() {
+		want, err := decodePageSlow(b)
+		if err != nil {
+			t.Fatalf("fast page accepted what encoding/json refuses (%v): %q", err, b)
 		}
-		if !reflect.DeepEqual(p, want) && !(len(p.Events) == 0 && len(want.Events) == 0 && len(p.Chunks) == 0 && len(want.Chunks) == 0 &&
-			p.Terminal == want.Terminal && reflect.DeepEqual(p.Cursor, want.Cursor)) {
-			t.Fatalf("SplitPage %+v, encoding/json %+v: %q", p, want, b)
+		if !reflect.DeepEqual(normPage(p), normPage(want)) {
+			t.Fatalf("fast page %+v, encoding/json %+v: %q", p, want, b)
+		}
+		if got, err := DecodePage(b); err != nil || !reflect.DeepEqual(normPage(got), normPage(p)) {
+			t.Fatalf("DecodePage %+v (%v), its fast pass %+v: %q", got, err, p, b)
 		}
 	}
 	// An event.
@@ -118,7 +124,7 @@ func checkFast(t *testing.T, b []byte) {
 		}
 	}
 	// A string literal.
-	s := jscan{b: b}
+	s = jscan{b: b}
 	if lit, _, ok := s.str(); ok && s.i == len(b) {
 		var want string
 		if err := json.Unmarshal(b, &want); err != nil {
@@ -192,6 +198,58 @@ func normChat(f chatFrame) chatFrame {
 	return f
 }
 
+// decodePageSlow is an events page the way the client decoded one before
+// the one-pass reader: encoding/json, then each item on its own.
+func decodePageSlow(b []byte) (Page, error) {
+	var parts pageParts
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return Page{}, err
+	}
+	p := Page{Cursor: parts.Cursor, Terminal: parts.Terminal}
+	for _, raw := range parts.Events {
+		var e Event
+		if err := json.Unmarshal(raw, &e); err != nil {
+			p.BadEvents++
+			continue
+		}
+		p.Events = append(p.Events, e)
+		p.RawEvents = append(p.RawEvents, raw)
+	}
+	for _, raw := range parts.Chunks {
+		var c StreamChunk
+		if err := json.Unmarshal(raw, &c); err != nil {
+			p.BadChunks++
+			continue
+		}
+		c.Raw = raw
+		p.Chunks = append(p.Chunks, c)
+	}
+	return p, nil
+}
+
+// normPage compares pages by what a reader sees: chunks without their
+// decode hints, events normalised, raw bytes by content.
+func normPage(p Page) Page {
+	q := p
+	q.Events, q.Chunks, q.RawEvents = nil, nil, nil
+	for _, e := range p.Events {
+		q.Events = append(q.Events, normEvent(e))
+	}
+	for _, c := range p.Chunks {
+		c.hint = nil
+		if len(c.Data) == 0 {
+			c.Data = nil
+		}
+		c.Data = append(json.RawMessage(nil), c.Data...)
+		c.Raw = append([]byte(nil), c.Raw...)
+		q.Chunks = append(q.Chunks, c)
+	}
+	for _, r := range p.RawEvents {
+		q.RawEvents = append(q.RawEvents, append(json.RawMessage(nil), r...))
+	}
+	return q
+}
+
 func normResult(r ActionResult) ActionResult {
 	if len(r.Output) == 0 {
 		r.Output = nil
@@ -228,9 +286,16 @@ func fastSeeds(tb testing.TB) [][]byte {
 		if err != nil {
 			tb.Fatal(err)
 		}
+		// The file's chunks as an events page, each beside its
+		// aip.stream.chunk event.
+		var evs, chs [][]byte
 		for _, line := range bytes.Split(b, []byte("\n")) {
 			if len(bytes.TrimSpace(line)) == 0 {
 				continue
+			}
+			if len(chs) < 40 {
+				chs = append(chs, line)
+				evs = append(evs, fmt.Appendf(nil, `{"id":"evt_%d","kind":"aip.stream.chunk","occurred_at":"2026-01-01T00:00:00Z","data":{"sequence":%d}}`, len(evs), len(evs)))
 			}
 			out = append(out, line)
 			var c struct {
@@ -248,8 +313,12 @@ func fastSeeds(tb testing.TB) [][]byte {
 				}
 			}
 		}
+		out = append(out, fmt.Appendf(nil, `{"events":[%s],"chunks":[%s],"cursor":"cur_%d","terminal":false}`,
+			bytes.Join(evs, []byte(",")), bytes.Join(chs, []byte(", ")), len(chs)))
 	}
 	for _, s := range []string{
+		`{"events":[5,{"id":"a","id":"b"},{"id":"e"}],"chunks":[{"sequence":"x"},{"Sequence":2},{"action_id":"a","sequence":1,"kind":"data","data":{}}],"cursor":null,"terminal":true}`,
+		`{"chunks":null,"events":[],"terminal":null}`, `{"chunks":[],"chunks":[]}`, `{"Chunks":[{}]}`, `{"cursor":5}`,
 		`{"id":"evt_1","kind":"aip.stream.chunk","occurred_at":"2026-01-01T00:00:00Z","action_id":"act_1","data":{"sequence":0}}`,
 		`{"ID":"x","kind":"k"}`, `{"id":"a","id":"b"}`, `{"kind":null,"data":null,"actor":[1,2]}`,
 		`{"action_id":"a","sequence":1e2,"kind":"data"}`, `{"sequence":-0}`, `{"sequence":18446744073709551616}`,
@@ -281,6 +350,34 @@ func TestFastDecodersAgreeWithEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestFastPathAnswers: the one-pass reader answers for what aipd and the
+// connector send (else it is only a slower way to the slow path).
+func TestFastPathAnswers(t *testing.T) {
+	pages := 0
+	for _, b := range fastSeeds(t) {
+		if bytes.HasPrefix(b, []byte(`{"action_id":"act_`)) {
+			c, ok := decodeChunkFast(b)
+			if !ok {
+				t.Fatalf("chunk not decoded in one pass: %q", b)
+			}
+			if h := c.hint; h != nil && h.hermes && len(h.h.data) > 0 && h.h.data[0] == '{' && (!h.h.probed || !h.h.chatOK && bytes.Contains(h.h.data, []byte(`"delta":{"content"`))) {
+				t.Fatalf("provider frame not probed, or Chat delta not decoded, in one pass: %q", b)
+			}
+		}
+		if bytes.HasPrefix(b, []byte(`{"events":[{"id":"evt_0"`)) {
+			pages++
+			s := jscan{b: b}
+			var p Page
+			if _, ok := object(&s, &p, &pageShape); !ok || !s.end() || p.BadChunks+p.BadEvents > 0 || len(p.Chunks) == 0 {
+				t.Fatalf("page not decoded in one pass (%d bad): %.200q", p.BadChunks+p.BadEvents, b)
+			}
+		}
+	}
+	if pages == 0 {
+		t.Fatal("no page among the seeds")
+	}
+}
+
 func FuzzFastDecode(f *testing.F) {
 	for _, b := range fastSeeds(f) {
 		f.Add(b)
@@ -288,4 +385,30 @@ func FuzzFastDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkFast(t, b)
 	})
+}
+
+// TestStrAgreesWithEncodingJSON: str accepts a string literal exactly when
+// encoding/json does, ends where it ends, and unquotes it the same, with
+// the special bytes at every offset of the eight-byte steps.
+func TestStrAgreesWithEncodingJSON(t *testing.T) {
+	alphabet := []string{"a", "b", " ", `"`, `\`, `\"`, `\\`, `\n`, `\u00e9`, `\ud83d`, `\x`, "\x01", "\x1f", "é", "\xff", "\x7f"}
+	r := rand.New(rand.NewPCG(16, 16))
+	for range 20000 {
+		var body []byte
+		for range r.IntN(24) {
+			body = append(body, alphabet[r.IntN(len(alphabet))]...)
+		}
+		b := append(append([]byte{'"'}, body...), '"')
+		var want string
+		jsonOK := json.Unmarshal(b, &want) == nil
+		s := jscan{b: b}
+		lit, _, ok := s.str()
+		ok = ok && s.i == len(b)
+		if ok != jsonOK {
+			t.Fatalf("str %v, encoding/json %v: %q", ok, jsonOK, b)
+		}
+		if ok && unquote(lit) != want {
+			t.Fatalf("unquote %q, encoding/json %q", unquote(lit), want)
+		}
+	}
 }

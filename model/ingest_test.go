@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestIngestReplayIsDroppedSilently(t *testing.T) {
@@ -388,6 +389,34 @@ func TestTakeChanged(t *testing.T) {
 	for i, it := range r.Items() {
 		if it != items[i] {
 			t.Fatalf("Items()[%d] is %s, TakeChanged gave %s", i, it.Key, items[i].Key)
+		}
+	}
+}
+
+// TestEventLogAcrossBlocks: events are kept in arrival order, and a
+// chunk's occurred_at found, across the event log's blocks.
+func TestEventLogAcrossBlocks(t *testing.T) {
+	a := NewAction("act_1")
+	const n = 2*eventBlock + 7
+	for i := range n {
+		a.IngestEvent(Event{ID: fmt.Sprintf("evt_%d", i), Kind: chunkEventKind,
+			OccurredAt: fmt.Sprintf("2026-01-01T00:00:%02d.%06dZ", i%60, i), Data: json.RawMessage(fmt.Sprintf(`{"sequence":%d}`, i))})
+	}
+	a.IngestEvent(Event{ID: "evt_1", Kind: "dup"}) // a repeat is dropped
+	got := a.Events()
+	if len(got) != n {
+		t.Fatalf("%d events, want %d", len(got), n)
+	}
+	for i, e := range got {
+		if e.ID != fmt.Sprintf("evt_%d", i) {
+			t.Fatalf("event %d is %s", i, e.ID)
+		}
+	}
+	for _, seq := range []uint64{0, eventBlock - 1, eventBlock, n - 1} {
+		at, ok := a.Occurred(seq)
+		want := time.Date(2026, 1, 1, 0, 0, int(seq%60), int(seq)*1000, time.UTC)
+		if !ok || !at.Equal(want) {
+			t.Fatalf("Occurred(%d) = %v %v, want %v", seq, at, ok, want)
 		}
 	}
 }

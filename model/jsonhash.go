@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"hash/maphash"
 	"math"
@@ -195,104 +196,30 @@ func (s *hscan) next(end byte) (more, ok bool) {
 	return false, false
 }
 
-// str reads a string literal and returns its unescaped bytes (in a
-// scratch buffer when it has escapes: valid until the next call).
+// str reads a string literal (with the decoder's scanner, jscan.str) and
+// returns its unescaped bytes (in a scratch buffer when it has escapes:
+// valid until the next call). ok is false when a string is not valid UTF-8
+// or an escape decodes to U+FFFD (a lone surrogate does, as an escaped
+// \ufffd does: both sides would hash alike only by luck, so such a string
+// is left to jsonEqual).
 func (s *hscan) str() ([]byte, bool) {
-	start := s.i
-	s.i++
-	for s.i < len(s.b) {
-		switch c := s.b[s.i]; {
-		case c == '\\':
-			return s.escaped(start)
-		case c == '"':
-			s.i++
-			body := s.b[start+1 : s.i-1]
-			return body, utf8.Valid(body)
-		case c < 0x20:
-			return nil, false
-		default:
-			s.i++
-		}
+	j := jscan{b: s.b, i: s.i}
+	lit, plain, ok := j.str()
+	if !ok {
+		return nil, false
 	}
-	return nil, false
-}
-
-// escaped finishes a string literal with escapes. \u escapes go through
-// encoding/json (surrogates); the others are decoded here.
-func (s *hscan) escaped(start int) ([]byte, bool) {
-	out := append(s.scratch[:0], s.b[start+1:s.i]...)
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			s.i++
-			s.scratch = out
-			return out, utf8.Valid(out)
-		case c < 0x20:
-			return nil, false
-		case c != '\\':
-			out = append(out, c)
-			s.i++
-			continue
-		}
-		if s.i+1 >= len(s.b) {
-			return nil, false
-		}
-		var r byte
-		switch s.b[s.i+1] {
-		case '"', '\\', '/':
-			r = s.b[s.i+1]
-		case 'b':
-			r = '\b'
-		case 'f':
-			r = '\f'
-		case 'n':
-			r = '\n'
-		case 'r':
-			r = '\r'
-		case 't':
-			r = '\t'
-		default: // \u: the general way
-			s.i = start
-			return s.slowStr()
-		}
-		out = append(out, r)
-		s.i += 2
+	s.i = j.i
+	if plain {
+		return lit, true
 	}
-	return nil, false
-}
-
-func (s *hscan) slowStr() ([]byte, bool) {
-	start := s.i
-	s.i++
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case '\\':
-			s.i += 2
-		case '"':
-			s.i++
-			var out string
-			if json.Unmarshal(s.b[start:s.i], &out) != nil {
-				return nil, false
-			}
-			return []byte(out), utf8.ValidString(out) && !containsRuneError(out)
-		default:
-			s.i++
-		}
+	if !utf8.Valid(lit) {
+		return nil, false
 	}
-	return nil, false
-}
-
-// containsRuneError: an escaped lone surrogate decodes to U+FFFD, as an
-// escaped \ufffd does; both sides would hash alike only by luck, so such a
-// string is left to jsonEqual.
-func containsRuneError(out string) bool {
-	for _, r := range out {
-		if r == utf8.RuneError {
-			return true
-		}
+	if bytes.IndexByte(lit, '\\') < 0 {
+		return lit, true
 	}
-	return false
+	s.scratch = appendUnquoted(s.scratch[:0], lit)
+	return s.scratch, !bytes.Contains(lit, []byte(`\u`)) || !bytes.ContainsRune(s.scratch, utf8.RuneError)
 }
 
 func (s *hscan) lit(w string) bool {

@@ -3,6 +3,7 @@ package model
 import (
 	"crypto/sha256"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -112,6 +113,9 @@ func (a *Action) dropRaw(c *Chunk) {
 	a.rawBytes -= int64(len(c.Raw))
 	c.Raw = nil
 	c.hint = nil // a pending chunk's decoded data points into Raw
+	if c.ActionID != a.ID {
+		c.ActionID = strings.Clone(c.ActionID) // a view of Raw (strView)
+	}
 	data := c.Data
 	if stripped, rd, ok := stripRawData(c.Data); ok {
 		d.rawData, d.hasRD = digest16([]byte(rd)), true
@@ -157,43 +161,34 @@ func stripRawData(data []byte) (out []byte, rawData string, ok bool) {
 	return out, rawData, true
 }
 
+// rawDataAt is where hermes_sse.raw_data's string literal is in chunk
+// data: lit is its content, data[start:end] the literal.
+type rawDataAt struct {
+	start, end int
+	lit        []byte
+	found      bool
+}
+
+var rawDataShape = objShape[rawDataAt]{fields: []field[rawDataAt]{
+	{name: "hermes_sse", dec: func(s *jscan, r *rawDataAt) bool {
+		_, ok := object(s, r, &rawDataMember)
+		return ok
+	}},
+}}
+
+var rawDataMember = objShape[rawDataAt]{fields: []field[rawDataAt]{
+	{name: "raw_data", dec: func(s *jscan, r *rawDataAt) bool {
+		r.start = s.i
+		lit, _, ok := s.str()
+		r.end, r.lit, r.found = s.i, lit, ok
+		return ok
+	}},
+}}
+
 // findRawData locates hermes_sse.raw_data's string literal in chunk data.
 func findRawData(data []byte) (start, end int, lit []byte, ok bool) {
-	s := jscan{b: data}
-	n := 0
-	if !s.objOpen() {
-		return 0, 0, nil, false
-	}
-	for {
-		key, done, ok := s.objKey(&n)
-		if !ok || done {
-			return 0, 0, nil, false
-		}
-		if string(key) != "hermes_sse" {
-			if !s.skipMember() {
-				return 0, 0, nil, false
-			}
-			continue
-		}
-		m := 0
-		if !s.objOpen() {
-			return 0, 0, nil, false
-		}
-		for {
-			key, done, ok := s.objKey(&m)
-			if !ok || done {
-				return 0, 0, nil, false
-			}
-			if string(key) == "raw_data" {
-				start = s.i
-				lit, _, ok := s.str()
-				return start, s.i, lit, ok
-			}
-			if !s.skipMember() {
-				return 0, 0, nil, false
-			}
-		}
-	}
+	r, ok := whole(data, &rawDataShape)
+	return r.start, r.end, r.lit, ok && r.found
 }
 
 // sameAsDropped decides replay or conflict for a chunk whose raw bytes

@@ -52,7 +52,7 @@ func (a *Action) Occurred(seq uint64) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	t, err := time.Parse(time.RFC3339Nano, a.events[i].OccurredAt)
+	t, err := time.Parse(time.RFC3339Nano, a.events.at(i).OccurredAt)
 	return t, err == nil
 }
 

@@ -38,8 +38,8 @@ var benchFrames = sync.OnceValues(func() (body []byte, datas [][]byte) {
 		if err != nil {
 			panic(err)
 		}
-		for i, raw := range p.rawChunks {
-			ch := p.Chunks[i]
+		for _, ch := range p.Chunks {
+			raw := ch.Raw
 			if ch.Sequence == 0 || !bytes.Contains(raw, []byte(`"content":"token `)) {
 				continue // the role, finish and [DONE] chunks: not deltas
 			}

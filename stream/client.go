@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"aipwatch/model"
@@ -77,6 +78,8 @@ type Client struct {
 	reqURL *url.URL // as configured, for requests
 	http   *http.Client
 	follow *http.Client // the same, without an overall timeout
+
+	lastPage atomic.Int64 // the size of the last events page read
 }
 
 // New checks the configuration and fills in the defaults.
@@ -173,8 +176,18 @@ func (c *Client) newRequest(ctx context.Context, method, target string, body []b
 
 // doJSON does one non-follow request and returns its whole body.
 func (c *Client) doJSON(ctx context.Context, op, method, target string, body []byte) ([]byte, *Error) {
+	return c.doJSONHint(ctx, op, method, target, body, 0)
+}
+
+// doJSONHint is doJSON with a guess of the reply's size for a reply
+// without a Content-Length (hint > 0): the buffer starts there instead of
+// doubling up to it.
+func (c *Client) doJSONHint(ctx context.Context, op, method, target string, body []byte, hint int64) ([]byte, *Error) {
 	var data []byte
 	e := c.doReply(ctx, op, method, target, body, func(r io.Reader, size int64) (err error) {
+		if size <= 0 && hint > 0 {
+			size = hint
+		}
 		data, err = readReply(r, size)
 		if err != nil {
 			return readError{err}
@@ -402,44 +415,25 @@ func (c *Client) page(ctx context.Context, cursor string) (Page, *Error) {
 	if cursor != "" {
 		q.Set("cursor", cursor)
 	}
-	data, e := c.doJSON(ctx, "page", http.MethodGet, c.actionURL("/events", q), nil)
+	// The chunks keep the page's bytes: a buffer sized by the last page,
+	// not doubled up to this one (copies, and up to twice the bytes kept).
+	last := c.lastPage.Load()
+	data, e := c.doJSONHint(ctx, "page", http.MethodGet, c.actionURL("/events", q), nil, last+last/8)
 	if e != nil {
 		return Page{}, e
 	}
-	var ae model.PageParts
-	err := decodeBody(data, "action_events", func(b []byte) error {
-		var ok bool
-		if ae, ok = model.SplitPage(b); ok {
-			return nil
-		}
-		ae = model.PageParts{}
-		return json.Unmarshal(b, &ae)
-	})
+	c.lastPage.Store(int64(len(data)))
+	// One pass over the page decodes its items too; the chunks keep the
+	// reply's bytes (data is not reused) as their Raw.
+	var mp model.Page
+	err := decodeBody(data, "action_events", func(b []byte) (err error) { mp, err = model.DecodePage(b); return err })
 	if err != nil {
 		return Page{}, badReply("page", "an events page", err)
 	}
-	p := Page{Terminal: ae.Terminal}
-	if ae.Cursor != nil && validCursor(*ae.Cursor) {
-		p.Cursor = strings.TrimSpace(*ae.Cursor)
-	}
-	for _, raw := range ae.Events {
-		ev, err := model.DecodeEvent(raw)
-		if err != nil {
-			p.Bad++
-			continue
-		}
-		p.Events = append(p.Events, ev)
-		p.rawEvents = append(p.rawEvents, raw)
-	}
-	for _, raw := range ae.Chunks {
-		ch, err := model.DecodeChunk(raw)
-		if err != nil {
-			p.Bad++
-			p.BadChunks++
-			continue
-		}
-		p.Chunks = append(p.Chunks, ch)
-		p.rawChunks = append(p.rawChunks, raw)
+	p := Page{Terminal: mp.Terminal, Events: mp.Events, Chunks: mp.Chunks, rawEvents: mp.RawEvents,
+		Bad: mp.BadEvents + mp.BadChunks, BadChunks: mp.BadChunks}
+	if mp.Cursor != nil && validCursor(*mp.Cursor) {
+		p.Cursor = strings.TrimSpace(*mp.Cursor)
 	}
 	return p, nil
 }

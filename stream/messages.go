@@ -260,6 +260,5 @@ type Page struct {
 	// BadChunks is how many of Bad were chunks (BadFrameMsg.Chunks).
 	BadChunks int
 
-	rawEvents []json.RawMessage
-	rawChunks []json.RawMessage
+	rawEvents []json.RawMessage // beside Events; a chunk's bytes are its Raw
 }

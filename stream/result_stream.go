@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 )
 
 // The result of a long Hermes turn carries the connector aggregate twice
@@ -309,13 +310,14 @@ func keyName(lit []byte) string {
 	return k
 }
 
-// special reports whether any byte of x may end a plain run of string
-// bytes: a quote, a backslash or a control character.
-func special(x uint64) bool {
+// special marks (in its high bit) the bytes of x that end a plain run of
+// string bytes: a quote, a backslash or a control character. Only the
+// lowest mark is exact (a borrow may mark a byte above it): the first.
+func special(x uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	q := x ^ (lo * '"')
 	b := x ^ (lo * '\\')
-	return ((q-lo)&^q|(b-lo)&^b|(x-lo*0x20)&^x)&hi != 0
+	return ((q-lo)&^q | (b-lo)&^b | (x-lo*0x20)&^x) & hi
 }
 
 // str reads a string literal, validating its escapes. With ret it returns
@@ -326,8 +328,13 @@ func (s *rscan) str(ret bool) ([]byte, error) {
 	start := s.i
 	s.i++ // the opening quote
 	for {
-		// Plain bytes, eight at a time.
-		for s.i+8 <= s.n && !special(binary.LittleEndian.Uint64(s.buf[s.i:])) {
+		// Plain bytes, eight at a time, then straight to the first byte
+		// that is not.
+		for s.i+8 <= s.n {
+			if m := special(binary.LittleEndian.Uint64(s.buf[s.i:])); m != 0 {
+				s.i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			s.i += 8
 		}
 		if s.i >= s.n {

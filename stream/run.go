@@ -652,11 +652,12 @@ func (r *runner) pageFrames(p *Page) {
 		r.frame(&Frame{At: now, Event: p.Events[i].Kind, ID: p.Events[i].ID, Page: true,
 			Data: append(append([]byte(`{"event":`), raw...), '}')})
 	}
-	for i, raw := range p.rawChunks {
-		r.frame(&Frame{At: now, Event: evChunk, ID: "chunk:" + strconv.FormatUint(p.Chunks[i].Sequence, 10), Page: true,
-			Data: append(append([]byte(`{"chunk":`), raw...), '}')})
+	for i := range p.Chunks {
+		c := &p.Chunks[i]
+		r.frame(&Frame{At: now, Event: evChunk, ID: "chunk:" + strconv.FormatUint(c.Sequence, 10), Page: true,
+			Data: append(append([]byte(`{"chunk":`), c.Raw...), '}')})
 	}
-	if p.Cursor != "" && len(p.rawEvents)+len(p.rawChunks) > 0 {
+	if p.Cursor != "" && len(p.rawEvents)+len(p.Chunks) > 0 {
 		r.frame(&Frame{At: now, Event: evCursor, ID: p.Cursor, Page: true,
 			Data: fmt.Appendf(nil, `{"next_cursor":%q}`, p.Cursor)})
 	}
