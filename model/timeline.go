@@ -62,11 +62,21 @@ const (
 // a failed cancel's message, an error's message) replaced by mask(detail).
 // It is the one masking rule of the timeline; every output applies it.
 func (h Happening) Redacted(mask func(string) string) Happening {
-	switch h.Kind {
-	case HapReconnecting, HapCancel, HapError:
+	if h.Kind.DetailMasked() {
 		h.Detail = mask(h.Detail)
 	}
 	return h
+}
+
+// DetailMasked reports whether --redact masks the detail of an entry of
+// this kind. The recorder, which writes messages rather than entries, asks
+// it too, so the rule is written once.
+func (k HappeningKind) DetailMasked() bool {
+	switch k {
+	case HapReconnecting, HapCancel, HapError:
+		return true
+	}
+	return false
 }
 
 // Text is the entry as one line of the connection log (the TUI's log

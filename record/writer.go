@@ -86,7 +86,7 @@ func (w *Writer) Message(m stream.Msg) {
 		w.line(Line{Type: "conn", At: stampOf(now), State: "connected", Attempt: m.Attempt, Cursor: m.Cursor})
 	case stream.ReconnectingMsg:
 		w.line(Line{Type: "conn", At: stampOf(now), State: "reconnecting", Attempt: m.Attempt,
-			WaitMs: m.Wait.Milliseconds(), Cause: w.text(m.Cause)})
+			WaitMs: m.Wait.Milliseconds(), Cause: w.detail(model.HapReconnecting, m.Cause)})
 	case stream.RestartMsg:
 		w.line(Line{Type: "conn", At: stampOf(now), State: "restart", Code: m.Code})
 	case stream.NoRecordMsg:
@@ -100,7 +100,7 @@ func (w *Writer) Message(m stream.Msg) {
 		w.Sync() // the action settled (unverified): make the evidence durable
 	case stream.ErrorMsg:
 		if m.Err != nil {
-			w.line(Line{Type: "conn", At: stampOf(now), State: "error", Code: m.Err.Code, Cause: w.text(m.Err.Error())})
+			w.line(Line{Type: "conn", At: stampOf(now), State: "error", Code: m.Err.Code, Cause: w.detail(model.HapError, m.Err.Error())})
 		}
 	case stream.StatusMsg:
 		w.object("status", now, m.Status)
@@ -110,7 +110,7 @@ func (w *Writer) Message(m stream.Msg) {
 	case stream.CancelMsg:
 		l := Line{Type: "cancel", At: stampOf(now), Accepted: m.Accepted}
 		if m.Err != nil {
-			l.Error = w.text(m.Err.Error())
+			l.Error = w.detail(model.HapCancel, m.Err.Error())
 		}
 		w.line(l)
 	}
@@ -137,8 +137,10 @@ func (w *Writer) object(typ string, at time.Time, v any) {
 	w.line(Line{Type: typ, At: stampOf(at), Object: b})
 }
 
-func (w *Writer) text(s string) string {
-	if w.redact != nil {
+// detail is a message's free text as the timeline entry of kind k would
+// show it: masked under --redact when the timeline's one rule says so.
+func (w *Writer) detail(k model.HappeningKind, s string) string {
+	if w.redact != nil && k.DetailMasked() {
 		return safe.Mask(s)
 	}
 	return s
