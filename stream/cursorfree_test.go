@@ -3,6 +3,7 @@ package stream
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // cursorFreeFake is a daemon that refuses its own cursors (a follow with
@@ -88,5 +89,25 @@ func TestCursorFreeGivesUp(t *testing.T) {
 	}
 	if n := count(f, chunksKey); n != 1 {
 		t.Fatalf("%d reads of a refused status, want 1", n)
+	}
+}
+
+// Cursor-free reading keeps the stall rule of an action aipd holds no
+// record of (contract §2 step 6b): chunks that stop coming, the state
+// still unknown and no result, settle it unsettled.
+func TestCursorFreeStallOfAnUnknownAction(t *testing.T) {
+	f := cursorFreeFake(t, func(int) (int, string) { return 200, statusChunksJSON("streaming", 0, 1) })
+	f.status = func(int) (int, string) { return 200, statusJSON("unknown") }
+	f.result = func(int) (int, string) { return 404, envelope("action.not_found", "not_found", "no result") }
+	cfg := testConfig(f)
+	cfg.StallTimeout = 200 * time.Millisecond
+	cfg.PollInterval = 10 * time.Millisecond
+	msgs, err := runWith(t, cfg)
+	if err != nil {
+		t.Fatal(err, summary(msgs))
+	}
+	u := find[UnsettledMsg](msgs)
+	if len(u) != 1 || u[0].Reason != "no AIP result: the run ended without one" || len(find[CursorFreeMsg](msgs)) != 1 {
+		t.Fatalf("unsettled %+v: %s", u, summary(msgs))
 	}
 }
