@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,23 @@ func TestResultReplyThatIsNotAResult(t *testing.T) {
 		if e == nil || e.Retryable || !strings.HasPrefix(e.Message, tc.want) ||
 			(!strings.HasSuffix(tc.want, ": ") && e.Message != tc.want) {
 			t.Errorf("%s: %+v, want %q", tc.body, e, tc.want)
+		}
+	}
+}
+
+// Retry-After is delay-seconds or an HTTP date (RFC 9110 §10.2.3); a date
+// in the past, a negative number or anything else is no hint.
+func TestParseRetryAfter(t *testing.T) {
+	future := time.Now().Add(90 * time.Second).UTC().Format(http.TimeFormat)
+	if d := parseRetryAfter(future); d < 80*time.Second || d > 90*time.Second {
+		t.Errorf("a date 90 s ahead: %v", d)
+	}
+	for in, want := range map[string]time.Duration{
+		" 7 ": 7 * time.Second, "0": 0, "-3": 0, "": 0, "soon": 0,
+		time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat): 0,
+	} {
+		if d := parseRetryAfter(in); d != want {
+			t.Errorf("parseRetryAfter(%q) = %v, want %v", in, d, want)
 		}
 	}
 }
