@@ -23,6 +23,12 @@ func TestMarkdownFields(t *testing.T) {
 		"_":               `\_`,
 		"chat_stream <b>": `chat_stream \<b\>`,
 		"a _b":            `a \_b`,
+		"a_ b":            `a\_ b`,
+		"a_.":             `a\_.`,
+		// The letters and digits at the ends of their ranges, and the
+		// characters just outside them.
+		"a_z": "a_z", "A_Z": "A_Z", "0_9": "0_9", "z_a": "z_a", "Z_A": "Z_A", "9_0": "9_0",
+		"/_:": `/\_:`, "@_[": `@\_\[`, "`_{": "\\`\\_{",
 	} {
 		if got := MDInline(in).String(); got != want {
 			t.Errorf("MDInline(%q) = %q, want %q", in, got, want)

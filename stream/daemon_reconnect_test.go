@@ -66,8 +66,10 @@ func TestFollowEventsReconnectsAndGivesUp(t *testing.T) {
 		// then EOF: a reconnect
 	}}
 	c := g.start(t, Config{BackoffMin: time.Millisecond, BackoffMax: 8 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	var msgs []Msg
-	err := c.FollowEvents(context.Background(), []string{"aip.action.result"}, SinkFunc(func(m Msg) { msgs = append(msgs, m) }))
+	err := c.FollowEvents(ctx, []string{"aip.action.result"}, SinkFunc(func(m Msg) { msgs = append(msgs, m) }))
 	var e *Error
 	if !errors.As(err, &e) || e.Message != "connection closed" {
 		t.Fatalf("FollowEvents ended with %v, want the last connection's error", err)
