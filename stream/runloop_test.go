@@ -106,3 +106,25 @@ func TestStallResultWithoutActionID(t *testing.T) {
 		}
 	}
 }
+
+// A result that is not found is read again notFoundReads times in all (a
+// synchronous action is stored only as it settles, aip-daemon-behaviour
+// A7), visibly, then the run fails naming the code; the bound is the
+// not-found one, not MaxResultReads.
+func TestResultNotFoundBound(t *testing.T) {
+	f := newFake(t)
+	f.follow = stream(canned)
+	f.result = func(int) (int, string) { return 404, envelope("action.not_found", "not_found", "no result") }
+	msgs, err := runWith(t, testConfig(f))
+	var e *Error
+	if !errors.As(err, &e) || e.Code != "action.not_found" {
+		t.Fatalf("err %v: %s", err, summary(msgs))
+	}
+	if n := f.count("GET /aip/v1/actions/act_1/result"); n != notFoundReads {
+		t.Fatalf("%d result reads, want %d", n, notFoundReads)
+	}
+	waits := find[ResultWaitMsg](msgs)
+	if len(waits) != notFoundReads-1 || waits[0].Attempt != 2 || waits[0].Code != "action.not_found" {
+		t.Fatalf("result waits %+v", waits)
+	}
+}
