@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -78,6 +79,24 @@ func TestParseRetryAfter(t *testing.T) {
 	} {
 		if d := parseRetryAfter(in); d != want {
 			t.Errorf("parseRetryAfter(%q) = %v, want %v", in, d, want)
+		}
+	}
+}
+
+// A transport failure none of the known cases name is shown by its
+// innermost cause (after the last ": ") and the host; a short tail keeps
+// the whole message.
+func TestTransportMessageInnermostCause(t *testing.T) {
+	c, err := New(Config{BaseURL: "http://127.0.0.1:9", ActionID: "act_1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"read tcp 10.0.0.1:5: an unusual failure": "an unusual failure (127.0.0.1:9)",
+		"proxy: tiny": "proxy: tiny (127.0.0.1:9)",
+	} {
+		if got := c.transportMessage(errors.New(in)); got != want {
+			t.Errorf("transportMessage(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
