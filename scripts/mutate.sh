@@ -33,8 +33,10 @@
 # which holds only them, is skipped. Stream's HTTP client and run loop are
 # in scope, with their timing tests.
 #
-# Time on 2 shared cores (load 7-10), two workers: model/ about 25 min,
-# safe/ 2 min, stream/ about 40 min (docs/mutation.md has the measured ones).
+# Time on 2 shared cores at load 7-20, two workers: about 20 minutes per
+# 400 mutants (safe/, 251, took 12 min; stream's client and run loop, 370,
+# 19 min), so a whole run (about 1,460 mutants) is about 1.5 hours, plus
+# 10-70 s for each mutant run by hand (docs/mutation.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
