@@ -35,3 +35,14 @@ func TestRowKeepsSGRAndNothingElse(t *testing.T) {
 }
 
 var sgrSeq = regexp.MustCompile("\x1b\\[[0-9;:]*m")
+
+// After the first thing it replaces, Row still copies whole runes, turns
+// each invalid byte into U+FFFD and keeps every SGR digit, 9 included.
+func TestRowAfterTheFirstReplacement(t *testing.T) {
+	if got, want := Row("\x07é\xff😀\x1b[39mx\x1b[9m"), "␇é\uFFFD😀\x1b[39mx\x1b[9m"; got != want {
+		t.Errorf("Row = %q, want %q", got, want)
+	}
+	if !L("").Empty() || L("x").Empty() || !(Str{}).Empty() {
+		t.Error("Str.Empty")
+	}
+}

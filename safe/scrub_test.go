@@ -151,3 +151,52 @@ func BenchmarkWriter(b *testing.B) {
 		})
 	}
 }
+
+// With no secret registered a Writer takes its no-copy path; that path
+// still neutralises, passes nothing for an empty write, and keeps the
+// underlying writer's error (no test of the package runs in parallel, so
+// the registry may be emptied for a while, as BenchmarkWriter does).
+func TestWriterWithoutSecrets(t *testing.T) {
+	saved := secrets.Load()
+	secrets.Store(nil)
+	defer secrets.Store(saved)
+	var b bytes.Buffer
+	w := NewWriter(&b, Terminal)
+	for _, p := range []string{"ok ", "", "\x1b[2Jx", "\x07"} {
+		if n, err := w.Write([]byte(p)); n != len(p) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", p, n, err)
+		}
+	}
+	w.Flush()
+	if got := b.String(); got != "ok ␛[2Jx␇" {
+		t.Fatalf("no-secret path: %q", got)
+	}
+	fw := NewWriter(failWriter{}, Terminal)
+	if _, err := fw.Write([]byte("plain")); err == nil {
+		t.Fatal("the underlying writer's error was lost")
+	}
+	if n, err := fw.Write([]byte("more")); n != 0 || err == nil {
+		t.Fatalf("after a failed write: %d, %v", n, err)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+// Each registered secret is scrubbed, in whatever order they occur; the
+// same secret registered again changes nothing.
+func TestProtectTwoSecrets(t *testing.T) {
+	const other = "ghp-4Kd8sWq1Zx7Pm3Nv"
+	Protect(other)
+	Protect(other)
+	n := len(secrets.Load().pats)
+	Protect(other)
+	if len(secrets.Load().pats) != n {
+		t.Fatal("a secret registered again added patterns")
+	}
+	in := "a " + other + " b " + testSecret + " c " + other
+	if got, want := Scrub(in), "a "+TokenMark+" b "+TokenMark+" c "+TokenMark; got != want {
+		t.Fatalf("Scrub = %q, want %q", got, want)
+	}
+}

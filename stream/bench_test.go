@@ -154,7 +154,7 @@ func newBenchIngester(tb testing.TB, body []byte) *benchIngester {
 	}
 	a := model.NewAction("act_sim_firehose_01")
 	r := newRunner(c, SinkFunc(func(m Msg) { Apply(a, m) }))
-	return &benchIngester{fr: newFrameReader(bytes.NewReader(body), MaxFrameSize, nil), r: r, a: a, tb: tb}
+	return &benchIngester{fr: newFrameReader(bytes.NewReader(body), MaxFrameSize), r: r, a: a, tb: tb}
 }
 
 // next handles one frame; false at the end of the body.

@@ -24,7 +24,7 @@ type Config struct {
 	Cursor   string       // start cursor ("" = from the beginning)
 	HTTP     *http.Client // nil = a client with connect/TLS/header timeouts and no overall timeout
 
-	IdleTimeout   time.Duration // 0 = 45 s: no byte at all for this long → reconnect
+	IdleTimeout   time.Duration // 0 = 45 s: no complete frame (keep-alives included) for this long → reconnect
 	BackoffMin    time.Duration // 0 = 250 ms
 	BackoffMax    time.Duration // 0 = 10 s; doubling with jitter, reset after a healthy connection
 	BatchInterval time.Duration // 0 = 33 ms

@@ -453,7 +453,7 @@ func (f *frameConn) stop() {
 // readFrames is the reader goroutine of one connection: it splits the body
 // into frames and hands them on until the body ends or ctx is cancelled.
 func readFrames(ctx context.Context, body io.Reader, lastFrame *atomic.Int64, out chan<- readItem) {
-	fr := newFrameReader(body, MaxFrameSize, nil)
+	fr := newFrameReader(body, MaxFrameSize)
 	for {
 		tok, err := fr.next()
 		var it readItem

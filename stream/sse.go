@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"sync/atomic"
 	"time"
 
 	sse "github.com/r3labs/sse/v2"
@@ -22,17 +21,16 @@ var errFrameCut = errors.New("connection closed in the middle of a frame")
 // normReader turns every line ending of the SSE grammar (CRLF, lone CR, LF)
 // into LF and drops a leading UTF-8 BOM, in place, so the splitter only ever
 // sees "\n\n" as a frame end. It also counts the bytes it hands on (to tell
-// a complete last frame from one cut by EOF) and stamps the time of the last
-// byte read (for the idle watchdog).
+// a complete last frame from one cut by EOF). Bytes are not liveness: the
+// idle watchdog counts complete frames (readFrames in run.go).
 type normReader struct {
-	r        io.Reader
-	skipLF   bool   // the previous byte was CR: a following LF belongs to it
-	bomSeen  int    // BOM bytes matched so far at the start; -1 once past
-	pending  []byte // held BOM prefix that turned out not to be a BOM
-	total    int64  // normalised bytes handed on
-	err      error  // sticky error of the underlying reader
-	eof      bool   // that error is io.EOF
-	lastByte *atomic.Int64
+	r       io.Reader
+	skipLF  bool   // the previous byte was CR: a following LF belongs to it
+	bomSeen int    // BOM bytes matched so far at the start; -1 once past
+	pending []byte // held BOM prefix that turned out not to be a BOM
+	total   int64  // normalised bytes handed on
+	err     error  // sticky error of the underlying reader
+	eof     bool   // that error is io.EOF
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
@@ -52,9 +50,6 @@ func (n *normReader) Read(p []byte) (int, error) {
 			return 0, nil
 		}
 		m, err := n.r.Read(p)
-		if m > 0 && n.lastByte != nil {
-			n.lastByte.Store(time.Now().UnixNano())
-		}
 		k := n.normalise(p[:m])
 		if err != nil {
 			n.err = err
@@ -130,8 +125,8 @@ type frameReader struct {
 	consumed int64 // normalised bytes taken by the frames returned so far
 }
 
-func newFrameReader(r io.Reader, maxSize int, lastByte *atomic.Int64) *frameReader {
-	n := &normReader{r: r, lastByte: lastByte}
+func newFrameReader(r io.Reader, maxSize int) *frameReader {
+	n := &normReader{r: r}
 	return &frameReader{norm: n, esr: sse.NewEventStreamReader(n, maxSize)}
 }
 

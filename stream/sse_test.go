@@ -17,7 +17,7 @@ import (
 // returns the error that ended it (io.EOF or errFrameCut).
 func readAll(t testing.TB, r io.Reader, max int) ([]Frame, error) {
 	t.Helper()
-	fr := newFrameReader(r, max, nil)
+	fr := newFrameReader(r, max)
 	var out []Frame
 	for {
 		tok, err := fr.next()

@@ -120,12 +120,17 @@ func TestSimResponses(t *testing.T) {
 
 // TestSimCancelInTransit: a cancel sent while the turn streams that lands
 // after the result (--demo=late-cancel): the live view ends verified, and
-// says the cancel came too late and stopped nothing.
+// says the cancel came too late. The simulator answers the cancel 50 ms
+// after the run settled; the client may still be draining and reading the
+// result then (a loaded machine, issue 17), so the reply can reach the UI
+// before or after the action settles there. Either way the status bar's
+// cancel outcome says "too late"; the notice "nothing was stopped" comes
+// only in the second order, so the test does not wait for it.
 func TestSimCancelInTransit(t *testing.T) {
 	c, srv := simClient(t, "late-cancel", sim.Knobs{Speed: 8, PollInterval: 20 * time.Millisecond, CancelInTransit: 50 * time.Millisecond})
 	tm, _, sc := startFlow(t, c, 100, 30, func(o *Options) { o.ActionID = srv.ActionID(); o.AutoCancel = true })
-	final := sc.waitText(t, "nothing was stopped")
-	if !strings.Contains(final, "VERIFIED") || !strings.Contains(final, "too late") || strings.Contains(final, "REVIEW") {
+	final := sc.waitText(t, "too late")
+	if !strings.Contains(final, "VERIFIED") || strings.Contains(final, "REVIEW") {
 		t.Errorf("want a followed, verified action and a late cancel:\n%s", final)
 	}
 	tm.Type("q")

@@ -221,6 +221,9 @@ type outcome struct {
 	msgs     []stream.Msg
 	requests []sim.RequestLog
 	cuts     int // follow replies ended by an EOF cut
+	// silence is the longest a follow reply went, on the simulator's side,
+	// without finishing a frame (keep-alives included): see frameClock.
+	silence time.Duration
 }
 
 // run follows the scenario once under fault f.
@@ -277,23 +280,40 @@ func run(f Fault) (outcome, error) {
 	}
 	srv.Close()
 	o.record, o.requests, o.cuts = string(b), s.Requests(), int(cut.done.Load())
+	o.silence = time.Duration(cut.silence.Load())
 	return o, nil
 }
 
 // eofCutter ends the first `left` follow replies cleanly after `bytes`
 // bytes of body, in the middle of whatever frame is being written: the
 // server closes the chunked body properly, so the client reads a clean EOF
-// inside a frame.
+// inside a frame. It also clocks every follow reply (frameClock).
 type eofCutter struct {
-	sim   *sim.Server
-	left  int64
-	bytes int
-	done  atomic.Int64
+	sim     *sim.Server
+	left    int64
+	bytes   int
+	done    atomic.Int64
+	silence atomic.Int64 // the longest frameClock silence of any follow reply (ns)
 }
 
 func (e *eofCutter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	next := e.sim.Handler() // starts the script once
-	if r.URL.Query().Get("follow") != "true" || atomic.AddInt64(&e.left, -1) < 0 {
+	if r.URL.Query().Get("follow") != "true" {
+		next.ServeHTTP(w, r)
+		return
+	}
+	fc := &frameClock{ResponseWriter: w, last: time.Now()}
+	defer func() {
+		d := int64(fc.end())
+		for {
+			old := e.silence.Load()
+			if d <= old || e.silence.CompareAndSwap(old, d) {
+				return
+			}
+		}
+	}()
+	w = fc
+	if atomic.AddInt64(&e.left, -1) < 0 {
 		next.ServeHTTP(w, r)
 		return
 	}
@@ -345,6 +365,59 @@ func (c *cutWriter) Flush() {
 // Unwrap lets http.ResponseController reach the connection (DropAfterFrames
 // hijacks it).
 func (c *cutWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// frameClock passes a follow reply through and measures the longest time
+// the simulator went without finishing a frame ("\n\n", keep-alives
+// included): from the start of the reply to its first frame end, between
+// frame ends, and from the last one to the end of the reply. The client's
+// idle watchdog counts complete frames, never bytes (contract §2 step 6:
+// "no complete frame for 45 s"), so this is the silence it can see: a
+// stall, or one frame written byte by byte (SlowBytes) for that long.
+type frameClock struct {
+	http.ResponseWriter
+	last    time.Time
+	longest time.Duration
+	newline bool // the last byte written was a newline (not ending a frame)
+}
+
+func (c *frameClock) Write(b []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(b)
+	for _, x := range b[:n] {
+		switch {
+		case x != '\n':
+			c.newline = false
+		case c.newline:
+			c.mark()
+			c.newline = false
+		default:
+			c.newline = true
+		}
+	}
+	return n, err
+}
+
+func (c *frameClock) mark() {
+	now := time.Now()
+	c.longest = max(c.longest, now.Sub(c.last))
+	c.last = now
+}
+
+// end closes the clock at the end of the reply and returns its longest
+// silence.
+func (c *frameClock) end() time.Duration {
+	c.mark()
+	return c.longest
+}
+
+// FlushError keeps the simulator's flush errors (a byte-by-byte writer
+// stops on them when the client has gone).
+func (c *frameClock) FlushError() error { return http.NewResponseController(c.ResponseWriter).Flush() }
+
+// Flush serves writers that look for http.Flusher (cutWriter).
+func (c *frameClock) Flush() { _ = c.FlushError() }
+
+// Unwrap lets http.ResponseController reach the connection.
+func (c *frameClock) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // trace is the run's messages, one short line each, for failure reports.
 func trace(msgs []stream.Msg) string {
@@ -446,8 +519,16 @@ func check(t *testing.T, f Fault, ref, got outcome, timing bool) {
 		// (A Postgres daemon's follow dies after its first page, often before
 		// the hold, and the run reads without following from then on.)
 		fail("a stall of %s past the %s watchdog did not reconnect", k.Stall, idleTimeout)
+	case k.Stall == 0 && idle > 0 && got.silence < idleTimeout-starvedFor:
+		// Keep-alives are liveness: while the simulator finished a frame at
+		// least this often, the watchdog has no cause to fire.
+		fail("%d idle reconnects although the simulator finished a frame (keep-alives included) at least every %s",
+			idle, got.silence.Round(time.Millisecond))
 	case k.Stall == 0 && idle > 0:
-		fail("%d idle reconnects although keep-alives kept coming", idle)
+		// No stall, but one frame written byte by byte (SlowBytes) took this
+		// long: bytes are not liveness, and no keep-alive goes out in the
+		// middle of a frame. Reconnecting is right (contract §2 step 6).
+		t.Logf("%d idle reconnects: the simulator took up to %s to finish a frame", idle, got.silence.Round(time.Millisecond))
 	}
 	reconnects := len(find[stream.ReconnectingMsg](got.msgs))
 	// Progress: a run that only ends because it was cut short often enough
@@ -588,6 +669,11 @@ type stats struct {
 	runs, reconnects, idle, restarts, cuts, drops, pages int
 	holds, repeats, unavailable, notReady, slow          int
 	untimed, maxReconnects                               int
+	// trickled counts runs without a stall whose idle reconnects came
+	// while one frame was written byte by byte past the watchdog;
+	// quietest is the longest frameClock silence of a run without a stall.
+	trickled int
+	quietest time.Duration
 }
 
 func (s *stats) add(f Fault, o outcome, timing bool) {
@@ -601,7 +687,14 @@ func (s *stats) add(f Fault, o outcome, timing bool) {
 	rc := len(find[stream.ReconnectingMsg](o.msgs))
 	s.reconnects += rc
 	s.maxReconnects = max(s.maxReconnects, rc)
-	s.idle += idleReconnects(o.msgs)
+	idle := idleReconnects(o.msgs)
+	s.idle += idle
+	if k.Stall == 0 {
+		s.quietest = max(s.quietest, o.silence)
+		if idle > 0 && o.silence >= idleTimeout-starvedFor {
+			s.trickled++
+		}
+	}
 	s.restarts += len(find[stream.RestartMsg](o.msgs))
 	s.cuts += o.cuts
 	for _, r := range o.requests {
@@ -627,6 +720,8 @@ func (s *stats) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return fmt.Sprintf("runs with drops %d, holds %d, repeats %d, 503s %d, result-not-ready %d, slow bytes %d; "+
-		"%d reconnects (%d idle, at most %d in a run), %d restarts, %d EOF cuts, %d JSON pages",
-		s.drops, s.holds, s.repeats, s.unavailable, s.notReady, s.slow, s.reconnects, s.idle, s.maxReconnects, s.restarts, s.cuts, s.pages)
+		"%d reconnects (%d idle, at most %d in a run), %d restarts, %d EOF cuts, %d JSON pages; "+
+		"without a stall, frames at most %s apart, %d runs with a frame written byte by byte past the watchdog",
+		s.drops, s.holds, s.repeats, s.unavailable, s.notReady, s.slow, s.reconnects, s.idle, s.maxReconnects, s.restarts, s.cuts, s.pages,
+		s.quietest.Round(time.Millisecond), s.trickled)
 }
