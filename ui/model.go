@@ -50,7 +50,7 @@ type Model struct {
 	stamps       bool // T: timestamps on item headings and inline tools
 	nowrap       bool // w: cut long lines instead of wrapping them
 
-	raw rawView
+	raw textPanel // the raw chunk or the connection log (ui/panel.go)
 
 	search searchState
 

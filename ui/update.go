@@ -80,7 +80,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onKey(msg))
 	case tea.MouseWheelMsg:
 		if m.panel() {
-			m.rawScroll(wheelDelta(msg))
+			m.raw.scroll(wheelDelta(msg), m.layout().body)
 		} else if d := wheelDelta(msg); d != 0 {
 			m.scrollBy(d)
 		}
@@ -252,18 +252,12 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			msg.String() == "q": // q closes the panel, as in less and k9s; ctrl+c still detaches
 			m.mode = ModeNormal
 			m.relayout()
-		case key.Matches(msg, k.Up):
-			m.rawScroll(-1)
-		case key.Matches(msg, k.Down):
-			m.rawScroll(1)
-		case key.Matches(msg, k.PageUp):
-			m.rawScroll(-m.layout().body)
-		case key.Matches(msg, k.PageDown):
-			m.rawScroll(m.layout().body)
+		case m.raw.scrollKey(msg): // up, down, page up, page down: the viewport's
+			m.raw.update(msg, m.layout().body)
 		case key.Matches(msg, k.Top):
-			m.raw.top = 0
+			m.raw.gotoTop(m.layout().body)
 		case key.Matches(msg, k.Bottom):
-			m.rawScroll(len(m.raw.lines))
+			m.raw.gotoBottom(m.layout().body)
 		case m.mode == ModeRaw && key.Matches(msg, k.RawPrev):
 			m.rawStep(-1)
 		case m.mode == ModeRaw && key.Matches(msg, k.RawNext):

@@ -304,11 +304,11 @@ func (m *Model) elapsed() time.Duration {
 func (m *Model) bodyRows(sc *screen, l layout) {
 	st := m.st
 	if m.panel() {
-		end := min(m.raw.top+l.body, len(m.raw.lines))
-		for i := m.raw.top; i < end; i++ {
-			sc.row(m.raw.lines[i])
+		rows := m.raw.rows(l.body)
+		for _, r := range rows {
+			sc.row(r)
 		}
-		for i := end - m.raw.top; i < l.body; i++ {
+		for i := len(rows); i < l.body; i++ {
 			sc.row()
 		}
 		return
