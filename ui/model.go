@@ -79,13 +79,11 @@ type Model struct {
 	helpCache  helpCache
 	shortCache shortCache
 
-	// Per-frame state and buffers reused between frames (Render).
-	fv        model.Verdict
-	fvOK      bool
-	scr       screen
-	anoms     anomCache
-	ruleCache ruleCache
-	times     timeCache
+	bar statusBar // the rule, the verdict badge, the meters (ui/statusbar.go)
+
+	// Buffers reused between frames (Render).
+	scr   screen
+	times timeCache
 
 	viewHook func(string) // tests: sees every frame's content
 }
@@ -130,6 +128,7 @@ func newModel(ctx context.Context, opts Options) *Model {
 		st:        st,
 		md:        md,
 		tr:        transcript.New(st, md),
+		bar:       statusBar{st: st},
 		started:   clock(),
 		showTools: true,
 		markdown:  true,

@@ -52,7 +52,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case m.opts.Replay:
 			m.setNotice("cancel not sent: a replay has no live action to cancel", false)
 		default:
-			m.setNotice("cancel not accepted: "+m.errText(msg.reply.Err), false)
+			m.setNotice("cancel not accepted: "+errText(msg.reply.Err, m.opts.Redact), false)
 		}
 		m.sync(false)
 	case exportedMsg:
@@ -211,11 +211,11 @@ func (m *Model) backendExit(err error) {
 }
 
 // errText is an error for the screen: under --redact only its code.
-func (m *Model) errText(e *stream.Error) string {
+func errText(e *stream.Error, redact bool) string {
 	if e == nil {
 		return "no reply"
 	}
-	if m.opts.Redact {
+	if redact {
 		r := *e
 		r.Message = render.Mask(r.Message)
 		return render.Line(r.Error())
