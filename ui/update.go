@@ -311,7 +311,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Toggle):
 		m.toggleFocused()
 	case key.Matches(msg, k.Help):
-		m.showHelp, m.helpTop = !m.showHelp, 0
+		m.showHelp, m.help.top = !m.showHelp, 0
 		m.relayout()
 	case key.Matches(msg, k.Tools):
 		if len(m.action.Tools()) == 0 {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"aipwatch/model"
@@ -446,17 +445,8 @@ func (m *Model) helpRows() []string {
 		return []string{line}
 	}
 	if m.showHelp {
-		lines := m.helpLines()
-		room := m.helpRoom()
-		if len(lines) <= room {
-			return lines
-		}
 		// Too long for the screen: a window, and a line that says so.
-		top := min(m.helpTop, max(len(lines)-(room-1), 0))
-		end := min(top+room-1, len(lines))
-		out := append(lines[top:end:end], render.Truncate(m.st.Dim.Render(
-			fmt.Sprintf("keys %d–%d of %d · ↑↓ scroll · ? closes", top+1, end, len(lines))), m.width, "…"))
-		return out
+		return m.help.window(m.helpLines(), m.helpRoom(), m.width)
 	}
 	if m.notice != "" && m.mode == ModeNormal {
 		s := m.st.Warn
@@ -465,75 +455,21 @@ func (m *Model) helpRows() []string {
 		}
 		return []string{render.Truncate(s.Render(render.Line(m.notice)), m.width, "…")}
 	}
-	ctx := m.keyContext()
-	if c := &m.shortCache; c.line != nil && c.width == m.width && c.ctx == ctx {
-		return c.line
-	}
-	km := m.keys.For(ctx)
-	hm := m.help
-	hm.SetWidth(0) // measure untruncated
-	short := km.ShortHelpFit(m.width, func(bs []key.Binding) int { return render.Width(hm.ShortHelpView(bs)) })
-	line := []string{render.Truncate(m.help.ShortHelpView(short), m.width, "…")}
-	m.shortCache = shortCache{width: m.width, ctx: ctx, line: line}
-	return line
-}
-
-// shortCache is the one-line help of the last frame: it depends only on
-// the width and the key context, and fitting it measures the bindings
-// several times, so it is kept between frames.
-type shortCache struct {
-	width int
-	ctx   KeyContext
-	line  []string
+	return m.help.shortLine(m.keys, m.keyContext(), m.width)
 }
 
 // helpLines is the ? view: every binding that works here, in as many
 // columns as fit, and what a detach prints.
 func (m *Model) helpLines() []string {
-	ctx := m.keyContext()
-	if c := &m.helpCache; c.lines != nil && c.width == m.width && c.ctx == ctx && c.cursor == m.action.Cursor {
-		return c.lines
-	}
-	km := m.keys.For(ctx)
-	var all []key.Binding
-	for _, g := range km.FullHelp() {
-		all = append(all, g...)
-	}
-	var full []string
-	hm := m.help
-	hm.SetWidth(0) // measure untruncated: columns that do not fit are regrouped, not cut
-	for cols := min(len(all), 4); cols >= 1; cols-- {
-		rows := (len(all) + cols - 1) / cols
-		var groups [][]key.Binding
-		for i := 0; i < len(all); i += rows {
-			groups = append(groups, all[i:min(i+rows, len(all))])
-		}
-		full = strings.Split(hm.FullHelpView(groups), "\n")
-		fits := true
-		for _, l := range full {
-			if render.Width(l) > m.width {
-				fits = false
-			}
-		}
-		if fits {
-			break
-		}
-	}
-	out := make([]string, 0, len(full)+1)
-	for _, l := range full {
-		out = append(out, render.Truncate(strings.TrimRight(l, " "), m.width, "…"))
-	}
-	if m.opts.Resume != nil && !m.action.Settled() { // once settled q quits: nothing to resume
-		cmd := m.opts.Resume(m.action.Cursor)
-		out = append(out, render.Truncate(m.st.Dim.Render("q detaches (the action keeps running); resume with: ")+render.Line(cmd), m.width, "…"))
-	}
-	m.helpCache = helpCache{width: m.width, ctx: ctx, cursor: m.action.Cursor, lines: out}
-	return out
+	return m.help.lines(m.keys, m.keyContext(), m.width, m.action.Cursor, m.detachLine)
 }
 
-type helpCache struct {
-	width  int
-	ctx    KeyContext
-	cursor string
-	lines  []string
+// detachLine is the overlay's last line: what a detach prints (nothing
+// once the action settled: then q quits, nothing to resume).
+func (m *Model) detachLine() string {
+	if m.opts.Resume == nil || m.action.Settled() {
+		return ""
+	}
+	cmd := m.opts.Resume(m.action.Cursor)
+	return m.st.Dim.Render("q detaches (the action keeps running); resume with: ") + render.Line(cmd)
 }
