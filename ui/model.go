@@ -74,11 +74,9 @@ type Model struct {
 
 	ticking bool
 
-	bar statusBar // the rule, the verdict badge, the meters (ui/statusbar.go)
-
-	// Buffers reused between frames (Render).
-	scr   screen
-	times timeCache
+	head header    // the top row (ui/header.go)
+	bar  statusBar // the rule, the verdict badge, the meters (ui/statusbar.go)
+	scr  screen    // the frame's buffer, reused between frames (Render)
 
 	viewHook func(string) // tests: sees every frame's content
 }
@@ -123,6 +121,7 @@ func newModel(ctx context.Context, opts Options) *Model {
 		st:        st,
 		md:        md,
 		tr:        transcript.New(st, md),
+		head:      header{st: st},
 		bar:       statusBar{st: st},
 		started:   clock(),
 		showTools: true,

@@ -103,7 +103,7 @@ func (m *Model) Render() string {
 	in := m.barInput() // what the status bar shows, read once a frame
 	sc := &m.scr
 	sc.reset(h, max(sc.last, w*h+h))
-	sc.row(m.headerLine())
+	sc.row(m.head.line(m.width, m.action, m.opts.Redact, m.runTimes()))
 	m.bodyRows(sc, l)
 	if l.tools > 0 {
 		m.toolRows(sc, l.tools)
@@ -164,69 +164,6 @@ func (s *screen) String() string {
 	return s.b.String()
 }
 
-// headerLine: action ID, operation, endpoint, response id, elapsed; what
-// does not fit is left out, least important first.
-func (m *Model) headerLine() string {
-	st, a, w := m.st, m.action, m.width
-	op := a.Operation()
-	switch {
-	case op != "":
-	case a.ChunkCount() > 0:
-		op = "other"
-	default:
-		op = "…"
-	}
-	right := st.HeaderDim.Render("elapsed ") + render.Duration(m.elapsed())
-	rw := render.Width(right)
-	// The action ID goes last, and shortened in the middle (its last
-	// characters confirm a cancel) rather than dropped.
-	id := render.Line(a.ID)
-	if avail := max(w-rw-1, 1); render.Width(id) > avail {
-		id = render.Short(id, avail)
-	}
-	segs := []segment{
-		{st.Header.Render("aipwatch"), 7},
-		{st.Header.Render(id), 10},
-		{render.Line(op), 8},
-	}
-	if ep := a.Endpoint(); ep != "" {
-		segs = append(segs, segment{"endpoint " + render.Short(ep, 24), 4})
-	}
-	if id := a.Responses().ResponseID; id != "" {
-		segs = append(segs, segment{"response " + m.shortID(id, 34), 6})
-	} else if id := a.Chat().CompletionID; id != "" {
-		segs = append(segs, segment{m.shortID(id, 40), 3})
-	}
-	left := fitSegments(segs, st.HeaderDim.Render(" · "), max(w-rw-1, 1))
-	gap := max(w-render.Width(left)-rw, 1)
-	return render.Truncate(left+strings.Repeat(" ", gap)+right, w, "")
-}
-
-// timeCache keeps the last parse of the status's two timestamps (every
-// frame reads them; a failed parse allocates its error).
-type timeCache struct {
-	in [2]string
-	t  [2]time.Time
-	ok [2]bool
-	ad [2]bool
-}
-
-func (c *timeCache) parse(k int, s string) (time.Time, bool) {
-	if !c.ad[k] || c.in[k] != s {
-		t, err := time.Parse(time.RFC3339Nano, s)
-		c.in[k], c.t[k], c.ok[k], c.ad[k] = s, t, err == nil, true
-	}
-	return c.t[k], c.ok[k]
-}
-
-// shortID is a provider ID for the screen: masked under --redact.
-func (m *Model) shortID(id string, n int) string {
-	if m.opts.Redact {
-		return render.Mask(id)
-	}
-	return render.Short(id, n)
-}
-
 // streamNow is "now" for the times the stream measures (elapsed, tool
 // timers, the last byte): the wall clock live; in a --replay the recorded
 // time of the latest frame replayed, so that the header and the tool
@@ -237,42 +174,6 @@ func (m *Model) streamNow() time.Time {
 		return m.replayAt
 	}
 	return m.clock()
-}
-
-// elapsed is the action's running time: from aipd's started_at when known
-// (else from when the viewer started) to completed_at, the settling, or
-// now.
-func (m *Model) elapsed() time.Duration {
-	start := m.started
-	if m.opts.Replay && !m.replayStart.IsZero() {
-		start = m.replayStart
-	}
-	var end time.Time
-	if s := m.action.Status; s != nil {
-		// The earlier of aipd's started_at and when this viewer began: a
-		// synchronous action's record is written when it settles, so its
-		// started_at can be later than the stream that was watched.
-		if t, ok := m.times.parse(0, s.StartedAt); ok && t.Before(start) {
-			start = t
-		}
-		if t, ok := m.times.parse(1, s.CompletedAt); ok && m.action.Settled() {
-			end = t
-		}
-	}
-	if end.IsZero() {
-		end = m.streamNow()
-		if !m.settledAt.IsZero() {
-			end = m.settledAt
-		}
-	}
-	d := end.Sub(start)
-	if d < 0 {
-		d = end.Sub(m.started)
-	}
-	if d < 0 && !m.replayStart.IsZero() {
-		d = end.Sub(m.replayStart)
-	}
-	return max(d, 0)
 }
 
 func (m *Model) bodyRows(sc *screen, l layout) {
