@@ -44,7 +44,7 @@ func (m *Model) layout() layout {
 
 // helpRoom is how many rows the ? overlay may take: all but the header,
 // the rule, the status lines and one row of transcript. A longer overlay
-// scrolls (helpTop) with the scroll keys.
+// scrolls (keyHelp.top) with the scroll keys.
 func (m *Model) helpRoom() int {
 	return max(m.height-headerRows-ruleRows-statusRows-1, 1)
 }
@@ -56,8 +56,7 @@ func (m *Model) helpOverflows() bool {
 
 // scrollHelp moves the ? overlay's window by d rows.
 func (m *Model) scrollHelp(d int) {
-	n, room := len(m.helpLines()), m.helpRoom()
-	m.helpTop = min(max(m.helpTop+d, 0), max(n-(room-1), 0))
+	m.help.scroll(d, len(m.helpLines()), m.helpRoom())
 }
 
 // renderOptions are the transcript options for the current state.
@@ -78,7 +77,7 @@ func (m *Model) renderOptions() transcript.Options {
 // reading position (transcript.Reflow).
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
-	m.help.SetWidth(w)
+	m.help.hm.SetWidth(w)
 	if w == 0 {
 		return
 	}

@@ -11,9 +11,9 @@ import (
 
 func (m *Model) openLog() {
 	m.mode = ModeLog
-	m.raw = rawView{}
+	m.raw = newPanel(m.keys, 0)
 	m.buildLog()
-	m.rawScroll(len(m.raw.lines)) // newest at the bottom
+	m.raw.gotoBottom(m.layout().body) // newest at the bottom
 }
 
 // buildLog renders the connection timeline (model.Timeline). Under
@@ -21,7 +21,8 @@ func (m *Model) openLog() {
 func (m *Model) buildLog() {
 	w := max(m.width, 10)
 	st := m.st
-	atEnd := m.raw.top >= max(len(m.raw.lines)-m.layout().body, 0)
+	body := m.layout().body
+	atEnd := m.raw.atBottom(body)
 	tl := m.action.Timeline()
 	lines := make([]string, 0, len(tl)+1)
 	if len(tl) == 0 {
@@ -43,9 +44,5 @@ func (m *Model) buildLog() {
 			}
 		}
 	}
-	m.raw.lines = lines
-	if atEnd {
-		m.raw.top = len(lines)
-	}
-	m.rawScroll(0)
+	m.raw.setLines(lines, m.width, body, atEnd)
 }

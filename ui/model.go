@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
 	"aipwatch/model"
@@ -23,7 +22,7 @@ type Model struct {
 	rec    reconcileState // the R key (ui/reconcile.go)
 
 	keys KeyMap
-	help help.Model
+	help keyHelp // the help line and the ? overlay (ui/help.go)
 	st   *render.Styles
 	md   *render.Markdown
 	tr   *transcript.Transcript
@@ -46,11 +45,10 @@ type Model struct {
 	showHelp     bool
 	markdown     bool
 	plain        bool
-	helpTop      int  // first row of the ? overlay when it scrolls
 	stamps       bool // T: timestamps on item headings and inline tools
 	nowrap       bool // w: cut long lines instead of wrapping them
 
-	raw rawView
+	raw textPanel // the raw chunk or the connection log (ui/panel.go)
 
 	search searchState
 
@@ -76,16 +74,9 @@ type Model struct {
 
 	ticking bool
 
-	helpCache  helpCache
-	shortCache shortCache
-
-	// Per-frame state and buffers reused between frames (Render).
-	fv        model.Verdict
-	fvOK      bool
-	scr       screen
-	anoms     anomCache
-	ruleCache ruleCache
-	times     timeCache
+	head header    // the top row (ui/header.go)
+	bar  statusBar // the rule, the verdict badge, the meters (ui/statusbar.go)
+	scr  screen    // the frame's buffer, reused between frames (Render)
 
 	viewHook func(string) // tests: sees every frame's content
 }
@@ -126,10 +117,12 @@ func newModel(ctx context.Context, opts Options) *Model {
 		action:    model.NewAction(opts.ActionID),
 		run:       newRunner(ctx, opts.Backend),
 		keys:      opts.Keys,
-		help:      newHelp(st),
+		help:      newKeyHelp(st),
 		st:        st,
 		md:        md,
 		tr:        transcript.New(st, md),
+		head:      header{st: st},
+		bar:       statusBar{st: st},
 		started:   clock(),
 		showTools: true,
 		markdown:  true,
@@ -138,20 +131,6 @@ func newModel(ctx context.Context, opts Options) *Model {
 	m.action.SetRawCap(opts.RawCap)
 	m.search.input = transcript.NewQueryLine(st, maxQuery)
 	return m
-}
-
-func newHelp(st *render.Styles) help.Model {
-	h := help.New()
-	h.Styles = help.Styles{
-		Ellipsis:       st.HelpSep,
-		ShortKey:       st.HelpKey,
-		ShortDesc:      st.HelpDesc,
-		ShortSeparator: st.HelpSep,
-		FullKey:        st.HelpKey,
-		FullDesc:       st.HelpDesc,
-		FullSeparator:  st.HelpSep,
-	}
-	return h
 }
 
 // Init starts the backend, its listener and the clock tick.

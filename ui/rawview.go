@@ -8,12 +8,8 @@ import (
 	"aipwatch/render"
 )
 
-// rawView is the r diagnostics view of one retained chunk.
-type rawView struct {
-	seq   uint64
-	lines []string
-	top   int
-}
+// The r diagnostics view of one retained chunk, in the text panel
+// (ui/panel.go) it shares with the connection log.
 
 func (m *Model) openRaw() {
 	if m.opts.Redact {
@@ -30,7 +26,7 @@ func (m *Model) openRaw() {
 		m.setNotice("no chunk to show yet", false)
 		return
 	}
-	m.raw = rawView{seq: seq}
+	m.raw = newPanel(m.keys, seq)
 	m.mode = ModeRaw
 	m.buildRaw()
 }
@@ -42,13 +38,8 @@ func (m *Model) rawStep(d int) {
 	}
 	i := sort.Search(len(seqs), func(i int) bool { return seqs[i] >= m.raw.seq })
 	i = min(max(i+d, 0), len(seqs)-1)
-	m.raw = rawView{seq: seqs[i]}
+	m.raw = newPanel(m.keys, seqs[i])
 	m.buildRaw()
-}
-
-func (m *Model) rawScroll(d int) {
-	body := m.layout().body
-	m.raw.top = min(max(m.raw.top+d, 0), max(len(m.raw.lines)-body, 0))
 }
 
 // buildRaw renders the chunk's envelope (pretty, terminal-safe JSON) and
@@ -58,7 +49,7 @@ func (m *Model) buildRaw() {
 	st := m.st
 	c, ok := m.action.ChunkAt(m.raw.seq)
 	if !ok {
-		m.raw.lines = []string{st.Dim.Render(fmt.Sprintf("chunk %d is not retained", m.raw.seq))}
+		m.setRaw([]string{st.Dim.Render(fmt.Sprintf("chunk %d is not retained", m.raw.seq))})
 		return
 	}
 	head := fmt.Sprintf("chunk %d · kind %s", c.Sequence, render.Line(string(c.Kind)))
@@ -72,8 +63,7 @@ func (m *Model) buildRaw() {
 		// stays.
 		const gone = "raw bytes dropped under the memory cap"
 		lines = append(lines, "  "+st.Dim.Render(gone), "", st.Label.Render("raw_data"), "  "+st.Dim.Render(gone))
-		m.raw.lines = lines
-		m.rawScroll(0)
+		m.setRaw(lines)
 		return
 	}
 	pretty, _ := render.PrettyJSON(string(c.Raw))
@@ -89,6 +79,10 @@ func (m *Model) buildRaw() {
 	} else {
 		lines = append(lines, "  "+st.Dim.Render("(none: not a Hermes provider frame)"))
 	}
-	m.raw.lines = lines
-	m.rawScroll(0)
+	m.setRaw(lines)
+}
+
+// setRaw gives the panel its rows, at the same position.
+func (m *Model) setRaw(lines []string) {
+	m.raw.setLines(lines, m.width, m.layout().body, false)
 }

@@ -268,6 +268,6 @@ func (m *Model) searchLine() (string, int) {
 		}
 	}
 	km := m.keys.For(m.keyContext())
-	s += "  " + m.help.ShortHelpView(km.ShortHelp())
+	s += "  " + m.help.shortView(km.ShortHelp())
 	return render.Truncate(s, m.width, "…"), min(x, m.width-1)
 }

@@ -52,7 +52,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case m.opts.Replay:
 			m.setNotice("cancel not sent: a replay has no live action to cancel", false)
 		default:
-			m.setNotice("cancel not accepted: "+m.errText(msg.reply.Err), false)
+			m.setNotice("cancel not accepted: "+errText(msg.reply.Err, m.opts.Redact), false)
 		}
 		m.sync(false)
 	case exportedMsg:
@@ -80,7 +80,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onKey(msg))
 	case tea.MouseWheelMsg:
 		if m.panel() {
-			m.rawScroll(wheelDelta(msg))
+			m.raw.scroll(wheelDelta(msg), m.layout().body)
 		} else if d := wheelDelta(msg); d != 0 {
 			m.scrollBy(d)
 		}
@@ -211,11 +211,11 @@ func (m *Model) backendExit(err error) {
 }
 
 // errText is an error for the screen: under --redact only its code.
-func (m *Model) errText(e *stream.Error) string {
+func errText(e *stream.Error, redact bool) string {
 	if e == nil {
 		return "no reply"
 	}
-	if m.opts.Redact {
+	if redact {
 		r := *e
 		r.Message = render.Mask(r.Message)
 		return render.Line(r.Error())
@@ -252,18 +252,12 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			msg.String() == "q": // q closes the panel, as in less and k9s; ctrl+c still detaches
 			m.mode = ModeNormal
 			m.relayout()
-		case key.Matches(msg, k.Up):
-			m.rawScroll(-1)
-		case key.Matches(msg, k.Down):
-			m.rawScroll(1)
-		case key.Matches(msg, k.PageUp):
-			m.rawScroll(-m.layout().body)
-		case key.Matches(msg, k.PageDown):
-			m.rawScroll(m.layout().body)
+		case m.raw.scrollKey(msg): // up, down, page up, page down: the viewport's
+			m.raw.update(msg, m.layout().body)
 		case key.Matches(msg, k.Top):
-			m.raw.top = 0
+			m.raw.gotoTop(m.layout().body)
 		case key.Matches(msg, k.Bottom):
-			m.rawScroll(len(m.raw.lines))
+			m.raw.gotoBottom(m.layout().body)
 		case m.mode == ModeRaw && key.Matches(msg, k.RawPrev):
 			m.rawStep(-1)
 		case m.mode == ModeRaw && key.Matches(msg, k.RawNext):
@@ -317,7 +311,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Toggle):
 		m.toggleFocused()
 	case key.Matches(msg, k.Help):
-		m.showHelp, m.helpTop = !m.showHelp, 0
+		m.showHelp, m.help.top = !m.showHelp, 0
 		m.relayout()
 	case key.Matches(msg, k.Tools):
 		if len(m.action.Tools()) == 0 {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"aipwatch/model"
@@ -35,7 +34,8 @@ func (m *Model) View() tea.View {
 	if !m.plain {
 		v.MouseMode = tea.MouseModeCellMotion // wheel scrolling; p gives the terminal's selection back
 	}
-	v.WindowTitle = "aipwatch " + render.Line(m.opts.ActionID) + " · " + m.badgeWord()
+	in := m.barInput()
+	v.WindowTitle = "aipwatch " + render.Line(m.opts.ActionID) + " · " + m.bar.badgeWord(&in)
 	if m.mode == ModeSearch && m.width > 0 && m.height >= 8 && m.width >= 24 {
 		// The terminal's cursor in the query line (the last row).
 		_, x := m.searchLine()
@@ -99,38 +99,27 @@ func (m *Model) Render() string {
 	if w < 24 || h < 8 {
 		return render.Truncate(fmt.Sprintf("too small: %dx%d", w, h), w, "…")
 	}
-	// What several lines read is computed once a frame.
-	m.fv, m.fvOK = m.action.Verdict(), true
-	defer func() { m.fvOK = false }()
 	l := m.layout()
+	in := m.barInput() // what the status bar shows, read once a frame
 	sc := &m.scr
 	sc.reset(h, max(sc.last, w*h+h))
-	sc.row(m.headerLine())
+	sc.row(m.head.line(m.width, m.action, m.opts.Redact, m.runTimes()))
 	m.bodyRows(sc, l)
 	if l.tools > 0 {
 		m.toolRows(sc, l.tools)
 	}
-	sc.row(m.ruleLine(l))
-	sc.row(m.statusLine())
+	sc.row(m.bar.ruleLine(&in, m.ruleInput(l)))
+	sc.row(m.bar.statusLine(&in))
 	if m.mode == ModeConfirm {
 		sc.rows(m.promptLines())
 	} else {
-		sc.row(m.metersLine())
+		sc.row(m.bar.metersLine(&in))
 	}
 	sc.rows(m.helpRows())
 	// The last guard of the frame (contract §5): no 12-character piece of
 	// the token reaches the terminal, whatever the server echoed into a
 	// field, even one that only meets another on screen.
 	return safe.Scrub(sc.String())
-}
-
-// verdict is the action's verdict, computed once per frame while Render
-// runs.
-func (m *Model) verdict() model.Verdict {
-	if m.fvOK {
-		return m.fv
-	}
-	return m.action.Verdict()
 }
 
 // screen assembles a frame's rows into one string, at most h rows, with
@@ -175,84 +164,6 @@ func (s *screen) String() string {
 	return s.b.String()
 }
 
-// anomalyCount is len(Anomalies()) without the copy, kept per model
-// version.
-func (m *Model) anomalyCount() int {
-	if c := &m.anoms; !c.ok || c.version != m.action.Version {
-		*c = anomCache{ok: true, version: m.action.Version, n: m.action.AnomalyCount()}
-	}
-	return m.anoms.n
-}
-
-type anomCache struct {
-	ok      bool
-	version uint64
-	n       int
-}
-
-// headerLine: action ID, operation, endpoint, response id, elapsed; what
-// does not fit is left out, least important first.
-func (m *Model) headerLine() string {
-	st, a, w := m.st, m.action, m.width
-	op := a.Operation()
-	switch {
-	case op != "":
-	case a.ChunkCount() > 0:
-		op = "other"
-	default:
-		op = "…"
-	}
-	right := st.HeaderDim.Render("elapsed ") + render.Duration(m.elapsed())
-	rw := render.Width(right)
-	// The action ID goes last, and shortened in the middle (its last
-	// characters confirm a cancel) rather than dropped.
-	id := render.Line(a.ID)
-	if avail := max(w-rw-1, 1); render.Width(id) > avail {
-		id = render.Short(id, avail)
-	}
-	segs := []segment{
-		{st.Header.Render("aipwatch"), 7},
-		{st.Header.Render(id), 10},
-		{render.Line(op), 8},
-	}
-	if ep := a.Endpoint(); ep != "" {
-		segs = append(segs, segment{"endpoint " + render.Short(ep, 24), 4})
-	}
-	if id := a.Responses().ResponseID; id != "" {
-		segs = append(segs, segment{"response " + m.shortID(id, 34), 6})
-	} else if id := a.Chat().CompletionID; id != "" {
-		segs = append(segs, segment{m.shortID(id, 40), 3})
-	}
-	left := fitSegments(segs, st.HeaderDim.Render(" · "), max(w-rw-1, 1))
-	gap := max(w-render.Width(left)-rw, 1)
-	return render.Truncate(left+strings.Repeat(" ", gap)+right, w, "")
-}
-
-// timeCache keeps the last parse of the status's two timestamps (every
-// frame reads them; a failed parse allocates its error).
-type timeCache struct {
-	in [2]string
-	t  [2]time.Time
-	ok [2]bool
-	ad [2]bool
-}
-
-func (c *timeCache) parse(k int, s string) (time.Time, bool) {
-	if !c.ad[k] || c.in[k] != s {
-		t, err := time.Parse(time.RFC3339Nano, s)
-		c.in[k], c.t[k], c.ok[k], c.ad[k] = s, t, err == nil, true
-	}
-	return c.t[k], c.ok[k]
-}
-
-// shortID is a provider ID for the screen: masked under --redact.
-func (m *Model) shortID(id string, n int) string {
-	if m.opts.Redact {
-		return render.Mask(id)
-	}
-	return render.Short(id, n)
-}
-
 // streamNow is "now" for the times the stream measures (elapsed, tool
 // timers, the last byte): the wall clock live; in a --replay the recorded
 // time of the latest frame replayed, so that the header and the tool
@@ -265,50 +176,14 @@ func (m *Model) streamNow() time.Time {
 	return m.clock()
 }
 
-// elapsed is the action's running time: from aipd's started_at when known
-// (else from when the viewer started) to completed_at, the settling, or
-// now.
-func (m *Model) elapsed() time.Duration {
-	start := m.started
-	if m.opts.Replay && !m.replayStart.IsZero() {
-		start = m.replayStart
-	}
-	var end time.Time
-	if s := m.action.Status; s != nil {
-		// The earlier of aipd's started_at and when this viewer began: a
-		// synchronous action's record is written when it settles, so its
-		// started_at can be later than the stream that was watched.
-		if t, ok := m.times.parse(0, s.StartedAt); ok && t.Before(start) {
-			start = t
-		}
-		if t, ok := m.times.parse(1, s.CompletedAt); ok && m.action.Settled() {
-			end = t
-		}
-	}
-	if end.IsZero() {
-		end = m.streamNow()
-		if !m.settledAt.IsZero() {
-			end = m.settledAt
-		}
-	}
-	d := end.Sub(start)
-	if d < 0 {
-		d = end.Sub(m.started)
-	}
-	if d < 0 && !m.replayStart.IsZero() {
-		d = end.Sub(m.replayStart)
-	}
-	return max(d, 0)
-}
-
 func (m *Model) bodyRows(sc *screen, l layout) {
 	st := m.st
 	if m.panel() {
-		end := min(m.raw.top+l.body, len(m.raw.lines))
-		for i := m.raw.top; i < end; i++ {
-			sc.row(m.raw.lines[i])
+		rows := m.raw.rows(l.body)
+		for _, r := range rows {
+			sc.row(r)
 		}
-		for i := end - m.raw.top; i < l.body; i++ {
+		for i := len(rows); i < l.body; i++ {
 			sc.row()
 		}
 		return
@@ -369,7 +244,7 @@ func (m *Model) toolRows(sc *screen, n int) {
 			title += fmt.Sprintf(" · last %d shown", rows)
 		}
 	}
-	sc.row(m.rule(title, "t hides"))
+	sc.row(rule(st, m.width, title, "t hides"))
 	now := m.streamNow()
 	frame := int(m.clock().UnixMilli() / 100)
 	tr := st.ToolRows(tools, render.ToolOptions{
@@ -382,9 +257,8 @@ func (m *Model) toolRows(sc *screen, n int) {
 	}
 }
 
-// rule draws "── left ────── right ──".
-func (m *Model) rule(left, right string) string {
-	st, w := m.st, m.width
+// rule draws "── left ────── right ──" on a row of w cells.
+func rule(st *render.Styles, w int, left, right string) string {
 	s := st.Rule.Render("── ") + left + " "
 	r := ""
 	if right != "" {
@@ -397,210 +271,9 @@ func (m *Model) rule(left, right string) string {
 	return s + st.Rule.Render(strings.Repeat("─", fill)) + r
 }
 
-// ruleLine separates the transcript from the status bar; it carries the
-// follow state and the position.
-func (m *Model) ruleLine(l layout) string {
-	st := m.st
-	switch m.mode {
-	case ModeRaw:
-		return m.rule(st.Header.Render("raw chunk"), st.Dim.Render(fmt.Sprintf("seq %d", m.raw.seq)))
-	case ModeLog:
-		return m.rule(st.Header.Render("connection log"), st.Dim.Render(render.Plural(len(m.action.Timeline()), "entry", "entries")))
-	}
-	total := m.tr.Len()
-	key := ruleKey{width: m.width, top: m.tr.Top(), body: l.body, total: total, follow: m.tr.Following(),
-		newLines: m.tr.NewLines(), plain: m.plain, markdown: m.markdown, settled: m.action.Settled()}
-	if m.searching() {
-		return m.ruleLineFor(l, total) // the search status changes with every key
-	}
-	if c := &m.ruleCache; c.ok && c.key == key {
-		return c.line
-	}
-	line := m.ruleLineFor(l, total)
-	m.ruleCache = ruleCache{ok: true, key: key, line: line}
-	return line
-}
-
-// ruleKey is everything the transcript's rule line shows outside search.
-type ruleKey struct {
-	width, top, body, total int
-	follow, settled         bool
-	newLines                int
-	plain, markdown         bool
-}
-
-type ruleCache struct {
-	ok   bool
-	key  ruleKey
-	line string
-}
-
-func (m *Model) ruleLineFor(l layout, total int) string {
-	st := m.st
-	pos := ""
-	if total > 0 {
-		top := m.tr.Top()
-		pos = st.Dim.Render(fmt.Sprintf("%d–%d/%d", top+1, min(top+l.body, total), total))
-	}
-	// "following" means one thing: live, and the window moves with the
-	// stream. Once settled nothing more arrives: the window is at the end
-	// or scrolled.
-	var left string
-	switch {
-	case m.action.Settled() && m.tr.Following():
-		left = st.Dim.Render("end")
-	case m.action.Settled():
-		left = st.Dim.Render("scrolled · G goes to the end")
-	case m.tr.Following():
-		left = st.Dim.Render("following")
-	default:
-		left = st.Warn.Render("paused")
-		if m.tr.NewLines() > 0 {
-			left += " " + st.Warn.Render("↓ "+render.Plural(m.tr.NewLines(), "new line", "new lines"))
-		}
-		left += st.Dim.Render(" · G follows")
-	}
-	if m.plain {
-		left += st.Dim.Render(" · plain view")
-	} else if !m.markdown {
-		left += st.Dim.Render(" · markdown off")
-	}
-	if m.searching() {
-		left += st.Dim.Render(" · ") + m.searchStatus()
-	}
-	return m.rule(left, pos)
-}
-
-// badgeWord is the word in the status badge.
-func (m *Model) badgeWord() string {
-	v := m.verdict()
-	switch {
-	case v.Final:
-		return v.Word
-	case m.fatal != nil:
-		return render.WordError
-	case m.conn.phase == connReconnecting:
-		return render.WordReconnecting
-	case m.conn.phase == connConnecting && !m.review && m.action.ChunkCount() == 0 && !m.runDone:
-		return render.WordConnecting
-	case m.review && v.Word == model.LiveFollowing:
-		return render.WordReading // "following" means live, nothing else
-	}
-	return v.Word
-}
-
-// statusLine: the verdict badge (a word, and a colour) and what backs it.
-func (m *Model) statusLine() string {
-	st := m.st
-	v := m.verdict()
-	word := m.badgeWord()
-	var detail []string
-	switch {
-	case v.Final:
-		if v.Detail != "" { // why it ended, first: it must survive truncation
-			detail = append(detail, st.Warn.Render("error: "+render.Untrusted(v.Detail, m.opts.Redact)))
-		}
-		for _, r := range v.Reasons {
-			if v.UnconfirmedToolEffects > 0 && strings.HasSuffix(r, " to confirm") {
-				continue // shown on the next line
-			}
-			if v.Detail != "" && strings.HasPrefix(v.Detail, r+": ") {
-				continue // the error code, already leading the detail
-			}
-			detail = append(detail, render.Line(r))
-		}
-	case word == render.WordError:
-		detail = append(detail, m.errText(m.fatal))
-	case word == render.WordReconnecting:
-		left := m.conn.wait - m.clock().Sub(m.conn.since)
-		next := "now"
-		if left > 0 {
-			next = "in " + fmt.Sprintf("%ds", int((left+time.Second-1)/time.Second))
-		}
-		detail = append(detail, fmt.Sprintf("attempt %d, next try %s", m.conn.attempt, next))
-		if c := m.conn.cause; c != "" {
-			detail = append(detail, render.Untrusted(c, m.opts.Redact))
-		}
-	case word == render.WordConnecting:
-		detail = append(detail, "reading the action status")
-	case word == model.LiveAwaitingResult:
-		detail = append(detail, "stream terminal seen: draining, then reading the result")
-	case word == model.LiveFollowing || word == render.WordReading:
-		switch {
-		case m.opts.Replay:
-			detail = append(detail, "replaying a recording")
-		case m.review:
-			detail = append(detail, "reading the retained stream")
-		case m.runDone:
-			detail = append(detail, "the stream ended before the action settled")
-		default:
-			detail = append(detail, "live")
-		}
-		if m.conn.resumes > 0 {
-			detail = append(detail, "resumed "+render.Plural(m.conn.resumes, "time", "times"))
-		}
-	}
-	if !v.Final {
-		for _, r := range v.Reasons {
-			if !strings.HasSuffix(r, " to confirm") {
-				detail = append(detail, render.Line(r))
-			}
-		}
-	}
-	if c := m.action.CancelOutcome(); c != "" {
-		cs := st.Warn
-		if m.action.Settled() {
-			cs = st.Note
-		}
-		if c == model.VerdictCancelled {
-			c = "the cancel took effect"
-		}
-		detail = append([]string{cs.Render(render.Line(c))}, detail...)
-	}
-	s := st.Badge(word)
-	if m.review {
-		// A review (the action had settled when aipwatch attached, or a
-		// --replay): said next to the verdict, so nobody takes it for live.
-		s += " " + st.Badge(render.WordReview)
-	}
-	if len(detail) > 0 {
-		s += " " + strings.Join(detail, st.Dim.Render(" · "))
-	}
-	return render.Truncate(s, m.width, "…")
-}
-
 type segment struct {
 	text string
 	prio int // higher stays longer when the line is short
-}
-
-// metersLine: chunks, last sequence, liveness, cursor, cancel state, tool
-// effects to confirm, review.
-func (m *Model) metersLine() string {
-	st, a := m.st, m.action
-	var segs []segment
-	if n := m.verdict().UnconfirmedToolEffects; n > 0 {
-		segs = append(segs, segment{st.Warn.Render(render.Plural(n, "tool effect", "tool effects") + " to confirm"), 7})
-	}
-	segs = append(segs, segment{"chunks " + fmt.Sprint(a.ChunkCount()), 6})
-	seq := "–"
-	if s, ok := a.LastSequence(); ok {
-		seq = fmt.Sprint(s)
-	}
-	segs = append(segs, segment{"seq " + seq, 5})
-	switch {
-	case m.runDone:
-		segs = append(segs, segment{"stream closed", 3})
-	case !m.lastLive.IsZero():
-		segs = append(segs, segment{"last byte " + render.Age(m.clock().Sub(m.lastLive)) + " ago", 3})
-	}
-	if a.Cursor != "" {
-		segs = append(segs, segment{"cursor " + render.Short(a.Cursor, 22), 2})
-	}
-	if n := m.anomalyCount(); n > 0 {
-		segs = append(segs, segment{st.Anomaly.Render(render.Plural(n, "anomaly", "anomalies")), 4})
-	}
-	return fitSegments(segs, st.Dim.Render(" · "), m.width)
 }
 
 // fitSegments joins segments in order, leaving out the lowest priorities
@@ -673,17 +346,8 @@ func (m *Model) helpRows() []string {
 		return []string{line}
 	}
 	if m.showHelp {
-		lines := m.helpLines()
-		room := m.helpRoom()
-		if len(lines) <= room {
-			return lines
-		}
 		// Too long for the screen: a window, and a line that says so.
-		top := min(m.helpTop, max(len(lines)-(room-1), 0))
-		end := min(top+room-1, len(lines))
-		out := append(lines[top:end:end], render.Truncate(m.st.Dim.Render(
-			fmt.Sprintf("keys %d–%d of %d · ↑↓ scroll · ? closes", top+1, end, len(lines))), m.width, "…"))
-		return out
+		return m.help.window(m.helpLines(), m.helpRoom(), m.width)
 	}
 	if m.notice != "" && m.mode == ModeNormal {
 		s := m.st.Warn
@@ -692,75 +356,21 @@ func (m *Model) helpRows() []string {
 		}
 		return []string{render.Truncate(s.Render(render.Line(m.notice)), m.width, "…")}
 	}
-	ctx := m.keyContext()
-	if c := &m.shortCache; c.line != nil && c.width == m.width && c.ctx == ctx {
-		return c.line
-	}
-	km := m.keys.For(ctx)
-	hm := m.help
-	hm.SetWidth(0) // measure untruncated
-	short := km.ShortHelpFit(m.width, func(bs []key.Binding) int { return render.Width(hm.ShortHelpView(bs)) })
-	line := []string{render.Truncate(m.help.ShortHelpView(short), m.width, "…")}
-	m.shortCache = shortCache{width: m.width, ctx: ctx, line: line}
-	return line
-}
-
-// shortCache is the one-line help of the last frame: it depends only on
-// the width and the key context, and fitting it measures the bindings
-// several times, so it is kept between frames.
-type shortCache struct {
-	width int
-	ctx   KeyContext
-	line  []string
+	return m.help.shortLine(m.keys, m.keyContext(), m.width)
 }
 
 // helpLines is the ? view: every binding that works here, in as many
 // columns as fit, and what a detach prints.
 func (m *Model) helpLines() []string {
-	ctx := m.keyContext()
-	if c := &m.helpCache; c.lines != nil && c.width == m.width && c.ctx == ctx && c.cursor == m.action.Cursor {
-		return c.lines
-	}
-	km := m.keys.For(ctx)
-	var all []key.Binding
-	for _, g := range km.FullHelp() {
-		all = append(all, g...)
-	}
-	var full []string
-	hm := m.help
-	hm.SetWidth(0) // measure untruncated: columns that do not fit are regrouped, not cut
-	for cols := min(len(all), 4); cols >= 1; cols-- {
-		rows := (len(all) + cols - 1) / cols
-		var groups [][]key.Binding
-		for i := 0; i < len(all); i += rows {
-			groups = append(groups, all[i:min(i+rows, len(all))])
-		}
-		full = strings.Split(hm.FullHelpView(groups), "\n")
-		fits := true
-		for _, l := range full {
-			if render.Width(l) > m.width {
-				fits = false
-			}
-		}
-		if fits {
-			break
-		}
-	}
-	out := make([]string, 0, len(full)+1)
-	for _, l := range full {
-		out = append(out, render.Truncate(strings.TrimRight(l, " "), m.width, "…"))
-	}
-	if m.opts.Resume != nil && !m.action.Settled() { // once settled q quits: nothing to resume
-		cmd := m.opts.Resume(m.action.Cursor)
-		out = append(out, render.Truncate(m.st.Dim.Render("q detaches (the action keeps running); resume with: ")+render.Line(cmd), m.width, "…"))
-	}
-	m.helpCache = helpCache{width: m.width, ctx: ctx, cursor: m.action.Cursor, lines: out}
-	return out
+	return m.help.lines(m.keys, m.keyContext(), m.width, m.action.Cursor, m.detachLine)
 }
 
-type helpCache struct {
-	width  int
-	ctx    KeyContext
-	cursor string
-	lines  []string
+// detachLine is the overlay's last line: what a detach prints (nothing
+// once the action settled: then q quits, nothing to resume).
+func (m *Model) detachLine() string {
+	if m.opts.Resume == nil || m.action.Settled() {
+		return ""
+	}
+	cmd := m.opts.Resume(m.action.Cursor)
+	return m.st.Dim.Render("q detaches (the action keeps running); resume with: ") + render.Line(cmd)
 }

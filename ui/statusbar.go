@@ -1,0 +1,282 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"aipwatch/model"
+	"aipwatch/render"
+	"aipwatch/stream"
+)
+
+// statusBar draws the rows under the body: the rule (the transcript's
+// follow state and position, or the open panel's title), the status line
+// (the verdict badge and what backs it) and the meters. It owns what these
+// rows keep between frames; the root model gives it what they show, once
+// a frame (barInput), and delegates.
+type statusBar struct {
+	st    *render.Styles
+	anoms anomCache
+	rule  ruleCache
+}
+
+// barInput is what the status bar shows: the root model's state, read
+// once a frame (Model.barInput).
+type barInput struct {
+	width   int
+	action  *model.Action
+	verdict model.Verdict // Action.Verdict, computed once a frame
+	mode    KeyMode
+	rawSeq  uint64 // the raw panel's chunk
+	conn    conn
+	fatal   *stream.Error
+	now     time.Time // the clock
+	// lastLive: the last byte from the stream.
+	lastLive time.Time
+	// review: the action had settled when aipwatch attached, or a --replay.
+	review, replay, runDone, redact bool
+}
+
+// ruleInput is what the transcript's rule line shows: the key of its
+// cache, and the search status while a search is on.
+type ruleInput struct {
+	key       ruleKey
+	searching bool
+	search    string // the search status (searchStatus), while searching
+}
+
+// ruleKey is everything the transcript's rule line shows outside search.
+type ruleKey struct {
+	width, top, body, total int
+	follow, settled         bool
+	newLines                int
+	plain, markdown         bool
+}
+
+type ruleCache struct {
+	ok   bool
+	key  ruleKey
+	line string
+}
+
+type anomCache struct {
+	ok      bool
+	version uint64
+	n       int
+}
+
+// anomalyCount is len(Anomalies()) without the copy, kept per model
+// version.
+func (b *statusBar) anomalyCount(a *model.Action) int {
+	if c := &b.anoms; !c.ok || c.version != a.Version {
+		*c = anomCache{ok: true, version: a.Version, n: a.AnomalyCount()}
+	}
+	return b.anoms.n
+}
+
+// ruleLine separates the transcript from the status bar; it carries the
+// follow state and the position (or a panel's title).
+func (b *statusBar) ruleLine(in *barInput, r ruleInput) string {
+	st := b.st
+	switch in.mode {
+	case ModeRaw:
+		return rule(st, in.width, st.Header.Render("raw chunk"), st.Dim.Render(fmt.Sprintf("seq %d", in.rawSeq)))
+	case ModeLog:
+		return rule(st, in.width, st.Header.Render("connection log"), st.Dim.Render(render.Plural(len(in.action.Timeline()), "entry", "entries")))
+	}
+	if r.searching {
+		return b.ruleLineFor(in, r) // the search status changes with every key
+	}
+	if c := &b.rule; c.ok && c.key == r.key {
+		return c.line
+	}
+	line := b.ruleLineFor(in, r)
+	b.rule = ruleCache{ok: true, key: r.key, line: line}
+	return line
+}
+
+func (b *statusBar) ruleLineFor(in *barInput, r ruleInput) string {
+	st, k := b.st, r.key
+	pos := ""
+	if k.total > 0 {
+		pos = st.Dim.Render(fmt.Sprintf("%d–%d/%d", k.top+1, min(k.top+k.body, k.total), k.total))
+	}
+	// "following" means one thing: live, and the window moves with the
+	// stream. Once settled nothing more arrives: the window is at the end
+	// or scrolled.
+	var left string
+	switch {
+	case k.settled && k.follow:
+		left = st.Dim.Render("end")
+	case k.settled:
+		left = st.Dim.Render("scrolled · G goes to the end")
+	case k.follow:
+		left = st.Dim.Render("following")
+	default:
+		left = st.Warn.Render("paused")
+		if k.newLines > 0 {
+			left += " " + st.Warn.Render("↓ "+render.Plural(k.newLines, "new line", "new lines"))
+		}
+		left += st.Dim.Render(" · G follows")
+	}
+	if k.plain {
+		left += st.Dim.Render(" · plain view")
+	} else if !k.markdown {
+		left += st.Dim.Render(" · markdown off")
+	}
+	if r.searching {
+		left += st.Dim.Render(" · ") + r.search
+	}
+	return rule(st, in.width, left, pos)
+}
+
+// badgeWord is the word in the status badge.
+func (b *statusBar) badgeWord(in *barInput) string {
+	v := in.verdict
+	switch {
+	case v.Final:
+		return v.Word
+	case in.fatal != nil:
+		return render.WordError
+	case in.conn.phase == connReconnecting:
+		return render.WordReconnecting
+	case in.conn.phase == connConnecting && !in.review && in.action.ChunkCount() == 0 && !in.runDone:
+		return render.WordConnecting
+	case in.review && v.Word == model.LiveFollowing:
+		return render.WordReading // "following" means live, nothing else
+	}
+	return v.Word
+}
+
+// statusLine: the verdict badge (a word, and a colour) and what backs it.
+func (b *statusBar) statusLine(in *barInput) string {
+	st := b.st
+	v := in.verdict
+	word := b.badgeWord(in)
+	var detail []string
+	switch {
+	case v.Final:
+		if v.Detail != "" { // why it ended, first: it must survive truncation
+			detail = append(detail, st.Warn.Render("error: "+render.Untrusted(v.Detail, in.redact)))
+		}
+		for _, r := range v.Reasons {
+			if v.UnconfirmedToolEffects > 0 && strings.HasSuffix(r, " to confirm") {
+				continue // shown on the next line
+			}
+			if v.Detail != "" && strings.HasPrefix(v.Detail, r+": ") {
+				continue // the error code, already leading the detail
+			}
+			detail = append(detail, render.Line(r))
+		}
+	case word == render.WordError:
+		detail = append(detail, errText(in.fatal, in.redact))
+	case word == render.WordReconnecting:
+		left := in.conn.wait - in.now.Sub(in.conn.since)
+		next := "now"
+		if left > 0 {
+			next = "in " + fmt.Sprintf("%ds", int((left+time.Second-1)/time.Second))
+		}
+		detail = append(detail, fmt.Sprintf("attempt %d, next try %s", in.conn.attempt, next))
+		if c := in.conn.cause; c != "" {
+			detail = append(detail, render.Untrusted(c, in.redact))
+		}
+	case word == render.WordConnecting:
+		detail = append(detail, "reading the action status")
+	case word == model.LiveAwaitingResult:
+		detail = append(detail, "stream terminal seen: draining, then reading the result")
+	case word == model.LiveFollowing || word == render.WordReading:
+		switch {
+		case in.replay:
+			detail = append(detail, "replaying a recording")
+		case in.review:
+			detail = append(detail, "reading the retained stream")
+		case in.runDone:
+			detail = append(detail, "the stream ended before the action settled")
+		default:
+			detail = append(detail, "live")
+		}
+		if in.conn.resumes > 0 {
+			detail = append(detail, "resumed "+render.Plural(in.conn.resumes, "time", "times"))
+		}
+	}
+	if !v.Final {
+		for _, r := range v.Reasons {
+			if !strings.HasSuffix(r, " to confirm") {
+				detail = append(detail, render.Line(r))
+			}
+		}
+	}
+	if c := in.action.CancelOutcome(); c != "" {
+		cs := st.Warn
+		if in.action.Settled() {
+			cs = st.Note
+		}
+		if c == model.VerdictCancelled {
+			c = "the cancel took effect"
+		}
+		detail = append([]string{cs.Render(render.Line(c))}, detail...)
+	}
+	s := st.Badge(word)
+	if in.review {
+		// A review (the action had settled when aipwatch attached, or a
+		// --replay): said next to the verdict, so nobody takes it for live.
+		s += " " + st.Badge(render.WordReview)
+	}
+	if len(detail) > 0 {
+		s += " " + strings.Join(detail, st.Dim.Render(" · "))
+	}
+	return render.Truncate(s, in.width, "…")
+}
+
+// metersLine: chunks, last sequence, liveness, cursor, cancel state, tool
+// effects to confirm, review.
+func (b *statusBar) metersLine(in *barInput) string {
+	st, a := b.st, in.action
+	var segs []segment
+	if n := in.verdict.UnconfirmedToolEffects; n > 0 {
+		segs = append(segs, segment{st.Warn.Render(render.Plural(n, "tool effect", "tool effects") + " to confirm"), 7})
+	}
+	segs = append(segs, segment{"chunks " + fmt.Sprint(a.ChunkCount()), 6})
+	seq := "–"
+	if s, ok := a.LastSequence(); ok {
+		seq = fmt.Sprint(s)
+	}
+	segs = append(segs, segment{"seq " + seq, 5})
+	switch {
+	case in.runDone:
+		segs = append(segs, segment{"stream closed", 3})
+	case !in.lastLive.IsZero():
+		segs = append(segs, segment{"last byte " + render.Age(in.now.Sub(in.lastLive)) + " ago", 3})
+	}
+	if a.Cursor != "" {
+		segs = append(segs, segment{"cursor " + render.Short(a.Cursor, 22), 2})
+	}
+	if n := b.anomalyCount(a); n > 0 {
+		segs = append(segs, segment{st.Anomaly.Render(render.Plural(n, "anomaly", "anomalies")), 4})
+	}
+	return fitSegments(segs, st.Dim.Render(" · "), in.width)
+}
+
+// barInput reads what the status bar shows, once a frame.
+func (m *Model) barInput() barInput {
+	return barInput{
+		width: m.width, action: m.action, verdict: m.action.Verdict(), mode: m.mode, rawSeq: m.raw.seq,
+		conn: m.conn, fatal: m.fatal, now: m.clock(), lastLive: m.lastLive,
+		review: m.review, replay: m.opts.Replay, runDone: m.runDone, redact: m.opts.Redact,
+	}
+}
+
+// ruleInput reads what the transcript's rule line shows in layout l
+// (nothing while a panel, which has a rule of its own, is open).
+func (m *Model) ruleInput(l layout) ruleInput {
+	if m.panel() {
+		return ruleInput{}
+	}
+	r := ruleInput{key: ruleKey{width: m.width, top: m.tr.Top(), body: l.body, total: m.tr.Len(), follow: m.tr.Following(),
+		newLines: m.tr.NewLines(), plain: m.plain, markdown: m.markdown, settled: m.action.Settled()}}
+	if m.searching() {
+		r.searching, r.search = true, m.searchStatus()
+	}
+	return r
+}
