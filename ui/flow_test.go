@@ -356,7 +356,14 @@ func TestRunError(t *testing.T) {
 	in, inW := io.Pipe()
 	defer inW.Close()
 	go func() {
-		time.Sleep(300 * time.Millisecond)
+		// q only once the backend has handed over the error (a fixed
+		// sleep lost that race on a loaded machine), then a moment for
+		// the program to take it in.
+		select {
+		case <-fb.exited:
+		case <-time.After(time.Minute):
+		}
+		time.Sleep(100 * time.Millisecond)
 		_, _ = inW.Write([]byte("q"))
 	}()
 	_, err := Run(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: fb, Input: in, Output: io.Discard})
