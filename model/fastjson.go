@@ -186,6 +186,12 @@ func unquote(lit []byte) string {
 	return string(appendUnquoted(make([]byte, 0, len(lit)+8), lit))
 }
 
+// simpleEscape maps the letter after a backslash to the byte it stands
+// for, for every escape but \u (0: not a one-letter escape). \' is
+// accepted as encoding/json's unquote accepts it.
+var simpleEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', '\'': '\'',
+	'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
 // appendUnquoted appends lit decoded as unquote does to b.
 func appendUnquoted(b, lit []byte) []byte {
 	for r := 0; r < len(lit); {
@@ -193,40 +199,25 @@ func appendUnquoted(b, lit []byte) []byte {
 		switch {
 		case c == '\\':
 			r++
-			switch e := lit[r]; e {
-			case '"', '\\', '/', '\'':
-				b = append(b, e)
+			if s := simpleEscape[lit[r]]; s != 0 {
+				b = append(b, s)
 				r++
-			case 'b':
-				b = append(b, '\b')
-				r++
-			case 'f':
-				b = append(b, '\f')
-				r++
-			case 'n':
-				b = append(b, '\n')
-				r++
-			case 'r':
-				b = append(b, '\r')
-				r++
-			case 't':
-				b = append(b, '\t')
-				r++
-			case 'u':
-				r--
-				rr := getu4(lit[r:])
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					rr1 := getu4(lit[r:])
-					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
-						r += 6
-						b = utf8.AppendRune(b, dec)
-						break
-					}
-					rr = unicode.ReplacementChar
-				}
-				b = utf8.AppendRune(b, rr)
+				break
 			}
+			// \uXXXX, the only other escape a validated literal holds.
+			r--
+			rr := getu4(lit[r:])
+			r += 6
+			if utf16.IsSurrogate(rr) {
+				rr1 := getu4(lit[r:])
+				if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+					r += 6
+					b = utf8.AppendRune(b, dec)
+					break
+				}
+				rr = unicode.ReplacementChar
+			}
+			b = utf8.AppendRune(b, rr)
 		case c < utf8.RuneSelf:
 			b = append(b, c)
 			r++
