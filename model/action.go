@@ -99,6 +99,7 @@ type Action struct {
 	Status            *ActionStatus
 	Cancel            CancelState
 	timeline          []Happening
+	conn              Connection // the connection to aipd (connection.go)
 	// Unsettled is set when the run of contract §2 step 6b found that the
 	// action will never get an AIP record or result (a synchronous run whose
 	// handler failed): the verdict is then incomplete, "no AIP result".

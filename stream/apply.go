@@ -8,22 +8,42 @@ import (
 
 // Apply folds one message into the model. It is the single route from the
 // wire to the domain state, shared by the TUI, plain, jsonl and replays
-// (output.Feed applies a batch through ApplyBatch); it reports whether the
-// model changed.
-func Apply(a *model.Action, m Msg) bool {
+// (output.Feed applies a batch through ApplyBatch): the evidence, the
+// timeline (model.Happening) and the connection's state
+// (model.Connection), so no consumer switches on the message again. It
+// reports whether the model changed. A message that carries no time is
+// stamped time.Now().
+func Apply(a *model.Action, m Msg) bool { return ApplyAt(a, m, time.Now()) }
+
+// ApplyAt is Apply with now as the time of a message that carries none
+// (the TUI passes its clock, so that a scripted clock scripts the
+// connection's times too).
+func ApplyAt(a *model.Action, m Msg, now time.Time) bool {
+	stamp := func(t time.Time) time.Time {
+		if t.IsZero() {
+			return now
+		}
+		return t
+	}
 	switch m := m.(type) {
 	case BatchMsg:
-		return ApplyBatch(a, m, nil)
+		return applyBatch(a, m, nil, now)
 	case CursorMsg:
 		a.SetCursor(m.Cursor)
+	case LivenessMsg:
+		a.ConnData(stamp(m.At))
 	case TerminalMsg:
+		a.ConnAnswered()
+		a.ConnDrain()
 		a.SetCursor(m.Cursor)
 		a.MarkTerminalFrame()
 		a.Log(model.Happening{At: stamp(m.At), Kind: model.HapTerminal, Cursor: m.Cursor})
 	case ResultMsg:
+		a.ConnAnswered()
 		a.SetResult(m.Result)
 		a.Log(model.Happening{At: stamp(m.At), Kind: model.HapResult, Status: m.Result.Status})
 	case StatusMsg:
+		a.ConnAnswered()
 		a.SetStatus(m.Status)
 	case CancelMsg:
 		if m.Accepted {
@@ -34,16 +54,23 @@ func Apply(a *model.Action, m Msg) bool {
 			a.Log(model.Happening{At: stamp(m.At), Kind: model.HapCancel, Outcome: model.CancelFailedOutcome, Detail: m.Err.Error()})
 		}
 	case ModeMsg:
+		a.ConnAnswered()
+		a.ConnReview(m.Review)
 		if m.Review {
 			a.Log(model.Happening{At: stamp(m.At), Kind: model.HapReview})
 		}
 	case ConnectedMsg:
+		a.ConnAnswered()
+		// The connection's times are the consumer's: a replayed
+		// reconnect counts down on the clock it is replayed on.
+		a.ConnOpened(m.Attempt, m.Resumed, now)
 		kind := model.HapConnected
 		if m.Resumed {
 			kind = model.HapResumed
 		}
 		a.Log(model.Happening{At: stamp(m.At), Kind: kind, Attempt: m.Attempt, Cursor: m.Cursor})
 	case ReconnectingMsg:
+		a.ConnLost(m.Attempt, m.Wait, m.Cause, now)
 		a.Log(model.Happening{At: stamp(m.At), Kind: model.HapReconnecting, Attempt: m.Attempt, Wait: m.Wait, Detail: m.Cause})
 	case RestartMsg:
 		a.Log(model.Happening{At: stamp(m.At), Kind: model.HapRestart, Code: m.Code})
@@ -64,11 +91,16 @@ func Apply(a *model.Action, m Msg) bool {
 		if n := m.LostChunks(); n > 0 {
 			a.UndecodableChunk(n, m.Reason)
 		}
-		a.Log(model.Happening{At: time.Now(), Kind: model.HapBadFrame, Detail: m.Reason})
+		a.Log(model.Happening{At: now, Kind: model.HapBadFrame, Detail: m.Reason})
 	case ErrorMsg:
+		var err error // no typed nil
 		if m.Err != nil {
+			err = m.Err
 			a.Log(model.Happening{At: stamp(m.At), Kind: model.HapError, Code: m.Err.Code, Detail: m.Err.Error()})
 		}
+		a.ConnFailed(err)
+	case DoneMsg:
+		a.ConnDone()
 	default:
 		return false
 	}
@@ -79,8 +111,19 @@ func Apply(a *model.Action, m Msg) bool {
 // after each chunk it calls each (nil = nothing), so that a line printer
 // reports what that chunk changed in AIP sequence order (a tool completing
 // between two deltas prints between them). It reports whether the batch
-// held anything.
+// held anything. A batch is data from aipd (model.Connection), stamped
+// time.Now() when it carries no time.
 func ApplyBatch(a *model.Action, b BatchMsg, each func()) bool {
+	return applyBatch(a, b, each, time.Now())
+}
+
+func applyBatch(a *model.Action, b BatchMsg, each func(), now time.Time) bool {
+	at := b.At
+	if at.IsZero() {
+		at = now
+	}
+	a.ConnAnswered()
+	a.ConnData(at)
 	for _, e := range b.Events {
 		a.IngestEvent(e)
 	}
@@ -91,12 +134,4 @@ func ApplyBatch(a *model.Action, b BatchMsg, each func()) bool {
 		}
 	}
 	return len(b.Events)+len(b.Chunks) > 0
-}
-
-// stamp is a message's time, or now for a live message that carries none.
-func stamp(t time.Time) time.Time {
-	if t.IsZero() {
-		return time.Now()
-	}
-	return t
 }

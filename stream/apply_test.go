@@ -146,3 +146,65 @@ func TestTerminalFrameCursor(t *testing.T) {
 		})
 	}
 }
+
+// Apply sets the connection's state (model.Connection) in the switch that
+// logs the timeline; a message without a time takes ApplyAt's now, and the
+// connection's own times are the consumer's clock even for a replayed
+// message (its countdown runs on the clock it is replayed on).
+func TestApplyConnection(t *testing.T) {
+	a := model.NewAction("act_1")
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rec := now.Add(-time.Hour) // a recording's time
+	step := func(m Msg, d time.Duration) model.Connection {
+		t.Helper()
+		// An empty batch reports no change (ApplyBatch: it held nothing).
+		if b, ok := m.(BatchMsg); !ApplyAt(a, m, now.Add(d)) && !(ok && len(b.Chunks) == 0) {
+			t.Fatalf("%T: no change", m)
+		}
+		return a.Connection()
+	}
+	if c := a.Connection(); c.Phase != model.ConnConnecting || c.Answered {
+		t.Fatalf("new: %+v", c)
+	}
+	if c := step(ModeMsg{Review: true}, 0); !c.Answered || !c.Review {
+		t.Fatalf("mode: %+v", c)
+	}
+	if c := step(ConnectedMsg{Attempt: 1, At: rec}, time.Second); c.Phase != model.ConnLive || c.Attempt != 1 || c.Resumes != 0 ||
+		!c.Since.Equal(now.Add(time.Second)) || !c.LastLive.Equal(c.Since) {
+		t.Fatalf("connected: %+v", c)
+	}
+	if c := step(BatchMsg{At: rec}, 2*time.Second); !c.FirstData.Equal(rec) || !c.LastData.Equal(rec) || !c.LastLive.Equal(now.Add(time.Second)) {
+		t.Fatalf("an older batch: %+v", c)
+	}
+	if c := step(LivenessMsg{At: now.Add(5 * time.Second)}, 5*time.Second); !c.FirstData.Equal(rec) || !c.LastLive.Equal(now.Add(5*time.Second)) {
+		t.Fatalf("liveness: %+v", c)
+	}
+	if c := step(ReconnectingMsg{Attempt: 2, Wait: 3 * time.Second, Cause: "reset"}, 6*time.Second); c.Phase != model.ConnReconnecting ||
+		c.Attempt != 2 || c.Wait != 3*time.Second || c.Cause != "reset" || !c.Since.Equal(now.Add(6*time.Second)) {
+		t.Fatalf("reconnecting: %+v", c)
+	}
+	if c := step(ConnectedMsg{Attempt: 2}, 7*time.Second); c.Phase != model.ConnLive || c.Resumes != 1 {
+		t.Fatalf("reconnected: %+v", c)
+	}
+	if c := step(BatchMsg{}, 8*time.Second); !c.LastData.Equal(now.Add(8 * time.Second)) {
+		t.Fatalf("a batch without a time: %+v", c)
+	}
+	if c := step(TerminalMsg{Cursor: "c"}, 9*time.Second); c.Phase != model.ConnDraining {
+		t.Fatalf("terminal: %+v", c)
+	}
+	if tl := a.Timeline(); !tl[len(tl)-1].At.Equal(now.Add(9 * time.Second)) {
+		t.Fatalf("the terminal entry is stamped %v, want ApplyAt's now", tl[len(tl)-1].At)
+	}
+	e := &Error{Op: "follow", Code: "x"}
+	if c := step(ErrorMsg{Err: e}, 0); c.Phase != model.ConnOver || c.Err != e || c.Done {
+		t.Fatalf("error: %+v", c)
+	}
+	if c := step(DoneMsg{}, 0); c.Phase != model.ConnOver || !c.Done || c.Err != e {
+		t.Fatalf("done: %+v", c)
+	}
+	b := model.NewAction("act_1")
+	Apply(b, ErrorMsg{})
+	if c := b.Connection(); c.Err != nil || c.Phase != model.ConnOver {
+		t.Fatalf("an ErrorMsg without an error: %+v", c)
+	}
+}

@@ -397,7 +397,7 @@ func (c *Console) open(pressKey string) tea.Cmd {
 		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock, Reconcile: c.opts.Reconcile})
 	// Inside the console the screen is already full: no start line, and an
 	// error before aipd answers stays on it instead of quitting the console.
-	c.live.attached = true
+	c.live.inConsole = true
 	cmds := []tea.Cmd{c.wrap(c.live.Init())}
 	if c.width > 0 {
 		cmds = append(cmds, c.liveUpdate(tea.WindowSizeMsg{Width: c.width, Height: c.height}))

@@ -28,8 +28,11 @@ type runTimes struct {
 
 // runTimes reads the times the header's elapsed time is measured from.
 func (m *Model) runTimes() runTimes {
-	return runTimes{started: m.started, replay: m.opts.Replay, replayStart: m.replayStart,
-		settledAt: m.settledAt, now: m.streamNow()}
+	t := runTimes{started: m.started, replay: m.opts.Replay, settledAt: m.settledAt, now: m.streamNow()}
+	if m.opts.Replay {
+		t.replayStart = m.conn().FirstData
+	}
+	return t
 }
 
 // elapsed is the action's running time (header.elapsed).

@@ -29,8 +29,6 @@ type Model struct {
 
 	width, height int
 	started       time.Time // when the viewer started (elapsed fallback)
-	replayStart   time.Time // a --replay: the recorded time of its first frame
-	replayAt      time.Time // and of its latest (streamNow)
 	settledAt     time.Time
 
 	// The transcript (tr) keeps the reading position, follow and focus
@@ -52,16 +50,10 @@ type Model struct {
 
 	search searchState
 
-	conn     conn
-	review   bool
-	lastLive time.Time
-	runDone  bool
-	fatal    *stream.Error
-	// attached: aipd answered (a status read, a connection, a page or a
-	// chunk). Until then the screen is one inline line, not the full
-	// screen, and a fatal error quits at once so that main prints it on
-	// stderr with a hint (issue 13: no dead full screen at start-up).
-	attached    bool
+	// The connection's state is the model's (Action.Connection, set by
+	// stream.Apply): m.conn, m.review, m.runDone, m.attached, m.fatal.
+	exitErr     *stream.Error // the backend's exit error, when the stream sent no ErrorMsg
+	inConsole   bool          // the console's live view: full screen from the start (attached)
 	startFailed bool
 	// inlineShown: the start line was drawn; inlineCleared: the empty
 	// frame that erases it before the alt screen was drawn.
@@ -79,27 +71,6 @@ type Model struct {
 	scr  screen    // the frame's buffer, reused between frames (Render)
 
 	viewHook func(string) // tests: sees every frame's content
-}
-
-// connection states the status bar shows.
-type connPhase int
-
-const (
-	connConnecting connPhase = iota
-	connLive
-	connReconnecting
-	connDraining
-	connOver
-)
-
-type conn struct {
-	phase    connPhase
-	attempt  int
-	wait     time.Duration
-	cause    string
-	since    time.Time
-	resumes  int
-	restarts int
 }
 
 // newModel builds the model; ctx bounds the backend.
@@ -126,7 +97,6 @@ func newModel(ctx context.Context, opts Options) *Model {
 		started:   clock(),
 		showTools: true,
 		markdown:  true,
-		review:    opts.Replay,
 	}
 	m.action.SetRawCap(opts.RawCap)
 	m.search.input = transcript.NewQueryLine(st, maxQuery)
@@ -154,7 +124,7 @@ func (m *Model) tick() tea.Cmd {
 }
 
 func (m *Model) spinning() bool {
-	if m.action.Settled() || m.runDone {
+	if m.action.Settled() || m.runDone() {
 		return false
 	}
 	for _, t := range m.action.Tools() {
@@ -180,7 +150,7 @@ func (m *Model) keyContext() KeyContext {
 		Markdown: m.markdown,
 		Search:   m.searching(),
 		Replay:   m.opts.Replay,
-		Retrying: m.conn.phase == connReconnecting,
+		Retrying: m.conn().Phase == model.ConnReconnecting,
 		// R (ui/reconcile.go): only when main gave a reconciler.
 		Reconcile: m.opts.Reconcile != nil,
 	}

@@ -100,7 +100,7 @@ func TestSimReconnect(t *testing.T) {
 	if n, rows := len(a.Tools()), strings.Count(paneOf(final), "✓ completed"); n != 2 || rows != 2 {
 		t.Errorf("%d tools and %d tool rows, want 2 without duplicates:\n%s", n, rows, final)
 	}
-	if fm.conn.resumes == 0 {
+	if fm.conn().Resumes == 0 {
 		t.Error("no resume was recorded")
 	}
 }

@@ -28,12 +28,10 @@ type barInput struct {
 	action  *model.Action
 	verdict model.Verdict // Action.Verdict, computed once a frame
 	mode    KeyMode
-	rawSeq  uint64 // the raw panel's chunk
-	conn    conn
+	rawSeq  uint64           // the raw panel's chunk
+	conn    model.Connection // its LastLive: the last byte from the stream
 	fatal   *stream.Error
 	now     time.Time // the clock
-	// lastLive: the last byte from the stream.
-	lastLive time.Time
 	// review: the action had settled when aipwatch attached, or a --replay.
 	review, replay, runDone, redact bool
 }
@@ -139,9 +137,9 @@ func (b *statusBar) badgeWord(in *barInput) string {
 		return v.Word
 	case in.fatal != nil:
 		return render.WordError
-	case in.conn.phase == connReconnecting:
+	case in.conn.Phase == model.ConnReconnecting:
 		return render.WordReconnecting
-	case in.conn.phase == connConnecting && !in.review && in.action.ChunkCount() == 0 && !in.runDone:
+	case in.conn.Phase == model.ConnConnecting && !in.review && in.action.ChunkCount() == 0 && !in.runDone:
 		return render.WordConnecting
 	case in.review && v.Word == model.LiveFollowing:
 		return render.WordReading // "following" means live, nothing else
@@ -172,13 +170,13 @@ func (b *statusBar) statusLine(in *barInput) string {
 	case word == render.WordError:
 		detail = append(detail, errText(in.fatal, in.redact))
 	case word == render.WordReconnecting:
-		left := in.conn.wait - in.now.Sub(in.conn.since)
+		left := in.conn.Wait - in.now.Sub(in.conn.Since)
 		next := "now"
 		if left > 0 {
 			next = "in " + fmt.Sprintf("%ds", int((left+time.Second-1)/time.Second))
 		}
-		detail = append(detail, fmt.Sprintf("attempt %d, next try %s", in.conn.attempt, next))
-		if c := in.conn.cause; c != "" {
+		detail = append(detail, fmt.Sprintf("attempt %d, next try %s", in.conn.Attempt, next))
+		if c := in.conn.Cause; c != "" {
 			detail = append(detail, render.Untrusted(c, in.redact))
 		}
 	case word == render.WordConnecting:
@@ -196,8 +194,8 @@ func (b *statusBar) statusLine(in *barInput) string {
 		default:
 			detail = append(detail, "live")
 		}
-		if in.conn.resumes > 0 {
-			detail = append(detail, "resumed "+render.Plural(in.conn.resumes, "time", "times"))
+		if in.conn.Resumes > 0 {
+			detail = append(detail, "resumed "+render.Plural(in.conn.Resumes, "time", "times"))
 		}
 	}
 	if !v.Final {
@@ -246,8 +244,8 @@ func (b *statusBar) metersLine(in *barInput) string {
 	switch {
 	case in.runDone:
 		segs = append(segs, segment{"stream closed", 3})
-	case !in.lastLive.IsZero():
-		segs = append(segs, segment{"last byte " + render.Age(in.now.Sub(in.lastLive)) + " ago", 3})
+	case !in.conn.LastLive.IsZero():
+		segs = append(segs, segment{"last byte " + render.Age(in.now.Sub(in.conn.LastLive)) + " ago", 3})
 	}
 	if a.Cursor != "" {
 		segs = append(segs, segment{"cursor " + render.Short(a.Cursor, 22), 2})
@@ -260,10 +258,11 @@ func (b *statusBar) metersLine(in *barInput) string {
 
 // barInput reads what the status bar shows, once a frame.
 func (m *Model) barInput() barInput {
+	c := m.conn()
 	return barInput{
 		width: m.width, action: m.action, verdict: m.action.Verdict(), mode: m.mode, rawSeq: m.raw.seq,
-		conn: m.conn, fatal: m.fatal, now: m.clock(), lastLive: m.lastLive,
-		review: m.review, replay: m.opts.Replay, runDone: m.runDone, redact: m.opts.Redact,
+		conn: c, fatal: m.fatal(), now: m.clock(),
+		review: m.review(), replay: m.opts.Replay, runDone: c.Done, redact: m.opts.Redact,
 	}
 }
 

@@ -129,8 +129,8 @@ func (m *Model) finish() {
 
 // failure is the error that stopped the following, if any.
 func (m *Model) failure() error {
-	if m.fatal != nil {
-		return m.fatal
+	if f := m.fatal(); f != nil {
+		return f
 	}
 	if err := m.run.result(); err != nil && !m.run.stopped(err) {
 		return err

@@ -41,7 +41,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case backendExitMsg:
 		m.backendExit(msg.err)
 	case cancelReplyMsg:
-		stream.Apply(m.action, msg.reply)
+		stream.ApplyAt(m.action, msg.reply, m.clock())
 		switch {
 		case msg.reply.Accepted && m.action.Settled():
 			// The reply came after the outcome (a late cancel): the
@@ -85,13 +85,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.scrollBy(d)
 		}
 	}
-	if !m.attached && m.fatal != nil && !m.startFailed {
+	if !m.attached() && m.fatal() != nil && !m.startFailed {
 		// aipd never answered: no full screen to read, the error goes to
 		// stderr with a hint once the program is gone.
 		m.startFailed = true
 		return m, tea.Quit
 	}
-	if m.attached && m.inlineShown && !m.inlineCleared {
+	if m.attached() && m.inlineShown && !m.inlineCleared {
 		cmds = append(cmds, tea.Tick(20*time.Millisecond, func(time.Time) tea.Msg { return redrawMsg{} }))
 	}
 	if !m.ticking && !m.idle() {
@@ -109,7 +109,7 @@ type redrawMsg struct{}
 // idle: nothing on the screen changes with time any more (the run is over,
 // no notice is waiting to expire), so the clock tick stops.
 func (m *Model) idle() bool {
-	return m.runDone && (m.action.Settled() || m.fatal != nil) && m.notice == ""
+	return m.runDone() && (m.action.Settled() || m.fatal() != nil) && m.notice == ""
 }
 
 func wheelDelta(msg tea.MouseWheelMsg) int {
@@ -122,51 +122,17 @@ func wheelDelta(msg tea.MouseWheelMsg) int {
 	return 0
 }
 
-// onStream applies one stream message: the model through stream.Apply,
-// the connection state here.
+// onStream applies one stream message through stream.Apply, the one switch
+// over the messages: it updates the model, its timeline and its connection
+// state. The screen reads the connection from the model, and the notices
+// come from the timeline's new entries.
 func (m *Model) onStream(msg stream.Msg) tea.Cmd {
-	now := m.clock()
-	stream.Apply(m.action, msg)
+	n, resumes := len(m.action.Timeline()), m.action.Connection().Resumes
+	stream.ApplyAt(m.action, msg, m.clock())
+	for _, h := range m.action.Timeline()[n:] {
+		m.noticeOf(h, resumes)
+	}
 	var cmd tea.Cmd
-	switch msg.(type) {
-	case stream.StatusMsg, stream.ModeMsg, stream.ConnectedMsg, stream.BatchMsg, stream.TerminalMsg, stream.ResultMsg:
-		m.attached = true
-	}
-	switch msg := msg.(type) {
-	case stream.ModeMsg:
-		m.review = msg.Review || m.opts.Replay
-	case stream.ConnectedMsg:
-		if m.conn.phase == connReconnecting || msg.Resumed {
-			m.conn.resumes++
-			m.setNotice(fmt.Sprintf("resumed (attempt %d) from cursor %s", msg.Attempt, render.Short(msg.Cursor, 24)), true)
-		}
-		m.conn.phase, m.conn.attempt, m.conn.since = connLive, msg.Attempt, now
-		m.lastLive = now
-	case stream.ReconnectingMsg:
-		m.conn.phase, m.conn.attempt, m.conn.wait, m.conn.cause, m.conn.since =
-			connReconnecting, msg.Attempt, msg.Wait, msg.Cause, now
-	case stream.RestartMsg:
-		m.conn.restarts++
-		m.setNotice("cursor refused ("+render.Line(msg.Code)+"): following again from the beginning", false)
-	case stream.NoRecordMsg:
-		m.setNotice(render.Line(model.NoRecordLine(msg.ActionID, msg.AppearTimeout)), true)
-	case stream.CursorFreeMsg:
-		m.setNotice(render.Line(model.CursorFreeLine(msg.Code)), false)
-	case stream.ResultWaitMsg:
-		m.setNotice(render.Line(model.ResultWaitLine(msg.Code, msg.Attempt, msg.Wait)), true)
-	case stream.BatchMsg:
-		m.live(msg.At, now)
-	case stream.LivenessMsg:
-		m.live(msg.At, now)
-	case stream.TerminalMsg:
-		m.conn.phase = connDraining
-	case stream.ErrorMsg:
-		m.fatal = msg.Err
-		m.conn.phase = connOver
-	case stream.DoneMsg:
-		m.runDone = true
-		m.conn.phase = connOver
-	}
 	// --cancel fires once attached (stream.Attached, as in output.Run).
 	if stream.Attached(msg) && m.opts.AutoCancel && !m.cancelled && !m.action.Settled() {
 		cmd = m.sendCancel()
@@ -178,34 +144,58 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	return cmd
 }
 
-func (m *Model) live(at, now time.Time) {
-	if at.IsZero() {
-		at = now
-	}
-	if m.opts.Replay {
-		if m.replayStart.IsZero() {
-			m.replayStart = at
+// noticeOf raises the notice a new timeline entry calls for, if any;
+// resumes is the connection's count of resumes before it.
+func (m *Model) noticeOf(h model.Happening, resumes int) {
+	switch h.Kind {
+	case model.HapConnected, model.HapResumed:
+		if m.action.Connection().Resumes > resumes {
+			m.setNotice(fmt.Sprintf("resumed (attempt %d) from cursor %s", h.Attempt, render.Short(h.Cursor, 24)), true)
 		}
-		if at.After(m.replayAt) {
-			m.replayAt = at
-		}
-	}
-	if at.After(m.lastLive) {
-		m.lastLive = at
+	case model.HapRestart, model.HapCursorFree:
+		m.setNotice(render.Line(h.Text()), false)
+	case model.HapNoRecord, model.HapResultWait:
+		m.setNotice(render.Line(h.Text()), true)
 	}
 }
 
-func (m *Model) backendExit(err error) {
-	m.runDone = true
-	if m.conn.phase != connOver {
-		m.conn.phase = connOver
+// conn is the connection's state (model.Connection).
+func (m *Model) conn() model.Connection { return m.action.Connection() }
+
+// review: the action had settled when aipwatch attached, or a --replay.
+func (m *Model) review() bool { return m.opts.Replay || m.conn().Review }
+
+// runDone: the run is over, nothing more comes from the stream.
+func (m *Model) runDone() bool { return m.conn().Done }
+
+// attached: aipd answered (a status read, a connection, a page or a
+// chunk), or the view is the console's, which is already full screen.
+// Until then the screen is one inline line, not the full screen, and a
+// fatal error quits at once so that main prints it on stderr with a hint
+// (issue 13: no dead full screen at start-up).
+func (m *Model) attached() bool { return m.inConsole || m.conn().Answered }
+
+// fatal is the error that stopped the following: the stream's (the
+// model's connection state), else the backend's exit error.
+func (m *Model) fatal() *stream.Error {
+	// Apply sets the model's error from an ErrorMsg, a *stream.Error (an
+	// assertion: errors.As would cost an allocation a frame).
+	if se, ok := m.conn().Err.(*stream.Error); ok {
+		return se
 	}
-	if err != nil && m.fatal == nil {
+	return m.exitErr
+}
+
+// backendExit: the backend returned; the run is over (as a DoneMsg says)
+// and its error, if the stream sent none, is the fatal one.
+func (m *Model) backendExit(err error) {
+	stream.ApplyAt(m.action, stream.DoneMsg{}, m.clock())
+	if err != nil && m.fatal() == nil {
 		var se *stream.Error
 		if errors.As(err, &se) {
-			m.fatal = se
+			m.exitErr = se
 		} else if !m.run.stopped(err) {
-			m.fatal = &stream.Error{Op: "follow", Message: err.Error()}
+			m.exitErr = &stream.Error{Op: "follow", Message: err.Error()}
 		}
 	}
 }
@@ -353,11 +343,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Export):
 		return m.exportCmd()
 	case key.Matches(msg, k.RetryNow):
-		if m.conn.phase != connReconnecting {
+		if m.conn().Phase != model.ConnReconnecting {
 			m.setNotice("connected: nothing to retry", false)
 			return nil
 		}
-		m.conn.wait = 0 // the status bar says "next try now"
+		m.action.ConnRetryNow() // the status bar says "next try now"
 		m.setNotice("retrying now", true)
 		return m.run.retryNowCmd()
 	case key.Matches(msg, k.Reconcile): // ui/reconcile.go

@@ -15,7 +15,7 @@ import (
 // View draws the screen. It assembles only the visible rows: the
 // transcript's lines come pre-rendered from its cache.
 func (m *Model) View() tea.View {
-	if !m.attached {
+	if !m.attached() {
 		return m.startView()
 	}
 	if m.inlineShown && !m.inlineCleared {
@@ -74,15 +74,15 @@ func (m *Model) startView() tea.View {
 // full and short.
 func (m *Model) startLine() (line, keys, short string) {
 	st := m.st
-	if m.conn.phase == connReconnecting {
-		left := m.conn.wait - m.clock().Sub(m.conn.since)
+	if c := m.conn(); c.Phase == model.ConnReconnecting {
+		left := c.Wait - m.clock().Sub(c.Since)
 		next := "now"
 		if left > 0 {
 			next = fmt.Sprintf("in %ds", int((left+time.Second-1)/time.Second))
 		}
-		s := fmt.Sprintf("aipwatch: aipd not reachable (attempt %d, next try %s)", m.conn.attempt, next)
-		if c := m.conn.cause; c != "" {
-			s += ": " + render.Untrusted(c, m.opts.Redact)
+		s := fmt.Sprintf("aipwatch: aipd not reachable (attempt %d, next try %s)", c.Attempt, next)
+		if c.Cause != "" {
+			s += ": " + render.Untrusted(c.Cause, m.opts.Redact)
 		}
 		return s, st.Dim.Render(" · ctrl+r retries now · ctrl+c stops"), st.Dim.Render(" · ctrl+r retry")
 	}
@@ -170,8 +170,8 @@ func (s *screen) String() string {
 // timers run on the recording's time (at --speed), not on the time since
 // it was made.
 func (m *Model) streamNow() time.Time {
-	if m.opts.Replay && !m.replayAt.IsZero() {
-		return m.replayAt
+	if at := m.conn().LastData; m.opts.Replay && !at.IsZero() {
+		return at
 	}
 	return m.clock()
 }
@@ -191,7 +191,7 @@ func (m *Model) bodyRows(sc *screen, l layout) {
 	total := m.tr.Len()
 	if total == 0 {
 		msg := "waiting for the first chunk…"
-		if m.runDone {
+		if m.runDone() {
 			msg = "no chunks were retained for this action"
 		}
 		sc.row(strings.Repeat(" ", l.gutter), st.Dim.Render(msg))

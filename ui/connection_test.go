@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"aipwatch/model"
+	"aipwatch/render"
+	"aipwatch/stream"
+)
+
+// The notices the connection's turns raise: read from the model's new
+// timeline entries and connection state, one switch over the messages
+// (stream.Apply) upstream of them.
+func TestConnectionNotices(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		msgs   []stream.Msg
+		notice string // "" = none
+		ok     bool
+	}{
+		{"first connection", []stream.Msg{stream.ConnectedMsg{Attempt: 1}}, "", false},
+		{"resumed from a cursor", []stream.Msg{stream.ConnectedMsg{Attempt: 1, Cursor: cursorA, Resumed: true}},
+			"resumed (attempt 1) from cursor " + render.Short(cursorA, 24), true},
+		{"reconnected without a cursor", []stream.Msg{stream.ConnectedMsg{Attempt: 1},
+			stream.ReconnectingMsg{Attempt: 2, Wait: time.Second, Cause: "reset"}, stream.ConnectedMsg{Attempt: 2}},
+			"resumed (attempt 2) from cursor ", true},
+		{"restart", []stream.Msg{stream.RestartMsg{Code: "stream.cursor_expired\x1b"}},
+			"cursor refused (stream.cursor_expired␛): following again from the beginning", false},
+		{"no record", []stream.Msg{stream.NoRecordMsg{ActionID: testAction, AppearTimeout: 30 * time.Second}},
+			model.NoRecordLine(testAction, 30*time.Second), true},
+		{"cursor free", []stream.Msg{stream.CursorFreeMsg{Code: "stream.cursor_invalid"}},
+			model.CursorFreeLine("stream.cursor_invalid"), false},
+		{"result wait", []stream.Msg{stream.ResultWaitMsg{Code: "action.result_pending", Attempt: 2, Wait: 1500 * time.Millisecond}},
+			model.ResultWaitLine("action.result_pending", 2, 1500*time.Millisecond), true},
+		{"a batch says nothing", []stream.Msg{stream.BatchMsg{}, stream.LivenessMsg{At: t0}}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, 100, 30)
+			h.feed(tc.msgs...)
+			if h.m.notice != tc.notice || tc.notice != "" && h.m.noticeOK != tc.ok {
+				t.Fatalf("notice %q ok=%v, want %q ok=%v", h.m.notice, h.m.noticeOK, tc.notice, tc.ok)
+			}
+		})
+	}
+}
+
+// The status bar reads the connection from the model: resumes, the
+// reconnect countdown on the TUI's clock, ctrl+r, the end of the stream.
+func TestConnectionStatus(t *testing.T) {
+	h := newHarness(t, 120, 30)
+	h.feed(status("streaming", false), stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1}, h.f.batch(h.f.role()))
+	h.at(10 * time.Second).feed(stream.ReconnectingMsg{Attempt: 2, Wait: 4 * time.Second, Cause: "read: reset"})
+	h.at(11 * time.Second)
+	if s := h.screen(); !strings.Contains(s, "attempt 2, next try in 3s · read: reset") {
+		t.Fatalf("reconnecting:\n%s", s)
+	}
+	h.m.Update(tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl})
+	if s := h.screen(); !strings.Contains(s, "attempt 2, next try now") || h.m.notice != "retrying now" {
+		t.Fatalf("after ctrl+r (notice %q):\n%s", h.m.notice, s)
+	}
+	h.at(12 * time.Second).feed(stream.ConnectedMsg{Attempt: 2, Cursor: cursorA, Resumed: true})
+	h.at(14 * time.Second)
+	if s := h.screen(); !strings.Contains(s, "live · resumed 1 time") || !strings.Contains(s, "last byte 2s ago") {
+		t.Fatalf("resumed:\n%s", s)
+	}
+	h.feed(stream.DoneMsg{})
+	if s := h.screen(); !strings.Contains(s, "the stream ended before the action settled") || !strings.Contains(s, "stream closed") {
+		t.Fatalf("done:\n%s", s)
+	}
+}
+
+// The error that stopped the following is the stream's ErrorMsg; the
+// backend's exit error only when the stream sent none.
+func TestConnectionFatal(t *testing.T) {
+	follow := &stream.Error{Op: "follow", Code: "auth.not_authorized", Message: "no"}
+	h := newHarness(t, 100, 30)
+	h.feed(status("streaming", false), stream.ErrorMsg{Err: follow})
+	h.m.Update(backendExitMsg{err: errors.New("other")})
+	if err := h.m.failure(); err != follow {
+		t.Fatalf("failure %v, want the ErrorMsg's", err)
+	}
+	if s := h.screen(); !strings.Contains(s, "auth.not_authorized") {
+		t.Fatalf("screen:\n%s", s)
+	}
+
+	exit := &stream.Error{Op: "status", Code: "action.not_found"}
+	h = newHarness(t, 100, 30)
+	h.feed(status("streaming", false))
+	h.m.Update(backendExitMsg{err: exit})
+	if err := h.m.failure(); err != exit {
+		t.Fatalf("failure %v, want the backend's", err)
+	}
+	if !h.m.idle() {
+		t.Fatal("a failed run that is over still ticks")
+	}
+}
