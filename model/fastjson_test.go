@@ -391,7 +391,8 @@ func FuzzFastDecode(f *testing.F) {
 // encoding/json does, ends where it ends, and unquotes it the same, with
 // the special bytes at every offset of the eight-byte steps.
 func TestStrAgreesWithEncodingJSON(t *testing.T) {
-	alphabet := []string{"a", "b", " ", `"`, `\`, `\"`, `\\`, `\n`, `\u00e9`, `\ud83d`, `\x`, "\x01", "\x1f", "é", "\xff", "\x7f"}
+	alphabet := []string{"a", "b", " ", `"`, `\`, `\"`, `\\`, `\n`, `\u00e9`, `\ud83d`, `\x`, "\x01", "\x1f", "é", "\xff", "\x7f",
+		`\b`, `\f`, `\r`, `\t`, `\/`, "\x80"}
 	r := rand.New(rand.NewPCG(16, 16))
 	for range 20000 {
 		var body []byte
@@ -409,6 +410,11 @@ func TestStrAgreesWithEncodingJSON(t *testing.T) {
 		}
 		if ok && unquote(lit) != want {
 			t.Fatalf("unquote %q, encoding/json %q", unquote(lit), want)
+		}
+		// strValue decides from the scan alone whether the literal can be
+		// taken as it is (plain): a byte outside ASCII or an escape says no.
+		if v, vok := (&jscan{b: b}).strValue(); ok && (!vok || v != want) {
+			t.Fatalf("strValue %q (%v), encoding/json %q", v, vok, want)
 		}
 	}
 }
