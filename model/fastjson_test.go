@@ -392,7 +392,7 @@ func FuzzFastDecode(f *testing.F) {
 // the special bytes at every offset of the eight-byte steps.
 func TestStrAgreesWithEncodingJSON(t *testing.T) {
 	alphabet := []string{"a", "b", " ", `"`, `\`, `\"`, `\\`, `\n`, `\u00e9`, `\ud83d`, `\x`, "\x01", "\x1f", "é", "\xff", "\x7f",
-		`\b`, `\f`, `\r`, `\t`, `\/`, "\x80"}
+		`\b`, `\f`, `\r`, `\t`, `\/`, "\x80", `\u00af`, `\u00AF`, `\uaFaF`, `\uD83D`, `\uDE00`, `\u004`}
 	r := rand.New(rand.NewPCG(16, 16))
 	for range 20000 {
 		var body []byte
@@ -415,6 +415,24 @@ func TestStrAgreesWithEncodingJSON(t *testing.T) {
 		// taken as it is (plain): a byte outside ASCII or an escape says no.
 		if v, vok := (&jscan{b: b}).strValue(); ok && (!vok || v != want) {
 			t.Fatalf("strValue %q (%v), encoding/json %q", v, vok, want)
+		}
+	}
+}
+
+// TestSkipTakesEveryValue: the walk skips any JSON value of a member it
+// does not know in one pass (a value it declined would send the whole
+// chunk to encoding/json), and refuses what is not a value.
+func TestSkipTakesEveryValue(t *testing.T) {
+	for _, v := range []string{`-1`, `-0.5e3`, `0`, `12`, `true`, `false`, `null`, `"x"`, `[1, -2]`, `{"a": -3, "b": [true]}`} {
+		s := jscan{b: []byte(v)}
+		if !s.skip() || !s.end() {
+			t.Errorf("skip(%s) declined a JSON value", v)
+		}
+	}
+	for _, v := range []string{`-`, `tru`, `nul`, `[1,`, `{"a"}`, `+1`, `x`} {
+		s := jscan{b: []byte(v)}
+		if s.skip() && s.end() {
+			t.Errorf("skip(%s) took what is not a JSON value", v)
 		}
 	}
 }
