@@ -70,3 +70,23 @@ func TestFleetMergesListEventsAndJournal(t *testing.T) {
 		t.Fatalf("settled sync: %+v", s)
 	}
 }
+
+// TestShortAgeUnits: each unit starts exactly at its boundary.
+func TestShortAgeUnits(t *testing.T) {
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		ago  time.Duration
+		want string
+	}{
+		{-time.Second, "0s"}, {0, "0s"}, {59 * time.Second, "59s"}, {time.Minute, "1m"},
+		{59*time.Minute + 59*time.Second, "59m"}, {time.Hour, "1h"}, {47*time.Hour + 59*time.Minute, "47h"},
+		{48 * time.Hour, "2d"}, {100 * time.Hour, "4d"},
+	} {
+		if got := ShortAge(now, now.Add(-c.ago)); got != c.want {
+			t.Errorf("ShortAge(%v ago) = %q, want %q", c.ago, got, c.want)
+		}
+	}
+	if got := ShortAge(now, time.Time{}); got != "" {
+		t.Errorf("ShortAge(no time) = %q, want empty", got)
+	}
+}
