@@ -133,8 +133,9 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 		m.noticeOf(h, resumes)
 	}
 	var cmd tea.Cmd
-	// --cancel fires once attached (stream.Attached, as in output.Run).
-	if stream.Attached(msg) && m.opts.AutoCancel && !m.cancelled && !m.action.Settled() {
+	// --cancel fires once attached (stream.Attached: the one rule, output.Run
+	// applies it too; a settled action's review gets "too late").
+	if stream.Attached(msg) && m.opts.AutoCancel && !m.cancelled {
 		cmd = m.sendCancel()
 	}
 	if m.settledAt.IsZero() && m.action.Settled() {
