@@ -128,7 +128,7 @@ func applyBatch(a *model.Action, b BatchMsg, each func(), now time.Time) bool {
 		a.IngestEvent(e)
 	}
 	for _, c := range b.Chunks {
-		a.IngestChunk(c, b.At)
+		a.IngestChunk(c, at)
 		if each != nil {
 			each()
 		}
