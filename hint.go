@@ -8,11 +8,11 @@ import (
 	"aipwatch/stream"
 )
 
-// attached reports whether aipd ever answered this run: a status read, a
-// chunk or a result. An error before that is a start-up failure, which
-// gets a hint (startupHint).
+// attached reports whether aipd ever answered this run (the model's
+// connection state, as the TUI reads it). An error before that is a
+// start-up failure, which gets a hint (startupHint).
 func attached(a *model.Action) bool {
-	return a != nil && (a.Status != nil || a.ChunkCount() > 0 || a.Result != nil || a.Cursor != "")
+	return a != nil && a.Connection().Answered
 }
 
 // startupHint is the line that follows an error that stopped aipwatch

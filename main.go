@@ -276,7 +276,7 @@ func runLines(ctx context.Context, o *options, mode string, client stream.Runner
 // runTUI runs the live interface, then prints the same closing lines as
 // plain once the alt screen is gone.
 func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
-	noColor := o.noColor || os.Getenv("NO_COLOR") != "" || !isTTY
+	noColor := o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
 	a, err := ui.Run(ctx, ui.Options{
 		ActionID:     o.actionID,
 		Keys:         keyMap(),
