@@ -376,15 +376,18 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 			reason = *body.Reason
 		}
 	}
+	// A cancel held in transit reaches the daemon later: it is judged by
+	// the daemon's state then (a sync handler that failed meanwhile left
+	// no record, A3: not found).
+	if d := s.k.CancelInTransit; d > 0 && !s.inTransit(r, d) {
+		return // the client gave up, or the simulator stopped
+	}
 	s.mu.Lock()
 	gone := s.handlerFailed // no owner and no record: nothing to cancel
 	s.mu.Unlock()
 	if id != s.actionID || gone || !s.submitted() { // sim/submit.go: not submitted yet (Await)
 		s.writeError(w, &protoErr{Code: "resource.not_found", Message: id, Category: "permanent", Source: runtimeSource()})
 		return
-	}
-	if d := s.k.CancelInTransit; d > 0 && !s.inTransit(r, d) {
-		return // the client gave up, or the simulator stopped
 	}
 	s.mu.Lock()
 	s.requestCancelLocked(reason)

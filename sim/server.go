@@ -90,6 +90,8 @@ type Knobs struct {
 	// no daemon behaviour. The daemon then answers what it answers a late
 	// cancel: 200, the result kept (aip-daemon-behaviour part B, "late
 	// cancel → 200 with the result kept"; B4). 0 = off. --demo=late-cancel.
+	// Only for a scenario that settles by itself: on an endless one (long,
+	// async-long) the held cancel waits until the client gives up.
 	CancelInTransit time.Duration
 	// ActionID replaces the scenario's action ID (a Fleet hosts one
 	// scenario more than once).
