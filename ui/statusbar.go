@@ -16,9 +16,8 @@ import (
 // rows keep between frames; the root model gives it what they show, once
 // a frame (barInput), and delegates.
 type statusBar struct {
-	st    *render.Styles
-	anoms anomCache
-	rule  ruleCache
+	st   *render.Styles
+	rule ruleCache
 }
 
 // barInput is what the status bar shows: the root model's state, read
@@ -56,21 +55,6 @@ type ruleCache struct {
 	ok   bool
 	key  ruleKey
 	line string
-}
-
-type anomCache struct {
-	ok      bool
-	version uint64
-	n       int
-}
-
-// anomalyCount is len(Anomalies()) without the copy, kept per model
-// version.
-func (b *statusBar) anomalyCount(a *model.Action) int {
-	if c := &b.anoms; !c.ok || c.version != a.Version {
-		*c = anomCache{ok: true, version: a.Version, n: a.AnomalyCount()}
-	}
-	return b.anoms.n
 }
 
 // ruleLine separates the transcript from the status bar; it carries the
@@ -250,7 +234,7 @@ func (b *statusBar) metersLine(in *barInput) string {
 	if a.Cursor != "" {
 		segs = append(segs, segment{"cursor " + render.Short(a.Cursor, 22), 2})
 	}
-	if n := b.anomalyCount(a); n > 0 {
+	if n := a.AnomalyCount(); n > 0 {
 		segs = append(segs, segment{st.Anomaly.Render(render.Plural(n, "anomaly", "anomalies")), 4})
 	}
 	return fitSegments(segs, st.Dim.Render(" · "), in.width)
