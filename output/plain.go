@@ -53,16 +53,12 @@ func (p *Plain) handle(a *model.Action, _ stream.Msg) {
 		switch h.Kind {
 		case model.HapReview:
 			p.line("reviewing a finished action (no live follow)")
-		case model.HapConnected:
-			p.line("connected")
 		case model.HapResumed:
 			p.line("resumed (attempt %d) from cursor %s", h.Attempt, orDash(h.Cursor))
 		case model.HapReconnecting:
 			p.line("reconnecting %d, next try in %s: %s", h.Attempt, roundWait(h.Wait), h.Detail)
-		case model.HapRestart:
-			p.line("cursor refused (%s): following again from the beginning", h.Code)
-		case model.HapNoRecord, model.HapCursorFree, model.HapResultWait:
-			p.line("%s", h.Text())
+		case model.HapConnected, model.HapRestart, model.HapNoRecord, model.HapCursorFree, model.HapResultWait:
+			p.line("%s", h.Text()) // the timeline's own wording
 		case model.HapUnsettled:
 			p.line("no progress for %s and aipd holds no record or result: the run ended without one", roundWait(h.Wait))
 		case model.HapSubmit:
