@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -109,9 +110,9 @@ type Action struct {
 	// can cache by it.
 	Version uint64
 
-	// occurred maps a chunk's sequence to its aip.stream.chunk event in
-	// events, whose occurred_at is aipd's time for it (times.go).
-	occurred map[uint64]int
+	// occurred is aipd's time for each chunk, the occurred_at of its
+	// aip.stream.chunk event (times.go).
+	occurred chunkTimes
 
 	// The raw diagnostics cap (rawcap.go).
 	rawCap     int64
@@ -413,18 +414,26 @@ func numbersEqual(a, b json.RawMessage) bool {
 }
 
 // IngestEvent adds one runtime event, de-duplicated by id. It reports
-// whether the event was new.
+// whether the event was new. An aip.stream.chunk event gives its chunk's
+// time and is not kept (noteChunkEvent); it is new when it gave one.
+// The event's strings may be views of a page's bytes (DecodePage): what
+// is kept is copied, so a page is not held for an event.
 func (a *Action) IngestEvent(e Event) bool {
+	if e.Kind == chunkEventKind {
+		if !a.noteChunkEvent(e) {
+			return false
+		}
+		a.Version++
+		return true
+	}
 	if e.ID != "" {
 		if _, dup := a.eventIDs[e.ID]; dup {
 			return false
 		}
+		e.ID = strings.Clone(e.ID)
 		a.eventIDs[e.ID] = struct{}{}
 	}
-	i := a.events.add(e)
-	if e.Kind == chunkEventKind {
-		a.noteChunkEvent(e, i)
-	}
+	a.events.add(e.owned())
 	if e.Kind == "aip.action.cancelled" {
 		a.Cancel.EventSeen = true
 	}
@@ -499,8 +508,7 @@ func (a *Action) Sequences() []uint64 { return append([]uint64(nil), a.sortedSeq
 func (a *Action) Events() []Event { return a.events.all() }
 
 // eventLog is the events in arrival order, in blocks: adding one never
-// copies the ones before (a firehose brings an aip.stream.chunk event a
-// chunk, and growing one slice of them was 7% of its CPU).
+// copies the ones before (a hostile aipd may send any number).
 type eventLog struct {
 	blocks [][]Event
 	n      int
@@ -508,8 +516,21 @@ type eventLog struct {
 
 const eventBlock = 1024
 
-// add appends e and returns its index.
-func (l *eventLog) add(e Event) int {
+// owned is e with copies of its strings and bytes, none a view of a
+// page (the ID is already one).
+func (e Event) owned() Event {
+	e.Kind = strings.Clone(e.Kind)
+	e.OccurredAt = strings.Clone(e.OccurredAt)
+	e.SessionID = strings.Clone(e.SessionID)
+	e.ActionID = strings.Clone(e.ActionID)
+	e.CorrelationID = strings.Clone(e.CorrelationID)
+	e.Actor = bytes.Clone(e.Actor)
+	e.Data = bytes.Clone(e.Data)
+	return e
+}
+
+// add appends e.
+func (l *eventLog) add(e Event) {
 	switch {
 	case l.n == 0:
 		l.blocks = append(l.blocks, nil) // the first grows as a slice does
@@ -519,11 +540,7 @@ func (l *eventLog) add(e Event) int {
 	b := &l.blocks[len(l.blocks)-1]
 	*b = append(*b, e)
 	l.n++
-	return l.n - 1
 }
-
-// at is the event of index i.
-func (l *eventLog) at(i int) *Event { return &l.blocks[i/eventBlock][i%eventBlock] }
 
 // all is every event, in one slice of its own.
 func (l *eventLog) all() []Event {

@@ -68,19 +68,35 @@ func partShapes() (own, shared objShape[MessagePart]) {
 // decodeChunkFast decodes a StreamChunk object. Data aliases raw.
 func decodeChunkFast(raw []byte) (StreamChunk, bool) { return whole(raw, &chunkShape) }
 
-// eventShape is a runtime Event.
-var eventShape = objShape[Event]{fields: []field[Event]{
-	{name: "id", dec: func(s *jscan, e *Event) bool { return s.strInto(&e.ID) }},
-	{name: "kind", dec: func(s *jscan, e *Event) bool {
-		return into(s, &e.Kind, func(s *jscan) (string, bool) { return s.strAs(internKind) })
-	}},
-	{name: "occurred_at", dec: func(s *jscan, e *Event) bool { return s.strInto(&e.OccurredAt) }},
-	{name: "session_id", dec: func(s *jscan, e *Event) bool { return s.strInto(&e.SessionID) }},
-	{name: "action_id", dec: func(s *jscan, e *Event) bool { return s.strInto(&e.ActionID) }},
-	{name: "correlation_id", dec: func(s *jscan, e *Event) bool { return s.strInto(&e.CorrelationID) }},
-	{name: "actor", dec: func(s *jscan, e *Event) bool { return s.rawCopy(&e.Actor) }},
-	{name: "data", dec: func(s *jscan, e *Event) bool { return s.rawCopy(&e.Data) }},
-}}
+// eventShape is a runtime Event with strings and bytes of its own;
+// eventViewShape one whose strings and bytes are views of the input, for
+// a page's events (whose bytes never change): aip.stream.chunk events, one
+// a chunk, are read and dropped, and Action.IngestEvent copies the others
+// it keeps.
+var eventShape, eventViewShape = eventShapes()
+
+func eventShapes() (own, view objShape[Event]) {
+	for _, v := range []struct {
+		shape *objShape[Event]
+		str   func(*jscan) (string, bool)
+		raw   func(*jscan, *json.RawMessage) bool
+	}{{&own, (*jscan).strValue, (*jscan).rawCopy}, {&view, (*jscan).strView, (*jscan).rawShared}} {
+		str, raw := v.str, v.raw
+		v.shape.fields = []field[Event]{
+			{name: "id", dec: func(s *jscan, e *Event) bool { return into(s, &e.ID, str) }},
+			{name: "kind", dec: func(s *jscan, e *Event) bool {
+				return into(s, &e.Kind, func(s *jscan) (string, bool) { return s.strAs(internKind) })
+			}},
+			{name: "occurred_at", dec: func(s *jscan, e *Event) bool { return into(s, &e.OccurredAt, str) }},
+			{name: "session_id", dec: func(s *jscan, e *Event) bool { return into(s, &e.SessionID, str) }},
+			{name: "action_id", dec: func(s *jscan, e *Event) bool { return into(s, &e.ActionID, str) }},
+			{name: "correlation_id", dec: func(s *jscan, e *Event) bool { return into(s, &e.CorrelationID, str) }},
+			{name: "actor", dec: func(s *jscan, e *Event) bool { return raw(s, &e.Actor) }},
+			{name: "data", dec: func(s *jscan, e *Event) bool { return raw(s, &e.Data) }},
+		}
+	}
+	return own, view
+}
 
 // decodeEventFast decodes an Event object.
 func decodeEventFast(raw []byte) (Event, bool) { return whole(raw, &eventShape) }
@@ -437,7 +453,7 @@ var pageShape = objShape[Page]{fields: []field[Page]{
 		return array(s, p, func(s *jscan, p *Page) bool {
 			start := s.i
 			var e Event
-			if _, ok := object(s, &e, &eventShape); ok {
+			if _, ok := object(s, &e, &eventViewShape); ok {
 				p.addEvent(e, nil, s.b[start:s.i:s.i])
 				return true
 			}

@@ -393,16 +393,22 @@ func TestTakeChanged(t *testing.T) {
 	}
 }
 
-// TestEventLogAcrossBlocks: events are kept in arrival order, and a
-// chunk's occurred_at found, across the event log's blocks.
+// TestEventLogAcrossBlocks: events are kept in arrival order across the
+// event log's blocks, a repeated id dropped; aip.stream.chunk events give
+// their chunks' times (the first that parses) and are not kept.
 func TestEventLogAcrossBlocks(t *testing.T) {
 	a := NewAction("act_1")
 	const n = 2*eventBlock + 7
 	for i := range n {
-		a.IngestEvent(Event{ID: fmt.Sprintf("evt_%d", i), Kind: chunkEventKind,
+		if !a.IngestEvent(Event{ID: fmt.Sprintf("evt_%d", i), Kind: "aip.action.updated"}) {
+			t.Fatalf("event %d refused", i)
+		}
+		a.IngestEvent(Event{ID: fmt.Sprintf("evt_stream_%d", i), Kind: chunkEventKind,
 			OccurredAt: fmt.Sprintf("2026-01-01T00:00:%02d.%06dZ", i%60, i), Data: json.RawMessage(fmt.Sprintf(`{"sequence":%d}`, i))})
 	}
-	a.IngestEvent(Event{ID: "evt_1", Kind: "dup"}) // a repeat is dropped
+	if a.IngestEvent(Event{ID: "evt_1", Kind: "dup"}) { // a repeat is dropped
+		t.Fatal("a repeated id was kept")
+	}
 	got := a.Events()
 	if len(got) != n {
 		t.Fatalf("%d events, want %d", len(got), n)
@@ -418,5 +424,81 @@ func TestEventLogAcrossBlocks(t *testing.T) {
 		if !ok || !at.Equal(want) {
 			t.Fatalf("Occurred(%d) = %v %v, want %v", seq, at, ok, want)
 		}
+	}
+	if _, ok := a.Occurred(n); ok {
+		t.Fatal("a time for a chunk without an event")
+	}
+}
+
+// TestChunkEventTimes: the first parsable occurred_at of a sequence is its
+// time, a later one does not replace it, one that does not parse or lacks
+// a sequence gives none; far sequences (a hostile 2^60) are kept too.
+func TestChunkEventTimes(t *testing.T) {
+	a := NewAction("act_1")
+	ev := func(seq uint64, at string) Event {
+		return Event{ID: fmt.Sprintf("evt_%d_%s", seq, at), Kind: chunkEventKind, OccurredAt: at,
+			Data: json.RawMessage(fmt.Sprintf(`{"action_id":"act_1","sequence":%d,"kind":"data"}`, seq))}
+	}
+	steps := []struct {
+		e   Event
+		new bool
+	}{
+		{ev(3, "not a time"), false},
+		{ev(3, "2026-01-01T00:00:03Z"), true},
+		{ev(3, "2026-01-01T00:00:09Z"), false}, // the first time stays
+		{ev(1<<60, "2026-01-01T00:01:00+02:00"), true},
+		{ev(5000, "2026-01-01T00:00:05Z"), true},
+		{Event{ID: "evt_noseq", Kind: chunkEventKind, OccurredAt: "2026-01-01T00:00:00Z", Data: json.RawMessage(`{}`)}, false},
+		{ev(7, ""), false},
+	}
+	for i, s := range steps {
+		v := a.Version
+		if got := a.IngestEvent(s.e); got != s.new || (a.Version != v) != s.new {
+			t.Fatalf("step %d (%+v): new %v, version %d→%d", i, s.e, got, v, a.Version)
+		}
+	}
+	want := map[uint64]time.Time{
+		3:       time.Date(2026, 1, 1, 0, 0, 3, 0, time.UTC),
+		1 << 60: time.Date(2025, 12, 31, 22, 1, 0, 0, time.UTC),
+		5000:    time.Date(2026, 1, 1, 0, 0, 5, 0, time.UTC),
+	}
+	for seq, w := range want {
+		if at, ok := a.Occurred(seq); !ok || !at.Equal(w) {
+			t.Fatalf("Occurred(%d) = %v %v, want %v", seq, at, ok, w)
+		}
+	}
+	for _, seq := range []uint64{0, 4, 7, 4999, 1<<60 - 1} {
+		if at, ok := a.Occurred(seq); ok {
+			t.Fatalf("Occurred(%d) = %v without an event", seq, at)
+		}
+	}
+	if len(a.Events()) != 0 {
+		t.Fatalf("chunk events kept: %+v", a.Events())
+	}
+}
+
+// TestPageEventsKeptAsCopies: a page's events are views of its bytes
+// until ingested; the events kept own theirs, so a page is not held (nor
+// changed under them) by an event.
+func TestPageEventsKeptAsCopies(t *testing.T) {
+	page := []byte(`{"events":[{"id":"evt_a","kind":"aip.action.updated","occurred_at":"2026-01-01T00:00:00Z","session_id":"ses_1","action_id":"act_1","correlation_id":"cor_1","actor":{"id":"x"},"data":{"state":"running"}},` +
+		`{"id":"evt_s","kind":"aip.stream.chunk","occurred_at":"2026-01-01T00:00:01Z","action_id":"act_1","data":{"sequence":0}}],"cursor":"c1"}`)
+	p, err := DecodePage(page)
+	if err != nil || len(p.Events) != 2 {
+		t.Fatalf("page: %v %+v", err, p)
+	}
+	a := NewAction("act_1")
+	for _, e := range p.Events {
+		a.IngestEvent(e)
+	}
+	want := fmt.Sprintf("%+v", a.Events())
+	for i := range page {
+		page[i] = 'X'
+	}
+	if got := fmt.Sprintf("%+v", a.Events()); got != want || a.Events()[0].ID != "evt_a" || string(a.Events()[0].Data) != `{"state":"running"}` {
+		t.Fatalf("kept event changed with the page:\n%s\nwant\n%s", got, want)
+	}
+	if at, ok := a.Occurred(0); !ok || !at.Equal(time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC)) {
+		t.Fatalf("chunk time %v %v", at, ok)
 	}
 }

@@ -10,20 +10,67 @@ import (
 // §6): data {action_id, sequence, kind}, and occurred_at, aipd's time.
 const chunkEventKind = "aip.stream.chunk"
 
-// noteChunkEvent remembers which event carries a chunk's occurred_at. The
-// sequence is read with a scan, not a decode: there is one such event a
-// chunk, and a firehose has 100,000 of them.
-func (a *Action) noteChunkEvent(e Event, i int) {
+// noteChunkEvent records a chunk event's occurred_at as aipd's time for
+// its chunk, the first time a sequence has one that parses. That time is
+// all aipwatch reads of these events, so they are not kept in the event
+// log: a firehose brings one a chunk, and keeping 100,000 of them (with an
+// index of their ids) cost a tenth of its CPU and their memory (issue 16).
+// The sequence is read with a scan, not a decode. It reports whether the
+// event told something new.
+func (a *Action) noteChunkEvent(e Event) bool {
 	seq, ok := chunkEventSeq(e.Data)
 	if !ok || e.OccurredAt == "" {
+		return false
+	}
+	if _, known := a.occurred.at(seq); known {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339Nano, e.OccurredAt)
+	if err != nil || t.IsZero() {
+		return false
+	}
+	a.occurred.set(seq, t)
+	return true
+}
+
+// chunkTimes is aipd's time for each chunk sequence that has one: by
+// sequence in a slice while sequences stay near the count (as aipd's do:
+// 0, 1, 2, …), in a map beyond, so that a hostile sequence such as 2^60
+// costs one map entry, not a huge slice. A zero time is "none".
+type chunkTimes struct {
+	dense  []time.Time
+	sparse map[uint64]time.Time
+	n      int // times held
+}
+
+// denseSlack is how far beyond the times held a sequence may lie and
+// still be kept in the slice.
+const denseSlack = 4096
+
+func (c *chunkTimes) at(seq uint64) (time.Time, bool) {
+	if seq < uint64(len(c.dense)) {
+		t := c.dense[seq]
+		return t, !t.IsZero()
+	}
+	t, ok := c.sparse[seq]
+	return t, ok
+}
+
+func (c *chunkTimes) set(seq uint64, t time.Time) {
+	c.n++
+	if seq < uint64(len(c.dense)) {
+		c.dense[seq] = t
 		return
 	}
-	if a.occurred == nil {
-		a.occurred = map[uint64]int{}
+	if seq <= uint64(2*c.n+denseSlack) {
+		c.dense = append(c.dense, make([]time.Time, int(seq)+1-len(c.dense))...)
+		c.dense[seq] = t
+		return
 	}
-	if _, dup := a.occurred[seq]; !dup {
-		a.occurred[seq] = i
+	if c.sparse == nil {
+		c.sparse = map[uint64]time.Time{}
 	}
+	c.sparse[seq] = t
 }
 
 // chunkEventSeq reads "sequence": N from a chunk event's data.
@@ -47,14 +94,7 @@ func chunkEventSeq(data []byte) (uint64, bool) {
 
 // Occurred is aipd's time for a chunk: the occurred_at of its
 // aip.stream.chunk event, when that event was read.
-func (a *Action) Occurred(seq uint64) (time.Time, bool) {
-	i, ok := a.occurred[seq]
-	if !ok {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, a.events.at(i).OccurredAt)
-	return t, err == nil
-}
+func (a *Action) Occurred(seq uint64) (time.Time, bool) { return a.occurred.at(seq) }
 
 // ToolDuration is how long a tool ran. A finished tool whose first and
 // completing chunks have aipd times (their events' occurred_at) is timed
