@@ -69,7 +69,7 @@ type Action struct {
 	ID string
 
 	// Ingestion state: the evidence as received, de-duplicated.
-	chunks      map[uint64]*Chunk
+	chunks      seqIndex[*Chunk]
 	seqs        []uint64 // retained sequences, in arrival order
 	sorted      []uint64 // the same, ascending, once a chunk came late (valid while sortedOK)
 	sortedOK    bool
@@ -112,7 +112,7 @@ type Action struct {
 
 	// occurred is aipd's time for each chunk, the occurred_at of its
 	// aip.stream.chunk event (times.go).
-	occurred chunkTimes
+	occurred seqIndex[time.Time]
 
 	// The raw diagnostics cap (rawcap.go).
 	rawCap     int64
@@ -126,7 +126,6 @@ type Action struct {
 func NewAction(id string) *Action {
 	a := &Action{
 		ID:       id,
-		chunks:   map[uint64]*Chunk{},
 		eventIDs: map[string]struct{}{},
 		rawCap:   DefaultRawCap,
 		sortedOK: true,
@@ -152,7 +151,7 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 			Detail: "chunk for another action " + c.ActionID})
 		return Foreign
 	}
-	if prev, ok := a.chunks[c.Sequence]; ok {
+	if prev, ok := a.chunks.get(c.Sequence); ok {
 		if a.sameAsKept(prev, &c) {
 			a.replays++
 			return Replayed
@@ -166,7 +165,7 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 		c.ActionID = a.ID // one string for all chunks, not one each
 	}
 	rec := &Chunk{StreamChunk: c, ReceivedAt: at}
-	a.chunks[c.Sequence] = rec
+	a.chunks.put(c.Sequence, rec)
 	inOrder := len(a.seqs) == 0 || c.Sequence > a.maxSeq
 	a.seqs = append(a.seqs, c.Sequence)
 	if inOrder {
@@ -181,7 +180,7 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 
 	if a.terminalSeq != nil && c.Sequence > *a.terminalSeq {
 		a.addIngestAnomaly(Anomaly{Kind: AnomalyAfterTerminal, Sequence: c.Sequence,
-			Detail: fmt.Sprintf("chunk %d after the terminal %s chunk %d", c.Sequence, a.chunks[*a.terminalSeq].Kind, *a.terminalSeq)})
+			Detail: fmt.Sprintf("chunk %d after the terminal %s chunk %d", c.Sequence, a.terminalChunk().Kind, *a.terminalSeq)})
 	}
 	if c.Kind.Terminal() && (a.terminalSeq == nil || c.Sequence < *a.terminalSeq) {
 		seq := c.Sequence
@@ -294,13 +293,19 @@ func (a *Action) Sync() {
 	}
 }
 
+// terminalChunk is the retained chunk of terminalSeq (set only for one).
+func (a *Action) terminalChunk() *Chunk {
+	c, _ := a.chunks.get(*a.terminalSeq)
+	return c
+}
+
 // rebuild re-derives the transcript from the retained chunks in order.
 func (a *Action) rebuild() {
 	a.pending = 0
 	a.d.reset()
 	seqs := a.sortedSeqs()
 	for _, s := range seqs {
-		c := a.chunks[s]
+		c, _ := a.chunks.get(s)
 		if c.digest != nil { // raw dropped: Data is kept packed
 			c.Data = c.digest.data()
 			a.d.apply(c, a.afterTerminal(s))
@@ -322,7 +327,7 @@ func (a *Action) rebuild() {
 	for _, s := range seqs {
 		if a.afterTerminal(s) {
 			a.ingestAnoms = append(a.ingestAnoms, Anomaly{Kind: AnomalyAfterTerminal, Sequence: s,
-				Detail: fmt.Sprintf("chunk %d after the terminal %s chunk %d", s, a.chunks[*a.terminalSeq].Kind, *a.terminalSeq)})
+				Detail: fmt.Sprintf("chunk %d after the terminal %s chunk %d", s, a.terminalChunk().Kind, *a.terminalSeq)})
 		}
 	}
 }
@@ -497,7 +502,7 @@ func (a *Action) LastSequence() (uint64, bool) {
 
 // ChunkAt returns the retained chunk with that sequence.
 func (a *Action) ChunkAt(seq uint64) (*Chunk, bool) {
-	c, ok := a.chunks[seq]
+	c, ok := a.chunks.get(seq)
 	return c, ok
 }
 

@@ -226,7 +226,7 @@ func TestKindOnlyChangeIsConflict(t *testing.T) {
 				a.SetRawCap(1)
 			}
 			feed(t, a, chunks)
-			if capped && !a.chunks[c.Sequence].RawDropped() {
+			if kept, _ := a.chunks.get(c.Sequence); capped && !kept.RawDropped() {
 				t.Fatal("the cap kept the raw bytes")
 			}
 			if got := a.IngestChunk(alt, t0); got != Conflict {

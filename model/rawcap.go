@@ -98,7 +98,7 @@ func (a *Action) enforceRawCap() {
 		return
 	}
 	for a.rawBytes > a.rawCap && a.dropNext < len(a.seqs) {
-		c := a.chunks[a.seqs[a.dropNext]]
+		c, _ := a.chunks.get(a.seqs[a.dropNext])
 		a.dropNext++
 		if c.Raw == nil {
 			continue

@@ -22,55 +22,15 @@ func (a *Action) noteChunkEvent(e Event) bool {
 	if !ok || e.OccurredAt == "" {
 		return false
 	}
-	if _, known := a.occurred.at(seq); known {
+	if _, known := a.occurred.get(seq); known {
 		return false
 	}
 	t, err := time.Parse(time.RFC3339Nano, e.OccurredAt)
 	if err != nil || t.IsZero() {
 		return false
 	}
-	a.occurred.set(seq, t)
+	a.occurred.put(seq, t)
 	return true
-}
-
-// chunkTimes is aipd's time for each chunk sequence that has one: by
-// sequence in a slice while sequences stay near the count (as aipd's do:
-// 0, 1, 2, …), in a map beyond, so that a hostile sequence such as 2^60
-// costs one map entry, not a huge slice. A zero time is "none".
-type chunkTimes struct {
-	dense  []time.Time
-	sparse map[uint64]time.Time
-	n      int // times held
-}
-
-// denseSlack is how far beyond the times held a sequence may lie and
-// still be kept in the slice.
-const denseSlack = 4096
-
-func (c *chunkTimes) at(seq uint64) (time.Time, bool) {
-	if seq < uint64(len(c.dense)) {
-		t := c.dense[seq]
-		return t, !t.IsZero()
-	}
-	t, ok := c.sparse[seq]
-	return t, ok
-}
-
-func (c *chunkTimes) set(seq uint64, t time.Time) {
-	c.n++
-	if seq < uint64(len(c.dense)) {
-		c.dense[seq] = t
-		return
-	}
-	if seq <= uint64(2*c.n+denseSlack) {
-		c.dense = append(c.dense, make([]time.Time, int(seq)+1-len(c.dense))...)
-		c.dense[seq] = t
-		return
-	}
-	if c.sparse == nil {
-		c.sparse = map[uint64]time.Time{}
-	}
-	c.sparse[seq] = t
 }
 
 // chunkEventSeq reads "sequence": N from a chunk event's data.
@@ -94,7 +54,7 @@ func chunkEventSeq(data []byte) (uint64, bool) {
 
 // Occurred is aipd's time for a chunk: the occurred_at of its
 // aip.stream.chunk event, when that event was read.
-func (a *Action) Occurred(seq uint64) (time.Time, bool) { return a.occurred.at(seq) }
+func (a *Action) Occurred(seq uint64) (time.Time, bool) { return a.occurred.get(seq) }
 
 // ToolDuration is how long a tool ran. A finished tool whose first and
 // completing chunks have aipd times (their events' occurred_at) is timed
@@ -117,7 +77,7 @@ func (a *Action) SeqTime(seq uint64) (time.Time, bool) {
 	if t, ok := a.Occurred(seq); ok {
 		return t, true
 	}
-	if c, ok := a.chunks[seq]; ok && !c.ReceivedAt.IsZero() {
+	if c, ok := a.chunks.get(seq); ok && !c.ReceivedAt.IsZero() {
 		return c.ReceivedAt, true
 	}
 	return time.Time{}, false

@@ -191,7 +191,7 @@ func (a *Action) providerTerminalSeen() bool {
 		return true
 	}
 	if a.terminalSeq != nil && a.d.op == "" && a.d.upstreamEnd == "" {
-		return a.chunks[*a.terminalSeq].Kind == KindDone
+		return a.terminalChunk().Kind == KindDone
 	}
 	return false
 }
