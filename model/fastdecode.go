@@ -23,7 +23,7 @@ var chunkShape = objShape[StreamChunk]{fields: []field[StreamChunk]{
 	{name: "data", dec: func(s *jscan, c *StreamChunk) bool {
 		start := s.i
 		if s.peek() == '{' {
-			hint := new(chunkHint)
+			hint := s.newHint()
 			if _, ok := object(s, hint, &chunkDataShape); ok {
 				c.Data = s.b[start:s.i:s.i]
 				hint.data = c.Data
@@ -452,11 +452,14 @@ var pageShape = objShape[Page]{fields: []field[Page]{
 		}
 		return array(s, p, func(s *jscan, p *Page) bool {
 			start := s.i
-			var e Event
-			if _, ok := object(s, &e, &eventViewShape); ok {
-				p.addEvent(e, nil, s.b[start:s.i:s.i])
+			// Decoded in place: a decoder's target escapes, and a local
+			// Event would be an allocation each.
+			p.Events = append(p.Events, Event{})
+			if _, ok := object(s, &p.Events[len(p.Events)-1], &eventViewShape); ok {
+				p.RawEvents = append(p.RawEvents, s.b[start:s.i:s.i])
 				return true
 			}
+			p.Events = p.Events[:len(p.Events)-1]
 			s.i = start
 			v, ok := s.value()
 			if ok {

@@ -34,6 +34,19 @@ type jscan struct {
 	b     []byte
 	i     int
 	depth int // of the values being skipped
+	hints []chunkHint // where newHint takes the next chunk's hint from
+}
+
+// newHint returns a zero chunkHint from a block of them: a page decodes a
+// hint a chunk, and one allocation serves many (each was one of the
+// firehose's largest allocations). A hint is dropped once its chunk is
+// applied, so a block lives about as long as its page.
+func (s *jscan) newHint() *chunkHint {
+	if len(s.hints) == cap(s.hints) {
+		s.hints = make([]chunkHint, 0, 64)
+	}
+	s.hints = s.hints[:len(s.hints)+1]
+	return &s.hints[len(s.hints)-1]
 }
 
 // maxFastDepth bounds nesting on the fast path (encoding/json allows
