@@ -542,14 +542,18 @@ func (s *jscan) uintInto(dst *uint64) bool { return into(s, dst, (*jscan).uintVa
 // intInto reads an int the way encoding/json fills one (an integer literal
 // in range); null leaves dst as it is.
 func (s *jscan) intInto(dst *int) bool {
-	return into(s, dst, func(s *jscan) (int, bool) {
-		lit, ok := s.number()
-		if !ok {
-			return 0, false
-		}
-		v, err := strconv.Atoi(string(lit))
-		return v, err == nil
-	})
+	return into(s, dst, func(s *jscan) (int, bool) { v, ok := s.int64Value(); return int(v), ok && int64(int(v)) == v })
+}
+
+// int64Value reads an int64 the way encoding/json fills one: an integer
+// literal without fraction or exponent, in range.
+func (s *jscan) int64Value() (int64, bool) {
+	lit, ok := s.number()
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(lit), 10, 64)
+	return v, err == nil
 }
 
 // strCheck reads a string or null whose value no one needs.

@@ -102,6 +102,16 @@ func checkFast(t *testing.T, b []byte) {
 			t.Fatalf("fast event %+v, encoding/json %+v: %q", e, want, b)
 		}
 	}
+	// A Responses frame.
+	if f, ok := decodeRespFast(b); ok {
+		var want respFrame
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("fast responses frame accepted what encoding/json refuses (%v): %q", err, b)
+		}
+		if !reflect.DeepEqual(f, want) {
+			t.Fatalf("fast responses frame %+v, encoding/json %+v: %q", f, want, b)
+		}
+	}
 	// A Chat frame, and the name probe.
 	var f chatFrame
 	if decodeChatFast(b, &f) {
@@ -326,7 +336,14 @@ func fastSeeds(tb testing.TB) [][]byte {
 		`{"choices":[{"delta":{"role":"assistant","content":null}},{"delta":5}]}`,
 		`{"choices":[],"usage":null,"hermes":null,"error":{"message":"m"}}`,
 		`{"hermes_sse":{"data":"[DONE]","raw_data":"\u005bDONE]","terminal":true},"operation":"o"}`,
-		`{"hermes_sse":null,"reason":"upstream closed"}`, `"\ud83d\ude00\ud83d"`, `"a\u0000b\"c\\\/"`,
+		`{"hermes_sse":null,"reason":"upstream closed"}`,
+		`{"type":"response.output_text.delta","sequence_number":null,"output_index":1.5}`, `{"sequence_number":-1,"output_index":-0}`,
+		`{"sequence_number":9223372036854775808}`, `{"output_index":9223372036854775807,"content_index":null}`,
+		`{"item":{"content":[]}}`, `{"item":{"content":null,"output":null}}`, `{"item":null,"response":null}`,
+		`{"item":{"content":[{"type":"output_text","text":"h\u00e9"},{"Text":"x"}],"output":[1,{"a":"b"}]}}`, `{"Item":{}}`,
+		`{"response":{"id":"r","status":"completed","usage":{"input_tokens":3,"total_tokens":4.0},"error":{"code":"x"}}}`,
+		`{"response":{"usage":null,"error":null}}`, `{"response":{"usage":{"TOTAL_tokens":1}}}`, `{"delta":"a","delta":"b"}`,
+		`{"item":{"content":[{"type":5}]}}`, `{"text":"\ud800","item_id":7}`, `"\ud83d\ude00\ud83d"`, `"a\u0000b\"c\\\/"`,
 		"\"\xff\xfe ok\"", `{"event":"x","Type":"y"}`, `{"\"role":"x","a":"\"finish_reason\":\"stop\""}`,
 		`{"x":"\"response.output_text.delta\"","type":"response.output_text.delta"}`, ` [1, 2.5e-3, true, false, null, {"a": {}}] `,
 	} {
@@ -375,6 +392,34 @@ func TestFastPathAnswers(t *testing.T) {
 	}
 	if pages == 0 {
 		t.Fatal("no page among the seeds")
+	}
+	// Every Responses frame of the testdata.
+	frames := 0
+	paths, _ := filepath.Glob("testdata/responses_*.chunks.jsonl")
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+			var c struct {
+				Data struct {
+					H struct {
+						Data json.RawMessage `json:"data"`
+					} `json:"hermes_sse"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal(line, &c); err != nil || len(c.Data.H.Data) == 0 || c.Data.H.Data[0] != '{' {
+				continue
+			}
+			frames++
+			if _, ok := decodeRespFast(c.Data.H.Data); !ok {
+				t.Fatalf("Responses frame not decoded in one pass: %s", c.Data.H.Data)
+			}
+		}
+	}
+	if frames < 20 {
+		t.Fatalf("%d Responses frames in the testdata", frames)
 	}
 }
 

@@ -33,11 +33,13 @@ type respItem struct {
 	Name      string `json:"name"`
 	CallID    string `json:"call_id"`
 	Arguments string `json:"arguments"`
-	Content   []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
+	Content   []respContent   `json:"content"`
 	Output json.RawMessage `json:"output"`
+}
+
+type respContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 type respObject struct {
@@ -60,10 +62,15 @@ type respFrame struct {
 }
 
 func (d *derived) applyResponses(c *Chunk, h *hermesFrame) {
-	var f respFrame
-	if err := json.Unmarshal(h.data, &f); err != nil {
-		d.anomaly(AnomalyUndecodable, c.Sequence, "chunk %d: responses frame: %v", c.Sequence, err)
-		return
+	// The one-pass reader (fastresp.go), or encoding/json when it is
+	// not sure.
+	f, ok := decodeRespFast(h.data)
+	if !ok {
+		f = respFrame{}
+		if err := json.Unmarshal(h.data, &f); err != nil {
+			d.anomaly(AnomalyUndecodable, c.Sequence, "chunk %d: responses frame: %v", c.Sequence, err)
+			return
+		}
 	}
 	r := &d.resp
 	name := h.name()
