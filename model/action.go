@@ -70,7 +70,7 @@ type Action struct {
 
 	// Ingestion state: the evidence as received, de-duplicated.
 	chunks      seqIndex[*Chunk]
-	chunkSlab   []Chunk // where the next retained chunks are allocated (newChunk)
+	chunkSlab   []Chunk  // where the next retained chunks are allocated (newChunk)
 	seqs        []uint64 // retained sequences, in arrival order
 	sorted      []uint64 // the same, ascending, once a chunk came late (valid while sortedOK)
 	sortedOK    bool

@@ -33,7 +33,7 @@ import (
 type jscan struct {
 	b     []byte
 	i     int
-	depth int // of the values being skipped
+	depth int         // of the values being skipped
 	hints []chunkHint // where newHint takes the next chunk's hint from
 }
 

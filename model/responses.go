@@ -26,15 +26,15 @@ func (r *ResponsesState) reset() {
 }
 
 type respItem struct {
-	ID        string `json:"id"`
-	Type      string `json:"type"`
-	Status    string `json:"status"`
-	Role      string `json:"role"`
-	Name      string `json:"name"`
-	CallID    string `json:"call_id"`
-	Arguments string `json:"arguments"`
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Status    string          `json:"status"`
+	Role      string          `json:"role"`
+	Name      string          `json:"name"`
+	CallID    string          `json:"call_id"`
+	Arguments string          `json:"arguments"`
 	Content   []respContent   `json:"content"`
-	Output json.RawMessage `json:"output"`
+	Output    json.RawMessage `json:"output"`
 }
 
 type respContent struct {
