@@ -370,6 +370,18 @@ func TestReduceResultRule(t *testing.T) {
 	}
 }
 
+// A dropped array may nest as deep as encoding/json allows, and no deeper.
+func TestReduceResultDepth(t *testing.T) {
+	for k := maxDepth - 5; k <= maxDepth; k++ { // 2 + k containers
+		body := `{"output":{"events":` + strings.Repeat("[{\"a\":", k/2) + []string{"0", "[]"}[k%2] +
+			strings.Repeat("}]", k/2) + `}}`
+		_, err := reduceResult(strings.NewReader(body))
+		if valid := json.Valid([]byte(body)); (err == nil) != valid {
+			t.Errorf("%d deep: json.Valid %v, reduceResult error %v", k+2, valid, err)
+		}
+	}
+}
+
 // Escape runs and brackets on every side of the skipper's 64-byte blocks
 // and of the reads: a quote after 0..5 backslashes, at every offset from
 // 50 to 80, ends the string or does not.
