@@ -380,7 +380,8 @@ func (c *Client) result(ctx context.Context) (model.ActionResult, *Error) {
 	}
 	e := c.doReply(ctx, "result", http.MethodGet, c.actionURL("/result", nil), nil, func(body io.Reader, _ int64) error {
 		// Streamed: the aggregate's events arrays (every provider frame,
-		// twice) are validated and skipped, never held (result_stream.go).
+		// twice) are skipped by their structure, never held
+		// (result_stream.go); the rest is validated.
 		data, err := reduceResult(body)
 		if err != nil {
 			return err

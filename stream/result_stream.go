@@ -16,9 +16,19 @@ import (
 // firehose about 100 MB. The verdict needs none of those events; the
 // model reads the status, the error, the aggregate's operation, endpoint
 // and terminal/truncated flags (model.DecodeResult). reduceResult reads
-// the body as a stream and writes a copy without those events arrays,
-// validating the JSON it skips, so the body is never held whole and the
-// events are never built; what is left is decoded as before.
+// the body as a stream and writes a copy without those events arrays, so
+// the body is never held whole and the events are never built; what is
+// left is decoded as before.
+//
+// What it accepts: the parts it keeps are validated exactly as
+// encoding/json would; the dropped events arrays are skipped by their
+// structure only (result_skip.go: strings close, brackets balance and
+// match, the array ends), not validated byte by byte, which is what kept
+// it at a few hundred MB/s. So every document encoding/json accepts gives
+// the same reduced document as before, nothing valid is refused, and
+// truncation, an unclosed string, unmatched brackets or anything invalid
+// in a kept part is an error; only damage inside a dropped array that
+// leaves its structure intact is accepted (the verdict never reads it).
 
 // errTooDeep: nesting beyond what encoding/json accepts.
 var errTooDeep = errors.New("JSON nested too deeply")
@@ -46,17 +56,19 @@ func reduceResult(r io.Reader) ([]byte, error) {
 }
 
 // rscan is a validating streaming JSON scanner that copies what it reads
-// into out while keep is set.
+// into out while keep is set (a dropped member's scalar is validated with
+// keep off; a dropped array or object goes through skip).
 type rscan struct {
-	r    io.Reader
-	buf  []byte
-	i, n int
-	err  error // the reader's error, once it has one
-	out  []byte
-	keep bool
-	path []string // keys from the top, "*" for array elements (kept parts only)
-	key  []byte   // str's buffer for a key, number's for a number
-	esc  [6]byte  // escape's
+	r     io.Reader
+	buf   []byte
+	i, n  int
+	err   error // the reader's error, once it has one
+	out   []byte
+	keep  bool
+	path  []string  // keys from the top, "*" for array elements (kept parts only)
+	key   []byte    // str's buffer for a key, number's for a number
+	esc   [6]byte   // escape's
+	stack skipStack // skip's open brackets
 }
 
 // fill reads more into buf; it returns false at the end of the input.
@@ -175,45 +187,33 @@ func (s *rscan) object(depth int) error {
 		if c != '"' {
 			return fmt.Errorf("invalid character %q looking for an object key", c)
 		}
-		if !s.keep {
-			// Skipping: neither the key nor the path matters.
-			if _, err := s.str(false); err != nil {
-				return err
+		// Only kept objects are read member by member (a dropped one is
+		// skipped whole), and a key is copied only when its member is kept.
+		s.keep = false
+		key, err := s.str(true)
+		s.keep = true
+		if err != nil {
+			return err
+		}
+		name := keyName(key)
+		drop := s.dropped(name)
+		if !drop {
+			if written {
+				s.out = append(s.out, ',')
 			}
-			if err := s.expect(':'); err != nil {
-				return err
-			}
-			if err := s.value(depth + 1); err != nil {
-				return err
-			}
-		} else {
-			// The key is copied only when its member is kept.
-			s.keep = false
-			key, err := s.str(true)
-			s.keep = true
-			if err != nil {
-				return err
-			}
-			name := keyName(key)
-			drop := s.dropped(name)
-			if !drop {
-				if written {
-					s.out = append(s.out, ',')
-				}
-				s.out = append(s.out, key...)
-				written = true
-			}
-			s.keep = !drop
-			if err := s.expect(':'); err != nil {
-				return err
-			}
-			s.path = append(s.path, name)
-			err = s.value(depth + 1)
-			s.path = s.path[:len(s.path)-1]
-			s.keep = true
-			if err != nil {
-				return err
-			}
+			s.out = append(s.out, key...)
+			written = true
+		}
+		s.keep = !drop
+		if err := s.expect(':'); err != nil {
+			return err
+		}
+		s.path = append(s.path, name)
+		err = s.member(depth+1, drop)
+		s.path = s.path[:len(s.path)-1]
+		s.keep = true
+		if err != nil {
+			return err
 		}
 		if more, err := s.next('}', false, "an object member"); !more || err != nil {
 			return err
@@ -221,14 +221,27 @@ func (s *rscan) object(depth int) error {
 	}
 }
 
+// member reads a member's value; a dropped array or object is skipped
+// by its structure only (result_skip.go), a dropped scalar validated.
+func (s *rscan) member(depth int, drop bool) error {
+	if drop {
+		c, err := s.peek()
+		if err != nil {
+			return s.fail()
+		}
+		if c == '[' || c == '{' {
+			return s.skip(depth)
+		}
+	}
+	return s.value(depth)
+}
+
 func (s *rscan) array(depth int) error {
 	if empty, err := s.open('[', ']'); empty || err != nil {
 		return err
 	}
-	if s.keep {
-		s.path = append(s.path, "*")
-		defer func() { s.path = s.path[:len(s.path)-1] }()
-	}
+	s.path = append(s.path, "*")
+	defer func() { s.path = s.path[:len(s.path)-1] }()
 	for {
 		if err := s.value(depth + 1); err != nil {
 			return err
