@@ -38,12 +38,14 @@ type jscan struct {
 }
 
 // newHint returns a zero chunkHint from a block of them: a page decodes a
-// hint a chunk, and one allocation serves many (each was one of the
+// hint a chunk, and one allocation serves up to 64 (each was one of the
 // firehose's largest allocations). A hint is dropped once its chunk is
 // applied, so a block lives about as long as its page.
 func (s *jscan) newHint() *chunkHint {
 	if len(s.hints) == cap(s.hints) {
-		s.hints = make([]chunkHint, 0, 64)
+		// Blocks grow from one: a chunk decoded on its own (a live
+		// follow's) takes one hint, not a block.
+		s.hints = make([]chunkHint, 0, min(64, 2*cap(s.hints)+1))
 	}
 	s.hints = s.hints[:len(s.hints)+1]
 	return &s.hints[len(s.hints)-1]

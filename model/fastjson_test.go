@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
+	"unsafe"
 )
 
 // The fast decoders must answer exactly as encoding/json whenever they
@@ -479,5 +481,25 @@ func TestSkipTakesEveryValue(t *testing.T) {
 		if s.skip() && s.end() {
 			t.Errorf("skip(%s) took what is not a JSON value", v)
 		}
+	}
+}
+
+// TestChunkDecodedAloneTakesOneHint: a chunk decoded on its own (a live
+// follow's) allocates its one hint, not a page's block of them (a block of
+// 64 hints was 22 KB a chunk).
+func TestChunkDecodedAloneTakesOneHint(t *testing.T) {
+	raw := []byte(`{"action_id":"act_1","sequence":1,"kind":"data","data":{"hermes_sse":{"data":{"choices":[{"delta":{"content":"tok "},"finish_reason":null,"index":0}],"id":"c","model":"m","object":"chat.completion.chunk"},"raw_data":"{\"id\": \"c\"}","terminal":false}}}`)
+	if c, ok := decodeChunkFast(raw); !ok || c.hint == nil {
+		t.Fatal("not decoded in one pass")
+	}
+	const n = 200
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		decodeChunkFast(raw)
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 2*uint64(unsafe.Sizeof(chunkHint{}))+1024 {
+		t.Fatalf("%d bytes allocated a chunk (a hint is %d)", per, unsafe.Sizeof(chunkHint{}))
 	}
 }
