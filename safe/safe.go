@@ -73,6 +73,13 @@ func clean(s string, keepLayout, keepSGR bool) string {
 // replaces, or -1.
 func firstUnsafe(s string, keepLayout, keepSGR bool) int {
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while they are printable ASCII, which
+		// nothing replaces (most text): a word with any byte below 0x20,
+		// DEL or a byte of a multi-byte character goes the slow way.
+		i += plainASCII(s[i:])
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if keepSGR && c == 0x1b {
 			if n := sgrLen(s[i:]); n > 0 {
@@ -94,6 +101,29 @@ func firstUnsafe(s string, keepLayout, keepSGR bool) int {
 		i += size
 	}
 	return -1
+}
+
+// plainASCII is the length of the run of printable ASCII (0x20 to 0x7e)
+// that s starts with, counted in whole 8-byte words: the bytes after it
+// may be printable too. Each word is tested at once: a byte from 0x80 has
+// its high bit set already; of the others, the lowest byte below 0x20 or
+// equal to 0x7f gets its high bit set by one of the two subtractions (the
+// printable bytes under it lend it no borrow), and printable bytes set
+// none.
+func plainASCII(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n := 0
+	for ; n+8 <= len(s); n += 8 {
+		w := s[n : n+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		below := x - 0x20*ones        // a byte < 0x20
+		del := (x ^ 0x7f*ones) - ones // a byte == 0x7f
+		if (x|below|del)&highs != 0 {
+			break
+		}
+	}
+	return n
 }
 
 func unsafeASCII(c byte, keepLayout bool) bool {
