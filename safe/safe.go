@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Text sanitises multi-line text: newline and tab are kept. Every
@@ -72,33 +73,33 @@ func clean(s string, keepLayout, keepSGR bool) string {
 // firstUnsafe returns the byte offset of the first character clean
 // replaces, or -1.
 func firstUnsafe(s string, keepLayout, keepSGR bool) int {
-	for i := 0; i < len(s); {
-		// Eight bytes at a time while they are printable ASCII, which
-		// nothing replaces (most text): a word with any byte below 0x20,
-		// DEL or a byte of a multi-byte character goes the slow way.
-		i += plainASCII(s[i:])
-		if i == len(s) {
-			break
-		}
+	// Eight bytes at a time while they are printable ASCII, which nothing
+	// replaces (most text); byte by byte in the word that holds anything
+	// else and in the last few bytes, and by words again after each byte
+	// or character that is not printable ASCII.
+	i := plainASCII(s)
+	for i < len(s) {
 		c := s[i]
-		if keepSGR && c == 0x1b {
-			if n := sgrLen(s[i:]); n > 0 {
-				i += n
-				continue
-			}
+		if c >= 0x20 && c < 0x7f {
+			i++
+			continue
 		}
-		if c < utf8.RuneSelf {
+		switch {
+		case keepSGR && c == 0x1b && sgrLen(s[i:]) > 0:
+			i += sgrLen(s[i:])
+		case c < utf8.RuneSelf:
 			if unsafeASCII(c, keepLayout) {
 				return i
 			}
 			i++
-			continue
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if (r == utf8.RuneError && size == 1) || unsafeRune(r) {
+				return i
+			}
+			i += size
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || unsafeRune(r) {
-			return i
-		}
-		i += size
+		i += plainASCII(s[i:])
 	}
 	return -1
 }
@@ -163,15 +164,19 @@ func placeholderRune(r rune) string {
 // holds nothing JSON escapes, so the text stays valid JSON.
 func JSON(b []byte) []byte {
 	if sc := secrets.Load(); sc != nil {
-		if s := string(b); sc.spans(s) != nil {
+		if s := view(b); sc.spans(s) != nil {
 			b = []byte(sc.scrub(s))
 		}
 	}
 	return escapeJSON(b)
 }
 
+// view is b read as a string without a copy, for code that only reads it
+// while b does not change.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 func escapeJSON(b []byte) []byte {
-	s := string(b)
+	s := view(b) // out is a new slice: b is only read
 	i := firstUnsafe(s, true, false)
 	if i < 0 {
 		return b

@@ -4,7 +4,6 @@ import (
 	"io"
 	"sync"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // Kind says what a Writer's bytes are, and so what it must guard.
@@ -110,7 +109,7 @@ func (w *Writer) clean(p []byte) bool {
 		return true
 	}
 	// firstUnsafe only reads its argument: no copy of p is needed.
-	return firstUnsafe(unsafe.String(unsafe.SliceData(p), len(p)), true, false) < 0
+	return firstUnsafe(view(p), true, false) < 0
 }
 
 // neutral neutralises what the Writer's kind forbids (secrets aside).
