@@ -91,9 +91,21 @@ func Scrub(s string) string {
 	return sc.scrub(s)
 }
 
-func (sc *scrubber) scrub(s string) string {
-	spans := sc.spans(s)
-	if spans == nil {
+func (sc *scrubber) scrub(s string) string { return replaceSpans(s, sc.spans(s)) }
+
+// scrubBefore is scrub(s[:cut]) given spans, the spans of all of s, when
+// no span runs across cut: those that end by cut are s[:cut]'s own.
+func (sc *scrubber) scrubBefore(s string, spans [][2]int, cut int) string {
+	k := 0
+	for k < len(spans) && spans[k][1] <= cut {
+		k++
+	}
+	return replaceSpans(s[:cut], spans[:k])
+}
+
+// replaceSpans replaces each span of s with TokenMark.
+func replaceSpans(s string, spans [][2]int) string {
+	if len(spans) == 0 {
 		return s
 	}
 	var b strings.Builder

@@ -62,17 +62,22 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	buf := append(w.held, p...)
 	inc := incompleteRune(buf)
-	out := w.neutral(string(buf[:len(buf)-inc]))
+	out := w.neutral(buf[:len(buf)-inc])
 	var tail string
 	if sc := secrets.Load(); sc != nil {
 		// What could still grow into a secret, or into a longer run of
 		// one, waits for what follows it.
+		// So does a run that reaches the end, and one that what is held
+		// back would cut in two: written in part, its windows that cross
+		// the cut would never be seen whole.
 		cut := len(out) - sc.holdBack(out)
 		spans := sc.spans(out)
-		if n := len(spans); n > 0 && spans[n-1][1] == len(out) {
-			cut = min(cut, spans[n-1][0])
+		for _, sp := range spans {
+			if sp[1] > cut || sp[1] == len(out) {
+				cut = min(cut, sp[0])
+			}
 		}
-		out, tail = sc.scrub(out[:cut]), out[cut:]
+		out, tail = sc.scrubBefore(out, spans, cut), out[cut:]
 	}
 	w.held = append([]byte(tail), buf[len(buf)-inc:]...)
 	if out != "" {
@@ -95,7 +100,7 @@ func (w *Writer) Flush() error {
 	if w.err != nil || len(w.held) == 0 {
 		return w.err
 	}
-	out := Scrub(w.neutral(string(w.held)))
+	out := Scrub(w.neutral(w.held))
 	w.held = nil
 	if _, err := io.WriteString(w.w, out); err != nil {
 		w.err = err
@@ -112,13 +117,14 @@ func (w *Writer) clean(p []byte) bool {
 	return firstUnsafe(view(p), true, false) < 0
 }
 
-// neutral neutralises what the Writer's kind forbids (secrets aside).
-func (w *Writer) neutral(s string) string {
+// neutral neutralises what the Writer's kind forbids (secrets aside),
+// copying b once.
+func (w *Writer) neutral(b []byte) string {
 	switch w.kind {
 	case JSONLines:
-		return string(escapeJSON([]byte(s)))
+		return string(escapeJSON(b))
 	default:
-		return clean(s, true, false)
+		return clean(string(b), true, false)
 	}
 }
 
