@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !linux
 
 package output
 
@@ -6,5 +6,6 @@ import "time"
 
 var cpuStart = time.Now()
 
-// procCPU falls back to the wall clock where getrusage is missing.
-func procCPU() time.Duration { return time.Since(cpuStart) }
+// threadCPU falls back to the wall clock where the thread's CPU clock is
+// not at hand.
+func threadCPU() time.Duration { return time.Since(cpuStart) }

@@ -3,6 +3,7 @@ package safe
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand"
 	"strings"
@@ -248,6 +249,48 @@ func TestWriterHoldsBackARunItWouldCut(t *testing.T) {
 		}
 		if b.String() != Scrub(in) {
 			t.Fatalf("round %d: writer %q != Scrub %q", round, b.String(), Scrub(in))
+		}
+	}
+}
+
+// spansByByte is spans as a run counter over every byte: the reference
+// for the skipping scan.
+func spansByByte(sc *scrubber, s string) [][2]int {
+	var spans [][2]int
+	for _, p := range sc.pats {
+		run := 0
+		for i := 0; i < len(s); i++ {
+			if !p.set[s[i]] {
+				run = 0
+				continue
+			}
+			if run++; run >= p.win {
+				if _, ok := p.wins[s[i+1-p.win:i+1]]; ok {
+					spans = addSpan(spans, i+1-p.win, i+1)
+				}
+			}
+		}
+	}
+	return spans
+}
+
+// The skipping scan finds the spans the byte-by-byte one does: random text
+// of the secret's pieces, its bytes, other bytes and another secret.
+func TestSpansSkipAgreesByteByByte(t *testing.T) {
+	withOnlySecret(t, "abcdefghijklmnopklQrs")
+	Protect(`ghp-4Kd8"sWq1\Zx7Pm3Nv`) // a JSON-escaped form too
+	sc := secrets.Load()
+	pieces := []string{"abcdefghijkl", "abcdefghijklmnopklQrs", "klQ", "mnopklQrs", "a", "l", "Q", " ", "\n", "é",
+		`ghp-4Kd8"sWq1\Zx7Pm3Nv`, `4Kd8\"sWq1\\Zx7`, "Zx7Pm3Nv", "token 000123 "}
+	rng := rand.New(rand.NewSource(12))
+	for round := 0; round < 20000; round++ {
+		var b strings.Builder
+		for k := rng.Intn(10); k >= 0; k-- {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		s := b.String()
+		if got, want := sc.spans(s), spansByByte(sc, s); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("spans(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
