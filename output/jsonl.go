@@ -217,8 +217,9 @@ func (j *JSONL) record(rec model.VerdictRecord) {
 	j.seal(start)
 }
 
-// seal passes the line encoded from start through safe.JSON and ends it.
+// seal passes the line encoded from start through safe.JSON (the
+// Writer's JSON: its own pass may be the only one) and ends it.
 func (j *JSONL) seal(start int) {
-	j.out = append(j.out[:start], safe.JSON(j.out[start:])...)
+	j.out = append(j.out[:start], j.sw.JSON(j.out[start:])...)
 	j.out = append(j.out, '\n')
 }

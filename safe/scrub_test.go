@@ -294,3 +294,57 @@ func TestSpansSkipAgreesByteByByte(t *testing.T) {
 		}
 	}
 }
+
+// Writer.JSON: lines passed through w.JSON and written to w give the
+// bytes lines passed through JSON give, with and without a secret, in a
+// JSONLines Writer (which may leave the escaping to its own pass) and a
+// Terminal one.
+func TestWriterJSONWritesWhatJSONWould(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	pieces := []string{"text ", "\x7f", "\u0085", "\u009b", "\u202e", "\u2066", "\u2028", "é", "\x1b", "\xff", "<&>",
+		testSecret, testSecret[3:16], TokenMark, "\n"}
+	var lines [][]byte
+	for i := 0; i < 300; i++ {
+		var s strings.Builder
+		for k := rng.Intn(6); k >= 0; k-- {
+			s.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		b, _ := json.Marshal(map[string]string{"type": "text", "delta": s.String()})
+		lines = append(lines, b)
+	}
+	run := func(kind Kind, viaWriter bool) string {
+		var out bytes.Buffer
+		w := NewWriter(&out, kind)
+		var batch []byte
+		for i, l := range lines {
+			if viaWriter {
+				batch = append(batch, w.JSON(l)...)
+			} else {
+				batch = append(batch, JSON(l)...)
+			}
+			batch = append(batch, '\n')
+			if i%7 == 6 {
+				w.Write(batch)
+				batch = batch[:0]
+			}
+		}
+		w.Write(batch)
+		w.Flush()
+		return out.String()
+	}
+	check := func(name string) {
+		for _, kind := range []Kind{JSONLines, Terminal} {
+			if got, want := run(kind, true), run(kind, false); got != want {
+				t.Fatalf("%s, kind %d: w.JSON wrote\n%q\nJSON wrote\n%q", name, kind, got, want)
+			}
+		}
+	}
+	check("with a secret")
+	saved := secrets.Load()
+	secrets.Store(nil)
+	defer secrets.Store(saved)
+	check("without a secret")
+	if w := NewWriter(io.Discard, JSONLines); &w.JSON(lines[0])[0] != &lines[0][0] {
+		t.Fatal("without a secret, a JSONLines Writer's JSON copied its bytes")
+	}
+}
