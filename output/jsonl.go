@@ -14,8 +14,10 @@ import (
 // The last line is the verdict object, or on exit 1/2 an error object.
 // Every line goes through safe.JSON, so C1 and bidi controls are escaped
 // and a terminal showing the stream obeys none of them; the bytes end in a
-// safe.Writer, which scrubs the token. The lines are encoded by hand
-// (jsonenc.go), byte for byte what encoding/json writes, but the verdict's.
+// safe.Writer, which scrubs the token (safe.Writer.JSON: with no token,
+// the Writer's escaping pass is JSON's, and the bytes are scanned once).
+// The lines are encoded by hand (jsonenc.go), byte for byte what
+// encoding/json writes, but the verdict's.
 type JSONL struct {
 	sw   *safe.Writer
 	out  []byte // lines not yet written to sw
