@@ -25,8 +25,7 @@ func (nopLines) flush()                               {}
 
 // firehoseChunks is the simulator's firehose as decoded chunks: the role
 // chunk, n one-token deltas ("token 000123 "), the finish and [DONE],
-// decoded as one events page (as the stream client decodes pages: one at
-// a time, each chunk would keep a block of its own).
+// decoded as one events page, as the stream client decodes a page.
 func firehoseChunks(n int) []model.StreamChunk {
 	raws := benchgen.Chat("act_bench", n+3)
 	for i := 1; i <= n; i++ {
