@@ -69,6 +69,7 @@ fuzz:
 	$(GO) test ./model -run '^$$' -fuzz '^FuzzIngest$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN)
 	$(GO) test ./model -run '^$$' -fuzz '^FuzzFastDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN)
 	$(GO) test ./safe -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN)
+	$(GO) test ./output -run '^$$' -fuzz '^FuzzLineEncoders$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN)
 
 # Mutation testing (gremlins, installed on first use) of model/, safe/ and
 # stream/, one package after the other; slow (tens of minutes on 2 cores),

@@ -45,7 +45,14 @@ func keyOf(it *model.Item) itemKey { return itemKey{it.Kind, it.Key, it.Index} }
 
 // Tracker remembers what was already reported.
 type Tracker struct {
-	printed    map[itemKey]int
+	printed map[itemKey]int
+	// The item whose text grew last and its printed length, kept out of
+	// printed until another item's text grows: a stream of one item, the
+	// usual case, costs no map access per chunk.
+	last       itemKey
+	lastLen    int
+	hasLast    bool
+	out        []Change // Changes' result, reused
 	notices    map[itemKey]bool
 	toolStatus map[string]string
 	anoms      int
@@ -84,8 +91,25 @@ func (t *Tracker) Happenings(a *model.Action, redact bool) []model.Happening {
 	return out
 }
 
+// printedLen is how much of k's text was reported.
+func (t *Tracker) printedLen(k itemKey) int {
+	if t.hasLast && k == t.last {
+		return t.lastLen
+	}
+	return t.printed[k]
+}
+
+// setPrinted records that n bytes of k's text were reported.
+func (t *Tracker) setPrinted(k itemKey, n int) {
+	if t.hasLast && k != t.last {
+		t.printed[t.last] = t.lastLen
+	}
+	t.last, t.lastLen, t.hasLast = k, n, true
+}
+
 // Changes returns what changed since the last call, in transcript order:
 // text and notices item by item, then tools, notes, anomalies and cancel.
+// The slice is the Tracker's, valid until the next call.
 //
 // Text is reported as it streamed (the deltas), by byte offset. A printed
 // line cannot be taken back: if a late chunk (a gap filled after a
@@ -97,7 +121,8 @@ func (t *Tracker) Changes(a *model.Action) []Change {
 		return nil
 	}
 	t.seen, t.version = true, a.Version
-	var out []Change
+	clear(t.out) // what the last call returned holds on to nothing
+	out := t.out[:0]
 	// Only what changed since the last look: walking every item, tool and
 	// anomaly per chunk made many items or conflicts quadratic (issue 16).
 	items, tools := a.TakeChanged()
@@ -105,14 +130,14 @@ func (t *Tracker) Changes(a *model.Action) []Change {
 		switch it.Kind {
 		case model.ItemMessage:
 			k := keyOf(it)
-			n, done := it.TextLen(), t.printed[k]
+			n, done := it.TextLen(), t.printedLen(k)
 			if n > done {
 				s := it.StreamedText()
 				for done > 0 && !utf8.RuneStart(s[done]) {
 					done-- // never cut a character in two
 				}
 				out = append(out, Change{Kind: ChangeText, Item: it, Delta: s[done:]})
-				t.printed[k] = n
+				t.setPrinted(k, n)
 			}
 		case model.ItemNotice:
 			if k := keyOf(it); !t.notices[k] {
@@ -141,5 +166,6 @@ func (t *Tracker) Changes(a *model.Action) []Change {
 		t.cancel = c
 		out = append(out, Change{Kind: ChangeCancel, Cancel: c})
 	}
+	t.out = out
 	return out
 }

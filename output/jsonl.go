@@ -1,7 +1,6 @@
 package output
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"time"
@@ -15,18 +14,20 @@ import (
 // The last line is the verdict object, or on exit 1/2 an error object.
 // Every line goes through safe.JSON, so C1 and bidi controls are escaped
 // and a terminal showing the stream obeys none of them; the bytes end in a
-// safe.Writer, which scrubs the token.
+// safe.Writer, which scrubs the token (safe.Writer.JSON: with no token,
+// the Writer's escaping pass is JSON's, and the bytes are scanned once).
+// The lines are encoded by hand (jsonenc.go), byte for byte what
+// encoding/json writes, but the verdict's.
 type JSONL struct {
 	sw   *safe.Writer
-	w    *bufio.Writer
+	out  []byte // lines not yet written to sw
 	opts Options
 	tr   *Tracker
 }
 
 // NewJSONL returns a jsonl printer writing to w.
 func NewJSONL(w io.Writer, opts Options) *JSONL {
-	sw := safe.NewWriter(w, safe.JSONLines)
-	return &JSONL{sw: sw, w: bufio.NewWriter(sw), opts: opts, tr: NewTracker()}
+	return &JSONL{sw: safe.NewWriter(w, safe.JSONLines), opts: opts, tr: NewTracker()}
 }
 
 type connLine struct {
@@ -75,10 +76,20 @@ type errorLine struct {
 // Handle writes the lines a message caused.
 func (j *JSONL) Handle(a *model.Action, m stream.Msg) {
 	j.handle(a, m)
-	j.w.Flush()
+	j.flush()
 }
 
-func (j *JSONL) flush() { j.w.Flush() }
+// flush writes the lines encoded so far in one write.
+func (j *JSONL) flush() {
+	if len(j.out) == 0 {
+		return
+	}
+	j.sw.Write(j.out)
+	j.out = j.out[:0]
+	if cap(j.out) > 1<<20 { // a huge line (the verdict's text) is not kept
+		j.out = nil
+	}
+}
 
 // handle writes what m changed: the model's changes, then the connection
 // timeline's new entries (stream.Apply logged them) as objects. m itself
@@ -88,25 +99,25 @@ func (j *JSONL) handle(a *model.Action, _ stream.Msg) {
 	for _, h := range j.tr.Happenings(a, j.opts.Redact) {
 		switch h.Kind {
 		case model.HapReview:
-			j.emit(connLine{Type: "review"})
+			emit(j, connLine{Type: "review"})
 		case model.HapConnected, model.HapResumed:
-			j.emit(connLine{Type: "connected", Attempt: h.Attempt, Cursor: h.Cursor})
+			emit(j, connLine{Type: "connected", Attempt: h.Attempt, Cursor: h.Cursor})
 		case model.HapReconnecting:
-			j.emit(connLine{Type: "reconnecting", Attempt: h.Attempt, WaitMs: h.Wait.Milliseconds(), Cause: h.Detail})
+			emit(j, connLine{Type: "reconnecting", Attempt: h.Attempt, WaitMs: h.Wait.Milliseconds(), Cause: h.Detail})
 		case model.HapRestart:
-			j.emit(connLine{Type: "restart", Code: h.Code})
+			emit(j, connLine{Type: "restart", Code: h.Code})
 		case model.HapNoRecord:
-			j.emit(connLine{Type: "no_record", WaitMs: h.Wait.Milliseconds()})
+			emit(j, connLine{Type: "no_record", WaitMs: h.Wait.Milliseconds()})
 		case model.HapCursorFree:
-			j.emit(connLine{Type: "cursor_free", Code: h.Code})
+			emit(j, connLine{Type: "cursor_free", Code: h.Code})
 		case model.HapResultWait:
-			j.emit(connLine{Type: "result_wait", Attempt: h.Attempt, WaitMs: h.Wait.Milliseconds(), Code: h.Code})
+			emit(j, connLine{Type: "result_wait", Attempt: h.Attempt, WaitMs: h.Wait.Milliseconds(), Code: h.Code})
 		case model.HapUnsettled:
-			j.emit(connLine{Type: "unsettled", WaitMs: h.Wait.Milliseconds(), Cause: h.Detail})
+			emit(j, connLine{Type: "unsettled", WaitMs: h.Wait.Milliseconds(), Cause: h.Detail})
 		case model.HapSubmit:
-			j.emit(noteLine{Type: "submit", Text: h.Detail})
+			emit(j, noteLine{Type: "submit", Text: h.Detail})
 		case model.HapTerminal:
-			j.emit(connLine{Type: "terminal", Cursor: h.Cursor})
+			emit(j, connLine{Type: "terminal", Cursor: h.Cursor})
 		}
 	}
 }
@@ -120,30 +131,30 @@ func (j *JSONL) changes(a *model.Action) {
 			if j.opts.Redact {
 				key, delta = safe.Mask(key), safe.Mask(delta)
 			}
-			j.emit(textLine{Type: "text", Item: key, Delta: delta})
+			emit(j, textLine{Type: "text", Item: key, Delta: delta})
 		case ChangeTool:
 			t := c.Tool
 			l := toolLineJSON{Type: "tool", ID: t.ID, Name: t.Name, Label: t.Label, Status: t.Status}
 			if j.opts.Redact {
 				l.ID, l.Label = safe.Mask(l.ID), safe.Mask(l.Label)
 			}
-			j.emit(l)
+			emit(j, l)
 		case ChangeNotice:
 			text := c.Item.Text()
 			if j.opts.Redact {
 				text = safe.Mask(text)
 			}
-			j.emit(noteLine{Type: "notice", Kind: c.Item.Label, Sequence: c.Item.FirstSeq, Text: text})
+			emit(j, noteLine{Type: "notice", Kind: c.Item.Label, Sequence: c.Item.FirstSeq, Text: text})
 		case ChangeNote:
-			j.emit(noteLine{Type: "note", Text: c.Note})
+			emit(j, noteLine{Type: "note", Text: c.Note})
 		case ChangeAnomaly:
 			detail := c.Anom.Detail
 			if j.opts.Redact {
 				detail = ""
 			}
-			j.emit(noteLine{Type: "anomaly", Kind: string(c.Anom.Kind), Sequence: c.Anom.Sequence, Text: detail})
+			emit(j, noteLine{Type: "anomaly", Kind: string(c.Anom.Kind), Sequence: c.Anom.Sequence, Text: detail})
 		case ChangeCancel:
-			j.emit(noteLine{Type: "cancel", Text: c.Cancel})
+			emit(j, noteLine{Type: "cancel", Text: c.Cancel})
 		}
 	}
 }
@@ -151,7 +162,7 @@ func (j *JSONL) changes(a *model.Action) {
 // Finish writes the last line: the verdict object, or the error object.
 func (j *JSONL) Finish(a *model.Action, err error) {
 	if err != nil {
-		j.emit(errorLine{Type: "error", Code: ErrorCode(err), Message: err.Error()})
+		emit(j, errorLine{Type: "error", Code: ErrorCode(err), Message: err.Error()})
 		j.end()
 		return
 	}
@@ -161,19 +172,19 @@ func (j *JSONL) Finish(a *model.Action, err error) {
 		if j.opts.Redact {
 			l.ResponseGetInput, l.SessionID = safe.Mask(l.ResponseGetInput), safe.Mask(l.SessionID)
 		}
-		j.emit(l)
+		emit(j, l)
 	}
 	rec := a.Record()
 	if j.opts.Redact {
 		rec = RedactRecord(rec)
 	}
-	j.emit(rec)
+	j.record(rec)
 	j.end()
 }
 
 // end writes everything, nothing held back: the output is over.
 func (j *JSONL) end() {
-	j.w.Flush()
+	j.flush()
 	j.sw.Flush()
 }
 
@@ -183,14 +194,34 @@ func WriteError(w io.Writer, err error) {
 	j.Finish(nil, err)
 }
 
-func (j *JSONL) emit(v any) {
-	b, err := json.Marshal(v)
-	if err != nil { // only our own plain structs are encoded: cannot happen
+// emit encodes one line (with "at" under --timestamps) after the lines
+// not yet written.
+func emit[L jsonLine](j *JSONL, l L) {
+	start := len(j.out)
+	j.out = l.appendJSON(j.out)
+	if j.opts.Timestamps { // `,"at":"…"` before the closing brace
+		j.out = append(j.out[:len(j.out)-1], `,"at":"`...)
+		j.out = j.opts.now().AppendFormat(j.out, time.RFC3339Nano)
+		j.out = append(j.out, '"', '}')
+	}
+	j.seal(start)
+}
+
+// record encodes the verdict object (by reflection: it is one line, and
+// its keys are fixed, so no "at").
+func (j *JSONL) record(rec model.VerdictRecord) {
+	b, err := json.Marshal(rec)
+	if err != nil { // only our own plain struct is encoded: cannot happen
 		b = []byte(`{"type":"error","code":"encode","message":"internal encoding error"}`)
 	}
-	if _, verdict := v.(model.VerdictRecord); j.opts.Timestamps && !verdict && len(b) > 2 && b[len(b)-1] == '}' {
-		b = append(b[:len(b)-1:len(b)-1], `,"at":"`+j.opts.now().Format(time.RFC3339Nano)+`"}`...)
-	}
-	j.w.Write(safe.JSON(b))
-	j.w.WriteByte('\n')
+	start := len(j.out)
+	j.out = append(j.out, b...)
+	j.seal(start)
+}
+
+// seal passes the line encoded from start through safe.JSON (the
+// Writer's JSON: its own pass may be the only one) and ends it.
+func (j *JSONL) seal(start int) {
+	j.out = append(j.out[:start], j.sw.JSON(j.out[start:])...)
+	j.out = append(j.out, '\n')
 }

@@ -200,3 +200,49 @@ func TestTrackerReportsEachChangeOnce(t *testing.T) {
 		t.Fatalf("replay reported: %+v", again)
 	}
 }
+
+// TestTrackerInterleavedItems: text growing in two items by turns, one
+// chunk at a time and two at once, is reported item by item, each delta
+// once (the Tracker keeps the last item's length outside its map).
+func TestTrackerInterleavedItems(t *testing.T) {
+	seq := uint64(0)
+	resp := func(typ, rest string) model.StreamChunk {
+		c := chunk(seq, "data", typ, fmt.Sprintf(`{"type":%q,"sequence_number":%d%s}`, typ, seq, rest), false)
+		seq++
+		return c
+	}
+	added := func(i int) model.StreamChunk {
+		return resp("response.output_item.added", fmt.Sprintf(`,"output_index":%d,"item":{"id":"msg_%d","type":"message","status":"in_progress","role":"assistant","content":[]}`, i, i))
+	}
+	text := func(i int, d string) model.StreamChunk {
+		return resp("response.output_text.delta", fmt.Sprintf(`,"item_id":"msg_%d","output_index":%d,"content_index":0,"delta":%q`, i, i, d))
+	}
+	batches := [][]model.StreamChunk{
+		{resp("response.created", `,"response":{"id":"resp_t","status":"in_progress"}`), added(0), added(1)},
+		{text(0, "a1 ")}, {text(1, "b1 ")}, {text(0, "a2 ")}, {text(0, "a3 ")},
+		{text(1, "b2 "), text(0, "a4 ")}, // both in one look: item order
+		{text(1, "b3 ")}, {text(1, "b4 ")}, {text(0, "a5")},
+	}
+	a := model.NewAction("act_t")
+	tr := NewTracker()
+	var got []string
+	for _, b := range batches {
+		stream.Apply(a, stream.BatchMsg{At: time.Unix(0, 0), Chunks: b})
+		for _, c := range tr.Changes(a) {
+			if c.Kind == ChangeText {
+				got = append(got, c.Item.Key+"="+c.Delta)
+			}
+		}
+	}
+	want := []string{"msg_0=a1 ", "msg_1=b1 ", "msg_0=a2 ", "msg_0=a3 ", "msg_0=a4 ", "msg_1=b2 ", "msg_1=b3 ", "msg_1=b4 ", "msg_0=a5"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("text changes:\n got %q\nwant %q", got, want)
+	}
+	// The same chunks again change nothing.
+	for _, b := range batches[1:] {
+		stream.Apply(a, stream.BatchMsg{At: time.Unix(0, 0), Chunks: b})
+	}
+	if again := tr.Changes(a); len(again) != 0 {
+		t.Fatalf("replayed chunks reported: %+v", again)
+	}
+}

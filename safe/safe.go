@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Text sanitises multi-line text: newline and tab are kept. Every
@@ -72,28 +73,58 @@ func clean(s string, keepLayout, keepSGR bool) string {
 // firstUnsafe returns the byte offset of the first character clean
 // replaces, or -1.
 func firstUnsafe(s string, keepLayout, keepSGR bool) int {
-	for i := 0; i < len(s); {
+	// Eight bytes at a time while they are printable ASCII, which nothing
+	// replaces (most text); byte by byte in the word that holds anything
+	// else and in the last few bytes, and by words again after each byte
+	// or character that is not printable ASCII.
+	i := plainASCII(s)
+	for i < len(s) {
 		c := s[i]
-		if keepSGR && c == 0x1b {
-			if n := sgrLen(s[i:]); n > 0 {
-				i += n
-				continue
-			}
+		if c >= 0x20 && c < 0x7f {
+			i++
+			continue
 		}
-		if c < utf8.RuneSelf {
+		switch {
+		case keepSGR && c == 0x1b && sgrLen(s[i:]) > 0:
+			i += sgrLen(s[i:])
+		case c < utf8.RuneSelf:
 			if unsafeASCII(c, keepLayout) {
 				return i
 			}
 			i++
-			continue
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if (r == utf8.RuneError && size == 1) || unsafeRune(r) {
+				return i
+			}
+			i += size
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || unsafeRune(r) {
-			return i
-		}
-		i += size
+		i += plainASCII(s[i:])
 	}
 	return -1
+}
+
+// plainASCII is the length of the run of printable ASCII (0x20 to 0x7e)
+// that s starts with, counted in whole 8-byte words: the bytes after it
+// may be printable too. Each word is tested at once: a byte from 0x80 has
+// its high bit set already; of the others, the lowest byte below 0x20 or
+// equal to 0x7f gets its high bit set by one of the two subtractions (the
+// printable bytes under it lend it no borrow), and printable bytes set
+// none.
+func plainASCII(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n := 0
+	for ; n+8 <= len(s); n += 8 {
+		w := s[n : n+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		below := x - 0x20*ones        // a byte < 0x20
+		del := (x ^ 0x7f*ones) - ones // a byte == 0x7f
+		if (x|below|del)&highs != 0 {
+			break
+		}
+	}
+	return n
 }
 
 func unsafeASCII(c byte, keepLayout bool) bool {
@@ -133,15 +164,19 @@ func placeholderRune(r rune) string {
 // holds nothing JSON escapes, so the text stays valid JSON.
 func JSON(b []byte) []byte {
 	if sc := secrets.Load(); sc != nil {
-		if s := string(b); sc.spans(s) != nil {
+		if s := view(b); sc.spans(s) != nil {
 			b = []byte(sc.scrub(s))
 		}
 	}
 	return escapeJSON(b)
 }
 
+// view is b read as a string without a copy, for code that only reads it
+// while b does not change.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 func escapeJSON(b []byte) []byte {
-	s := string(b)
+	s := view(b) // out is a new slice: b is only read
 	i := firstUnsafe(s, true, false)
 	if i < 0 {
 		return b

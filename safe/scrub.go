@@ -91,9 +91,21 @@ func Scrub(s string) string {
 	return sc.scrub(s)
 }
 
-func (sc *scrubber) scrub(s string) string {
-	spans := sc.spans(s)
-	if spans == nil {
+func (sc *scrubber) scrub(s string) string { return replaceSpans(s, sc.spans(s)) }
+
+// scrubBefore is scrub(s[:cut]) given spans, the spans of all of s, when
+// no span runs across cut: those that end by cut are s[:cut]'s own.
+func (sc *scrubber) scrubBefore(s string, spans [][2]int, cut int) string {
+	k := 0
+	for k < len(spans) && spans[k][1] <= cut {
+		k++
+	}
+	return replaceSpans(s[:cut], spans[:k])
+}
+
+// replaceSpans replaces each span of s with TokenMark.
+func replaceSpans(s string, spans [][2]int) string {
+	if len(spans) == 0 {
 		return s
 	}
 	var b strings.Builder
@@ -112,20 +124,33 @@ func (sc *scrubber) scrub(s string) string {
 func (sc *scrubber) spans(s string) [][2]int {
 	var spans [][2]int
 	for pi := range sc.pats {
-		p := &sc.pats[pi]
-		run := 0 // length of the run of secret bytes ending at i
-		for i := 0; i < len(s); i++ {
-			if !p.set[s[i]] {
-				run = 0
-				continue
+		spans = sc.pats[pi].addSpans(spans, s)
+	}
+	return spans
+}
+
+// addSpans adds p's windows in s to spans. A window's bytes are all bytes
+// of p: each candidate is tested from its last byte back, and the next one
+// starts after the last byte that is not (in most text, a few bytes are
+// read for every window length skipped); along a run of p's bytes every
+// window is looked up.
+func (p *pattern) addSpans(spans [][2]int, s string) [][2]int {
+	for i := 0; i+p.win <= len(s); { // no window starts before i
+		j := i + p.win - 1
+		for j >= i && p.set[s[j]] {
+			j--
+		}
+		if j >= i {
+			i = j + 1
+			continue
+		}
+		for e := i + p.win; ; e++ { // s[e-win:e] is all p's bytes
+			if _, ok := p.wins[s[e-p.win:e]]; ok {
+				spans = addSpan(spans, e-p.win, e)
 			}
-			run++
-			if run < p.win {
-				continue
-			}
-			lo := i + 1 - p.win
-			if _, ok := p.wins[s[lo:i+1]]; ok {
-				spans = addSpan(spans, lo, i+1)
+			if e == len(s) || !p.set[s[e]] {
+				i = e + 1
+				break
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"io"
 	"sync"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // Kind says what a Writer's bytes are, and so what it must guard.
@@ -63,17 +62,22 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	buf := append(w.held, p...)
 	inc := incompleteRune(buf)
-	out := w.neutral(string(buf[:len(buf)-inc]))
+	out := w.neutral(buf[:len(buf)-inc])
 	var tail string
 	if sc := secrets.Load(); sc != nil {
 		// What could still grow into a secret, or into a longer run of
 		// one, waits for what follows it.
+		// So does a run that reaches the end, and one that what is held
+		// back would cut in two: written in part, its windows that cross
+		// the cut would never be seen whole.
 		cut := len(out) - sc.holdBack(out)
 		spans := sc.spans(out)
-		if n := len(spans); n > 0 && spans[n-1][1] == len(out) {
-			cut = min(cut, spans[n-1][0])
+		for _, sp := range spans {
+			if sp[1] > cut || sp[1] == len(out) {
+				cut = min(cut, sp[0])
+			}
 		}
-		out, tail = sc.scrub(out[:cut]), out[cut:]
+		out, tail = sc.scrubBefore(out, spans, cut), out[cut:]
 	}
 	w.held = append([]byte(tail), buf[len(buf)-inc:]...)
 	if out != "" {
@@ -83,6 +87,18 @@ func (w *Writer) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// JSON is JSON(b) for bytes to be written to w, scanned once: a JSONLines
+// Writer with no secret registered escapes what JSON would (DEL, C1 and
+// bidi controls, and nothing else: no secret to scrub) as it writes, so
+// b is returned as it is and w's own pass is the only one. Written to w,
+// the result gives the bytes JSON(b) would.
+func (w *Writer) JSON(b []byte) []byte {
+	if w.kind == JSONLines && secrets.Load() == nil {
+		return b
+	}
+	return JSON(b)
 }
 
 // WriteString is Write of a string.
@@ -96,7 +112,7 @@ func (w *Writer) Flush() error {
 	if w.err != nil || len(w.held) == 0 {
 		return w.err
 	}
-	out := Scrub(w.neutral(string(w.held)))
+	out := Scrub(w.neutral(w.held))
 	w.held = nil
 	if _, err := io.WriteString(w.w, out); err != nil {
 		w.err = err
@@ -110,16 +126,17 @@ func (w *Writer) clean(p []byte) bool {
 		return true
 	}
 	// firstUnsafe only reads its argument: no copy of p is needed.
-	return firstUnsafe(unsafe.String(unsafe.SliceData(p), len(p)), true, false) < 0
+	return firstUnsafe(view(p), true, false) < 0
 }
 
-// neutral neutralises what the Writer's kind forbids (secrets aside).
-func (w *Writer) neutral(s string) string {
+// neutral neutralises what the Writer's kind forbids (secrets aside),
+// copying b once.
+func (w *Writer) neutral(b []byte) string {
 	switch w.kind {
 	case JSONLines:
-		return string(escapeJSON([]byte(s)))
+		return string(escapeJSON(b))
 	default:
-		return clean(s, true, false)
+		return clean(string(b), true, false)
 	}
 }
 

@@ -1,0 +1,131 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"aipwatch/model"
+	"aipwatch/safe"
+)
+
+// encPieces is what the line encoders must escape as encoding/json does:
+// its own escapes (quote, backslash, \b \f \n \r \t, other C0, the HTML
+// characters, U+2028/2029, invalid UTF-8, a UTF-16 surrogate written as
+// UTF-8), and what safe.JSON adds to them (DEL, C1, bidi), beside plain
+// text, other runes and the token mark.
+var encPieces = []string{"plain text ", "token 000123 ", "\"", "\\", "\b", "\f", "\n", "\r", "\t", "\x00", "\x1b[31m",
+	"\x1f", "\x7f", "<", ">", "&", "\u2028", "\u2029", "\u2027", "\u202a", "\u202e", "\u2066", "\u2069", "\u0080",
+	"\u0085", "\u009b", "\u009f", "\u00a0", "é", "日本語", "😀", "\xff", "\xc2", "\xe2\x80", "\xed\xa0\x80",
+	"\xf4\x90\x80\x80", safe.TokenMark, "\\u2028", "/"}
+
+func randText(rng *rand.Rand) string {
+	var b strings.Builder
+	for k := rng.Intn(6); k > 0; k-- {
+		b.WriteString(encPieces[rng.Intn(len(encPieces))])
+	}
+	return b.String()
+}
+
+func randInt(rng *rand.Rand) int64 {
+	switch rng.Intn(3) {
+	case 0:
+		return 0
+	case 1:
+		return -rng.Int63n(1 << 40)
+	}
+	return rng.Int63()
+}
+
+// allLines builds one line of every hand-encoded type from the values.
+func allLines(s []string, n []int64) []jsonLine {
+	return []jsonLine{
+		connLine{Type: s[0], Attempt: int(n[0]), Cursor: s[1], WaitMs: n[1], Cause: s[2], Code: s[3]},
+		textLine{Type: s[0], Item: s[1], Delta: s[2]},
+		toolLineJSON{Type: s[0], ID: s[1], Name: s[2], Label: s[3], Status: s[4]},
+		noteLine{Type: s[0], Kind: s[1], Sequence: uint64(n[0]), Text: s[2]},
+		reconcileLine{Type: s[0], Advice: s[1], ResponseGetInput: s[2], SessionID: s[3]},
+		errorLine{Type: s[0], Code: s[1], Message: s[2]},
+	}
+}
+
+// checkLinesMatchMarshal: each line's encoding is json.Marshal's, and so,
+// once through safe.JSON, the line the reflective printer wrote.
+func checkLinesMatchMarshal(t *testing.T, s []string, n []int64) {
+	t.Helper()
+	for _, l := range allLines(s, n) {
+		want, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := l.appendJSON([]byte("prefix"))
+		if !bytes.Equal(got[len("prefix"):], want) {
+			t.Fatalf("%T %+v:\n got %s\nwant %s", l, l, got[len("prefix"):], want)
+		}
+	}
+	for _, x := range s {
+		want, _ := json.Marshal(x)
+		if got := appendString(nil, x); !bytes.Equal(got, want) {
+			t.Fatalf("appendString(%q) = %s, want %s", x, got, want)
+		}
+	}
+}
+
+func TestLineEncodersMatchMarshal(t *testing.T) {
+	rng := rand.New(rand.NewSource(16))
+	s, n := make([]string, 5), make([]int64, 2)
+	for i := 0; i < 20000; i++ {
+		for k := range s {
+			s[k] = randText(rng)
+		}
+		for k := range n {
+			n[k] = randInt(rng)
+		}
+		checkLinesMatchMarshal(t, s, n)
+	}
+	// Every byte value alone, and every rune around the escaped ranges.
+	for c := 0; c < 256; c++ {
+		checkLinesMatchMarshal(t, []string{string([]byte{byte(c)}), "a" + string([]byte{byte(c)}) + "b", "", "x", ""}, []int64{int64(c), 0})
+	}
+	for r := rune(0); r < 0x2100; r++ {
+		checkLinesMatchMarshal(t, []string{string(r), "", "", "", ""}, []int64{0, 1})
+	}
+}
+
+// FuzzLineEncoders: whatever the strings and numbers, the hand encoders
+// write what json.Marshal writes.
+func FuzzLineEncoders(f *testing.F) {
+	for _, p := range encPieces {
+		f.Add(p, "item", "", int64(0), int64(0))
+	}
+	f.Add("<a href=\"x\">\u2028\xff\u009b\u202e\x7f", "\x00\x1b", safe.TokenMark, int64(-1), int64(1<<62))
+	f.Fuzz(func(t *testing.T, a, b, c string, n0, n1 int64) {
+		checkLinesMatchMarshal(t, []string{a, b, c, a + c, c + b}, []int64{n0, n1})
+	})
+}
+
+// TestJSONLTimestampsAddAt: under --timestamps every line but the verdict
+// ends with "at", the clock's RFC 3339 time, as the reflective printer
+// wrote it.
+func TestJSONLTimestampsAddAt(t *testing.T) {
+	var buf bytes.Buffer
+	at := time.Date(2026, 12, 3, 13, 30, 0, 123456789, time.UTC)
+	drive(NewJSONL(&buf, Options{Timestamps: true, Now: func() time.Time { return at }}), chatTurn(time.Unix(0, 0)))
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	for i, l := range lines {
+		stamped := strings.HasSuffix(l, `,"at":"2026-12-03T13:30:00.123456789Z"}`)
+		if last := i == len(lines)-1; stamped == last {
+			t.Errorf("line %d (last %v) stamped %v: %s", i, last, stamped, l)
+		}
+		if !json.Valid([]byte(l)) {
+			t.Errorf("line %d is not JSON: %s", i, l)
+		}
+	}
+	var rec model.VerdictRecord
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rec); err != nil || rec.Type != "verdict" {
+		t.Fatalf("last line: %v %s", err, lines[len(lines)-1])
+	}
+}

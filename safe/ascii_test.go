@@ -1,0 +1,79 @@
+package safe
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// firstUnsafeByByte is firstUnsafe without the word-at-a-time run of
+// printable ASCII: the reference it must agree with.
+func firstUnsafeByByte(s string, keepLayout, keepSGR bool) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if keepSGR && c == 0x1b {
+			if n := sgrLen(s[i:]); n > 0 {
+				i += n
+				continue
+			}
+		}
+		if c < utf8.RuneSelf {
+			if unsafeASCII(c, keepLayout) {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || unsafeRune(r) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// TestPlainASCIIEveryByte puts every byte value at every position of a
+// run of printable ASCII: plainASCII must stop at the word holding it,
+// exactly when it is not printable.
+func TestPlainASCIIEveryByte(t *testing.T) {
+	base := []byte(strings.Repeat("~ az!09ZZ", 3)) // 27 printable bytes, '~' (0x7e) and ' ' (0x20) the edges
+	for pos := range base {
+		for c := 0; c < 256; c++ {
+			b := append([]byte(nil), base...)
+			b[pos] = byte(c)
+			want := len(b) / 8 * 8
+			if c < 0x20 || c >= 0x7f {
+				want = pos / 8 * 8
+			}
+			if got := plainASCII(string(b)); got != want {
+				t.Fatalf("byte %#x at %d: plainASCII = %d, want %d", c, pos, got, want)
+			}
+		}
+	}
+}
+
+// TestFirstUnsafeAgreesByteByByte: random strings mixing printable runs,
+// controls, DEL, SGR, C1, bidi, U+2028, other runes and invalid bytes, at
+// every alignment and in every mode.
+func TestFirstUnsafeAgreesByteByByte(t *testing.T) {
+	pieces := []string{"plain text ", "abcdefgh", "~", " ", "\n", "\t", "\x1b[1m", "\x1b[0m", "\x1b]0;x\x07",
+		"\x00", "\x1f", "\x7f", "\u0085", "\u009b", "\u00a0", "é", "\u202e", "\u2066", "\u2028", "日本語",
+		"\xff", "\xc2", "\xe2\x80", "😀", "[token]", "<&>"}
+	rng := rand.New(rand.NewSource(16))
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := rng.Intn(12); k >= 0; k-- {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		s := b.String()
+		for _, keepLayout := range []bool{false, true} {
+			for _, keepSGR := range []bool{false, true} {
+				if got, want := firstUnsafe(s, keepLayout, keepSGR), firstUnsafeByByte(s, keepLayout, keepSGR); got != want {
+					t.Fatalf("firstUnsafe(%q, %v, %v) = %d, want %d", s, keepLayout, keepSGR, got, want)
+				}
+			}
+		}
+	}
+}
