@@ -41,9 +41,6 @@ func HTTPClient(cacert string) (*http.Client, error) {
 func newTransport() *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ResponseHeaderTimeout = 30 * time.Second
-	// Replies run to megabytes (events pages, a long turn's result): read
-	// them in 64 KiB steps, not the default 4 KiB (fewer system calls).
-	tr.ReadBufferSize = 64 << 10
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 	return tr
 }
