@@ -56,7 +56,8 @@ func (s *jscan) newHint() *chunkHint {
 const maxFastDepth = 512
 
 func (s *jscan) ws() {
-	for s.i < len(s.b) {
+	// Compact JSON (what aipd sends) has none: one test says so.
+	for s.i < len(s.b) && s.b[s.i] <= ' ' {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++
@@ -409,6 +410,7 @@ func object[T any](s *jscan, v *T, sh *objShape[T]) (unsure uint32, ok bool) {
 	}
 	s.i++
 	var seen uint32
+	next := 0 // the field after the last key's: where the next key usually is
 	for n := 0; ; n++ {
 		c := s.peek()
 		if c == '}' {
@@ -431,7 +433,11 @@ func object[T any](s *jscan, v *T, sh *objShape[T]) (unsure uint32, ok bool) {
 		start := s.i
 		var miss uint32 // groups of this member not sure
 		bad := false
-		switch k := sh.index(key); {
+		k := sh.index(key, next)
+		if k >= 0 {
+			next = k + 1
+		}
+		switch {
 		case !plain:
 			bad, miss = true, allGroups
 		case k < 0:
@@ -456,9 +462,16 @@ func object[T any](s *jscan, v *T, sh *objShape[T]) (unsure uint32, ok bool) {
 	}
 }
 
-// index is the field whose name is key, or -1.
-func (sh *objShape[T]) index(key []byte) int {
-	for k := range sh.fields {
+// index is the field whose name is key, or -1. The search starts at
+// field from and wraps around: senders write an object's keys in one order,
+// mostly the table's, so the key after field k is usually field k+1.
+func (sh *objShape[T]) index(key []byte, from int) int {
+	n := len(sh.fields)
+	for j := range n {
+		k := from + j
+		if k >= n {
+			k -= n
+		}
 		if sh.fields[k].name == string(key) {
 			return k
 		}
