@@ -101,6 +101,19 @@ func eventShapes() (own, view objShape[Event]) {
 // decodeEventFast decodes an Event object.
 func decodeEventFast(raw []byte) (Event, bool) { return whole(raw, &eventShape) }
 
+// DecodeEventShared is DecodeEvent whose strings and bytes may be views of
+// raw, which must not change afterwards (an SSE frame's own copy):
+// aip.stream.chunk events, one a chunk, are read and dropped, and
+// Action.IngestEvent copies the others it keeps.
+func DecodeEventShared(raw []byte) (Event, error) {
+	if e, ok := whole(raw, &eventViewShape); ok {
+		return e, nil
+	}
+	var e Event
+	err := json.Unmarshal(raw, &e)
+	return e, err
+}
+
 // DecodeEvent decodes one runtime Event object.
 func DecodeEvent(raw []byte) (Event, error) {
 	if e, ok := decodeEventFast(raw); ok {

@@ -139,7 +139,8 @@ func routeFast(f *Frame) (routed, bool) {
 		}
 		return routed{kind: routeChunk, chunk: c}, true
 	case bytes.HasPrefix(d, []byte(`{"event":{`)):
-		e, err := model.DecodeEvent(d[len(`{"event":`) : len(d)-1])
+		// Views of the frame's own copy, as the chunk's are.
+		e, err := model.DecodeEventShared(d[len(`{"event":`) : len(d)-1 : len(d)-1])
 		if err != nil {
 			return routed{}, false
 		}
