@@ -103,6 +103,11 @@ func checkFast(t *testing.T, b []byte) {
 		if !reflect.DeepEqual(normEvent(e), normEvent(want)) {
 			t.Fatalf("fast event %+v, encoding/json %+v: %q", e, want, b)
 		}
+		// The shape of views (DecodeEventShared, a page's events) reads
+		// the same.
+		if v, ok := whole(b, &eventViewShape); !ok || !reflect.DeepEqual(normEvent(v), normEvent(e)) {
+			t.Fatalf("event as views %+v (%v), as copies %+v: %q", v, ok, e, b)
+		}
 	}
 	// A Responses frame.
 	if f, ok := decodeRespFast(b); ok {
