@@ -239,6 +239,39 @@ func TestSubmitReplyForms(t *testing.T) {
 			t.Fatalf("%d POSTs, want 2 (no resubmission)", n)
 		}
 	})
+	t.Run("idempotent replay", func(t *testing.T) {
+		// The same ID, input and idempotency key after the run settled:
+		// aipd returns the original result with output.idempotent_replay
+		// (aip-daemon-behaviour §1.3); the operator is told that nothing
+		// ran for this submission and the verdict is the earlier run's.
+		getenv, jpath := stateEnv(t)
+		id := "act_test_idem_replay_01"
+		srv := awaitSim(t, "chat-tools", id, jpath)
+		args := []string{"submit", "--url", srv.URL(), "--output", "plain", "--action-id", id, "--idempotency-key", "idem-1",
+			"--mode", "sync", "cap:hermes_agent:sim:chat_stream", "--input", chatInput}
+		if code, out, errOut := runWith(getenv, args...); code != 0 || strings.Contains(out, "idempotent replay") {
+			t.Fatalf("first: exit %d\n%s\n%s", code, out, errOut)
+		}
+		code, out, errOut := runWith(getenv, args...)
+		if code != 0 || !strings.Contains(out, "verdict: verified") ||
+			!strings.Contains(out, "stored result of an earlier run of "+id+" (completed, idempotent replay): this submission ran nothing") {
+			t.Fatalf("second: exit %d\n%s\n%s", code, out, errOut)
+		}
+		subs := srv.Submissions()
+		if len(subs) != 2 || !subs[1].Replay || subs[1].Rerun {
+			t.Fatalf("submissions: %+v", subs)
+		}
+		entries, _ := journal.Read(jpath)
+		var replies []string
+		for _, e := range entries {
+			if e.Kind == journal.KindReply {
+				replies = append(replies, e.Reply)
+			}
+		}
+		if strings.Join(replies, ",") != "result:completed,replay:completed" {
+			t.Fatalf("journalled replies %v", replies)
+		}
+	})
 	t.Run("replay.message_id", func(t *testing.T) {
 		getenv, jpath := stateEnv(t)
 		id := "act_test_replay_01"

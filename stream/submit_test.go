@@ -27,6 +27,9 @@ func TestPostReplyForms(t *testing.T) {
 		{"result", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"completed","output":{"x":1}}}}`)
 		}, "", "completed", "", false},
+		{"replayed result", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"completed","output":{"x":1,"idempotent_replay":true}}}}`)
+		}, "", "completed", "", false},
 		{"failed result", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"failed","error":{"code":"idempotency.conflict","message":"m","category":"permanent"}}}}`)
 		}, "", "failed", "", false},
@@ -75,7 +78,7 @@ func TestPostReplyForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out := cl.Post(context.Background(), []byte(`{"x":1}`), c.name == "result")
+			out := cl.Post(context.Background(), []byte(`{"x":1}`), c.name == "result" || c.name == "replayed result")
 			mu.Lock()
 			defer mu.Unlock()
 			if !strings.HasPrefix(got, "POST /prefix/aip/v1/actions application/json {\"x\":1}") {
@@ -90,7 +93,7 @@ func TestPostReplyForms(t *testing.T) {
 					t.Fatalf("%+v", out)
 				}
 			case c.result != "":
-				if out.Reply.Result == nil || out.Reply.Result.Status != c.result {
+				if out.Reply.Result == nil || out.Reply.Result.Status != c.result || out.Reply.Replay != (c.name == "replayed result") {
 					t.Fatalf("%+v", out)
 				}
 			case c.code != "":
@@ -122,6 +125,23 @@ func TestRefusedBeforeRun(t *testing.T) {
 		}
 		if got := refusedBeforeRun(*rep.Result); got != c.want {
 			t.Errorf("%s: %v", c.raw, got)
+		}
+	}
+}
+
+// Part A §1.3: only output.idempotent_replay: true marks a replay.
+func TestIdempotentReplayMark(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"idempotent_replay":true}`:             true,
+		`{"events":[],"idempotent_replay":true}`: true,
+		`{"idempotent_replay":false}`:            false,
+		`{"idempotent_replay":"true"}`:           false,
+		`{"x":{"idempotent_replay":true}}`:       false,
+		`[true]`:                                 false,
+		``:                                       false,
+	} {
+		if got := idempotentReplay([]byte(raw)); got != want {
+			t.Errorf("%s: %v", raw, got)
 		}
 	}
 }
