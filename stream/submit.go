@@ -406,6 +406,20 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 				switch {
 				case code == CodeIdempotencyRunning:
 					ls.Send(SubmitMsg{Note: "aipd says the original submission of " + id + " is still running (" + code + "); following it"})
+				case out.Reply.Replay && r.ActionID != "" && r.ActionID != id:
+					// The key's original run was another action (§1.3: the
+					// original action_id comes back): this ID was never
+					// created, and a result of another action is no
+					// evidence for it (contract §3).
+					e := &Error{Op: "submit", Message: "aipd returned the stored result of another action, " + oneLine(r.ActionID, 120) +
+						", under this idempotency key (idempotent replay): " + id + " was not created and nothing ran; follow " +
+						oneLine(r.ActionID, 120) + " instead, or submit with a new idempotency key"}
+					if followOver {
+						ls.Send(ErrorMsg{Err: e})
+						ls.release()
+						return e
+					}
+					return end(e, ErrorMsg{Err: e})
 				case out.Reply.Replay:
 					// The stored result of an earlier run under the same
 					// idempotency key: the follow shows that run and its
