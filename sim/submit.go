@@ -345,6 +345,11 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		s.sub.mu.Unlock()
 		switch {
 		case seen && (k.actionID != a.ID || k.hash != hash):
+			// The spec names idempotency.conflict and
+			// idempotency.input_hash_mismatch as 200 failed results (§1.2)
+			// but gives neither's trigger: using idempotency.conflict for
+			// another action or another input, with owner_action_id, is
+			// the simulator's own choice.
 			s.replyFailed(w, &env, a.ID, &protoErr{Code: "idempotency.conflict", Message: "idempotency key is bound to another request",
 				Category: "permanent", Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, &lg)
 			return
@@ -500,7 +505,11 @@ func hashOf(raw json.RawMessage) string {
 }
 
 // checkStreamInput is the capability's input schema for the two streams:
-// a miss is the 200 failed action.input_schema_invalid (§1.2).
+// a miss is the 200 failed action.input_schema_invalid (§1.2, which names
+// the code). The rules themselves (an object input, a non-empty messages
+// array for chat_stream, an object body for responses_stream) are the
+// simulator's own choice, after the input shapes of the streaming guide
+// §3 and §4: the daemon spec does not give the Hermes stream schemas.
 func checkStreamInput(op string, input json.RawMessage) *protoErr {
 	var top map[string]json.RawMessage
 	bad := func(msg string) *protoErr {
@@ -526,6 +535,9 @@ func checkStreamInput(op string, input json.RawMessage) *protoErr {
 
 // writeReply writes a 200 reply envelope (§1.2): in_response_to the
 // request's message_id, to its from, session and correlation echoed.
+// The bearer path overwrites from with the authenticated principal
+// (§1.1); whether to is then that principal, and its shape, the spec does
+// not say, so to echoes the from that was sent (no client reads it).
 func (s *Server) writeReply(w http.ResponseWriter, req *envelopeIn, body obj) {
 	id := "msg_" + fakeHex(s.actionID+"/reply/"+strconv.FormatInt(s.messageSerial.Add(1), 10), 32)
 	env := o("aip_version", "1.0", "message_type", "aip.core.v1.action_result", "message_id", id,
@@ -600,7 +612,12 @@ func (s *Server) storedStatus() string {
 
 // handleRead answers response_get and session_get (part A §3): read-only,
 // sync only; a provider 404 arrives as HTTP 400
-// connector.hermes_agent.remote_rejected (part A, the table at the top).
+// connector.hermes_agent.remote_rejected (part A, the table at the top;
+// §3 says 502 instead [I], and the client takes either). response_get is
+// sync only in §3; the spec gives no modes for session_get ("invoked like
+// response_get"), so refusing it async is the simulator's own choice. The
+// read's own action (a record, a result, a row in action list, §3 [C]) is
+// not kept: see README.md.
 func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn, op, mode string, lg *SubmissionLog) {
 	if mode != "sync" {
 		s.replyFailed(w, req, a.ID, &protoErr{Code: "execution.mode_unsupported", Message: op + " supports sync execution only",
