@@ -116,6 +116,7 @@ func TestReconcileInterpret(t *testing.T) {
 		}
 		return stream.PostOutcome{Reply: stream.PostReply{Result: &r}}
 	}
+	replayed := func(o stream.PostOutcome) stream.PostOutcome { o.Reply.Replay = true; return o }
 	cases := []struct {
 		name    string
 		op      string
@@ -133,6 +134,7 @@ func TestReconcileInterpret(t *testing.T) {
 		{"completed", submit.OpResponseGet, res("completed", `{"id":"resp_1","status":"completed"}`, ""), "completed", false, "terminal provider object"},
 		{"incomplete", submit.OpResponseGet, res("completed", `{"id":"resp_1","status":"incomplete"}`, ""), "incomplete", false, "partial output"},
 		{"session", submit.OpSessionGet, res("completed", `{"id":"s"}`, ""), "stored", false, "inspect it"},
+		{"replayed read", submit.OpResponseGet, replayed(res("completed", `{"id":"resp_1","status":"in_progress","idempotent_replay":true}`, "")), "in_progress", false, "an earlier read's answer, replayed"},
 	}
 	for _, c := range cases {
 		st, meaning, refused := interpret(c.op, c.out)
