@@ -343,7 +343,21 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			s.sub.keys[scoped] = keyRec{a.ID, hash}
 		}
 		s.sub.mu.Unlock()
+		s.mu.Lock()
+		released := s.handlerFailed // set with settled, in one locked step
+		noResult := s.storedLocked() == nil
+		s.mu.Unlock()
 		switch {
+		case seen && released:
+			// A sync handler error releases the key before the error goes
+			// back, and nothing is persisted (§1.2 "HTTP errors": "release
+			// idempotency, return Err" [C]): the key is free, and this
+			// submission runs like a first one.
+			s.sub.mu.Lock()
+			s.sub.keys[scoped] = keyRec{a.ID, hash}
+			s.sub.mu.Unlock()
+			lg.Rerun = true
+			s.rerun()
 		case seen && (k.actionID != a.ID || k.hash != hash):
 			// The spec names idempotency.conflict and
 			// idempotency.input_hash_mismatch as 200 failed results (§1.2)
@@ -356,6 +370,12 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		case seen && !s.isSettled():
 			s.replyFailed(w, &env, a.ID, &protoErr{Code: "idempotency.in_progress", Message: "an action with this idempotency key is in progress",
 				Category: "temporary", Retryable: true, RetryAfterMs: 1000, Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, &lg)
+			return
+		case seen && noResult:
+			// The key's async run was cancelled and never got a result
+			// (A1): what the key then gets is not in the spec.
+			fail(&protoErr{Code: "runtime.handler_failed", Message: "not modelled: an idempotency key whose async action was cancelled without a result",
+				Category: "temporary", Source: runtimeSource()})
 			return
 		case seen:
 			// ReturnOriginalResult (§1.3): the original result comes back,

@@ -381,3 +381,26 @@ func TestSubmitRerunSync(t *testing.T) {
 		t.Fatalf("%+v", log)
 	}
 }
+
+// §1.2 "HTTP errors" [C]: a sync handler error releases the idempotency
+// key and persists nothing, so the same submission again runs again (and
+// here fails again), rather than getting a stored result that does not
+// exist.
+func TestSubmitKeyReleasedBySyncHandlerError(t *testing.T) {
+	s, u := start(t, "sync-handler-failed", Knobs{Submit: SubmitKnobs{Await: true}})
+	id := s.ActionID()
+	body := func() string { return envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "key-f") }
+	for i := range 2 {
+		pe := envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", body()), 502)
+		if pe.Code != "connector.hermes_agent.transport" {
+			t.Fatalf("try %d: %+v", i+1, pe)
+		}
+	}
+	log := s.Submissions()
+	if len(log) != 2 || log[0].Rerun || !log[1].Rerun || log[1].Replay || log[1].Reply != "error:connector.hermes_agent.transport" {
+		t.Fatalf("%+v", log)
+	}
+	if st := statusT(t, u, id); st["state"] != "unknown" {
+		t.Fatalf("a failed sync run got a record: %v", st)
+	}
+}
