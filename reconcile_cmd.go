@@ -78,6 +78,17 @@ func statusCapability(a *model.Action) string {
 // part A §3: the provider's 404 arrives as HTTP 400
 // connector.hermes_agent.remote_rejected).
 func interpret(op string, out stream.PostOutcome) (status, meaning string, refused bool) {
+	status, meaning, refused = interpretReply(op, out)
+	if out.Err == nil && !out.Uncertain && out.Reply.Replay && !refused {
+		// The read's key is derived from the original action, so a second
+		// reconcile can get the first read's answer again
+		// (output.idempotent_replay, aip-daemon-behaviour §1.3).
+		meaning += " (an earlier read's answer, replayed by aipd under the same idempotency key: the stored state may have changed since)"
+	}
+	return status, meaning, refused
+}
+
+func interpretReply(op string, out stream.PostOutcome) (status, meaning string, refused bool) {
 	switch {
 	case out.Uncertain:
 		return "", "no reply to the read (" + oneLineErr(out.Err) + "); it was not retried: the journal holds its ID", true

@@ -1,6 +1,11 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,6 +116,7 @@ func TestReconcileInterpret(t *testing.T) {
 		}
 		return stream.PostOutcome{Reply: stream.PostReply{Result: &r}}
 	}
+	replayed := func(o stream.PostOutcome) stream.PostOutcome { o.Reply.Replay = true; return o }
 	cases := []struct {
 		name    string
 		op      string
@@ -128,11 +134,57 @@ func TestReconcileInterpret(t *testing.T) {
 		{"completed", submit.OpResponseGet, res("completed", `{"id":"resp_1","status":"completed"}`, ""), "completed", false, "terminal provider object"},
 		{"incomplete", submit.OpResponseGet, res("completed", `{"id":"resp_1","status":"incomplete"}`, ""), "incomplete", false, "partial output"},
 		{"session", submit.OpSessionGet, res("completed", `{"id":"s"}`, ""), "stored", false, "inspect it"},
+		{"replayed read", submit.OpResponseGet, replayed(res("completed", `{"id":"resp_1","status":"in_progress","idempotent_replay":true}`, "")), "in_progress", false, "an earlier read's answer, replayed"},
 	}
 	for _, c := range cases {
 		st, meaning, refused := interpret(c.op, c.out)
 		if st != c.status || refused != c.refused || !strings.Contains(meaning, c.says) {
 			t.Errorf("%s: %q %v %q", c.name, st, refused, meaning)
 		}
+	}
+}
+
+// The spec contradicts itself on the provider's 404 of a read
+// (aip-daemon-behaviour: the table at the top says HTTP 400
+// connector.hermes_agent.remote_rejected, part A §3 says 502 with a
+// connector.hermes_agent.* code). The simulator follows the table;
+// reconcile reads either as "not stored", and a 502 that is not a 404
+// (Hermes' 429) stays a refusal. Through Post, so the error envelope is
+// decoded as aipd sends it.
+func TestReconcileProviderNotFoundEitherStatus(t *testing.T) {
+	cases := []struct {
+		name   string
+		status int
+		code   string
+		msg    string
+		stored string
+	}{
+		{"table: 400 remote_rejected", 400, "connector.hermes_agent.remote_rejected", "Hermes returned HTTP 404", "not_found"},
+		{"§3: 502 remote_rejected", 502, "connector.hermes_agent.remote_rejected", "not found", "not_found"},
+		{"§3: 502 another connector code", 502, "connector.hermes_agent.http_error", "Hermes returned HTTP 404", "not_found"},
+		{"502 that is no 404", 502, "connector.hermes_agent.remote_temporary", "Hermes returned HTTP 429", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.ReadAll(r.Body)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(c.status)
+				fmt.Fprintf(w, `{"aip_version":"1.0","message_type":"aip.core.v1.error","body":{"error":{"error":{"code":%q,"message":%q,"category":"connector"}}}}`, c.code, c.msg)
+			}))
+			defer srv.Close()
+			cl, err := stream.New(stream.Config{BaseURL: srv.URL, ActionID: "act_read_1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := cl.Post(context.Background(), []byte(`{}`), true)
+			if out.Uncertain || out.Err == nil || out.Err.HTTPStatus != c.status {
+				t.Fatalf("%+v %+v", out, out.Err)
+			}
+			st, meaning, refused := interpret(submit.OpResponseGet, out)
+			if st != c.stored || refused != (c.stored == "") {
+				t.Fatalf("%q %v %q", st, refused, meaning)
+			}
+		})
 	}
 }

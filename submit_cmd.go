@@ -279,6 +279,9 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 				e.Reply = "ack:" + out.Reply.Ack.Status
 			case out.Reply.Result != nil:
 				e.Reply = "result:" + out.Reply.Result.Status
+				if out.Reply.Replay { // an earlier run's result, returned again (aip-daemon-behaviour §1.3)
+					e.Reply = "replay:" + out.Reply.Result.Status
+				}
 				if out.Reply.Result.Error != nil {
 					e.Code = out.Reply.Result.Error.Code
 				}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -237,6 +240,70 @@ func TestSubmitReplyForms(t *testing.T) {
 		}
 		if n := len(srv.Submissions()); n != 2 {
 			t.Fatalf("%d POSTs, want 2 (no resubmission)", n)
+		}
+	})
+	t.Run("idempotent replay", func(t *testing.T) {
+		// The same ID, input and idempotency key after the run settled:
+		// aipd returns the original result with output.idempotent_replay
+		// (aip-daemon-behaviour §1.3); the operator is told that nothing
+		// ran for this submission and the verdict is the earlier run's.
+		getenv, jpath := stateEnv(t)
+		id := "act_test_idem_replay_01"
+		srv := awaitSim(t, "chat-tools", id, jpath)
+		args := []string{"submit", "--url", srv.URL(), "--output", "plain", "--action-id", id, "--idempotency-key", "idem-1",
+			"--mode", "sync", "cap:hermes_agent:sim:chat_stream", "--input", chatInput}
+		if code, out, errOut := runWith(getenv, args...); code != 0 || strings.Contains(out, "idempotent replay") {
+			t.Fatalf("first: exit %d\n%s\n%s", code, out, errOut)
+		}
+		code, out, errOut := runWith(getenv, args...)
+		if code != 0 || !strings.Contains(out, "verdict: verified") ||
+			!strings.Contains(out, "stored result of an earlier run of "+id+" (completed, idempotent replay): this submission ran nothing") {
+			t.Fatalf("second: exit %d\n%s\n%s", code, out, errOut)
+		}
+		subs := srv.Submissions()
+		if len(subs) != 2 || !subs[1].Replay || subs[1].Rerun {
+			t.Fatalf("submissions: %+v", subs)
+		}
+		entries, _ := journal.Read(jpath)
+		var replies []string
+		for _, e := range entries {
+			if e.Kind == journal.KindReply {
+				replies = append(replies, e.Reply)
+			}
+		}
+		if strings.Join(replies, ",") != "result:completed,replay:completed" {
+			t.Fatalf("journalled replies %v", replies)
+		}
+	})
+	t.Run("idempotent replay of another action", func(t *testing.T) {
+		// The key's original run was another action ID: aipd answers its
+		// result, with the original action_id (§1.3). The submitted ID
+		// was never created; that result is no evidence for it (contract
+		// §3): exit 1 naming the other action, and no hang on the ID.
+		getenv, _ := stateEnv(t)
+		id := "act_test_idem_new_01"
+		s, err := sim.New("chat-tools", sim.Knobs{PollInterval: 5 * time.Millisecond, Submit: sim.SubmitKnobs{Await: true, ActionID: id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		h := s.Handler()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost || r.URL.Path != "/aip/v1/actions" {
+				h.ServeHTTP(w, r)
+				return
+			}
+			_, _ = io.ReadAll(r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"aip_version":"1.0","message_type":"aip.core.v1.action_result","message_id":"msg_r","sent_at":"2030-01-01T00:00:00Z","in_response_to":"msg_x",`+
+				`"body":{"action_result":{"action_id":"act_test_orig_01","status":"completed","output":{"events":[],"terminal":true,"idempotent_replay":true}}}}`)
+		}))
+		t.Cleanup(srv.Close)
+		code, out, errOut := runWith(getenv, "submit", "--url", srv.URL, "--output", "plain", "--action-id", id, "--idempotency-key", "idem-1",
+			"cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+		if code != 1 || !strings.Contains(out+errOut, "stored result of another action, act_test_orig_01") ||
+			!strings.Contains(out+errOut, id+" was not created") {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 		}
 	})
 	t.Run("replay.message_id", func(t *testing.T) {

@@ -48,7 +48,7 @@ type Entry struct {
 	MessageID string `json:"message_id,omitempty"`
 	SentAt    string `json:"sent_at,omitempty"`
 
-	Reply   string `json:"reply,omitempty"`   // ack:queued, result:failed, error:CODE, none: CAUSE
+	Reply   string `json:"reply,omitempty"`   // ack:queued, result:failed, replay:completed, error:CODE, none: CAUSE
 	Code    string `json:"code,omitempty"`    // the AIP code of a failed result or an error
 	Cursor  string `json:"cursor,omitempty"`  // KindCursor
 	Verdict string `json:"verdict,omitempty"` // KindVerdict

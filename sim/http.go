@@ -215,7 +215,7 @@ func (s *Server) statusObj(id string, withChunks bool) (obj, *resultRec, []chunk
 	queued := s.queuedStateLocked()
 	recorded := s.recordedLocked()
 	running := s.mode == ModeAsync && s.workerStarted && s.result == nil && !s.asyncCancelled
-	res := s.result
+	res := s.storedLocked()
 	chunks := s.chunks
 	started, updated, completed := s.startedAt, s.updatedAt, s.completedAt
 	settledWithout := s.asyncCancelled
@@ -328,7 +328,7 @@ func (s *Server) handleResult(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	res := s.result
+	res := s.storedLocked()
 	state := s.stateLocked(false)
 	recorded := s.recordedLocked()
 	s.mu.Unlock()
@@ -408,7 +408,7 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 // when the client or the simulator gave up first.
 func (s *Server) inTransit(r *http.Request, d time.Duration) bool {
 	select {
-	case <-s.settled:
+	case <-s.settledCh():
 	case <-r.Context().Done():
 		return false
 	case <-s.ctx.Done():

@@ -145,13 +145,17 @@ type Server struct {
 	// What the runtime records besides the result (aip-daemon-behaviour
 	// A1, A3, B4): an async action's worker start and cancel without a
 	// result, a sync handler's failure, a late cancel's queue state.
-	workerStarted   bool
-	asyncCancelled  bool
-	handlerFailed   bool
-	lateCancelled   bool
-	events          []eventRec
-	chunks          []chunkRec
-	result          *resultRec
+	workerStarted  bool
+	asyncCancelled bool
+	handlerFailed  bool
+	lateCancelled  bool
+	events         []eventRec
+	chunks         []chunkRec
+	result         *resultRec
+	// prev is the settled result a synchronous re-run has not replaced
+	// yet (sim/submit.go, §1.3): a sync run writes nothing until it
+	// settles (§1.2, §1.5), so the earlier record and result stay.
+	prev            *resultRec
 	startedAt       time.Time
 	updatedAt       time.Time
 	completedAt     time.Time
@@ -350,8 +354,14 @@ func (s *Server) Close() {
 		s.handlers.Wait()
 		// If the script never began, nothing will close runDone.
 		s.beginOnce.Do(func() { close(s.runDone) })
-		<-s.runDone
+		<-s.runDoneCh()
 	})
+}
+
+func (s *Server) runDoneCh() chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.runDone
 }
 
 // CancelCount is the number of cancel POSTs received.
@@ -369,8 +379,67 @@ func (s *Server) Requests() []RequestLog {
 }
 
 // Settled is closed when the run is over: its result is stored, or it
-// ended without one (an async cancel, a sync handler failure).
-func (s *Server) Settled() <-chan struct{} { return s.settled }
+// ended without one (an async cancel, a sync handler failure). A re-run
+// (a settled ID submitted again without an idempotency key, §1.3) has its
+// own channel: Settled then returns the re-run's.
+func (s *Server) Settled() <-chan struct{} { return s.settledCh() }
+
+func (s *Server) settledCh() chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settled
+}
+
+// storedLocked is the result the routes read: the run's, else the one a
+// synchronous re-run has not replaced yet.
+func (s *Server) storedLocked() *resultRec {
+	if s.result != nil {
+		return s.result
+	}
+	return s.prev
+}
+
+// rerun runs the handler of a settled action again (aip-daemon-behaviour
+// part A §1.3: the same ID and contract without an idempotency key;
+// nothing short-circuits, the model and tools run again). Async: the
+// in-memory queue replaces the settled record with a new queued one, so
+// the action reads queued, then running, with no result until the re-run
+// settles. Sync: no record is written until it settles (§1.2), so the
+// earlier record and result stay readable until then. What the event
+// store does with the re-run's chunks, whose sequences start at 0 again,
+// is not in the spec ([I]): the simulator keeps the latest run's chunks
+// and appends their Events to the log (same IDs, derived from the
+// sequence).
+func (s *Server) rerun() {
+	s.mu.Lock()
+	done := s.runDone
+	s.mu.Unlock()
+	<-done // the settled run's goroutine has returned
+	steps, _ := s.sc.script(s.k)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	if s.mode == ModeSync {
+		s.prev = s.storedLocked()
+	} else {
+		s.prev = nil
+		s.startedAt = time.Now().UTC()
+		s.completedAt = time.Time{}
+	}
+	s.result = nil
+	s.workerStarted, s.asyncCancelled, s.handlerFailed, s.lateCancelled, s.cancelRequested = false, false, false, false, false
+	s.chunks = nil
+	s.conn = connector{actionID: s.actionID, operation: s.sc.operation, maxEvents: s.conn.maxEvents}
+	s.steps = steps
+	s.settled, s.cancelCh, s.runDone = make(chan struct{}), make(chan struct{}), make(chan struct{})
+	s.updatedAt = time.Now().UTC()
+	s.mu.Unlock()
+	parked := make(chan struct{})
+	go s.run(parked)
+	<-parked
+}
 
 // Mode is the execution mode (ModeSync or ModeAsync).
 func (s *Server) Mode() string { return s.mode }
@@ -414,7 +483,10 @@ func (s *Server) scale(st step) time.Duration {
 
 // run plays the script. parked is closed the first time it has to wait.
 func (s *Server) run(parked chan struct{}) {
-	defer close(s.runDone)
+	s.mu.Lock()
+	runDone, cancelCh, steps := s.runDone, s.cancelCh, s.steps // a re-run replaces them
+	s.mu.Unlock()
+	defer close(runDone)
 	park := sync.OnceFunc(func() { close(parked) })
 	defer park()
 	var timer *time.Timer
@@ -424,7 +496,7 @@ func (s *Server) run(parked chan struct{}) {
 			timer = time.NewTimer(d)
 			select {
 			case <-timer.C:
-			case <-s.cancelCh:
+			case <-cancelCh:
 			case <-s.ctx.Done():
 				timer.Stop()
 				return
@@ -434,7 +506,7 @@ func (s *Server) run(parked chan struct{}) {
 		s.workerStarted = true
 		s.mu.Unlock()
 	}
-	for st := range s.steps {
+	for st := range steps {
 		if d := s.scale(st); d > 0 {
 			park()
 			if timer == nil {
@@ -444,7 +516,7 @@ func (s *Server) run(parked chan struct{}) {
 			}
 			select {
 			case <-timer.C:
-			case <-s.cancelCh:
+			case <-cancelCh:
 			case <-s.ctx.Done():
 				timer.Stop()
 				return
@@ -591,7 +663,7 @@ func (s *Server) cancelRunLocked() {
 }
 
 func (s *Server) settleLocked(r *resultRec) {
-	s.result = r
+	s.result, s.prev = r, nil
 	s.appendEventLocked("aip.action.result", o("action_id", s.actionID, "status", r.status))
 	s.completedAt = s.updatedAt
 	close(s.settled)
@@ -609,8 +681,8 @@ func (s *Server) stateLocked(withChunks bool) string {
 		return "streaming"
 	case s.result != nil && s.mode == ModeAsync && s.result.status == "failed":
 		return "dead_lettered"
-	case s.result != nil:
-		return s.result.status
+	case s.storedLocked() != nil:
+		return s.storedLocked().status
 	case s.asyncCancelled:
 		return "cancelled"
 	case s.mode == ModeSync:
@@ -624,7 +696,7 @@ func (s *Server) stateLocked(withChunks bool) string {
 // recordedLocked: the runtime holds a queue record or a result (the list,
 // capability_id, started_at and the result route know the action).
 func (s *Server) recordedLocked() bool {
-	return s.mode == ModeAsync || s.result != nil
+	return s.mode == ModeAsync || s.storedLocked() != nil
 }
 
 // queuedStateLocked is the queue record's status, "" without a record (B4).

@@ -69,6 +69,12 @@ type SubmissionLog struct {
 	// Reply is what the simulator answered: "ack", "result:STATUS",
 	// "result:failed:CODE", "error:CODE", "dropped".
 	Reply string
+	// Rerun: the ID had settled and the submission carried no idempotency
+	// key, so the handler ran again (§1.3).
+	Rerun bool
+	// Replay: the original result came back with
+	// output.idempotent_replay: true (§1.3).
+	Replay bool
 	// CheckErr is what SubmitKnobs.BeforeAccept returned.
 	CheckErr error
 }
@@ -76,16 +82,30 @@ type SubmissionLog struct {
 // submitState is the daemon's submission-side state.
 type submitState struct {
 	mu       sync.Mutex
-	messages map[string]bool   // claimed message_ids (§1.1 replay window)
-	records  map[string][]byte // action ID → its action contract, once it has a record (§1.3)
-	keys     map[string]keyRec // scoped idempotency key → its owner (§1.3)
-	begun    bool              // the hosted action was submitted (Await)
-	mode     string            // its mode as submitted
+	messages map[string]bool     // claimed message_ids (§1.1 replay window)
+	records  map[string]boundRec // action ID → the action contract it is bound to, once it has a record (§1.3)
+	keys     map[string]keyRec   // scoped idempotency key → its owner (§1.3)
+	begun    bool                // the hosted action was submitted (Await)
+	mode     string              // its mode as submitted
 	input    map[string]json.RawMessage
 	dropped  bool
 	lost     bool
 	log      []SubmissionLog
 }
+
+// boundRec is what a queue record binds an action ID to (§1.3,
+// validate_queued_action_identity): the whole action and the principal.
+type boundRec struct {
+	contract   []byte
+	capability string
+	principal  string
+}
+
+// nativePrincipal is the principal every request on the bearer path acts
+// as: the daemon's --native-principal, default
+// service:getaip:server:http-edge (§1.6); the envelope's from is
+// overwritten by it (§1.1), so every submission here binds this one.
+const nativePrincipal = "service:getaip:server:http-edge"
 
 type keyRec struct {
 	actionID string
@@ -271,15 +291,17 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		lg.CheckErr = s.k.Submit.BeforeAccept(a.ID)
 	}
 
-	// The caller-chosen ID (§1.3): a record bound to another contract is
-	// 400 action.id_conflict. The contract is the whole action.
-	contract := actionContract(a, mode)
+	// The caller-chosen ID (§1.3): a record bound to another contract
+	// (the whole action) or principal is 400 action.id_conflict, with
+	// both capabilities and both principals in its details.
+	bound := boundRec{contract: actionContract(a, mode), capability: a.CapabilityID, principal: nativePrincipal}
 	s.sub.mu.Lock()
 	prev, recorded := s.sub.records[a.ID]
 	s.sub.mu.Unlock()
-	if recorded && !bytes.Equal(prev, contract) {
+	if recorded && (!bytes.Equal(prev.contract, bound.contract) || prev.principal != bound.principal) {
 		fail(&protoErr{Code: "action.id_conflict", Message: "action id `" + a.ID + "` is already bound to a different immutable action contract",
-			Category: "permanent", Details: o("action_id", a.ID), Source: runtimeSource()})
+			Category: "permanent", Details: o("action_id", a.ID, "existing_capability_id", prev.capability, "attempted_capability_id", bound.capability,
+				"existing_principal_id", prev.principal, "attempted_principal_id", bound.principal), Source: runtimeSource()})
 		return
 	}
 
@@ -321,8 +343,27 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			s.sub.keys[scoped] = keyRec{a.ID, hash}
 		}
 		s.sub.mu.Unlock()
+		s.mu.Lock()
+		released := s.handlerFailed // set with settled, in one locked step
+		noResult := s.storedLocked() == nil
+		s.mu.Unlock()
 		switch {
+		case seen && released:
+			// A sync handler error releases the key before the error goes
+			// back, and nothing is persisted (§1.2 "HTTP errors": "release
+			// idempotency, return Err" [C]): the key is free, and this
+			// submission runs like a first one.
+			s.sub.mu.Lock()
+			s.sub.keys[scoped] = keyRec{a.ID, hash}
+			s.sub.mu.Unlock()
+			lg.Rerun = true
+			s.rerun()
 		case seen && (k.actionID != a.ID || k.hash != hash):
+			// The spec names idempotency.conflict and
+			// idempotency.input_hash_mismatch as 200 failed results (§1.2)
+			// but gives neither's trigger: using idempotency.conflict for
+			// another action or another input, with owner_action_id, is
+			// the simulator's own choice.
 			s.replyFailed(w, &env, a.ID, &protoErr{Code: "idempotency.conflict", Message: "idempotency key is bound to another request",
 				Category: "permanent", Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, &lg)
 			return
@@ -330,17 +371,35 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			s.replyFailed(w, &env, a.ID, &protoErr{Code: "idempotency.in_progress", Message: "an action with this idempotency key is in progress",
 				Category: "temporary", Retryable: true, RetryAfterMs: 1000, Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, &lg)
 			return
+		case seen && noResult:
+			// The key's async run was cancelled and never got a result
+			// (A1): what the key then gets is not in the spec.
+			fail(&protoErr{Code: "runtime.handler_failed", Message: "not modelled: an idempotency key whose async action was cancelled without a result",
+				Category: "temporary", Source: runtimeSource()})
+			return
 		case seen:
-			// ReturnOriginalResult (§1.3): the stored result comes back.
-			s.replyResult(w, &env, &lg)
+			// ReturnOriginalResult (§1.3): the original result comes back,
+			// with output.idempotent_replay: true and the original
+			// action_id; nothing runs again.
+			lg.Replay = true
+			s.replyResult(w, &env, &lg, true)
 			return
 		}
-	} else if s.submitted() && s.SubmittedMode() != "" && !s.isSettled() {
-		// A second run of an in-flight action without a key would run the
-		// model again (§1.3 [I]); the simulator cannot host two runs.
-		fail(&protoErr{Code: "runtime.handler_failed", Message: "the simulator cannot run " + a.ID + " twice at once",
-			Category: "temporary", Source: runtimeSource()})
-		return
+	} else if s.SubmittedMode() != "" {
+		if !s.isSettled() {
+			// A second run of an in-flight action without a key would run
+			// the model again (§1.3 [I]); the simulator cannot host two
+			// runs at once.
+			fail(&protoErr{Code: "runtime.handler_failed", Message: "the simulator cannot run " + a.ID + " twice at once",
+				Category: "temporary", Source: runtimeSource()})
+			return
+		}
+		// The same ID and contract, settled, and no key (§1.3, [C code, I
+		// consequence]): nothing short-circuits, the handler runs again
+		// (the model and tools run again); async: the in-memory queue
+		// replaces the settled record with a new queued one.
+		lg.Rerun = true
+		s.rerun()
 	}
 
 	// Accepted. An async action has a queue record at once; a sync one only
@@ -364,9 +423,9 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	if mode == "async" {
 		if s.sub.records == nil {
-			s.sub.records = map[string][]byte{}
+			s.sub.records = map[string]boundRec{}
 		}
-		s.sub.records[a.ID] = contract
+		s.sub.records[a.ID] = bound
 	}
 	drop := s.k.Submit.DropFirst && !s.sub.dropped
 	s.sub.dropped = true
@@ -374,8 +433,9 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if first && s.k.Submit.Await {
 		s.begin()
 	}
+	settled := s.settledCh() // this run's (a re-run has its own)
 	if mode != "async" {
-		go s.recordAtSettle(a.ID, contract)
+		go s.recordAtSettle(a.ID, bound, settled)
 	}
 	if drop {
 		// The daemon keeps running the action in tokio::spawn after the
@@ -392,7 +452,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	// Sync (and streaming, treated the same): the reply is the final
 	// ActionResult once the whole stream has ended (§1.2).
 	select {
-	case <-s.settled:
+	case <-settled:
 	case <-r.Context().Done():
 		lg.Reply = "closed by the client"
 		return
@@ -409,13 +469,13 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			Category: "connector", Source: o("component", "aip-runtime")})
 		return
 	}
-	s.replyResult(w, &env, &lg)
+	s.replyResult(w, &env, &lg, false)
 }
 
 // recordAtSettle gives a sync action its record when it settles (§1.2).
-func (s *Server) recordAtSettle(id string, contract []byte) {
+func (s *Server) recordAtSettle(id string, bound boundRec, settled <-chan struct{}) {
 	select {
-	case <-s.settled:
+	case <-settled:
 	case <-s.ctx.Done():
 		return
 	}
@@ -428,16 +488,16 @@ func (s *Server) recordAtSettle(id string, contract []byte) {
 	s.sub.mu.Lock()
 	defer s.sub.mu.Unlock()
 	if s.sub.records == nil {
-		s.sub.records = map[string][]byte{}
+		s.sub.records = map[string]boundRec{}
 	}
 	if _, ok := s.sub.records[id]; !ok {
-		s.sub.records[id] = contract
+		s.sub.records[id] = bound
 	}
 }
 
 func (s *Server) isSettled() bool {
 	select {
-	case <-s.settled:
+	case <-s.settledCh():
 		return true
 	default:
 		return false
@@ -465,7 +525,11 @@ func hashOf(raw json.RawMessage) string {
 }
 
 // checkStreamInput is the capability's input schema for the two streams:
-// a miss is the 200 failed action.input_schema_invalid (§1.2).
+// a miss is the 200 failed action.input_schema_invalid (§1.2, which names
+// the code). The rules themselves (an object input, a non-empty messages
+// array for chat_stream, an object body for responses_stream) are the
+// simulator's own choice, after the input shapes of the streaming guide
+// §3 and §4: the daemon spec does not give the Hermes stream schemas.
 func checkStreamInput(op string, input json.RawMessage) *protoErr {
 	var top map[string]json.RawMessage
 	bad := func(msg string) *protoErr {
@@ -491,6 +555,9 @@ func checkStreamInput(op string, input json.RawMessage) *protoErr {
 
 // writeReply writes a 200 reply envelope (§1.2): in_response_to the
 // request's message_id, to its from, session and correlation echoed.
+// The bearer path overwrites from with the authenticated principal
+// (§1.1); whether to is then that principal, and its shape, the spec does
+// not say, so to echoes the from that was sent (no client reads it).
 func (s *Server) writeReply(w http.ResponseWriter, req *envelopeIn, body obj) {
 	id := "msg_" + fakeHex(s.actionID+"/reply/"+strconv.FormatInt(s.messageSerial.Add(1), 10), 32)
 	env := o("aip_version", "1.0", "message_type", "aip.core.v1.action_result", "message_id", id,
@@ -522,15 +589,20 @@ func (s *Server) replyFailed(w http.ResponseWriter, req *envelopeIn, id string, 
 	s.writeReply(w, req, o("action_result", o("action_id", id, "status", "failed", "error", rawJSON(e.json()))))
 }
 
-// replyResult is a 200 reply with the hosted action's stored result.
-func (s *Server) replyResult(w http.ResponseWriter, req *envelopeIn, lg *SubmissionLog) {
+// replyResult is a 200 reply with the hosted action's stored result;
+// replay marks it as an idempotent replay of the original (§1.3:
+// output.idempotent_replay: true, the original action_id).
+func (s *Server) replyResult(w http.ResponseWriter, req *envelopeIn, lg *SubmissionLog, replay bool) {
 	s.mu.Lock()
-	res := s.result
+	res := s.storedLocked()
 	s.mu.Unlock()
 	if res == nil {
 		return
 	}
 	lg.Reply = "result:" + res.status
+	if replay {
+		res = res.replayed()
+	}
 	var b bytes.Buffer
 	s.writeResult(&b, res)
 	s.writeReply(w, req, o("action_result", rawJSON(b.Bytes())))
@@ -546,12 +618,13 @@ func (s *Server) storedStatus() string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	res := s.storedLocked()
 	switch {
-	case s.result == nil:
+	case res == nil:
 		return "in_progress"
-	case s.result.status == "completed":
+	case res.status == "completed":
 		return "completed"
-	case s.result.status == "cancelled":
+	case res.status == "cancelled":
 		return "incomplete"
 	}
 	return "failed"
@@ -559,7 +632,12 @@ func (s *Server) storedStatus() string {
 
 // handleRead answers response_get and session_get (part A §3): read-only,
 // sync only; a provider 404 arrives as HTTP 400
-// connector.hermes_agent.remote_rejected (part A, the table at the top).
+// connector.hermes_agent.remote_rejected (part A, the table at the top;
+// §3 says 502 instead [I], and the client takes either). response_get is
+// sync only in §3; the spec gives no modes for session_get ("invoked like
+// response_get"), so refusing it async is the simulator's own choice. The
+// read's own action (a record, a result, a row in action list, §3 [C]) is
+// not kept: see README.md.
 func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn, op, mode string, lg *SubmissionLog) {
 	if mode != "sync" {
 		s.replyFailed(w, req, a.ID, &protoErr{Code: "execution.mode_unsupported", Message: op + " supports sync execution only",
@@ -629,3 +707,27 @@ type logWriter struct {
 func (l *logWriter) WriteHeader(code int) { l.commit(); l.ResponseWriter.WriteHeader(code) }
 
 func (l *logWriter) Write(b []byte) (int, error) { l.commit(); return l.ResponseWriter.Write(b) }
+
+// replayed is the result as an idempotent replay returns it (§1.3): the
+// original, with output.idempotent_replay: true added to its output object.
+func (r *resultRec) replayed() *resultRec {
+	c := *r
+	if c.literal != nil {
+		c.literal = withReplayFlag(c.literal)
+	} else {
+		c.suffix = withReplayFlag(c.suffix)
+	}
+	return &c
+}
+
+// withReplayFlag adds "idempotent_replay":true as the last member of the
+// JSON object that obj ends.
+func withReplayFlag(obj []byte) []byte {
+	body := bytes.TrimRight(obj, " \n")
+	body = body[:len(body)-1] // the closing brace
+	out := append([]byte(nil), body...)
+	if t := bytes.TrimRight(body, " \n"); len(t) > 0 && t[len(t)-1] != '{' {
+		out = append(out, ',')
+	}
+	return append(out, `"idempotent_replay":true}`...)
+}

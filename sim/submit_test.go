@@ -204,3 +204,203 @@ func TestSubmitResponseGet(t *testing.T) {
 		t.Fatalf("%+v", pe)
 	}
 }
+
+// §1.3: a different contract under a recorded ID is 400 action.id_conflict
+// whose details name the action, both capabilities and both principals
+// (RT ~142k [C]); on the bearer path both principals are the daemon's
+// native principal (§1.1, §1.6).
+func TestSubmitIDConflictDetails(t *testing.T) {
+	s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
+	id := s.ActionID()
+	if r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "k")); r.status != 200 || env.Body.Ack == nil {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	pe := envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", envelope(id, "cap:hermes_agent:sim:responses_stream", `{"body":{}}`, "async", "k")), 400)
+	want := map[string]any{"action_id": id, "existing_capability_id": "cap:hermes_agent:sim:chat_stream",
+		"attempted_capability_id": "cap:hermes_agent:sim:responses_stream",
+		"existing_principal_id":   "service:getaip:server:http-edge", "attempted_principal_id": "service:getaip:server:http-edge"}
+	if pe.Code != "action.id_conflict" || pe.Category != "permanent" || len(pe.Details) != len(want) {
+		t.Fatalf("%+v", pe)
+	}
+	for k, v := range want {
+		if pe.Details[k] != v {
+			t.Errorf("details.%s = %v, want %v", k, pe.Details[k], v)
+		}
+	}
+}
+
+// §1.3 [C]: with an idempotency key, the same ID and contract after the
+// run settled gets the original result back, marked
+// output.idempotent_replay: true, with the original action_id; nothing
+// runs again. /result keeps the stored result without the mark.
+func TestSubmitIdempotentReplay(t *testing.T) {
+	for _, mode := range []string{"async", ""} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
+			id := s.ActionID()
+			r, first := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, mode, "key-r"))
+			if r.status != 200 {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+			waitSettled(t, s)
+			chunks := len(everything(t, s, u).Chunks)
+			r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, mode, "key-r"))
+			res := env.Body.ActionResult
+			if r.status != 200 || res == nil || res.Status != "completed" || res.ActionID != id {
+				t.Fatalf("%d %s", r.status, truncate(r.body))
+			}
+			var out map[string]json.RawMessage
+			mustJSON(t, res.Output, &out)
+			if string(out["idempotent_replay"]) != "true" || string(out["terminal"]) != "true" || len(out["events"]) < 100 {
+				t.Fatalf("replayed output: %s", truncate(res.Output))
+			}
+			if mode == "" { // the sync original's own reply was not a replay
+				var orig map[string]json.RawMessage
+				mustJSON(t, first.Body.ActionResult.Output, &orig)
+				if _, ok := orig["idempotent_replay"]; ok || len(orig) == 0 {
+					t.Fatal("the original reply is marked as a replay")
+				}
+			}
+			if b := do(t, http.MethodGet, u+"/aip/v1/actions/"+id+"/result", "").body; strings.Contains(string(b), "idempotent_replay") {
+				t.Fatalf("/result carries the replay mark: %s", truncate(b))
+			}
+			log := s.Submissions()
+			if len(log) != 2 || !log[1].Replay || log[1].Rerun || log[1].Reply != "result:completed" {
+				t.Fatalf("%+v", log)
+			}
+			if n := len(everything(t, s, u).Chunks); n != chunks {
+				t.Fatalf("the replay ran the handler again: %d chunks, had %d", n, chunks)
+			}
+		})
+	}
+}
+
+// The replay mark goes last into whatever output object the result has.
+func TestWithReplayFlag(t *testing.T) {
+	for in, want := range map[string]string{
+		`{}`:                   `{"idempotent_replay":true}`,
+		`{"cancelled":true}`:   `{"cancelled":true,"idempotent_replay":true}`,
+		`],"truncated":false}`: `],"truncated":false,"idempotent_replay":true}`,
+	} {
+		if got := string(withReplayFlag([]byte(in))); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+}
+
+// §1.3 [C code, I consequence]: the same ID and contract without an
+// idempotency key, after the run settled: nothing short-circuits, the
+// handler runs again. Async: the settled record is replaced by a new
+// queued one (an ack, state queued, no result until the re-run settles).
+func TestSubmitRerunAsync(t *testing.T) {
+	s, u := start(t, "chat-tools", Knobs{Speed: 8, Submit: SubmitKnobs{Await: true}})
+	id := s.ActionID()
+	body := func() string { return envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "") }
+	if r, env := postT(t, u, body()); r.status != 200 || env.Body.Ack == nil {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	waitSettled(t, s)
+	firstSettled := s.Settled()
+	if st := statusT(t, u, id); st["state"] != "completed" {
+		t.Fatalf("first run: %v", st["state"])
+	}
+	r, env := postT(t, u, body())
+	if r.status != 200 || env.Body.Ack == nil || env.Body.Ack.Status != "queued" || env.Body.ActionResult != nil {
+		t.Fatalf("re-run reply: %d %s", r.status, truncate(r.body))
+	}
+	st := statusT(t, u, id)
+	if st["state"] != "queued" || st["queued_state"] != "queued" || st["result_status"] != nil || st["completed_at"] != nil {
+		t.Fatalf("the settled record was not replaced by a queued one: %v", st)
+	}
+	if pe := envelopeError(t, do(t, http.MethodGet, u+"/aip/v1/actions/"+id+"/result", ""), 503); pe.Code != "action.result_not_ready" {
+		t.Fatalf("result during the re-run: %+v", pe)
+	}
+	if s.Settled() == firstSettled {
+		t.Fatal("the re-run has no run of its own")
+	}
+	waitSettled(t, s)
+	if st := statusT(t, u, id); st["state"] != "completed" {
+		t.Fatalf("after the re-run: %v", st)
+	}
+	if n := len(everything(t, s, u).Chunks); n != 47 {
+		t.Fatalf("the re-run's chunks: %d", n)
+	}
+	results := 0
+	for _, e := range everything(t, s, u).Events {
+		if e.Kind == "aip.action.result" {
+			results++
+		}
+	}
+	log := s.Submissions()
+	if results != 2 || len(log) != 2 || !log[1].Rerun || log[1].Reply != "ack" {
+		t.Fatalf("%d results, %+v", results, log)
+	}
+}
+
+// §1.3: the sync re-run is held open until the handler has run again and
+// answers the new result; until it settles, the earlier record and result
+// stay (a sync run writes nothing until it settles, §1.2, §1.5).
+func TestSubmitRerunSync(t *testing.T) {
+	s, u := start(t, "chat-tools", Knobs{Speed: 2, Submit: SubmitKnobs{Await: true}})
+	id := s.ActionID()
+	body := func() string { return envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "") }
+	if r, env := postT(t, u, body()); r.status != 200 || env.Body.ActionResult == nil {
+		t.Fatalf("%d %s", r.status, truncate(r.body))
+	}
+	firstSettled := s.Settled()
+	done := make(chan replyEnv, 1)
+	go func() {
+		_, env := postT(t, u, body())
+		done <- env
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Settled() == firstSettled && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	select {
+	case <-s.Settled():
+		t.Skip("the re-run settled before it could be observed (a loaded machine)")
+	default:
+	}
+	if st := statusT(t, u, id); st["state"] != "completed" || st["result_status"] != "completed" {
+		t.Fatalf("during the sync re-run: %v", st)
+	}
+	if res := resultT(t, s, u); res.Status != "completed" {
+		t.Fatalf("result during the sync re-run: %+v", res)
+	}
+	select {
+	case env := <-done:
+		res := env.Body.ActionResult
+		if res == nil || res.Status != "completed" || strings.Contains(string(res.Output), "idempotent_replay") {
+			t.Fatalf("re-run reply: %+v", env.Body)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the re-run's POST never answered")
+	}
+	if log := s.Submissions(); len(log) != 2 || !log[1].Rerun || log[1].Reply != "result:completed" {
+		t.Fatalf("%+v", log)
+	}
+}
+
+// §1.2 "HTTP errors" [C]: a sync handler error releases the idempotency
+// key and persists nothing, so the same submission again runs again (and
+// here fails again), rather than getting a stored result that does not
+// exist.
+func TestSubmitKeyReleasedBySyncHandlerError(t *testing.T) {
+	s, u := start(t, "sync-handler-failed", Knobs{Submit: SubmitKnobs{Await: true}})
+	id := s.ActionID()
+	body := func() string { return envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "key-f") }
+	for i := range 2 {
+		pe := envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", body()), 502)
+		if pe.Code != "connector.hermes_agent.transport" {
+			t.Fatalf("try %d: %+v", i+1, pe)
+		}
+	}
+	log := s.Submissions()
+	if len(log) != 2 || log[0].Rerun || !log[1].Rerun || log[1].Replay || log[1].Reply != "error:connector.hermes_agent.transport" {
+		t.Fatalf("%+v", log)
+	}
+	if st := statusT(t, u, id); st["state"] != "unknown" {
+		t.Fatalf("a failed sync run got a record: %v", st)
+	}
+}

@@ -45,6 +45,10 @@ type PostReply struct {
 	InResponseTo string
 	Ack          *Ack
 	Result       *model.ActionResult
+	// Replay: the result is the original result of an earlier run of the
+	// same idempotency key, returned again (output.idempotent_replay:
+	// true, part A §1.3): nothing ran for this POST.
+	Replay bool
 }
 
 // PostOutcome is what one POST came to.
@@ -167,10 +171,21 @@ func decodeSubmitReply(data []byte) (PostReply, error) {
 			return PostReply{}, errors.New("the action_result has no status")
 		}
 		rep.Result = &r
+		rep.Replay = idempotentReplay(r.Output)
 	default:
 		return PostReply{}, errors.New("neither ack nor action_result in the body")
 	}
 	return rep, nil
+}
+
+// idempotentReplay reports whether a result's output is marked
+// idempotent_replay: true (part A §1.3). Any other value or shape is not
+// a replay.
+func idempotentReplay(output json.RawMessage) bool {
+	var o struct {
+		Replay json.RawMessage `json:"idempotent_replay"`
+	}
+	return json.Unmarshal(output, &o) == nil && string(o.Replay) == "true"
 }
 
 // Exists reports whether aipd knows the action: a status other than
@@ -391,6 +406,26 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 				switch {
 				case code == CodeIdempotencyRunning:
 					ls.Send(SubmitMsg{Note: "aipd says the original submission of " + id + " is still running (" + code + "); following it"})
+				case out.Reply.Replay && r.ActionID != "" && r.ActionID != id:
+					// The key's original run was another action (§1.3: the
+					// original action_id comes back): this ID was never
+					// created, and a result of another action is no
+					// evidence for it (contract §3).
+					e := &Error{Op: "submit", Message: "aipd returned the stored result of another action, " + oneLine(r.ActionID, 120) +
+						", under this idempotency key (idempotent replay): " + id + " was not created and nothing ran; follow " +
+						oneLine(r.ActionID, 120) + " instead, or submit with a new idempotency key"}
+					if followOver {
+						ls.Send(ErrorMsg{Err: e})
+						ls.release()
+						return e
+					}
+					return end(e, ErrorMsg{Err: e})
+				case out.Reply.Replay:
+					// The stored result of an earlier run under the same
+					// idempotency key: the follow shows that run and its
+					// verdict, and this submission ran nothing.
+					ls.Send(SubmitMsg{Note: "aipd replied with the stored result of an earlier run of " + id + " (" + oneLine(r.Status, 40) +
+						", idempotent replay): this submission ran nothing; the verdict is that run's"})
 				case refusedBeforeRun(r) && !ls.sawChunk() && !followOver:
 					ls.Send(SubmitMsg{Note: "aipd refused " + id + " before it ran (" + oneLine(code, 80) + ")"})
 					return end(nil, ResultMsg{Result: r})

@@ -2,12 +2,17 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"aipwatch/model"
+	"aipwatch/sim"
 )
 
 // Each reply form of POST /aip/v1/actions (part A §1.2) and what Post
@@ -26,6 +31,9 @@ func TestPostReplyForms(t *testing.T) {
 		}, "queued", "", "", false},
 		{"result", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"completed","output":{"x":1}}}}`)
+		}, "", "completed", "", false},
+		{"replayed result", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"completed","output":{"x":1,"idempotent_replay":true}}}}`)
 		}, "", "completed", "", false},
 		{"failed result", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"failed","error":{"code":"idempotency.conflict","message":"m","category":"permanent"}}}}`)
@@ -75,7 +83,7 @@ func TestPostReplyForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out := cl.Post(context.Background(), []byte(`{"x":1}`), c.name == "result")
+			out := cl.Post(context.Background(), []byte(`{"x":1}`), c.name == "result" || c.name == "replayed result")
 			mu.Lock()
 			defer mu.Unlock()
 			if !strings.HasPrefix(got, "POST /prefix/aip/v1/actions application/json {\"x\":1}") {
@@ -90,7 +98,7 @@ func TestPostReplyForms(t *testing.T) {
 					t.Fatalf("%+v", out)
 				}
 			case c.result != "":
-				if out.Reply.Result == nil || out.Reply.Result.Status != c.result {
+				if out.Reply.Result == nil || out.Reply.Result.Status != c.result || out.Reply.Replay != (c.name == "replayed result") {
 					t.Fatalf("%+v", out)
 				}
 			case c.code != "":
@@ -123,5 +131,87 @@ func TestRefusedBeforeRun(t *testing.T) {
 		if got := refusedBeforeRun(*rep.Result); got != c.want {
 			t.Errorf("%s: %v", c.raw, got)
 		}
+	}
+}
+
+// Part A §1.3: only output.idempotent_replay: true marks a replay.
+func TestIdempotentReplayMark(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"idempotent_replay":true}`:             true,
+		`{"events":[],"idempotent_replay":true}`: true,
+		`{"idempotent_replay":false}`:            false,
+		`{"idempotent_replay":"true"}`:           false,
+		`{"x":{"idempotent_replay":true}}`:       false,
+		`[true]`:                                 false,
+		``:                                       false,
+	} {
+		if got := idempotentReplay([]byte(raw)); got != want {
+			t.Errorf("%s: %v", raw, got)
+		}
+	}
+}
+
+// The client against the simulator's re-run (aip-daemon-behaviour part A
+// §1.3): a settled async action submitted again without an idempotency
+// key runs again from a new queued record. A follow opened on the re-run,
+// and a review after it, both end on the re-run's own verdict.
+func TestFollowAsyncRerun(t *testing.T) {
+	s, err := sim.New("chat-tools", sim.Knobs{Speed: 8, PollInterval: 5 * time.Millisecond, Submit: sim.SubmitKnobs{Await: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	serial := 0
+	post := func() {
+		serial++
+		env := fmt.Sprintf(`{"aip_version":"1.0","message_type":"aip.core.v1.action","message_id":"msg_rerun_%d","sent_at":%q,`+
+			`"body":{"action":{"id":%q,"capability_id":"cap:hermes_agent:sim:chat_stream","mode":"async","input":{"messages":[{"role":"user","content":"hi"}]}}}}`,
+			serial, time.Now().UTC().Format(time.RFC3339Nano), s.ActionID())
+		hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		resp, err := hc.Post(url+"/aip/v1/actions", "application/json", strings.NewReader(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(b), `"ack"`) {
+			t.Fatalf("%d %s", resp.StatusCode, b)
+		}
+	}
+	follow := func() *model.Action {
+		c, err := New(Config{BaseURL: url, ActionID: s.ActionID(), IdleTimeout: 5 * time.Second, BackoffMin: time.Millisecond,
+			BackoffMax: 20 * time.Millisecond, BatchInterval: 5 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a budget, not a bound under test
+		defer cancel()
+		rec := &recorder{}
+		if err := c.Run(ctx, rec); err != nil {
+			t.Fatalf("%v\n%s", err, summary(rec.all()))
+		}
+		a := model.NewAction(s.ActionID())
+		for _, m := range rec.all() {
+			Apply(a, m)
+		}
+		return a
+	}
+	post()
+	<-s.Settled()
+	first := s.Settled()
+	post()
+	if s.Settled() == first || s.Submissions()[1].Rerun != true {
+		t.Fatalf("no re-run: %+v", s.Submissions())
+	}
+	if v := follow().Verdict(); v.Word != model.VerdictVerified {
+		t.Fatalf("follow of the re-run: %s %v", v.Word, v.Reasons)
+	}
+	<-s.Settled()
+	if v := follow().Verdict(); v.Word != model.VerdictVerified {
+		t.Fatalf("review after the re-run: %s %v", v.Word, v.Reasons)
 	}
 }
