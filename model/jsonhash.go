@@ -2,10 +2,13 @@ package model
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -20,12 +23,20 @@ import (
 func jsonHash(b []byte) (h uint64, ok bool) {
 	s := hscan{b: b}
 	h, ok = s.value(0)
+	if s.pooled != nil {
+		*s.pooled = s.scratch
+		scratchPool.Put(s.pooled)
+	}
 	if !ok {
 		return 0, false
 	}
 	s.ws()
 	return h, s.i == len(b)
 }
+
+// scratchPool holds the buffers escaped strings are unescaped into, taken
+// by the first such string of a value (not one allocation per hash).
+var scratchPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 var hashSeed = maphash.MakeSeed()
 
@@ -49,6 +60,7 @@ type hscan struct {
 	b       []byte
 	i       int
 	scratch []byte
+	pooled  *[]byte // scratch's box in scratchPool
 }
 
 func (s *hscan) ws() {
@@ -115,6 +127,9 @@ func (s *hscan) value(depth int) (uint64, bool) {
 			break
 		}
 		text := s.b[start:s.i]
+		if f, ok := smallInt(text); ok {
+			return mix(tagNum, math.Float64bits(f)), true
+		}
 		f, err := strconv.ParseFloat(string(text), 64)
 		if err != nil {
 			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
@@ -128,6 +143,32 @@ func (s *hscan) value(depth int) (uint64, bool) {
 		return mix(tagNum, math.Float64bits(f)), true
 	}
 	return 0, false
+}
+
+// smallInt is the value of text when it is an integer of at most 15
+// digits, with or without a minus (a sequence, an index, a Unix time):
+// exactly what strconv.ParseFloat gives, without its general path. ok is
+// false for any other text.
+func smallInt(text []byte) (float64, bool) {
+	digits := text
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	f := float64(n) // exact: n < 10^15 < 2^53
+	if len(digits) < len(text) && n != 0 {
+		f = -f // -0 is 0, as jsonEqual sees it
+	}
+	return f, true
 }
 
 func (s *hscan) object(depth int) (uint64, bool) {
@@ -196,29 +237,83 @@ func (s *hscan) next(end byte) (more, ok bool) {
 	return false, false
 }
 
-// str reads a string literal (with the decoder's scanner, jscan.str) and
-// returns its unescaped bytes (in a scratch buffer when it has escapes:
-// valid until the next call). ok is false when a string is not valid UTF-8
-// or an escape decodes to U+FFFD (a lone surrogate does, as an escaped
-// \ufffd does: both sides would hash alike only by luck, so such a string
-// is left to jsonEqual).
+// str reads a string literal and returns its unescaped bytes (in a
+// scratch buffer when it has escapes: valid until the next call). ok is
+// false when it is not valid UTF-8 or not a literal at all. It is one
+// pass: the runs between escapes are copied whole and the one-letter
+// escapes come from simpleEscape (issue 16: a conflicting Hermes chunk is
+// hashed whole, and its raw_data is its frame again as a string, an
+// escaped quote every few bytes). A string with a \u escape (or with
+// something that is not JSON) is read again by strSlow.
 func (s *hscan) str() ([]byte, bool) {
+	b := s.b
+	run := s.i + 1 // start of the run not yet copied
+	var out []byte
+	esc := false
+	for i := run; i < len(b); i++ {
+		for i+8 <= len(b) { // to the next special byte, as jscan.str
+			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
+		switch c := b[i]; {
+		case c == '"':
+			s.i = i + 1
+			if !esc {
+				return b[run:i], true
+			}
+			s.scratch = append(out, b[run:i]...)
+			return s.scratch, true
+		case c == '\\':
+			if i+1 >= len(b) || b[i+1] == 'u' || b[i+1] == '\'' || simpleEscape[b[i+1]] == 0 {
+				return s.strSlow()
+			}
+			if !esc {
+				out, esc = s.buffer(), true
+			}
+			out = append(append(out, b[run:i]...), simpleEscape[b[i+1]])
+			i++
+			run = i + 1
+		case c < 0x20:
+			return nil, false
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return nil, false
+			}
+			i += size - 1
+		}
+	}
+	return nil, false
+}
+
+// buffer returns the scratch buffer, emptied.
+func (s *hscan) buffer() []byte {
+	if s.pooled == nil {
+		s.pooled = scratchPool.Get().(*[]byte)
+		s.scratch = *s.pooled
+	}
+	return s.scratch[:0]
+}
+
+// strSlow is str for a string with a \u escape: the decoder's scanner
+// (jscan.str) and appendUnquoted. ok is false when the string is not valid
+// UTF-8 or an escape decodes to U+FFFD (a lone surrogate does, as an
+// escaped \ufffd does: both sides would hash alike only by luck, so such a
+// string is left to jsonEqual).
+func (s *hscan) strSlow() ([]byte, bool) {
 	j := jscan{b: s.b, i: s.i}
-	lit, plain, ok := j.str()
-	if !ok {
+	lit, _, ok := j.str()
+	if !ok || !utf8.Valid(lit) {
 		return nil, false
 	}
 	s.i = j.i
-	if plain {
-		return lit, true
-	}
-	if !utf8.Valid(lit) {
-		return nil, false
-	}
-	if bytes.IndexByte(lit, '\\') < 0 {
-		return lit, true
-	}
-	s.scratch = appendUnquoted(s.scratch[:0], lit)
+	s.scratch = appendUnquoted(s.buffer(), lit)
 	return s.scratch, !bytes.Contains(lit, []byte(`\u`)) || !bytes.ContainsRune(s.scratch, utf8.RuneError)
 }
 
