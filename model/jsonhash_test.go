@@ -1,34 +1,44 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
 )
 
-// checkHash: a value and its re-encoding through encoding/json (other key
-// order and spacing, numbers and escapes rewritten) are jsonEqual, so
-// where jsonHash answers for both it must give one hash; and a value that
+// checkHash: a value and its re-encodings through encoding/json (other key
+// order and spacing, numbers and escapes rewritten; <, > and & as \u
+// escapes in one, as themselves in the other) are jsonEqual, so where
+// jsonHash answers for them it must give one hash; and a value that
 // jsonEqual tells apart from another must never be called the same.
 func checkHash(t *testing.T, a []byte) {
 	var v any
 	if json.Unmarshal(a, &v) != nil {
 		return
 	}
-	b, err := json.MarshalIndent(v, "", " ")
+	indented, err := json.MarshalIndent(v, "", " ")
 	if err != nil {
 		return
 	}
-	if !jsonEqual(a, b) {
+	var plain bytes.Buffer
+	enc := json.NewEncoder(&plain)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
 		return
 	}
-	ha, okA := jsonHash(a)
-	hb, okB := jsonHash(b)
-	if okA && okB && ha != hb {
-		t.Fatalf("equal values, different hashes:\n%s\n%s", a, b)
-	}
-	if !jsonSame(a, b) {
-		t.Fatalf("jsonSame disagrees with jsonEqual:\n%s\n%s", a, b)
+	for _, b := range [][]byte{indented, plain.Bytes()} {
+		if !jsonEqual(a, b) {
+			continue
+		}
+		ha, okA := jsonHash(a)
+		hb, okB := jsonHash(b)
+		if okA && okB && ha != hb {
+			t.Fatalf("equal values, different hashes:\n%s\n%s", a, b)
+		}
+		if !jsonSame(a, b) {
+			t.Fatalf("jsonSame disagrees with jsonEqual:\n%s\n%s", a, b)
+		}
 	}
 }
 
@@ -39,6 +49,8 @@ var hashSeeds = []string{
 	`{"a":1,"a":2}`,
 	`[1E700, 2]`,
 	`"\ud800"`,
+	`{"s":"a\"b\\c\/d<>&\u003c\t"}`,
+	`{"s":"<a href=\"x\">\n"}`,
 	`{"hermes_sse":{"data":{"choices":[{"index":0,"delta":{"content":"tok"},"finish_reason":null}]},"raw_data":"x","terminal":false}}`,
 }
 
