@@ -154,12 +154,17 @@ func TestJSONHashDoesNotAnswer(t *testing.T) {
 	for _, s := range []string{
 		``, ` `, `[1 2]`, `[1,]`, `[1`, `[,1]`, `{"a":1 "b":2}`, `{"a":1,}`, `{"a" 1}`, `{a:1}`,
 		`{"a":1`, `{"a":1,"a":1}`, `1 2`, `tru`, `nul`, `fals`, `-`, `1-2`, `"abc`, `"a\`, `"a\x"`,
-		`"a\'b"`, `"a` + "\x01" + `b"`, `"` + "\xff" + `"`, `"\u12"`, `"\ud800"`, `"\ufffd"`,
+		`"a\'b"`, `"a` + "\x01" + `b"`, `"` + "\xff" + `"`, `"` + "\x80" + `"`, `"a\"` + "\x80" + `"`, `"\u12"`, `"\ud800"`, `"\ufffd"`,
 		`"a\"b` + "\xc3" + `"`, `"\ud800\"x"`, `{"a":"\ud800"}`, `[` + deep(201) + `]`,
 	} {
 		if h, ok := jsonHash([]byte(s)); ok {
 			t.Errorf("jsonHash(%q) = %x, ok; want not ok", s, h)
 		}
+	}
+	// A byte that is not UTF-8 decodes to U+FFFD: a spelled U+FFFD is the
+	// same string, which only jsonEqual can say.
+	if !jsonSame([]byte(`"`+"\x80"+`"`), []byte(`"\ufffd"`)) || !jsonSame([]byte(`"`+"\x80"+`"`), []byte("\"\xef\xbf\xbd\"")) {
+		t.Error("a byte that is not UTF-8 is not the same as U+FFFD")
 	}
 	if _, ok := jsonHash([]byte(deep(150))); !ok {
 		t.Error("jsonHash does not answer for 150 nested arrays")
