@@ -14,7 +14,8 @@ import (
 
 // jsonHash is a hash of a JSON value as jsonEqual sees it: object members
 // in any order, numbers by their float64 value (by their text when they do
-// not fit one), strings after unescaping. Values jsonEqual calls equal have
+// not fit one), strings by their content (spelled one way: appendCanonical).
+// Values jsonEqual calls equal have
 // the same hash, so different hashes prove a conflict without decoding both
 // values into maps (issue 16: 100,000 conflicting chunks spent most of
 // their time in json.Unmarshal). ok is false when the hash cannot promise
@@ -23,7 +24,7 @@ import (
 func jsonHash(b []byte) (h uint64, ok bool) {
 	s := hscan{b: b}
 	h, ok = s.value(0)
-	if s.pooled != nil {
+	if s.pooled != nil && cap(s.scratch) <= 64<<10 {
 		*s.pooled = s.scratch
 		scratchPool.Put(s.pooled)
 	}
@@ -34,8 +35,9 @@ func jsonHash(b []byte) (h uint64, ok bool) {
 	return h, s.i == len(b)
 }
 
-// scratchPool holds the buffers escaped strings are unescaped into, taken
-// by the first such string of a value (not one allocation per hash).
+// scratchPool holds the buffers strings that are not spelled canonically
+// are spelled again in, taken by the first such string of a value (not
+// one allocation per hash); one grown past 64 KiB is not kept.
 var scratchPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 var hashSeed = maphash.MakeSeed()
@@ -237,20 +239,18 @@ func (s *hscan) next(end byte) (more, ok bool) {
 	return false, false
 }
 
-// str reads a string literal and returns its unescaped bytes (in a
-// scratch buffer when it has escapes: valid until the next call). ok is
-// false when it is not valid UTF-8 or not a literal at all. It is one
-// pass: the runs between escapes are copied whole and the one-letter
-// escapes come from simpleEscape (issue 16: a conflicting Hermes chunk is
-// hashed whole, and its raw_data is its frame again as a string, an
-// escaped quote every few bytes). A string with a \u escape (or with
-// something that is not JSON) is read again by strSlow.
+// str reads a string literal and returns the bytes its hash is of: the
+// string spelled one way only, its canonical literal (appendCanonical).
+// ok is false when it is not valid UTF-8 or not a literal at all. A
+// literal whose escapes are all \" \\ \b \f \n \r \t is already canonical:
+// it is scanned as jscan.str scans and hashed as it is, without a copy
+// (issue 16: a conflicting Hermes chunk is hashed whole, and its raw_data
+// is its frame again as a string, an escaped quote every few bytes). Any
+// other (with \u or \/, or not JSON) is read again by strSlow.
 func (s *hscan) str() ([]byte, bool) {
 	b := s.b
-	run := s.i + 1 // start of the run not yet copied
-	var out []byte
-	esc := false
-	for i := run; i < len(b); i++ {
+	start := s.i + 1
+	for i := start; i < len(b); i++ {
 		for i+8 <= len(b) { // to the next special byte, as jscan.str
 			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
@@ -264,21 +264,12 @@ func (s *hscan) str() ([]byte, bool) {
 		switch c := b[i]; {
 		case c == '"':
 			s.i = i + 1
-			if !esc {
-				return b[run:i], true
-			}
-			s.scratch = append(out, b[run:i]...)
-			return s.scratch, true
+			return b[start:i], true
 		case c == '\\':
-			if i+1 >= len(b) || b[i+1] == 'u' || b[i+1] == '\'' || simpleEscape[b[i+1]] == 0 {
+			if i+1 >= len(b) || !canonicalEscape[b[i+1]] {
 				return s.strSlow()
 			}
-			if !esc {
-				out, esc = s.buffer(), true
-			}
-			out = append(append(out, b[run:i]...), simpleEscape[b[i+1]])
 			i++
-			run = i + 1
 		case c < 0x20:
 			return nil, false
 		case c >= utf8.RuneSelf:
@@ -292,6 +283,36 @@ func (s *hscan) str() ([]byte, bool) {
 	return nil, false
 }
 
+// canonicalEscape marks the letters of the escapes appendCanonical writes
+// for their characters.
+var canonicalEscape = [256]bool{'"': true, '\\': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
+// shortEscape is the letter of a control character's one-letter escape (0:
+// it has none, and is written \u00xx).
+var shortEscape = [0x20]byte{'\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+
+// appendCanonical appends the canonical literal of str (valid UTF-8, the
+// content of a string): " and \ and the control characters escaped, with
+// their one-letter escape where they have one and \u00xx (lower-case hex)
+// where not, every other character as itself. Strings are equal exactly
+// when their canonical literals are.
+func appendCanonical(b, str []byte) []byte {
+	const hex = "0123456789abcdef"
+	for _, c := range str {
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20 && shortEscape[c] != 0:
+			b = append(b, '\\', shortEscape[c])
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
 // buffer returns the scratch buffer, emptied.
 func (s *hscan) buffer() []byte {
 	if s.pooled == nil {
@@ -301,11 +322,12 @@ func (s *hscan) buffer() []byte {
 	return s.scratch[:0]
 }
 
-// strSlow is str for a string with a \u escape: the decoder's scanner
-// (jscan.str) and appendUnquoted. ok is false when the string is not valid
-// UTF-8 or an escape decodes to U+FFFD (a lone surrogate does, as an
-// escaped \ufffd does: both sides would hash alike only by luck, so such a
-// string is left to jsonEqual).
+// strSlow is str for a literal that is not canonical: read with the
+// decoder's scanner (jscan.str), unquoted (appendUnquoted) and spelled
+// again canonically, in the scratch buffer (valid until the next call).
+// ok is false when the string is not valid UTF-8 or an escape decodes to
+// U+FFFD (a lone surrogate does, as an escaped \ufffd does: both sides
+// would hash alike only by luck, so such a string is left to jsonEqual).
 func (s *hscan) strSlow() ([]byte, bool) {
 	j := jscan{b: s.b, i: s.i}
 	lit, _, ok := j.str()
@@ -313,8 +335,12 @@ func (s *hscan) strSlow() ([]byte, bool) {
 		return nil, false
 	}
 	s.i = j.i
-	s.scratch = appendUnquoted(s.buffer(), lit)
-	return s.scratch, !bytes.Contains(lit, []byte(`\u`)) || !bytes.ContainsRune(s.scratch, utf8.RuneError)
+	str := appendUnquoted(s.buffer(), lit)
+	if bytes.Contains(lit, []byte(`\u`)) && bytes.ContainsRune(str, utf8.RuneError) {
+		return nil, false
+	}
+	s.scratch = appendCanonical(str, str) // after str in the buffer
+	return s.scratch[len(str):], true
 }
 
 func (s *hscan) lit(w string) bool {
