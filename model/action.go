@@ -81,6 +81,7 @@ type Action struct {
 	events      eventLog
 	ingestAnoms []Anomaly
 	conflicts   int
+	conflictAn  Anomaly           // the last conflict's anomaly (conflictAnomaly)
 	keptHash    map[uint64]hashOK // jsonHash of kept data, for sequences repeated with other content
 	replays     int
 	termKinds   map[ChunkKind]uint64 // first retained sequence of each terminal kind
@@ -158,8 +159,7 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 			return Replayed
 		}
 		a.conflicts++
-		a.addIngestAnomaly(Anomaly{Kind: AnomalyConflict, Sequence: c.Sequence,
-			Detail: "chunk " + strconv.FormatUint(c.Sequence, 10) + " repeated with other content; the first is kept"})
+		a.addIngestAnomaly(a.conflictAnomaly(c.Sequence))
 		return Conflict
 	}
 	if c.ActionID == a.ID {
@@ -579,8 +579,24 @@ func (a *Action) Anomalies() []Anomaly {
 }
 
 func (a *Action) addIngestAnomaly(an Anomaly) {
+	if n := len(a.ingestAnoms); n == cap(a.ingestAnoms) {
+		// Doubling, not append's quarter steps for a long list: a hostile
+		// stream records one anomaly a chunk (issue 16).
+		a.ingestAnoms = slices.Grow(a.ingestAnoms, max(n, 8))
+	}
 	a.ingestAnoms = append(a.ingestAnoms, an)
 	a.Version++
+}
+
+// conflictAnomaly is the anomaly of a chunk at seq repeated with other
+// content. Conflicts in a row on one sequence share one detail string
+// (issue 16: 100,000 conflicting chunks on one sequence).
+func (a *Action) conflictAnomaly(seq uint64) Anomaly {
+	if a.conflictAn.Detail == "" || a.conflictAn.Sequence != seq {
+		a.conflictAn = Anomaly{Kind: AnomalyConflict, Sequence: seq,
+			Detail: "chunk " + strconv.FormatUint(seq, 10) + " repeated with other content; the first is kept"}
+	}
+	return a.conflictAn
 }
 
 // AnomalyCount is len(Anomalies()) without building the list.
