@@ -174,24 +174,27 @@ func (g *globalFollow) connection(ctx context.Context) *Error {
 			if fr.idle() {
 				return &Error{Op: "events", Message: "no complete frame for " + idle.String(), Retryable: true}
 			}
-		case it := <-fr.items:
-			if it.err != nil {
-				return &Error{Op: "events", Message: "connection closed", Retryable: true}
-			}
-			rt := route(&it.frame)
-			switch rt.kind {
-			case routeEvent:
-				batch = append(batch, rt.event)
-			case routeCursor:
-				// The cursor frame ends a page: hand the page over at once.
-				g.cursor = rt.cursor
-				if len(batch) > 0 {
-					g.sink.Send(GlobalEventsMsg{Events: batch, At: it.frame.At})
-					batch = nil
+		case items := <-fr.items:
+			for i := range items {
+				it := &items[i]
+				if it.err != nil {
+					return &Error{Op: "events", Message: "connection closed", Retryable: true}
 				}
-			case routeError:
-				pe := rt.perr
-				return g.c.clean(&Error{Op: "events", Code: pe.Code, Message: pe.Message, Retryable: retryablePE(pe)})
+				rt := route(&it.frame)
+				switch rt.kind {
+				case routeEvent:
+					batch = append(batch, rt.event)
+				case routeCursor:
+					// The cursor frame ends a page: hand the page over at once.
+					g.cursor = rt.cursor
+					if len(batch) > 0 {
+						g.sink.Send(GlobalEventsMsg{Events: batch, At: it.frame.At})
+						batch = nil
+					}
+				case routeError:
+					pe := rt.perr
+					return g.c.clean(&Error{Op: "events", Code: pe.Code, Message: pe.Message, Retryable: retryablePE(pe)})
+				}
 			}
 		}
 	}

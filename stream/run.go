@@ -368,18 +368,21 @@ func (r *runner) connection(ctx context.Context) connEnd {
 				return end
 			}
 			checks.rearm()
-		case it := <-fr.items:
-			if it.err != nil {
-				return r.bodyEnd(ctx, it.err, healthy)
-			}
-			end, done := r.handle(&it.frame)
-			checks.update()
-			if !done || end.kind == endTerminal {
-				healthy = true // an aip.error frame does not count
-			}
-			if done {
-				end.healthy = healthy
-				return end
+		case items := <-fr.items:
+			for i := range items {
+				it := &items[i]
+				if it.err != nil {
+					return r.bodyEnd(ctx, it.err, healthy)
+				}
+				end, done := r.handle(&it.frame)
+				checks.update()
+				if !done || end.kind == endTerminal {
+					healthy = true // an aip.error frame does not count
+				}
+				if done {
+					end.healthy = healthy
+					return end
+				}
 			}
 		}
 	}
@@ -410,7 +413,7 @@ func (r *runner) bodyEnd(ctx context.Context, err error, healthy bool) connEnd {
 // seconds inside an unfinished frame must not keep a connection alive for
 // ever.
 type frameConn struct {
-	items     chan readItem
+	items     chan []readItem // in arrival order; a read's frames together (readFrames)
 	watchdog  *time.Timer
 	lastFrame atomic.Int64
 	limit     time.Duration
@@ -421,7 +424,7 @@ type frameConn struct {
 
 // startFrames starts reading body; cancel ends the connection's context.
 func startFrames(ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, idle time.Duration) *frameConn {
-	f := &frameConn{items: make(chan readItem, 16), watchdog: time.NewTimer(idle), limit: idle, cancel: cancel, body: body}
+	f := &frameConn{items: make(chan []readItem, 16), watchdog: time.NewTimer(idle), limit: idle, cancel: cancel, body: body}
 	f.lastFrame.Store(time.Now().UnixNano())
 	f.wg.Add(1)
 	go func() {
@@ -452,8 +455,25 @@ func (f *frameConn) stop() {
 
 // readFrames is the reader goroutine of one connection: it splits the body
 // into frames and hands them on until the body ends or ctx is cancelled.
-func readFrames(ctx context.Context, body io.Reader, lastFrame *atomic.Int64, out chan<- readItem) {
-	fr := newFrameReader(body, MaxFrameSize)
+// The frames parsed from what one read brought are handed on together,
+// just before the next read (which may wait for the network), so no frame
+// waits for more bytes and a fast stream costs one hand-over (a select and
+// a wake-up on the other side) a read, not one a frame.
+func readFrames(ctx context.Context, body io.Reader, lastFrame *atomic.Int64, out chan<- []readItem) {
+	var pending []readItem
+	send := func() bool {
+		if len(pending) == 0 {
+			return true
+		}
+		select {
+		case out <- pending:
+			pending = nil
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	fr := newFrameReader(beforeRead{r: body, before: send}, MaxFrameSize)
 	for {
 		tok, err := fr.next()
 		var it readItem
@@ -468,15 +488,30 @@ func readFrames(ctx context.Context, body io.Reader, lastFrame *atomic.Int64, ou
 			}
 			it.frame = f
 		}
-		select {
-		case out <- it:
-		case <-ctx.Done():
-			return
-		}
-		if err != nil {
-			return
+		pending = append(pending, it)
+		if err != nil || len(pending) >= maxHandOver {
+			if !send() || err != nil {
+				return
+			}
 		}
 	}
+}
+
+// maxHandOver bounds the frames handed on together.
+const maxHandOver = 256
+
+// beforeRead calls before ahead of each read of r; a false from it ends
+// the reading (the context is over).
+type beforeRead struct {
+	r      io.Reader
+	before func() bool
+}
+
+func (b beforeRead) Read(p []byte) (int, error) {
+	if !b.before() {
+		return 0, context.Canceled
+	}
+	return b.r.Read(p)
 }
 
 // handle acts on one follow frame; done means the connection ends here.
