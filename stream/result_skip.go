@@ -128,19 +128,10 @@ func (s *rscan) skip(depth int) error {
 			}
 			for ; m != 0; m &= m - 1 {
 				k := bits.TrailingZeros64(m)
-				switch c := p[k]; c {
-				case '[', '{':
-					if open++; depth+open > maxDepth {
-						return errTooDeep
-					}
-					st.push(open, c == '{')
-				case ']', '}':
-					if err := st.pop(open, c); err != nil {
-						return err
-					}
-					if open--; open == 0 {
+				if c := p[k]; c == '[' || c == '{' || c == ']' || c == '}' {
+					if closed, err := st.bracket(c, &open, depth); err != nil || closed {
 						s.i += k + 1
-						return nil
+						return err
 					}
 				}
 			}
@@ -167,18 +158,10 @@ func (s *rscan) skip(depth int) error {
 				inStr = ^uint64(0)
 			case '\\':
 				return errSkipBackslash
-			case '[', '{':
-				if open++; depth+open > maxDepth {
-					return errTooDeep
-				}
-				st.push(open, c == '{')
-			case ']', '}':
-				if err := st.pop(open, c); err != nil {
-					return err
-				}
-				if open--; open == 0 {
+			case '[', '{', ']', '}':
+				if closed, err := st.bracket(c, &open, depth); err != nil || closed {
 					s.i++
-					return nil
+					return err
 				}
 			}
 		}
@@ -196,6 +179,24 @@ func (st *skipStack) push(level int, object bool) {
 	} else {
 		st[w] &^= 1 << b
 	}
+}
+
+// bracket takes the bracket c with open brackets open (at depth depth):
+// an opening one is pushed, a closing one must match the last one open.
+// closed: it closed the first one (the skipped value ends).
+func (st *skipStack) bracket(c byte, open *int, depth int) (closed bool, err error) {
+	if c == '[' || c == '{' {
+		if *open++; depth+*open > maxDepth {
+			return false, errTooDeep
+		}
+		st.push(*open, c == '{')
+		return false, nil
+	}
+	if err := st.pop(*open, c); err != nil {
+		return false, err
+	}
+	*open--
+	return *open == 0, nil
 }
 
 // pop checks that c closes the bracket open at level (0: none is).
