@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"aipwatch/internal/benchgen"
+	"aipwatch/internal/cputime"
 	"aipwatch/model"
 	"aipwatch/safe"
 	"aipwatch/stream"
@@ -81,14 +82,14 @@ func BenchmarkJSONLLines(b *testing.B) {
 			with, without := time.Duration(1<<62), time.Duration(1<<62)
 			for i := 0; i < b.N; i++ {
 				runtime.GC() // each run starts from the same heap
-				c0 := threadCPU()
+				c0 := cputime.Thread()
 				feedLines(nopLines{}, chunks)
-				c1 := threadCPU()
+				c1 := cputime.Thread()
 				runtime.GC()
-				c2 := threadCPU()
+				c2 := cputime.Thread()
 				feedLines(tc.p(), chunks)
 				without = min(without, c1-c0)
-				with = min(with, threadCPU()-c2)
+				with = min(with, cputime.Thread()-c2)
 			}
 			b.ReportMetric(float64(with.Microseconds())/1000, "cpu-ms")
 			b.ReportMetric(float64(without.Microseconds())/1000, "model-cpu-ms")

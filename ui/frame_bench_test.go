@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"aipwatch/internal/cputime"
 	"aipwatch/model"
 	"aipwatch/stream"
 )
@@ -59,9 +60,9 @@ func BenchmarkFrame(b *testing.B) {
 				runtime.GC()
 				for b.Loop() {
 					h.m.Update(f.batch(f.delta("word ")))
-					t0, c0 := time.Now(), threadCPU()
+					t0, c0 := time.Now(), cputime.Thread()
 					_ = h.m.View()
-					cpu = append(cpu, threadCPU()-c0)
+					cpu = append(cpu, cputime.Thread()-c0)
 					views = append(views, time.Since(t0))
 				}
 				b.StopTimer()
@@ -88,10 +89,10 @@ func BenchmarkResize(b *testing.B) {
 	runtime.GC()
 	for b.Loop() {
 		w = 239 - w // 120 ↔ 119
-		t0, c0 := time.Now(), threadCPU()
+		t0, c0 := time.Now(), cputime.Thread()
 		h.m.Update(tea.WindowSizeMsg{Width: w, Height: 40})
 		_ = h.m.View()
-		cpu = append(cpu, threadCPU()-c0)
+		cpu = append(cpu, cputime.Thread()-c0)
 		d = append(d, time.Since(t0))
 	}
 	b.ReportMetric(p99ms(d), "p99-ms")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"aipwatch/internal/benchgen"
+	"aipwatch/internal/cputime"
 	"aipwatch/model"
 	"aipwatch/stream"
 )
@@ -104,9 +105,9 @@ func BenchmarkFrameItems(b *testing.B) {
 			k = "j"
 		}
 		h.m.Update(keyMsg(k))
-		t0, c0 := time.Now(), threadCPU()
+		t0, c0 := time.Now(), cputime.Thread()
 		_ = h.m.View()
-		cpu = append(cpu, threadCPU()-c0)
+		cpu = append(cpu, cputime.Thread()-c0)
 		views = append(views, time.Since(t0))
 	}
 	b.StopTimer()
