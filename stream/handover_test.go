@@ -34,7 +34,11 @@ func TestReadFramesHandsOverBeforeWaiting(t *testing.T) {
 	}
 	// Three frames in one write, then nothing: all three arrive, in one
 	// hand-over, while the writer is still holding the stream open.
-	go pw.Write([]byte("id: 1\ndata: {\"a\":1}\n\nid: 2\ndata: {\"a\":2}\n\nid: 3\ndata: {\"a\":3}\n\n"))
+	go func() {
+		if _, err := pw.Write([]byte("id: 1\ndata: {\"a\":1}\n\nid: 2\ndata: {\"a\":2}\n\nid: 3\ndata: {\"a\":3}\n\n")); err != nil {
+			t.Error(err)
+		}
+	}()
 	var got []readItem
 	for len(got) < 3 {
 		got = append(got, recv()...)
@@ -46,7 +50,9 @@ func TestReadFramesHandsOverBeforeWaiting(t *testing.T) {
 	}
 	// One more frame later, then the end of the body.
 	go func() {
-		pw.Write([]byte("id: 4\ndata: {}\n\n"))
+		if _, err := pw.Write([]byte("id: 4\ndata: {}\n\n")); err != nil {
+			t.Error(err)
+		}
 		pw.Close()
 	}()
 	var rest []readItem
