@@ -78,7 +78,7 @@ type Action struct {
 	maxSeq      uint64
 	terminalSeq *uint64 // sequence of the first retained done/error chunk
 	eventIDs    map[string]struct{}
-	events      eventLog
+	events      []Event // the kept runtime events (IngestEvent), in arrival order
 	ingestAnoms []Anomaly
 	conflicts   int
 	conflictAn  Anomaly           // the last conflict's anomaly (conflictAnomaly)
@@ -444,14 +444,14 @@ func (a *Action) IngestEvent(e Event) bool {
 		a.Version++
 		return true
 	}
+	if _, dup := a.eventIDs[e.ID]; dup && e.ID != "" {
+		return false
+	}
+	e = e.owned()
 	if e.ID != "" {
-		if _, dup := a.eventIDs[e.ID]; dup {
-			return false
-		}
-		e.ID = strings.Clone(e.ID)
 		a.eventIDs[e.ID] = struct{}{}
 	}
-	a.events.add(e.owned())
+	a.events = append(a.events, e)
 	if e.Kind == "aip.action.cancelled" {
 		a.Cancel.EventSeen = true
 	}
@@ -523,20 +523,12 @@ func (a *Action) ChunkAt(seq uint64) (*Chunk, bool) {
 func (a *Action) Sequences() []uint64 { return append([]uint64(nil), a.sortedSeqs()...) }
 
 // Events returns the retained runtime events in arrival order.
-func (a *Action) Events() []Event { return a.events.all() }
-
-// eventLog is the events in arrival order, in blocks: adding one never
-// copies the ones before (a hostile aipd may send any number).
-type eventLog struct {
-	blocks [][]Event
-	n      int
-}
-
-const eventBlock = 1024
+func (a *Action) Events() []Event { return append([]Event(nil), a.events...) }
 
 // owned is e with copies of its strings and bytes, none a view of a
-// page (the ID is already one).
+// page or a frame.
 func (e Event) owned() Event {
+	e.ID = strings.Clone(e.ID)
 	e.Kind = strings.Clone(e.Kind)
 	e.OccurredAt = strings.Clone(e.OccurredAt)
 	e.SessionID = strings.Clone(e.SessionID)
@@ -545,28 +537,6 @@ func (e Event) owned() Event {
 	e.Actor = bytes.Clone(e.Actor)
 	e.Data = bytes.Clone(e.Data)
 	return e
-}
-
-// add appends e.
-func (l *eventLog) add(e Event) {
-	switch {
-	case l.n == 0:
-		l.blocks = append(l.blocks, nil) // the first grows as a slice does
-	case l.n%eventBlock == 0:
-		l.blocks = append(l.blocks, make([]Event, 0, eventBlock))
-	}
-	b := &l.blocks[len(l.blocks)-1]
-	*b = append(*b, e)
-	l.n++
-}
-
-// all is every event, in one slice of its own.
-func (l *eventLog) all() []Event {
-	out := make([]Event, 0, l.n)
-	for _, b := range l.blocks {
-		out = append(out, b...)
-	}
-	return out
 }
 
 // Anomalies returns every anomaly: ingestion facts first, then those found
