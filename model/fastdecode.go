@@ -37,14 +37,7 @@ var chunkShape = objShape[StreamChunk]{fields: []field[StreamChunk]{
 		return s.rawShared(&c.Data)
 	}},
 	{name: "part", dec: func(s *jscan, c *StreamChunk) bool {
-		if s.null() {
-			c.Part = nil
-			return true
-		}
-		p := new(MessagePart)
-		_, ok := object(s, p, &partShape)
-		c.Part = p
-		return ok
+		return ptrInto(s, &c.Part, func(s *jscan, p *MessagePart) bool { _, ok := object(s, p, &partShape); return ok })
 	}},
 }}
 
@@ -379,19 +372,7 @@ var resultShape = objShape[ActionResult]{fields: []field[ActionResult]{
 		}
 		return s.rawShared(&r.Output)
 	}},
-	{name: "message", dec: func(s *jscan, r *ActionResult) bool {
-		if s.null() {
-			r.Message = nil
-			return true
-		}
-		r.Message = []MessagePart{}
-		return array(s, r, func(s *jscan, r *ActionResult) bool {
-			var p MessagePart
-			_, ok := object(s, &p, &partSharedShape)
-			r.Message = append(r.Message, p)
-			return ok
-		})
-	}},
+	{name: "message", dec: func(s *jscan, r *ActionResult) bool { return objectsInto(s, &r.Message, &partSharedShape) }},
 	{name: "usage", dec: func(s *jscan, r *ActionResult) bool { return s.rawShared(&r.Usage) }},
 	{name: "error", dec: func(s *jscan, r *ActionResult) bool {
 		if s.null() {

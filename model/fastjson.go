@@ -547,6 +547,36 @@ func into[V any](s *jscan, dst *V, read func(*jscan) (V, bool)) bool {
 	return ok
 }
 
+// ptrInto fills a pointer field as encoding/json does: null makes it nil,
+// a value is read by dec into a new one.
+func ptrInto[V any](s *jscan, dst **V, dec func(*jscan, *V) bool) bool {
+	if s.null() {
+		*dst = nil
+		return true
+	}
+	v := new(V)
+	if !dec(s, v) {
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// objectsInto fills a slice of objects as encoding/json does: null makes
+// it nil, [] an empty slice (not nil), each element read with sh.
+func objectsInto[E any](s *jscan, dst *[]E, sh *objShape[E]) bool {
+	if s.null() {
+		*dst = nil
+		return true
+	}
+	*dst = []E{}
+	return array(s, dst, func(s *jscan, dst *[]E) bool {
+		*dst = append(*dst, *new(E))
+		_, ok := object(s, &(*dst)[len(*dst)-1], sh)
+		return ok
+	})
+}
+
 // strInto, viewInto, boolInto and uintInto are into for the readers of
 // this file.
 func (s *jscan) strInto(dst *string) bool  { return into(s, dst, (*jscan).strValue) }

@@ -49,19 +49,7 @@ var respItemShape = objShape[respItem]{fields: []field[respItem]{
 	{name: "name", dec: func(s *jscan, it *respItem) bool { return s.strInto(&it.Name) }},
 	{name: "call_id", dec: func(s *jscan, it *respItem) bool { return s.strInto(&it.CallID) }},
 	{name: "arguments", dec: func(s *jscan, it *respItem) bool { return s.strInto(&it.Arguments) }},
-	{name: "content", dec: func(s *jscan, it *respItem) bool {
-		if s.null() {
-			it.Content = nil
-			return true
-		}
-		// encoding/json: [] is an empty slice, not nil.
-		it.Content = []respContent{}
-		return array(s, it, func(s *jscan, it *respItem) bool {
-			it.Content = append(it.Content, respContent{})
-			_, ok := object(s, &it.Content[len(it.Content)-1], &respContentShape)
-			return ok
-		})
-	}},
+	{name: "content", dec: func(s *jscan, it *respItem) bool { return objectsInto(s, &it.Content, &respContentShape) }},
 	{name: "output", dec: func(s *jscan, it *respItem) bool { return s.rawCopy(&it.Output) }},
 }}
 
@@ -69,21 +57,6 @@ var respContentShape = objShape[respContent]{fields: []field[respContent]{
 	{name: "type", dec: func(s *jscan, c *respContent) bool { return s.strInto(&c.Type) }},
 	{name: "text", dec: func(s *jscan, c *respContent) bool { return s.strInto(&c.Text) }},
 }}
-
-// ptrInto fills a pointer field as encoding/json does: null makes it nil,
-// a value is read by dec into a new one.
-func ptrInto[V any](s *jscan, dst **V, dec func(*jscan, *V) bool) bool {
-	if s.null() {
-		*dst = nil
-		return true
-	}
-	v := new(V)
-	if !dec(s, v) {
-		return false
-	}
-	*dst = v
-	return true
-}
 
 // decodeRespFast decodes a Responses frame.
 func decodeRespFast(data []byte) (respFrame, bool) { return whole(data, &respFrameShape) }
