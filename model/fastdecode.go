@@ -98,18 +98,15 @@ func decodeEventFast(raw []byte) (Event, bool) { return whole(raw, &eventShape) 
 // raw, which must not change afterwards (an SSE frame's own copy):
 // aip.stream.chunk events, one a chunk, are read and dropped, and
 // Action.IngestEvent copies the others it keeps.
-func DecodeEventShared(raw []byte) (Event, error) {
-	if e, ok := whole(raw, &eventViewShape); ok {
-		return e, nil
-	}
-	var e Event
-	err := json.Unmarshal(raw, &e)
-	return e, err
-}
+func DecodeEventShared(raw []byte) (Event, error) { return decodeEvent(raw, &eventViewShape) }
 
 // DecodeEvent decodes one runtime Event object.
-func DecodeEvent(raw []byte) (Event, error) {
-	if e, ok := decodeEventFast(raw); ok {
+func DecodeEvent(raw []byte) (Event, error) { return decodeEvent(raw, &eventShape) }
+
+// decodeEvent reads an Event in one pass with sh, or with encoding/json
+// when that pass is not sure.
+func decodeEvent(raw []byte, sh *objShape[Event]) (Event, error) {
+	if e, ok := whole(raw, sh); ok {
 		return e, nil
 	}
 	var e Event
