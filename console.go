@@ -122,19 +122,14 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 // daemonClient is the client of the daemon-wide routes, with the token and
 // the TLS rules of every run.
 func daemonClient(o *options, stderr io.Writer) (*stream.Client, error) {
-	tok, err := readToken(o.tokenFile, stderr)
-	if err != nil {
+	if err := loadToken(o, stderr); err != nil {
 		return nil, err
 	}
-	if tok == "" {
-		tok = o.token
-	}
-	o.token = tok
 	httpc, err := stream.HTTPClient(o.cacert)
 	if err != nil {
 		return nil, err
 	}
-	return stream.NewDaemon(stream.Config{BaseURL: o.url, Token: tok, HTTP: httpc})
+	return stream.NewDaemon(stream.Config{BaseURL: o.url, Token: o.token, HTTP: httpc})
 }
 
 // followConfig is the configuration that follows one action picked in the

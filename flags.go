@@ -237,6 +237,22 @@ func redactURL(raw string) string {
 	return u.String()
 }
 
+// loadToken sets o.token to the bearer token: the token file's, else the
+// one from $AIP_TOKEN, and registers it with safe.Protect, so from here on
+// no 12-character piece of it is written anywhere, whatever the server
+// echoes (contract §5). Every command that talks to aipd calls it.
+func loadToken(o *options, stderr io.Writer) error {
+	tok, err := readToken(o.tokenFile, stderr)
+	if err != nil {
+		return err
+	}
+	if tok != "" {
+		o.token = tok
+	}
+	safe.Protect(o.token)
+	return nil
+}
+
 // readToken reads the bearer token file, trimming the trailing newline. A
 // file readable by group or others gets a warning: the token is a secret.
 func readToken(path string, stderr io.Writer) (string, error) {

@@ -148,22 +148,14 @@ func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*
 		}
 		runner = rp
 	} else {
-		tok, err := readToken(o.tokenFile, stderr)
-		if err != nil {
+		if err := loadToken(o, stderr); err != nil {
 			return nil, nil, err
 		}
-		if tok == "" {
-			tok = o.token
-		}
-		o.token = tok // for scrubbing a panic report
-		// From here on no 12-character piece of it is written anywhere,
-		// whatever the server echoes (contract §5).
-		safe.Protect(tok)
 		httpc, err := stream.HTTPClient(o.cacert)
 		if err != nil {
 			return nil, nil, err
 		}
-		cfg := stream.Config{BaseURL: o.url, Token: tok, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc,
+		cfg := stream.Config{BaseURL: o.url, Token: o.token, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc,
 			AppearTimeout: o.appearTimeout, StallTimeout: o.stallTimeout}
 		if o.submission != nil { // aipwatch submit (submit_cmd.go)
 			cfg.InFlight = o.submission.InFlight

@@ -182,19 +182,14 @@ func runReconcile(args []string, stdout, stderr io.Writer, getenv func(string) s
 }
 
 func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Writer, getenv func(string) string) int {
-	tok, err := readToken(o.tokenFile, stderr)
-	if err != nil {
+	if err := loadToken(o, stderr); err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	if tok == "" {
-		tok = o.token
-	}
-	o.token = tok
 	httpc, err := stream.HTTPClient(o.cacert)
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	client, err := stream.New(stream.Config{BaseURL: o.url, Token: tok, ActionID: o.actionID, HTTP: httpc})
+	client, err := stream.New(stream.Config{BaseURL: o.url, Token: o.token, ActionID: o.actionID, HTTP: httpc})
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}

@@ -120,8 +120,8 @@ func absPath(p string) string {
 // one sanitised line with the token scrubbed, no stack.
 func panicReport(r any, o *options) string {
 	msg := fmt.Sprint(r)
-	if o != nil && o.token != "" {
-		msg = strings.ReplaceAll(msg, o.token, "‹token›")
+	if o != nil {
+		safe.Protect(o.token) // scrubbed with the contract's mark by safe.Line (held once)
 	}
 	if len(msg) > 200 {
 		msg = msg[:200] + "…"
