@@ -399,7 +399,7 @@ func (s *Server) storedLocked() *resultRec {
 	return s.prev
 }
 
-// rerun runs the handler of a settled action again (aip-daemon-behaviour
+// rerun runs the handler of a settled action again, in mode (aip-daemon-behaviour
 // part A §1.3: the same ID and contract without an idempotency key;
 // nothing short-circuits, the model and tools run again). Async: the
 // in-memory queue replaces the settled record with a new queued one, so
@@ -410,16 +410,25 @@ func (s *Server) storedLocked() *resultRec {
 // is not in the spec ([I]): the simulator keeps the latest run's chunks
 // and appends their Events to the log (same IDs, derived from the
 // sequence).
-func (s *Server) rerun() {
+func (s *Server) rerun(mode string) {
 	s.mu.Lock()
 	done := s.runDone
 	s.mu.Unlock()
 	<-done // the settled run's goroutine has returned
 	steps, _ := s.sc.script(s.k)
+	s.sub.mu.Lock()
+	s.sub.mode = mode
+	s.sub.mu.Unlock()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return
+	}
+	// The re-run runs in its own submission's mode: an action whose sync
+	// handler failed has no record (§1.2), so it may come back async.
+	s.mode = ModeSync
+	if mode == "async" {
+		s.mode = ModeAsync
 	}
 	if s.mode == ModeSync {
 		s.prev = s.storedLocked()
@@ -442,7 +451,11 @@ func (s *Server) rerun() {
 }
 
 // Mode is the execution mode (ModeSync or ModeAsync).
-func (s *Server) Mode() string { return s.mode }
+func (s *Server) Mode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
+}
 
 func orDefault(v, def string) string {
 	if v != "" {

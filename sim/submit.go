@@ -82,6 +82,7 @@ type SubmissionLog struct {
 // submitState is the daemon's submission-side state.
 type submitState struct {
 	mu       sync.Mutex
+	admitMu  sync.Mutex          // one submission at a time decides between replay, refusal and a re-run
 	messages map[string]bool     // claimed message_ids (§1.1 replay window)
 	records  map[string]boundRec // action ID → the action contract it is bound to, once it has a record (§1.3)
 	keys     map[string]keyRec   // scoped idempotency key → its owner (§1.3)
@@ -331,75 +332,90 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			Category: "temporary", Source: runtimeSource()})
 		return
 	}
-	if a.IdempotencyKey != "" {
-		scoped := "Capability:" + a.CapabilityID + ":" + a.IdempotencyKey
-		hash := hashOf(a.Input)
-		s.sub.mu.Lock()
-		k, seen := s.sub.keys[scoped]
-		if !seen {
-			if s.sub.keys == nil {
-				s.sub.keys = map[string]keyRec{}
-			}
-			s.sub.keys[scoped] = keyRec{a.ID, hash}
-		}
-		s.sub.mu.Unlock()
-		s.mu.Lock()
-		released := s.handlerFailed // set with settled, in one locked step
-		noResult := s.storedLocked() == nil
-		s.mu.Unlock()
-		switch {
-		case seen && released:
-			// A sync handler error releases the key before the error goes
-			// back, and nothing is persisted (§1.2 "HTTP errors": "release
-			// idempotency, return Err" [C]): the key is free, and this
-			// submission runs like a first one.
+	// Replay, refusal or re-run: decided and started by one submission at
+	// a time, so two re-sends at once cannot both start a run.
+	s.sub.admitMu.Lock()
+	handled := func() bool {
+		seen := false
+		if a.IdempotencyKey != "" {
+			scoped := "Capability:" + a.CapabilityID + ":" + a.IdempotencyKey
+			hash := hashOf(a.Input)
 			s.sub.mu.Lock()
-			s.sub.keys[scoped] = keyRec{a.ID, hash}
+			var k keyRec
+			k, seen = s.sub.keys[scoped]
+			if !seen {
+				if s.sub.keys == nil {
+					s.sub.keys = map[string]keyRec{}
+				}
+				s.sub.keys[scoped] = keyRec{a.ID, hash}
+			}
 			s.sub.mu.Unlock()
+			s.mu.Lock()
+			released := s.handlerFailed // set with settled, in one locked step
+			noResult := s.storedLocked() == nil
+			s.mu.Unlock()
+			switch {
+			case seen && released:
+				// A sync handler error releases the key before the error goes
+				// back, and nothing is persisted (§1.2 "HTTP errors": "release
+				// idempotency, return Err" [C]): the key is free, and this
+				// submission runs like a first one.
+				s.sub.mu.Lock()
+				s.sub.keys[scoped] = keyRec{a.ID, hash}
+				s.sub.mu.Unlock()
+				lg.Rerun = true
+				s.rerun(mode)
+			case seen && k.hash != hash:
+				// The spec names idempotency.conflict and
+				// idempotency.input_hash_mismatch as 200 failed results (§1.2)
+				// but gives neither's trigger: using idempotency.conflict for
+				// another action or another input, with owner_action_id, is
+				// the simulator's own choice.
+				s.replyFailed(w, &env, a.ID, &protoErr{Code: "idempotency.conflict", Message: "idempotency key is bound to another request",
+					Category: "permanent", Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, &lg)
+				return true
+			case seen && !s.isSettled():
+				s.replyFailed(w, &env, a.ID, &protoErr{Code: "idempotency.in_progress", Message: "an action with this idempotency key is in progress",
+					Category: "temporary", Retryable: true, RetryAfterMs: 1000, Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, &lg)
+				return true
+			case seen && noResult:
+				// The key's async run was cancelled and never got a result
+				// (A1): what the key then gets is not in the spec.
+				fail(&protoErr{Code: "runtime.handler_failed", Message: "not modelled: an idempotency key whose async action was cancelled without a result",
+					Category: "temporary", Source: runtimeSource()})
+				return true
+			case seen:
+				// ReturnOriginalResult (§1.3): the original result comes back,
+				// with output.idempotent_replay: true and the original
+				// action_id; nothing runs again.
+				lg.Replay = true
+				s.replyResult(w, &env, &lg, true)
+				return true
+			}
+		}
+		// Without a key, or with one never seen (which binds nothing yet):
+		// the keyless rules (§1.2, §1.3).
+		if (a.IdempotencyKey == "" || !seen) && s.SubmittedMode() != "" {
+			if !s.isSettled() {
+				// A second run of an in-flight action without a key would run
+				// the model again (§1.3 [I]); the simulator cannot host two
+				// runs at once.
+				fail(&protoErr{Code: "runtime.handler_failed", Message: "the simulator cannot run " + a.ID + " twice at once",
+					Category: "temporary", Source: runtimeSource()})
+				return true
+			}
+			// The same ID and contract, settled, and no key (§1.3, [C code, I
+			// consequence]): nothing short-circuits, the handler runs again
+			// (the model and tools run again); async: the in-memory queue
+			// replaces the settled record with a new queued one.
 			lg.Rerun = true
-			s.rerun()
-		case seen && (k.actionID != a.ID || k.hash != hash):
-			// The spec names idempotency.conflict and
-			// idempotency.input_hash_mismatch as 200 failed results (§1.2)
-			// but gives neither's trigger: using idempotency.conflict for
-			// another action or another input, with owner_action_id, is
-			// the simulator's own choice.
-			s.replyFailed(w, &env, a.ID, &protoErr{Code: "idempotency.conflict", Message: "idempotency key is bound to another request",
-				Category: "permanent", Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, &lg)
-			return
-		case seen && !s.isSettled():
-			s.replyFailed(w, &env, a.ID, &protoErr{Code: "idempotency.in_progress", Message: "an action with this idempotency key is in progress",
-				Category: "temporary", Retryable: true, RetryAfterMs: 1000, Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, &lg)
-			return
-		case seen && noResult:
-			// The key's async run was cancelled and never got a result
-			// (A1): what the key then gets is not in the spec.
-			fail(&protoErr{Code: "runtime.handler_failed", Message: "not modelled: an idempotency key whose async action was cancelled without a result",
-				Category: "temporary", Source: runtimeSource()})
-			return
-		case seen:
-			// ReturnOriginalResult (§1.3): the original result comes back,
-			// with output.idempotent_replay: true and the original
-			// action_id; nothing runs again.
-			lg.Replay = true
-			s.replyResult(w, &env, &lg, true)
-			return
+			s.rerun(mode)
 		}
-	} else if s.SubmittedMode() != "" {
-		if !s.isSettled() {
-			// A second run of an in-flight action without a key would run
-			// the model again (§1.3 [I]); the simulator cannot host two
-			// runs at once.
-			fail(&protoErr{Code: "runtime.handler_failed", Message: "the simulator cannot run " + a.ID + " twice at once",
-				Category: "temporary", Source: runtimeSource()})
-			return
-		}
-		// The same ID and contract, settled, and no key (§1.3, [C code, I
-		// consequence]): nothing short-circuits, the handler runs again
-		// (the model and tools run again); async: the in-memory queue
-		// replaces the settled record with a new queued one.
-		lg.Rerun = true
-		s.rerun()
+		return false
+	}()
+	s.sub.admitMu.Unlock()
+	if handled {
+		return
 	}
 
 	// Accepted. An async action has a queue record at once; a sync one only

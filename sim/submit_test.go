@@ -3,8 +3,10 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -402,5 +404,68 @@ func TestSubmitKeyReleasedBySyncHandlerError(t *testing.T) {
 	}
 	if st := statusT(t, u, id); st["state"] != "unknown" {
 		t.Fatalf("a failed sync run got a record: %v", st)
+	}
+}
+
+// §1.3: re-sends of a settled ID that arrive at once are decided one at a
+// time: one re-runs, the others find it in flight (the simulator's 503);
+// two runs never share one connector.
+func TestSubmitResendsAtOnceStartOneRerun(t *testing.T) {
+	s, u := start(t, "chat-tools", Knobs{Speed: 8, Submit: SubmitKnobs{Await: true}})
+	id := s.ActionID()
+	body := func() string { return envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "") }
+	if r, env := postT(t, u, body()); r.status != 200 || env.Body.Ack == nil {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	waitSettled(t, s)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := http.Post(u+"/aip/v1/actions", "application/json", strings.NewReader(body()))
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	waitSettled(t, s)
+	reruns := 0
+	for _, l := range s.Submissions() {
+		if l.Rerun {
+			reruns++
+		}
+	}
+	if reruns != 1 {
+		t.Fatalf("%d re-runs: %+v", reruns, s.Submissions())
+	}
+	if st := statusT(t, u, id); st["state"] != "completed" {
+		t.Fatalf("after the re-run: %v", st)
+	}
+}
+
+// §1.2, §1.3: a key never seen binds nothing: after a sync handler failure
+// (nothing persisted) a submission with a new key runs the handler again,
+// and a re-run takes its own submission's mode (async: a queue record at
+// once, §1.2).
+func TestSubmitAfterSyncFailureRunsAgainInItsMode(t *testing.T) {
+	s, u := start(t, "sync-handler-failed", Knobs{Submit: SubmitKnobs{Await: true}})
+	id := s.ActionID()
+	envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "")), 502)
+	pe := envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "key-new")), 502)
+	if log := s.Submissions(); pe.Code != "connector.hermes_agent.transport" || len(log) != 2 || !log[1].Rerun {
+		t.Fatalf("%+v %+v", pe, log)
+	}
+	r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", ""))
+	if r.status != 200 || env.Body.Ack == nil {
+		t.Fatalf("async re-run: %d %s", r.status, truncate(r.body))
+	}
+	if st := statusT(t, u, id); st["state"] == "unknown" {
+		t.Fatalf("the async re-run has no queue record: %v", st)
+	}
+	if s.Mode() != ModeAsync {
+		t.Fatalf("the re-run runs %s", s.Mode())
 	}
 }
