@@ -376,6 +376,10 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 			reason = *body.Reason
 		}
 	}
+	if id != s.actionID { // another action: none is hosted, whenever it arrives
+		s.writeError(w, &protoErr{Code: "resource.not_found", Message: id, Category: "permanent", Source: runtimeSource()})
+		return
+	}
 	// A cancel held in transit reaches the daemon later: it is judged by
 	// the daemon's state then (a sync handler that failed meanwhile left
 	// no record, A3: not found).
@@ -385,7 +389,7 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	gone := s.handlerFailed // no owner and no record: nothing to cancel
 	s.mu.Unlock()
-	if id != s.actionID || gone || !s.submitted() { // sim/submit.go: not submitted yet (Await)
+	if gone || !s.submitted() { // sim/submit.go: not submitted yet (Await)
 		s.writeError(w, &protoErr{Code: "resource.not_found", Message: id, Category: "permanent", Source: runtimeSource()})
 		return
 	}
