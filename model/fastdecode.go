@@ -91,9 +91,6 @@ func eventShapes() (own, view objShape[Event]) {
 	return own, view
 }
 
-// decodeEventFast decodes an Event object.
-func decodeEventFast(raw []byte) (Event, bool) { return whole(raw, &eventShape) }
-
 // DecodeEventShared is DecodeEvent whose strings and bytes may be views of
 // raw, which must not change afterwards (an SSE frame's own copy):
 // aip.stream.chunk events, one a chunk, are read and dropped, and

@@ -161,12 +161,14 @@ func (j *JSONL) changes(a *model.Action) {
 
 // Finish writes the last line: the verdict object, or the error object.
 func (j *JSONL) Finish(a *model.Action, err error) {
+	if a != nil { // what the model learnt last goes before the last line, as in plain
+		j.changes(a)
+	}
 	if err != nil {
 		emit(j, errorLine{Type: "error", Code: ErrorCode(err), Message: err.Error()})
 		j.end()
 		return
 	}
-	j.changes(a)
 	if r, ok := a.Reconcile(); ok {
 		l := reconcileLine{Type: "reconcile", Advice: r.Advice, ResponseGetInput: r.ResponseGetInput, SessionID: r.SessionID}
 		if j.opts.Redact {

@@ -84,9 +84,13 @@ func firstUnsafe(s string, keepLayout, keepSGR bool) int {
 			i++
 			continue
 		}
+		n := 0
+		if keepSGR && c == 0x1b {
+			n = sgrLen(s[i:])
+		}
 		switch {
-		case keepSGR && c == 0x1b && sgrLen(s[i:]) > 0:
-			i += sgrLen(s[i:])
+		case n > 0:
+			i += n
 		case c < utf8.RuneSelf:
 			if unsafeASCII(c, keepLayout) {
 				return i
