@@ -308,6 +308,17 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 	var followErr error
 	followOver := false
 	var grace <-chan time.Time
+	// fail ends the run on a refusal of the submission: after the follow
+	// ended, the error goes out on its own; before, the follow is ended
+	// with it.
+	fail := func(e *Error) error {
+		if followOver {
+			ls.Send(ErrorMsg{Err: e})
+			ls.release()
+			return e
+		}
+		return end(e, ErrorMsg{Err: e})
+	}
 	for {
 		if followOver && (inFlight == 0 || ctx.Err() != nil) {
 			ls.release()
@@ -389,12 +400,7 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 				case CodeReplay:
 					e.Message += " — this message_id was already used or sent_at is outside aipd's replay window (check the clock); nothing is resubmitted"
 				}
-				if followOver {
-					ls.Send(ErrorMsg{Err: &e})
-					ls.release()
-					return &e
-				}
-				return end(&e, ErrorMsg{Err: &e})
+				return fail(&e)
 			case out.Reply.Ack != nil:
 				ls.Send(SubmitMsg{Note: "aipd accepted " + id + " (ack: " + oneLine(out.Reply.Ack.Status, 40) + "); following it"})
 			case out.Reply.Result != nil:
@@ -414,12 +420,7 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 					e := &Error{Op: "submit", Message: "aipd returned the stored result of another action, " + oneLine(r.ActionID, 120) +
 						", under this idempotency key (idempotent replay): " + id + " was not created and nothing ran; follow " +
 						oneLine(r.ActionID, 120) + " instead, or submit with a new idempotency key"}
-					if followOver {
-						ls.Send(ErrorMsg{Err: e})
-						ls.release()
-						return e
-					}
-					return end(e, ErrorMsg{Err: e})
+					return fail(e)
 				case out.Reply.Replay:
 					// The stored result of an earlier run under the same
 					// idempotency key: the follow shows that run and its
