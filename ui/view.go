@@ -25,7 +25,8 @@ func (m *Model) View() tea.View {
 		m.inlineCleared = true
 		return tea.NewView("")
 	}
-	content := m.Render()
+	in := m.barInput() // what the status bar and the title show, read once a frame
+	content := m.render(in)
 	if m.viewHook != nil {
 		m.viewHook(content)
 	}
@@ -34,7 +35,6 @@ func (m *Model) View() tea.View {
 	if !m.plain {
 		v.MouseMode = tea.MouseModeCellMotion // wheel scrolling; p gives the terminal's selection back
 	}
-	in := m.barInput()
 	v.WindowTitle = "aipwatch " + render.Line(m.opts.ActionID) + " · " + m.bar.badgeWord(&in)
 	if m.mode == ModeSearch && m.width > 0 && m.height >= 8 && m.width >= 24 {
 		// The terminal's cursor in the query line (the last row).
@@ -91,7 +91,10 @@ func (m *Model) startLine() (line, keys, short string) {
 }
 
 // Render is the screen's text (View's content), for golden tests.
-func (m *Model) Render() string {
+func (m *Model) Render() string { return m.render(m.barInput()) }
+
+// render is the screen's text with in, the status bar's input.
+func (m *Model) render(in barInput) string {
 	w, h := m.width, m.height
 	if w <= 0 || h <= 0 {
 		return ""
@@ -100,7 +103,6 @@ func (m *Model) Render() string {
 		return render.Truncate(fmt.Sprintf("too small: %dx%d", w, h), w, "…")
 	}
 	l := m.layout()
-	in := m.barInput() // what the status bar shows, read once a frame
 	sc := &m.scr
 	sc.reset(h, max(sc.last, w*h+h))
 	sc.row(m.head.line(m.width, m.action, m.opts.Redact, m.runTimes()))
