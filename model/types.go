@@ -182,6 +182,11 @@ type ActionResult struct {
 	Aggregate *ConnectorOutput `json:"-"`
 }
 
+// Of reports whether the result may be evidence about the action id: one
+// that names another action is none (contract §3); one that names none is
+// taken as the action's it was asked for.
+func (r ActionResult) Of(id string) bool { return r.ActionID == "" || r.ActionID == id }
+
 // DecodeResult decodes an ActionResult object and its connector aggregate.
 func DecodeResult(raw []byte) (ActionResult, error) {
 	if r, ok := decodeResultFast(raw); ok {

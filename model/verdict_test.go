@@ -443,3 +443,16 @@ func TestDecodeResultAggregate(t *testing.T) {
 		t.Fatal("nil result error code")
 	}
 }
+
+// TestResultOf: a result naming another action is no evidence about this
+// one (contract §3); one naming none is taken as this action's.
+func TestResultOf(t *testing.T) {
+	for _, c := range []struct {
+		named string
+		want  bool
+	}{{"", true}, {"act_1", true}, {"act_2", false}} {
+		if got := (ActionResult{ActionID: c.named}).Of("act_1"); got != c.want {
+			t.Errorf("a result naming %q: Of(act_1) = %v", c.named, got)
+		}
+	}
+}

@@ -101,7 +101,7 @@ func (r *runner) check(ctx context.Context) (connEnd, bool) {
 	// Chunks, no record, and nothing new for the stall timeout. A result
 	// would have made a record, but read it once: the evidence decides.
 	if res, e := r.c.result(ctx); e == nil && res.Status != "" {
-		if res.ActionID == "" || res.ActionID == r.c.cfg.ActionID {
+		if res.Of(r.c.cfg.ActionID) {
 			r.unknown = false
 			r.send(ResultMsg{Result: res})
 			return connEnd{kind: endTerminal}, true
@@ -185,7 +185,7 @@ func (r *runner) result(ctx context.Context) error {
 	for read := 1; ; read++ {
 		res, e := r.c.result(ctx)
 		if e == nil {
-			if res.ActionID != "" && res.ActionID != r.c.cfg.ActionID {
+			if !res.Of(r.c.cfg.ActionID) {
 				// Evidence about another action is no evidence (contract §3).
 				return r.fail(ctx, r.c.clean(&Error{Op: "result", Code: "result.foreign",
 					Message: "the result names another action (" + oneLine(res.ActionID, 60) + ")"}))

@@ -412,7 +412,7 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 				switch {
 				case code == CodeIdempotencyRunning:
 					ls.Send(SubmitMsg{Note: "aipd says the original submission of " + id + " is still running (" + code + "); following it"})
-				case out.Reply.Replay && r.ActionID != "" && r.ActionID != id:
+				case out.Reply.Replay && !r.Of(id):
 					// The key's original run was another action (§1.3: the
 					// original action_id comes back): this ID was never
 					// created, and a result of another action is no
