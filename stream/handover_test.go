@@ -8,9 +8,8 @@ import (
 	"time"
 )
 
-// TestReadFramesHandsOverBeforeWaiting: the frames one read brought are
-// handed on together and in order, and before the reader waits for more
-// bytes: a frame is never held back by a stream that goes quiet after it.
+// TestReadFramesHandsOverBeforeWaiting: the frames are handed on in order,
+// and before the reader waits for more bytes: a frame is never held back by a stream that goes quiet after it.
 func TestReadFramesHandsOverBeforeWaiting(t *testing.T) {
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -32,8 +31,8 @@ func TestReadFramesHandsOverBeforeWaiting(t *testing.T) {
 		}
 		return nil
 	}
-	// Three frames in one write, then nothing: all three arrive, in one
-	// hand-over, while the writer is still holding the stream open.
+	// Three frames in one write, then nothing: all three arrive, in
+	// order, while the writer is still holding the stream open.
 	go func() {
 		if _, err := pw.Write([]byte("id: 1\ndata: {\"a\":1}\n\nid: 2\ndata: {\"a\":2}\n\nid: 3\ndata: {\"a\":3}\n\n")); err != nil {
 			t.Error(err)
