@@ -9,7 +9,8 @@ import (
 )
 
 // TestReadFramesHandsOverBeforeWaiting: the frames are handed on in order,
-// and before the reader waits for more bytes: a frame is never held back by a stream that goes quiet after it.
+// and before the reader waits for more bytes: a frame is never held back
+// by a stream that goes quiet after it.
 func TestReadFramesHandsOverBeforeWaiting(t *testing.T) {
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
