@@ -365,7 +365,7 @@ func startDemo(o *options, knobs sim.Knobs, stderr io.Writer) (*sim.Server, bool
 		fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
 		return nil, false
 	}
-	o.tokenFile = ""
+	o.tokenFile, o.token = "", "" // the simulator asks for none: no real token goes to it
 	return srv, true
 }
 

@@ -222,7 +222,6 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 			return model.ExitError
 		}
 		defer srv.Close()
-		o.token = ""
 	}
 	if err := checkURL(o.url, o.allowInsecureHTTP); err != nil {
 		return usageFail(stdout, stderr, jsonl, err.Error())
