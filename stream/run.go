@@ -467,7 +467,9 @@ func readFrames(ctx context.Context, body io.Reader, lastFrame *atomic.Int64, ou
 		}
 		select {
 		case out <- pending:
-			pending = nil
+			// The next batch is likely the size of this one: sized so, it
+			// is not grown from one a frame at a time.
+			pending = make([]readItem, 0, min(len(pending), maxHandOver))
 			return true
 		case <-ctx.Done():
 			return false
@@ -480,7 +482,7 @@ func readFrames(ctx context.Context, body io.Reader, lastFrame *atomic.Int64, ou
 		if err != nil {
 			it.err = err
 		} else {
-			now := time.Now()
+			now := fr.arrived()
 			lastFrame.Store(now.UnixNano())
 			f, ok := parseFrame(tok, now)
 			if !ok {

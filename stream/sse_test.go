@@ -192,3 +192,106 @@ func TestFramingTransportErrorMidFrame(t *testing.T) {
 		t.Fatalf("%+v %v", got, err)
 	}
 }
+
+// twoReads returns its parts a read each (or less, as p allows), the
+// last with io.EOF.
+type twoReads struct {
+	parts []string
+}
+
+func (c *twoReads) Read(p []byte) (int, error) {
+	if len(c.parts) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.parts[0])
+	c.parts[0] = c.parts[0][n:]
+	if c.parts[0] == "" {
+		c.parts = c.parts[1:]
+		if len(c.parts) == 0 {
+			return n, io.EOF // data and the end in one read
+		}
+	}
+	return n, nil
+}
+
+// The feed under the splitter decides only where its reads end; every
+// frame comes out the same wherever the body's reads are cut, including
+// inside a "\n\n" and with the end of the body in the same read as data.
+func TestFramingAnyCut(t *testing.T) {
+	body := "event: aip.stream.chunk\ndata: {\"chunk\":{\"sequence\":1}}\nid: chunk:1\n\n" +
+		": keep-alive\r\n\r\n" +
+		"event: aip.stream.cursor\rdata: {\"next_cursor\":\"c\"}\rid: c\r\r" +
+		"data: a\ndata: b\n\n"
+	want, err := frames(t, body)
+	if err != io.EOF || len(want) != 4 {
+		t.Fatalf("whole body: %d frames, %v", len(want), err)
+	}
+	for n := range len(body) + 1 {
+		got, err := readAll(t, &twoReads{parts: []string{body[:n], body[n:]}}, MaxFrameSize)
+		if err != io.EOF || !reflect.DeepEqual(got, want) {
+			t.Fatalf("cut at %d: %+v %v", n, got, err)
+		}
+	}
+}
+
+// readLog records each read the splitter makes.
+type readLog struct {
+	r     io.Reader
+	reads []string
+}
+
+func (c *readLog) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.reads = append(c.reads, string(p[:n]))
+	return n, err
+}
+
+// What makes the feed worth having: the splitter is handed at most one
+// frame end a read, so it never searches a buffer of many frames again
+// and again (see frameFeed).
+func TestFeedHandsOneFrameARead(t *testing.T) {
+	body := strings.Repeat("event: aip.stream.chunk\ndata: {\"x\":1}\nid: chunk:1\n\n", 50)
+	f := &frameFeed{r: strings.NewReader(body), buf: make([]byte, feedSize)}
+	c := &readLog{r: f}
+	esr := sse.NewEventStreamReader(c, 1<<20)
+	n := 0
+	for {
+		if _, err := esr.ReadEvent(); err != nil {
+			break
+		}
+		n++
+	}
+	if n != 50 {
+		t.Fatalf("%d frames, want 50", n)
+	}
+	for i, r := range c.reads {
+		if k := strings.Count(r, "\n\n"); k > 1 {
+			t.Fatalf("read %d holds %d frame ends: %q", i, k, r)
+		}
+	}
+}
+
+// A frame's id is a view of the same copy as its data: appending to the
+// data must not reach it, and the frames of one read share its time.
+func TestFrameIDAndTime(t *testing.T) {
+	fr := newFrameReader(strings.NewReader("data: {}\nid: abc\n\ndata: x\nid: def\n\n"), 1024)
+	var got []Frame
+	for {
+		tok, err := fr.next()
+		if err != nil {
+			break
+		}
+		f, _ := parseFrame(tok, fr.arrived())
+		got = append(got, f)
+	}
+	if len(got) != 2 || got[0].ID != "abc" || got[1].ID != "def" {
+		t.Fatalf("%+v", got)
+	}
+	_ = append(got[0].Data, "zzzz"...)
+	if got[0].ID != "abc" || string(got[0].Data) != "{}" {
+		t.Fatalf("append reached the id: %q %q", got[0].Data, got[0].ID)
+	}
+	if got[0].At.IsZero() || !got[0].At.Equal(got[1].At) {
+		t.Fatalf("times %v %v: one read, one time", got[0].At, got[1].At)
+	}
+}
