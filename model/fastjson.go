@@ -424,8 +424,18 @@ func object[T any](s *jscan, v *T, sh *objShape[T]) (unsure uint32, ok bool) {
 			s.i++
 			s.ws()
 		}
-		key, plain, ok := s.str()
-		if !ok || s.peek() != ':' {
+		var key []byte
+		k, plain := -1, true
+		if next < len(sh.fields) && s.keyIs(sh.fields[next].name) {
+			k = next // the usual case: no string scan and no search
+		} else {
+			var ok bool
+			if key, plain, ok = s.str(); !ok {
+				return 0, false
+			}
+			k = sh.index(key, next)
+		}
+		if s.peek() != ':' {
 			return 0, false
 		}
 		s.i++
@@ -433,7 +443,6 @@ func object[T any](s *jscan, v *T, sh *objShape[T]) (unsure uint32, ok bool) {
 		start := s.i
 		var miss uint32 // groups of this member not sure
 		bad := false
-		k := sh.index(key, next)
 		if k >= 0 {
 			next = k + 1
 		}
@@ -460,6 +469,18 @@ func object[T any](s *jscan, v *T, sh *objShape[T]) (unsure uint32, ok bool) {
 			return 0, false
 		}
 	}
+}
+
+// keyIs reads the string at s.i when it is name, quotes and all. A
+// field's name is plain ASCII with no quote or backslash, so these bytes
+// are exactly the key name, as str would have read it.
+func (s *jscan) keyIs(name string) bool {
+	end := s.i + 1 + len(name)
+	if end >= len(s.b) || s.b[s.i] != '"' || s.b[end] != '"' || string(s.b[s.i+1:end]) != name {
+		return false
+	}
+	s.i = end + 1
+	return true
 }
 
 // index is the field whose name is key, or -1. The search starts at
