@@ -23,6 +23,9 @@ install:
 # The test command (README and .ci/run use exactly this).
 test:
 	$(GO) test -race $(PKGS)
+	# The portable version of the result skip's SSE2 masks (other
+	# architectures build it; purego selects it here).
+	$(GO) test -tags purego -run 'BlockMasks|Skip|Reduce|Result' ./stream/
 
 # The live demo on the built-in simulator. The first build downloads and
 # compiles the dependencies (a minute or two on a small machine): say so,
