@@ -138,7 +138,11 @@ type strArena struct {
 
 func (a *strArena) ptr(v string) *string {
 	if a == nil || a.n == len(a.s) {
-		return &v
+		// new, not &v: v would then escape, and be allocated on every
+		// call, the arena's too (one allocation a chunk).
+		p := new(string)
+		*p = v
+		return p
 	}
 	p := &a.s[a.n]
 	*p = v
@@ -511,8 +515,26 @@ func (p *Page) addChunkSlow(raw []byte) {
 // DecodePage decodes an events page as encoding/json and DecodeEvent and
 // DecodeChunk item by item would, in one pass. The chunks keep b as their
 // Raw: b must not change afterwards. An error means b is not a page.
-func DecodePage(b []byte) (Page, error) {
-	if p, ok := whole(b, &pageShape); ok {
+func DecodePage(b []byte) (Page, error) { return DecodePageSized(b, PageSize{}) }
+
+// PageSize is how many events and chunks a page is expected to hold.
+type PageSize struct{ Events, Chunks int }
+
+// DecodePageSized is DecodePage with room made for size's items (a
+// reader of pages in a row passes the last one's counts, the best guess
+// of the next: a page's slices are then not grown from one, which cost
+// about twice their final size in garbage). More items than that are
+// decoded all the same.
+func DecodePageSized(b []byte, size PageSize) (Page, error) {
+	var room Page
+	if size.Events > 0 {
+		room.Events = make([]Event, 0, size.Events)
+		room.RawEvents = make([]json.RawMessage, 0, size.Events)
+	}
+	if size.Chunks > 0 {
+		room.Chunks = make([]StreamChunk, 0, size.Chunks)
+	}
+	if p, ok := wholeFrom(b, &pageShape, room); ok {
 		return p, nil
 	}
 	var parts pageParts

@@ -542,12 +542,18 @@ func array[T any](s *jscan, v *T, elem func(s *jscan, v *T) bool) bool {
 
 // whole decodes all of b (nothing but whitespace after the object) with sh.
 func whole[T any](b []byte, sh *objShape[T]) (T, bool) {
+	var zero T
+	return wholeFrom(b, sh, zero)
+}
+
+// wholeFrom is whole decoding onto v (its slices' capacity is used).
+func wholeFrom[T any](b []byte, sh *objShape[T], v T) (T, bool) {
 	// The decoders are called through the table, so what they are given
 	// escapes: one allocation for the scanner and the value.
 	d := &struct {
 		s jscan
 		v T
-	}{s: jscan{b: b}}
+	}{s: jscan{b: b}, v: v}
 	_, ok := object(&d.s, &d.v, sh)
 	return d.v, ok && d.s.end()
 }

@@ -93,6 +93,13 @@ func checkFast(t *testing.T, b []byte) {
 		if got, err := DecodePage(b); err != nil || !reflect.DeepEqual(normPage(got), normPage(p)) {
 			t.Fatalf("DecodePage %+v (%v), its fast pass %+v: %q", got, err, p, b)
 		}
+		// Room made for fewer or more items than the page has changes
+		// nothing but where they are put.
+		for _, size := range []PageSize{{1, 1}, {len(p.Events) + 3, len(p.Chunks) + 3}} {
+			if got, err := DecodePageSized(b, size); err != nil || !reflect.DeepEqual(normPage(got), normPage(p)) {
+				t.Fatalf("DecodePageSized(%+v) %+v (%v), its fast pass %+v: %q", size, got, err, p, b)
+			}
+		}
 	}
 	// An event.
 	if e, ok := whole(b, &eventShape); ok {
@@ -506,5 +513,19 @@ func TestChunkDecodedAloneTakesOneHint(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 2*uint64(unsafe.Sizeof(chunkHint{}))+1024 {
 		t.Fatalf("%d bytes allocated a chunk (a hint is %d)", per, unsafe.Sizeof(chunkHint{}))
+	}
+}
+
+// TestChatChunkDecodeAllocations: a Chat delta chunk decodes with the
+// scanner's one allocation and its hint's. The delta's strings live in
+// the frame's arena: a *string of their own each was an allocation a
+// chunk (strArena.ptr's &v made every call allocate).
+func TestChatChunkDecodeAllocations(t *testing.T) {
+	raw := []byte(`{"action_id":"act_1","sequence":5,"kind":"data","data":{"hermes_sse":{"data":{"choices":[{"delta":{"content":"token 000004 "},"finish_reason":null,"index":0}],"created":1789028102,"id":"chatcmpl-1","model":"hermes-agent","object":"chat.completion.chunk"},"raw_data":"{\"id\": \"chatcmpl-1\", \"choices\": [{\"index\": 0, \"delta\": {\"content\": \"token 000004 \"}, \"finish_reason\": null}]}","terminal":false}}}`)
+	if c, ok := decodeChunkFast(raw); !ok || c.hint == nil || !c.hint.h.chatOK {
+		t.Fatalf("not decoded in one pass as a Chat frame: %+v %v", c, ok)
+	}
+	if n := testing.AllocsPerRun(200, func() { decodeChunkFast(raw) }); n > 2 {
+		t.Fatalf("%v allocations a chunk, want at most 2", n)
 	}
 }

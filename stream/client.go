@@ -79,7 +79,8 @@ type Client struct {
 	http   *http.Client
 	follow *http.Client // the same, without an overall timeout
 
-	lastPage atomic.Int64 // the size of the last events page read
+	lastPage     atomic.Int64 // the size of the last events page read
+	lastPageSize atomic.Int64 // its events (high half) and chunks (low half): the next page's room
 }
 
 // New checks the configuration and fills in the defaults.
@@ -427,10 +428,17 @@ func (c *Client) page(ctx context.Context, cursor string) (Page, *Error) {
 	// One pass over the page decodes its items too; the chunks keep the
 	// reply's bytes (data is not reused) as their Raw.
 	var mp model.Page
-	err := decodeBody(data, "action_events", func(b []byte) (err error) { mp, err = model.DecodePage(b); return err })
+	size := c.lastPageSize.Load()
+	err := decodeBody(data, "action_events", func(b []byte) (err error) {
+		mp, err = model.DecodePageSized(b, model.PageSize{Events: int(size >> 32), Chunks: int(uint32(size))})
+		return err
+	})
 	if err != nil {
 		return Page{}, badReply("page", "an events page", err)
 	}
+	// This page's counts size the next one's slices (pages are at most
+	// pageLimit items, so each fits in 32 bits).
+	c.lastPageSize.Store(int64(min(len(mp.Events), pageLimit))<<32 | int64(min(len(mp.Chunks), pageLimit)))
 	p := Page{Terminal: mp.Terminal, Events: mp.Events, Chunks: mp.Chunks, rawEvents: mp.RawEvents,
 		Bad: mp.BadEvents + mp.BadChunks, BadChunks: mp.BadChunks}
 	if mp.Cursor != nil && validCursor(*mp.Cursor) {
