@@ -222,6 +222,6 @@ func (f *Fleet) Rows(flt Filter) []ActionRow {
 func (f *Fleet) Len() int { return len(f.rows) }
 
 func parseTime(s string) time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, s)
+	t, _ := parseRFC3339(s)
 	return t
 }
