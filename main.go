@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -30,7 +31,25 @@ import (
 )
 
 func main() {
+	lineModeProcs = oneProcUnlessSet
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+}
+
+// lineModeProcs is called as a line mode (plain, jsonl, markdown) starts.
+// It is main's, not run's: tests call run in their own process, whose
+// settings are not the run's to change.
+var lineModeProcs = func() {}
+
+// oneProcUnlessSet runs the line modes on one processor unless GOMAXPROCS
+// says otherwise. Their work is one chain (read, decode, model, write)
+// that a second processor does not shorten: on the 100,000-chunk
+// firehose it bought no wall time and cost about an eighth more CPU, in
+// threads spinning for work and waking each other (docs/performance.md).
+// The TUI keeps every processor: drawing runs beside the stream there.
+func oneProcUnlessSet() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
@@ -239,6 +258,7 @@ func runMode(ctx context.Context, o *options, mode string, runner stream.Runner,
 // runLines drives the plain or jsonl printer from the stream client
 // (output.Run), then prints the closing lines and picks the exit code.
 func runLines(ctx context.Context, o *options, mode string, client stream.Runner, stdout, stderr io.Writer) (*model.Action, int) {
+	lineModeProcs()
 	a, err := output.Run(ctx, client, stdout, output.RunOptions{
 		Options:      output.Options{Redact: o.redact, Timestamps: o.timestamps},
 		ActionID:     o.actionID,
