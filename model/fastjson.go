@@ -425,7 +425,8 @@ func object[T any](s *jscan, v *T, sh *objShape[T]) (unsure uint32, ok bool) {
 			s.ws()
 		}
 		var key []byte
-		k, plain := -1, true
+		var k int
+		plain := true
 		if next < len(sh.fields) && s.keyIs(sh.fields[next].name) {
 			k = next // the usual case: no string scan and no search
 		} else {

@@ -14,7 +14,8 @@ func TestParseRFC3339(t *testing.T) {
 		t.Helper()
 		got, err := parseRFC3339(s)
 		want, werr := time.Parse(time.RFC3339Nano, s)
-		same := got == want                   // UTC: the very same value
+		// UTC: the same instant in the same location.
+		same := got.Equal(want) && got.Location() == want.Location()
 		if len(s) > 0 && s[len(s)-1] != 'Z' { // time.Parse makes a zone a call
 			n1, o1 := got.Zone()
 			n2, o2 := want.Zone()
