@@ -611,6 +611,9 @@ func (r *runner) flush() {
 	// The next batch is likely as big as this one: room for it up front
 	// instead of growing the slice chunk by chunk.
 	r.pend = BatchMsg{Chunks: make([]model.StreamChunk, 0, min(len(b.Chunks), 4096))}
+	if len(b.Events) > 0 { // aipd's chunk events: one a chunk
+		r.pend.Events = make([]model.Event, 0, min(len(b.Events), 4096))
+	}
 	r.lastFlush = time.Now()
 	r.sink.Send(b)
 }
