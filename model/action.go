@@ -114,7 +114,7 @@ type Action struct {
 
 	// occurred is aipd's time for each chunk, the occurred_at of its
 	// aip.stream.chunk event (times.go).
-	occurred seqIndex[time.Time]
+	occurred seqIndex[instant]
 
 	// The raw diagnostics cap (rawcap.go).
 	rawCap     int64

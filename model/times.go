@@ -29,9 +29,22 @@ func (a *Action) noteChunkEvent(e Event) bool {
 	if err != nil || t.IsZero() {
 		return false
 	}
-	a.occurred.put(seq, t)
+	a.occurred.put(seq, instant{sec: t.Unix(), nsec: int32(t.Nanosecond()), set: true})
 	return true
 }
+
+// instant is a time as its instant only, with no pointer (a time.Time
+// holds its location's): one a chunk, so the index of them is neither
+// scanned by the GC nor cleared pointer by pointer as it grows. Every
+// reader of aipd's times shows them in local time or subtracts them, so
+// the zone occurred_at was written in is not needed.
+type instant struct {
+	sec  int64
+	nsec int32
+	set  bool // the zero value is no time (1970-01-01T00:00:00Z is one)
+}
+
+func (t instant) time() time.Time { return time.Unix(t.sec, int64(t.nsec)).UTC() }
 
 // chunkEventSeq reads "sequence": N from a chunk event's data.
 func chunkEventSeq(data []byte) (uint64, bool) {
@@ -109,7 +122,13 @@ func parseRFC3339(s string) (time.Time, error) {
 
 // Occurred is aipd's time for a chunk: the occurred_at of its
 // aip.stream.chunk event, when that event was read.
-func (a *Action) Occurred(seq uint64) (time.Time, bool) { return a.occurred.get(seq) }
+func (a *Action) Occurred(seq uint64) (time.Time, bool) {
+	t, ok := a.occurred.get(seq)
+	if !ok {
+		return time.Time{}, false
+	}
+	return t.time(), true
+}
 
 // ToolDuration is how long a tool ran. A finished tool whose first and
 // completing chunks have aipd times (their events' occurred_at) is timed

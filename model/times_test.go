@@ -57,3 +57,30 @@ func TestChunkEventSeq(t *testing.T) {
 		}
 	}
 }
+
+// TestOccurredKeepsTheInstant: aipd's times are kept as instants (no
+// location pointer a chunk): the same instant comes back, in UTC, for
+// aipd's own form, for an offset, and for the Unix epoch itself (the
+// index's zero value is "no time", so the epoch must not read as one).
+func TestOccurredKeepsTheInstant(t *testing.T) {
+	a := NewAction("act_1")
+	at := map[int]string{
+		0: "2026-12-03T15:22:03.45713526Z",
+		1: "2026-12-03T17:22:03.5+02:00",
+		2: "1970-01-01T00:00:00Z",
+		3: "1969-12-31T23:59:59.999999999Z",
+	}
+	for seq, s := range at {
+		a.IngestEvent(chunkEvent(fmt.Sprintf("evt_%d", seq), seq, s))
+	}
+	for seq, s := range at {
+		want, _ := time.Parse(time.RFC3339Nano, s)
+		got, ok := a.Occurred(uint64(seq))
+		if !ok || !got.Equal(want) || got.Location() != time.UTC {
+			t.Fatalf("seq %d (%s): %v %v, want %v in UTC", seq, s, got, ok, want)
+		}
+	}
+	if _, ok := a.Occurred(4); ok {
+		t.Fatal("a time for a chunk with no event")
+	}
+}
