@@ -413,6 +413,15 @@ func (c *Client) Page(ctx context.Context, cursor string) (Page, error) {
 }
 
 func (c *Client) page(ctx context.Context, cursor string) (Page, *Error) {
+	data, e := c.fetchPage(ctx, cursor)
+	if e != nil {
+		return Page{}, e
+	}
+	return c.decodePage(data)
+}
+
+// fetchPage reads the events page at cursor, undecoded.
+func (c *Client) fetchPage(ctx context.Context, cursor string) ([]byte, *Error) {
 	q := url.Values{"include_chunks": {"true"}, "limit": {fmt.Sprint(pageLimit)}}
 	if cursor != "" {
 		q.Set("cursor", cursor)
@@ -422,9 +431,14 @@ func (c *Client) page(ctx context.Context, cursor string) (Page, *Error) {
 	last := c.lastPage.Load()
 	data, e := c.doJSONHint(ctx, "page", http.MethodGet, c.actionURL("/events", q), nil, last+last/8)
 	if e != nil {
-		return Page{}, e
+		return nil, e
 	}
 	c.lastPage.Store(int64(len(data)))
+	return data, nil
+}
+
+// decodePage decodes an events page fetchPage read.
+func (c *Client) decodePage(data []byte) (Page, *Error) {
 	// One pass over the page decodes its items too; the chunks keep the
 	// reply's bytes (data is not reused) as their Raw.
 	var mp model.Page

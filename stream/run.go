@@ -627,11 +627,30 @@ func (r *runner) pages(ctx context.Context, from string) error {
 	cur := from
 	failures := 0
 	visited := map[string]bool{}
+	var ahead *pageAhead // the next page, asked for early (pageahead.go)
+	defer func() { ahead.stop() }()
 	for {
 		if r.cursorFree {
+			ahead.stop()
+			ahead = nil
 			return r.readAll(ctx)
 		}
-		p, e := r.c.page(ctx, cur)
+		var data []byte
+		var e *Error
+		if ahead != nil && ahead.cursor == cur {
+			data, e = ahead.take()
+		} else {
+			ahead.stop()
+			data, e = r.c.fetchPage(ctx, cur)
+		}
+		ahead = nil
+		var p Page
+		if e == nil {
+			if next, ok := cursorAhead(data); ok && next != cur && len(data) >= aheadMin {
+				ahead = r.c.fetchAhead(ctx, next)
+			}
+			p, e = r.c.decodePage(data)
+		}
 		if e != nil {
 			switch {
 			case ctx.Err() != nil:
