@@ -679,11 +679,12 @@ func (r *runner) pages(ctx context.Context, from string) error {
 		}
 		empty := len(p.Events)+len(p.Chunks) == 0
 		if !empty {
-			r.sawEvent(time.Now())
+			now := time.Now() // the page's items arrived together
+			r.sawEvent(now)
 			for _, c := range p.Chunks {
-				r.saw(c.Sequence, time.Now())
+				r.saw(c.Sequence, now)
 			}
-			r.send(BatchMsg{Chunks: p.Chunks, Events: p.Events, At: time.Now()})
+			r.send(BatchMsg{Chunks: p.Chunks, Events: p.Events, At: now})
 		}
 		if p.Cursor != "" && p.Cursor != r.cursor {
 			r.cursor = p.Cursor
