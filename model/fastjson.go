@@ -421,7 +421,7 @@ func (s *jscan) skip() bool {
 		s.depth++
 		var ok bool
 		if c == '{' {
-			_, ok = object(s, &s.depth, &anyObject)
+			ok = s.skipObject()
 		} else {
 			ok = array(s, &s.depth, func(s *jscan, _ *int) bool { return s.skip() })
 		}
@@ -438,6 +438,40 @@ func (s *jscan) skip() bool {
 		return ok
 	}
 	return false
+}
+
+// skipObject validates the object at s.i (its '{'): what object does with
+// anyObject, without the table's work (no key is known, and a skipped
+// object's keys decide nothing: duplicates and escapes are fine).
+func (s *jscan) skipObject() bool {
+	s.i++ // '{'
+	if s.peek() == '}' {
+		s.i++
+		return true
+	}
+	for {
+		if s.peek() != '"' {
+			return false
+		}
+		if _, _, ok := s.str(); !ok || s.peek() != ':' {
+			return false
+		}
+		s.i++
+		s.ws()
+		if !s.skip() {
+			return false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+			s.ws()
+		case '}':
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // A shape is how one kind of object is decoded: its known keys, each with
