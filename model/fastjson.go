@@ -440,8 +440,8 @@ func (s *jscan) skip() bool {
 	return false
 }
 
-// skipObject validates the object at s.i (its '{'): what object does with
-// anyObject, without the table's work (no key is known, and a skipped
+// skipObject validates the object at s.i (its '{'): keys and values as
+// object reads them, without a table (no key is known, and a skipped
 // object's keys decide nothing: duplicates and escapes are fine).
 func (s *jscan) skipObject() bool {
 	s.i++ // '{'
@@ -492,10 +492,6 @@ type field[T any] struct {
 	dec   func(s *jscan, v *T) bool
 	group uint32 // soft shapes: the set of fields this one is decoded with
 }
-
-// anyObject is an object skipped: every key unknown, every value
-// validated (soft: a key with an escape is fine too).
-var anyObject = objShape[int]{soft: true}
 
 // allGroups is every group of a soft shape.
 const allGroups = ^uint32(0)
