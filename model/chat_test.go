@@ -102,7 +102,7 @@ func TestToolProgressLifecycle(t *testing.T) {
 	}
 	a.SetResult(completedResult("act_t", OpChat))
 	v := a.Verdict()
-	if v.Word != VerdictVerified || v.UnconfirmedToolEffects != 2 || !containsReason(v, "2 tool effects to confirm") {
+	if v.Word != VerdictVerified || v.UnconfirmedToolEffects != 2 || !containsReason(v, "2 tool effects to confirm") || v.ToolsReason != "2 tool effects to confirm" {
 		t.Fatalf("verdict %+v", v)
 	}
 	rec := a.Record()

@@ -13,9 +13,9 @@ const detailMaxRunes = 300
 // or unsettled action, or when no evidence carries words (the reasons then
 // say all there is). The text is untrusted: every writer sanitises it
 // (safe.Line) and --redact masks it.
-func (a *Action) failureDetail(v Verdict) string {
+func (a *Action) failureDetail(v Verdict) (detail, code string) {
 	if !v.Final || v.Word == VerdictVerified {
-		return ""
+		return "", ""
 	}
 	var d string
 	switch a.streamKind() {
@@ -30,12 +30,12 @@ func (a *Action) failureDetail(v Verdict) string {
 		e := a.Result.Error
 		switch {
 		case e.Code != "" && e.Message != "":
-			d = e.Code + ": " + e.Message
+			d, code = e.Code+": "+e.Message, e.Code
 		default:
 			d = e.Code + e.Message
 		}
 	}
-	return clipDetail(d)
+	return clipDetail(d), code
 }
 
 func chatDetail(f *ChatFinish) string {

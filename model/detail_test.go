@@ -13,14 +13,16 @@ func TestFailureDetail(t *testing.T) {
 		fixture string
 		word    string
 		detail  string
+		code    string // DetailCode: the result's code, when the detail is "code: message"
 	}{
-		{"chat_error", VerdictFailed, "upstream model 500"},     // finish chunk error.message
-		{"chat_length", VerdictPartial, "output was truncated"}, // length with an error object
-		{"responses_failed", VerdictFailed, "upstream model 500"},
+		{"chat_error", VerdictFailed, "upstream model 500", ""},     // finish chunk error.message
+		{"chat_length", VerdictPartial, "output was truncated", ""}, // length with an error object
+		{"responses_failed", VerdictFailed, "upstream model 500", ""},
 		{"chat_truncated", VerdictTruncated, // no provider words: the result's code and message
-			"connector.hermes_agent.stream_truncated: Hermes stream exceeded its configured event limit"},
-		{"chat_stop", VerdictVerified, ""},
-		{"chat_crash", VerdictFailed, ""}, // finish_reason error, no words anywhere: the reasons say it
+			"connector.hermes_agent.stream_truncated: Hermes stream exceeded its configured event limit",
+			"connector.hermes_agent.stream_truncated"},
+		{"chat_stop", VerdictVerified, "", ""},
+		{"chat_crash", VerdictFailed, "", ""}, // finish_reason error, no words anywhere: the reasons say it
 	}
 	for _, c := range cases {
 		t.Run(c.fixture, func(t *testing.T) {
@@ -31,6 +33,9 @@ func TestFailureDetail(t *testing.T) {
 			}
 			if v.Detail != c.detail {
 				t.Errorf("detail %q, want %q", v.Detail, c.detail)
+			}
+			if v.DetailCode != c.code || c.code != "" && !containsReason(v, c.code) {
+				t.Errorf("detail code %q, want %q among the reasons %v", v.DetailCode, c.code, v.Reasons)
 			}
 			if got := a.Record().Detail; got != c.detail {
 				t.Errorf("record detail %q, want %q", got, c.detail)

@@ -47,6 +47,15 @@ type Verdict struct {
 	// code and message); "" when verified, unsettled or wordless.
 	// Untrusted: writers pass it through safe.Line, and --redact masks it.
 	Detail string
+	// DetailCode is the AIP error code Detail begins with, when Detail is
+	// the result's "code: message" ("" otherwise). Reasons holds that code
+	// too: a view that shows Detail may leave it out, by this field, never
+	// by reading Detail (the message is the provider's or the daemon's text).
+	DetailCode string
+	// ToolsReason is the reason, among Reasons, that counts the tool
+	// effects still to confirm ("" when there are none), for a view that
+	// shows that count on a line of its own.
+	ToolsReason string
 }
 
 var exitCodes = map[string]int{
@@ -62,9 +71,10 @@ func (a *Action) Verdict() Verdict {
 	v := a.decide()
 	v.UnconfirmedToolEffects = len(a.d.tools)
 	if n := v.UnconfirmedToolEffects; n > 0 {
-		v.Reasons = append(v.Reasons, plural(n, "tool effect", "tool effects")+" to confirm")
+		v.ToolsReason = plural(n, "tool effect", "tool effects") + " to confirm"
+		v.Reasons = append(v.Reasons, v.ToolsReason)
 	}
-	v.Detail = a.failureDetail(v)
+	v.Detail, v.DetailCode = a.failureDetail(v)
 	if code, ok := exitCodes[v.Word]; ok {
 		v.ExitCode = code
 	} else {

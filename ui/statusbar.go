@@ -143,11 +143,8 @@ func (b *statusBar) statusLine(in *barInput) string {
 			detail = append(detail, st.Warn.Render("error: "+render.Untrusted(v.Detail, in.redact)))
 		}
 		for _, r := range v.Reasons {
-			if v.UnconfirmedToolEffects > 0 && strings.HasSuffix(r, " to confirm") {
-				continue // shown on the next line
-			}
-			if v.Detail != "" && strings.HasPrefix(v.Detail, r+": ") {
-				continue // the error code, already leading the detail
+			if r != "" && (r == v.ToolsReason || r == v.DetailCode) {
+				continue // shown on the next line; the code leading the detail
 			}
 			detail = append(detail, render.Line(r))
 		}
@@ -184,7 +181,7 @@ func (b *statusBar) statusLine(in *barInput) string {
 	}
 	if !v.Final {
 		for _, r := range v.Reasons {
-			if !strings.HasSuffix(r, " to confirm") {
+			if r == "" || r != v.ToolsReason { // the tools: shown on the next line
 				detail = append(detail, render.Line(r))
 			}
 		}

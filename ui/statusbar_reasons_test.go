@@ -1,0 +1,55 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"aipwatch/model"
+	"aipwatch/stream"
+)
+
+// TestStatusReasonsNotHiddenByWording: the status line leaves a reason
+// out only by what the verdict says of it (DetailCode, ToolsReason), never
+// by the wording of the detail, which is the provider's text: a provider
+// error that begins "AIP result failed: " does not hide the reason "AIP
+// result failed", and the code the result's own detail begins with is
+// left out where it leads that detail.
+func TestStatusReasonsNotHiddenByWording(t *testing.T) {
+	h := newHarness(t, 220, 30)
+	r := h.f.responses()
+	msg := "msg_5e2c7b0a9d4f1e6c3b8a2d7f"
+	h.feed(status("streaming", false), stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1},
+		h.f.after(300*time.Millisecond).batch(r.created(), r.msgAdded(0, msg), r.text(0, msg, "Working on it")),
+		h.f.after(700*time.Millisecond).batch(r.failed("AIP result failed: nothing to see here")),
+		stream.TerminalMsg{Cursor: cursorA}, result(h.tb, model.ResultFailed, model.OpResponses, "connector.hermes_agent.stream_failed", true, false),
+		status(model.StateFailed, true), stream.DoneMsg{})
+	v := h.m.action.Verdict()
+	if v.Detail != "AIP result failed: nothing to see here" || v.DetailCode != "" {
+		t.Fatalf("detail %q code %q", v.Detail, v.DetailCode)
+	}
+	line := statusWith(t, h.screen(), "error: ")
+	if n := strings.Count(line, "AIP result failed"); n != 2 {
+		t.Fatalf("the reason is hidden by the provider's words (%d times):\n%s", n, line)
+	}
+
+	// The result's own "code: message": the code leads the detail, once.
+	h = newHarness(t, 220, 30)
+	h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultFailed, model.OpChat, "connector.hermes_agent.stream_truncated", false, true))...)
+	line = statusWith(t, h.screen(), "error: ")
+	if n := strings.Count(line, "connector.hermes_agent.stream_truncated"); n != 1 {
+		t.Fatalf("the code shown %d times, want once (leading the detail):\n%s", n, line)
+	}
+}
+
+// statusWith is the screen line holding marker.
+func statusWith(t *testing.T, screen, marker string) string {
+	t.Helper()
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, marker) {
+			return l
+		}
+	}
+	t.Fatalf("no line with %q:\n%s", marker, screen)
+	return ""
+}
