@@ -30,7 +30,8 @@ type Connection struct {
 	// FirstData and LastData: when the first data (a batch or a sign of
 	// life) arrived, and the latest; a replay's are the recording's times.
 	FirstData, LastData time.Time
-	// LastLive: the latest sign of life, data or a connection opening.
+	// LastLive: the latest sign of life, data or a connection opening, on
+	// the consumer's clock (a replay's too).
 	LastLive time.Time
 	Review   bool  // the action had settled when aipwatch attached: a review, no live follow
 	Answered bool  // aipd answered: a status read, the mode, a connection, data, the terminal frame or the result
@@ -68,8 +69,12 @@ func (a *Action) ConnLost(attempt int, wait time.Duration, cause string, at time
 // left (the operator's retry key).
 func (a *Action) ConnRetryNow() { a.conn.Wait = 0 }
 
-// ConnData records data or a sign of life that arrived at at.
-func (a *Action) ConnData(at time.Time) {
+// ConnData records data or a sign of life: at is the message's own time
+// (a replay's are the recording's), arrived the consumer's clock when it
+// was applied. LastLive follows arrived, as a connection's opening does:
+// it is read against the consumer's clock ("last byte N ago"), and a
+// replay's recorded times made that age grow while chunks streamed in.
+func (a *Action) ConnData(at, arrived time.Time) {
 	c := &a.conn
 	if c.FirstData.IsZero() {
 		c.FirstData = at
@@ -77,8 +82,8 @@ func (a *Action) ConnData(at time.Time) {
 	if at.After(c.LastData) {
 		c.LastData = at
 	}
-	if at.After(c.LastLive) {
-		c.LastLive = at
+	if arrived.After(c.LastLive) {
+		c.LastLive = arrived
 	}
 }
 

@@ -12,8 +12,8 @@ func TestConnectionState(t *testing.T) {
 	a := NewAction("act_1")
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	a.ConnOpened(1, false, t0)
-	a.ConnData(t0.Add(2 * time.Second))
-	a.ConnData(t0.Add(time.Second)) // late: not the latest
+	a.ConnData(t0.Add(2*time.Second), t0.Add(2*time.Second))
+	a.ConnData(t0.Add(time.Second), t0.Add(time.Second)) // late: not the latest
 	c := a.Connection()
 	if c.Phase != ConnLive || c.Resumes != 0 || !c.FirstData.Equal(t0.Add(2*time.Second)) || !c.LastData.Equal(t0.Add(2*time.Second)) ||
 		!c.LastLive.Equal(t0.Add(2*time.Second)) {

@@ -31,7 +31,7 @@ func ApplyAt(a *model.Action, m Msg, now time.Time) bool {
 	case CursorMsg:
 		a.SetCursor(m.Cursor)
 	case LivenessMsg:
-		a.ConnData(stamp(m.At))
+		a.ConnData(stamp(m.At), now)
 	case TerminalMsg:
 		a.ConnAnswered()
 		a.ConnDrain()
@@ -123,7 +123,7 @@ func applyBatch(a *model.Action, b BatchMsg, each func(), now time.Time) bool {
 		at = now
 	}
 	a.ConnAnswered()
-	a.ConnData(at)
+	a.ConnData(at, now)
 	for _, e := range b.Events {
 		a.IngestEvent(e)
 	}

@@ -53,3 +53,23 @@ func statusWith(t *testing.T, screen, marker string) string {
 	t.Fatalf("no line with %q:\n%s", marker, screen)
 	return ""
 }
+
+// TestReplayLastByteOnTheConsumersClock: a replay's batches carry the
+// recording's (older) times; "last byte N ago" is read on the clock the
+// replay runs on, so it stays at the time since the last batch applied,
+// not since the connection opened (a leftover of the stop-20 review: it
+// grew by 10 s a batch here).
+func TestReplayLastByteOnTheConsumersClock(t *testing.T) {
+	h := newHarness(t, 220, 30)
+	f := h.f
+	f.at = t0.Add(-time.Hour) // the recording's clock
+	h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1}, f.batch(f.role()))
+	for i := range 3 {
+		h.at(time.Duration(10*(i+1)) * time.Second)
+		h.feed(f.after(10 * time.Second).batch(f.deltas("word ")...))
+	}
+	h.at(32 * time.Second)
+	if line := statusWith(t, h.screen(), "last byte"); !strings.Contains(line, "last byte 2s ago") {
+		t.Fatalf("want the age since the last batch applied (2s):\n%s", line)
+	}
+}
