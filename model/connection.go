@@ -50,13 +50,16 @@ func (a *Action) ConnAnswered() { a.conn.Answered = true }
 func (a *Action) ConnReview(review bool) { a.conn.Review = review }
 
 // ConnOpened records a follow connection opened at at: attempt, resumed
-// (from a cursor). One opened after a loss, or resumed, counts as a resume.
-func (a *Action) ConnOpened(attempt int, resumed bool, at time.Time) {
+// (from a cursor). One opened after a loss, or resumed, counts as a
+// resume, and it says so: the one rule for the count and the timeline.
+func (a *Action) ConnOpened(attempt int, resumed bool, at time.Time) (resume bool) {
 	c := &a.conn
-	if c.Phase == ConnReconnecting || resumed {
+	resume = c.Phase == ConnReconnecting || resumed
+	if resume {
 		c.Resumes++
 	}
 	c.Phase, c.Attempt, c.Since, c.LastLive = ConnLive, attempt, at, at
+	return resume
 }
 
 // ConnLost records the connection lost at at: attempt is tried after wait.

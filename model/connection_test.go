@@ -11,7 +11,9 @@ import (
 func TestConnectionState(t *testing.T) {
 	a := NewAction("act_1")
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	a.ConnOpened(1, false, t0)
+	if a.ConnOpened(1, false, t0) {
+		t.Fatal("the first connection is no resume")
+	}
 	a.ConnData(t0.Add(2*time.Second), t0.Add(2*time.Second))
 	a.ConnData(t0.Add(time.Second), t0.Add(time.Second)) // late: not the latest
 	c := a.Connection()
@@ -24,8 +26,12 @@ func TestConnectionState(t *testing.T) {
 	if c := a.Connection(); c.Phase != ConnReconnecting || c.Wait != 0 || c.Attempt != 2 || c.Cause != "reset" {
 		t.Fatalf("retry now: %+v", c)
 	}
-	a.ConnOpened(2, false, t0.Add(4*time.Second))
-	a.ConnOpened(3, true, t0.Add(time.Second)) // resumed from a cursor: counted, and its time is the last sign of life
+	if !a.ConnOpened(2, false, t0.Add(4*time.Second)) { // after the loss
+		t.Fatal("a connection after a loss is a resume")
+	}
+	if !a.ConnOpened(3, true, t0.Add(time.Second)) { // resumed from a cursor: counted, and its time is the last sign of life
+		t.Fatal("a connection from a cursor is a resume")
+	}
 	if c := a.Connection(); c.Resumes != 2 || c.Attempt != 3 || !c.LastLive.Equal(t0.Add(time.Second)) {
 		t.Fatalf("resumes: %+v", c)
 	}

@@ -63,9 +63,8 @@ func ApplyAt(a *model.Action, m Msg, now time.Time) bool {
 		a.ConnAnswered()
 		// The connection's times are the consumer's: a replayed
 		// reconnect counts down on the clock it is replayed on.
-		a.ConnOpened(m.Attempt, m.Resumed, now)
 		kind := model.HapConnected
-		if m.Resumed {
+		if a.ConnOpened(m.Attempt, m.Resumed, now) {
 			kind = model.HapResumed
 		}
 		a.Log(model.Happening{At: stamp(m.At), Kind: kind, Attempt: m.Attempt, Cursor: m.Cursor})
