@@ -273,16 +273,22 @@ func runLines(ctx context.Context, o *options, mode string, client stream.Runner
 		}
 		return a, model.ExitError
 	}
+	closing := stdout
+	if mode == "jsonl" {
+		closing = stderr // stdout stays one JSON object per line
+	}
+	return a, exitCode(o, a, closing)
+}
+
+// exitCode is a run's exit code, the verdict's; a run that stopped before
+// the action settled also says, to w, how to resume it.
+func exitCode(o *options, a *model.Action, w io.Writer) int {
 	v := a.Verdict()
 	if !v.Final {
-		closing := stdout
-		if mode == "jsonl" {
-			closing = stderr // stdout stays one JSON object per line
-		}
-		fmt.Fprint(closing, detachMessage(o, a))
-		return a, model.ExitPending
+		fmt.Fprint(w, detachMessage(o, a))
+		return model.ExitPending
 	}
-	return a, v.ExitCode
+	return v.ExitCode
 }
 
 // runTUI runs the live interface, then prints the same closing lines as
@@ -329,14 +335,9 @@ func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Read
 	if !a.Settled() {
 		a.Stop()
 	}
-	v := a.Verdict()
 	// The transcript stayed on the alt screen; what remains is the verdict.
-	fmt.Fprint(stdout, output.CancelLine(a)+output.ReconcileLines(a, o.redact)+output.DetailLine(a, o.redact)+output.VerdictLine(a)+storedLines(a))
-	if !v.Final {
-		fmt.Fprint(stdout, detachMessage(o, a))
-		return a, model.ExitPending
-	}
-	return a, v.ExitCode
+	fmt.Fprint(stdout, output.CancelLine(a)+output.ClosingLines(a, o.redact)+storedLines(a))
+	return a, exitCode(o, a, stdout)
 }
 
 func shellQuote(s string) string {

@@ -156,10 +156,17 @@ func (p *Plain) Finish(a *model.Action, err error) {
 		p.end()
 		return
 	}
-	p.write(reconcileLines(a, p.opts.Redact))
-	p.write(detailLine(a, p.opts.Redact))
-	p.write(verdictLine(a))
+	p.write(closingLines(a, p.opts.Redact))
 	p.end()
+}
+
+// ClosingLines end a settled or stopped run, in plain and in what the TUI
+// leaves once its alt screen is gone: what reconciling advises, why the
+// action ended (detailLine), and the verdict line.
+func ClosingLines(a *model.Action, redact bool) string { return closingLines(a, redact).String() }
+
+func closingLines(a *model.Action, redact bool) safe.Str {
+	return safe.Join([]safe.Str{reconcileLines(a, redact), detailLine(a, redact), verdictLine(a)}, "")
 }
 
 // VerdictLine is the last line of plain (and of the TUI once it exits):
@@ -186,11 +193,9 @@ func CancelLine(a *model.Action) string {
 	return safe.Sprintf("cancel: %s\n", c).String()
 }
 
-// DetailLine is the one line that says why an unverified action ended
+// detailLine is the one line that says why an unverified action ended
 // (contract §4, model.Verdict.Detail): "error: upstream model 500\n",
-// sanitised, masked under --redact; "" when there is nothing to say.
-func DetailLine(a *model.Action, redact bool) string { return detailLine(a, redact).String() }
-
+// sanitised, masked under --redact; empty when there is nothing to say.
 func detailLine(a *model.Action, redact bool) safe.Str {
 	d := Detail(a.Verdict(), redact)
 	if d.Empty() {
