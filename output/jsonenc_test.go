@@ -3,7 +3,13 @@ package output
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -40,15 +46,66 @@ func randInt(rng *rand.Rand) int64 {
 	return rng.Int63()
 }
 
-// allLines builds one line of every hand-encoded type from the values.
+// lineTypes is every hand-encoded line type (TestLineTypesAllListed
+// holds the list to the package's appendJSON methods).
+var lineTypes = []jsonLine{connLine{}, textLine{}, toolLineJSON{}, noteLine{}, reconcileLine{}, errorLine{}}
+
+// allLines builds one line of every hand-encoded type from the values,
+// filling every field by reflection (strings from s, numbers from n, in
+// turn), so a field added to a line is checked without a word here.
 func allLines(s []string, n []int64) []jsonLine {
-	return []jsonLine{
-		connLine{Type: s[0], Attempt: int(n[0]), Cursor: s[1], WaitMs: n[1], Cause: s[2], Code: s[3]},
-		textLine{Type: s[0], Item: s[1], Delta: s[2]},
-		toolLineJSON{Type: s[0], ID: s[1], Name: s[2], Label: s[3], Status: s[4]},
-		noteLine{Type: s[0], Kind: s[1], Sequence: uint64(n[0]), Text: s[2]},
-		reconcileLine{Type: s[0], Advice: s[1], ResponseGetInput: s[2], SessionID: s[3]},
-		errorLine{Type: s[0], Code: s[1], Message: s[2]},
+	out := make([]jsonLine, 0, len(lineTypes))
+	for _, l := range lineTypes {
+		v := reflect.New(reflect.TypeOf(l)).Elem()
+		si, ni := 0, 0
+		for i := range v.NumField() {
+			switch f := v.Field(i); f.Kind() {
+			case reflect.String:
+				f.SetString(s[si%len(s)])
+				si++
+			case reflect.Int, reflect.Int64:
+				f.SetInt(n[ni%len(n)])
+				ni++
+			case reflect.Uint64:
+				f.SetUint(uint64(n[ni%len(n)]))
+				ni++
+			default:
+				panic(fmt.Sprintf("%T.%s: a kind of field this test does not fill", l, v.Type().Field(i).Name))
+			}
+		}
+		out = append(out, v.Interface().(jsonLine))
+	}
+	return out
+}
+
+// TestLineTypesAllListed: every type of the package with an appendJSON
+// method is in lineTypes, so the differential test covers a new one.
+func TestLineTypesAllListed(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, l := range lineTypes {
+		listed[reflect.TypeOf(l).Name()] = true
+	}
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			for _, d := range f.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || fn.Recv == nil || fn.Name.Name != "appendJSON" {
+					continue
+				}
+				recv := fn.Recv.List[0].Type
+				if star, ok := recv.(*ast.StarExpr); ok {
+					recv = star.X
+				}
+				if id, ok := recv.(*ast.Ident); ok && !listed[id.Name] {
+					t.Errorf("%s has appendJSON but is not in lineTypes", id.Name)
+				}
+			}
+		}
 	}
 }
 
