@@ -7,8 +7,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"math/rand"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -81,8 +81,7 @@ func allLines(s []string, n []int64) []jsonLine {
 // TestLineTypesAllListed: every type of the package with an appendJSON
 // method is in lineTypes, so the differential test covers a new one.
 func TestLineTypesAllListed(t *testing.T) {
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	names, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,20 +89,26 @@ func TestLineTypesAllListed(t *testing.T) {
 	for _, l := range lineTypes {
 		listed[reflect.TypeOf(l).Name()] = true
 	}
-	for _, pkg := range pkgs {
-		for _, f := range pkg.Files {
-			for _, d := range f.Decls {
-				fn, ok := d.(*ast.FuncDecl)
-				if !ok || fn.Recv == nil || fn.Name.Name != "appendJSON" {
-					continue
-				}
-				recv := fn.Recv.List[0].Type
-				if star, ok := recv.(*ast.StarExpr); ok {
-					recv = star.X
-				}
-				if id, ok := recv.(*ast.Ident); ok && !listed[id.Name] {
-					t.Errorf("%s has appendJSON but is not in lineTypes", id.Name)
-				}
+	fset := token.NewFileSet()
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || fn.Name.Name != "appendJSON" {
+				continue
+			}
+			recv := fn.Recv.List[0].Type
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = star.X
+			}
+			if id, ok := recv.(*ast.Ident); ok && !listed[id.Name] {
+				t.Errorf("%s has appendJSON but is not in lineTypes", id.Name)
 			}
 		}
 	}
