@@ -90,7 +90,7 @@ func (s *jscan) str() (lit []byte, plain, ok bool) {
 		return nil, false, false
 	}
 	start := s.i + 1
-	return s.strFrom(start, start, true)
+	return s.strWords(start, start, true, blockStrings)
 }
 
 // validEscape marks the bytes that may follow a backslash ('u' needs
@@ -148,16 +148,11 @@ func (s *jscan) strBlocks(start, j int, plain bool) (lit []byte, _, ok bool) {
 	return s.strWords(start, from, plain, false)
 }
 
-// strFrom reads the rest of the string whose content starts at start,
-// from j (not inside an escape), by words. At its first escape, with 64
-// bytes left, it goes on in blocks (strBlocks): a string with one escape
-// has more (plain strings, ids and times, stay on words, cheaper for them).
-func (s *jscan) strFrom(start, j int, plain bool) (lit []byte, _, ok bool) {
-	return s.strWords(start, j, plain, blockStrings)
-}
-
-// strWords is strFrom; blocks says whether an escape may switch it to
-// strBlocks (the tail strBlocks leaves it must not switch back).
+// strWords reads the rest of the string whose content starts at start,
+// from j (not inside an escape), by words. With blocks, at its first
+// escape with 64 bytes left it goes on in blocks (strBlocks): a string
+// with one escape has more (plain strings, ids and times, stay on words,
+// cheaper for them). The tail strBlocks leaves comes back without blocks.
 func (s *jscan) strWords(start, j int, plain, blocks bool) (lit []byte, _, ok bool) {
 	for ; j < len(s.b); j++ {
 		// Eight bytes at a time while none of them is special, then

@@ -289,12 +289,12 @@ func parseFrame(tok []byte, at time.Time) (f Frame, ok bool) {
 // the names aipd sends on every frame.
 func eventName(v []byte) string {
 	switch string(v) {
-	case "aip.stream.chunk":
-		return "aip.stream.chunk"
-	case "aip.stream.cursor":
-		return "aip.stream.cursor"
-	case "aip.stream.terminal":
-		return "aip.stream.terminal"
+	case evChunk:
+		return evChunk
+	case evCursor:
+		return evCursor
+	case evTerminal:
+		return evTerminal
 	}
 	return string(v)
 }
