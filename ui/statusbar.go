@@ -136,6 +136,9 @@ func (b *statusBar) statusLine(in *barInput) string {
 	st := b.st
 	v := in.verdict
 	word := b.badgeWord(in)
+	// A reason shown apart: the tools' count (its own line) or the code
+	// leading the detail. The verdict names both (never their wording).
+	apart := func(r string) bool { return r != "" && (r == v.ToolsReason || r == v.DetailCode) }
 	var detail []string
 	switch {
 	case v.Final:
@@ -143,10 +146,9 @@ func (b *statusBar) statusLine(in *barInput) string {
 			detail = append(detail, st.Warn.Render("error: "+render.Untrusted(v.Detail, in.redact)))
 		}
 		for _, r := range v.Reasons {
-			if r != "" && (r == v.ToolsReason || r == v.DetailCode) {
-				continue // shown on the next line; the code leading the detail
+			if !apart(r) {
+				detail = append(detail, render.Line(r))
 			}
-			detail = append(detail, render.Line(r))
 		}
 	case word == render.WordError:
 		detail = append(detail, errText(in.fatal, in.redact))
@@ -181,7 +183,7 @@ func (b *statusBar) statusLine(in *barInput) string {
 	}
 	if !v.Final {
 		for _, r := range v.Reasons {
-			if r == "" || r != v.ToolsReason { // the tools: shown on the next line
+			if !apart(r) {
 				detail = append(detail, render.Line(r))
 			}
 		}
