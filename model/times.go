@@ -114,10 +114,24 @@ func parseRFC3339(s string) (time.Time, error) {
 	}
 	// Out-of-range fields (month 13, 25 o'clock, Feb 30, ...) are
 	// time.Parse's to refuse; time.Date would normalise them instead.
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) || mo < 1 || mo > 12 || d < 1 || d > 28 || h > 23 || mi > 59 || sec > 59 {
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) || mo < 1 || mo > 12 || d < 1 || d > daysIn(mo, y) || h > 23 || mi > 59 || sec > 59 {
 		return time.Parse(time.RFC3339Nano, s)
 	}
 	return time.Date(y, time.Month(mo), d, h, mi, sec, ns, time.UTC), nil
+}
+
+// daysIn is the number of days of month mo (1–12) of year y.
+func daysIn(mo, y int) int {
+	switch mo {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
 // Occurred is aipd's time for a chunk: the occurred_at of its
