@@ -512,6 +512,35 @@ func (p *Page) addChunkSlow(raw []byte) {
 	p.Chunks = append(p.Chunks, c)
 }
 
+// chunksApart gives the page's chunks bytes of their own when they are
+// less than half of b's buffer. A chunk keeps its raw bytes as views of
+// the page (no copy on the usual pages, nearly all chunks), and a view
+// keeps the whole buffer: the raw cap counts the chunks' bytes, so a page
+// of many events and a few chunks (or a few small ones) held up to a page
+// for each counted chunk (issue 16: the raw cap bounds what it says it
+// bounds). The chunks are decoded again from one copy of their bytes;
+// it happens only on such pages, for the fewer bytes. A page buffer is
+// thus kept only for chunks that are at least half of it.
+func (p *Page) chunksApart(b []byte) {
+	total := 0
+	for i := range p.Chunks {
+		total += len(p.Chunks[i].Raw)
+	}
+	if len(p.Chunks) == 0 || 2*total >= cap(b) {
+		return
+	}
+	own := make([]byte, 0, total)
+	for i := range p.Chunks {
+		start := len(own)
+		own = append(own, p.Chunks[i].Raw...)
+		// The same bytes decoded before: this cannot fail, and if it
+		// did, the chunk would keep its view (the old bound, not a loss).
+		if c, err := DecodeChunkOwned(own[start:len(own):len(own)]); err == nil {
+			p.Chunks[i] = c
+		}
+	}
+}
+
 // DecodePage decodes an events page as encoding/json and DecodeEvent and
 // DecodeChunk item by item would, in one pass. The chunks keep b as their
 // Raw: b must not change afterwards. An error means b is not a page.
@@ -535,6 +564,7 @@ func DecodePageSized(b []byte, size PageSize) (Page, error) {
 		room.Chunks = make([]StreamChunk, 0, size.Chunks)
 	}
 	if p, ok := wholeFrom(b, &pageShape, room); ok {
+		p.chunksApart(b)
 		return p, nil
 	}
 	var parts pageParts

@@ -17,7 +17,10 @@ const DefaultRawCap = 64 << 20
 // inside Data. What interpretation and the verdict use stays: the chunk's
 // kind, sequence, part and its hermes_sse event, data and terminal flag,
 // and enough to tell a later replay from a conflict (a digest). A notice
-// (anomaly raw_dropped) says so once.
+// (anomaly raw_dropped) says so once. The cap counts the chunks' bytes; a
+// chunk from a page shares the page's buffer only when the page's chunks
+// are at least half of it (Page.chunksApart), so the bytes it holds are
+// at most twice what it counts.
 func (a *Action) SetRawCap(n int64) {
 	if n == 0 {
 		n = DefaultRawCap
