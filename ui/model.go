@@ -47,6 +47,7 @@ type Model struct {
 	nowrap       bool // w: cut long lines instead of wrapping them
 
 	raw textPanel // the raw chunk or the connection log (ui/panel.go)
+	log logRows   // the connection log's rows (ui/logpanel.go)
 
 	search searchState
 
