@@ -21,6 +21,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"aipwatch/internal/gcfloor"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/record"
@@ -31,14 +32,21 @@ import (
 )
 
 func main() {
-	lineModeProcs = oneProcUnlessSet
+	lineModeRuntime = lineModeSettings
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
 
-// lineModeProcs is called as a line mode (plain, jsonl, markdown) starts.
-// It is main's, not run's: tests call run in their own process, whose
-// settings are not the run's to change.
-var lineModeProcs = func() {}
+// lineModeRuntime is called as a line mode (plain, jsonl, markdown)
+// starts. It is main's, not run's: tests call run in their own process,
+// whose settings are not the run's to change.
+var lineModeRuntime = func() {}
+
+// lineModeSettings are the runtime settings of the line modes: one
+// processor, and a floor under the GC's heap goal.
+func lineModeSettings() {
+	oneProcUnlessSet()
+	gcFloorUnlessSet()
+}
 
 // oneProcUnlessSet runs the line modes on one processor unless GOMAXPROCS
 // says otherwise. Their work is one chain (read, decode, model, write)
@@ -49,6 +57,18 @@ var lineModeProcs = func() {}
 func oneProcUnlessSet() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
+	}
+}
+
+// lineModeGCFloor is the heap goal the line modes' GC keeps while the live
+// heap is small (internal/gcfloor: fewer collections while a follow's
+// frames and pages come and go; a large heap keeps the default's goal).
+const lineModeGCFloor = 32 << 20
+
+// gcFloorUnlessSet puts the GC floor in force unless GOGC says otherwise.
+func gcFloorUnlessSet() {
+	if os.Getenv("GOGC") == "" {
+		gcfloor.Start(lineModeGCFloor)
 	}
 }
 
@@ -258,7 +278,7 @@ func runMode(ctx context.Context, o *options, mode string, runner stream.Runner,
 // runLines drives the plain or jsonl printer from the stream client
 // (output.Run), then prints the closing lines and picks the exit code.
 func runLines(ctx context.Context, o *options, mode string, client stream.Runner, stdout, stderr io.Writer) (*model.Action, int) {
-	lineModeProcs()
+	lineModeRuntime()
 	a, err := output.Run(ctx, client, stdout, output.RunOptions{
 		Options:      output.Options{Redact: o.redact, Timestamps: o.timestamps},
 		ActionID:     o.actionID,
