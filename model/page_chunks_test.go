@@ -118,6 +118,7 @@ func TestRawCapHoldsChunksNotPages(t *testing.T) {
 		t.Fatalf("raw %d, %d chunks", a.RawBytes(), a.ChunkCount())
 	}
 	// Held: 40 chunks of about 600 bytes; the pages were 16 MB.
+	t.Logf("grown %d KB for %d raw bytes", grown>>10, a.RawBytes())
 	if grown > 6<<20 {
 		t.Fatalf("the action holds %d MB for %d raw bytes", grown>>20, a.RawBytes())
 	}
