@@ -2,7 +2,8 @@
 # End-to-end CPU of following the simulator's 100,000-chunk firehose over
 # loopback, as ratios against curl reading the follow stream (alone, and
 # with the result) and the curl | sed | jq pipeline, each client against a
-# fresh simulator in the same run, the median of E2E_RUNS runs each.
+# fresh simulator in the same run, the median of E2E_RUNS runs each (the
+# clients take turns).
 # Prints "name value unit" lines for the make bench table. Needs curl; installs jq with apt-get when
 # it is missing.
 set -euo pipefail
@@ -24,17 +25,24 @@ once() {
   kill $sim; wait $sim 2>/dev/null || true
   awk '{print $1 + $2}' "$tmp/t"
 }
-# cpu CMD: the median of E2E_RUNS (default 3) runs of once: a single run of
-# curl is a few ticks of the CPU clock and moves with the load.
-cpu() {
-  for _ in $(seq "${E2E_RUNS:-3}"); do once "$1"; done | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
-}
-curl_s=$(cpu 'curl -sN "$FOLLOW" >/dev/null')
-jq_s=$(cpu 'curl -sN "$FOLLOW" | sed -un "s/^data: //p" | jq -c . >/dev/null')
-aw_s=$(cpu "\"$tmp/aipwatch\" --url \"\$URL\" --output jsonl act_sim_firehose_01 >/dev/null")
-# A floor that reads what aipwatch must read: the follow stream and the
-# result (every provider frame, twice), with curl.
-floor_s=$(cpu 'curl -sN "$FOLLOW" >/dev/null; curl -s "$URL/aip/v1/actions/act_sim_firehose_01/result" >/dev/null')
+# The four clients take turns, one run each a round, E2E_RUNS (default 5)
+# rounds: the box's speed drifts over a minute, and each ratio is meant
+# between runs made at the same time. Each is the median of its runs: a
+# single run of curl is a few ticks of the CPU clock and moves with the load.
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+: >"$tmp/curl" >"$tmp/jq" >"$tmp/aw" >"$tmp/floor"
+for _ in $(seq "${E2E_RUNS:-5}"); do
+  once 'curl -sN "$FOLLOW" >/dev/null' >>"$tmp/curl"
+  once 'curl -sN "$FOLLOW" | sed -un "s/^data: //p" | jq -c . >/dev/null' >>"$tmp/jq"
+  once "\"$tmp/aipwatch\" --url \"\$URL\" --output jsonl act_sim_firehose_01 >/dev/null" >>"$tmp/aw"
+  # A floor that reads what aipwatch must read: the follow stream and the
+  # result (every provider frame, twice), with curl.
+  once 'curl -sN "$FOLLOW" >/dev/null; curl -s "$URL/aip/v1/actions/act_sim_firehose_01/result" >/dev/null' >>"$tmp/floor"
+done
+curl_s=$(median <"$tmp/curl")
+jq_s=$(median <"$tmp/jq")
+aw_s=$(median <"$tmp/aw")
+floor_s=$(median <"$tmp/floor")
 awk -v c="$curl_s" -v j="$jq_s" -v a="$aw_s" -v f="$floor_s" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
   printf "e2e/load %s\n", l
   printf "e2e/curl-cpu %.3f s\n", c
