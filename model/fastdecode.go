@@ -414,7 +414,8 @@ func decodeResultFast(raw []byte) (ActionResult, bool) {
 
 // Page is an events page ({"events":[…],"chunks":[…],"cursor":…,
 // "terminal":…}) decoded: its items, each beside the bytes it came from.
-// Chunks keep the page's bytes as their Raw (and Data within it).
+// Chunks keep the page's bytes as their Raw (and Data within it), unless
+// they are less than half of its buffer (chunksApart).
 type Page struct {
 	Events    []Event
 	RawEvents []json.RawMessage
