@@ -65,8 +65,38 @@ func (ob obj) str(k string) (string, bool) {
 // rawJSON is pre-encoded compact JSON embedded verbatim.
 type rawJSON []byte
 
+// dialect is how one of the two writers spells what they share: the
+// separators, strings, and whether keys are sorted and pre-encoded JSON
+// allowed.
+type dialect struct {
+	comma, colon string
+	str          func([]byte, string) []byte
+	sortKeys     bool
+	raw          bool // rawJSON is written verbatim (the compact dialect only)
+	name         string
+}
+
+var (
+	pyDialect            = dialect{comma: ", ", colon: ": ", str: appendPyString, name: "appendPy"}
+	compactDialect       = dialect{comma: ",", colon: ":", str: appendCompactString[string], raw: true, name: "appendCompact"}
+	compactSortedDialect = dialect{comma: ",", colon: ":", str: appendCompactString[string], raw: true, sortKeys: true, name: "appendCompact"}
+)
+
 // appendPy appends v as Python json.dumps(v) would write it.
-func appendPy(b []byte, v any) []byte {
+func appendPy(b []byte, v any) []byte { return appendIn(b, v, &pyDialect) }
+
+// appendCompact appends v as serde_json's compact writer would. With
+// sortKeys, object keys are written in byte order (a serde_json::Value map);
+// without, in the obj's own order (a Rust struct).
+func appendCompact(b []byte, v any, sortKeys bool) []byte {
+	if sortKeys {
+		return appendIn(b, v, &compactSortedDialect)
+	}
+	return appendIn(b, v, &compactDialect)
+}
+
+// appendIn appends v in dialect d.
+func appendIn(b []byte, v any, d *dialect) []byte {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...)
@@ -82,30 +112,38 @@ func appendPy(b []byte, v any) []byte {
 	case uint64:
 		return strconv.AppendUint(b, x, 10)
 	case string:
-		return appendPyString(b, x)
+		return d.str(b, x)
+	case rawJSON:
+		if d.raw {
+			return append(b, x...)
+		}
 	case obj:
+		if d.sortKeys && !slices.IsSortedFunc(x, cmpKey) {
+			var tmp [16]kv
+			x = append(tmp[:0], x...)
+			slices.SortStableFunc(x, cmpKey)
+		}
 		b = append(b, '{')
 		for i, p := range x {
 			if i > 0 {
-				b = append(b, ", "...)
+				b = append(b, d.comma...)
 			}
-			b = appendPyString(b, p.K)
-			b = append(b, ": "...)
-			b = appendPy(b, p.V)
+			b = d.str(b, p.K)
+			b = append(b, d.colon...)
+			b = appendIn(b, p.V, d)
 		}
 		return append(b, '}')
 	case []any:
 		b = append(b, '[')
 		for i, e := range x {
 			if i > 0 {
-				b = append(b, ", "...)
+				b = append(b, d.comma...)
 			}
-			b = appendPy(b, e)
+			b = appendIn(b, e, d)
 		}
 		return append(b, ']')
-	default:
-		panic("sim: appendPy: unsupported value type")
 	}
+	panic("sim: " + d.name + ": unsupported value type")
 }
 
 const hexDigits = "0123456789abcdef"
@@ -162,58 +200,6 @@ func appendPyString(b []byte, s string) []byte {
 		}
 	}
 	return append(b, '"')
-}
-
-// appendCompact appends v as serde_json's compact writer would. With
-// sortKeys, object keys are written in byte order (a serde_json::Value map);
-// without, in the obj's own order (a Rust struct).
-func appendCompact(b []byte, v any, sortKeys bool) []byte {
-	switch x := v.(type) {
-	case nil:
-		return append(b, "null"...)
-	case bool:
-		if x {
-			return append(b, "true"...)
-		}
-		return append(b, "false"...)
-	case int:
-		return strconv.AppendInt(b, int64(x), 10)
-	case int64:
-		return strconv.AppendInt(b, x, 10)
-	case uint64:
-		return strconv.AppendUint(b, x, 10)
-	case string:
-		return appendCompactString(b, x)
-	case rawJSON:
-		return append(b, x...)
-	case obj:
-		if sortKeys && !slices.IsSortedFunc(x, cmpKey) {
-			var tmp [16]kv
-			x = append(tmp[:0], x...)
-			slices.SortStableFunc(x, cmpKey)
-		}
-		b = append(b, '{')
-		for i, p := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendCompactString(b, p.K)
-			b = append(b, ':')
-			b = appendCompact(b, p.V, sortKeys)
-		}
-		return append(b, '}')
-	case []any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendCompact(b, e, sortKeys)
-		}
-		return append(b, ']')
-	default:
-		panic("sim: appendCompact: unsupported value type")
-	}
 }
 
 func cmpKey(a, b kv) int {
