@@ -171,35 +171,44 @@ func appendPyString(b []byte, s string) []byte {
 		}
 		r, size := utf8.DecodeRuneInString(s)
 		s = s[size:]
-		switch r {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
+		if esc, short := appendShortEscape(b, r); short {
+			b = esc
+			continue
+		}
+		switch {
+		case r >= 0x20 && r <= 0x7e:
+			b = append(b, byte(r))
+		case r < 0x10000:
+			b = appendU4(b, r)
 		default:
-			switch {
-			case r >= 0x20 && r <= 0x7e:
-				b = append(b, byte(r))
-			case r < 0x10000:
-				b = appendU4(b, r)
-			default:
-				r -= 0x10000
-				b = appendU4(b, 0xd800+(r>>10))
-				b = appendU4(b, 0xdc00+(r&0x3ff))
-			}
+			r -= 0x10000
+			b = appendU4(b, 0xd800+(r>>10))
+			b = appendU4(b, 0xdc00+(r&0x3ff))
 		}
 	}
 	return append(b, '"')
+}
+
+// appendShortEscape appends the two-character escape both dialects write
+// for '"', '\\', \n, \r, \t, \b and \f; short is false for any other r.
+func appendShortEscape(b []byte, r rune) (_ []byte, short bool) {
+	switch r {
+	case '"':
+		return append(b, '\\', '"'), true
+	case '\\':
+		return append(b, '\\', '\\'), true
+	case '\n':
+		return append(b, '\\', 'n'), true
+	case '\r':
+		return append(b, '\\', 'r'), true
+	case '\t':
+		return append(b, '\\', 't'), true
+	case '\b':
+		return append(b, '\\', 'b'), true
+	case '\f':
+		return append(b, '\\', 'f'), true
+	}
+	return b, false
 }
 
 func cmpKey(a, b kv) int {
@@ -231,27 +240,12 @@ func appendCompactString[T string | []byte](b []byte, s T) []byte {
 			}
 		}
 		b = append(b, s[run:i]...)
-		switch c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
-			if c < 0x20 {
-				b = appendU4(b, rune(c))
-			} else {
-				b = append(b, "\ufffd"...) // invalid UTF-8
-			}
+		if esc, short := appendShortEscape(b, rune(c)); short {
+			b = esc
+		} else if c < 0x20 {
+			b = appendU4(b, rune(c))
+		} else {
+			b = append(b, "\ufffd"...) // invalid UTF-8
 		}
 		i++
 		run = i
