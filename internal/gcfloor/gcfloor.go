@@ -7,10 +7,11 @@
 // about 25 times before the chunks began to stay, each cycle with its
 // fixed costs (its phases, a wake-up of its worker on the one processor
 // the line modes run on). A floor of 32 MB there: 12–18% less CPU for
-// the whole run (medians of 5–7 interleaved runs), slightly fewer page
+// the whole run (medians of 5–9 interleaved runs), slightly fewer page
 // faults, and 15–25 MB more peak memory (docs/performance.md). Once the
-// live heap is half the floor, the goal is the default's again: the floor
-// costs a small action at most the floor, and a large one nothing.
+// live heap is half the floor, the default's goal is the floor or more:
+// the floor retires and GOGC is the default's from then on, so a large
+// action is run as without it.
 package gcfloor
 
 import (
@@ -18,6 +19,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"time"
 )
 
 // defaultPercent is GOGC's default.
@@ -46,26 +48,44 @@ func Percent(live, roots, floor uint64) int {
 	return max(defaultPercent, p)
 }
 
-// Floor is one floor in force: Start sets it, Stop ends it.
+// watchEvery is how often the watch checks for a collection the cleanup
+// chain missed.
+const watchEvery = 50 * time.Millisecond
+
+// Floor is one floor in force: Start sets it, Stop ends it. The percent
+// is set again after each collection, by two ways that may both see one:
+// a cleanup of an object of its own for each collection (at once, but an
+// object allocated while a collection marks survives it, so that
+// collection passes unseen and the percent would stay one collection
+// late), and a watch of the collections' count every watchEvery.
 type Floor struct {
-	bytes   uint64
-	sample  []metrics.Sample
-	mu      sync.Mutex // after and Stop: a stopped floor sets GOGC no more
-	stopped bool
+	bytes  uint64
+	sample []metrics.Sample
+	before int           // GOGC when Start was called, put back by Stop
+	done   chan struct{} // closed when the floor retires or stops
+
+	mu     sync.Mutex
+	cycles uint64 // collections done when the percent was last set
+	ended  bool   // retired or stopped: GOGC is not set again
 }
 
 // cycle is an object of its own for each collection: its cleanup runs
-// after the collection that found it unreachable, and sets the GOGC for
-// the next one.
+// after the collection that found it unreachable.
 type cycle struct{ _ *byte } // a pointer: never a tiny allocation, whose cleanup may not run
 
 // Start puts the floor in force for the whole process (GOGC is
-// process-wide), from now until Stop.
+// process-wide), from now until Stop, or until the live heap is half
+// the floor.
 func Start(bytes uint64) *Floor {
-	f := &Floor{bytes: bytes, sample: []metrics.Sample{
-		{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}}
-	debug.SetGCPercent(Percent(0, 0, bytes))
+	f := &Floor{bytes: bytes, done: make(chan struct{}), sample: []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"},
+		{Name: "/gc/scan/globals:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}}
+	f.before = debug.SetGCPercent(defaultPercent)
+	f.mu.Lock()
+	f.set()
+	f.mu.Unlock()
 	f.arm()
+	go f.watch()
 	return f
 }
 
@@ -73,24 +93,68 @@ func (f *Floor) arm() {
 	runtime.AddCleanup(&cycle{}, func(f *Floor) { f.after() }, f)
 }
 
-// after runs once a collection is over: the next goal follows the live
-// heap it found.
+// after runs once a collection is over, from the cleanup chain.
 func (f *Floor) after() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.stopped {
+	if f.ended {
 		return
 	}
-	metrics.Read(f.sample)
-	live, roots := f.sample[0].Value.Uint64(), f.sample[1].Value.Uint64()+f.sample[2].Value.Uint64()
-	debug.SetGCPercent(Percent(live, roots, f.bytes))
-	f.arm()
+	f.set()
+	if !f.ended {
+		f.arm()
+	}
 }
 
-// Stop ends the floor and puts GOGC back to its default.
+// watch sets the percent for any collection the cleanup chain has not.
+func (f *Floor) watch() {
+	t := time.NewTicker(watchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-f.done:
+			return
+		case <-t.C:
+		}
+		f.mu.Lock()
+		if !f.ended {
+			metrics.Read(f.sample[3:])
+			if f.sample[3].Value.Uint64() != f.cycles {
+				f.set()
+			}
+		}
+		f.mu.Unlock()
+	}
+}
+
+// set sets the percent for the live heap the last collection found (with
+// f.mu held), and retires the floor once that is the default's.
+func (f *Floor) set() {
+	metrics.Read(f.sample)
+	live := f.sample[0].Value.Uint64()
+	roots := f.sample[1].Value.Uint64() + f.sample[2].Value.Uint64()
+	f.cycles = f.sample[3].Value.Uint64()
+	if live > 0 && 2*live >= f.bytes {
+		debug.SetGCPercent(f.before)
+		f.end()
+		return
+	}
+	debug.SetGCPercent(Percent(live, roots, f.bytes))
+}
+
+func (f *Floor) end() {
+	if !f.ended {
+		f.ended = true
+		close(f.done)
+	}
+}
+
+// Stop ends the floor and puts back the GOGC that was in force before it.
 func (f *Floor) Stop() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.stopped = true
-	debug.SetGCPercent(defaultPercent)
+	if !f.ended {
+		debug.SetGCPercent(f.before)
+		f.end()
+	}
 }
