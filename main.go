@@ -36,9 +36,9 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
 
-// lineModeRuntime is called as a line mode (plain, jsonl, markdown)
-// starts. It is main's, not run's: tests call run in their own process,
-// whose settings are not the run's to change.
+// lineModeRuntime is called as a line mode (plain, jsonl) starts. It is
+// main's, not run's: tests call run in their own process, whose settings
+// are not the run's to change.
 var lineModeRuntime = func() {}
 
 // lineModeSettings are the runtime settings of the line modes: one

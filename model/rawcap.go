@@ -19,8 +19,9 @@ const DefaultRawCap = 64 << 20
 // and enough to tell a later replay from a conflict (a digest). A notice
 // (anomaly raw_dropped) says so once. The cap counts the chunks' bytes; a
 // chunk from a page shares the page's buffer only when the page's chunks
-// are at least half of it (Page.chunksApart), so the bytes it holds are
-// at most twice what it counts.
+// are at least half of it (Page.chunksApart), so the buffer a page's
+// chunks keep is at most twice their own bytes (more only while some of
+// them are replays, conflicts or dropped, which the page still holds).
 func (a *Action) SetRawCap(n int64) {
 	if n == 0 {
 		n = DefaultRawCap

@@ -26,9 +26,9 @@ once() {
   awk '{print $1 + $2}' "$tmp/t"
 }
 # The four clients take turns, one run each a round, E2E_RUNS (default 5)
-# rounds: the box's speed drifts over a minute, and each ratio is meant
-# between runs made at the same time. Each is the median of its runs: a
-# single run of curl is a few ticks of the CPU clock and moves with the load.
+# rounds: the box's speed drifts over a minute, and taking turns spreads
+# each client's runs over the same minutes. Each is the median of its runs:
+# a single run of curl is a few ticks of the CPU clock and moves with the load.
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 : >"$tmp/curl" >"$tmp/jq" >"$tmp/aw" >"$tmp/floor"
 for _ in $(seq "${E2E_RUNS:-5}"); do

@@ -27,7 +27,10 @@ func (m *Model) buildLog() {
 		return
 	}
 	m.log.body = body
-	m.raw.setLines(m.log.lines, m.width, body, m.raw.atBottom(body))
+	// Capped: the viewport may rewrite or insert into the slice it is
+	// given, and the rows drawn later are appended to this one.
+	n := len(m.log.lines)
+	m.raw.setLines(m.log.lines[:n:n], m.width, body, m.raw.atBottom(body))
 }
 
 // logRows is the log panel's rows and what they were drawn from. The
