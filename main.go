@@ -32,19 +32,23 @@ import (
 )
 
 func main() {
-	lineModeRuntime = lineModeSettings
+	modeRuntime = modeSettings
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
 
-// lineModeRuntime is called as a line mode (plain, jsonl) starts. It is
-// main's, not run's: tests call run in their own process, whose settings
-// are not the run's to change.
-var lineModeRuntime = func() {}
+// modeRuntime is called as a run of one action starts, in the TUI or a
+// line mode (plain, jsonl). It is main's, not run's: tests call run in
+// their own process, whose settings are not the run's to change.
+var modeRuntime = func(_ bool) {}
 
-// lineModeSettings are the runtime settings of the line modes: one
-// processor, and a floor under the GC's heap goal.
-func lineModeSettings() {
-	oneProcUnlessSet()
+// modeSettings are the runtime settings of a run of one action: a floor
+// under the GC's heap goal, and in the line modes one processor. The
+// console (aipwatch ls) keeps the defaults: it holds little and reads
+// little, and the floor would only be memory there.
+func modeSettings(tui bool) {
+	if !tui {
+		oneProcUnlessSet()
+	}
 	gcFloorUnlessSet()
 }
 
@@ -60,15 +64,15 @@ func oneProcUnlessSet() {
 	}
 }
 
-// lineModeGCFloor is the heap goal the line modes' GC keeps while the live
-// heap is small (internal/gcfloor: fewer collections while a follow's
-// frames and pages come and go; a large heap keeps the default's goal).
-const lineModeGCFloor = 32 << 20
+// gcFloor is the heap goal the GC keeps while the live heap is small
+// (internal/gcfloor: fewer collections while a follow's frames and pages
+// come and go; a large heap keeps the default's goal).
+const gcFloor = 32 << 20
 
 // gcFloorUnlessSet puts the GC floor in force unless GOGC says otherwise.
 func gcFloorUnlessSet() {
 	if os.Getenv("GOGC") == "" {
-		gcfloor.Start(lineModeGCFloor)
+		gcfloor.Start(gcFloor)
 	}
 }
 
@@ -270,6 +274,7 @@ func checkExportPath(path string) error {
 // runMode runs the TUI or the plain/jsonl printer over runner.
 func runMode(ctx context.Context, o *options, mode string, runner stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
 	if mode == "tui" {
+		modeRuntime(true)
 		return runTUI(ctx, o, runner, stdin, stdout, stderr, isTTY)
 	}
 	return runLines(ctx, o, mode, runner, stdout, stderr)
@@ -278,7 +283,7 @@ func runMode(ctx context.Context, o *options, mode string, runner stream.Runner,
 // runLines drives the plain or jsonl printer from the stream client
 // (output.Run), then prints the closing lines and picks the exit code.
 func runLines(ctx context.Context, o *options, mode string, client stream.Runner, stdout, stderr io.Writer) (*model.Action, int) {
-	lineModeRuntime()
+	modeRuntime(false)
 	a, err := output.Run(ctx, client, stdout, output.RunOptions{
 		Options:      output.Options{Redact: o.redact, Timestamps: o.timestamps},
 		ActionID:     o.actionID,

@@ -1,14 +1,16 @@
 // Package gcfloor keeps the garbage collector's heap goal above a floor
-// while the live heap is small, for the line modes (main.go).
+// while the live heap is small, for a run of one action, in the TUI and
+// the line modes (main.go).
 //
 // With the default GOGC of 100 the goal is twice the live heap, and at
 // least 4 MB: following a firehose, the live heap stays a few MB while
 // the follow stream's frames and pages come and go, so the collector ran
 // about 25 times before the chunks began to stay, each cycle with its
-// fixed costs (its phases, a wake-up of its worker on the one processor
-// the line modes run on). A floor of 32 MB there: 12–18% less CPU for
-// the whole run (medians of 5–9 interleaved runs), slightly fewer page
-// faults, and 15–25 MB more peak memory (docs/performance.md). Once the
+// fixed costs (its phases, a wake-up of its worker, on the one processor
+// the line modes run on or beside the TUI's drawing). A floor of 32 MB
+// there: 12–18% less CPU for the whole run in jsonl and about 12% in the
+// TUI (medians of 5–16 interleaved runs), slightly fewer page faults, and
+// 15–25 MB more peak memory (docs/performance.md). Once the
 // live heap is half the floor, the default's goal is the floor or more:
 // the floor retires and GOGC is the default's from then on, so a large
 // action is run as without it.
