@@ -273,8 +273,8 @@ func checkExportPath(path string) error {
 
 // runMode runs the TUI or the plain/jsonl printer over runner.
 func runMode(ctx context.Context, o *options, mode string, runner stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
+	modeRuntime(mode == "tui")
 	if mode == "tui" {
-		modeRuntime(true)
 		return runTUI(ctx, o, runner, stdin, stdout, stderr, isTTY)
 	}
 	return runLines(ctx, o, mode, runner, stdout, stderr)
@@ -283,7 +283,6 @@ func runMode(ctx context.Context, o *options, mode string, runner stream.Runner,
 // runLines drives the plain or jsonl printer from the stream client
 // (output.Run), then prints the closing lines and picks the exit code.
 func runLines(ctx context.Context, o *options, mode string, client stream.Runner, stdout, stderr io.Writer) (*model.Action, int) {
-	modeRuntime(false)
 	a, err := output.Run(ctx, client, stdout, output.RunOptions{
 		Options:      output.Options{Redact: o.redact, Timestamps: o.timestamps},
 		ActionID:     o.actionID,
