@@ -264,6 +264,18 @@ func chatToolsDone(tb testing.TB, f *fx, reason string, withErr bool, res stream
 	return out
 }
 
+// responsesFailed is a Responses turn that fails with the provider's
+// words why, and aipd's failed result.
+func responsesFailed(tb testing.TB, f *fx, why string) []stream.Msg {
+	r := f.responses()
+	msg := "msg_5e2c7b0a9d4f1e6c3b8a2d7f"
+	return []stream.Msg{status("streaming", false), stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1},
+		f.after(300*time.Millisecond).batch(r.created(), r.msgAdded(0, msg), r.text(0, msg, "Working on it — checking the provider…")),
+		f.after(700 * time.Millisecond).batch(r.failed(why)),
+		stream.TerminalMsg{Cursor: cursorA}, result(tb, model.ResultFailed, model.OpResponses, "connector.hermes_agent.stream_failed", true, false),
+		status(model.StateFailed, true), stream.DoneMsg{}}
+}
+
 const respText1 = "Let me check your notes first."
 const respText2 = " You have two items:\n\n1. **Buy café beans** ☕\n2. **Fix the flaky test** — `go test ./...` passes now ✅"
 

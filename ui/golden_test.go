@@ -140,13 +140,7 @@ func scenes() []scene {
 			h.feed(chatToolsDone(h.tb, h.f, "error", true, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
 		}, false},
 		{"verdict_failed_responses", nil, func(h *harness) {
-			r := h.f.responses()
-			msg := "msg_5e2c7b0a9d4f1e6c3b8a2d7f"
-			h.feed(status("streaming", false), stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1},
-				h.f.after(300*time.Millisecond).batch(r.created(), r.msgAdded(0, msg), r.text(0, msg, "Working on it — checking the provider…")),
-				h.f.after(700*time.Millisecond).batch(r.failed("upstream provider returned HTTP 502 (Bad Gateway)")),
-				stream.TerminalMsg{Cursor: cursorA}, result(h.tb, model.ResultFailed, model.OpResponses, "connector.hermes_agent.stream_failed", true, false),
-				status(model.StateFailed, true), stream.DoneMsg{})
+			h.feed(responsesFailed(h.tb, h.f, "upstream provider returned HTTP 502 (Bad Gateway)")...)
 		}, false},
 		{"verdict_truncated", nil, func(h *harness) {
 			h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultFailed, model.OpChat, "connector.hermes_agent.stream_truncated", false, true))...)

@@ -17,13 +17,7 @@ import (
 // left out where it leads that detail.
 func TestStatusReasonsNotHiddenByWording(t *testing.T) {
 	h := newHarness(t, 220, 30)
-	r := h.f.responses()
-	msg := "msg_5e2c7b0a9d4f1e6c3b8a2d7f"
-	h.feed(status("streaming", false), stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1},
-		h.f.after(300*time.Millisecond).batch(r.created(), r.msgAdded(0, msg), r.text(0, msg, "Working on it")),
-		h.f.after(700*time.Millisecond).batch(r.failed("AIP result failed: nothing to see here")),
-		stream.TerminalMsg{Cursor: cursorA}, result(h.tb, model.ResultFailed, model.OpResponses, "connector.hermes_agent.stream_failed", true, false),
-		status(model.StateFailed, true), stream.DoneMsg{})
+	h.feed(responsesFailed(h.tb, h.f, "AIP result failed: nothing to see here")...)
 	v := h.m.action.Verdict()
 	if v.Detail != "AIP result failed: nothing to see here" || v.DetailCode != "" {
 		t.Fatalf("detail %q code %q", v.Detail, v.DetailCode)
