@@ -23,6 +23,10 @@ once() {
   local follow="$url/aip/v1/actions/act_sim_firehose_01/events?include_chunks=true&follow=true&limit=1000"
   URL=$url FOLLOW=$follow /usr/bin/time -f "%U %S" -o "$tmp/t" bash -c "$1" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; }
   kill $sim; wait $sim 2>/dev/null || true
+  # The follow's bytes, when the client is curl (-w below): the follow ends
+  # at the terminal frame, so how much of the log it carried depends on how
+  # fast the client read while the simulator wrote.
+  if [ -n "${2:-}" ]; then awk '/^follow-bytes /{print $2}' "$tmp/err" >>"$2"; fi
   awk '{print $1 + $2}' "$tmp/t"
 }
 # The four clients take turns, one run each a round, E2E_RUNS (default 5)
@@ -30,20 +34,22 @@ once() {
 # each client's runs over the same minutes. Each is the median of its runs:
 # a single run of curl is a few ticks of the CPU clock and moves with the load.
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-: >"$tmp/curl" >"$tmp/jq" >"$tmp/aw" >"$tmp/floor"
+: >"$tmp/curl" >"$tmp/jq" >"$tmp/aw" >"$tmp/floor" >"$tmp/curl.bytes" >"$tmp/jq.bytes" >"$tmp/floor.bytes"
 for _ in $(seq "${E2E_RUNS:-5}"); do
-  once 'curl -sN "$FOLLOW" >/dev/null' >>"$tmp/curl"
-  once 'curl -sN "$FOLLOW" | sed -un "s/^data: //p" | jq -c . >/dev/null' >>"$tmp/jq"
+  once 'curl -sN -w "%{stderr}follow-bytes %{size_download}\n" "$FOLLOW" >/dev/null' "$tmp/curl.bytes" >>"$tmp/curl"
+  once 'curl -sN -w "%{stderr}follow-bytes %{size_download}\n" "$FOLLOW" | sed -un "s/^data: //p" | jq -c . >/dev/null' "$tmp/jq.bytes" >>"$tmp/jq"
   once "\"$tmp/aipwatch\" --url \"\$URL\" --output jsonl act_sim_firehose_01 >/dev/null" >>"$tmp/aw"
   # A floor that reads what aipwatch must read: the follow stream and the
   # result (every provider frame, twice), with curl.
-  once 'curl -sN "$FOLLOW" >/dev/null; curl -s "$URL/aip/v1/actions/act_sim_firehose_01/result" >/dev/null' >>"$tmp/floor"
+  once 'curl -sN -w "%{stderr}follow-bytes %{size_download}\n" "$FOLLOW" >/dev/null; curl -s "$URL/aip/v1/actions/act_sim_firehose_01/result" >/dev/null' "$tmp/floor.bytes" >>"$tmp/floor"
 done
 curl_s=$(median <"$tmp/curl")
 jq_s=$(median <"$tmp/jq")
 aw_s=$(median <"$tmp/aw")
 floor_s=$(median <"$tmp/floor")
-awk -v c="$curl_s" -v j="$jq_s" -v a="$aw_s" -v f="$floor_s" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+mb() { median <"$1" | awk '{printf "%.1f", $1 / 1e6}'; }
+curl_b=$(mb "$tmp/curl.bytes"); jq_b=$(mb "$tmp/jq.bytes"); floor_b=$(mb "$tmp/floor.bytes")
+awk -v c="$curl_s" -v j="$jq_s" -v a="$aw_s" -v f="$floor_s" -v cb="$curl_b" -v jb="$jq_b" -v fb="$floor_b" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
   printf "e2e/load %s\n", l
   printf "e2e/curl-cpu %.3f s\n", c
   printf "e2e/curl+result-cpu %.3f s\n", f
@@ -53,4 +59,5 @@ awk -v c="$curl_s" -v j="$jq_s" -v a="$aw_s" -v f="$floor_s" -v l="$(cut -d' ' -
   printf "e2e/jq-pipeline-x-curl %.1f x\n", j / c
   printf "e2e/aipwatch-x-curl+result %.2f x\n", a / f
   printf "e2e/aipwatch-x-jq %.2f x\n", a / j
+  printf "e2e/follow-mb curl %s jq %s curl+result %s MB\n", cb, jb, fb
 }'

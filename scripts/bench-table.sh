@@ -28,6 +28,7 @@ function metric(line, unit,   i, n, f) { n = split(line, f, /[ \t]+/); for (i = 
 /^BenchmarkLatency/ { lat = metric($0, "delta-p99-ms") }
 /^e2e\// { e2e[$1] = $2 }
 /^e2e\/load/ { load = $2 " " $3 " " $4 }
+/^e2e\/follow-mb/ { fmb = sprintf("curl %s; jq %s; curl+result %s", $3, $5, $7) }
 /^BenchmarkHostile(JSONL|TUI)\// { split($1, p, "/"); sub(/-[0-9]+$/, "", p[2]); k = (($1 ~ /TUI/) ? "TUI " : "jsonl ") p[2]; hx[k] = metric($0, "x-normal"); hh[k] = metric($0, "hostile-ms"); hn[k] = metric($0, "normal-ms") }
 /^BenchmarkFrameItems/ { fi = metric($0, "p99-ms"); fic = metric($0, "p99-cpu-ms") }
 /^BenchmarkChunkMemory/ { cm = metric($0, "heap-MB"); cr = metric($0, "raw-MB"); cb = metric($0, "B/chunk-beyond-raw") }
@@ -39,6 +40,7 @@ END {
   printf "%-46s %-22s %s\n", "2 e2e CPU vs bare curl", e2e["e2e/aipwatch-x-curl"] "x", "(reference)"
   printf "%-46s %-22s %s\n", "2 e2e: curl|sed|jq vs bare curl", e2e["e2e/jq-pipeline-x-curl"] "x", "(reference)"
   printf "%-46s %-22s %s\n", "2 e2e CPU (s): aipwatch; curl+result; jq", sprintf("%s; %s; %s", e2e["e2e/aipwatch-cpu"], e2e["e2e/curl+result-cpu"], e2e["e2e/jq-cpu"]), "(load " load ")"
+  printf "%-46s %-22s %s\n", "2 e2e: MB of the follow each reference read", fmb, "(aipwatch reads the whole log, ~85 MB, and the result)"
   printf "%-46s %-22s %s\n", "2 e2e vs curl reading follow + result", e2e["e2e/aipwatch-x-curl+result"] "x", "<= 4x (issue 16)"
   printf "%-46s %-22s %s\n", "2 e2e vs curl|sed|jq on the follow stream", e2e["e2e/aipwatch-x-jq"] "x", "<= 0.3x (issue 16)"
   printf "%-46s %-22s %s\n", "2 /result read streamed vs encoding/json any", sprintf("%.1fx (%.0f vs %.0f MB/s)", rrs / rrj, rrs, rrj), "(no target)"
