@@ -47,7 +47,7 @@ curl_s=$(median <"$tmp/curl")
 jq_s=$(median <"$tmp/jq")
 aw_s=$(median <"$tmp/aw")
 floor_s=$(median <"$tmp/floor")
-mb() { median <"$1" | awk '{printf "%.1f", $1 / 1e6}'; }
+mb() { median <"$1" | awk 'NF {printf "%.1f", $1 / 1e6; n++} END {if (!n) printf "?"}'; }
 curl_b=$(mb "$tmp/curl.bytes"); jq_b=$(mb "$tmp/jq.bytes"); floor_b=$(mb "$tmp/floor.bytes")
 awk -v c="$curl_s" -v j="$jq_s" -v a="$aw_s" -v f="$floor_s" -v cb="$curl_b" -v jb="$jq_b" -v fb="$floor_b" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
   printf "e2e/load %s\n", l
