@@ -46,8 +46,18 @@ func (a *Action) Connection() Connection { return a.conn }
 func (a *Action) ConnAnswered() { a.conn.Answered = true }
 
 // ConnReview records how the action is read: a review of a settled
-// action, or a live follow.
-func (a *Action) ConnReview(review bool) { a.conn.Review = review }
+// action, or a live follow. It is the first thing a run says, so it also
+// starts the run: a failure of a run before it no longer stands (a replay
+// of a recording that a resumed run appended to holds both runs, and the
+// later one goes on where the failed one stopped).
+func (a *Action) ConnReview(review bool) {
+	c := &a.conn
+	c.Review = review
+	if c.Err != nil {
+		c.Err = nil
+		c.Phase = ConnConnecting
+	}
+}
 
 // ConnOpened records a follow connection opened at at: attempt, resumed
 // (from a cursor). One opened after a loss, or resumed, counts as a

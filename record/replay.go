@@ -88,12 +88,15 @@ func (r *Replay) Run(ctx context.Context, sink stream.Sink) error {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<20)
 	var (
-		batch    stream.BatchMsg
-		prevAt   time.Time
-		fatal    error
-		settled  bool
-		lineNo   int
-		sentMode bool
+		batch   stream.BatchMsg
+		prevAt  time.Time
+		fatal   error
+		settled bool
+		// settledBefore: an earlier run in the recording read the result
+		// (runs append to one recording; each starts with a header line).
+		settledBefore bool
+		lineNo        int
+		sentMode      bool
 	)
 	flush := func() {
 		if len(batch.Chunks)+len(batch.Events) > 0 {
@@ -122,6 +125,14 @@ func (r *Replay) Run(ctx context.Context, sink stream.Sink) error {
 		var l Line
 		if err := json.Unmarshal(raw, &l); err != nil || l.Type == "" {
 			r.warn(fmt.Sprintf("%s line %d: corrupt or truncated line skipped (%s)", r.path, lineNo, shortErr(err)))
+			continue
+		}
+		if l.Type == "header" {
+			// Another run appended to the recording (a resumed run does):
+			// an earlier run's failure is not how the recording ends. Its
+			// error stays in the connection log; the next run's mode
+			// starts it again (model.Action.ConnReview).
+			fatal, settledBefore = nil, settled
 			continue
 		}
 		at := parseStamp(l.At)
@@ -155,6 +166,12 @@ func (r *Replay) Run(ctx context.Context, sink stream.Sink) error {
 		case "conn":
 			m, isErr := connMsg(l, at)
 			if m == nil {
+				continue
+			}
+			if isErr && settledBefore {
+				// A run appended after the action settled (a second look
+				// at it) failed: the result an earlier run read stands.
+				r.warn(fmt.Sprintf("%s line %d: a later run in the recording failed (%s); the verdict is the one its earlier run settled", r.path, lineNo, m.(stream.ErrorMsg).Err.Error()))
 				continue
 			}
 			if _, ok := m.(stream.ModeMsg); ok {
