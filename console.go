@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"aipwatch/journal"
@@ -66,7 +67,7 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	}
 	fleet := model.NewFleet()
 	fleet.SetList(list)
-	fleet.MarkJournal(journalIDs())
+	fleet.MarkJournal(journalIDs(getenv, o.url))
 	rows := fleet.Rows(model.Filter{})
 	if o.output == "jsonl" {
 		err = output.WriteListJSONL(stdout, rows, time.Now())
@@ -98,7 +99,7 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 		Keys:     consoleKeyMap(),
 		LiveKeys: keyMap(),
 		Daemon:   client,
-		Journal:  journalIDs,
+		Journal:  func() []string { return journalIDs(o.getenv, o.url) },
 		Follow: func(id string) stream.Runner {
 			c, err := stream.New(followConfig(o, client, id))
 			if err != nil {
@@ -174,10 +175,13 @@ func startConsoleDemo(o *options) (*sim.Fleet, error) {
 	return f, nil
 }
 
-// journalIDs are the action IDs this machine's submission journal knows:
-// submissions and reconcile reads (issue 14, journal/).
-func journalIDs() []string {
-	path, err := journal.Path(os.Getenv)
+// journalIDs are the action IDs this machine's submission journal knows
+// for the daemon at baseURL: its submissions and reconcile reads (issue 14,
+// journal/). An entry made against another daemon (another host or port,
+// a demo's simulator long gone) names an action this one does not have:
+// its row would be empty. getenv is the run's, for the journal's path.
+func journalIDs(getenv func(string) string, baseURL string) []string {
+	path, err := journal.Path(getenv)
 	if err != nil {
 		return nil
 	}
@@ -185,13 +189,22 @@ func journalIDs() []string {
 	if err != nil {
 		return nil
 	}
+	daemon := sameDaemon(baseURL)
 	seen := map[string]bool{}
 	var ids []string
 	for _, e := range entries {
-		if (e.Kind == journal.KindSubmit || e.Kind == journal.KindReconcile) && !seen[e.ActionID] {
+		if (e.Kind == journal.KindSubmit || e.Kind == journal.KindReconcile) && !seen[e.ActionID] && daemon(e.BaseURL) {
 			seen[e.ActionID] = true
 			ids = append(ids, e.ActionID)
 		}
 	}
 	return ids
+}
+
+// sameDaemon reports whether a journal entry's base URL (credentials
+// removed, as the journal writes it) names the daemon at baseURL.
+func sameDaemon(baseURL string) func(string) bool {
+	norm := func(u string) string { return strings.ToLower(strings.TrimRight(u, "/")) }
+	want := norm(redactURL(baseURL))
+	return func(entry string) bool { return entry != "" && norm(entry) == want }
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,5 +64,35 @@ func TestNoActionIDPointsToList(t *testing.T) {
 	code, _, errOut := runCLI(t, "--output", "plain")
 	if code != 2 || !strings.Contains(errOut, "aipwatch ls") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// `aipwatch ls` marks the journal's actions of the daemon it lists, and only
+// those: an entry made against another daemon (another port, a demo's
+// simulator long gone) names an action this one does not have. The journal
+// is the run's ($XDG_STATE_HOME), never the one of the user running tests.
+func TestListJournalIsThisDaemons(t *testing.T) {
+	f := startFleet(t, sim.FleetKnobs{},
+		sim.Member{Scenario: "async-dead-lettered", Knobs: sim.Knobs{Finished: true, ActionID: "act_dead"}},
+	)
+	getenv, path := stateEnv(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lines := `{"kind":"submit","action_id":"act_mine_sync","base_url":"` + f.URL() + `/"}` + "\n" +
+		`{"kind":"submit","action_id":"act_elsewhere","base_url":"http://127.0.0.1:1"}` + "\n" +
+		`{"kind":"reconcile","action_id":"act_no_url"}` + "\n"
+	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runWith(getenv, "ls", "--url", f.URL())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "act_mine_sync") || !strings.Contains(out, "act_dead") {
+		t.Fatalf("this daemon's rows are missing:\n%s", out)
+	}
+	if strings.Contains(out, "act_elsewhere") || strings.Contains(out, "act_no_url") {
+		t.Fatalf("another daemon's journal entry is listed:\n%s", out)
 	}
 }
