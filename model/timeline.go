@@ -86,7 +86,7 @@ func (h Happening) Text() string {
 	case HapConnected:
 		return "connected"
 	case HapResumed:
-		return fmt.Sprintf("resumed (attempt %d) from %s", h.Attempt, h.Cursor)
+		return fmt.Sprintf("resumed (attempt %d) from %s", h.Attempt, ResumedFrom(h.Cursor))
 	case HapReconnecting:
 		return fmt.Sprintf("reconnecting %d in %s: %s", h.Attempt, h.Wait.Round(time.Millisecond), h.Detail)
 	case HapRestart:
@@ -148,3 +148,13 @@ func (a *Action) Log(h Happening) {
 
 // Timeline returns the connection timeline in order.
 func (a *Action) Timeline() []Happening { return a.timeline }
+
+// ResumedFrom says where a resumed connection started: its cursor, or the
+// beginning when it had none (a loss before the first cursor frame, or a
+// restart after a refused cursor).
+func ResumedFrom(cursor string) string {
+	if cursor == "" {
+		return "the beginning"
+	}
+	return "cursor " + cursor
+}

@@ -28,7 +28,7 @@ func TestConnectionNotices(t *testing.T) {
 			"resumed (attempt 1) from cursor " + render.Short(cursorA, 24), true},
 		{"reconnected without a cursor", []stream.Msg{stream.ConnectedMsg{Attempt: 1},
 			stream.ReconnectingMsg{Attempt: 2, Wait: time.Second, Cause: "reset"}, stream.ConnectedMsg{Attempt: 2}},
-			"resumed (attempt 2) from cursor ", true},
+			"resumed (attempt 2) from the beginning", true},
 		{"restart", []stream.Msg{stream.RestartMsg{Code: "stream.cursor_expired\x1b"}},
 			"cursor refused (stream.cursor_expired␛): following again from the beginning", false},
 		{"no record", []stream.Msg{stream.NoRecordMsg{ActionID: testAction, AppearTimeout: 30 * time.Second}},
@@ -97,5 +97,56 @@ func TestConnectionFatal(t *testing.T) {
 	}
 	if !h.m.idle() {
 		t.Fatal("a failed run that is over still ticks")
+	}
+}
+
+// "aipd has no record of … yet: waiting for its first event" goes as soon
+// as an event or a chunk comes (a sync action streams with no record), not
+// on a keep-alive; its six seconds otherwise hid the key help.
+func TestNoRecordNoticeGoesWithTheFirstChunk(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.feed(stream.NoRecordMsg{ActionID: testAction, AppearTimeout: time.Minute}, stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1})
+	h.feed(stream.LivenessMsg{At: t0})
+	if h.m.notice == "" {
+		t.Fatal("a keep-alive took the no-record notice away")
+	}
+	h.feed(stream.BatchMsg{})
+	if h.m.notice == "" {
+		t.Fatal("an empty batch took the no-record notice away")
+	}
+	h.feed(h.f.batch(h.f.role()))
+	if h.m.notice != "" {
+		t.Fatalf("notice %q after the first chunk", h.m.notice)
+	}
+	// Another notice is not taken away by chunks.
+	h.feed(stream.RestartMsg{Code: "stream.cursor_expired"}, h.f.batch(h.f.delta("more")))
+	if !strings.Contains(h.m.notice, "cursor refused") {
+		t.Fatalf("notice %q, want the restart's", h.m.notice)
+	}
+}
+
+// A run that stopped on an error does not look live: the rule says
+// stopped, the elapsed time stops, progress notices go, and c sends no
+// cancel that nothing would follow (contract §2.9), saying how to send one.
+func TestFatalRunLooksStopped(t *testing.T) {
+	h := newHarness(t, 120, 30)
+	h.feed(stream.NoRecordMsg{ActionID: testAction, AppearTimeout: 2 * time.Second}, stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1})
+	h.at(2 * time.Second).feed(stream.ErrorMsg{Err: &stream.Error{Op: "follow", Code: "action.unknown", Message: "no event or chunk"}})
+	h.feed(stream.DoneMsg{})
+	if h.m.notice != "" {
+		t.Fatalf("notice %q under the error", h.m.notice)
+	}
+	s := h.screen()
+	if !strings.Contains(s, "stopped · nothing more arrives") || strings.Contains(s, "following") {
+		t.Fatalf("rule line of a stopped run:\n%s", s)
+	}
+	e := h.m.elapsed()
+	h.at(time.Minute)
+	if got := h.m.elapsed(); got != e {
+		t.Fatalf("elapsed %s a minute later, was %s when the run stopped", got, e)
+	}
+	h.press("c")
+	if h.m.mode == ModeConfirm || !strings.Contains(h.m.notice, "aipwatch --cancel "+testAction) {
+		t.Fatalf("c on a stopped run: mode %v notice %q", h.m.mode, h.m.notice)
 	}
 }

@@ -28,7 +28,7 @@ type runTimes struct {
 
 // runTimes reads the times the header's elapsed time is measured from.
 func (m *Model) runTimes() runTimes {
-	t := runTimes{started: m.started, replay: m.opts.Replay, settledAt: m.settledAt, now: m.streamNow()}
+	t := runTimes{started: m.started, replay: m.opts.Replay, settledAt: m.endedAt, now: m.streamNow()}
 	if m.opts.Replay {
 		t.replayStart = m.conn().FirstData
 	}

@@ -29,7 +29,7 @@ type Model struct {
 
 	width, height int
 	started       time.Time // when the viewer started (elapsed fallback)
-	settledAt     time.Time
+	endedAt       time.Time // when the action settled or the run stopped on an error: the elapsed time stops there
 
 	// The transcript (tr) keeps the reading position, follow and focus
 	// (ui/transcript/window.go).
@@ -64,6 +64,9 @@ type Model struct {
 	notice   string
 	noticeAt time.Time
 	noticeOK bool
+	// noticeWaits: the notice waits for the action's first event or
+	// chunk, and goes when one comes.
+	noticeWaits bool
 
 	ticking bool
 
@@ -165,7 +168,7 @@ func (m *Model) cancelReason() string {
 }
 
 func (m *Model) setNotice(s string, ok bool) {
-	m.notice, m.noticeAt, m.noticeOK = s, m.clock(), ok
+	m.notice, m.noticeAt, m.noticeOK, m.noticeWaits = s, m.clock(), ok, false
 }
 
 // noticeFor is how long a notice stays.

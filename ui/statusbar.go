@@ -47,6 +47,7 @@ type ruleInput struct {
 type ruleKey struct {
 	width, top, body, total int
 	follow, settled         bool
+	stopped                 bool // the run stopped on an error: nothing more arrives
 	newLines                int
 	plain, markdown         bool
 }
@@ -85,13 +86,15 @@ func (b *statusBar) ruleLineFor(in *barInput, r ruleInput) string {
 		pos = st.Dim.Render(fmt.Sprintf("%d–%d/%d", k.top+1, min(k.top+k.body, k.total), k.total))
 	}
 	// "following" means one thing: live, and the window moves with the
-	// stream. Once settled nothing more arrives: the window is at the end
-	// or scrolled.
+	// stream. Once settled, or stopped on an error, nothing more arrives:
+	// the window is at the end or scrolled.
 	var left string
 	switch {
 	case k.settled && k.follow:
 		left = st.Dim.Render("end")
-	case k.settled:
+	case k.stopped && k.follow:
+		left = st.Warn.Render("stopped") + st.Dim.Render(" · nothing more arrives")
+	case k.settled || k.stopped:
 		left = st.Dim.Render("scrolled · G goes to the end")
 	case k.follow:
 		left = st.Dim.Render("following")
@@ -256,7 +259,8 @@ func (m *Model) ruleInput(l layout) ruleInput {
 		return ruleInput{}
 	}
 	r := ruleInput{key: ruleKey{width: m.width, top: m.tr.Top(), body: l.body, total: m.tr.Len(), follow: m.tr.Following(),
-		newLines: m.tr.NewLines(), plain: m.plain, markdown: m.markdown, settled: m.action.Settled()}}
+		newLines: m.tr.NewLines(), plain: m.plain, markdown: m.markdown, settled: m.action.Settled(),
+		stopped: !m.action.Settled() && m.fatal() != nil}}
 	if m.searching() {
 		r.searching, r.search = true, m.searchStatus()
 	}

@@ -138,9 +138,15 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	if stream.Attached(msg) && m.opts.AutoCancel && !m.cancelled {
 		cmd = m.sendCancel()
 	}
-	if m.settledAt.IsZero() && m.action.Settled() {
-		m.settledAt = m.streamNow()
-		m.notice = "" // progress notices ("following to the end") are over
+	if m.endedAt.IsZero() && (m.action.Settled() || m.fatal() != nil) {
+		m.endedAt = m.streamNow()
+		m.notice = "" // progress notices ("following to the end", "waiting for its first event") are over
+	}
+	if m.noticeWaits {
+		// "aipd has no record yet: waiting for its first event": it came.
+		if b, ok := msg.(stream.BatchMsg); ok && len(b.Chunks)+len(b.Events) > 0 {
+			m.notice, m.noticeWaits = "", false
+		}
 	}
 	return cmd
 }
@@ -151,11 +157,14 @@ func (m *Model) noticeOf(h model.Happening, resumes int) {
 	switch h.Kind {
 	case model.HapConnected, model.HapResumed:
 		if m.action.Connection().Resumes > resumes {
-			m.setNotice(fmt.Sprintf("resumed (attempt %d) from cursor %s", h.Attempt, render.Short(h.Cursor, 24)), true)
+			m.setNotice(fmt.Sprintf("resumed (attempt %d) from %s", h.Attempt, model.ResumedFrom(render.Short(h.Cursor, 24))), true)
 		}
 	case model.HapRestart, model.HapCursorFree:
 		m.setNotice(render.Line(h.Text()), false)
-	case model.HapNoRecord, model.HapResultWait:
+	case model.HapNoRecord:
+		m.setNotice(render.Line(h.Text()), true)
+		m.noticeWaits = true
+	case model.HapResultWait:
 		m.setNotice(render.Line(h.Text()), true)
 	}
 }
@@ -359,6 +368,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.setNotice("a replay has no live action to cancel", false)
 		case m.action.Settled():
 			m.setNotice("the action has settled ("+m.action.Verdict().Word+"): there is nothing to cancel", false)
+		case m.fatal() != nil:
+			// Nothing would follow the cancel to its outcome (contract §2.9).
+			m.setNotice("following stopped on an error: no cancel from here; `aipwatch --cancel "+render.Line(m.opts.ActionID)+"` sends one and follows it", false)
 		case m.cancelled:
 			m.setNotice("cancel already requested: "+m.action.CancelOutcome(), false)
 		default:
