@@ -150,3 +150,17 @@ func TestFatalRunLooksStopped(t *testing.T) {
 		t.Fatalf("c on a stopped run: mode %v notice %q", h.m.mode, h.m.notice)
 	}
 }
+
+// On a narrow terminal the cancel confirmation says its warning shorter
+// rather than cutting it, and still says how to back out.
+func TestCancelPromptNarrow(t *testing.T) {
+	for _, w := range []int{40, 60, 100} {
+		h := newHarness(t, w, 14)
+		h.feed(status("streaming", false), stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1}, h.f.batch(h.f.role(), h.f.delta("hello")))
+		h.press("c")
+		s := strings.Join(strings.Fields(h.screen()), " ")
+		if !strings.Contains(s, "not undone") || !strings.Contains(s, "n/esc") && !strings.Contains(s, "n or esc") {
+			t.Fatalf("%d columns: the prompt lost its warning or its way out:\n%s", w, h.screen())
+		}
+	}
+}

@@ -41,6 +41,8 @@ type KeyContext struct {
 	Retrying bool // waiting before the next try to reach aipd: ctrl+r retries now
 	// Reconcile: R can submit the read-only reconcile action (contract §8).
 	Reconcile bool
+	// Reconciling: the confirmation shown is R's (y / n), not the cancel's.
+	Reconciling bool
 }
 
 // KeyMap is every binding of the live view, with its help texts. main
@@ -76,6 +78,9 @@ type ContextHelp struct {
 	PlainOn, PlainOff       key.Help // p while the framed view, the plain view shows
 	Follow                  key.Help // G/end while follow is paused
 	NewSearch               key.Help // / while a search is active
+	// ReconcileYes, ReconcileNo: y and n/esc while the R confirmation is
+	// shown (the confirmation's keys are the cancel's otherwise).
+	ReconcileYes, ReconcileNo key.Help
 }
 
 // ShortHelp is the one help line's compact forms, in its display order.
@@ -109,6 +114,10 @@ func (k KeyMap) For(c KeyContext) KeyMap {
 	k.Bottom.SetEnabled(true)
 	if c.Paused {
 		sethelp(&k.Bottom, k.In.Follow)
+	}
+	if c.Mode == ModeConfirm && c.Reconciling {
+		sethelp(&k.Yes, k.In.ReconcileYes)
+		sethelp(&k.No, k.In.ReconcileNo)
 	}
 	k.Cancel.SetEnabled(!c.Settled && !c.Replay)
 	k.Reconcile.SetEnabled(c.Reconcile && c.Settled && !c.Replay)

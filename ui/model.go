@@ -156,7 +156,8 @@ func (m *Model) keyContext() KeyContext {
 		Replay:   m.opts.Replay,
 		Retrying: m.conn().Phase == model.ConnReconnecting,
 		// R (ui/reconcile.go): only when main gave a reconciler.
-		Reconcile: m.opts.Reconcile != nil,
+		Reconcile:   m.opts.Reconcile != nil,
+		Reconciling: m.rec.pending,
 	}
 }
 

@@ -82,9 +82,16 @@ func (m *Model) onReconciled(msg reconciledMsg) {
 
 // reconcilePrompt is the R confirmation: it says that it submits one
 // read-only action.
-func (m *Model) reconcilePrompt() string {
-	return fmt.Sprintf("Reconcile: submit one read-only AIP action (%s) to read the stored state? "+
-		"It creates a new action on aipd; the verdict does not change. y / n", render.Line(m.rec.what))
+// reconcilePrompt is R's confirmation, longest first (promptLines keeps
+// the longest that fits): the key to press always stays in it.
+func (m *Model) reconcilePrompt() []string {
+	what := render.Line(m.rec.what)
+	return []string{
+		fmt.Sprintf("Reconcile: submit one read-only AIP action (%s) to read the stored state? "+
+			"It creates a new action on aipd; the verdict does not change. y submits it, n or esc submits nothing.", what),
+		fmt.Sprintf("Reconcile: submit one read-only action (%s)? It creates a new action on aipd. y / n", what),
+		"Submit one read-only reconcile action? y / n",
+	}
 }
 
 // ReconcileLine is the last reconcile read's outcome ("" = none), for the

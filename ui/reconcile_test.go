@@ -32,6 +32,11 @@ func TestFlowReconcileKey(t *testing.T) {
 	if !strings.Contains(prompt, "verdict does not change") {
 		t.Errorf("the confirmation must say what R does:\n%s", prompt)
 	}
+	// Its keys are R's, not the cancel's: nothing to type, y or n.
+	if strings.Contains(prompt, "type the ID") || strings.Contains(prompt, "send cancel") ||
+		!strings.Contains(prompt, "y submit the read") || !strings.Contains(prompt, "n/esc submit nothing") {
+		t.Errorf("the reconcile confirmation shows other keys than its own:\n%s", prompt)
+	}
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	sc.waitText(t, "not reconciled: nothing was submitted")
 	if n := reads.Load(); n != 0 {

@@ -303,16 +303,20 @@ func fitSegments(segs []segment, sep string, w int) string {
 // promptLines is the cancel confirmation: it names the action and says what
 // a cancel is and is not.
 func (m *Model) promptLines() []string {
-	text := fmt.Sprintf("Cancel action %s? This is a cooperative stop: effects may already exist "+
-		"(tool calls, messages, writes) and are not undone.", render.Line(m.opts.ActionID))
-	if m.rec.pending {
-		text = m.reconcilePrompt() // ui/reconcile.go
-	}
 	w := max(m.width-2, 10)
-	lines := render.Wrap(text, w)
-	if len(lines) > 3 {
-		lines = lines[:3]
+	if m.rec.pending { // R's confirmation (ui/reconcile.go): y or n, nothing to type
+		return m.promptBox(fitLines(w, 4, m.reconcilePrompt()...))
 	}
+	id := render.Line(m.opts.ActionID)
+	// The longest explanation that fits in three lines: on a narrow
+	// terminal the warning is said shorter, never cut mid-sentence.
+	lines := fitLines(w, 3,
+		fmt.Sprintf("Cancel action %s? This is a cooperative stop: effects may already exist "+
+			"(tool calls, messages, writes) and are not undone. n or esc keeps it running.", id),
+		fmt.Sprintf("Cancel action %s? A cooperative stop: effects may already exist and are not undone. "+
+			"n/esc: keep running.", id),
+		fmt.Sprintf("Cancel %s? Effects already made are not undone. n/esc: keep.", id),
+	)
 	word := render.Line(m.confirmWord())
 	typed := render.Line(m.confirmInput)
 	field := "[" + typed + strings.Repeat("·", max(len([]rune(word))-len([]rune(typed)), 0)) + "]"
@@ -336,10 +340,27 @@ func (m *Model) promptLines() []string {
 		}
 	}
 	lines = append(lines, render.Truncate(ask, w, "…"))
+	return m.promptBox(lines)
+}
+
+// promptBox draws the confirmation's lines in the prompt's style.
+func (m *Model) promptBox(lines []string) []string {
 	for i, l := range lines {
 		lines[i] = m.st.Prompt.Render(" " + render.Fit(l, max(m.width-2, 1)) + " ")
 	}
 	return lines
+}
+
+// fitLines wraps the first text that takes at most n lines of width w, or
+// the last one cut to n lines.
+func fitLines(w, n int, texts ...string) []string {
+	var lines []string
+	for _, t := range texts {
+		if lines = render.Wrap(t, w); len(lines) <= n {
+			return lines
+		}
+	}
+	return lines[:n]
 }
 
 func (m *Model) helpRows() []string {
