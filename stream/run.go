@@ -113,6 +113,9 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := r.before(ctx); err != nil {
+		return err
+	}
 	if err := r.result(ctx); err != nil {
 		return err
 	}
@@ -123,6 +126,19 @@ func (r *runner) run(ctx context.Context) error {
 	r.send(StatusMsg{Status: st, Final: true})
 	r.send(DoneMsg{})
 	return nil
+}
+
+// before reads, once the run has read to the end from Config.Cursor, what
+// came before that cursor: the verdict is on the whole action (contract
+// §3: its tools, its conflicts), not on what followed a resume. Pages from
+// the beginning to the end of the log; what was read already is dropped as
+// a replay. A run that restarted from the beginning, or read cursor-free
+// (every chunk), has read it all already.
+func (r *runner) before(ctx context.Context) error {
+	if r.c.cfg.Cursor == "" || r.restart || r.cursorFree {
+		return nil
+	}
+	return r.pages(ctx, "")
 }
 
 // fail reports a fatal error (ErrorMsg, DoneMsg) and returns it; when ctx
