@@ -63,7 +63,11 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	defer cancel()
 	list, err := client.List(ctx, q)
 	if err != nil {
-		return fail(o, stdout, stderr, err)
+		code := fail(o, stdout, stderr, err)
+		if o.output != "jsonl" {
+			fmt.Fprintln(stderr, safe.Line(startupHint(o, err)))
+		}
+		return code
 	}
 	fleet := model.NewFleet()
 	fleet.SetList(list)
@@ -114,7 +118,7 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 		Version:      versionString(),
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
+		fmt.Fprintf(stderr, "aipwatch: %s\n%s\n", safe.Line(err.Error()), safe.Line(startupHint(o, err)))
 		return model.ExitError
 	}
 	return 0

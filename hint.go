@@ -27,8 +27,11 @@ func startupHint(o *options, err error) string {
 		tokenSrc = "the token in $AIP_TOKEN"
 	}
 	switch {
-	case se != nil && (se.HTTPStatus == 401 || se.HTTPStatus == 403 || strings.HasPrefix(se.Code, "auth.")):
+	case se.Denied():
 		return "hint: aipd refused the credentials (" + tokenSrc + "): check --token-file, $AIP_TOKEN_FILE or $GETAIP_NATIVE_BEARER_TOKEN_FILE"
+	case se != nil && o.actionID == "" && se.HTTPStatus == 404:
+		// ls and the console: the list route itself is missing.
+		return "hint: " + redactURL(o.url) + " has no AIP action list (GET /aip/v1/actions): check --url or $AIP_URL"
 	case se != nil && (se.HTTPStatus == 404 || strings.Contains(se.Code, "not_found") || strings.Contains(se.Code, "unknown")):
 		return "hint: check the ACTION_ID " + o.actionID + " and that --url " + redactURL(o.url) + " is the aipd that runs it"
 	case se != nil && se.HTTPStatus != 0:

@@ -96,3 +96,14 @@ func TestListJournalIsThisDaemons(t *testing.T) {
 		t.Fatalf("another daemon's journal entry is listed:\n%s", out)
 	}
 }
+
+// `aipwatch ls` refused by aipd: exit 1, the error, and what to check.
+func TestListDeniedHasAHint(t *testing.T) {
+	f := startFleet(t, sim.FleetKnobs{Token: "right"},
+		sim.Member{Scenario: "async-dead-lettered", Knobs: sim.Knobs{Finished: true, ActionID: "act_dead"}},
+	)
+	code, _, errOut := runCLI(t, "ls", "--url", f.URL())
+	if code != 1 || !strings.Contains(errOut, "HTTP 401") || !strings.Contains(errOut, "hint: aipd refused the credentials") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

@@ -116,7 +116,7 @@ func (g *globalFollow) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if e.HTTPStatus == http.StatusUnauthorized || e.HTTPStatus == http.StatusForbidden || strings.HasPrefix(e.Code, "auth.") {
+		if e.Denied() {
 			g.sink.Send(GlobalLinkMsg{Denied: true, Cause: cause(e)})
 			return e
 		}

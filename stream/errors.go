@@ -20,6 +20,13 @@ type Error struct {
 	retryAfter time.Duration // Retry-After / retry_after_ms, when the server gave one
 }
 
+// Denied reports whether aipd refused the credentials: HTTP 401 or 403,
+// or an auth.* code. No retry changes that (contract §2.6): the one rule
+// of every caller that stops on it.
+func (e *Error) Denied() bool {
+	return e != nil && (e.HTTPStatus == 401 || e.HTTPStatus == 403 || strings.HasPrefix(e.Code, "auth."))
+}
+
 // Error is one clear line, e.g.
 // "follow: auth.native_http_unauthorized (HTTP 401): missing bearer token",
 // "status: HTTP 502: 502 Bad Gateway", "follow: connection refused (127.0.0.1:8080)".

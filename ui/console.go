@@ -110,6 +110,7 @@ type Console struct {
 	stateIdx   int
 	listErr    string
 	listAt     time.Time
+	fatal      error // why the console stopped on its own (RunConsole returns it)
 	globalNote string
 	events     chan tea.Msg
 
@@ -160,7 +161,7 @@ func RunConsole(ctx context.Context, opts ConsoleOptions) error {
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return err
 	}
-	return nil
+	return c.fatal
 }
 
 // Close stops the live view, the list polling and the global follow.
@@ -198,7 +199,7 @@ func (c *Console) globalCmd() tea.Cmd {
 			}))
 			if err != nil && ctx.Err() == nil {
 				var se *stream.Error
-				if !errors.As(err, &se) || (se.HTTPStatus != 401 && se.HTTPStatus != 403 && !strings.HasPrefix(se.Code, "auth.")) {
+				if !errors.As(err, &se) || !se.Denied() {
 					select {
 					case ch <- globalMsg{stream.GlobalLinkMsg{Cause: "stopped: " + err.Error()}}:
 					case <-ctx.Done():
@@ -234,7 +235,9 @@ func (c *Console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return c, nil
 	case listMsg:
-		c.onList(msg)
+		if c.onList(msg) {
+			return c, tea.Quit
+		}
 		return c, tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
 	case pollMsg:
 		return c, c.listCmd()
@@ -270,11 +273,19 @@ func (c *Console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return c, nil
 }
 
-func (c *Console) onList(msg listMsg) {
+// onList takes a list read; it reports true when the console must stop:
+// aipd refused the credentials (401/403), which no later poll changes
+// (contract §2.6). Other failures are shown, and the next poll tries again.
+func (c *Console) onList(msg listMsg) (stop bool) {
 	c.listAt = c.clock()
 	if msg.err != nil {
-		c.listErr = "list: " + render.Line(msg.err.Error())
-		return
+		c.listErr = render.Line(msg.err.Error()) // "list: …": the error names its operation
+		var se *stream.Error
+		if errors.As(msg.err, &se) && se.Denied() {
+			c.fatal = se
+			return true
+		}
+		return false
 	}
 	c.listErr = ""
 	c.fleet.SetList(msg.list)
@@ -282,6 +293,7 @@ func (c *Console) onList(msg listMsg) {
 		c.fleet.MarkJournal(c.opts.Journal())
 	}
 	c.refresh()
+	return false
 }
 
 func (c *Console) onGlobal(m stream.Msg) {

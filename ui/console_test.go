@@ -161,3 +161,24 @@ func TestConsoleCancelUsesTheLiveConfirmation(t *testing.T) {
 		t.Fatal("esc in the confirmation sent a cancel")
 	}
 }
+
+// A list read that aipd refuses (401/403) stops the console with that
+// error, which RunConsole returns (main prints it with a hint, exit 1): no
+// later poll changes it. Another failure is shown, once ("list: …"), and
+// the next poll tries again.
+func TestConsoleListDenied(t *testing.T) {
+	c, _ := newConsoleHarness(t, 100, 20)
+	_, cmd := c.Update(listMsg{err: &stream.Error{Op: "list", Code: "storage.unavailable", HTTPStatus: 503, Message: "busy"}})
+	if c.fatal != nil || cmd == nil { // cmd: the next poll's tick
+		t.Fatalf("a 503 stopped the console (fatal %v)", c.fatal)
+	}
+	if s := screenOf(c); !strings.Contains(s, "list: storage.unavailable") || strings.Contains(s, "list: list:") {
+		t.Fatalf("the 503 is not shown once:\n%s", s)
+	}
+	denied := &stream.Error{Op: "list", Code: "auth.native_http_unauthorized", HTTPStatus: 401, Message: "invalid bearer token"}
+	_, cmd = c.Update(listMsg{err: denied})
+	if c.fatal != denied || !isQuit(cmd) {
+		t.Fatalf("a 401 did not stop the console: fatal %v", c.fatal)
+	}
+}
+
