@@ -181,4 +181,3 @@ func TestConsoleListDenied(t *testing.T) {
 		t.Fatalf("a 401 did not stop the console: fatal %v", c.fatal)
 	}
 }
-
