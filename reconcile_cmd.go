@@ -189,22 +189,31 @@ func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Wr
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	client, err := stream.New(stream.Config{BaseURL: o.url, Token: o.token, ActionID: o.actionID, HTTP: httpc})
+	client, err := stream.New(stream.Config{BaseURL: o.url, Token: o.token, ActionID: o.actionID, HTTP: httpc,
+		AppearTimeout: o.appearTimeout, StallTimeout: o.stallTimeout})
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
 	// Review the original action quietly: the verdict and the IDs to read.
+	// One that has not settled is followed until it does (the read needs
+	// its verdict), and the operator is told so.
 	a := model.NewAction(o.actionID)
 	a.SetRawCap(o.rawCap())
 	var runErr *stream.Error
 	rerr := client.Run(ctx, stream.SinkFunc(func(m stream.Msg) {
 		stream.Apply(a, m)
-		if em, ok := m.(stream.ErrorMsg); ok {
-			runErr = em.Err
+		switch m := m.(type) {
+		case stream.ErrorMsg:
+			runErr = m.Err
+		case stream.ModeMsg:
+			if !m.Review {
+				fmt.Fprintf(stderr, "aipwatch: reconcile: %s has not settled; following it until it does (the read needs its verdict)\n", safe.Line(o.actionID))
+			}
 		}
 	}))
 	if ctx.Err() != nil {
-		return model.ExitError
+		fmt.Fprintf(stderr, "aipwatch: reconcile stopped before %s settled: nothing was submitted\n", safe.Line(o.actionID))
+		return model.ExitPending
 	}
 	if rerr != nil {
 		e := runErr
@@ -217,7 +226,7 @@ func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Wr
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	plan, err := planRead(o.actionID, a, jpath)
+	plan, err := planRead(o.actionID, o.url, a, jpath)
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
@@ -244,16 +253,19 @@ type readPlan struct {
 
 // planRead decides the read for a settled action from its model and the
 // journal.
-func planRead(actionID string, a *model.Action, jpath string) (readPlan, error) {
-	return planFrom(actionID, a, journalled(actionID, jpath))
+func planRead(actionID, baseURL string, a *model.Action, jpath string) (readPlan, error) {
+	return planFrom(actionID, a, journalled(actionID, baseURL, jpath))
 }
 
-// journalled is the last submit line of an action in the journal, if any.
-func journalled(actionID, jpath string) journal.Entry {
+// journalled is the last submit line of an action in the journal made
+// against the daemon at baseURL, if any: the same ID on another daemon is
+// another action (its session is not this one's).
+func journalled(actionID, baseURL, jpath string) journal.Entry {
 	var orig journal.Entry
+	daemon := sameDaemon(baseURL)
 	if entries, err := journal.Read(jpath); err == nil {
 		for _, e := range entries {
-			if e.ActionID == actionID && e.Kind == journal.KindSubmit {
+			if e.ActionID == actionID && e.Kind == journal.KindSubmit && daemon(e.BaseURL) {
 				orig = e
 			}
 		}
@@ -286,7 +298,7 @@ func reconcilerFor(o *options) ui.ReconcileFunc {
 	if err != nil {
 		return nil
 	}
-	orig := journalled(o.actionID, jpath)
+	orig := journalled(o.actionID, o.url, jpath)
 	opts := *o
 	return func(a *model.Action) (string, func(context.Context) string) {
 		p, err := planFrom(opts.actionID, a, orig)

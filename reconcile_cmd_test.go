@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"aipwatch/journal"
 	"aipwatch/model"
@@ -186,5 +187,43 @@ func TestReconcileProviderNotFoundEitherStatus(t *testing.T) {
 				t.Fatalf("%q %v %q", st, refused, meaning)
 			}
 		})
+	}
+}
+
+// The journal's session of the same action ID on another daemon is not
+// this action's: reconcile reads nothing rather than the wrong session.
+func TestReconcileIgnoresAnotherDaemonsJournal(t *testing.T) {
+	getenv, jpath := stateEnv(t)
+	srv := startSim(t, "chat-error", sim.Knobs{Finished: true})
+	if err := os.MkdirAll(filepath.Dir(jpath), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	other := `{"kind":"submit","action_id":"` + srv.ActionID() + `","capability_id":"cap:hermes_agent:sim:chat_stream",` +
+		`"session_id":"sess-OTHER-DAEMON","base_url":"https://other-aipd.example:8443"}` + "\n"
+	if err := os.WriteFile(jpath, []byte(other), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runWith(getenv, "reconcile", "--url", srv.URL(), "--output", "plain", srv.ActionID())
+	if code != 1 || strings.Contains(out+errOut, "sess-OTHER-DAEMON") || !strings.Contains(errOut, "nothing to reconcile") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if len(srv.Submissions()) != 0 {
+		t.Fatal("a read was submitted")
+	}
+}
+
+// reconcile reviews the action with the run's --stall-timeout: a
+// synchronous run whose handler failed settles incomplete within it (it
+// waited for ever before), and the operator is told it is followed.
+func TestReconcileHonoursTheStallTimeout(t *testing.T) {
+	getenv, _ := stateEnv(t)
+	srv := startSim(t, "sync-handler-failed", sim.Knobs{})
+	start := time.Now()
+	code, out, errOut := runWith(getenv, "reconcile", "--url", srv.URL(), "--output", "plain", "--stall-timeout", "300ms", srv.ActionID())
+	if code != 1 || !strings.Contains(errOut, "nothing to reconcile") || !strings.Contains(errOut, "verdict: incomplete") {
+		t.Fatalf("exit %d after %s\n%s\n%s", code, time.Since(start), out, errOut)
+	}
+	if !strings.Contains(errOut, "has not settled; following it") {
+		t.Fatalf("not told the action is followed:\n%s", errOut)
 	}
 }
