@@ -65,7 +65,7 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	if err != nil {
 		code := fail(o, stdout, stderr, err)
 		if o.output != "jsonl" {
-			fmt.Fprintln(stderr, safe.Line(startupHint(o, err)))
+			printHint(stderr, o, err)
 		}
 		return code
 	}
@@ -118,7 +118,8 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 		Version:      versionString(),
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "aipwatch: %s\n%s\n", safe.Line(err.Error()), safe.Line(startupHint(o, err)))
+		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
+		printHint(stderr, o, err)
 		return model.ExitError
 	}
 	return 0

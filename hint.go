@@ -2,9 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 
 	"aipwatch/model"
+	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
@@ -16,7 +19,9 @@ func attached(a *model.Action) bool {
 }
 
 // startupHint is the line that follows an error that stopped aipwatch
-// before aipd ever answered: what to check, by the kind of failure.
+// before aipd ever answered: what to check, by the kind of failure; ""
+// when there is nothing to check (aipd answered with an error of its own).
+// printHint prints it.
 func startupHint(o *options, err error) string {
 	var se *stream.Error
 	errors.As(err, &se)
@@ -34,6 +39,10 @@ func startupHint(o *options, err error) string {
 		return "hint: " + redactURL(o.url) + " has no AIP action list (GET /aip/v1/actions): check --url or $AIP_URL"
 	case se != nil && (se.HTTPStatus == 404 || strings.Contains(se.Code, "not_found") || strings.Contains(se.Code, "unknown")):
 		return "hint: check the ACTION_ID " + o.actionID + " and that --url " + redactURL(o.url) + " is the aipd that runs it"
+	case se != nil && se.Code != "":
+		// aipd's own error envelope (a submission's id_conflict, a
+		// handler failure): its line says it all, and --url is right.
+		return ""
 	case se != nil && se.HTTPStatus != 0:
 		return "hint: " + redactURL(o.url) + " answered, but not as aipd would: check --url or $AIP_URL"
 	}
@@ -45,4 +54,11 @@ func startupHint(o *options, err error) string {
 		return "hint: the TLS check of " + redactURL(o.url) + " failed: for a private CA give --cacert FILE"
 	}
 	return "hint: is aipd running at " + redactURL(o.url) + "? check --url or $AIP_URL (and --token-file)"
+}
+
+// printHint prints startupHint's line, if it has one.
+func printHint(w io.Writer, o *options, err error) {
+	if h := startupHint(o, err); h != "" {
+		fmt.Fprintln(w, safe.Line(h))
+	}
 }

@@ -21,6 +21,7 @@ func TestStartupHints(t *testing.T) {
 		{&stream.Error{Op: "status", HTTPStatus: 404}, []string{"ACTION_ID act_1", "--url http://127.0.0.1:1"}},
 		{&stream.Error{Op: "status", Message: "connection refused (127.0.0.1:1)"}, []string{"is aipd running at http://127.0.0.1:1", "--url or $AIP_URL"}},
 		{errors.New("tls: failed to verify certificate: x509: unknown authority"), []string{"--cacert"}},
+		{&stream.Error{Op: "status", HTTPStatus: 502, Message: "<html>"}, []string{"answered, but not as aipd would"}},
 	}
 	for _, c := range cases {
 		h := startupHint(o, c.err)
@@ -32,6 +33,25 @@ func TestStartupHints(t *testing.T) {
 		if strings.Contains(h, "pw") {
 			t.Errorf("hint shows URL credentials: %q", h)
 		}
+	}
+}
+
+// aipd's own error envelope (a submission's action.id_conflict, a 503
+// runtime.handler_failed) is aipd answering as aipd: no hint blames --url.
+// Without an ACTION_ID (ls, the console) a 404 is the list route's.
+func TestNoHintForAipdsOwnErrors(t *testing.T) {
+	o := &options{url: "http://127.0.0.1:1", actionID: "act_1"}
+	for _, e := range []*stream.Error{
+		{Op: "submit", Code: "action.id_conflict", HTTPStatus: 400, Message: "taken"},
+		{Op: "submit", Code: "runtime.handler_failed", HTTPStatus: 503},
+	} {
+		if h := startupHint(o, e); h != "" {
+			t.Errorf("%v: hint %q", e, h)
+		}
+	}
+	o.actionID = ""
+	if h := startupHint(o, &stream.Error{Op: "list", HTTPStatus: 404}); !strings.Contains(h, "no AIP action list") {
+		t.Errorf("list 404: hint %q", h)
 	}
 }
 

@@ -293,7 +293,7 @@ func runLines(ctx context.Context, o *options, mode string, client stream.Runner
 	})
 	if err != nil {
 		if !attached(a) {
-			fmt.Fprintln(stderr, safe.Line(startupHint(o, err)))
+			printHint(stderr, o, err)
 		}
 		return a, model.ExitError
 	}
@@ -352,7 +352,7 @@ func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Read
 		// one that came before aipd ever answered gets a hint.
 		fmt.Fprintf(stderr, "aipwatch: error: %s\n", safe.Line(se.Error()))
 		if !attached(a) {
-			fmt.Fprintln(stderr, safe.Line(startupHint(o, se)))
+			printHint(stderr, o, se)
 		}
 		return a, model.ExitError
 	}
