@@ -297,11 +297,10 @@ func runLines(ctx context.Context, o *options, mode string, client stream.Runner
 		}
 		return a, model.ExitError
 	}
-	closing := stdout
-	if mode == "jsonl" {
-		closing = stderr // stdout stays one JSON object per line
-	}
-	return a, exitCode(o, a, closing)
+	// The detach message goes to stderr in both line modes: stdout ends on
+	// the verdict (plain: its last line, contract §4; jsonl: one JSON
+	// object per line).
+	return a, exitCode(o, a, stderr)
 }
 
 // exitCode is a run's exit code, the verdict's; a run that stopped before

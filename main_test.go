@@ -14,6 +14,7 @@ import (
 
 	"aipwatch/model"
 	"aipwatch/sim"
+	"aipwatch/stream"
 )
 
 func noEnv(string) string { return "" }
@@ -424,6 +425,14 @@ func TestReplayOfDamagedRecordings(t *testing.T) {
 	if !strings.Contains(errOut, "resume with: ") || !strings.Contains(errOut, "--url "+srv.URL()+" ") {
 		t.Fatalf("cut replay resume line: %q", errOut)
 	}
+	// In plain too the last line on stdout is the verdict (contract §4);
+	// what to do next goes to stderr.
+	code, out, errOut = runCLI(t, "--replay", path, "--output", "plain")
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	if code != model.ExitPending || !strings.HasPrefix(lines[len(lines)-1], "verdict: pending") ||
+		!strings.Contains(errOut, "the recording ends before the action settled") || !strings.Contains(errOut, "resume with: ") {
+		t.Fatalf("cut plain replay: exit %d\nstdout ends %q\nstderr %q", code, lines[len(lines)-1], errOut)
+	}
 	if code, _, errOut := runCLI(t, "--replay", "/nonexistent/x.jsonl"); code != model.ExitError || errOut == "" {
 		t.Fatalf("missing file: %d %q", code, errOut)
 	}
@@ -465,5 +474,36 @@ func TestRedactedRecordAndExport(t *testing.T) {
 	_, replayed, _ := runCLI(t, "--replay", rec, "--output", "jsonl")
 	if lastJSON(t, replayed)["verdict"] != v["verdict"] {
 		t.Fatalf("redacted replay verdict %v, live %v", lastJSON(t, replayed)["verdict"], v["verdict"])
+	}
+}
+
+// The detach message says only what aipwatch saw (contract §2.8): no
+// "keeps running" before aipd answered, for an action aipd has no record
+// of and sent nothing of, or in a replay (nothing runs there).
+func TestDetachMessageSaysWhatWasSeen(t *testing.T) {
+	o := &options{url: "http://127.0.0.1:4", actionID: "act_x"}
+	never := model.NewAction("act_x")
+	unknown := model.NewAction("act_x")
+	stream.Apply(unknown, stream.StatusMsg{Status: model.ActionStatus{ActionID: "act_x", State: model.StateUnknown}})
+	running := model.NewAction("act_x")
+	stream.Apply(running, stream.StatusMsg{Status: model.ActionStatus{ActionID: "act_x", State: "running"}})
+	for _, c := range []struct {
+		name string
+		o    *options
+		a    *model.Action
+		want string
+	}{
+		{"aipd never answered", o, never, "before aipd answered: whether the action runs is not known"},
+		{"no record, nothing came", o, unknown, "aipd has no record of act_x and sent none of its events yet"},
+		{"running", o, running, "the action keeps running"},
+		{"a replay", &options{url: o.url, actionID: "act_x", replay: "/tmp/r.jsonl"}, running, "the recording ends before the action settled"},
+	} {
+		msg := detachMessage(c.o, c.a)
+		if !strings.Contains(msg, c.want) || !strings.Contains(msg, "resume with: ") {
+			t.Errorf("%s: %q", c.name, msg)
+		}
+		if c.name != "running" && strings.Contains(msg, "keeps running") {
+			t.Errorf("%s: claims the action keeps running: %q", c.name, msg)
+		}
 	}
 }

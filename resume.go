@@ -26,12 +26,27 @@ func detachMessage(o *options, a *model.Action) string {
 			"run the demo again with: " + safe.Line(invokedAs()+" --demo="+shellQuote(o.demo)) + "\n"
 	}
 	first := "aipwatch stopped watching; the action keeps running (quitting is not cancellation).\n"
-	if a.Ended() {
+	switch {
+	case o.replay != "":
+		// Nothing runs in a replay: the recording just stops there.
+		first = "the recording ends before the action settled; on its daemon it may have settled since.\n"
+	case a.Ended():
 		// Never claim that an action runs on when aipd said it is over (an
 		// async action cancelled in flight reads cancelled with no result).
 		first = "aipwatch stopped watching; the action has ended, but its outcome was not read yet (quitting is not cancellation).\n"
+	case !attached(a):
+		first = "aipwatch stopped watching before aipd answered: whether the action runs is not known (quitting is not cancellation).\n"
+	case unseen(a):
+		first = "aipwatch stopped watching; aipd has no record of " + safe.Line(a.ID) + " and sent none of its events yet: " +
+			"it may not exist, or a synchronous run has not streamed yet (quitting is not cancellation).\n"
 	}
 	return first + "resume with: " + resumeCommand(o, a.Cursor) + "\n"
+}
+
+// unseen: aipd has no record of the action (state unknown) and nothing of
+// it came, no chunk and no event: nothing says it runs.
+func unseen(a *model.Action) bool {
+	return a.Status != nil && a.Status.State == model.StateUnknown && a.ChunkCount() == 0 && len(a.Events()) == 0
 }
 
 // resumeCommand is the shell command that resumes from a cursor: the
