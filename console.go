@@ -24,25 +24,45 @@ import (
 // hosting several actions.
 const demoConsole = "console"
 
+// listIgnores are the flags of following one action, which ls refuses.
+var listIgnores = []string{"cursor", "cancel", "reason", "timestamps", "record", "replay", "speed", "export",
+	"raw-cap-mib", "appear-timeout", "stall-timeout"}
+
 // runList is `aipwatch ls [--state S] [--capability C] [--limit N]`.
 func runList(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	o := &options{}
 	fs := newFlagSet(o, stderr)
 	var q stream.ListQuery
-	fs.StringVar(&q.State, "state", "", "only actions in this state (queued, running, completed, failed, cancelled, dead_lettered, …)")
-	fs.StringVar(&q.CapabilityID, "capability", "", "only actions of this capability ID (cap:hermes_agent:ENDPOINT:OPERATION)")
-	fs.IntVar(&q.Limit, "limit", 0, "at most N actions (0 = all)")
+	fs.StringVar(&q.State, "state", "", "only actions in this `STATE` (queued, running, completed, failed, cancelled, dead_lettered, …)")
+	fs.StringVar(&q.CapabilityID, "capability", "", "only actions of this `CAPABILITY_ID` (cap:hermes_agent:ENDPOINT:OPERATION)")
+	fs.IntVar(&q.Limit, "limit", 0, "at most `N` actions (0 = all)")
+	// The flags of following one action do nothing here: not in the help,
+	// and refused if given.
+	for _, name := range listIgnores {
+		_ = fs.MarkHidden(name)
+	}
+	demo := fs.Lookup("demo")
+	demo.Usage, demo.NoOptDefVal = "list the actions of the `console` demo's simulated daemon", demoConsole
 	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		if err == nil {
-			err = output.UsageError("ls takes no arguments")
+	err := fs.Parse(args)
+	if err == nil && fs.NArg() > 0 {
+		err = output.UsageError("it takes no arguments (filters are flags: --state, --capability, --limit)")
+	}
+	for _, name := range listIgnores {
+		if err == nil && fs.Changed(name) {
+			err = output.UsageError("--" + name + " does not apply to ls")
 		}
+	}
+	if err == nil && o.demo != "" && o.demo != demoConsole {
+		err = output.UsageError("ls --demo lists the console demo's daemon: --demo or --demo=" + demoConsole)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch ls: %s\n", safe.Line(err.Error()))
 		return model.ExitUsage
 	}
 	if o.help {
-		fmt.Fprint(stderr, "Usage: aipwatch ls [flags]\n\nList the daemon's actions, newest first (a synchronous action appears only once it has settled).\n\n")
-		fmt.Fprint(stderr, fs.FlagUsages())
+		fmt.Fprint(stdout, "Usage: aipwatch ls [flags]\n\nList the daemon's actions, newest first (a synchronous action appears only once it has settled).\n\nFlags:\n")
+		fmt.Fprint(stdout, flagHelp(fs))
 		return 0
 	}
 	applyEnv(o, getenv)

@@ -73,17 +73,22 @@ Examples:
 
 Demo scenarios (--demo=NAME):
 `)
-	for _, s := range append(sim.Scenarios(), demoConsole) {
+	demoScenarios(w, append(sim.Scenarios(), demoConsole))
+	fmt.Fprint(w, `
+Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
+4 failed, 5 truncated, 6 incomplete, 7 cancelled, 8 pending (stopped first).
+`)
+}
+
+// demoScenarios lists the scenarios named, each with what it shows.
+func demoScenarios(w io.Writer, names []string) {
+	for _, s := range names {
 		d := demoHelp[s]
 		if d == "" {
 			d = sim.Describe(s)
 		}
 		writeWrapped(w, fmt.Sprintf("  %-20s ", s), d, 23)
 	}
-	fmt.Fprint(w, `
-Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
-4 failed, 5 truncated, 6 incomplete, 7 cancelled, 8 pending (stopped first).
-`)
 }
 
 // flagHelp lists the flags in their order, each "--name ARG" then its

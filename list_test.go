@@ -107,3 +107,21 @@ func TestListDeniedHasAHint(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
+
+// ls's help is on stdout and lists only what ls uses; the flags of
+// following one action are refused, not ignored.
+func TestListFlags(t *testing.T) {
+	code, out, _ := runCLI(t, "ls", "--help")
+	if code != 0 || !strings.Contains(out, "--state STATE") || strings.Contains(out, "--cancel") || strings.Contains(out, "--cursor") {
+		t.Fatalf("ls --help: exit %d\n%s", code, out)
+	}
+	for _, args := range [][]string{{"ls", "--cancel"}, {"ls", "--cursor", "aev_cursor_1_0"}, {"ls", "--demo=chat-tools"}, {"ls", "act_x"}} {
+		if code, _, errOut := runCLI(t, args...); code != 2 || !strings.HasPrefix(errOut, "aipwatch ls: ") {
+			t.Errorf("%v: exit %d %q", args, code, errOut)
+		}
+	}
+	code, out, _ = runCLI(t, "submit", "--help")
+	if code != 0 || strings.Contains(out, "--replay") || strings.Contains(out, "(default 1m0s) (default") || !strings.Contains(out, "Demo scenarios") {
+		t.Fatalf("submit --help: exit %d\n%s", code, out)
+	}
+}

@@ -79,6 +79,9 @@ func newSubmitFlags(o *options, so *submitOptions, stderr io.Writer) *pflag.Flag
 	fs.StringVar(&so.idempotencyKey, "idempotency-key", "", "the idempotency key (default a new one for this request)")
 	fs.StringVar(&so.mode, "mode", submit.ModeAsync, "async (aipd keeps a record at once; the action outlives this terminal) or sync (the guide's action call)")
 	fs.BoolVar(&so.dryRun, "dry-run", false, "check the input and print the envelope that would be sent; send nothing, write no journal")
+	for _, name := range []string{"replay", "cursor", "speed"} { // refused below: not in the help
+		_ = fs.MarkHidden(name)
+	}
 	return fs
 }
 
@@ -95,7 +98,9 @@ Quitting is not cancellation: aipwatch prints the command that follows the same 
 
 Flags:
 `)
-	fmt.Fprint(w, fs.FlagUsages())
+	fmt.Fprint(w, flagHelp(fs))
+	fmt.Fprint(w, "\nDemo scenarios (submit --demo=NAME):\n")
+	demoScenarios(w, sim.Scenarios())
 }
 
 // demoInput is the request --demo submits for a scenario's operation.
