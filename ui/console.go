@@ -110,7 +110,9 @@ type Console struct {
 	stateIdx   int
 	listErr    string
 	listAt     time.Time
-	fatal      error // why the console stopped on its own (RunConsole returns it)
+	fatal      error  // why the console stopped on its own (RunConsole returns it)
+	picked     bool   // the operator moved the selection: it follows its action
+	note       string // a key's answer ("nothing to cancel"), until the next key
 	globalNote string
 	events     chan tea.Msg
 
@@ -315,6 +317,7 @@ func (c *Console) onGlobal(m stream.Msg) {
 
 func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := c.keys
+	c.note = ""
 	if c.filtering {
 		switch {
 		case msg.String() == "enter":
@@ -350,13 +353,21 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Open):
 		return c.open("")
 	case key.Matches(msg, k.Cancel):
+		if i := c.table.Cursor(); i >= 0 && i < len(c.rows) && model.TerminalState(c.rows[i].State) {
+			// Settled as the list says: no prompt for a cancel that would
+			// only come too late.
+			c.note = render.Line(c.rows[i].ActionID) + " has settled (" + render.Line(c.rows[i].State) + "): there is nothing to cancel"
+			return nil
+		}
 		// The live view's own confirmation, so it is the same one.
 		return c.open("c")
 	case key.Matches(msg, k.Reconcile):
 		return c.open("R")
 	default:
 		var cmd tea.Cmd
+		before := c.table.Cursor()
 		c.table, cmd = c.table.Update(msg)
+		c.picked = c.picked || c.table.Cursor() != before
 		return cmd
 	}
 	return nil
@@ -364,7 +375,13 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // refresh rebuilds the visible rows, keeping the selected action selected.
 func (c *Console) refresh() {
-	sel := c.selectedID()
+	// The selection stays on its action as rows come and go, once the
+	// operator chose one; until then it is the top row (the newest),
+	// whatever arrives above the row that was first.
+	sel := ""
+	if c.picked {
+		sel = c.selectedID()
+	}
 	c.rows = c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states})
 	now := c.clock()
 	trows := make([]table.Row, len(c.rows))
@@ -573,6 +590,8 @@ func (c *Console) View() tea.View {
 		b.WriteString(c.filter.View() + "\n")
 	case c.listErr != "":
 		b.WriteString(render.Truncate(c.st.Error.Render(c.listErr), c.width, "…") + "\n")
+	case c.note != "":
+		b.WriteString(render.Truncate(c.st.Warn.Render(c.note), c.width, "…") + "\n")
 	default:
 		b.WriteString(render.Truncate(c.st.Dim.Render(c.globalNote), c.width, "…") + "\n")
 	}

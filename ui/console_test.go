@@ -181,3 +181,45 @@ func TestConsoleListDenied(t *testing.T) {
 		t.Fatalf("a 401 did not stop the console: fatal %v", c.fatal)
 	}
 }
+
+// Until the operator moves the selection it is the top row, the newest,
+// whatever arrives above; once moved, it stays on the chosen action as
+// rows come and go.
+func TestConsoleSelectionTopUntilChosen(t *testing.T) {
+	c, _ := newConsoleHarness(t, 160, 30)
+	d := c.opts.Daemon.(*fakeDaemon)
+	newer := model.ActionStatus{ActionID: "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f7a", CapabilityID: "cap:hermes_agent:prod:chat_stream",
+		State: "running", UpdatedAt: t0.Format(time.RFC3339Nano), StartedAt: t0.Format(time.RFC3339Nano)}
+	d.list = append([]model.ActionStatus{newer}, d.list...)
+	c.Update(c.listCmd()())
+	if got := c.selectedID(); got != newer.ActionID {
+		t.Fatalf("before any move the selection is %s, not the new top row", got)
+	}
+	press(c, "down")
+	chosen := c.selectedID()
+	newest := newer
+	newest.ActionID = "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f7b"
+	d.list = append([]model.ActionStatus{newest}, d.list...)
+	c.Update(c.listCmd()())
+	if got := c.selectedID(); got != chosen {
+		t.Fatalf("the chosen row %s lost the selection to %s", chosen, got)
+	}
+}
+
+// c on a row the list shows settled says so, with no prompt for a cancel
+// that could only come too late.
+func TestConsoleCancelOnSettledRow(t *testing.T) {
+	c, b := newConsoleHarness(t, 160, 30)
+	press(c, "down", "down") // 6f72: completed
+	press(c, "c")
+	if c.live != nil || !strings.Contains(screenOf(c), "has settled (completed): there is nothing to cancel") {
+		t.Fatalf("c on a settled row:\n%s", screenOf(c))
+	}
+	press(c, "up")
+	if strings.Contains(screenOf(c), "nothing to cancel") {
+		t.Fatal("the answer outlived the next key")
+	}
+	if b.cancels.Load() != 0 {
+		t.Fatal("a cancel was sent")
+	}
+}
