@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -178,6 +179,17 @@ func TestJSONLErrorLine(t *testing.T) {
 	}
 	if ErrorCode(errors.New("x")) != "error" {
 		t.Fatal("plain error code")
+	}
+	_, perr := os.Open("/nonexistent/aipwatch")
+	for err, want := range map[error]string{
+		&stream.Error{Op: "status", HTTPStatus: 502, Message: "<html>"}:          "http_502",
+		&stream.Error{Op: "follow", Message: "connection refused (127.0.0.1:1)"}: "transport",
+		&stream.Error{Op: "internal", Message: "panic"}:                          "internal",
+		fmt.Errorf("--export: %w", perr):                                         "file",
+	} {
+		if got := ErrorCode(err); got != want {
+			t.Errorf("%v: code %q, want %q", err, got, want)
+		}
 	}
 }
 

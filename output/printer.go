@@ -1,6 +1,9 @@
 package output
 
 import (
+	"errors"
+	"io/fs"
+	"strconv"
 	"time"
 
 	"aipwatch/model"
@@ -64,14 +67,27 @@ func SafeRecord(rec model.VerdictRecord) model.VerdictRecord {
 	return rec
 }
 
-// ErrorCode is the code for the jsonl error line: the AIP code when there
-// is one, else a word for the kind of failure.
+// ErrorCode is the code for the jsonl error line: aipd's own code when it
+// sent one, else the kind of failure: "usage", "http_NNN" (a reply that
+// was not AIP JSON), "transport" (no reply: refused, reset, TLS, a
+// timeout), "file" (a file aipwatch reads or writes), "internal", else
+// "error".
 func ErrorCode(err error) string {
-	if e, ok := err.(*stream.Error); ok && e.Code != "" {
-		return e.Code
-	}
-	if _, ok := err.(UsageError); ok {
+	var se *stream.Error
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &se) && se.Code != "":
+		return se.Code
+	case errors.As(err, &se) && se.Op == "internal":
+		return "internal"
+	case errors.As(err, &se) && se.HTTPStatus != 0:
+		return "http_" + strconv.Itoa(se.HTTPStatus) // a reply that was not AIP JSON
+	case errors.As(err, &se):
+		return "transport" // no reply: refused, reset, TLS, a timeout
+	case errors.As(err, new(UsageError)):
 		return "usage"
+	case errors.As(err, &pe):
+		return "file"
 	}
 	return "error"
 }
