@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -91,7 +92,17 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	}
 	fleet := model.NewFleet()
 	fleet.SetList(list)
-	fleet.MarkJournal(journalIDs(getenv, o.url))
+	ids := journalIDs(getenv, o.url)
+	if q.State != "" || q.CapabilityID != "" || q.Limit > 0 {
+		// The daemon filtered: a journal action it did not list cannot be
+		// said to match; only the listed ones are marked.
+		listed := make(map[string]bool, len(list))
+		for _, st := range list {
+			listed[st.ActionID] = true
+		}
+		ids = slices.DeleteFunc(ids, func(id string) bool { return !listed[id] })
+	}
+	fleet.MarkJournal(ids)
 	rows := fleet.Rows(model.Filter{})
 	if o.output == "jsonl" {
 		err = output.WriteListJSONL(stdout, rows, time.Now())
@@ -106,15 +117,19 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 
 // runConsole opens the live console (no ACTION_ID on a terminal).
 func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.Writer) int {
+	if !isTerminal(stdout) || (o.output != "" && o.output != "tui") {
+		if o.demo == demoConsole {
+			fmt.Fprintln(stderr, "aipwatch: --demo=console is the console, which needs a terminal (no --output plain or jsonl); for lines: aipwatch ls --demo")
+		} else {
+			fmt.Fprintln(stderr, "aipwatch: no ACTION_ID given (argument or $AIP_ACTION_ID); `aipwatch ls` lists the actions, and on a terminal `aipwatch` alone opens the console")
+		}
+		return model.ExitUsage
+	}
 	stop, ok := consoleDemo(o, stderr)
 	if !ok {
 		return model.ExitError
 	}
 	defer stop()
-	if !isTerminal(stdout) || (o.output != "" && o.output != "tui") {
-		fmt.Fprintln(stderr, "aipwatch: no ACTION_ID given (argument or $AIP_ACTION_ID); `aipwatch ls` lists the actions, and on a terminal `aipwatch` alone opens the console")
-		return model.ExitUsage
-	}
 	client, err := daemonClient(o, stderr)
 	if err != nil {
 		return fail(o, stdout, stderr, err)

@@ -140,7 +140,11 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 			return nil, fs, output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
 		}
 		if len(rest) == 1 {
-			return nil, fs, output.UsageError("--demo follows its own action: give no ACTION_ID")
+			msg := "--demo follows its own action: give no ACTION_ID"
+			if knownScenario(rest[0]) || rest[0] == demoConsole {
+				msg += fmt.Sprintf(" (for the %s scenario: --demo=%s)", rest[0], rest[0])
+			}
+			return nil, fs, output.UsageError(msg)
 		}
 		return o, fs, nil
 	}
@@ -151,7 +155,11 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 		return o, fs, checkURL(o.url, o.allowInsecureHTTP)
 	}
 	if !strings.HasPrefix(o.actionID, "act_") {
-		return nil, fs, output.UsageError(fmt.Sprintf("ACTION_ID must start with act_: %q", o.actionID))
+		from := "ACTION_ID"
+		if len(rest) == 0 {
+			from = "ACTION_ID (from $AIP_ACTION_ID)"
+		}
+		return nil, fs, output.UsageError(fmt.Sprintf("%s must start with act_: %q", from, o.actionID))
 	}
 	if err := checkURL(o.url, o.allowInsecureHTTP); err != nil {
 		return nil, fs, err
@@ -205,6 +213,11 @@ func checkURL(raw string, allowInsecure bool) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return output.UsageError(fmt.Sprintf("--url is not an absolute http(s) URL: %q", redactURL(raw)))
+	}
+	if u.User != nil {
+		// Go would send them as Basic authentication; aipd takes a bearer
+		// token, and a URL is printed and logged more than a file is read.
+		return output.UsageError(fmt.Sprintf("--url %s carries credentials (user:password@): aipd takes a bearer token, from --token-file, $AIP_TOKEN_FILE or $AIP_TOKEN", redactURL(raw)))
 	}
 	switch u.Scheme {
 	case "https":
@@ -273,6 +286,11 @@ func readToken(path string, stderr io.Writer) (string, error) {
 	tok := strings.TrimRight(string(b), "\r\n")
 	if strings.ContainsAny(tok, "\r\n") {
 		return "", fmt.Errorf("token file %s holds more than one line", path)
+	}
+	if strings.TrimSpace(tok) == "" {
+		// A file given but empty is a mistake, not "no token": requests
+		// would go without Authorization and fail as if the token were wrong.
+		return "", fmt.Errorf("token file %s is empty", path)
 	}
 	return tok, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -123,5 +124,54 @@ func TestListFlags(t *testing.T) {
 	code, out, _ = runCLI(t, "submit", "--help")
 	if code != 0 || strings.Contains(out, "--replay") || strings.Contains(out, "(default 1m0s) (default") || !strings.Contains(out, "Demo scenarios") {
 		t.Fatalf("submit --help: exit %d\n%s", code, out)
+	}
+}
+
+// Filtered, ls marks the journal's actions it lists and adds none the
+// daemon did not list: those cannot be said to match the filter.
+func TestListFilterLeavesOutJournalOnlyRows(t *testing.T) {
+	f := startFleet(t, sim.FleetKnobs{},
+		sim.Member{Scenario: "async-dead-lettered", Knobs: sim.Knobs{Finished: true, ActionID: "act_dead"}},
+	)
+	getenv, path := stateEnv(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lines := `{"kind":"submit","action_id":"act_mine_sync","base_url":"` + f.URL() + `"}` + "\n" +
+		`{"kind":"submit","action_id":"act_dead","base_url":"` + f.URL() + `"}` + "\n"
+	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runWith(getenv, "ls", "--url", f.URL(), "--state", "dead_lettered")
+	if code != 0 || strings.Contains(out, "act_mine_sync") || !strings.Contains(out, "act_dead") {
+		t.Fatalf("exit %d %s\n%s", code, errOut, out)
+	}
+}
+
+// Small invocation mistakes are named: credentials in --url, an empty
+// token file, a bad $AIP_ACTION_ID, a scenario given as an argument,
+// the console demo without a terminal.
+func TestInvocationMistakesAreNamed(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "tok")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		code int
+		want string
+	}{
+		{[]string{"--url", "http://u:pw@127.0.0.1:1", "act_x"}, nil, 2, "carries credentials"},
+		{[]string{"--url", "http://127.0.0.1:1", "--token-file", empty, "act_x"}, nil, 1, "is empty"},
+		{[]string{"--url", "http://127.0.0.1:1"}, map[string]string{"AIP_ACTION_ID": "bogus"}, 2, "(from $AIP_ACTION_ID)"},
+		{[]string{"--demo", "long"}, nil, 2, "--demo=long"},
+		{[]string{"--demo=console", "--output", "plain"}, nil, 2, "aipwatch ls --demo"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(c.args, strings.NewReader(""), &out, &errb, func(k string) string { return c.env[k] })
+		if code != c.code || !strings.Contains(out.String()+errb.String(), c.want) || strings.Contains(errb.String(), "pw@") {
+			t.Errorf("%v: exit %d\n%s%s", c.args, code, out.String(), errb.String())
+		}
 	}
 }

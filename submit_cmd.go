@@ -215,6 +215,10 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 		if err != nil {
 			return fail(o, stdout, stderr, err)
 		}
+		if jsonl { // one object with a type, as every jsonl line (contract §4)
+			fmt.Fprintf(stdout, "{\"type\":\"dry_run\",\"envelope\":%s}\n", compactJSON(env))
+			return 0
+		}
 		fmt.Fprintf(stdout, "%s\n", env)
 		return 0
 	}

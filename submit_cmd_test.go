@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -359,6 +360,15 @@ func TestSubmitDryRun(t *testing.T) {
 	_, out, _ = runWith(getenv, "submit", "--dry-run", "--redact", "cap:hermes_agent:ep:chat_stream", "--input", chatInput)
 	if strings.Contains(out, "SECRET-PROMPT") || !strings.Contains(out, `"input":"`+safe.Masked+`"`) || strings.Contains(out, "sess-ops-1") {
 		t.Fatalf("--redact dry run shows the input:\n%s", out)
+	}
+	// jsonl: one object with a type, the envelope inside.
+	_, out, _ = runWith(getenv, "submit", "--dry-run", "--output", "jsonl", "--action-id", "act_dry_02", "cap:hermes_agent:ep:chat_stream", "--input", chatInput)
+	var line struct {
+		Type     string          `json:"type"`
+		Envelope json.RawMessage `json:"envelope"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &line); err != nil || line.Type != "dry_run" || !strings.Contains(string(line.Envelope), `"id":"act_dry_02"`) {
+		t.Fatalf("jsonl dry run (%v):\n%s", err, out)
 	}
 	if _, err := os.Stat(jpath); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("--dry-run wrote the journal: %v", err)
