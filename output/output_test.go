@@ -95,6 +95,29 @@ func TestPlainStreamsTextToolsAndVerdict(t *testing.T) {
 	}
 }
 
+// A status line that cuts a line of the model's text (a reconnect, a
+// cancel, a submission's reply) is marked where the text goes on, so the
+// cut does not read as the model's own newline; a tool's line, in the
+// stream's own order, is not.
+func TestPlainMarksTextCutByAStatusLine(t *testing.T) {
+	var buf bytes.Buffer
+	drive(NewPlain(&buf, Options{}), []stream.Msg{
+		stream.ModeMsg{},
+		stream.ConnectedMsg{Attempt: 1},
+		stream.BatchMsg{Chunks: []model.StreamChunk{
+			chunk(0, "data", "", `{"choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}`, false),
+			delta(1, "passes "),
+		}},
+		stream.ReconnectingMsg{Attempt: 2, Wait: time.Second, Cause: "reset"},
+		stream.ConnectedMsg{Attempt: 2, Cursor: "aev_cursor_2_1", Resumed: true},
+		stream.BatchMsg{Chunks: []model.StreamChunk{delta(2, "now ✅\nnext line")}},
+	})
+	want := "connected\npasses \nreconnecting 2, next try in 1s: reset\nresumed (attempt 2) from cursor aev_cursor_2_1\n… now ✅\nnext line"
+	if got := buf.String(); !strings.HasPrefix(got, want) {
+		t.Fatalf("plain output:\n%s\nwant it to start:\n%s", got, want)
+	}
+}
+
 func TestPlainRedactMasksContent(t *testing.T) {
 	var buf bytes.Buffer
 	drive(NewPlain(&buf, Options{Redact: true}), chatTurn(time.Unix(0, 0)))

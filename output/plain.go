@@ -25,6 +25,7 @@ type Plain struct {
 	masked  map[itemKey]bool
 	current itemKey
 	started bool
+	cut     bool // a status line cut the text's last line: its rest starts with "… "
 }
 
 // NewPlain returns a plain printer writing to w.
@@ -81,7 +82,8 @@ func (p *Plain) changes(a *model.Action) {
 				p.w.WriteString("\n")
 			}
 			resuming := p.atStart && !p.started
-			p.started, p.current = true, k
+			continued := resuming && p.cut && k == p.current
+			p.started, p.current, p.cut = true, k, false
 			if p.opts.Redact {
 				if !p.masked[k] {
 					p.masked[k] = true
@@ -95,9 +97,13 @@ func (p *Plain) changes(a *model.Action) {
 				// it to the text before the tool would indent the line.
 				text = text.Map(func(s string) string { return strings.TrimLeft(s, " ") }, true)
 			}
+			if continued {
+				p.w.WriteString("… ")
+			}
 			p.write(text)
 		case ChangeTool:
 			p.line("%s", toolLine(a, c.Tool, p.opts.Redact))
+			p.cut = false
 		case ChangeNotice:
 			text := safe.L(c.Item.Text())
 			if p.opts.Redact {
@@ -234,6 +240,12 @@ func (p *Plain) endLine() {
 // line prints one status line, starting a new line first if text was
 // streaming.
 func (p *Plain) line(format safe.Lit, args ...any) {
+	if !p.atStart && p.started {
+		// A status line cuts a line of the text: where the text goes on,
+		// it says so ("… "), or the cut would read as the model's own
+		// newline. A tool's line is the stream's own order (Tool clears it).
+		p.cut = true
+	}
 	p.endLine()
 	if p.opts.Timestamps { // our own clock's digits
 		p.w.WriteString(safe.L(p.opts.now().Format("15:04:05.000 ")).String())
