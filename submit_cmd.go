@@ -321,6 +321,9 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 // announce prints the submission's identity before it is sent.
 func announce(o *options, mode string, stdout, stderr io.Writer, so *submitOptions, jpath string) {
 	follow := resumeCommand(o, "")
+	if o.demo != "" {
+		follow = "" // the demo's simulator stops with aipwatch: nothing to follow later
+	}
 	if mode == "jsonl" {
 		b, _ := json.Marshal(struct {
 			Type           string `json:"type"`
@@ -336,6 +339,11 @@ func announce(o *options, mode string, stdout, stderr io.Writer, so *submitOptio
 	w := stdout
 	if mode == "tui" {
 		w = stderr // stays on the terminal under the alt screen
+	}
+	if follow == "" {
+		fmt.Fprintf(w, "submitting %s to %s (mode %s, the demo's simulator); journal: %s\n",
+			safe.Line(so.actionID), safe.Line(so.capability), so.mode, safe.Line(jpath))
+		return
 	}
 	fmt.Fprintf(w, "submitting %s to %s (mode %s); journal: %s\nfollow it with: %s\n",
 		safe.Line(so.actionID), safe.Line(so.capability), so.mode, safe.Line(jpath), follow)

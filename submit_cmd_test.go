@@ -442,3 +442,21 @@ func TestSubmitSyncHandlerFailed(t *testing.T) {
 		t.Fatalf("%+v", subs)
 	}
 }
+
+// submit --demo names no command to follow the action later: the demo's
+// simulator stops with aipwatch.
+func TestSubmitDemoAnnouncesNoFollowCommand(t *testing.T) {
+	so := &submitOptions{actionID: "act_demo_01", capability: "cap:hermes_agent:sim:chat_stream", mode: "async"}
+	for _, mode := range []string{"plain", "jsonl"} {
+		var out, errb bytes.Buffer
+		announce(&options{url: "http://127.0.0.1:9", demo: "chat-tools", actionID: so.actionID}, mode, &out, &errb, so, "/j")
+		if s := out.String(); strings.Contains(s, "follow it with") || strings.Contains(s, "--url") || !strings.Contains(s, "act_demo_01") {
+			t.Errorf("%s: %s", mode, s)
+		}
+	}
+	var out bytes.Buffer
+	announce(&options{url: "http://127.0.0.1:9", actionID: so.actionID}, "plain", &out, &out, so, "/j")
+	if !strings.Contains(out.String(), "follow it with: ") {
+		t.Errorf("a real submission lost its follow command: %s", out.String())
+	}
+}
