@@ -569,6 +569,17 @@ func consoleRow(r *model.ActionRow, now time.Time, idWidth int) table.Row {
 		model.ShortAge(now, r.UpdatedAt), render.Line(lease), tries, journal}
 }
 
+// journalRows reports whether a row shown is marked from the journal
+// (the J column's legend is shown then).
+func (c *Console) journalRows() bool {
+	for i := range c.rows {
+		if c.rows[i].Journal {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *Console) layout() {
 	c.table.SetColumns(consoleColumns(c.width))
 	c.table.SetWidth(c.width)
@@ -583,6 +594,9 @@ func (c *Console) View() tea.View {
 	}
 	var b strings.Builder
 	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name)
+	if c.journalRows() { // the J column's legend
+		title += " · J: j in this machine's journal, j! only there (not in aipd's list)"
+	}
 	b.WriteString(render.Truncate(c.st.Header.Render(title), c.width, "…") + "\n")
 	b.WriteString(c.table.View() + "\n")
 	switch {
