@@ -145,6 +145,9 @@ func TestFatalRunLooksStopped(t *testing.T) {
 	if got := h.m.elapsed(); got != e {
 		t.Fatalf("elapsed %s a minute later, was %s when the run stopped", got, e)
 	}
+	if help := s[strings.LastIndex(s, "\n")+1:]; strings.Contains(help, "cancel") || !strings.Contains(help, "q quit") {
+		t.Fatalf("the help of a stopped run offers a cancel or a detach: %q", help)
+	}
 	h.press("c")
 	if h.m.mode == ModeConfirm || !strings.Contains(h.m.notice, "aipwatch --cancel "+testAction) {
 		t.Fatalf("c on a stopped run: mode %v notice %q", h.m.mode, h.m.notice)

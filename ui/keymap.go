@@ -31,6 +31,7 @@ const (
 type KeyContext struct {
 	Mode     KeyMode
 	Settled  bool // the action has a final verdict: no cancel; q quits
+	Stopped  bool // the run stopped on an error: no cancel from here; q quits
 	Paused   bool // follow is paused: G resumes
 	HasTools bool // there are tool calls: t toggles their pane
 	Redact   bool // --redact: no raw view, no copy
@@ -96,7 +97,7 @@ type ShortHelp struct {
 func (k KeyMap) For(c KeyContext) KeyMap {
 	k.ctx = c
 	sethelp := func(b *key.Binding, h key.Help) { b.SetHelp(h.Key, h.Desc) }
-	if c.Settled {
+	if c.Settled || c.Stopped {
 		sethelp(&k.Quit, k.In.QuitSettled)
 	} else {
 		sethelp(&k.Quit, k.In.QuitLive)
@@ -119,7 +120,7 @@ func (k KeyMap) For(c KeyContext) KeyMap {
 		sethelp(&k.Yes, k.In.ReconcileYes)
 		sethelp(&k.No, k.In.ReconcileNo)
 	}
-	k.Cancel.SetEnabled(!c.Settled && !c.Replay)
+	k.Cancel.SetEnabled(!c.Settled && !c.Stopped && !c.Replay)
 	k.Reconcile.SetEnabled(c.Reconcile && c.Settled && !c.Replay)
 	k.SearchNext.SetEnabled(c.Search)
 	k.SearchPrev.SetEnabled(c.Search)
@@ -185,7 +186,7 @@ func (k KeyMap) short() ([]key.Binding, []int) {
 	add(short(k.Search, s.Search), 4)
 	add(short(k.Export, s.Export), 3)
 	q := short(k.Quit, s.Detach)
-	if k.ctx.Settled {
+	if k.ctx.Settled || k.ctx.Stopped {
 		q = short(k.Quit, s.Quit)
 	}
 	add(q, 9)
