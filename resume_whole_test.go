@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"aipwatch/sim"
@@ -30,6 +32,24 @@ func TestResumeFromACursorJudgesTheWholeAction(t *testing.T) {
 			}
 			if whole["unconfirmed_tool_effects"].(float64) == 0 {
 				t.Fatalf("the scenario ran no tools: %v", whole)
+			}
+			// The lines agree with the verdict: the text deltas join to its
+			// text (none cut, none repeated), and plain prints what a run
+			// from the beginning prints, with no anomaly of a partial view.
+			joined := ""
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				var obj map[string]any
+				if json.Unmarshal([]byte(l), &obj) == nil && obj["type"] == "text" {
+					joined += obj["delta"].(string)
+				}
+			}
+			if !strings.Contains(joined, strings.TrimSpace(whole["text"].(string))[:20]) || len(joined) < len(whole["text"].(string)) {
+				t.Fatalf("the text deltas do not add up to the verdict's text:\n%q\n%q", joined, whole["text"])
+			}
+			_, full, _ := runCLI(t, "--url", srv.URL(), "--output", "plain", srv.ActionID())
+			_, resumedPlain, _ := runCLI(t, "--url", srv.URL(), "--output", "plain", "--cursor", mid, srv.ActionID())
+			if resumedPlain != full || strings.Contains(resumedPlain, "anomaly") {
+				t.Fatalf("plain from %s:\n%s\nfrom the beginning:\n%s", mid, resumedPlain, full)
 			}
 		})
 	}

@@ -94,12 +94,18 @@ func (r *runner) run(ctx context.Context) error {
 	if model.TerminalState(st.State) {
 		// Review: the action had settled before we attached. Page, no follow.
 		r.send(ModeMsg{Review: true})
+		if err := r.before(ctx); err != nil {
+			return err
+		}
 		if err := r.pages(ctx, r.cursor); err != nil {
 			return err
 		}
 		r.terminal()
 	} else {
 		r.send(ModeMsg{Review: false})
+		if err := r.before(ctx); err != nil {
+			return err
+		}
 		if err := r.follow(ctx); err != nil {
 			return err
 		}
@@ -113,9 +119,6 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := r.before(ctx); err != nil {
-		return err
-	}
 	if err := r.result(ctx); err != nil {
 		return err
 	}
@@ -128,14 +131,16 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// before reads, once the run has read to the end from Config.Cursor, what
-// came before that cursor: the verdict is on the whole action (contract
-// §3: its tools, its conflicts), not on what followed a resume. Pages from
-// the beginning to the end of the log; what was read already is dropped as
-// a replay. A run that restarted from the beginning, or read cursor-free
-// (every chunk), has read it all already.
+// before reads, when the run starts from Config.Cursor (a resume), the log
+// from its beginning as pages, then the run goes on from where they end
+// (at or after that cursor). What came before a cursor decides the verdict
+// too (contract §3: the tools that ran, the conflicts, a Responses text
+// checked against all its deltas; from a mid-log cursor alone a completed
+// Responses turn read incomplete), and read first it reaches the printers
+// in order, so the lines and the verdict agree. Pages cost less than the
+// follow's frames, and nothing is read twice.
 func (r *runner) before(ctx context.Context) error {
-	if r.c.cfg.Cursor == "" || r.restart || r.cursorFree {
+	if r.c.cfg.Cursor == "" {
 		return nil
 	}
 	return r.pages(ctx, "")
