@@ -78,3 +78,21 @@ func TestReplayOfAppendedRuns(t *testing.T) {
 		t.Fatalf("no warning for the later failed run: %q", errOut)
 	}
 }
+
+// A run of another action appended to the same file (--record given the
+// same path for two actions) is not this action's evidence: the replay
+// skips it with a warning, and ends as the first action's runs did.
+func TestReplaySkipsAnotherActionsRun(t *testing.T) {
+	first := startSim(t, "chat-tools", sim.Knobs{})
+	second := startSim(t, "chat-error", sim.Knobs{})
+	rec := filepath.Join(t.TempDir(), "two.jsonl")
+	if code, _, _ := runCLI(t, "--url", first.URL(), "--output", "jsonl", "--record", rec, first.ActionID()); code != 0 {
+		t.Fatalf("first run: exit %d", code)
+	}
+	runCLI(t, "--url", second.URL(), "--output", "jsonl", "--record", rec, second.ActionID())
+	code, out, errOut := runCLI(t, "--replay", rec, "--output", "jsonl")
+	if v := lastJSON(t, out); code != 0 || v["verdict"] != "verified" || v["action_id"] != first.ActionID() ||
+		!strings.Contains(errOut, "a run of another action ("+second.ActionID()+") appended here is skipped") {
+		t.Fatalf("exit %d %s\n%s", code, errOut, out)
+	}
+}

@@ -111,7 +111,12 @@ func TestPlainMarksTextCutByAStatusLine(t *testing.T) {
 		stream.ReconnectingMsg{Attempt: 2, Wait: time.Second, Cause: "reset"},
 		stream.ConnectedMsg{Attempt: 2, Cursor: "aev_cursor_2_1", Resumed: true},
 		stream.BatchMsg{Chunks: []model.StreamChunk{delta(2, "now ✅\nnext line")}},
+		stream.ReconnectingMsg{Attempt: 3, Wait: time.Second, Cause: "reset"},
+		stream.BatchMsg{Chunks: []model.StreamChunk{delta(3, "\nits own line")}},
 	})
+	if strings.Contains(buf.String(), "\n… \n") {
+		t.Fatalf("a marker alone on a line where the text went on with a newline:\n%s", buf.String())
+	}
 	want := "connected\npasses \nreconnecting 2, next try in 1s: reset\nresumed (attempt 2) from cursor aev_cursor_2_1\n… now ✅\nnext line"
 	if got := buf.String(); !strings.HasPrefix(got, want) {
 		t.Fatalf("plain output:\n%s\nwant it to start:\n%s", got, want)
@@ -205,10 +210,10 @@ func TestJSONLErrorLine(t *testing.T) {
 	}
 	_, perr := os.Open("/nonexistent/aipwatch")
 	for err, want := range map[error]string{
-		&stream.Error{Op: "status", HTTPStatus: 502, Message: "<html>"}:          "http_502",
-		&stream.Error{Op: "follow", Message: "connection refused (127.0.0.1:1)"}: "transport",
-		&stream.Error{Op: "internal", Message: "panic"}:                          "internal",
-		fmt.Errorf("--export: %w", perr):                                         "file",
+		&stream.Error{Op: "status", HTTPStatus: 502, Message: "<html>"}:             "http_502",
+		&stream.Error{Op: "page", Message: "the page cursors go round in a circle"}: "protocol",
+		&stream.Error{Op: "internal", Message: "panic"}:                             "internal",
+		fmt.Errorf("--export: %w", perr):                                            "file",
 	} {
 		if got := ErrorCode(err); got != want {
 			t.Errorf("%v: code %q, want %q", err, got, want)

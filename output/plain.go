@@ -97,7 +97,7 @@ func (p *Plain) changes(a *model.Action) {
 				// it to the text before the tool would indent the line.
 				text = text.Map(func(s string) string { return strings.TrimLeft(s, " ") }, true)
 			}
-			if continued {
+			if continued && !strings.HasPrefix(text.String(), "\n") {
 				p.w.WriteString("… ")
 			}
 			p.write(text)

@@ -70,8 +70,8 @@ func SafeRecord(rec model.VerdictRecord) model.VerdictRecord {
 // ErrorCode is the code for the jsonl error line: aipd's own code when it
 // sent one, else the kind of failure: "usage", "http_NNN" (a reply that
 // was not AIP JSON), "transport" (no reply: refused, reset, TLS, a
-// timeout), "file" (a file aipwatch reads or writes), "internal", else
-// "error".
+// timeout), "protocol" (a reply or stream aipwatch cannot use), "file" (a
+// file aipwatch reads or writes), "internal", else "error".
 func ErrorCode(err error) string {
 	var se *stream.Error
 	var pe *fs.PathError
@@ -82,8 +82,12 @@ func ErrorCode(err error) string {
 		return "internal"
 	case errors.As(err, &se) && se.HTTPStatus != 0:
 		return "http_" + strconv.Itoa(se.HTTPStatus) // a reply that was not AIP JSON
-	case errors.As(err, &se):
+	case errors.As(err, &se) && se.Transport():
 		return "transport" // no reply: refused, reset, TLS, a timeout
+	case errors.As(err, &se) && se.Op == "replay":
+		return "file" // the recording could not be read
+	case errors.As(err, &se):
+		return "protocol" // a reply or a stream aipwatch cannot use (not AIP JSON, cursors in a circle, a frame over 16 MiB)
 	case errors.As(err, new(UsageError)):
 		return "usage"
 	case errors.As(err, &pe):

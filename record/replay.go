@@ -95,6 +95,7 @@ func (r *Replay) Run(ctx context.Context, sink stream.Sink) error {
 		// settledBefore: an earlier run in the recording read the result
 		// (runs append to one recording; each starts with a header line).
 		settledBefore bool
+		other         bool // the lines are a run of another action, since its header
 		lineNo        int
 		sentMode      bool
 	)
@@ -128,11 +129,21 @@ func (r *Replay) Run(ctx context.Context, sink stream.Sink) error {
 			continue
 		}
 		if l.Type == "header" {
-			// Another run appended to the recording (a resumed run does):
-			// an earlier run's failure is not how the recording ends. Its
+			// Another run appended to the recording (a resumed run does).
+			// A run of another action (--record given the same file for
+			// two) is not this action's evidence: skipped, with a warning.
+			other = l.ActionID != r.Header.ActionID
+			if other {
+				r.warn(fmt.Sprintf("%s line %d: a run of another action (%s) appended here is skipped", r.path, lineNo, l.ActionID))
+				continue
+			}
+			// An earlier run's failure is not how the recording ends. Its
 			// error stays in the connection log; the next run's mode
 			// starts it again (model.Action.ConnReview).
 			fatal, settledBefore = nil, settled
+			continue
+		}
+		if other {
 			continue
 		}
 		at := parseStamp(l.At)

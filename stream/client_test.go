@@ -155,6 +155,12 @@ func TestTransportErrors(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %q want %q", err, want)
 	}
+	if se, ok := err.(*Error); !ok || !se.Transport() {
+		t.Fatalf("a refused connection is not a transport error: %#v", err)
+	}
+	if (&Error{Op: "status", HTTPStatus: 502}).Transport() {
+		t.Fatal("a reply counts as no reply")
+	}
 	// A start retries a briefly unreachable aipd, visibly and a bounded
 	// number of times, then gives up with the one clear line.
 	var retries []string

@@ -18,7 +18,13 @@ type Error struct {
 	Retryable  bool
 
 	retryAfter time.Duration // Retry-After / retry_after_ms, when the server gave one
+	transport  bool          // no reply at all: refused, reset, TLS, a timeout (transportError)
 }
+
+// Transport reports whether the request got no reply at all (a refused or
+// reset connection, a TLS failure, a timeout), as opposed to a reply that
+// was wrong.
+func (e *Error) Transport() bool { return e != nil && e.transport }
 
 // Denied reports whether aipd refused the credentials: HTTP 401 or 403,
 // or an auth.* code. No retry changes that (contract §2.6): the one rule

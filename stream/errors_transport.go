@@ -18,7 +18,7 @@ import (
 // "connection refused (127.0.0.1:8080)", never a Go struct dump or a URL
 // with userinfo.
 func (c *Client) transportError(op string, err error) *Error {
-	return c.clean(&Error{Op: op, Message: c.transportMessage(err), Retryable: true})
+	return c.clean(&Error{Op: op, Message: c.transportMessage(err), Retryable: true, transport: true})
 }
 
 func (c *Client) transportMessage(err error) string {

@@ -149,7 +149,9 @@ func TestFatalRunLooksStopped(t *testing.T) {
 		t.Fatalf("the help of a stopped run offers a cancel or a detach: %q", help)
 	}
 	h.press("c")
-	if h.m.mode == ModeConfirm || !strings.Contains(h.m.notice, "aipwatch --cancel "+testAction) {
+	// The command carries the run's flags (the resume command's), not a
+	// bare one that would reach the default daemon.
+	if h.m.mode == ModeConfirm || !strings.Contains(h.m.notice, "aipwatch --cursor  "+testAction+" --cancel") {
 		t.Fatalf("c on a stopped run: mode %v notice %q", h.m.mode, h.m.notice)
 	}
 }
@@ -165,5 +167,18 @@ func TestCancelPromptNarrow(t *testing.T) {
 		if !strings.Contains(s, "not undone") || !strings.Contains(s, "n/esc") && !strings.Contains(s, "n or esc") {
 			t.Fatalf("%d columns: the prompt lost its warning or its way out:\n%s", w, h.screen())
 		}
+	}
+}
+
+// A replayed recording whose earlier run failed and whose later run went
+// on (record/replay.go): the clock stopped at the failure runs again once
+// the later run starts.
+func TestElapsedRunsAgainWhenALaterRunGoesOn(t *testing.T) {
+	h := newHarness(t, 120, 30)
+	h.feed(stream.ModeMsg{}, stream.ErrorMsg{Err: &stream.Error{Op: "status", Code: "auth.native_http_unauthorized", HTTPStatus: 401}})
+	stopped := h.m.elapsed()
+	h.at(time.Minute).feed(stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1}, h.f.after(time.Minute).batch(h.f.role()))
+	if h.m.fatal() != nil || h.m.elapsed() <= stopped {
+		t.Fatalf("fatal %v, elapsed %s (stopped at %s)", h.m.fatal(), h.m.elapsed(), stopped)
 	}
 }

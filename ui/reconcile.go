@@ -80,8 +80,6 @@ func (m *Model) onReconciled(msg reconciledMsg) {
 	m.setNotice(msg.line, true)
 }
 
-// reconcilePrompt is the R confirmation: it says that it submits one
-// read-only action.
 // reconcilePrompt is R's confirmation, longest first (promptLines keeps
 // the longest that fits): the key to press always stays in it.
 func (m *Model) reconcilePrompt() []string {

@@ -138,6 +138,11 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	if stream.Attached(msg) && m.opts.AutoCancel && !m.cancelled {
 		cmd = m.sendCancel()
 	}
+	if !m.endedAt.IsZero() && !m.action.Settled() && m.fatal() == nil {
+		// A later run of a replayed recording goes on after an earlier one
+		// failed (model.Action.ConnReview): the clock runs again.
+		m.endedAt = time.Time{}
+	}
 	if m.endedAt.IsZero() && (m.action.Settled() || m.fatal() != nil) {
 		m.endedAt = m.streamNow()
 		m.notice = "" // progress notices ("following to the end", "waiting for its first event") are over
@@ -370,7 +375,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.setNotice("the action has settled ("+m.action.Verdict().Word+"): there is nothing to cancel", false)
 		case m.fatal() != nil:
 			// Nothing would follow the cancel to its outcome (contract §2.9).
-			m.setNotice("following stopped on an error: no cancel from here; `aipwatch --cancel "+render.Line(m.opts.ActionID)+"` sends one and follows it", false)
+			how := "run aipwatch again with --cancel"
+			if m.opts.Resume != nil {
+				how = "`" + m.opts.Resume(m.action.Cursor) + " --cancel`"
+			}
+			m.setNotice("following stopped on an error: no cancel from here; "+how+" sends one and follows it", false)
 		case m.cancelled:
 			m.setNotice("cancel already requested: "+m.action.CancelOutcome(), false)
 		default:
