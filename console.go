@@ -178,6 +178,12 @@ func daemonClient(o *options, stderr io.Writer) (*stream.Client, error) {
 func followConfig(o *options, c *stream.Client, id string) stream.Config {
 	cfg := c.Config()
 	cfg.ActionID = id
+	return o.withTimeouts(cfg)
+}
+
+// withTimeouts is cfg with the run's --appear-timeout and --stall-timeout:
+// every follow of an action (the run, the console's, reconcile's review).
+func (o *options) withTimeouts(cfg stream.Config) stream.Config {
 	cfg.AppearTimeout, cfg.StallTimeout = o.appearTimeout, o.stallTimeout
 	return cfg
 }

@@ -198,8 +198,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*
 		if err != nil {
 			return nil, nil, err
 		}
-		cfg := stream.Config{BaseURL: o.url, Token: o.token, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc,
-			AppearTimeout: o.appearTimeout, StallTimeout: o.stallTimeout}
+		cfg := o.withTimeouts(stream.Config{BaseURL: o.url, Token: o.token, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc})
 		if o.submission != nil { // aipwatch submit (submit_cmd.go)
 			cfg.InFlight = o.submission.InFlight
 		}

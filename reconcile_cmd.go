@@ -189,8 +189,7 @@ func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Wr
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	client, err := stream.New(stream.Config{BaseURL: o.url, Token: o.token, ActionID: o.actionID, HTTP: httpc,
-		AppearTimeout: o.appearTimeout, StallTimeout: o.stallTimeout})
+	client, err := stream.New(o.withTimeouts(stream.Config{BaseURL: o.url, Token: o.token, ActionID: o.actionID, HTTP: httpc}))
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
@@ -213,6 +212,12 @@ func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Wr
 	}))
 	if ctx.Err() != nil {
 		fmt.Fprintf(stderr, "aipwatch: reconcile stopped before %s settled: nothing was submitted\n", safe.Line(o.actionID))
+		if jsonl { // the last line is the verdict object, as a follow stopped early writes it: pending
+			a.Stop()
+			if b, err := json.Marshal(a.Record()); err == nil {
+				fmt.Fprintf(stdout, "%s\n", b)
+			}
+		}
 		return model.ExitPending
 	}
 	if rerr != nil {

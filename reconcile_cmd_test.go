@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -225,5 +227,23 @@ func TestReconcileHonoursTheStallTimeout(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "has not settled; following it") {
 		t.Fatalf("not told the action is followed:\n%s", errOut)
+	}
+}
+
+// reconcile stopped while it waits for the action to settle submits
+// nothing, says so, exits 8, and in jsonl still ends on the verdict
+// object (pending), as a stopped follow does.
+func TestReconcileStoppedBeforeSettle(t *testing.T) {
+	srv := startSim(t, "long", sim.Knobs{Speed: 1})
+	o := &options{url: srv.URL(), actionID: srv.ActionID(), appearTimeout: time.Minute, stallTimeout: time.Minute}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var out, errb bytes.Buffer
+	getenv, _ := stateEnv(t)
+	code := reconcile(ctx, o, true, &out, &errb, getenv)
+	var v map[string]any
+	if code != model.ExitPending || json.Unmarshal(out.Bytes(), &v) != nil || v["verdict"] != "pending" ||
+		!strings.Contains(errb.String(), "nothing was submitted") || len(srv.Submissions()) != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
 }
