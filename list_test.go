@@ -73,19 +73,11 @@ func TestNoActionIDPointsToList(t *testing.T) {
 // simulator long gone) names an action this one does not have. The journal
 // is the run's ($XDG_STATE_HOME), never the one of the user running tests.
 func TestListJournalIsThisDaemons(t *testing.T) {
-	f := startFleet(t, sim.FleetKnobs{},
-		sim.Member{Scenario: "async-dead-lettered", Knobs: sim.Knobs{Finished: true, ActionID: "act_dead"}},
-	)
-	getenv, path := stateEnv(t)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	lines := `{"kind":"submit","action_id":"act_mine_sync","base_url":"` + f.URL() + `/"}` + "\n" +
-		`{"kind":"submit","action_id":"act_elsewhere","base_url":"http://127.0.0.1:1"}` + "\n" +
-		`{"kind":"reconcile","action_id":"act_no_url"}` + "\n"
-	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	f, getenv := fleetWithJournal(t, func(url string) string {
+		return `{"kind":"submit","action_id":"act_mine_sync","base_url":"` + url + `/"}` + "\n" +
+			`{"kind":"submit","action_id":"act_elsewhere","base_url":"http://127.0.0.1:1"}` + "\n" +
+			`{"kind":"reconcile","action_id":"act_no_url"}` + "\n"
+	})
 	code, out, errOut := runWith(getenv, "ls", "--url", f.URL())
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -130,18 +122,10 @@ func TestListFlags(t *testing.T) {
 // Filtered, ls marks the journal's actions it lists and adds none the
 // daemon did not list: those cannot be said to match the filter.
 func TestListFilterLeavesOutJournalOnlyRows(t *testing.T) {
-	f := startFleet(t, sim.FleetKnobs{},
-		sim.Member{Scenario: "async-dead-lettered", Knobs: sim.Knobs{Finished: true, ActionID: "act_dead"}},
-	)
-	getenv, path := stateEnv(t)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	lines := `{"kind":"submit","action_id":"act_mine_sync","base_url":"` + f.URL() + `"}` + "\n" +
-		`{"kind":"submit","action_id":"act_dead","base_url":"` + f.URL() + `"}` + "\n"
-	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	f, getenv := fleetWithJournal(t, func(url string) string {
+		return `{"kind":"submit","action_id":"act_mine_sync","base_url":"` + url + `"}` + "\n" +
+			`{"kind":"submit","action_id":"act_dead","base_url":"` + url + `"}` + "\n"
+	})
 	code, out, errOut := runWith(getenv, "ls", "--url", f.URL(), "--state", "dead_lettered")
 	if code != 0 || strings.Contains(out, "act_mine_sync") || !strings.Contains(out, "act_dead") {
 		t.Fatalf("exit %d %s\n%s", code, errOut, out)
@@ -174,4 +158,21 @@ func TestInvocationMistakesAreNamed(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s%s", c.args, code, out.String(), errb.String())
 		}
 	}
+}
+
+// fleetWithJournal is a daemon listing one settled action (act_dead) and
+// an environment whose journal holds lines(the daemon's URL).
+func fleetWithJournal(t *testing.T, lines func(url string) string) (*sim.Fleet, func(string) string) {
+	t.Helper()
+	f := startFleet(t, sim.FleetKnobs{},
+		sim.Member{Scenario: "async-dead-lettered", Knobs: sim.Knobs{Finished: true, ActionID: "act_dead"}},
+	)
+	getenv, path := stateEnv(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(lines(f.URL())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return f, getenv
 }
