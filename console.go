@@ -37,11 +37,7 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	fs.StringVar(&q.State, "state", "", "only actions in this `STATE` (queued, running, completed, failed, cancelled, dead_lettered, …)")
 	fs.StringVar(&q.CapabilityID, "capability", "", "only actions of this `CAPABILITY_ID` (cap:hermes_agent:ENDPOINT:OPERATION)")
 	fs.IntVar(&q.Limit, "limit", 0, "at most `N` actions (0 = all)")
-	// The flags of following one action do nothing here: not in the help,
-	// and refused if given.
-	for _, name := range listIgnores {
-		_ = fs.MarkHidden(name)
-	}
+	hideFlags(fs, listIgnores) // the flags of following one action
 	demo := fs.Lookup("demo")
 	demo.Usage, demo.NoOptDefVal = "list the actions of the `console` demo's simulated daemon", demoConsole
 	fs.Usage = func() {}
@@ -49,10 +45,8 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	if err == nil && fs.NArg() > 0 {
 		err = output.UsageError("it takes no arguments (filters are flags: --state, --capability, --limit)")
 	}
-	for _, name := range listIgnores {
-		if err == nil && fs.Changed(name) {
-			err = output.UsageError("--" + name + " does not apply to ls")
-		}
+	if name := notTaken(fs, listIgnores); err == nil && name != "" {
+		err = output.UsageError("--" + name + " does not apply to ls")
 	}
 	if err == nil && o.demo != "" && o.demo != demoConsole {
 		err = output.UsageError("ls --demo lists the console demo's daemon: --demo or --demo=" + demoConsole)

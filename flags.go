@@ -302,3 +302,21 @@ func (o *options) rawCap() int64 {
 	}
 	return int64(o.rawCapMiB) << 20
 }
+
+// hideFlags leaves out of a subcommand's help the common flags it does not
+// take; notTaken, after parsing, names the first of them that was given
+// (""), so the subcommand refuses it instead of ignoring it.
+func hideFlags(fs *pflag.FlagSet, names []string) {
+	for _, name := range names {
+		_ = fs.MarkHidden(name)
+	}
+}
+
+func notTaken(fs *pflag.FlagSet, names []string) string {
+	for _, name := range names {
+		if fs.Changed(name) {
+			return name
+		}
+	}
+	return ""
+}

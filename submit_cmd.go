@@ -79,11 +79,13 @@ func newSubmitFlags(o *options, so *submitOptions, stderr io.Writer) *pflag.Flag
 	fs.StringVar(&so.idempotencyKey, "idempotency-key", "", "the idempotency key (default a new one for this request)")
 	fs.StringVar(&so.mode, "mode", submit.ModeAsync, "async (aipd keeps a record at once; the action outlives this terminal) or sync (the guide's action call)")
 	fs.BoolVar(&so.dryRun, "dry-run", false, "check the input and print the envelope that would be sent; send nothing, write no journal")
-	for _, name := range []string{"replay", "cursor", "speed"} { // refused below: not in the help
-		_ = fs.MarkHidden(name)
-	}
+	hideFlags(fs, submitIgnores)
 	return fs
 }
+
+// submitIgnores are the common flags that submit refuses: a submission is
+// live and starts at the beginning.
+var submitIgnores = []string{"replay", "cursor", "speed"}
 
 func submitUsage(fs *pflag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, `aipwatch submit submits one action with a stable ID, then follows it (contract §6).
@@ -138,8 +140,8 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 	o.getenv = getenv
 	rest := fs.Args()
 	switch {
-	case o.replay != "" || o.cursor != "" || o.speed != 0:
-		return usageFail(stdout, stderr, jsonl, "--replay, --cursor and --speed do not apply to submit")
+	case notTaken(fs, submitIgnores) != "":
+		return usageFail(stdout, stderr, jsonl, "--"+notTaken(fs, submitIgnores)+" does not apply to submit")
 	case o.output != "" && o.output != "tui" && o.output != "plain" && o.output != "jsonl":
 		return usageFail(stdout, stderr, jsonl, fmt.Sprintf("--output must be tui, plain or jsonl, not %q", o.output))
 	case so.mode != submit.ModeAsync && so.mode != submit.ModeSync:
