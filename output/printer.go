@@ -74,26 +74,32 @@ func SafeRecord(rec model.VerdictRecord) model.VerdictRecord {
 // file aipwatch reads or writes), "internal", else "error".
 func ErrorCode(err error) string {
 	var se *stream.Error
-	var pe *fs.PathError
 	switch {
-	case errors.As(err, &se) && se.Code != "":
-		return se.Code
-	case errors.As(err, &se) && se.Op == "internal":
-		return "internal"
-	case errors.As(err, &se) && se.HTTPStatus != 0:
-		return "http_" + strconv.Itoa(se.HTTPStatus) // a reply that was not AIP JSON
-	case errors.As(err, &se) && se.Transport():
-		return "transport" // no reply: refused, reset, TLS, a timeout
-	case errors.As(err, &se) && se.Op == "replay":
-		return "file" // the recording could not be read
 	case errors.As(err, &se):
-		return "protocol" // a reply or a stream aipwatch cannot use (not AIP JSON, cursors in a circle, a frame over 16 MiB)
+		return streamErrorCode(se)
 	case errors.As(err, new(UsageError)):
 		return "usage"
-	case errors.As(err, &pe):
+	case errors.As(err, new(*fs.PathError)):
 		return "file"
 	}
 	return "error"
+}
+
+// streamErrorCode is ErrorCode of the stream's errors.
+func streamErrorCode(se *stream.Error) string {
+	switch {
+	case se.Code != "":
+		return se.Code
+	case se.Op == "internal":
+		return "internal"
+	case se.HTTPStatus != 0:
+		return "http_" + strconv.Itoa(se.HTTPStatus) // a reply that was not AIP JSON
+	case se.Transport():
+		return "transport" // no reply: refused, reset, TLS, a timeout
+	case se.Op == "replay":
+		return "file" // the recording could not be read
+	}
+	return "protocol" // a reply or a stream aipwatch cannot use (not AIP JSON, cursors in a circle, a frame over 16 MiB)
 }
 
 // UsageError is a mistake in the invocation (exit 2).

@@ -147,7 +147,7 @@ func (m *Model) keyContext() KeyContext {
 	return KeyContext{
 		Mode:     m.mode,
 		Settled:  m.action.Settled(),
-		Stopped:  !m.action.Settled() && m.fatal() != nil,
+		Stopped:  m.stopped(),
 		Paused:   !m.tr.Following(),
 		HasTools: len(m.action.Tools()) > 0,
 		Redact:   m.opts.Redact,

@@ -260,7 +260,7 @@ func (m *Model) ruleInput(l layout) ruleInput {
 	}
 	r := ruleInput{key: ruleKey{width: m.width, top: m.tr.Top(), body: l.body, total: m.tr.Len(), follow: m.tr.Following(),
 		newLines: m.tr.NewLines(), plain: m.plain, markdown: m.markdown, settled: m.action.Settled(),
-		stopped: !m.action.Settled() && m.fatal() != nil}}
+		stopped: m.stopped()}}
 	if m.searching() {
 		r.searching, r.search = true, m.searchStatus()
 	}

@@ -138,12 +138,12 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	if stream.Attached(msg) && m.opts.AutoCancel && !m.cancelled {
 		cmd = m.sendCancel()
 	}
-	if !m.endedAt.IsZero() && !m.action.Settled() && m.fatal() == nil {
-		// A later run of a replayed recording goes on after an earlier one
-		// failed (model.Action.ConnReview): the clock runs again.
+	switch over := m.action.Settled() || m.stopped(); {
+	case !over:
+		// Running; again, too, when a later run of a replayed recording
+		// goes on after an earlier one failed (model.Action.ConnReview).
 		m.endedAt = time.Time{}
-	}
-	if m.endedAt.IsZero() && (m.action.Settled() || m.fatal() != nil) {
+	case m.endedAt.IsZero():
 		m.endedAt = m.streamNow()
 		m.notice = "" // progress notices ("following to the end", "waiting for its first event") are over
 	}
@@ -189,6 +189,10 @@ func (m *Model) runDone() bool { return m.conn().Done }
 // fatal error quits at once so that main prints it on stderr with a hint
 // (issue 13: no dead full screen at start-up).
 func (m *Model) attached() bool { return m.inConsole || m.conn().Answered }
+
+// stopped: the run stopped on an error before the action settled; nothing
+// more arrives, and nothing here can be followed (no cancel).
+func (m *Model) stopped() bool { return !m.action.Settled() && m.fatal() != nil }
 
 // fatal is the error that stopped the following: the stream's (the
 // model's connection state), else the backend's exit error.
@@ -373,7 +377,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.setNotice("a replay has no live action to cancel", false)
 		case m.action.Settled():
 			m.setNotice("the action has settled ("+m.action.Verdict().Word+"): there is nothing to cancel", false)
-		case m.fatal() != nil:
+		case m.stopped():
 			// Nothing would follow the cancel to its outcome (contract §2.9).
 			how := "run aipwatch again with --cancel"
 			if m.opts.Resume != nil {
