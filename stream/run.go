@@ -94,10 +94,9 @@ func (r *runner) run(ctx context.Context) error {
 	if model.TerminalState(st.State) {
 		// Review: the action had settled before we attached. Page, no follow.
 		r.send(ModeMsg{Review: true})
-		if err := r.before(ctx); err != nil {
-			return err
-		}
-		if err := r.pages(ctx, r.cursor); err != nil {
+		// From the beginning, a resume's cursor too (runner.before): in a
+		// review, the log is all there is to read.
+		if err := r.pages(ctx, ""); err != nil {
 			return err
 		}
 		r.terminal()
@@ -131,9 +130,9 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// before reads, when the run starts from Config.Cursor (a resume), the log
-// from its beginning as pages, then the run goes on from where they end
-// (at or after that cursor). What came before a cursor decides the verdict
+// before reads, when a live run starts from Config.Cursor (a resume), the
+// log from its beginning as pages, then the follow goes on from where they
+// end (at or after that cursor). What came before a cursor decides the verdict
 // too (contract §3: the tools that ran, the conflicts, a Responses text
 // checked against all its deltas; from a mid-log cursor alone a completed
 // Responses turn read incomplete), and read first it reaches the printers
