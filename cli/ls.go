@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -30,8 +30,8 @@ var listIgnores = []string{"cursor", "cancel", "reason", "timestamps", "record",
 	"raw-cap-mib", "appear-timeout", "stall-timeout"}
 
 // runList is `aipwatch ls [--state S] [--capability C] [--limit N]`.
-func runList(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	o := &options{}
+func runList(args []string, stdout, stderr io.Writer, getenv func(string) string, keys Keys) int {
+	o := &options{keys: keys}
 	fs := newFlagSet(o, stderr)
 	var q stream.ListQuery
 	fs.StringVar(&q.State, "state", "", "only actions in this `STATE` (queued, running, completed, failed, cancelled, dead_lettered, …)")
@@ -129,8 +129,8 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 		return fail(o, stdout, stderr, err)
 	}
 	err = ui.RunConsole(ctx, ui.ConsoleOptions{
-		Keys:     consoleKeyMap(),
-		LiveKeys: keyMap(),
+		Keys:     o.keys.Console,
+		LiveKeys: o.keys.Live,
 		Daemon:   client,
 		Journal:  func() []string { return journalIDs(o.getenv, o.url) },
 		Follow: func(id string) stream.Runner {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -153,7 +153,7 @@ func TestInvocationMistakesAreNamed(t *testing.T) {
 		{[]string{"--demo=console", "--output", "plain"}, nil, 2, "aipwatch ls --demo"},
 	} {
 		var out, errb bytes.Buffer
-		code := run(c.args, strings.NewReader(""), &out, &errb, func(k string) string { return c.env[k] })
+		code := Run(c.args, strings.NewReader(""), &out, &errb, func(k string) string { return c.env[k] }, testKeys())
 		if code != c.code || !strings.Contains(out.String()+errb.String(), c.want) || strings.Contains(errb.String(), "pw@") {
 			t.Errorf("%v: exit %d\n%s%s", c.args, code, out.String(), errb.String())
 		}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -30,21 +30,6 @@ type submitOptions struct {
 	idempotencyKey string
 	mode           string
 	dryRun         bool
-}
-
-// subcommand runs `aipwatch submit` and `aipwatch reconcile`; ok is false
-// when args name neither.
-func subcommand(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (int, bool) {
-	if len(args) == 0 {
-		return 0, false
-	}
-	switch args[0] {
-	case "submit":
-		return runSubmit(args[1:], stdin, stdout, stderr, getenv), true
-	case "reconcile":
-		return runReconcile(args[1:], stdout, stderr, getenv), true
-	}
-	return 0, false
 }
 
 // commonEnv fills the options the environment may give (contract §1): the
@@ -124,8 +109,8 @@ func readInput(spec string, stdin io.Reader) ([]byte, error) {
 }
 
 // runSubmit is `aipwatch submit` (contract §6).
-func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
-	o := &options{}
+func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, keys Keys) (code int) {
+	o := &options{keys: keys}
 	so := &submitOptions{}
 	fs := newSubmitFlags(o, so, stderr)
 	jsonl := wantsJSONL(args)

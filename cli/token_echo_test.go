@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -112,7 +112,7 @@ func liveTUIScreens(t *testing.T, srv *sim.Server, token string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := ui.New(ui.Options{ActionID: srv.ActionID(), Keys: keyMap(), NoColor: true}).(*ui.Model)
+	m := ui.New(ui.Options{ActionID: srv.ActionID(), Keys: testKeys().Live, NoColor: true}).(*ui.Model)
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ func startSim(t *testing.T, scenario string, k sim.Knobs) *sim.Server {
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(""), &out, &errb, noEnv)
+	code = Run(args, strings.NewReader(""), &out, &errb, noEnv, testKeys())
 	return code, out.String(), errb.String()
 }
 

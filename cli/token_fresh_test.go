@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -24,7 +24,7 @@ func TestTokenProtectedInEveryCommand(t *testing.T) {
 			}
 			return ""
 		}
-		os.Exit(run(strings.Split(args, "\x1f"), strings.NewReader(""), os.Stdout, os.Stderr, getenv))
+		os.Exit(Run(strings.Split(args, "\x1f"), strings.NewReader(""), os.Stdout, os.Stderr, getenv, testKeys()))
 	}
 	dir := t.TempDir()
 	tokFile := filepath.Join(dir, "token")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -45,8 +45,9 @@ type options struct {
 	actionID          string
 	token             string              // from $AIP_TOKEN or the token file; never printed
 	urlGiven          bool                // --url or $AIP_URL, not the default
-	submission        *stream.Submission  // aipwatch submit (submit_cmd.go)
+	submission        *stream.Submission  // aipwatch submit (submit.go)
 	getenv            func(string) string // for the journal's path (R, submit)
+	keys              Keys                // the TUI's and the console's bindings (the root's keymap.go)
 }
 
 const defaultReason = "cancelled by an operator from aipwatch"

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -60,8 +60,8 @@ func TestTokenNeverLeaks(t *testing.T) {
 	// From the environment.
 	var out, errb bytes.Buffer
 	env := map[string]string{"AIP_TOKEN": secretToken}
-	code := run([]string{"--url", srv.URL(), "--output", "jsonl", srv.ActionID()}, strings.NewReader(""), &out, &errb,
-		func(k string) string { return env[k] })
+	code := Run([]string{"--url", srv.URL(), "--output", "jsonl", srv.ActionID()}, strings.NewReader(""), &out, &errb,
+		func(k string) string { return env[k] }, testKeys())
 	if code != 0 {
 		t.Fatalf("AIP_TOKEN: exit %d\n%s%s", code, out.String(), errb.String())
 	}
@@ -86,7 +86,7 @@ func TestSignalsDetach(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := filepath.Join(t.TempDir(), "aipwatch")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -59,7 +59,7 @@ func outputsOf(t *testing.T, redact bool) map[string]string {
 		}
 	}
 
-	m := ui.New(ui.Options{ActionID: "act_t", Keys: keyMap(), Redact: redact, NoColor: true}).(*ui.Model)
+	m := ui.New(ui.Options{ActionID: "act_t", Keys: testKeys().Live, Redact: redact, NoColor: true}).(*ui.Model)
 	defer m.Close()
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	for _, msg := range msgs {

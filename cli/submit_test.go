@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ func stateEnv(t *testing.T) (func(string) string, string) {
 
 func runWith(getenv func(string) string, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(""), &out, &errb, getenv)
+	code := Run(args, strings.NewReader(""), &out, &errb, getenv, testKeys())
 	return code, out.String(), errb.String()
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -152,7 +152,7 @@ func TestTerminalInjectionIsNeutralisedEverywhere(t *testing.T) {
 			assertInert(t, "export", string(output.Markdown(pa, output.MarkdownOptions{Now: time.Unix(0, 0)})))
 
 			// The TUI: every screen an operator can reach for this run.
-			m := ui.New(ui.Options{ActionID: "act_h", Keys: keyMap(), NoColor: true}).(*ui.Model)
+			m := ui.New(ui.Options{ActionID: "act_h", Keys: testKeys().Live, NoColor: true}).(*ui.Model)
 			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			for _, msg := range msgs {
 				m.Update(msg)
@@ -287,7 +287,7 @@ func TestOneLineFieldsCannotStartALine(t *testing.T) {
 			"plain error": failed.String(),
 			"export":      string(output.Markdown(pa, output.MarkdownOptions{Now: time.Unix(0, 0)})),
 		}
-		m := ui.New(ui.Options{ActionID: "act_h", Keys: keyMap(), NoColor: true}).(*ui.Model)
+		m := ui.New(ui.Options{ActionID: "act_h", Keys: testKeys().Live, NoColor: true}).(*ui.Model)
 		m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
 		for _, msg := range msgs {
 			m.Update(msg)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -100,7 +100,7 @@ func tuiScreens(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := ui.New(ui.Options{ActionID: rp.ActionID(), Keys: keyMap(), Redact: true, NoColor: true}).(*ui.Model)
+	m := ui.New(ui.Options{ActionID: rp.ActionID(), Keys: testKeys().Live, Redact: true, NoColor: true}).(*ui.Model)
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
 	if err := rp.Run(context.Background(), stream.SinkFunc(func(msg stream.Msg) { m.Update(msg) })); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -143,8 +143,8 @@ func oneLineErr(e *stream.Error) string {
 // runReconcile is `aipwatch reconcile ACTION_ID` (contract §8): review the
 // settled action, then submit one read-only action and show the stored
 // status beside the verdict, which it never changes.
-func runReconcile(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	o := &options{}
+func runReconcile(args []string, stdout, stderr io.Writer, getenv func(string) string, keys Keys) int {
+	o := &options{keys: keys}
 	fs := newFlagSet(o, stderr)
 	fs.Init("aipwatch reconcile", pflag.ContinueOnError)
 	fs.Usage = func() {}

@@ -1,0 +1,49 @@
+// Package cli is aipwatch's commands: follow one action (follow.go), submit
+// (submit.go), ls and the console (ls.go), reconcile (reconcile.go), their
+// flags (flags.go), help (help.go), start-up hints (hint.go) and the lines a
+// run closes with (resume.go). main wires it to the process.
+//
+// The route of one chunk: stream.Client reads an SSE frame off the socket
+// (stream/follow.go), routes it by event name and data key, batches it into
+// a stream.BatchMsg and hands it to a Sink; the consumer (ui, or an output
+// printer) folds it into the model with stream.Apply; model.Action ingests
+// and interprets it; the TUI draws it through render/, the printers through
+// output/.
+package cli
+
+import (
+	"io"
+
+	"aipwatch/safe"
+	"aipwatch/ui"
+)
+
+// Keys are the bindings of the live view and of the console, with their
+// help: the root's keymap.go declares them, ui decides which help shows.
+type Keys struct {
+	Live    ui.KeyMap
+	Console ui.ConsoleKeyMap
+}
+
+// Run runs aipwatch with args (the program name left out) and returns the
+// exit code (design §3): every byte it writes goes through safe/.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, keys Keys) int {
+	// Every byte written goes through a safe.Writer (design §5): the
+	// token scrubbed, no control obeyed. The TUI draws on the terminal
+	// itself (safe.Unwrap); its frames are scrubbed in ui.
+	sout, serr := safe.NewWriter(stdout, safe.Terminal), safe.NewWriter(stderr, safe.Terminal)
+	defer serr.Flush()
+	defer sout.Flush()
+	stdout, stderr = sout, serr
+	if len(args) > 0 {
+		switch args[0] {
+		case "submit":
+			return runSubmit(args[1:], stdin, stdout, stderr, getenv, keys)
+		case "reconcile":
+			return runReconcile(args[1:], stdout, stderr, getenv, keys)
+		case "ls":
+			return runList(args[1:], stdout, stderr, getenv, keys)
+		}
+	}
+	return runFollow(args, stdin, stdout, stderr, getenv, keys)
+}
