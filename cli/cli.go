@@ -1,6 +1,6 @@
 // Package cli is aipwatch's commands: follow one action (follow.go), submit
-// (submit.go), ls and the console (ls.go), reconcile (reconcile.go), their
-// flags (flags.go), help (help.go), start-up hints (hint.go) and the lines a
+// (submit.go), ls and the console (ls.go), reconcile (reconcile.go), the
+// config file's contexts (contexts.go), their flags (flags.go), help (help.go), start-up hints (hint.go) and the lines a
 // run closes with (resume.go). main wires it to the process.
 //
 // The route of one chunk: stream.Client reads an SSE frame off the socket
@@ -43,6 +43,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			return runReconcile(args[1:], stdout, stderr, getenv, keys)
 		case "ls":
 			return runList(args[1:], stdout, stderr, getenv, keys)
+		case "contexts":
+			return runContexts(args[1:], stdout, stderr, getenv)
 		}
 	}
 	return runFollow(args, stdin, stdout, stderr, getenv, keys)

@@ -48,6 +48,8 @@ type options struct {
 	submission        *stream.Submission  // aipwatch submit (submit.go)
 	getenv            func(string) string // for the journal's path (R, submit)
 	keys              Keys                // the TUI's and the console's bindings (the root's keymap.go)
+	contextFlag       string              // --context
+	ctx               contextUse          // the config file's context this run uses (contexts.go)
 }
 
 const defaultReason = "cancelled by an operator from aipwatch"
@@ -60,6 +62,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	fs.StringVar(&o.url, "url", "", "base `URL` of aipd, with http:// or https:// (default $AIP_URL, else http://127.0.0.1:8080)")
+	fs.StringVar(&o.contextFlag, "context", "", "use the config file's context `NAME` for --url, --token-file, --cacert (default $AIPWATCH_CONTEXT, else the file's current; see aipwatch contexts)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "`FILE` holding the bearer token (default $AIP_TOKEN_FILE, else $GETAIP_NATIVE_BEARER_TOKEN_FILE, else the token itself in $AIP_TOKEN; none: no Authorization header)")
 	fs.StringVar(&o.cursor, "cursor", "", "start from this `CURSOR` (the one a detached run printed)")
 	fs.StringVar(&o.output, "output", "", "`MODE`: tui, plain or jsonl (default tui on a terminal, else plain)")
@@ -168,15 +171,18 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 	return o, fs, nil
 }
 
-// applyEnv fills what the flags left empty from the environment.
+// applyEnv fills what the flags left empty from the environment, then
+// from the config file's context (contexts.go), field by field.
 func applyEnv(o *options, getenv func(string) string) {
 	if o.url == "" {
 		o.url = getenv("AIP_URL")
 	}
 	o.urlGiven = o.url != ""
-	if o.url == "" {
-		o.url = "http://127.0.0.1:8080"
-	}
+	defer func() {
+		if o.url == "" {
+			o.url = "http://127.0.0.1:8080"
+		}
+	}()
 	if o.tokenFile == "" {
 		o.tokenFile = getenv("AIP_TOKEN_FILE")
 	}
@@ -187,6 +193,7 @@ func applyEnv(o *options, getenv func(string) string) {
 		// The token itself may come from the environment, never a flag.
 		o.token = getenv("AIP_TOKEN")
 	}
+	applyContext(o, getenv)
 }
 
 func knownScenario(name string) bool {
@@ -256,9 +263,12 @@ func redactURL(raw string) string {
 // no 12-character piece of it is written anywhere, whatever the server
 // echoes (contract §5). Every command that talks to aipd calls it.
 func loadToken(o *options, stderr io.Writer) error {
+	if err := o.ctx.check(o, stderr); err != nil {
+		return err
+	}
 	tok, err := readToken(o.tokenFile, stderr)
 	if err != nil {
-		return err
+		return o.ctx.wrap("token_file", o.ctx.token, err)
 	}
 	if tok != "" {
 		o.token = tok

@@ -31,12 +31,19 @@ func startupHint(o *options, err error) string {
 	} else if o.token != "" {
 		tokenSrc = "the token in $AIP_TOKEN"
 	}
+	urlSrc, tokenFlags := "--url or $AIP_URL", "--token-file, $AIP_TOKEN_FILE or $GETAIP_NATIVE_BEARER_TOKEN_FILE"
+	if o.ctx.url {
+		urlSrc = "context " + o.ctx.name + "'s url (aipwatch contexts)"
+	}
+	if o.ctx.token {
+		tokenFlags = "context " + o.ctx.name + "'s token_file (aipwatch contexts)"
+	}
 	switch {
 	case se.Denied():
-		return "hint: aipd refused the credentials (" + tokenSrc + "): check --token-file, $AIP_TOKEN_FILE or $GETAIP_NATIVE_BEARER_TOKEN_FILE"
+		return "hint: aipd refused the credentials (" + tokenSrc + "): check " + tokenFlags
 	case se != nil && o.actionID == "" && se.HTTPStatus == 404:
 		// ls and the console: the list route itself is missing.
-		return "hint: " + redactURL(o.url) + " has no AIP action list (GET /aip/v1/actions): check --url or $AIP_URL"
+		return "hint: " + redactURL(o.url) + " has no AIP action list (GET /aip/v1/actions): check " + urlSrc
 	case se != nil && (se.HTTPStatus == 404 || strings.Contains(se.Code, "not_found") || strings.Contains(se.Code, "unknown")):
 		return "hint: check the ACTION_ID " + o.actionID + " and that --url " + redactURL(o.url) + " is the aipd that runs it"
 	case se != nil && se.Code != "":
@@ -44,7 +51,7 @@ func startupHint(o *options, err error) string {
 		// handler failure): its line says it all, and --url is right.
 		return ""
 	case se != nil && se.HTTPStatus != 0:
-		return "hint: " + redactURL(o.url) + " answered, but not as aipd would: check --url or $AIP_URL"
+		return "hint: " + redactURL(o.url) + " answered, but not as aipd would: check " + urlSrc
 	}
 	msg := ""
 	if err != nil {
@@ -53,7 +60,7 @@ func startupHint(o *options, err error) string {
 	if strings.Contains(msg, "certificate") || strings.Contains(msg, "x509") || strings.Contains(msg, "tls") {
 		return "hint: the TLS check of " + redactURL(o.url) + " failed: for a private CA give --cacert FILE"
 	}
-	return "hint: is aipd running at " + redactURL(o.url) + "? check --url or $AIP_URL (and --token-file)"
+	return "hint: is aipd running at " + redactURL(o.url) + "? check " + urlSrc + " (and the token)"
 }
 
 // printHint prints startupHint's line, if it has one.

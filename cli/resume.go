@@ -51,7 +51,7 @@ func unseen(a *model.Action) bool {
 
 // resumeCommand is the shell command that resumes from a cursor: the
 // binary as it was invoked, and every flag the run needs to reach aipd
-// (--url, --token-file, --cacert, --allow-insecure-http) and to stay as
+// (--context, --url, --token-file, --cacert, --allow-insecure-http) and to stay as
 // private and as shaped as it was (--redact, --output, --record, …).
 // Every part is quoted; nothing secret is in it (the token stays in its
 // file, credentials in the URL are dropped). Paths become absolute, so the
@@ -59,14 +59,22 @@ func unseen(a *model.Action) bool {
 // the export of a resumed run holds only what follows the cursor, and the
 // same path would overwrite the export this run just wrote.
 func resumeCommand(o *options, cursor string) string {
-	parts := []string{invokedAs(), "--url", shellQuote(redactURL(o.url))}
-	path := func(flag, p string) {
-		if p != "" {
+	parts := []string{invokedAs()}
+	if o.ctx.name != "" {
+		// The context names the daemon and its credentials: what it gave
+		// is not repeated, what flags or variables gave still is.
+		parts = append(parts, "--context", shellQuote(o.ctx.name))
+	}
+	if !o.ctx.url {
+		parts = append(parts, "--url", shellQuote(redactURL(o.url)))
+	}
+	path := func(flag, p string, fromContext bool) {
+		if p != "" && !fromContext {
 			parts = append(parts, flag, shellQuote(absPath(p)))
 		}
 	}
-	path("--token-file", o.tokenFile)
-	path("--cacert", o.cacert)
+	path("--token-file", o.tokenFile, o.ctx.token)
+	path("--cacert", o.cacert, o.ctx.cacert)
 	if o.allowInsecureHTTP {
 		parts = append(parts, "--allow-insecure-http")
 	}
@@ -82,7 +90,7 @@ func resumeCommand(o *options, cursor string) string {
 	if o.timestamps {
 		parts = append(parts, "--timestamps")
 	}
-	path("--record", o.record)
+	path("--record", o.record, false)
 	if o.rawCapMiB != defaultRawCapMiB {
 		parts = append(parts, "--raw-cap-mib", strconv.Itoa(o.rawCapMiB))
 	}

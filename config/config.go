@@ -1,0 +1,254 @@
+// Package config reads aipwatch's config file: named contexts, one per aipd
+// an operator works with, and the current one (design §9).
+//
+//	current = "prod"
+//	[contexts.prod]
+//	url = "https://aipd.prod.internal:8443"
+//	token_file = "~/.config/aip/prod.token"
+//	cacert = "~/.config/aip/prod-ca.pem"
+//	[contexts.staging]
+//	url = "http://127.0.0.1:8080"
+//
+// It holds no secret (a context names its token's file, never the token),
+// but it decides where the token goes: a file that someone else may write
+// is refused, and every mistake is an error naming the context and key.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// MaxSize is the largest config file read: a few contexts take a few
+// hundred bytes, and a huge file is a mistake (or a device), not a config.
+const MaxSize = 1 << 20
+
+// Context is one named daemon: where it is and how to reach it. Paths are
+// expanded (~, $VAR) and absolute.
+type Context struct {
+	Name              string
+	URL               string
+	TokenFile         string
+	CACert            string
+	AllowInsecureHTTP bool
+}
+
+// File is a read config file.
+type File struct {
+	Path     string
+	Current  string             // the context used when none is named ("" = none)
+	Contexts map[string]Context // by name
+}
+
+// Names are the contexts' names, sorted.
+func (f *File) Names() []string {
+	names := make([]string, 0, len(f.Contexts))
+	for n := range f.Contexts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Pick is the context named name, else the current one. ok is false when
+// neither is set (no context applies); a name the file does not hold is
+// an error that lists those it does.
+func (f *File) Pick(name string) (c Context, ok bool, err error) {
+	if name == "" {
+		name = f.Current
+	}
+	if name == "" {
+		return Context{}, false, nil
+	}
+	c, ok = f.Contexts[name]
+	if !ok {
+		return Context{}, false, fmt.Errorf("%s: no context %q (contexts: %s)", f.Path, name, strings.Join(f.Names(), ", "))
+	}
+	return c, true, nil
+}
+
+// Path is where the config file lives: $XDG_CONFIG_HOME/aipwatch/config.toml,
+// else ~/.config/aipwatch/config.toml ("" when neither can be known).
+func Path(getenv func(string) string) string {
+	if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "aipwatch", "config.toml")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "aipwatch", "config.toml")
+	}
+	return ""
+}
+
+// raw is the file as TOML has it; unknown keys are errors (a typo in
+// `token_flie` must not silently send no token).
+type raw struct {
+	Current  string                `toml:"current"`
+	Contexts map[string]rawContext `toml:"contexts"`
+}
+
+type rawContext struct {
+	URL               string `toml:"url"`
+	TokenFile         string `toml:"token_file"`
+	CACert            string `toml:"cacert"`
+	AllowInsecureHTTP bool   `toml:"allow_insecure_http"`
+}
+
+// Load reads the config file at path. No file is no error: f is nil and
+// aipwatch behaves as it does without contexts.
+func Load(path string, getenv func(string) string) (*File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := readCapped(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r raw
+	dec := toml.NewDecoder(bytes.NewReader(b)).DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, decodeError(path, err)
+	}
+	f := &File{Path: path, Current: r.Current, Contexts: map[string]Context{}}
+	exp := expander{dir: filepath.Dir(path), getenv: getenv}
+	for name, rc := range r.Contexts {
+		c, err := resolve(name, rc, r.Contexts, exp)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		f.Contexts[name] = c
+	}
+	if f.Current != "" {
+		if _, ok := f.Contexts[f.Current]; !ok {
+			return nil, fmt.Errorf("%s: current = %q names no context (contexts: %s)", path, f.Current, strings.Join(f.Names(), ", "))
+		}
+	}
+	return f, nil
+}
+
+// readCapped reads the file if it is a regular file no one else may write,
+// of at most MaxSize bytes.
+func readCapped(path string) ([]byte, error) {
+	fi, err := os.Stat(path) // a symlinked config (a dotfiles repository) is followed, and its target checked
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return nil, fmt.Errorf("%s may be written by group or others (mode %04o): it decides where the token is sent; chmod 600 it", path, fi.Mode().Perm())
+	}
+	if fi.Size() > MaxSize {
+		return nil, fmt.Errorf("%s is %d bytes: a config is at most %d", path, fi.Size(), MaxSize)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxSize {
+		return nil, fmt.Errorf("%s is over %d bytes", path, MaxSize)
+	}
+	return b, nil
+}
+
+// decodeError names the line of a TOML mistake, and every unknown key
+// with its line.
+func decodeError(path string, err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) {
+		var lines []string
+		for i := range strict.Errors {
+			e := &strict.Errors[i]
+			row, _ := e.Position()
+			lines = append(lines, fmt.Sprintf("%s:%d: unknown key %s", path, row, strings.Join(e.Key(), ".")))
+		}
+		return errors.New(strings.Join(lines, "\n"))
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("%s:%d:%d: %s", path, row, col, strings.TrimPrefix(de.Error(), "toml: "))
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// resolve checks one context and expands its paths.
+func resolve(name string, rc rawContext, all map[string]rawContext, exp expander) (Context, error) {
+	key := func(k string) string { return "contexts." + name + "." + k }
+	if name == "" || strings.ContainsAny(name, " \t\r\n/") {
+		return Context{}, fmt.Errorf("context name %q: use letters, digits, '-', '_' or '.'", name)
+	}
+	c := Context{Name: name, URL: strings.TrimSpace(rc.URL), AllowInsecureHTTP: rc.AllowInsecureHTTP}
+	switch {
+	case c.URL == "":
+		return Context{}, fmt.Errorf("%s is missing: every context names its aipd", key("url"))
+	case !strings.Contains(c.URL, "://"):
+		if _, isName := all[c.URL]; isName {
+			return Context{}, fmt.Errorf("%s = %q names a context, not a URL: give the daemon's URL (https://host:port)", key("url"), c.URL)
+		}
+		return Context{}, fmt.Errorf("%s = %q has no scheme: did you mean https://%s?", key("url"), c.URL, c.URL)
+	}
+	var err error
+	if c.TokenFile, err = exp.path(rc.TokenFile); err != nil {
+		return Context{}, fmt.Errorf("%s: %w", key("token_file"), err)
+	}
+	if c.CACert, err = exp.path(rc.CACert); err != nil {
+		return Context{}, fmt.Errorf("%s: %w", key("cacert"), err)
+	}
+	return c, nil
+}
+
+// expander turns a path as written in the file into an absolute one: a
+// leading ~/ is the home directory, $VAR and ${VAR} the environment's
+// (unset is an error, not an empty string), and a relative path is
+// relative to the config file's directory, as kubectl's kubeconfig does.
+type expander struct {
+	dir    string
+	getenv func(string) string
+}
+
+func (e expander) path(p string) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	var missing []string
+	p = os.Expand(p, func(v string) string {
+		val := e.getenv(v)
+		if val == "" {
+			missing = append(missing, "$"+v)
+		}
+		return val
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("%s not set", strings.Join(missing, ", "))
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home := e.getenv("HOME")
+		if home == "" {
+			return "", errors.New("~ but $HOME is not set")
+		}
+		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+	} else if strings.HasPrefix(p, "~") {
+		return "", fmt.Errorf("%q: ~user is not expanded; write the path in full", p)
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.dir, p)
+	}
+	return filepath.Clean(p), nil
+}
