@@ -52,6 +52,7 @@ Usage:
                                it (aipwatch submit --help; submit --demo)
   aipwatch reconcile [flags] ACTION_ID
                                read the provider's stored state once
+  aipwatch contexts            the config file's daemons; does each answer?
   aipwatch --demo[=SCENARIO]   follow a scripted action on a built-in simulator
   aipwatch --replay FILE       review a recording made with --record, offline
 
