@@ -285,8 +285,11 @@ func writeChunkArray(w io.Writer, chunks []chunkRec) {
 
 // writeResult writes the ActionResult JSON.
 func (s *Server) writeResult(w io.Writer, res *resultRec) {
-	if res.literal != nil {
-		v := o("action_id", s.actionID, "status", res.status, "output", rawJSON(res.literal))
+	if res.literal != nil || res.prefix == nil {
+		v := o("action_id", s.actionID, "status", res.status)
+		if res.literal != nil {
+			v = append(v, kv{"output", rawJSON(res.literal)})
+		}
 		if res.err != nil {
 			v = append(v, kv{"error", rawJSON(res.err.json())})
 		}

@@ -149,9 +149,15 @@ type Server struct {
 	asyncCancelled bool
 	handlerFailed  bool
 	lateCancelled  bool
-	events         []eventRec
-	chunks         []chunkRec
-	result         *resultRec
+	// workerRefusal: an async submission whose input the schema refuses is
+	// acked and fails in the worker (aip-daemon-behaviour open point 4).
+	workerRefusal *protoErr
+	// republishing: an async re-run of an action whose chunks exist,
+	// queued until its worker fails to publish (open point 1, republish.go).
+	republishing bool
+	events       []eventRec
+	chunks       []chunkRec
+	result       *resultRec
 	// prev is the settled result a synchronous re-run has not replaced
 	// yet (sim/submit.go, §1.3): a sync run writes nothing until it
 	// settles (§1.2, §1.5), so the earlier record and result stay.
@@ -224,7 +230,8 @@ type resultRec struct {
 	prefix, suffix []byte
 	events         [][]byte
 	text           string
-	// A runtime result for a cancelled run: output is literal.
+	// A runtime result for a cancelled run: output is literal. A failed
+	// runtime result has neither: no output.
 	literal []byte
 }
 
@@ -517,6 +524,13 @@ func (s *Server) run(parked chan struct{}) {
 		}
 		s.mu.Lock()
 		s.workerStarted = true
+		if refusal := s.workerRefusal; refusal != nil {
+			// The check skipped at submission fails the action in the
+			// worker: a failed result, dead-lettered (open point 4, A7).
+			s.settleLocked(&resultRec{status: "failed", err: refusal})
+			s.mu.Unlock()
+			return
+		}
 		s.mu.Unlock()
 	}
 	for st := range steps {
@@ -578,9 +592,18 @@ func (s *Server) handlerFailLocked() {
 		close(s.settled)
 		return
 	}
-	s.settleLocked(&resultRec{status: "failed", err: &protoErr{Code: "connector.hermes_agent.transport",
-		Message: "Hermes stream transport error", Category: "connector", Source: o("component", "aip-runtime")},
-		literal: compact(o())})
+	s.settleLocked(&resultRec{status: "failed", err: transportErr(), literal: compact(o())})
+}
+
+// transportErr is the connector's error for a stream that broke
+// mid-read: code connector.hermes_agent.transport, category transport
+// (hermes_failure_with_retry_safety), so a sync submission gets it as
+// HTTP 503 (aip-daemon-behaviour open point 8: "a sync transport error →
+// 503").
+func transportErr() *protoErr {
+	return &protoErr{Code: "connector.hermes_agent.transport",
+		Message:  "Hermes endpoint `" + simEndpoint + "` stream decode failed: error decoding response body",
+		Category: "transport", Source: o("connector", "hermes_agent")}
 }
 
 // feed hands one frame to the connector. It reports whether the script
@@ -717,6 +740,8 @@ func (s *Server) queuedStateLocked() string {
 	switch {
 	case !s.recordedLocked():
 		return ""
+	case s.republishing:
+		return "queued" // the new record (open point 1)
 	case s.lateCancelled, s.asyncCancelled:
 		return "cancelled"
 	}

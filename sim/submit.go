@@ -2,8 +2,6 @@ package sim
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"mime"
@@ -48,7 +46,8 @@ type SubmitKnobs struct {
 	// StoredStatus is what response_get and session_get read (§3):
 	// "" = from the script's outcome (completed, failed, incomplete after
 	// a cancel, in_progress while it runs); or completed, failed,
-	// incomplete; or missing (the provider's 404).
+	// incomplete; or missing (the provider's 404), denied (its 401: the
+	// daemon's key for Hermes refused), unavailable (its 502).
 	StoredStatus string
 	// Clock is the daemon's clock for the replay window (nil = time.Now).
 	Clock func() time.Time
@@ -109,8 +108,7 @@ type boundRec struct {
 const nativePrincipal = "service:getaip:server:http-edge"
 
 type keyRec struct {
-	actionID string
-	hash     string
+	actionID string // its owner, for idempotency.in_progress
 }
 
 // Submissions is a copy of the submission log.
@@ -321,97 +319,74 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// The rejections that are 200 failed results, before anything is
-	// persisted (§1.2).
-	if perr := checkStreamInput(op, a.Input); perr != nil {
-		s.replyFailed(w, &env, a.ID, perr, &lg)
-		return
-	}
-	if a.ID != s.actionID {
-		fail(&protoErr{Code: "runtime.handler_failed", Message: "the simulator hosts one action (" + s.actionID + ")",
-			Category: "temporary", Source: runtimeSource()})
+	// The runtime's input schema check (aip-daemon-behaviour open point 4):
+	// a sync submission that fails it is the 200 failed
+	// action.input_schema_invalid, before anything is persisted (§1.2); an
+	// async one skips it, is acked, and fails in the worker (below).
+	inputErr := checkStreamInput(op, a.Input)
+	if inputErr != nil && mode != "async" {
+		s.replyFailed(w, &env, a.ID, inputErr, &lg)
 		return
 	}
 	// Replay, refusal or re-run: decided and started by one submission at
 	// a time, so two re-sends at once cannot both start a run.
 	s.sub.admitMu.Lock()
 	handled := func() bool {
-		seen := false
-		if a.IdempotencyKey != "" {
-			scoped := "Capability:" + a.CapabilityID + ":" + a.IdempotencyKey
-			hash := hashOf(a.Input)
-			s.sub.mu.Lock()
-			var k keyRec
-			k, seen = s.sub.keys[scoped]
-			if !seen {
-				if s.sub.keys == nil {
-					s.sub.keys = map[string]keyRec{}
-				}
-				s.sub.keys[scoped] = keyRec{a.ID, hash}
-			}
-			s.sub.mu.Unlock()
-			s.mu.Lock()
-			released := s.handlerFailed // set with settled, in one locked step
-			noResult := s.storedLocked() == nil
-			s.mu.Unlock()
-			switch {
-			case seen && released:
-				// A sync handler error releases the key before the error goes
-				// back, and nothing is persisted (§1.2 "HTTP errors": "release
-				// idempotency, return Err" [C]): the key is free, and this
-				// submission runs like a first one.
-				s.sub.mu.Lock()
-				s.sub.keys[scoped] = keyRec{a.ID, hash}
-				s.sub.mu.Unlock()
-				lg.Rerun = true
-				s.rerun(mode)
-			case seen && k.hash != hash:
-				// The spec names idempotency.conflict and
-				// idempotency.input_hash_mismatch as 200 failed results (§1.2)
-				// but gives neither's trigger: using idempotency.conflict for
-				// another action or another input, with owner_action_id, is
-				// the simulator's own choice.
-				s.replyFailed(w, &env, a.ID, &protoErr{Code: "idempotency.conflict", Message: "idempotency key is bound to another request",
-					Category: "permanent", Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, &lg)
-				return true
-			case seen && !s.isSettled():
-				s.replyFailed(w, &env, a.ID, &protoErr{Code: "idempotency.in_progress", Message: "an action with this idempotency key is in progress",
-					Category: "temporary", Retryable: true, RetryAfterMs: 1000, Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, &lg)
-				return true
-			case seen && noResult:
-				// The key's async run was cancelled and never got a result
-				// (A1): what the key then gets is not in the spec.
-				fail(&protoErr{Code: "runtime.handler_failed", Message: "not modelled: an idempotency key whose async action was cancelled without a result",
-					Category: "temporary", Source: runtimeSource()})
-				return true
-			case seen:
-				// ReturnOriginalResult (§1.3): the original result comes back,
-				// with output.idempotent_replay: true and the original
-				// action_id; nothing runs again.
-				lg.Replay = true
-				s.replyResult(w, &env, &lg, true)
-				return true
-			}
+		if a.IdempotencyKey != "" && s.keyedReply(w, &env, a, &lg) {
+			return true
+		}
+		if a.ID != s.actionID {
+			fail(&protoErr{Code: "runtime.handler_failed", Message: "the simulator hosts one action (" + s.actionID + ")",
+				Category: "temporary", Source: runtimeSource()})
+			return true
 		}
 		// Without a key, or with one never seen (which binds nothing yet):
 		// the keyless rules (§1.2, §1.3).
-		if (a.IdempotencyKey == "" || !seen) && s.SubmittedMode() != "" {
-			if !s.isSettled() {
-				// A second run of an in-flight action without a key would run
-				// the model again (§1.3 [I]); the simulator cannot host two
-				// runs at once.
-				fail(&protoErr{Code: "runtime.handler_failed", Message: "the simulator cannot run " + a.ID + " twice at once",
-					Category: "temporary", Source: runtimeSource()})
-				return true
-			}
-			// The same ID and contract, settled, and no key (§1.3, [C code, I
-			// consequence]): nothing short-circuits, the handler runs again
-			// (the model and tools run again); async: the in-memory queue
-			// replaces the settled record with a new queued one.
-			lg.Rerun = true
-			s.rerun(mode)
+		if s.SubmittedMode() == "" {
+			return false
 		}
-		return false
+		if !s.isSettled() {
+			// A second run of an in-flight action without a key would run
+			// the model again (§1.3 [I]); the simulator cannot host two
+			// runs at once.
+			fail(&protoErr{Code: "runtime.handler_failed", Message: "the simulator cannot run " + a.ID + " twice at once",
+				Category: "temporary", Source: runtimeSource()})
+			return true
+		}
+		lg.Rerun = true
+		s.mu.Lock()
+		published := len(s.chunks) > 0
+		s.mu.Unlock()
+		if !published {
+			// The same ID and contract, settled with no chunk, and no key
+			// (§1.3, [C code, I consequence]): nothing short-circuits, the
+			// handler runs again; async: the in-memory queue replaces the
+			// settled record with a new queued one.
+			s.rerun(mode)
+			return false
+		}
+		// aip-daemon-behaviour open point 1: Hermes is called again, but
+		// the re-run's chunks restart at sequence 0 and the chunk store
+		// refuses them. Sync: 502 connector.hermes_agent.stream_publication,
+		// the old record, result and chunks kept. Async: acked, the old
+		// result read until the worker fails, then dead_lettered with the
+		// old result overwritten (republish.go).
+		if mode == "async" {
+			s.sub.mu.Lock()
+			if s.sub.records == nil {
+				s.sub.records = map[string]boundRec{}
+			}
+			s.sub.records[a.ID] = bound
+			s.sub.mode = mode
+			s.sub.mu.Unlock()
+			s.republishAsync()
+			lg.Reply = "ack"
+			s.writeReply(w, &env, o("ack", o("action_id", a.ID, "status", "queued",
+				"reason", "accepted for asynchronous execution", "queue", o("scheduler", "aip-runtime"))))
+			return true
+		}
+		fail(publicationErr())
+		return true
 	}()
 	s.sub.admitMu.Unlock()
 	if handled {
@@ -424,11 +399,13 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	first := !s.sub.begun
 	if first && s.k.Submit.Await {
 		// The submission decides the execution mode (§1.2); written before
-		// begun, which the routes check first.
+		// begun, which the routes check first. An async input the schema
+		// refuses fails in the worker (open point 4).
 		s.mu.Lock()
 		s.mode = ModeSync
 		if mode == "async" {
 			s.mode = ModeAsync
+			s.workerRefusal = inputErr
 		}
 		s.mu.Unlock()
 	}
@@ -481,11 +458,70 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if failed {
 		// A Hermes handler error in synchronous mode: the error goes back to
 		// the submitter, nothing is persisted (§1.2 "HTTP errors", A3).
-		fail(&protoErr{Code: "connector.hermes_agent.transport", Message: "Hermes stream transport error",
-			Category: "connector", Source: o("component", "aip-runtime")})
+		fail(transportErr())
 		return
 	}
 	s.replyResult(w, &env, &lg, false)
+}
+
+// keyedReply answers a submission whose idempotency key was seen before
+// (§1.3; Hermes streams: scope Capability, ReturnOriginalResult) and
+// reports whether it did. A key never seen binds nothing yet: it is bound
+// to the hosted action here, and the submission goes on as one without a
+// key.
+func (s *Server) keyedReply(w http.ResponseWriter, env *envelopeIn, a *actionIn, lg *SubmissionLog) bool {
+	scoped := "Capability:" + a.CapabilityID + ":" + a.IdempotencyKey
+	s.sub.mu.Lock()
+	k, seen := s.sub.keys[scoped]
+	bind := func() {
+		if a.ID == s.actionID { // another ID gets the simulator's 503 and binds nothing
+			if s.sub.keys == nil {
+				s.sub.keys = map[string]keyRec{}
+			}
+			s.sub.keys[scoped] = keyRec{a.ID}
+		}
+	}
+	if !seen {
+		bind()
+	}
+	s.sub.mu.Unlock()
+	if !seen {
+		return false
+	}
+	s.mu.Lock()
+	released := s.handlerFailed // set with settled, in one locked step
+	noResult := s.storedLocked() == nil
+	s.mu.Unlock()
+	switch {
+	case released:
+		// A sync handler error releases the key before the error goes
+		// back, and nothing is persisted (§1.2 "HTTP errors": "release
+		// idempotency, return Err" [C]): the key is free again.
+		s.sub.mu.Lock()
+		bind()
+		s.sub.mu.Unlock()
+		return false
+	case !s.isSettled():
+		s.replyFailed(w, env, a.ID, &protoErr{Code: "idempotency.in_progress", Message: "an action with this idempotency key is in progress",
+			Category: "temporary", Retryable: true, RetryAfterMs: 1000, Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, lg)
+		return true
+	case noResult:
+		// The key's async run was cancelled and never got a result
+		// (A1): what the key then gets is not in the spec.
+		s.writeError(w, &protoErr{Code: "runtime.handler_failed", Message: "not modelled: an idempotency key whose async action was cancelled without a result",
+			Category: "temporary", Source: runtimeSource()})
+		lg.Reply = "error:runtime.handler_failed"
+		return true
+	}
+	// ReturnOriginalResult (aip-daemon-behaviour open points 2 and 3): the
+	// original result, with output.idempotent_replay: true and the
+	// original action_id, whatever this submission's input or action ID;
+	// nothing runs again. A Hermes stream never answers
+	// idempotency.conflict (a used key under "reject") or
+	// idempotency.input_hash_mismatch (other input under "revalidate").
+	lg.Replay = true
+	s.replyResult(w, env, lg, true)
+	return true
 }
 
 // recordAtSettle gives a sync action its record when it settles (§1.2).
@@ -532,20 +568,12 @@ func actionContract(a *actionIn, mode string) []byte {
 	return b
 }
 
-func hashOf(raw json.RawMessage) string {
-	var v any
-	_ = json.Unmarshal(raw, &v)
-	b, _ := json.Marshal(v)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// checkStreamInput is the capability's input schema for the two streams:
-// a miss is the 200 failed action.input_schema_invalid (§1.2, which names
-// the code). The rules themselves (an object input, a non-empty messages
-// array for chat_stream, an object body for responses_stream) are the
-// simulator's own choice, after the input shapes of the streaming guide
-// §3 and §4: the daemon spec does not give the Hermes stream schemas.
+// checkStreamInput is the capability's input schema for the two streams
+// (aip-daemon-behaviour open point 4): a miss is
+// action.input_schema_invalid. chat_stream takes exactly one of prompt,
+// query (non-empty strings) and messages (a non-empty array);
+// responses_stream takes its provider request at the top or under an
+// optional body, which must then be an object. Both must be objects.
 func checkStreamInput(op string, input json.RawMessage) *protoErr {
 	var top map[string]json.RawMessage
 	bad := func(msg string) *protoErr {
@@ -556,14 +584,31 @@ func checkStreamInput(op string, input json.RawMessage) *protoErr {
 	}
 	switch op {
 	case "chat_stream":
-		var msgs []json.RawMessage
-		if json.Unmarshal(top["messages"], &msgs) != nil || len(msgs) == 0 {
-			return bad("messages must be a non-empty array")
+		given := 0
+		for _, k := range []string{"prompt", "query", "messages"} {
+			raw, ok := top[k]
+			if !ok {
+				continue
+			}
+			given++
+			var str string
+			var msgs []json.RawMessage
+			switch {
+			case k == "messages" && (json.Unmarshal(raw, &msgs) != nil || len(msgs) == 0 || bytes.HasPrefix(bytes.TrimSpace(raw), []byte("null"))):
+				return bad("messages must be a non-empty array")
+			case k != "messages" && (json.Unmarshal(raw, &str) != nil || str == "" || bytes.HasPrefix(bytes.TrimSpace(raw), []byte("null"))):
+				return bad(k + " must be a non-empty string")
+			}
+		}
+		if given != 1 {
+			return bad("exactly one of prompt, query and messages is required")
 		}
 	case "responses_stream":
-		var body map[string]json.RawMessage
-		if json.Unmarshal(top["body"], &body) != nil || body == nil {
-			return bad("body must be an object")
+		if raw, ok := top["body"]; ok {
+			var body map[string]json.RawMessage
+			if json.Unmarshal(raw, &body) != nil || body == nil {
+				return bad("body must be an object")
+			}
 		}
 	}
 	return nil
@@ -647,13 +692,17 @@ func (s *Server) storedStatus() string {
 }
 
 // handleRead answers response_get and session_get (part A §3): read-only,
-// sync only; a provider 404 arrives as HTTP 400
-// connector.hermes_agent.remote_rejected (part A, the table at the top;
-// §3 says 502 instead [I], and the client takes either). response_get is
-// sync only in §3; the spec gives no modes for session_get ("invoked like
-// response_get"), so refusing it async is the simulator's own choice. The
-// read's own action (a record, a result, a row in action list, §3 [C]) is
-// not kept: see README.md.
+// sync only: async is refused with the 200 failed
+// execution.mode_unsupported (aip-daemon-behaviour open point 7: async is
+// accepted only by run_start, run_events, operator, chat_stream and
+// responses_stream; neither read supports streaming either, so the
+// simulator refuses every mode but sync). Provider errors
+// (hermes_failure_with_retry_safety, open point 8): a 404 is HTTP 400
+// connector.hermes_agent.remote_rejected (§3's 502 is wrong); a 401/403 is
+// connector.hermes_agent.authentication, category auth, so HTTP 401 (not
+// aipwatch's token); a 429/5xx is connector.hermes_agent.remote_temporary,
+// HTTP 503. A successful read is an action of its own, listed once it
+// settles (open point 5, reads.go).
 func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn, op, mode string, lg *SubmissionLog) {
 	if mode != "sync" {
 		s.replyFailed(w, req, a.ID, &protoErr{Code: "execution.mode_unsupported", Message: op + " supports sync execution only",
@@ -688,10 +737,20 @@ func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn,
 		_ = json.Unmarshal(s.sub.input["session_id"], &have)
 		s.sub.mu.Unlock()
 	}
-	if status == "missing" || have == "" || want != have {
-		lg.Reply = "error:connector.hermes_agent.remote_rejected"
-		s.writeError(w, &protoErr{Code: "connector.hermes_agent.remote_rejected", Message: "Hermes returned HTTP 404",
-			Category: "permanent", Details: o("status", 404), Source: o("component", "aip-connector-hermes-agent")})
+	providerErr := func(code, category string, status int) {
+		lg.Reply = "error:" + code
+		s.writeError(w, &protoErr{Code: code, Message: "Hermes endpoint `" + simEndpoint + "` returned HTTP " + strconv.Itoa(status),
+			Category: category, Source: o("connector", "hermes_agent")})
+	}
+	switch {
+	case status == "denied":
+		providerErr("connector.hermes_agent.authentication", "auth", http.StatusUnauthorized)
+		return
+	case status == "unavailable":
+		providerErr("connector.hermes_agent.remote_temporary", "temporary", http.StatusBadGateway)
+		return
+	case status == "missing" || have == "" || want != have:
+		providerErr("connector.hermes_agent.remote_rejected", "permanent", http.StatusNotFound)
 		return
 	}
 	var output obj
@@ -724,22 +783,32 @@ func (l *logWriter) WriteHeader(code int) { l.commit(); l.ResponseWriter.WriteHe
 
 func (l *logWriter) Write(b []byte) (int, error) { l.commit(); return l.ResponseWriter.Write(b) }
 
-// replayed is the result as an idempotent replay returns it (§1.3): the
-// original, with output.idempotent_replay: true added to its output object.
+// replayed is the result as an idempotent replay returns it
+// (aip-daemon-behaviour open point 2): the original, with
+// output.idempotent_replay: true added to its output object; an output
+// that is not an object (here: none) is replaced by
+// {"idempotent_replay":true}.
 func (r *resultRec) replayed() *resultRec {
 	c := *r
-	if c.literal != nil {
+	switch {
+	case c.literal != nil:
 		c.literal = withReplayFlag(c.literal)
-	} else {
+	case c.prefix == nil:
+		c.literal = []byte(`{"idempotent_replay":true}`)
+	default:
 		c.suffix = withReplayFlag(c.suffix)
 	}
 	return &c
 }
 
 // withReplayFlag adds "idempotent_replay":true as the last member of the
-// JSON object that obj ends.
+// JSON object that obj ends; anything else is replaced by
+// {"idempotent_replay":true}.
 func withReplayFlag(obj []byte) []byte {
 	body := bytes.TrimRight(obj, " \n")
+	if len(body) == 0 || body[len(body)-1] != '}' {
+		return []byte(`{"idempotent_replay":true}`)
+	}
 	body = body[:len(body)-1] // the closing brace
 	out := append([]byte(nil), body...)
 	if t := bytes.TrimRight(body, " \n"); len(t) > 0 && t[len(t)-1] != '{' {

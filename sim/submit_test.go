@@ -164,7 +164,7 @@ func TestSubmitRejections(t *testing.T) {
 	s, u := start(t, "responses-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	cases := []struct{ capID, input, mode, code string }{
-		{"cap:hermes_agent:sim:responses_stream", `{"input":"no body"}`, "async", "action.input_schema_invalid"},
+		{"cap:hermes_agent:sim:responses_stream", `{"body":"not an object"}`, "", "action.input_schema_invalid"},
 		{"cap:hermes_agent:sim:response_get", `{"response_id":"resp_1"}`, "async", "execution.mode_unsupported"},
 		{"cap:hermes_agent:sim:response_get", `{"response_id":""}`, "", "action.input_schema_invalid"},
 	}
@@ -283,6 +283,8 @@ func TestWithReplayFlag(t *testing.T) {
 		`{}`:                   `{"idempotent_replay":true}`,
 		`{"cancelled":true}`:   `{"cancelled":true,"idempotent_replay":true}`,
 		`],"truncated":false}`: `],"truncated":false,"idempotent_replay":true}`,
+		`null`:                 `{"idempotent_replay":true}`, // open point 2: a non-object output is replaced
+		`"text"`:               `{"idempotent_replay":true}`,
 	} {
 		if got := string(withReplayFlag([]byte(in))); got != want {
 			t.Errorf("%s: %s, want %s", in, got, want)
@@ -290,11 +292,12 @@ func TestWithReplayFlag(t *testing.T) {
 	}
 }
 
-// §1.3 [C code, I consequence]: the same ID and contract without an
-// idempotency key, after the run settled: nothing short-circuits, the
-// handler runs again. Async: the settled record is replaced by a new
-// queued one (an ack, state queued, no result until the re-run settles).
-func TestSubmitRerunAsync(t *testing.T) {
+// aip-daemon-behaviour open point 1, async: a keyless resend of a settled
+// ID runs the handler again, but its chunks restart at sequence 0 and the
+// store refuses them: acked, the old result read while it is queued, then
+// dead_lettered with the old result overwritten by the failed publication;
+// the old chunks kept, and no second aip.action.result event.
+func TestSubmitKeylessResendAsyncDeadLetters(t *testing.T) {
 	s, u := start(t, "chat-tools", Knobs{Speed: 8, Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	body := func() string { return envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "") }
@@ -303,103 +306,89 @@ func TestSubmitRerunAsync(t *testing.T) {
 	}
 	waitSettled(t, s)
 	firstSettled := s.Settled()
-	if st := statusT(t, u, id); st["state"] != "completed" {
-		t.Fatalf("first run: %v", st["state"])
-	}
 	r, env := postT(t, u, body())
 	if r.status != 200 || env.Body.Ack == nil || env.Body.Ack.Status != "queued" || env.Body.ActionResult != nil {
-		t.Fatalf("re-run reply: %d %s", r.status, truncate(r.body))
-	}
-	st := statusT(t, u, id)
-	if st["state"] != "queued" || st["queued_state"] != "queued" || st["result_status"] != nil || st["completed_at"] != nil {
-		t.Fatalf("the settled record was not replaced by a queued one: %v", st)
-	}
-	if pe := envelopeError(t, do(t, http.MethodGet, u+"/aip/v1/actions/"+id+"/result", ""), 503); pe.Code != "action.result_not_ready" {
-		t.Fatalf("result during the re-run: %+v", pe)
+		t.Fatalf("resend reply: %d %s", r.status, truncate(r.body))
 	}
 	if s.Settled() == firstSettled {
-		t.Fatal("the re-run has no run of its own")
+		t.Fatal("the resend has no run of its own")
+	}
+	select {
+	case <-s.Settled():
+		t.Log("the worker failed it before it could be observed (a loaded machine)")
+	default:
+		st := statusT(t, u, id)
+		if st["state"] != "completed" || st["queued_state"] != "queued" || st["result_status"] != "completed" {
+			t.Fatalf("while queued, the old result is not what it reads: %v", st)
+		}
 	}
 	waitSettled(t, s)
-	if st := statusT(t, u, id); st["state"] != "completed" {
-		t.Fatalf("after the re-run: %v", st)
+	st := statusT(t, u, id)
+	if st["state"] != "dead_lettered" || st["result_status"] != "failed" {
+		t.Fatalf("after the worker: %v", st)
 	}
-	if n := len(everything(t, s, u).Chunks); n != 47 {
-		t.Fatalf("the re-run's chunks: %d", n)
+	if res := resultT(t, s, u); res.Status != "failed" || res.Error == nil || res.Error.Code != "connector.hermes_agent.stream_publication" {
+		t.Fatalf("the old result was not overwritten: %+v", res)
 	}
+	all := everything(t, s, u)
 	results := 0
-	for _, e := range everything(t, s, u).Events {
+	for _, e := range all.Events {
 		if e.Kind == "aip.action.result" {
 			results++
 		}
 	}
 	log := s.Submissions()
-	if results != 2 || len(log) != 2 || !log[1].Rerun || log[1].Reply != "ack" {
-		t.Fatalf("%d results, %+v", results, log)
+	if len(all.Chunks) != 47 || results != 1 || len(log) != 2 || !log[1].Rerun || log[1].Reply != "ack" {
+		t.Fatalf("%d chunks, %d results, %+v", len(all.Chunks), results, log)
 	}
 }
 
-// §1.3: the sync re-run is held open until the handler has run again and
-// answers the new result; until it settles, the earlier record and result
-// stay (a sync run writes nothing until it settles, §1.2, §1.5).
-func TestSubmitRerunSync(t *testing.T) {
-	s, u := start(t, "chat-tools", Knobs{Speed: 2, Submit: SubmitKnobs{Await: true}})
+// aip-daemon-behaviour open point 1, sync: the resend's publication is
+// refused, its POST gets 502 connector.hermes_agent.stream_publication, and
+// the old record, result and chunks stay as they were.
+func TestSubmitKeylessResendSyncPublicationRefused(t *testing.T) {
+	s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	body := func() string { return envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "") }
 	if r, env := postT(t, u, body()); r.status != 200 || env.Body.ActionResult == nil {
 		t.Fatalf("%d %s", r.status, truncate(r.body))
 	}
-	firstSettled := s.Settled()
-	done := make(chan replyEnv, 1)
-	go func() {
-		_, env := postT(t, u, body())
-		done <- env
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.Settled() == firstSettled && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	before := everything(t, s, u)
+	pe := envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", body()), 502)
+	if pe.Code != "connector.hermes_agent.stream_publication" || pe.Category != "connector" {
+		t.Fatalf("%+v", pe)
 	}
-	select {
-	case <-s.Settled():
-		t.Skip("the re-run settled before it could be observed (a loaded machine)")
-	default:
-	}
-	if st := statusT(t, u, id); st["state"] != "completed" || st["result_status"] != "completed" {
-		t.Fatalf("during the sync re-run: %v", st)
+	if st := statusT(t, u, id); st["state"] != "completed" {
+		t.Fatalf("the old record changed: %v", st)
 	}
 	if res := resultT(t, s, u); res.Status != "completed" {
-		t.Fatalf("result during the sync re-run: %+v", res)
+		t.Fatalf("the old result changed: %+v", res)
 	}
-	select {
-	case env := <-done:
-		res := env.Body.ActionResult
-		if res == nil || res.Status != "completed" || strings.Contains(string(res.Output), "idempotent_replay") {
-			t.Fatalf("re-run reply: %+v", env.Body)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the re-run's POST never answered")
+	if after := everything(t, s, u); len(after.Chunks) != len(before.Chunks) || len(after.Events) != len(before.Events) {
+		t.Fatalf("chunks %d → %d, events %d → %d", len(before.Chunks), len(after.Chunks), len(before.Events), len(after.Events))
 	}
-	if log := s.Submissions(); len(log) != 2 || !log[1].Rerun || log[1].Reply != "result:completed" {
+	if log := s.Submissions(); len(log) != 2 || !log[1].Rerun || log[1].Reply != "error:connector.hermes_agent.stream_publication" {
 		t.Fatalf("%+v", log)
 	}
 }
 
 // §1.2 "HTTP errors" [C]: a sync handler error releases the idempotency
-// key and persists nothing, so the same submission again runs again (and
-// here fails again), rather than getting a stored result that does not
-// exist.
+// key and persists nothing, so the same submission again runs again,
+// rather than getting a stored result that does not exist; the first
+// run's chunks are there, so the second's publication is refused (open
+// point 1). A sync transport error is HTTP 503 (open point 8).
 func TestSubmitKeyReleasedBySyncHandlerError(t *testing.T) {
 	s, u := start(t, "sync-handler-failed", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	body := func() string { return envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "key-f") }
-	for i := range 2 {
-		pe := envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", body()), 502)
-		if pe.Code != "connector.hermes_agent.transport" {
-			t.Fatalf("try %d: %+v", i+1, pe)
-		}
+	if pe := envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", body()), 503); pe.Code != "connector.hermes_agent.transport" || pe.Category != "transport" {
+		t.Fatalf("try 1: %+v", pe)
+	}
+	if pe := envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", body()), 502); pe.Code != "connector.hermes_agent.stream_publication" {
+		t.Fatalf("try 2: %+v", pe)
 	}
 	log := s.Submissions()
-	if len(log) != 2 || log[0].Rerun || !log[1].Rerun || log[1].Replay || log[1].Reply != "error:connector.hermes_agent.transport" {
+	if len(log) != 2 || log[0].Rerun || !log[1].Rerun || log[1].Replay || log[1].Reply != "error:connector.hermes_agent.stream_publication" {
 		t.Fatalf("%+v", log)
 	}
 	if st := statusT(t, u, id); st["state"] != "unknown" {
@@ -441,7 +430,7 @@ func TestSubmitResendsAtOnceStartOneRerun(t *testing.T) {
 	if reruns != 1 {
 		t.Fatalf("%d re-runs: %+v", reruns, s.Submissions())
 	}
-	if st := statusT(t, u, id); st["state"] != "completed" {
+	if st := statusT(t, u, id); st["state"] != "dead_lettered" { // open point 1
 		t.Fatalf("after the re-run: %v", st)
 	}
 }
@@ -453,9 +442,9 @@ func TestSubmitResendsAtOnceStartOneRerun(t *testing.T) {
 func TestSubmitAfterSyncFailureRunsAgainInItsMode(t *testing.T) {
 	s, u := start(t, "sync-handler-failed", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
-	envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "")), 502)
+	envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "")), 503)
 	pe := envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "key-new")), 502)
-	if log := s.Submissions(); pe.Code != "connector.hermes_agent.transport" || len(log) != 2 || !log[1].Rerun {
+	if log := s.Submissions(); pe.Code != "connector.hermes_agent.stream_publication" || len(log) != 2 || !log[1].Rerun {
 		t.Fatalf("%+v %+v", pe, log)
 	}
 	r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", ""))
@@ -467,5 +456,112 @@ func TestSubmitAfterSyncFailureRunsAgainInItsMode(t *testing.T) {
 	}
 	if s.Mode() != ModeAsync {
 		t.Fatalf("the re-run runs %s", s.Mode())
+	}
+	waitSettled(t, s)
+	if st := statusT(t, u, id); st["state"] != "dead_lettered" { // its publication refused (open point 1)
+		t.Fatalf("after the async re-run: %v", st)
+	}
+}
+
+// aip-daemon-behaviour open point 4: chat_stream takes exactly one of
+// prompt, query and messages; responses_stream needs no body. A sync
+// submission that breaks the schema is the 200 failed
+// action.input_schema_invalid.
+func TestSubmitStreamInputSchema(t *testing.T) {
+	for _, c := range []struct {
+		scenario, op, input string
+		ok                  bool
+	}{
+		{"chat-tools", "chat_stream", `{"prompt":"hi"}`, true},
+		{"chat-tools", "chat_stream", `{"query":"hi","session_id":"s"}`, true},
+		{"chat-tools", "chat_stream", chatIn, true},
+		{"chat-tools", "chat_stream", `{"prompt":"hi","messages":[{"role":"user","content":"hi"}]}`, false},
+		{"chat-tools", "chat_stream", `{"session_id":"s"}`, false},
+		{"chat-tools", "chat_stream", `{"prompt":""}`, false},
+		{"chat-tools", "chat_stream", `{"messages":[]}`, false},
+		{"responses-tools", "responses_stream", `{"input":"hi","model":"m"}`, true},
+		{"responses-tools", "responses_stream", `{"body":{"input":"hi"}}`, true},
+		{"responses-tools", "responses_stream", `{"body":[]}`, false},
+	} {
+		s, u := start(t, c.scenario, Knobs{Submit: SubmitKnobs{Await: true}})
+		r, env := postT(t, u, envelope(s.ActionID(), "cap:hermes_agent:sim:"+c.op, c.input, "", ""))
+		res := env.Body.ActionResult
+		if r.status != 200 || res == nil {
+			t.Fatalf("%s: %d %s", c.input, r.status, truncate(r.body))
+		}
+		refused := res.Error != nil && res.Error.Code == "action.input_schema_invalid"
+		if refused == c.ok || (c.ok && res.Status != "completed") {
+			t.Errorf("%s %s: %s %+v", c.op, c.input, res.Status, res.Error)
+		}
+	}
+}
+
+// aip-daemon-behaviour open point 4: an async submission skips the schema
+// check: acked, then the worker fails it, dead-lettered with the failed
+// result, and nothing streamed.
+func TestSubmitAsyncSkipsInputCheck(t *testing.T) {
+	s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
+	id := s.ActionID()
+	r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", `{"prompt":"a","query":"b"}`, "async", "k"))
+	if r.status != 200 || env.Body.Ack == nil {
+		t.Fatalf("%d %s", r.status, truncate(r.body))
+	}
+	waitSettled(t, s)
+	if st := statusT(t, u, id); st["state"] != "dead_lettered" || st["result_status"] != "failed" {
+		t.Fatalf("%v", st)
+	}
+	if res := resultT(t, s, u); res.Error == nil || res.Error.Code != "action.input_schema_invalid" {
+		t.Fatalf("%+v", res)
+	}
+	if n := len(everything(t, s, u).Chunks); n != 0 {
+		t.Fatalf("%d chunks streamed", n)
+	}
+}
+
+// aip-daemon-behaviour open point 3: Hermes streams return the original
+// result (ReturnOriginalResult) for a used key whatever the input or the
+// action ID, marked as a replay with the original action_id; neither
+// idempotency.conflict nor idempotency.input_hash_mismatch occurs.
+func TestSubmitKeyReusedReturnsOriginalResult(t *testing.T) {
+	s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
+	id := s.ActionID()
+	if r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "key-o")); r.status != 200 || env.Body.ActionResult == nil {
+		t.Fatalf("%d %s", r.status, truncate(r.body))
+	}
+	for _, other := range []struct{ id, input string }{
+		{"act_another", chatIn},
+		{"act_another", `{"prompt":"something else"}`},
+	} {
+		r, env := postT(t, u, envelope(other.id, "cap:hermes_agent:sim:chat_stream", other.input, "", "key-o"))
+		res := env.Body.ActionResult
+		if r.status != 200 || res == nil || res.ActionID != id || res.Status != "completed" || !strings.Contains(string(res.Output), `"idempotent_replay":true`) {
+			t.Fatalf("%s %s: %d %s", other.id, other.input, r.status, truncate(r.body))
+		}
+	}
+	for _, l := range s.Submissions()[1:] {
+		if !l.Replay || l.Rerun {
+			t.Fatalf("%+v", l)
+		}
+	}
+}
+
+// Open point 8: a provider 401 on a read is HTTP 401 with
+// connector.hermes_agent.authentication (category auth: the daemon's key
+// for Hermes, not the caller's token); a provider 5xx is 503.
+func TestSubmitReadProviderErrors(t *testing.T) {
+	for status, want := range map[string]struct {
+		http int
+		code string
+	}{
+		"denied":      {401, "connector.hermes_agent.authentication"},
+		"unavailable": {503, "connector.hermes_agent.remote_temporary"},
+		"missing":     {400, "connector.hermes_agent.remote_rejected"},
+	} {
+		s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{StoredStatus: status}})
+		waitSettled(t, s)
+		pe := envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", envelope("act_read", "cap:hermes_agent:sim:session_get", `{"session_id":"sess-1"}`, "", "")), want.http)
+		if pe.Code != want.code || !strings.Contains(pe.Message, "returned HTTP") {
+			t.Errorf("%s: %+v", status, pe)
+		}
 	}
 }
