@@ -426,16 +426,17 @@ func TestSubmitRecord(t *testing.T) {
 }
 
 // A sync run whose handler fails mid-stream (part A §1.2 "HTTP errors",
-// A3): the POST answers 502 with the connector code and the action never
-// gets a record; aipwatch exits 1 naming the code instead of following an
-// action that never settles.
+// A3): the POST answers 503 with the connector code (a transport error,
+// aip-daemon-behaviour open point 8) and the action never gets a record;
+// aipwatch exits 1 naming the code instead of following an action that
+// never settles.
 func TestSubmitSyncHandlerFailed(t *testing.T) {
 	getenv, jpath := stateEnv(t)
 	id := "act_test_handler_failed_01"
 	srv := awaitSim(t, "sync-handler-failed", id, jpath)
 	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id, "--mode", "sync",
 		"cap:hermes_agent:sim:chat_stream", "--input", chatInput)
-	if code != 1 || !strings.Contains(out+errOut, "connector.hermes_agent.transport (HTTP 502)") {
+	if code != 1 || !strings.Contains(out+errOut, "connector.hermes_agent.transport (HTTP 503)") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	if subs := srv.Submissions(); len(subs) != 1 || subs[0].Reply != "error:connector.hermes_agent.transport" {
