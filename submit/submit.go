@@ -115,14 +115,36 @@ func Check(capabilityID string, input []byte) []Problem {
 	checkMaxEvents(top["max_events"], bad, warn)
 	switch op {
 	case OpChat:
-		var msgs []json.RawMessage
-		if raw, ok := top["messages"]; !ok {
-			bad("chat_stream input needs a messages array (guide §3)")
-		} else if json.Unmarshal(raw, &msgs) != nil {
-			bad("chat_stream input: messages must be an array of message objects (guide §3)")
-		} else if len(msgs) == 0 {
-			bad("chat_stream input: messages is empty; it needs at least one message (guide §3)")
-		} else {
+		// The daemon's schema (aip-daemon-behaviour open point 4): exactly
+		// one of prompt, query (non-empty strings) and messages (a
+		// non-empty array); anything else it accepts is forwarded.
+		var given []string
+		for _, k := range []string{"messages", "prompt", "query"} {
+			if _, ok := top[k]; ok {
+				given = append(given, k)
+			}
+		}
+		switch {
+		case len(given) == 0:
+			bad("chat_stream input needs a messages array, or a prompt or query string (guide §3)")
+		case len(given) > 1:
+			bad("chat_stream input has %s: aipd takes exactly one of messages, prompt and query", strings.Join(given, " and "))
+		}
+		for _, k := range []string{"prompt", "query"} {
+			if raw, ok := top[k]; ok {
+				if str, isStr := stringField(top, k); !isStr || str == "" || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+					bad("chat_stream input: %s must be a non-empty string", k)
+				}
+			}
+		}
+		if raw, ok := top["messages"]; ok {
+			var msgs []json.RawMessage
+			switch {
+			case json.Unmarshal(raw, &msgs) != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")):
+				bad("chat_stream input: messages must be an array of message objects (guide §3)")
+			case len(msgs) == 0:
+				bad("chat_stream input: messages is empty; it needs at least one message (guide §3)")
+			}
 			for i, m := range msgs {
 				if t := bytes.TrimSpace(m); len(t) == 0 || t[0] != '{' {
 					bad("chat_stream input: messages[%d] is not an object (guide §3)", i)
@@ -130,29 +152,31 @@ func Check(capabilityID string, input []byte) []Problem {
 			}
 		}
 		if _, ok := top["body"]; ok {
-			bad("chat_stream input has a body: that is the responses_stream shape (guide §3 vs §4)")
+			warn("chat_stream input has a body: that is the responses_stream shape (guide §3 vs §4); aipd passes it to Hermes as it is")
 		}
 		if s, ok := stringField(top, "session_id"); !ok || s == "" {
 			warn("no session_id: Hermes then derives one and returns it only in an HTTP header the connector does not keep; give an explicit session_id to be able to inspect the session later (guide §3)")
 		}
 	case OpResponses:
-		raw, ok := top["body"]
+		// The provider request goes under body (guide §4), or is the input
+		// itself: aipd takes either (aip-daemon-behaviour open point 4,
+		// body optional); a body must be an object.
+		raw, hasBody := top["body"]
 		var body map[string]json.RawMessage
-		switch {
-		case !ok:
-			bad("responses_stream input needs the provider request under body, with max_events and session_key outside it (guide §4)")
-		case json.Unmarshal(raw, &body) != nil || body == nil:
+		if hasBody && (json.Unmarshal(raw, &body) != nil || body == nil) {
 			bad("responses_stream input: body must be a JSON object (guide §4)")
+		}
+		request := top // what goes to the provider
+		if hasBody {
+			request = body
 		}
 		for _, k := range []string{"max_events", "session_key", "idempotency_key"} {
 			if _, in := body[k]; in {
 				bad("responses_stream input: %s is a connector control and belongs outside body (guide §4)", k)
 			}
 		}
-		for _, k := range []string{"messages"} {
-			if _, in := top[k]; in {
-				bad("responses_stream input has %s at the top: that is the chat_stream shape; the provider request goes under body (guide §4)", k)
-			}
+		if _, in := top["messages"]; in {
+			warn("responses_stream input has messages at the top: that is the chat_stream shape; a Responses request takes input (guide §4)")
 		}
 		_, convTop := top["conversation"]
 		_, convBody := body["conversation"]
@@ -161,10 +185,10 @@ func Check(capabilityID string, input []byte) []Problem {
 		if (convTop || convBody) && (prevTop || prevBody) {
 			bad("responses_stream input combines conversation with previous_response_id; use one of them (guide §4)")
 		}
-		if body != nil {
+		if !hasBody || body != nil {
 			var store bool
-			if raw, ok := body["store"]; !ok || json.Unmarshal(raw, &store) != nil || !store {
-				warn("body.store is not true: nothing will be stored to reconcile later with response_get (guide §4, §14)")
+			if raw, ok := request["store"]; !ok || json.Unmarshal(raw, &store) != nil || !store {
+				warn("store is not true in the provider request: nothing will be stored to reconcile later with response_get (guide §4, §14)")
 			}
 		}
 	}

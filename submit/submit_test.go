@@ -32,12 +32,19 @@ func TestCheckRules(t *testing.T) {
 		says               string
 	}{
 		{"chat ok", chatCap, `{"messages":[{"role":"user","content":"hi"}],"session_id":"s","max_events":512}`, 0, 0, ""},
-		{"chat no messages", chatCap, `{"session_id":"s"}`, 1, 0, "needs a messages array"},
+		{"chat no messages", chatCap, `{"session_id":"s"}`, 1, 0, "needs a messages array, or a prompt or query"},
+		// aip-daemon-behaviour open point 4: aipd takes exactly one of
+		// messages, prompt and query.
+		{"chat prompt", chatCap, `{"prompt":"hi","session_id":"s"}`, 0, 0, ""},
+		{"chat query", chatCap, `{"query":"hi","session_id":"s"}`, 0, 0, ""},
+		{"chat prompt and messages", chatCap, `{"prompt":"hi","messages":[{}],"session_id":"s"}`, 1, 0, "exactly one of"},
+		{"chat empty prompt", chatCap, `{"prompt":"","session_id":"s"}`, 1, 0, "prompt must be a non-empty string"},
+		{"chat query not string", chatCap, `{"query":7,"session_id":"s"}`, 1, 0, "query must be a non-empty string"},
 		{"chat empty messages", chatCap, `{"messages":[],"session_id":"s"}`, 1, 0, "messages is empty"},
 		{"chat messages not array", chatCap, `{"messages":"hi","session_id":"s"}`, 1, 0, "must be an array"},
 		{"chat message not object", chatCap, `{"messages":["hi"],"session_id":"s"}`, 1, 0, "messages[0] is not an object"},
 		{"chat no session_id", chatCap, `{"messages":[{"role":"user","content":"hi"}]}`, 0, 1, "no session_id"},
-		{"chat body", chatCap, `{"messages":[{}],"session_id":"s","body":{}}`, 1, 0, "responses_stream shape"},
+		{"chat body", chatCap, `{"messages":[{}],"session_id":"s","body":{}}`, 0, 1, "responses_stream shape"},
 		{"low max_events", chatCap, `{"messages":[{}],"session_id":"s","max_events":255}`, 0, 1, "below 256"},
 		{"max_events 256 fine", chatCap, `{"messages":[{}],"session_id":"s","max_events":256}`, 0, 0, ""},
 		{"bad max_events", chatCap, `{"messages":[{}],"session_id":"s","max_events":0}`, 1, 0, "positive integer"},
@@ -45,11 +52,12 @@ func TestCheckRules(t *testing.T) {
 		{"not an object", chatCap, `[1]`, 1, 0, "must be a JSON object"},
 		{"not JSON", chatCap, `{"messages":`, 1, 0, "not valid JSON"},
 		{"responses ok", respCap, `{"body":{"input":"x","store":true},"session_key":"k","max_events":512}`, 0, 0, ""},
-		{"responses no body", respCap, `{"input":"x"}`, 1, 0, "under body"},
+		{"responses no body", respCap, `{"input":"x","store":true}`, 0, 0, ""}, // open point 4: body optional
+		{"responses no body, no store", respCap, `{"input":"x"}`, 0, 1, "store is not true"},
 		{"responses body not object", respCap, `{"body":"x"}`, 1, 0, "body must be a JSON object"},
 		{"responses max_events in body", respCap, `{"body":{"input":"x","store":true,"max_events":512}}`, 1, 0, "max_events is a connector control"},
 		{"responses session_key in body", respCap, `{"body":{"input":"x","store":true,"session_key":"k"}}`, 1, 0, "session_key is a connector control"},
-		{"responses messages at top", respCap, `{"body":{"input":"x","store":true},"messages":[]}`, 1, 0, "chat_stream shape"},
+		{"responses messages at top", respCap, `{"body":{"input":"x","store":true},"messages":[]}`, 0, 1, "chat_stream shape"},
 		{"conversation + previous_response_id", respCap, `{"body":{"input":"x","store":true,"conversation":"c","previous_response_id":"r"}}`, 1, 0, "combines conversation"},
 		{"conversation top + previous body", respCap, `{"body":{"input":"x","store":true,"previous_response_id":"r"},"conversation":"c"}`, 1, 0, "combines conversation"},
 		{"store missing", respCap, `{"body":{"input":"x"}}`, 0, 1, "store is not true"},
