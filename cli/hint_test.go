@@ -55,6 +55,21 @@ func TestNoHintForAipdsOwnErrors(t *testing.T) {
 	}
 }
 
+// aip-daemon-behaviour open point 8: a provider 401/403 arrives as HTTP 401
+// with a connector code; the hint must not send the operator to check a
+// token aipd accepted.
+func TestProviderAuthIsNotABadToken(t *testing.T) {
+	o := &options{url: "http://127.0.0.1:1", tokenFile: "/etc/aip/token", actionID: "act_1"}
+	h := startupHint(o, &stream.Error{Op: "submit", Code: "connector.hermes_agent.authentication", HTTPStatus: 401,
+		Message: "Hermes endpoint `ep` returned HTTP 401"})
+	if strings.Contains(h, "refused the credentials") || !strings.Contains(h, "Hermes refused aipd's own key") || !strings.Contains(h, "not --token-file") {
+		t.Errorf("hint %q", h)
+	}
+	if h := startupHint(o, &stream.Error{Op: "submit", Code: "replay.message_id", HTTPStatus: 401}); strings.Contains(h, "token") {
+		t.Errorf("replay.message_id: hint %q", h)
+	}
+}
+
 // The hint reaches stderr, the error line stays where the mode puts it.
 func TestStartupErrorHasAHintOnStderr(t *testing.T) {
 	for _, mode := range []string{"plain", "jsonl"} {

@@ -26,11 +26,20 @@ type Error struct {
 // was wrong.
 func (e *Error) Transport() bool { return e != nil && e.transport }
 
-// Denied reports whether aipd refused the credentials: HTTP 401 or 403,
-// or an auth.* code. No retry changes that (contract §2.6): the one rule
-// of every caller that stops on it.
+// Denied reports whether aipd refused the credentials: an auth.* code, or
+// HTTP 401 or 403 without an AIP code. No retry changes that (contract
+// §2.6): the one rule of every caller that stops on it. A 401 with another
+// code is not the token: the provider refusing aipd's own key for it
+// (connector.hermes_agent.authentication, aip-daemon-behaviour open point
+// 8), or a replayed message_id (replay.message_id, category auth, §1.1).
 func (e *Error) Denied() bool {
-	return e != nil && (e.HTTPStatus == 401 || e.HTTPStatus == 403 || strings.HasPrefix(e.Code, "auth."))
+	if e == nil {
+		return false
+	}
+	if e.Code != "" {
+		return strings.HasPrefix(e.Code, "auth.")
+	}
+	return e.HTTPStatus == 401 || e.HTTPStatus == 403
 }
 
 // Error is one clear line, e.g.

@@ -167,3 +167,29 @@ func TestErrorCodesOneLine(t *testing.T) {
 		})
 	}
 }
+
+// aip-daemon-behaviour open point 8: a provider 401/403 arrives as HTTP 401
+// with a connector code; it is not aipd refusing the caller's token, and
+// neither is a replayed message_id (401 replay.message_id). An auth.* code,
+// or a 401/403 with no AIP code (a proxy), is.
+func TestDeniedReadsTheCode(t *testing.T) {
+	for _, c := range []struct {
+		e    *Error
+		want bool
+	}{
+		{&Error{HTTPStatus: 401, Code: "auth.native_http_unauthorized"}, true},
+		{&Error{HTTPStatus: 401, Code: "auth.not_authorized"}, true},
+		{&Error{HTTPStatus: 401}, true},
+		{&Error{HTTPStatus: 403}, true},
+		{&Error{Code: "auth.not_authorized"}, true},
+		{&Error{HTTPStatus: 401, Code: "connector.hermes_agent.authentication"}, false},
+		{&Error{HTTPStatus: 401, Code: "connector.hermes_agent.missing_credential"}, false},
+		{&Error{HTTPStatus: 401, Code: "replay.message_id"}, false},
+		{&Error{HTTPStatus: 500}, false},
+		{nil, false},
+	} {
+		if got := c.e.Denied(); got != c.want {
+			t.Errorf("%v: Denied %v, want %v", c.e, got, c.want)
+		}
+	}
+}
