@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,14 +92,26 @@ func interpret(op string, out stream.PostOutcome) (status, meaning string, refus
 }
 
 func interpretReply(op string, out stream.PostOutcome) (status, meaning string, refused bool) {
+	provider := providerStatus(out.Err)
 	switch {
 	case out.Uncertain:
 		return "", "no reply to the read (" + oneLineErr(out.Err) + "); it was not retried: the journal holds its ID", true
-	case out.Err != nil && (out.Err.Code == stream.CodeRemoteRejected || (strings.HasPrefix(out.Err.Code, "connector.hermes_agent.") && strings.Contains(out.Err.Message, "404"))):
+	case out.Err != nil && notStored(out.Err, provider):
 		if op == submit.OpSessionGet {
 			return "not_found", "Hermes has no such session (404): it was not stored, was deleted, or the request reached another Hermes instance", false
 		}
 		return "not_found", "Hermes has no such response (404): it was not stored (store false), was evicted or deleted, or the request reached another response store", false
+	case out.Err != nil && (out.Err.Code == "connector.hermes_agent.authentication" || out.Err.Code == "connector.hermes_agent.missing_credential"):
+		// A provider 401/403 arrives as HTTP 401 (aip-daemon-behaviour open
+		// point 8): Hermes refused aipd's own key for it.
+		return "", "refused: Hermes refused aipd's own key for it (" + oneLineErr(out.Err) + "); aipd accepted your token, so it is not your token to fix", true
+	case out.Err != nil && out.Err.Code == stream.CodeRemoteRejected:
+		// Another provider 4xx (open point 8): Hermes answered, but not that
+		// the object is missing.
+		return "", fmt.Sprintf("refused: Hermes rejected the read with HTTP %d (%s); that is not a 404, so nothing is known of the stored state", provider, oneLineErr(out.Err)), true
+	case out.Err != nil && (out.Err.Code == "connector.hermes_agent.remote_temporary" || out.Err.Code == "connector.hermes_agent.transport"):
+		// A provider 429/5xx, or no answer from it, is HTTP 503 (open point 8).
+		return "", "refused: Hermes is unavailable or rate-limited (" + oneLineErr(out.Err) + "); the read was not retried: reconcile again later", true
 	case out.Err != nil && out.Err.Code == "resource.not_found":
 		return "", "refused: aipd does not know this capability (" + oneLineErr(out.Err) + ")", true
 	case out.Err != nil:
@@ -131,6 +146,38 @@ func interpretReply(op string, out stream.PostOutcome) (status, meaning string, 
 		return "unknown", "the stored response has no status", false
 	}
 	return safe.Line(o.Status), "the stored response reads " + safe.Line(o.Status), false
+}
+
+// providerStatus is the provider's HTTP status a connector error names:
+// the connector's message reads "Hermes endpoint `EP` returned HTTP N"
+// (hermes_failure_with_retry_safety); 0 when it names none.
+func providerStatus(e *stream.Error) int {
+	if e == nil || !strings.HasPrefix(e.Code, "connector.") {
+		return 0
+	}
+	m := providerStatusRE.FindStringSubmatch(e.Message)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+var providerStatusRE = regexp.MustCompile(`returned HTTP (\d{3})\b`)
+
+// notStored: the provider's 404 on a read, whichever way aipd sends it
+// (aip-daemon-behaviour open point 8: HTTP 400
+// connector.hermes_agent.remote_rejected; part A §3 said 502, kept as a
+// reading). A remote_rejected that names no provider status is taken as
+// the 404 too; one that names another status is not.
+func notStored(e *stream.Error, provider int) bool {
+	switch {
+	case provider == http.StatusNotFound:
+		return true
+	case e.Code == stream.CodeRemoteRejected:
+		return provider == 0
+	}
+	return false
 }
 
 func oneLineErr(e *stream.Error) string {

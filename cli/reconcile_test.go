@@ -161,11 +161,19 @@ func TestReconcileProviderNotFoundEitherStatus(t *testing.T) {
 		code   string
 		msg    string
 		stored string
+		says   string // in the meaning
 	}{
-		{"table: 400 remote_rejected", 400, "connector.hermes_agent.remote_rejected", "Hermes returned HTTP 404", "not_found"},
-		{"§3: 502 remote_rejected", 502, "connector.hermes_agent.remote_rejected", "not found", "not_found"},
-		{"§3: 502 another connector code", 502, "connector.hermes_agent.http_error", "Hermes returned HTTP 404", "not_found"},
-		{"502 that is no 404", 502, "connector.hermes_agent.remote_temporary", "Hermes returned HTTP 429", ""},
+		{"table: 400 remote_rejected", 400, "connector.hermes_agent.remote_rejected", "Hermes returned HTTP 404", "not_found", "404"},
+		{"the daemon's message", 400, "connector.hermes_agent.remote_rejected", "Hermes endpoint `ep` returned HTTP 404", "not_found", "404"},
+		{"§3: 502 remote_rejected", 502, "connector.hermes_agent.remote_rejected", "not found", "not_found", "404"},
+		{"§3: 502 another connector code", 502, "connector.hermes_agent.http_error", "Hermes returned HTTP 404", "not_found", "404"},
+		{"502 that is no 404", 502, "connector.hermes_agent.remote_temporary", "Hermes returned HTTP 429", "", "not retried"},
+		// aip-daemon-behaviour open point 8: remote_rejected is every
+		// provider 4xx but 401/403/429; only a 404 means "not stored".
+		{"remote_rejected of a 422", 400, "connector.hermes_agent.remote_rejected", "Hermes endpoint `ep` returned HTTP 422", "", "HTTP 422"},
+		// A provider 401/403 arrives as HTTP 401: Hermes refused aipd's key.
+		{"provider 401", 401, "connector.hermes_agent.authentication", "Hermes endpoint `ep` returned HTTP 401", "", "not your token"},
+		{"provider 503", 503, "connector.hermes_agent.remote_temporary", "Hermes endpoint `ep` returned HTTP 503", "", "not retried"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -185,7 +193,7 @@ func TestReconcileProviderNotFoundEitherStatus(t *testing.T) {
 				t.Fatalf("%+v %+v", out, out.Err)
 			}
 			st, meaning, refused := interpret(submit.OpResponseGet, out)
-			if st != c.stored || refused != (c.stored == "") {
+			if st != c.stored || refused != (c.stored == "") || !strings.Contains(meaning, c.says) {
 				t.Fatalf("%q %v %q", st, refused, meaning)
 			}
 		})
