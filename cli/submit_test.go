@@ -243,6 +243,42 @@ func TestSubmitReplyForms(t *testing.T) {
 			t.Fatalf("%d POSTs, want 2 (no resubmission)", n)
 		}
 	})
+	t.Run("action.id_conflict names the bound capability", func(t *testing.T) {
+		// aip-daemon-behaviour open point 6: the details name both
+		// capabilities; the line says which one the ID is bound to.
+		getenv, jpath := stateEnv(t)
+		id := "act_test_conflict_cap_01"
+		srv := awaitSim(t, "chat-tools", id, jpath)
+		if code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+			"cap:hermes_agent:sim:chat_stream", "--input", chatInput); code != 0 {
+			t.Fatalf("first: exit %d\n%s\n%s", code, out, errOut)
+		}
+		code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+			"cap:hermes_agent:sim:responses_stream", "--input", `{"body":{"input":"x","store":true}}`)
+		if code != 1 || !strings.Contains(out+errOut, "bound to another request (to cap:hermes_agent:sim:chat_stream)") {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+	})
+	t.Run("stream publication refused", func(t *testing.T) {
+		// aip-daemon-behaviour open point 1: a sync run whose handler
+		// failed left chunks and no record; the same ID submitted again
+		// runs the handler again, and the chunk store refuses its output
+		// (502 connector.hermes_agent.stream_publication). The line says
+		// what happened and what to do.
+		getenv, jpath := stateEnv(t)
+		id := "act_test_republish_01"
+		srv := awaitSim(t, "sync-handler-failed", id, jpath)
+		args := []string{"submit", "--url", srv.URL(), "--output", "plain", "--action-id", id, "--mode", "sync",
+			"cap:hermes_agent:sim:chat_stream", "--input", chatInput}
+		if code, out, errOut := runWith(getenv, args...); code != 1 {
+			t.Fatalf("first: exit %d\n%s\n%s", code, out, errOut)
+		}
+		code, out, errOut := runWith(getenv, args...)
+		if code != 1 || !strings.Contains(out+errOut, "connector.hermes_agent.stream_publication (HTTP 502)") ||
+			!strings.Contains(out+errOut, "had already published a stream") || !strings.Contains(out+errOut, "new action ID") {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+	})
 	t.Run("idempotent replay", func(t *testing.T) {
 		// The same ID, input and idempotency key after the run settled:
 		// aipd returns the original result with output.idempotent_replay

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -16,6 +17,9 @@ type Error struct {
 	HTTPStatus int    // 0 when no HTTP reply (transport error)
 	Message    string
 	Retryable  bool
+	// Details is the error's details object as aipd sent it (untrusted:
+	// read fields with DetailString, never print it whole).
+	Details json.RawMessage
 
 	retryAfter time.Duration // Retry-After / retry_after_ms, when the server gave one
 	transport  bool          // no reply at all: refused, reset, TLS, a timeout (transportError)
@@ -69,4 +73,25 @@ func (e *Error) Error() string {
 		b.WriteString(e.Message)
 	}
 	return b.String()
+}
+
+// DetailString is one string field of the error's details ("" when absent
+// or not a string), made one short line.
+func (e *Error) DetailString(key string) string {
+	if e == nil {
+		return ""
+	}
+	return detailString(e.Details, key)
+}
+
+func detailString(details json.RawMessage, key string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(details, &m) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(m[key], &s) != nil {
+		return ""
+	}
+	return oneLine(s, 200)
 }

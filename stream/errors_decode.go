@@ -100,6 +100,7 @@ func (c *Client) httpError(op string, resp *http.Response) *Error {
 	if pe := protocolErrorIn(body); pe != nil {
 		e.Code = pe.Code
 		e.Message = pe.Message
+		e.Details = pe.Details
 		e.Retryable = retryablePE(pe)
 		if pe.RetryAfterMs > 0 {
 			e.retryAfter = time.Duration(pe.RetryAfterMs) * time.Millisecond

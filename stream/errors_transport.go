@@ -6,6 +6,7 @@ package stream
 import (
 	"context"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -71,6 +72,9 @@ func (c *Client) transportMessage(err error) string {
 func (c *Client) clean(e *Error) *Error {
 	e.Message = c.redact(oneLine(c.redact(e.Message), 200))
 	e.Code = c.redact(oneLine(c.redact(e.Code), 80))
+	if len(e.Details) > 0 {
+		e.Details = json.RawMessage(c.redact(string(e.Details)))
+	}
 	return e
 }
 

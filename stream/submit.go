@@ -68,6 +68,15 @@ const (
 	CodeReplay             = "replay.message_id"
 	CodeIdempotencyRunning = "idempotency.in_progress"
 	CodeRemoteRejected     = "connector.hermes_agent.remote_rejected"
+	// CodeStreamPublication: the handler ran again for an ID whose chunks
+	// exist; the chunk store refused its output (aip-daemon-behaviour open
+	// point 1).
+	CodeStreamPublication = "connector.hermes_agent.stream_publication"
+	// The idempotency refusals of other collision rules (open point 3):
+	// 200 failed results with details {key, original_action_id,
+	// current_action_id}; Hermes streams never answer them.
+	CodeIdempotencyConflict = "idempotency.conflict"
+	CodeInputHashMismatch   = "idempotency.input_hash_mismatch"
 )
 
 // submitTimeout bounds an async POST (the ack comes at once); a sync POST
@@ -396,7 +405,14 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 				e := *out.Err
 				switch e.Code {
 				case CodeIDConflict:
-					e.Message += " — " + id + " is bound to another request; nothing is resubmitted"
+					// Details name both capabilities (open point 6).
+					bound := ""
+					if c := e.DetailString("existing_capability_id"); c != "" && c != e.DetailString("attempted_capability_id") {
+						bound = " (to " + c + ")"
+					}
+					e.Message += " — " + id + " is bound to another request" + bound + "; nothing is resubmitted"
+				case CodeStreamPublication:
+					e.Message += " — aipd ran the handler again, but " + id + " had already published a stream (an earlier run), so this run's output was refused and nothing new is stored; submit under a new action ID"
 				case CodeReplay:
 					e.Message += " — this message_id was already used or sent_at is outside aipd's replay window (check the clock); nothing is resubmitted"
 				}
@@ -428,8 +444,13 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 					ls.Send(SubmitMsg{Note: "aipd replied with the stored result of an earlier run of " + id + " (" + oneLine(r.Status, 40) +
 						", idempotent replay): this submission ran nothing; the verdict is that run's"})
 				case refusedBeforeRun(r) && !ls.sawChunk() && !followOver:
-					ls.Send(SubmitMsg{Note: "aipd refused " + id + " before it ran (" + oneLine(code, 80) + ")"})
+					ls.Send(SubmitMsg{Note: "aipd refused " + id + " before it ran (" + oneLine(code, 80) + ")" + keyOwner(r)})
 					return end(nil, ResultMsg{Result: r})
+				case refusedBeforeRun(r):
+					// A refusal of this POST, not the verdict of the run the
+					// follow shows (an earlier run of the same ID).
+					ls.Send(SubmitMsg{Note: "aipd refused this submission of " + id + " (" + oneLine(code, 80) + ")" + keyOwner(r) +
+						": it ran nothing; the follow shows the earlier run"})
 				default:
 					ls.Send(SubmitMsg{Note: "aipd replied with the result of " + id + " (" + oneLine(r.Status, 40) + ")"})
 				}
@@ -508,6 +529,22 @@ func (l *lockedSink) sawChunk() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.chunks
+}
+
+// keyOwner names the action an idempotency refusal says owns the key
+// (open point 3: details.original_action_id), or "".
+func keyOwner(r model.ActionResult) string {
+	if r.Error == nil || (r.Error.Code != CodeIdempotencyConflict && r.Error.Code != CodeInputHashMismatch) {
+		return ""
+	}
+	orig := detailString(r.Error.Details, "original_action_id")
+	if orig == "" {
+		return ""
+	}
+	if r.Error.Code == CodeInputHashMismatch {
+		return ": the idempotency key was used by " + orig + " with another input"
+	}
+	return ": the idempotency key is already used by " + orig
 }
 
 // refusedBeforeRun: a result the daemon returns before anything is

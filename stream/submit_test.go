@@ -217,3 +217,60 @@ func TestFollowAsyncKeylessResend(t *testing.T) {
 		t.Fatalf("review after the re-run: %s %q %v", v.Word, v.Detail, v.Reasons)
 	}
 }
+
+// aip-daemon-behaviour open point 3: under a collision rule other than
+// Hermes' ReturnOriginalResult, a used key is a 200 failed result,
+// idempotency.conflict or idempotency.input_hash_mismatch, with details
+// {key, original_action_id, current_action_id}. The submission ends on it
+// (nothing ran) and names the action that owns the key. The follow runs
+// against a simulator that never sees this ID (unknown).
+func TestSubmissionIdempotencyRefusalNamesTheOwner(t *testing.T) {
+	for _, code := range []string{CodeIdempotencyConflict, CodeInputHashMismatch} {
+		t.Run(code, func(t *testing.T) {
+			s, err := sim.New("chat-tools", sim.Knobs{PollInterval: 5 * time.Millisecond, Submit: sim.SubmitKnobs{Await: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			daemon := s.Handler()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodPost {
+					daemon.ServeHTTP(w, r)
+					return
+				}
+				_, _ = io.ReadAll(r.Body)
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"body":{"action_result":{"action_id":"act_new_1","status":"failed","error":{"code":%q,"message":"used",`+
+					`"category":"policy","details":{"key":"k1","original_action_id":"act_orig_1","current_action_id":"act_new_1"}}}}}`, code)
+			}))
+			defer srv.Close()
+			c, err := New(Config{BaseURL: srv.URL, ActionID: "act_new_1", AppearTimeout: time.Minute,
+				BackoffMin: time.Millisecond, BackoffMax: 20 * time.Millisecond, BatchInterval: 5 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub := &Submission{Client: c, Envelope: func(int) ([]byte, error) { return []byte(`{}`), nil }, Sync: true}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a budget, not a bound under test
+			defer cancel()
+			rec := &recorder{}
+			if err := sub.Run(ctx, rec); err != nil {
+				t.Fatal(err)
+			}
+			var notes []string
+			var result *model.ActionResult
+			for _, m := range rec.all() {
+				switch m := m.(type) {
+				case SubmitMsg:
+					notes = append(notes, m.Note)
+				case ResultMsg:
+					result = &m.Result
+				}
+			}
+			joined := strings.Join(notes, "\n")
+			if result == nil || result.Error == nil || result.Error.Code != code || !strings.Contains(joined, "act_orig_1") ||
+				!strings.Contains(joined, "refused act_new_1 before it ran") {
+				t.Fatalf("result %+v\nnotes:\n%s", result, joined)
+			}
+		})
+	}
+}
