@@ -2,9 +2,11 @@ package sim
 
 import (
 	"bufio"
-	"cmp"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -115,6 +117,8 @@ func (f *Fleet) Start() (string, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /aip/v1/actions", f.handleList)
 	mux.HandleFunc("GET /aip/v1/events", f.handleEvents)
+	mux.HandleFunc("POST /aip/v1/actions", f.handleSubmit)
+	mux.HandleFunc("POST /aip/v1/messages", f.handleSubmit)
 	handlers := map[string]http.Handler{}
 	for _, s := range f.members {
 		handlers[s.ActionID()] = s.Handler()
@@ -203,27 +207,25 @@ func (f *Fleet) handleList(w http.ResponseWriter, r *http.Request) {
 		}
 		offset = n
 	}
-	type row struct {
-		v       obj
-		updated string
-	}
-	var rows []row
+	var rows []listRow
 	for _, s := range f.members {
 		s.mu.Lock()
 		recorded := s.recordedLocked()
 		state := s.stateLocked(false)
-		updated := s.updatedAt.Format(time.RFC3339Nano)
+		updated := s.updatedAt
 		s.mu.Unlock()
-		if !recorded || (q.Get("state") != "" && q.Get("state") != state) {
-			continue
+		if recorded {
+			v, _, _ := s.statusObj(s.ActionID(), false)
+			rows = append(rows, listRow{v: v, updated: updated, state: state, capability: "cap:hermes_agent:" + simEndpoint + ":" + s.sc.operation})
 		}
-		v, _, _ := s.statusObj(s.ActionID(), false)
-		if c := q.Get("capability_id"); c != "" && c != "cap:hermes_agent:"+simEndpoint+":"+s.sc.operation {
-			continue
-		}
-		rows = append(rows, row{v, updated})
+		rows = append(rows, s.readRows()...) // open point 5
 	}
-	slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(a.updated, b.updated) })
+	rows = slices.DeleteFunc(rows, func(r listRow) bool {
+		return (q.Get("state") != "" && q.Get("state") != r.state) || (q.Get("capability_id") != "" && q.Get("capability_id") != r.capability)
+	})
+	// Ordered by updated_at as a time (the spec's "Also" list: a string
+	// sort misorders sub-second times).
+	slices.SortStableFunc(rows, func(a, b listRow) int { return a.updated.Compare(b.updated) })
 	total := len(rows)
 	from := min(offset, total)
 	to := min(from+limit, total)
@@ -236,6 +238,41 @@ func (f *Fleet) handleList(w http.ResponseWriter, r *http.Request) {
 		list = append(list, kv{"cursor", "offset:" + strconv.Itoa(to)})
 	}
 	writeJSON(w, http.StatusOK, compact(o("action_list", list)))
+}
+
+// listRow is one row of the action list and what it is filtered and
+// ordered by.
+type listRow struct {
+	v          obj
+	updated    time.Time
+	state      string
+	capability string
+}
+
+// handleSubmit hands a submission to the Server hosting its action ID; any
+// other ID (a read's own new ID) goes to the first one, which answers
+// reads for the whole daemon.
+func (f *Fleet) handleSubmit(w http.ResponseWriter, r *http.Request) {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
+	if err != nil {
+		return
+	}
+	var env struct {
+		Body struct {
+			Action struct {
+				ID string `json:"id"`
+			} `json:"action"`
+		} `json:"body"`
+	}
+	_ = json.Unmarshal(raw, &env)
+	target := f.members[0]
+	for _, s := range f.members {
+		if s.ActionID() == env.Body.Action.ID {
+			target = s
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	target.Handler().ServeHTTP(w, r)
 }
 
 // ---- GET /aip/v1/events (§2.2) ----

@@ -147,3 +147,45 @@ func TestConsoleFleetStarts(t *testing.T) {
 		t.Fatalf("%d listed", l.L.Total)
 	}
 }
+
+// aip-daemon-behaviour open point 5: a successful response_get is an
+// action of its own, listed once it settles; a rejected read (the
+// provider's 404) is not, and a replayed one (the same idempotency key)
+// is the first read again, with its action_id, not a second row.
+func TestFleetListsCompletedReads(t *testing.T) {
+	f, u := startFleet(t, FleetKnobs{}, Member{"responses-tools", Knobs{Finished: true, ActionID: "act_done_resp"}})
+	var respID string
+	for _, c := range everything(t, f.Actions()[0], u).Chunks {
+		if m := storedRespIDRE.FindSubmatch(c.Data); m != nil {
+			respID = string(m[1])
+			break
+		}
+	}
+	read := func(id, resp string) (reply, replyEnv) {
+		return postT(t, u, envelope(id, "cap:hermes_agent:sim:response_get", `{"response_id":"`+resp+`"}`, "", "rk-"+resp))
+	}
+	if r, env := read("act_read_ok", respID); r.status != 200 || env.Body.ActionResult == nil || env.Body.ActionResult.Status != "completed" {
+		t.Fatalf("%d %s", r.status, truncate(r.body))
+	}
+	if r, _ := read("act_read_missing", "resp_missing"); r.status != 400 {
+		t.Fatalf("a missing response: %d %s", r.status, truncate(r.body))
+	}
+	r, env := read("act_read_again", respID)
+	if r.status != 200 || env.Body.ActionResult == nil || env.Body.ActionResult.ActionID != "act_read_ok" ||
+		!strings.Contains(string(env.Body.ActionResult.Output), `"idempotent_replay":true`) {
+		t.Fatalf("the second read under the same key: %d %s", r.status, truncate(r.body))
+	}
+	var reads []map[string]any
+	for _, a := range listT(t, u, "").L.Actions {
+		if strings.HasPrefix(a["action_id"].(string), "act_read") {
+			reads = append(reads, a)
+		}
+	}
+	if len(reads) != 1 || reads[0]["action_id"] != "act_read_ok" || reads[0]["state"] != "completed" ||
+		reads[0]["capability_id"] != "cap:hermes_agent:sim:response_get" {
+		t.Fatalf("listed reads: %v", reads)
+	}
+	if l := listT(t, u, "capability_id=cap:hermes_agent:sim:response_get"); l.L.Total != 1 {
+		t.Fatalf("filtered by capability: %+v", l.L)
+	}
+}

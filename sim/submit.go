@@ -91,6 +91,8 @@ type submitState struct {
 	dropped  bool
 	lost     bool
 	log      []SubmissionLog
+	reads    []readRec      // completed reads (reads.go)
+	readKeys map[string]int // a read's scoped idempotency key → its index in reads
 }
 
 // boundRec is what a queue record binds an action ID to (§1.3,
@@ -292,7 +294,9 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 
 	// The caller-chosen ID (§1.3): a record bound to another contract
 	// (the whole action) or principal is 400 action.id_conflict, with
-	// both capabilities and both principals in its details.
+	// details {action_id, existing_capability_id, attempted_capability_id,
+	// existing_principal_id, attempted_principal_id}
+	// (aip-daemon-behaviour open point 6).
 	bound := boundRec{contract: actionContract(a, mode), capability: a.CapabilityID, principal: nativePrincipal}
 	s.sub.mu.Lock()
 	prev, recorded := s.sub.records[a.ID]
@@ -721,6 +725,13 @@ func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn,
 			Category: "permanent", Source: runtimeSource()}, lg)
 		return
 	}
+	scopedKey := ""
+	if a.IdempotencyKey != "" {
+		scopedKey = "Capability:" + a.CapabilityID + ":" + a.IdempotencyKey
+	}
+	if s.replayRead(w, req, scopedKey, lg) {
+		return
+	}
 	status := s.storedStatus()
 	var have string
 	if op == "response_get" {
@@ -759,6 +770,7 @@ func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn,
 	} else {
 		output = o("id", have, "source", "api", "message_count", 2, "status", status)
 	}
+	s.keepRead(a.ID, a.CapabilityID, scopedKey, output)
 	lg.Reply = "result:completed"
 	s.writeReply(w, req, o("action_result", o("action_id", a.ID, "status", "completed", "output", output)))
 }

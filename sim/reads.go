@@ -1,0 +1,74 @@
+package sim
+
+import (
+	"net/http"
+	"time"
+)
+
+// This file keeps the read-only actions the submission route answered
+// (response_get, session_get; part A §3 [C]: a read is an AIP action of its
+// own, with a result and a queue record).
+
+// readRec is one read that completed.
+type readRec struct {
+	id         string
+	capability string
+	at         time.Time
+	output     obj
+}
+
+// keepRead records a completed read: a successful response_get is listed
+// once it settles (aip-daemon-behaviour open point 5); a failed, rejected
+// or replayed read is not, so only this path records one.
+func (s *Server) keepRead(id, capability, scopedKey string, output obj) {
+	s.sub.mu.Lock()
+	defer s.sub.mu.Unlock()
+	s.sub.reads = append(s.sub.reads, readRec{id: id, capability: capability, at: time.Now().UTC(), output: output})
+	if scopedKey != "" {
+		if s.sub.readKeys == nil {
+			s.sub.readKeys = map[string]int{}
+		}
+		s.sub.readKeys[scopedKey] = len(s.sub.reads) - 1
+	}
+}
+
+// replayRead answers a read whose idempotency key completed a read before
+// (§1.3, the connector's ReturnOriginalResult, which every Hermes
+// capability declares): that read's result, marked as a replay, with its
+// action_id (open point 2). It reports whether it answered.
+func (s *Server) replayRead(w http.ResponseWriter, req *envelopeIn, scopedKey string, lg *SubmissionLog) bool {
+	if scopedKey == "" {
+		return false
+	}
+	s.sub.mu.Lock()
+	i, ok := s.sub.readKeys[scopedKey]
+	var r readRec
+	if ok {
+		r = s.sub.reads[i]
+	}
+	s.sub.mu.Unlock()
+	if !ok {
+		return false
+	}
+	lg.Replay = true
+	lg.Reply = "result:completed"
+	out := append(append(obj(nil), r.output...), kv{"idempotent_replay", true})
+	s.writeReply(w, req, o("action_result", o("action_id", r.id, "status", "completed", "output", out)))
+	return true
+}
+
+// readRows are the list rows of the completed reads (§2.1 ActionStatus).
+func (s *Server) readRows() []listRow {
+	s.sub.mu.Lock()
+	defer s.sub.mu.Unlock()
+	rows := make([]listRow, 0, len(s.sub.reads))
+	for _, r := range s.sub.reads {
+		at := r.at.Format(time.RFC3339Nano)
+		base := "/aip/v1/actions/" + r.id
+		rows = append(rows, listRow{state: "completed", capability: r.capability, updated: r.at, v: o("action_id", r.id,
+			"capability_id", r.capability, "state", "completed", "queued_state", "completed", "result_status", "completed",
+			"started_at", at, "updated_at", at, "completed_at", at,
+			"links", o("self", base, "result", base+"/result", "events", base+"/events", "chunks", base+"/chunks", "cancel", base+"/cancel"))})
+	}
+	return rows
+}
