@@ -188,4 +188,12 @@ func TestFleetListsCompletedReads(t *testing.T) {
 	if l := listT(t, u, "capability_id=cap:hermes_agent:sim:response_get"); l.L.Total != 1 {
 		t.Fatalf("filtered by capability: %+v", l.L)
 	}
+	// The read's own ID reads like any settled action; /result unmarked.
+	if st := statusT(t, u, "act_read_ok"); st["state"] != "completed" || st["capability_id"] != "cap:hermes_agent:sim:response_get" {
+		t.Fatalf("the read's status: %v", st)
+	}
+	if r := get(t, u+"/aip/v1/actions/act_read_ok/result"); r.status != 200 || !strings.Contains(string(r.body), `"object":"response"`) ||
+		strings.Contains(string(r.body), "idempotent_replay") {
+		t.Fatalf("the read's result: %d %s", r.status, truncate(r.body))
+	}
 }

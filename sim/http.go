@@ -172,6 +172,10 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if row, ok := s.readRow(id); ok { // a completed read (reads.go)
+		writeJSON(w, http.StatusOK, compact(o("action_status", row.v)))
+		return
+	}
 	if id != s.actionID || !s.submitted() { // sim/submit.go: not submitted yet (Await)
 		base := "/aip/v1/actions/" + id
 		body := compact(o("action_status", o("action_id", id, "state", "unknown",
@@ -323,6 +327,10 @@ func (s *Server) writeResult(w io.Writer, res *resultRec) {
 func (s *Server) handleResult(w http.ResponseWriter, r *http.Request) {
 	id, ok := s.actionIDFrom(w, r)
 	if !ok {
+		return
+	}
+	if _, ok := s.readRow(id); ok { // a completed read (reads.go)
+		writeJSON(w, http.StatusOK, compact(o("action_result", s.readResult(id))))
 		return
 	}
 	if id != s.actionID || !s.submitted() {

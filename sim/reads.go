@@ -63,12 +63,44 @@ func (s *Server) readRows() []listRow {
 	defer s.sub.mu.Unlock()
 	rows := make([]listRow, 0, len(s.sub.reads))
 	for _, r := range s.sub.reads {
-		at := r.at.Format(time.RFC3339Nano)
-		base := "/aip/v1/actions/" + r.id
-		rows = append(rows, listRow{state: "completed", capability: r.capability, updated: r.at, v: o("action_id", r.id,
-			"capability_id", r.capability, "state", "completed", "queued_state", "completed", "result_status", "completed",
-			"started_at", at, "updated_at", at, "completed_at", at,
-			"links", o("self", base, "result", base+"/result", "events", base+"/events", "chunks", base+"/chunks", "cancel", base+"/cancel"))})
+		rows = append(rows, r.row())
 	}
 	return rows
+}
+
+// row is the read's ActionStatus: a settled sync action, its record
+// written as it settled.
+func (r readRec) row() listRow {
+	at := r.at.Format(time.RFC3339Nano)
+	base := "/aip/v1/actions/" + r.id
+	return listRow{state: "completed", capability: r.capability, updated: r.at, v: o("action_id", r.id,
+		"capability_id", r.capability, "state", "completed", "queued_state", "completed", "result_status", "completed",
+		"started_at", at, "updated_at", at, "completed_at", at,
+		"links", o("self", base, "result", base+"/result", "events", base+"/events", "chunks", base+"/chunks", "cancel", base+"/cancel"))}
+}
+
+// readRow is the status row of a completed read's ID, if id is one; the
+// status and result routes answer for it as for any settled action.
+func (s *Server) readRow(id string) (listRow, bool) {
+	s.sub.mu.Lock()
+	defer s.sub.mu.Unlock()
+	for _, r := range s.sub.reads {
+		if r.id == id {
+			return r.row(), true
+		}
+	}
+	return listRow{}, false
+}
+
+// readResult is a completed read's stored result (unmarked: the replay
+// mark is on submit replies only, open point 2).
+func (s *Server) readResult(id string) obj {
+	s.sub.mu.Lock()
+	defer s.sub.mu.Unlock()
+	for _, r := range s.sub.reads {
+		if r.id == id {
+			return o("action_id", r.id, "status", "completed", "output", r.output)
+		}
+	}
+	return nil
 }
