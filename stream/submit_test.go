@@ -35,6 +35,11 @@ func TestPostReplyForms(t *testing.T) {
 		{"replayed result", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"completed","output":{"x":1,"idempotent_replay":true}}}}`)
 		}, "", "completed", "", false},
+		{"replayed result", func(w http.ResponseWriter, r *http.Request) {
+			// aip-daemon-behaviour open point 2: a result whose output was
+			// not an object comes back with the output replaced by the mark.
+			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"failed","output":{"idempotent_replay":true},"error":{"code":"connector.hermes_agent.transport","message":"m"}}}}`)
+		}, "", "failed", "", false},
 		{"failed result", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"failed","error":{"code":"idempotency.conflict","message":"m","category":"permanent"}}}}`)
 		}, "", "failed", "", false},
