@@ -304,7 +304,8 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if recorded && (!bytes.Equal(prev.contract, bound.contract) || prev.principal != bound.principal) {
 		fail(&protoErr{Code: "action.id_conflict", Message: "action id `" + a.ID + "` is already bound to a different immutable action contract",
 			Category: "permanent", Details: o("action_id", a.ID, "existing_capability_id", prev.capability, "attempted_capability_id", bound.capability,
-				"existing_principal_id", prev.principal, "attempted_principal_id", bound.principal), Source: runtimeSource()})
+				"existing_principal_id", prev.principal, "attempted_principal_id", bound.principal),
+			Source: o("component", "aip-runtime.action-queue")}) // action_id_conflict_error (docs/protocol.md §11 item 6)
 		return
 	}
 
