@@ -115,6 +115,10 @@ type Action struct {
 	// occurred is aipd's time for each chunk, the occurred_at of its
 	// aip.stream.chunk event (times.go).
 	occurred seqIndex[instant]
+	// The times of the lowest and highest sequences in occurred: the
+	// first and last chunk of Timing.
+	occFirst, occLast       instant
+	occFirstSeq, occLastSeq uint64
 
 	// The raw diagnostics cap (rawcap.go).
 	rawCap     int64

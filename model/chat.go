@@ -16,6 +16,7 @@ type ChatState struct {
 	Finish       *ChatFinish
 	DoneMarker   bool // data: [DONE] retained: the provider stream is explicit-terminal
 	DoneSeq      uint64
+	Usage        *Usage // from the last chunk that carried one (usage.go)
 
 	message   *Item
 	reasoning *Item
@@ -31,22 +32,6 @@ type ChatFinish struct {
 	NoReply  bool // a finish with no content at all before it
 	Sequence uint64
 }
-
-// Usage is token usage in either naming (Chat prompt/completion, Responses
-// input/output).
-type Usage struct {
-	PromptTokens     int `json:"prompt_tokens,omitempty"`
-	CompletionTokens int `json:"completion_tokens,omitempty"`
-	InputTokens      int `json:"input_tokens,omitempty"`
-	OutputTokens     int `json:"output_tokens,omitempty"`
-	TotalTokens      int `json:"total_tokens,omitempty"`
-}
-
-// In gives the input tokens whatever the naming.
-func (u *Usage) In() int { return u.PromptTokens + u.InputTokens }
-
-// Out gives the output tokens whatever the naming.
-func (u *Usage) Out() int { return u.CompletionTokens + u.OutputTokens }
 
 // ProviderError is an error object carried in a provider frame. Some frames
 // carry a bare string instead; it lands in Message.
@@ -122,6 +107,9 @@ func (d *derived) applyChat(c *Chunk, h *hermesFrame) {
 	if f.Model != "" && f.Model != ch.Model {
 		ch.Model = strings.Clone(f.Model)
 	}
+	// The usage may come in a chunk of its own, with no choices, after
+	// the finish (OpenAI's stream_options.include_usage).
+	d.noteUsage(&ch.Usage, f.Usage, c.Sequence)
 	if len(f.Choices) == 0 {
 		return
 	}
@@ -136,11 +124,13 @@ func (d *derived) applyChat(c *Chunk, h *hermesFrame) {
 			ch.reasoning = d.chatReasoning(c)
 		}
 		ch.reasoning.part(0).buf.WriteString(*rc)
+		d.textBytes += len(*rc)
 		d.touch(ch.reasoning, c.Sequence)
 	}
 	if s := choice.Delta.Content; s != nil && *s != "" {
 		m := d.chatMessage(c)
 		m.part(0).buf.WriteString(*s)
+		d.textBytes += len(*s)
 		d.touch(m, c.Sequence)
 	}
 	if fr := choice.FinishReason; fr != nil && *fr != "" {

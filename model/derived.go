@@ -26,7 +26,10 @@ type derived struct {
 	provTerm    bool   // a terminal provider frame was retained
 	upstreamEnd string // reason of the connector's extra error chunk, if any
 	anoms       []Anomaly
-	conflicts   int // frames that contradict an earlier one (verdict row 12)
+	conflicts   int    // frames that contradict an earlier one (verdict row 12)
+	firstTok    uint64 // the chunk of the first assistant text or tool call (Timing)
+	hasFirstTok bool
+	textBytes   int // assistant and reasoning text so far (OutputRate's estimate)
 }
 
 func (d *derived) reset() {
@@ -77,6 +80,9 @@ func (d *derived) markItem(it *Item) {
 
 // touch records a visible change of an item at AIP sequence seq.
 func (d *derived) touch(it *Item, seq uint64) {
+	if it.Kind == ItemMessage && (!d.hasFirstTok || seq < d.firstTok) && it.hasText() {
+		d.noteFirstToken(seq)
+	}
 	it.LastSeq = seq
 	it.Version++
 	d.markItem(it)
@@ -225,6 +231,7 @@ func (d *derived) applyGeneric(c *Chunk) {
 				d.generic = d.addItem(&Item{Kind: ItemMessage, Key: "message", Index: -1, Role: "assistant", FirstSeq: c.Sequence})
 			}
 			d.generic.part(0).buf.WriteString(text)
+			d.textBytes += len(text)
 			d.touch(d.generic, c.Sequence)
 		}
 	case KindTool:
@@ -253,6 +260,7 @@ func (d *derived) tool(id string, c *Chunk) *Tool {
 	t, ok := d.toolByID[id]
 	if !ok {
 		t = &Tool{ID: id, FirstSeq: c.Sequence, StartedAt: c.ReceivedAt}
+		d.noteFirstToken(c.Sequence)
 		d.toolByID[id] = t
 		d.tools = append(d.tools, t)
 		t.marked = true

@@ -28,17 +28,19 @@ var respObjectShape = objShape[respObject]{fields: []field[respObject]{
 	{name: "id", dec: func(s *jscan, r *respObject) bool { return s.strInto(&r.ID) }},
 	{name: "status", dec: func(s *jscan, r *respObject) bool { return s.strInto(&r.Status) }},
 	{name: "usage", dec: func(s *jscan, r *respObject) bool {
-		return ptrInto(s, &r.Usage, func(s *jscan, u *Usage) bool { _, ok := object(s, u, &usageShape); return ok })
+		// Usage.UnmarshalJSON, as encoding/json would call it: one a
+		// stream, and it checks every figure (usage.go).
+		v, ok := s.value()
+		if !ok {
+			return false
+		}
+		if r.Usage = nil; string(v) != "null" {
+			r.Usage = new(Usage)
+			_ = r.Usage.UnmarshalJSON(v)
+		}
+		return true
 	}},
 	{name: "error", dec: func(s *jscan, r *respObject) bool { return s.rawCopy(&r.Error) }},
-}}
-
-var usageShape = objShape[Usage]{fields: []field[Usage]{
-	{name: "prompt_tokens", dec: func(s *jscan, u *Usage) bool { return s.intInto(&u.PromptTokens) }},
-	{name: "completion_tokens", dec: func(s *jscan, u *Usage) bool { return s.intInto(&u.CompletionTokens) }},
-	{name: "input_tokens", dec: func(s *jscan, u *Usage) bool { return s.intInto(&u.InputTokens) }},
-	{name: "output_tokens", dec: func(s *jscan, u *Usage) bool { return s.intInto(&u.OutputTokens) }},
-	{name: "total_tokens", dec: func(s *jscan, u *Usage) bool { return s.intInto(&u.TotalTokens) }},
 }}
 
 var respItemShape = objShape[respItem]{fields: []field[respItem]{

@@ -105,6 +105,8 @@ func pyWrite(b *strings.Builder, v any) {
 		fmt.Fprint(b, x)
 	case int, int64, uint64, float64:
 		fmt.Fprint(b, x)
+	case json.RawMessage: // a literal as the provider wrote it (1.5, 1e3)
+		b.Write(x)
 	case string:
 		b.WriteByte('"')
 		for _, r := range x {

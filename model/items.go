@@ -116,6 +116,17 @@ func (it *Item) StreamedText() string {
 	return b.String()
 }
 
+// hasText reports whether the item holds any text (streamed, or a done
+// text with no deltas before it).
+func (it *Item) hasText() bool {
+	for _, p := range it.Parts {
+		if p.buf.Len() > 0 || p.Done != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // TextLen is the length in bytes of the streamed text, without copying it.
 func (it *Item) TextLen() int {
 	n := 0

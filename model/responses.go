@@ -112,6 +112,7 @@ func (d *derived) applyResponses(c *Chunk, h *hermesFrame) {
 	case "response.output_text.delta", "response.reasoning_text.delta":
 		it := d.respTextItem(c, f.ItemID, f.OutputIndex, name)
 		it.part(f.ContentIndex).buf.WriteString(f.Delta)
+		d.textBytes += len(f.Delta)
 		d.touch(it, c.Sequence)
 	case "response.output_text.done":
 		it := d.respTextItem(c, f.ItemID, f.OutputIndex, name)
@@ -153,7 +154,8 @@ func (d *derived) respTerminal(c *Chunk, name string, f *respFrame, late bool) {
 		if f.Response.ID != "" && r.ResponseID == "" {
 			r.ResponseID = f.Response.ID
 		}
-		r.Usage = f.Response.Usage
+		r.Usage = nil
+		d.noteUsage(&r.Usage, f.Response.Usage, c.Sequence)
 		r.Error = decodeProviderError(f.Response.Error)
 	}
 	if late {

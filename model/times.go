@@ -29,7 +29,9 @@ func (a *Action) noteChunkEvent(e Event) bool {
 	if err != nil || t.IsZero() {
 		return false
 	}
-	a.occurred.put(seq, instant{sec: t.Unix(), nsec: int32(t.Nanosecond()), set: true})
+	in := instant{sec: t.Unix(), nsec: int32(t.Nanosecond()), set: true}
+	a.occurred.put(seq, in)
+	a.noteOccurred(seq, in)
 	return true
 }
 

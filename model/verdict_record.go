@@ -17,6 +17,8 @@ type VerdictRecord struct {
 	UnconfirmedToolEffects int          `json:"unconfirmed_tool_effects"`
 	Reasons                []string     `json:"reasons"`
 	Detail                 string       `json:"detail"`
+	Usage                  TurnUsage    `json:"usage"`
+	Timing                 TurnTiming   `json:"timing"`
 	Anomalies              int          `json:"anomalies"`
 	Chunks                 int          `json:"chunks"`
 	Cursor                 string       `json:"cursor"`
@@ -47,6 +49,8 @@ func (a *Action) Record() VerdictRecord {
 		UnconfirmedToolEffects: v.UnconfirmedToolEffects,
 		Reasons:                append([]string{}, v.Reasons...),
 		Detail:                 v.Detail,
+		Usage:                  a.Usage(),
+		Timing:                 a.Timing(),
 		Anomalies:              len(a.ingestAnoms) + len(a.d.anoms),
 		Chunks:                 a.ChunkCount(),
 		Cursor:                 a.Cursor,

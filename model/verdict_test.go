@@ -344,7 +344,7 @@ func TestCancelOutcome(t *testing.T) {
 
 var recordKeys = []string{"type", "action_id", "verdict", "aip_status", "error_code", "operation",
 	"finish_reason", "response_id", "response_status", "text", "tools", "unconfirmed_tool_effects",
-	"reasons", "detail", "anomalies", "chunks", "cursor"}
+	"reasons", "detail", "usage", "timing", "anomalies", "chunks", "cursor"}
 
 func recordKeyOrder(t *testing.T, raw []byte) []string {
 	t.Helper()
@@ -376,7 +376,8 @@ func TestVerdictRecordKeysFixed(t *testing.T) {
 	if got := recordKeyOrder(t, empty); !reflect.DeepEqual(got, recordKeys) {
 		t.Fatalf("keys %v\nwant %v", got, recordKeys)
 	}
-	for _, want := range []string{`"tools":[]`, `"reasons":[]`, `"text":""`, `"error_code":""`, `"anomalies":0`, `"chunks":0`, `"cursor":""`, `"detail":""`, `"type":"verdict"`} {
+	for _, want := range []string{`"tools":[]`, `"reasons":[]`, `"text":""`, `"error_code":""`, `"anomalies":0`, `"chunks":0`, `"cursor":""`, `"detail":""`, `"type":"verdict"`,
+		`"usage":{"input_tokens":0,"output_tokens":0,"total_tokens":0,"reported":false}`, `"timing":{"first_token_ms":0,"duration_ms":0}`} {
 		if !bytes.Contains(empty, []byte(want)) {
 			t.Fatalf("%s lacks %s", empty, want)
 		}
@@ -398,6 +399,7 @@ func TestVerdictRecordKeysFixed(t *testing.T) {
 		Tools:                  []ToolRecord{{ID: "call_terminal_1", Name: "terminal", Status: "completed"}},
 		UnconfirmedToolEffects: 1,
 		Reasons:                a.Verdict().Reasons,
+		Usage:                  TurnUsage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15, Reported: true},
 		Chunks:                 7,
 		Cursor:                 "aev_cursor_9_chat_stop",
 	}
