@@ -102,7 +102,7 @@ func (e *mdWriter) header(a *model.Action) {
 	if a.Result != nil && a.Result.ErrorCode() != "" {
 		row("error code", safe.MDCode(a.Result.ErrorCode()))
 	}
-	row("usage", usage(a))
+	row("cost", a.Cost()) // model.CostLine, as plain and the TUI say it
 	row("chunks", safe.MDSprintf("%d (cursor %s)", a.ChunkCount(), orDashStr(safe.MDCode(a.Cursor))))
 	if c := a.CancelOutcome(); c != "" {
 		row("cancel", c)
@@ -116,19 +116,6 @@ func (e *mdWriter) header(a *model.Action) {
 		row("exported", safe.MDSprintf("%s by aipwatch %s", e.o.Now.UTC().Format(time.RFC3339), e.o.Version))
 	}
 	e.p("\n")
-}
-
-func usage(a *model.Action) safe.Str {
-	var u *model.Usage
-	if f := a.Chat().Finish; f != nil && f.Usage != nil {
-		u = f.Usage
-	} else if a.Responses().Usage != nil {
-		u = a.Responses().Usage
-	}
-	if u == nil {
-		return safe.Const("-")
-	}
-	return safe.MDSprintf("%d in, %d out, %d total tokens", u.In(), u.Out(), u.TotalTokens)
 }
 
 func (e *mdWriter) reconcile(a *model.Action) {

@@ -86,6 +86,7 @@ func TestPlainStreamsTextToolsAndVerdict(t *testing.T) {
 		"tool 💻 terminal (ls -la): completed in 1.5s\n" +
 		"world ␛[31mred␛[0m\n" +
 		"stream ended; reading the result\n" +
+		"3 tokens (1 in, 2 out)\n" +
 		"verdict: verified (AIP result completed, provider terminal frame, finish_reason stop, 1 tool effect to confirm)\n"
 	if got != want {
 		t.Fatalf("plain output:\n%s\nwant:\n%s", got, want)

@@ -168,11 +168,22 @@ func (p *Plain) Finish(a *model.Action, err error) {
 
 // ClosingLines end a settled or stopped run, in plain and in what the TUI
 // leaves once its alt screen is gone: what reconciling advises, why the
-// action ended (detailLine), and the verdict line.
+// the turn cost (costLine), why the action ended (detailLine, kept just
+// before the verdict), and the verdict line.
 func ClosingLines(a *model.Action, redact bool) string { return closingLines(a, redact).String() }
 
 func closingLines(a *model.Action, redact bool) safe.Str {
-	return safe.Join([]safe.Str{reconcileLines(a, redact), detailLine(a, redact), verdictLine(a)}, "")
+	return safe.Join([]safe.Str{reconcileLines(a, redact), costLine(a), detailLine(a, redact), verdictLine(a)}, "")
+}
+
+// costLine is what the turn cost (design §4, model.CostLine): "2,052
+// tokens (1,840 in, 212 out) · first token 0.4s · 3.1s\n". A run that
+// read no chunk has nothing to measure and says nothing.
+func costLine(a *model.Action) safe.Str {
+	if a.ChunkCount() == 0 && !a.Usage().Reported {
+		return safe.Str{}
+	}
+	return safe.Sprintf("%s\n", a.Cost())
 }
 
 // VerdictLine is the last line of plain (and of the TUI once it exits):
