@@ -11,16 +11,27 @@ import (
 // "2,052 tokens (1,840 in, 212 out) · first token 0.4s · 3.1s", or "no
 // usage reported · …" when the provider sent none (or none that was
 // sane). A time that is not known is left out.
-func CostLine(u TurnUsage, t TurnTiming) string {
+func CostLine(u TurnUsage, t TurnTiming) string { return costLine(u, t, false) }
+
+// CostLineShort is CostLine without the input/output split, for a line
+// with no room for it (the TUI's meters at 80 columns): "2,052 tokens ·
+// first token 0.4s · 3.1s".
+func CostLineShort(u TurnUsage, t TurnTiming) string { return costLine(u, t, true) }
+
+func costLine(u TurnUsage, t TurnTiming, short bool) string {
 	var b strings.Builder
-	if u.Reported {
+	switch {
+	case u.Reported && short:
+		b.WriteString(Thousands(u.TotalTokens))
+		b.WriteString(" tokens")
+	case u.Reported:
 		b.WriteString(Thousands(u.TotalTokens))
 		b.WriteString(" tokens (")
 		b.WriteString(Thousands(u.InputTokens))
 		b.WriteString(" in, ")
 		b.WriteString(Thousands(u.OutputTokens))
 		b.WriteString(" out)")
-	} else {
+	default:
 		b.WriteString("no usage reported")
 	}
 	if t.HasFirstToken {
@@ -36,6 +47,21 @@ func CostLine(u TurnUsage, t TurnTiming) string {
 
 // Cost is CostLine of the action's figures.
 func (a *Action) Cost() string { return CostLine(a.Usage(), a.Timing()) }
+
+// RateLine is OutputRate as the TUI shows it while the turn streams:
+// "48 tok/s", or "~48 tok/s" when estimated from the text; "" when there
+// is no rate yet.
+func (a *Action) RateLine() string {
+	r, est, ok := a.OutputRate()
+	if !ok {
+		return ""
+	}
+	s := strconv.FormatFloat(r, 'f', 0, 64) + " tok/s"
+	if est {
+		s = "~" + s
+	}
+	return s
+}
 
 // Thousands writes n with a comma every three digits (2,052).
 func Thousands(n int) string {

@@ -262,19 +262,19 @@ func TestOutputRate(t *testing.T) {
 	a := NewAction(act)
 	timed(t, a, chunks, 0, 1000, 3000)
 	rate, est, ok := a.OutputRate()
-	if !ok || !est || rate != 50 {
-		t.Fatalf("rate %v estimated %v ok %v, want 50 estimated", rate, est, ok)
+	if !ok || !est || rate != 50 || a.RateLine() != "~50 tok/s" {
+		t.Fatalf("rate %v estimated %v ok %v (%q), want 50 estimated", rate, est, ok, a.RateLine())
 	}
 	// Once usage is reported, the provider's count.
 	b := NewAction(act)
 	timed(t, b, chatSeq(act, role(), content("x"), finish("stop", obj{"usage": usageObj(10, 300)})), 0, 1000, 3000)
-	if rate, est, ok := b.OutputRate(); !ok || est || rate != 150 {
+	if rate, est, ok := b.OutputRate(); !ok || est || rate != 150 || b.RateLine() != "150 tok/s" {
 		t.Fatalf("rate %v estimated %v ok %v, want 150 reported", rate, est, ok)
 	}
 	// No time between first token and last chunk: no rate.
 	c := NewAction(act)
 	timed(t, c, chatSeq(act, role(), content("x")), 0, 1000)
-	if _, _, ok := c.OutputRate(); ok {
+	if _, _, ok := c.OutputRate(); ok || c.RateLine() != "" {
 		t.Fatal("a rate over no time")
 	}
 }
@@ -293,5 +293,11 @@ func TestCostLine(t *testing.T) {
 		if got := CostLine(tc.u, tc.tm); got != tc.want {
 			t.Errorf("CostLine(%+v, %+v) = %q, want %q", tc.u, tc.tm, got, tc.want)
 		}
+	}
+	if got := CostLineShort(TurnUsage{1840, 212, 2052, true}, TurnTiming{400, 3100, true, true}); got != "2,052 tokens · first token 0.4s · 3.1s" {
+		t.Errorf("short %q", got)
+	}
+	if got := CostLineShort(TurnUsage{}, TurnTiming{0, 3100, false, true}); got != "no usage reported · 3.1s" {
+		t.Errorf("short %q", got)
 	}
 }

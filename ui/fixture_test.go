@@ -25,6 +25,9 @@ type fx struct {
 	id  string
 	seq uint64
 	at  time.Time
+	// events: each batch also carries its chunks' aip.stream.chunk
+	// events, stamped f.at (aipd's times, which Timing reads).
+	events bool
 }
 
 func newFx(tb testing.TB) *fx { return &fx{tb: tb, id: testAction, at: t0} }
@@ -69,7 +72,15 @@ func (f *fx) frame(event string, data any, terminal bool, kind string, part stri
 }
 
 func (f *fx) batch(chunks ...model.StreamChunk) stream.BatchMsg {
-	return stream.BatchMsg{Chunks: chunks, At: f.at}
+	b := stream.BatchMsg{Chunks: chunks, At: f.at}
+	if f.events {
+		for _, c := range chunks {
+			b.Events = append(b.Events, model.Event{ID: fmt.Sprintf("evt_chunk_%d", c.Sequence), Kind: "aip.stream.chunk",
+				OccurredAt: f.at.Format(time.RFC3339Nano), ActionID: f.id,
+				Data: []byte(fmt.Sprintf(`{"action_id":%q,"sequence":%d,"kind":%q}`, f.id, c.Sequence, c.Kind))})
+		}
+	}
+	return b
 }
 
 // Chat Completions frames.

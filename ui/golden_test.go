@@ -108,6 +108,19 @@ func scenes() []scene {
 			h.feed(chatToolsLive(h.f)...)
 			h.at(5*time.Second + 300*time.Millisecond)
 		}, false},
+		{"cost_streaming", nil, func(h *harness) {
+			// Tokens per second while it streams, estimated from the text
+			// (Chat sends usage only in its last chunk).
+			h.f.events = true
+			h.feed(chatToolsLive(h.f)...)
+			h.at(5*time.Second + 300*time.Millisecond)
+		}, false},
+		{"cost_settled", nil, func(h *harness) {
+			// The totals and aipd's times once settled.
+			h.f.events = true
+			h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
+			h.at(12 * time.Second)
+		}, false},
 		{"chat_verified", nil, func(h *harness) {
 			h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
 			h.at(12 * time.Second)

@@ -239,7 +239,7 @@ func TestFlowExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := output.Markdown(fm.Action(), output.MarkdownOptions{Now: time.Now()})
-	head := func(b []byte) []byte { return b[:bytes.Index(b, []byte("| usage"))] }
+	head := func(b []byte) []byte { return b[:bytes.Index(b, []byte("| cost"))] }
 	if !bytes.Contains(got, []byte("project layout")) || !bytes.Equal(head(got), head(want)) {
 		t.Errorf("export:\n%s", got)
 	}

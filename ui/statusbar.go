@@ -213,13 +213,18 @@ func (b *statusBar) statusLine(in *barInput) string {
 	return render.Truncate(s, in.width, "…")
 }
 
-// metersLine: chunks, last sequence, liveness, cursor, cancel state, tool
-// effects to confirm, review.
+// metersLine: tool effects to confirm, what the turn cost (or its rate
+// while it streams), chunks, last sequence, liveness, cursor, anomalies.
 func (b *statusBar) metersLine(in *barInput) string {
 	st, a := b.st, in.action
 	var segs []segment
 	if n := in.verdict.UnconfirmedToolEffects; n > 0 {
 		segs = append(segs, segment{st.Warn.Render(render.Plural(n, "tool effect", "tool effects") + " to confirm"), 7})
+	}
+	costAt := -1
+	if c := b.cost(in, false); c != "" {
+		costAt = len(segs)
+		segs = append(segs, segment{c, 6})
 	}
 	segs = append(segs, segment{"chunks " + fmt.Sprint(a.ChunkCount()), 6})
 	seq := "–"
@@ -239,7 +244,32 @@ func (b *statusBar) metersLine(in *barInput) string {
 	if n := a.AnomalyCount(); n > 0 {
 		segs = append(segs, segment{st.Anomaly.Render(render.Plural(n, "anomaly", "anomalies")), 4})
 	}
-	return fitSegments(segs, st.Dim.Render(" · "), in.width)
+	line := fitSegments(segs, st.Dim.Render(" · "), in.width)
+	if costAt >= 0 && !strings.Contains(line, segs[costAt].text) {
+		// No room for the whole cost line: its short form (no in/out).
+		segs[costAt].text = b.cost(in, true)
+		line = fitSegments(segs, st.Dim.Render(" · "), in.width)
+	}
+	return line
+}
+
+// cost is what the turn cost (design §4): while it streams, tokens per
+// second (model.Action.RateLine, estimated from the text until the
+// provider reports usage, which Chat and Responses send only at the end);
+// once nothing more streams (settled, stopped, or the run over), the
+// totals and the times (model.CostLine). "" before there is anything.
+func (b *statusBar) cost(in *barInput, short bool) string {
+	a := in.action
+	if a.ChunkCount() == 0 {
+		return ""
+	}
+	if !in.verdict.Final && !in.runDone && in.fatal == nil && a.Phase != model.PhaseStopped {
+		return a.RateLine()
+	}
+	if short {
+		return model.CostLineShort(a.Usage(), a.Timing())
+	}
+	return a.Cost()
 }
 
 // barInput reads what the status bar shows, once a frame.
