@@ -84,8 +84,12 @@ func Thousands(n int) string {
 }
 
 // Seconds shows milliseconds as seconds to a tenth (0.4s, 3.1s) under a
-// minute, then as minutes and whole seconds (2m05s).
+// minute, then as minutes and whole seconds (2m05s); under a tenth, as
+// milliseconds (43ms), which "0.0s" would hide.
 func Seconds(ms int64) string {
+	if ms < 100 {
+		return strconv.FormatInt(ms, 10) + "ms"
+	}
 	if ms < 60_000 {
 		return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + "s"
 	}

@@ -289,6 +289,7 @@ func TestCostLine(t *testing.T) {
 		{TurnUsage{}, TurnTiming{400, 3100, true, true}, "no usage reported · first token 0.4s · 3.1s"},
 		{TurnUsage{1_234_567, 0, 1_234_567, true}, TurnTiming{0, 125_400, false, true}, "1,234,567 tokens (1,234,567 in, 0 out) · 2m05s"},
 		{TurnUsage{0, 0, 0, true}, TurnTiming{}, "0 tokens (0 in, 0 out)"},
+		{TurnUsage{}, TurnTiming{43, 99, true, true}, "no usage reported · first token 43ms · 99ms"},
 	} {
 		if got := CostLine(tc.u, tc.tm); got != tc.want {
 			t.Errorf("CostLine(%+v, %+v) = %q, want %q", tc.u, tc.tm, got, tc.want)
