@@ -53,6 +53,7 @@ func keyMap() ui.KeyMap {
 		Times:        bind("T", "timestamps", "T"),
 		Wrap:         bind("w", "wrap on/off", "w"),
 		Reconcile:    bind("R", "reconcile (one read-only action)", "R"),
+		Notify:       bind("n", "notify when it settles (bell, OSC 9)", "n"),
 
 		In: ui.ContextHelp{
 			QuitLive:     hint("q", "detach (keeps running)"),

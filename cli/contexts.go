@@ -124,7 +124,7 @@ func (c contextUse) wrap(key string, fromContext bool, err error) error {
 }
 
 // contextsIgnores are the common flags `aipwatch contexts` does not take.
-var contextsIgnores = []string{"token-file", "cursor", "cancel", "reason", "redact", "timestamps", "demo", "cacert",
+var contextsIgnores = []string{"token-file", "cursor", "cancel", "notify", "reason", "redact", "timestamps", "demo", "cacert",
 	"allow-insecure-http", "record", "replay", "speed", "export", "raw-cap-mib", "appear-timeout", "stall-timeout", "url", "context"}
 
 // probeTimeout bounds each context's reachability probe.

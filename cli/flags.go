@@ -24,6 +24,7 @@ type options struct {
 	cursor            string
 	output            string
 	cancel            bool
+	notify            bool // ring and notify when the action settles (notify.go)
 	reason            string
 	redact            bool
 	noColor           bool
@@ -68,6 +69,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.output, "output", "", "`MODE`: tui, plain or jsonl (default tui on a terminal, else plain)")
 	fs.BoolVar(&o.cancel, "cancel", false, "send explicit cancellation once attached, then follow to the end")
 	fs.StringVar(&o.reason, "reason", defaultReason, "cancellation reason `TEXT` (default \""+defaultReason+"\")")
+	fs.BoolVar(&o.notify, "notify", false, "when the action settles, ring the bell and send the verdict as a desktop notification through the terminal (OSC 9, and OSC 777 where TERM says so); nothing when the output is not a terminal")
 	fs.BoolVar(&o.redact, "redact", false, "mask prompts, outputs, tool arguments and results, provider IDs and error details")
 	fs.BoolVar(&o.timestamps, "timestamps", false, "plain: start each status line with its time; jsonl: add \"at\" to each object (the TUI toggles times with T)")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colour (also when NO_COLOR is set or the output is not a terminal)")

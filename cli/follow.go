@@ -211,7 +211,9 @@ func runMode(ctx context.Context, o *options, mode string, runner stream.Runner,
 	if mode == "tui" {
 		return runTUI(ctx, o, runner, stdin, stdout, stderr, isTTY)
 	}
-	return runLines(ctx, o, mode, runner, stdout, stderr)
+	a, code := runLines(ctx, o, mode, runner, stdout, stderr)
+	notifyLines(o, a, stdout, stderr, isTerminal)
+	return a, code
 }
 
 // runLines drives the plain or jsonl printer from the stream client
@@ -268,6 +270,8 @@ func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Read
 		Replay:       o.replay != "",
 		RawCap:       o.rawCap(),
 		Reconcile:    reconcilerFor(o), // R (reconcile.go)
+		Notify:       o.notify,
+		Notification: notification(o, isTTY), // --notify and n (notify.go)
 	})
 	if a == nil {
 		return nil, fail(o, stdout, stderr, err)

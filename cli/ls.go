@@ -26,7 +26,7 @@ import (
 const demoConsole = "console"
 
 // listIgnores are the flags of following one action, which ls refuses.
-var listIgnores = []string{"cursor", "cancel", "reason", "timestamps", "record", "replay", "speed", "export",
+var listIgnores = []string{"cursor", "cancel", "notify", "reason", "timestamps", "record", "replay", "speed", "export",
 	"raw-cap-mib", "appear-timeout", "stall-timeout"}
 
 // runList is `aipwatch ls [--state S] [--capability C] [--limit N]`.

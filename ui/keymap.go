@@ -38,6 +38,9 @@ type KeyContext struct {
 	Plain    bool // the borderless plain view is on
 	Markdown bool // markdown rendering is on
 	Search   bool // a search is active: n / N move between matches, esc clears it
+	// Notify: n can ask for a notification when the action settles
+	// (ui/notify.go): the output is a terminal and nothing has settled.
+	Notify   bool
 	Replay   bool // a --replay: there is no live action to cancel
 	Retrying bool // waiting before the next try to reach aipd: ctrl+r retries now
 	// Reconcile: R can submit the read-only reconcile action (contract §8).
@@ -62,6 +65,7 @@ type KeyMap struct {
 	RetryNow                                     key.Binding // while reconnecting
 	Times, Wrap                                  key.Binding // timestamps, wrapping
 	Reconcile                                    key.Binding // R: read the stored state (contract §8)
+	Notify                                       key.Binding // n: notify when the action settles (design §10)
 
 	// In is the help text that depends on the context (For).
 	In ContextHelp
@@ -128,6 +132,8 @@ func (k KeyMap) For(c KeyContext) KeyMap {
 	if c.Search {
 		sethelp(&k.Search, k.In.NewSearch)
 	}
+	// n is the next match while a search is on.
+	k.Notify.SetEnabled(c.Notify && !c.Search && !c.Settled && !c.Stopped)
 	k.RetryNow.SetEnabled(c.Retrying)
 	k.Tools.SetEnabled(c.HasTools)
 	k.Raw.SetEnabled(!c.Redact)
@@ -236,7 +242,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		enabled(k.Top, k.Bottom, k.Next, k.Prev, k.Toggle),
 		enabled(k.Tools, k.Markdown, k.Plain, k.Times, k.Wrap, k.Raw, k.Copy, k.Log),
 		enabled(k.Search, k.SearchNext, k.SearchPrev, k.SearchClear, k.Export),
-		enabled(k.Cancel, k.RetryNow, k.Reconcile, k.Help, k.Quit),
+		enabled(k.Cancel, k.RetryNow, k.Reconcile, k.Notify, k.Help, k.Quit),
 	}
 }
 

@@ -60,6 +60,7 @@ type Model struct {
 	// frame that erases it before the alt screen was drawn.
 	inlineShown, inlineCleared bool
 	cancelled                  bool // the cancel request was sent (once)
+	notifyArmed                bool // ring and notify when the action settles (ui/notify.go)
 
 	notice   string
 	noticeAt time.Time
@@ -102,6 +103,7 @@ func newModel(ctx context.Context, opts Options) *Model {
 		showTools: true,
 		markdown:  true,
 	}
+	m.notifyArmed = opts.Notify && opts.Notification != nil
 	m.action.SetRawCap(opts.RawCap)
 	m.search.input = transcript.NewQueryLine(st, maxQuery)
 	return m
@@ -158,6 +160,7 @@ func (m *Model) keyContext() KeyContext {
 		Retrying: m.conn().Phase == model.ConnReconnecting,
 		// R (ui/reconcile.go): only when main gave a reconciler.
 		Reconcile:   m.opts.Reconcile != nil,
+		Notify:      m.opts.Notification != nil,
 		Reconciling: m.rec.pending,
 	}
 }

@@ -33,6 +33,7 @@ type barInput struct {
 	now     time.Time // the clock
 	// review: the action had settled when aipwatch attached, or a --replay.
 	review, replay, runDone, redact bool
+	notify                          bool // a notification waits for the settle (ui/notify.go)
 }
 
 // ruleInput is what the transcript's rule line shows: the key of its
@@ -244,6 +245,9 @@ func (b *statusBar) metersLine(in *barInput) string {
 	if n := a.AnomalyCount(); n > 0 {
 		segs = append(segs, segment{st.Anomaly.Render(render.Plural(n, "anomaly", "anomalies")), 4})
 	}
+	if in.notify {
+		segs = append(segs, segment{"notify on settle", 3})
+	}
 	line := fitSegments(segs, st.Dim.Render(" · "), in.width)
 	if costAt >= 0 && !strings.Contains(line, segs[costAt].text) {
 		// No room for the whole cost line: its short form (no in/out).
@@ -279,6 +283,7 @@ func (m *Model) barInput() barInput {
 		width: m.width, action: m.action, verdict: m.action.Verdict(), mode: m.mode, rawSeq: m.raw.seq,
 		conn: c, fatal: m.fatal(), now: m.clock(),
 		review: m.review(), replay: m.opts.Replay, runDone: c.Done, redact: m.opts.Redact,
+		notify: m.notifyArmed,
 	}
 }
 

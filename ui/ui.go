@@ -54,6 +54,13 @@ type Options struct {
 	RawCap int64
 	// Reconcile is the R key (ui/reconcile.go); nil = no R.
 	Reconcile ReconcileFunc
+	// Notification is what the terminal is sent when the action settles
+	// (design §10: the bell, OSC 9, OSC 777 where spoken; main builds it
+	// with output.Notification); nil when the output is no terminal:
+	// then nothing is ever sent and n is off. Notify (--notify) asks for
+	// it from the start; n asks for it, or not, while the action runs.
+	Notification func(*model.Action) string
+	Notify       bool
 
 	// Clock is the time source for elapsed times, ages, durations and the
 	// spinner (nil = time.Now). Tests inject a fixed clock so screens are

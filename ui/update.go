@@ -147,6 +147,9 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 		m.endedAt = m.streamNow()
 		m.notice = "" // progress notices ("following to the end", "waiting for its first event") are over
 	}
+	if n := m.notifyCmd(); n != nil {
+		cmd = tea.Batch(cmd, n)
+	}
 	if m.noticeWaits {
 		// "aipd has no record yet: waiting for its first event": it came.
 		if b, ok := msg.(stream.BatchMsg); ok && len(b.Chunks)+len(b.Events) > 0 {
@@ -361,6 +364,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.stepMatch(-1)
 	case key.Matches(msg, k.Export):
 		return m.exportCmd()
+	case key.Matches(msg, k.Notify): // ui/notify.go
+		m.toggleNotify()
 	case key.Matches(msg, k.RetryNow):
 		if m.conn().Phase != model.ConnReconnecting {
 			m.setNotice("connected: nothing to retry", false)

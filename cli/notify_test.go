@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"aipwatch/model"
+	"aipwatch/safe"
+	"aipwatch/sim"
+	"aipwatch/stream"
+)
+
+// failedAction is a settled action whose error code carries an escape
+// sequence and the token.
+func failedAction(t *testing.T, secret string) *model.Action {
+	t.Helper()
+	r, err := model.DecodeResult([]byte(`{"action_id":"act_n","status":"failed","error":{"code":"x\u001b]0;pwn\u0007` + secret + `","message":"m"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := model.NewAction("act_n")
+	stream.Apply(a, stream.ResultMsg{Result: r})
+	if !a.Settled() {
+		t.Fatal("not settled")
+	}
+	return a
+}
+
+// The exact bytes: the bell, OSC 9, OSC 777 where TERM says the terminal
+// reads it, each ended by ST; the verdict line sanitised, no token.
+func TestNotifyBytesToATerminal(t *testing.T) {
+	const secret = "sk-aipwatch-notify-0123456789abcdef"
+	safe.Protect(secret)
+	a := failedAction(t, secret)
+	text := "act_n: failed (AIP result failed, x␛]0;pwn␇" + safe.TokenMark + ")"
+	for _, tc := range []struct {
+		term string
+		want string
+	}{
+		{"xterm-256color", "\a\x1b]9;" + text + "\x1b\\"},
+		{"foot", "\a\x1b]9;" + text + "\x1b\\\x1b]777;notify;aipwatch;" + text + "\x1b\\"},
+	} {
+		var out, errb bytes.Buffer
+		sout := safe.NewWriter(&out, safe.Terminal)
+		o := &options{notify: true, getenv: func(k string) string {
+			if k == "TERM" {
+				return tc.term
+			}
+			return ""
+		}}
+		_, _ = sout.WriteString("verdict: failed\n")
+		notifyLines(o, a, sout, &errb, func(w io.Writer) bool { return w == sout })
+		if got := out.String(); got != "verdict: failed\n"+tc.want || errb.Len() != 0 {
+			t.Errorf("TERM=%s: stdout %q stderr %q\nwant %q", tc.term, got, errb.String(), tc.want)
+		}
+		if strings.Contains(out.String(), secret[:12]) {
+			t.Errorf("the token reached the notification: %q", out.String())
+		}
+	}
+}
+
+// stdout first, else stderr, else nothing; and nothing without --notify or
+// before the action settled.
+func TestNotifyGoesOnlyToATerminal(t *testing.T) {
+	a := failedAction(t, "")
+	o := &options{notify: true, getenv: noEnv}
+	for _, tc := range []struct {
+		name            string
+		outTTY, errTTY  bool
+		wantOut, wantEr bool
+	}{
+		{"both", true, true, true, false},
+		{"stderr only", false, true, false, true},
+		{"neither", false, false, false, false},
+	} {
+		var out, errb bytes.Buffer
+		notifyLines(o, a, &out, &errb, func(w io.Writer) bool {
+			return w == io.Writer(&out) && tc.outTTY || w == io.Writer(&errb) && tc.errTTY
+		})
+		if (out.Len() > 0) != tc.wantOut || (errb.Len() > 0) != tc.wantEr {
+			t.Errorf("%s: stdout %q stderr %q", tc.name, out.String(), errb.String())
+		}
+	}
+	var out bytes.Buffer
+	tty := func(io.Writer) bool { return true }
+	notifyLines(&options{getenv: noEnv}, a, &out, &out, tty)
+	notifyLines(o, model.NewAction("act_running"), &out, &out, tty)
+	notifyLines(o, nil, &out, &out, tty)
+	if out.Len() != 0 {
+		t.Fatalf("sent %q without --notify or a settled action", out.String())
+	}
+}
+
+// A whole run with --notify into a pipe or a file: not one byte of it.
+func TestNotifyNothingToANonTerminal(t *testing.T) {
+	for _, mode := range []string{"plain", "jsonl"} {
+		srv := startSim(t, "chat-tools", sim.Knobs{Finished: true})
+		code, out, errs := runCLI(t, "--url", srv.URL(), "--output", mode, "--notify", srv.ActionID())
+		if code != model.ExitVerified {
+			t.Fatalf("%s: exit %d\n%s\n%s", mode, code, out, errs)
+		}
+		if strings.ContainsAny(out+errs, "\a\x1b") || strings.Contains(out+errs, "]9;") {
+			t.Fatalf("%s: notification bytes to a non-terminal: %q %q", mode, out, errs)
+		}
+	}
+	if code, _, errs := runCLI(t, "ls", "--notify"); code != model.ExitUsage || !strings.Contains(errs, "--notify") {
+		t.Fatalf("ls --notify: exit %d, %s", code, errs)
+	}
+}

@@ -1,0 +1,24 @@
+package output
+
+import (
+	"strings"
+
+	"aipwatch/model"
+	"aipwatch/safe"
+)
+
+// NotifyText is the text of the notification sent when an action settles
+// (design §10): the action and its verdict line, "act_…: verified (AIP
+// result completed, …)". safe.Notification makes it one line and scrubs
+// the token.
+func NotifyText(a *model.Action) string {
+	return a.ID + ": " + strings.TrimSuffix(strings.TrimPrefix(VerdictLine(a), "verdict: "), "\n")
+}
+
+// Notification is the bytes --notify and the TUI's n send a terminal when
+// the action settles (safe.Notification): the bell, OSC 9, and OSC 777
+// when the terminal speaks it (safe.SpeaksOSC777). Only for a terminal:
+// the caller sends nothing to anything else.
+func Notification(a *model.Action, osc777 bool) string {
+	return string(safe.Notification("aipwatch", NotifyText(a), osc777))
+}
