@@ -274,6 +274,9 @@ func run(f Fault) (outcome, error) {
 		// depends on timing and resumes nothing (checked apart in check).
 		rec.Cursor = ""
 	}
+	// The timing is aipd's clock (design §4): each run of the script has
+	// its own.
+	rec.Timing = model.TurnTiming{}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return o, err
