@@ -5,9 +5,17 @@
 // and idempotency key of a submission are on disk before its first byte is
 // sent (guide §2). It keeps IDs and continuity fields, never an input, a
 // prompt, an output or the token.
+//
+// Some of those fields come from the daemon (an ack's status, an error
+// code, a cursor): a line is written like a record (design §5), its data
+// exact but C1, DEL and bidi controls escaped as \u…, and every run of the
+// token replaced by its mark. The file is opened by safe's private-file
+// rule (regular, the user's, one link, never through a symlink, never
+// blocking), and read bounded: the newest maxRead bytes.
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,30 +83,53 @@ func Path(getenv func(string) string) (string, error) {
 
 // Journal is an open journal. Append may be called from any goroutine.
 type Journal struct {
-	mu   sync.Mutex
-	f    *os.File
-	path string
+	mu       sync.Mutex
+	f        *os.File
+	path     string
+	warnings []string
 }
 
 // Open opens (creating) the journal for appending: its directory with mode
-// 0700, the file with mode 0600, never through a symbolic link.
+// 0700, the file with mode 0600 by safe's private-file rule. A symlinked
+// or loosely permitted directory is used, with a warning (Warnings).
 func Open(path string) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	// 0600, no symlink, regular file: the project's one rule for the files
-	// it writes (safe.OpenPrivate).
-	f, err := safe.OpenPrivate(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	// Read and append: Append reads the last byte to start on a fresh line.
+	f, err := safe.OpenPrivate(path, os.O_RDWR|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	return &Journal{f: f, path: path}, nil
+	return &Journal{f: f, path: path, warnings: dirWarnings(path)}, nil
 }
 
 // Path is where the journal is.
 func (j *Journal) Path() string { return j.path }
 
-// Append writes one line and syncs it to disk before returning.
+// Warnings are what the operator should know about where the journal is
+// (a symlinked or loosely permitted directory), one line each.
+func (j *Journal) Warnings() []string { return j.warnings }
+
+// dirWarnings looks at the journal's directory: it is followed if it is a
+// symbolic link or writable by others, but not without a word (another
+// user who can write it can replace the journal).
+func dirWarnings(path string) []string {
+	dir := filepath.Dir(path)
+	var out []string
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		target, _ := os.Readlink(dir)
+		out = append(out, fmt.Sprintf("journal: the directory %s is a symbolic link (to %s)", dir, target))
+	}
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o022 != 0 {
+		out = append(out, fmt.Sprintf("journal: the directory %s is writable by others (mode %04o): another user could replace the journal; chmod 700 it", dir, fi.Mode().Perm()))
+	}
+	return out
+}
+
+// Append writes one line and syncs it to disk before returning. The line
+// goes through safe.JSON (design §5). It starts on a fresh line: after a
+// crash left a torn last line, the new one is not glued onto it.
 func (j *Journal) Append(e Entry) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
@@ -107,11 +138,16 @@ func (j *Journal) Append(e Entry) error {
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	b = append(b, '\n')
+	b = append(safe.JSON(b), '\n')
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
 		return errors.New("journal: closed")
+	}
+	if torn, err := j.tornEnd(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	} else if torn {
+		b = append([]byte{'\n'}, b...)
 	}
 	if _, err := j.f.Write(b); err != nil {
 		return fmt.Errorf("journal: %w", err)
@@ -120,6 +156,20 @@ func (j *Journal) Append(e Entry) error {
 		return fmt.Errorf("journal: %w", err)
 	}
 	return nil
+}
+
+// tornEnd reports whether the file's last byte is not a newline (another
+// process or a crash left a line unfinished).
+func (j *Journal) tornEnd() (bool, error) {
+	fi, err := j.f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false, err
+	}
+	last := make([]byte, 1)
+	if _, err := j.f.ReadAt(last, fi.Size()-1); err != nil {
+		return false, err
+	}
+	return last[0] != '\n', nil
 }
 
 // Close closes the journal.
@@ -134,37 +184,64 @@ func (j *Journal) Close() error {
 	return err
 }
 
-// Read reads every line of a journal (tests, and finding a submission's
-// identity again). A line that does not decode is skipped.
-func Read(path string) ([]Entry, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []Entry
-	for _, line := range splitLines(b) {
-		var e Entry
-		if json.Unmarshal(line, &e) == nil {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+// MaxRead is how much of the journal is read: its newest 8 MiB (some
+// 20,000 submissions). A longer journal is read from the end, and what
+// was skipped is said.
+const MaxRead = 8 << 20
+
+// Log is what a read of the journal found.
+type Log struct {
+	Entries []Entry
+	// Skipped is how many bytes at the start were not read (the journal
+	// is longer than the read's bound).
+	Skipped int64
+	// Damaged is how many lines did not decode (a torn line a crash left).
+	Damaged int
+	// Warnings are one line each for the operator: what was skipped, the
+	// damaged lines, a loose directory.
+	Warnings []string
 }
 
-func splitLines(b []byte) [][]byte {
-	var out [][]byte
-	for len(b) > 0 {
-		i := 0
-		for i < len(b) && b[i] != '\n' {
-			i++
-		}
-		if i > 0 {
-			out = append(out, b[:i])
-		}
-		if i == len(b) {
-			break
-		}
-		b = b[i+1:]
+// Read reads the journal's newest lines (tests, and finding a submission's
+// identity again). A line that does not decode is skipped.
+func Read(path string) ([]Entry, error) {
+	l, err := ReadLog(path, MaxRead)
+	return l.Entries, err
+}
+
+// ReadLog reads at most limit bytes from the end of the journal, under
+// safe's private-file rule (a FIFO, a device, a symlink, another user's
+// file or a hard link is refused, never waited on or read without end).
+func ReadLog(path string, limit int64) (Log, error) {
+	b, skipped, err := safe.LimitedReadPrivate(path, limit)
+	if err != nil {
+		return Log{}, err
 	}
-	return out
+	l := Log{Skipped: skipped, Warnings: dirWarnings(path)}
+	if skipped > 0 {
+		// The first line read is a line's end: not a line.
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			l.Skipped += int64(i + 1)
+			b = b[i+1:]
+		} else {
+			l.Skipped += int64(len(b))
+			b = nil
+		}
+		l.Warnings = append(l.Warnings, fmt.Sprintf("journal: %s is longer than %d bytes: only its newest entries were read (%d bytes of older ones skipped)", path, limit, l.Skipped))
+	}
+	for _, line := range bytes.Split(b, []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e Entry
+		if json.Unmarshal(line, &e) == nil {
+			l.Entries = append(l.Entries, e)
+		} else {
+			l.Damaged++
+		}
+	}
+	if l.Damaged > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("journal: %d damaged line(s) skipped (a write cut short, e.g. by a crash)", l.Damaged))
+	}
+	return l, nil
 }

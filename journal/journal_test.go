@@ -1,10 +1,15 @@
 package journal
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"aipwatch/safe"
 )
 
 func TestPath(t *testing.T) {
@@ -84,5 +89,172 @@ func TestOpenRefusesSymlink(t *testing.T) {
 	}
 	if _, err := Open(link); err == nil {
 		t.Fatal("opened through a symlink")
+	}
+}
+
+// Fields the daemon chose (an ack's status, an error code, a cursor) are
+// written like a record: the token never lands on disk, C1 and bidi
+// controls are escaped as \u…, and the data reads back exact.
+func TestAppendScrubsTheTokenAndEscapesControls(t *testing.T) {
+	const token = "tok-journal-0123456789abcdef"
+	safe.Protect(token)
+	path := filepath.Join(t.TempDir(), "aipwatch", FileName)
+	j, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := "queued " + token + " \u0085\u202e\u009b31m"
+	if err := j.Append(Entry{Kind: KindReply, ActionID: "act_1", Reply: "ack:" + hostile, Code: hostile, Cursor: hostile}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	raw, _ := os.ReadFile(path)
+	if strings.Contains(string(raw), token[:12]) || strings.ContainsAny(string(raw), "\u0085\u202e\u009b") {
+		t.Fatalf("raw server text on disk:\n%q", raw)
+	}
+	if !strings.Contains(string(raw), `\u0085\u202e\u009b31m`) {
+		t.Fatalf("controls not escaped as JSON:\n%q", raw)
+	}
+	es, err := Read(path)
+	want := "queued " + safe.TokenMark + " \u0085\u202e\u009b31m"
+	if err != nil || len(es) != 1 || es[0].Code != want || es[0].Cursor != want || es[0].Reply != "ack:"+want {
+		t.Fatalf("%+v %v", es, err)
+	}
+}
+
+// A crash can leave the last line torn: the next append starts on a fresh
+// line (it was glued onto the torn one and lost with it), and the reader
+// skips the torn line with a warning.
+func TestAppendAfterATornLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "aipwatch", FileName)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	torn := `{"time":"2026-01-01T00:00:00Z","kind":"submit","action_id":"act_old"}` + "\n" + `{"time":"2026-01-01T00:00:01Z","kind":"subm`
+	if err := os.WriteFile(path, []byte(torn), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(Entry{Kind: KindSubmit, ActionID: "act_new", IdempotencyKey: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	l, err := ReadLog(path, MaxRead)
+	if err != nil || len(l.Entries) != 2 || l.Entries[1].ActionID != "act_new" || l.Damaged != 1 {
+		t.Fatalf("%+v %v", l, err)
+	}
+	if len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "1 damaged line") {
+		t.Fatalf("warnings %q", l.Warnings)
+	}
+}
+
+// A FIFO at the journal's path hung submit (even against SIGTERM), ls and
+// the console; a hard link was appended to and chmod-ed; a symlink to
+// /dev/zero was read until memory ran out. Each is refused at once.
+func TestJournalRefusesFIFOHardLinkAndDevice(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "aipwatch")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, FileName)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 2)
+	go func() {
+		j, err := Open(path)
+		if j != nil {
+			j.Close()
+		}
+		done <- err
+	}()
+	go func() { _, err := Read(path); done <- err }()
+	for range 2 {
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Fatal("a FIFO was taken for the journal")
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the journal's FIFO blocked")
+		}
+	}
+	os.Remove(path)
+
+	other := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(other, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(other, path); err != nil {
+		t.Skip(err)
+	}
+	if j, err := Open(path); err == nil {
+		j.Append(Entry{Kind: KindSubmit, ActionID: "act_1"})
+		j.Close()
+		t.Fatal("a hard link was opened as the journal")
+	}
+	fi, _ := os.Stat(other)
+	if b, _ := os.ReadFile(other); string(b) != "keep\n" || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("the linked file changed: %q %v", b, fi.Mode())
+	}
+	os.Remove(path)
+
+	if err := os.Symlink("/dev/zero", path); err != nil {
+		t.Skip(err)
+	}
+	if _, err := Read(path); err == nil {
+		t.Fatal("read through a symlink to /dev/zero")
+	}
+}
+
+// A journal longer than the bound is read from its end: the newest
+// entries, the older ones counted and said.
+func TestReadLogIsBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "aipwatch", FileName)
+	j, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if err := j.Append(Entry{Kind: KindSubmit, ActionID: fmt.Sprintf("act_%03d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	fi, _ := os.Stat(path)
+	l, err := ReadLog(path, fi.Size()/10)
+	if err != nil || len(l.Entries) < 5 || len(l.Entries) > 10 || l.Entries[len(l.Entries)-1].ActionID != "act_099" || l.Damaged != 0 {
+		t.Fatalf("%d entries, %d damaged: %v", len(l.Entries), l.Damaged, err)
+	}
+	if l.Skipped <= fi.Size()*8/10 || len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "older ones skipped") {
+		t.Fatalf("skipped %d of %d: %q", l.Skipped, fi.Size(), l.Warnings)
+	}
+}
+
+// A symlinked or world-writable state directory is used, but said.
+func TestDirectoryWarnings(t *testing.T) {
+	base := t.TempDir()
+	realDir := filepath.Join(base, "realDir")
+	if err := os.MkdirAll(realDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(realDir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "aipwatch")
+	if err := os.Symlink(realDir, link); err != nil {
+		t.Skip(err)
+	}
+	j, err := Open(filepath.Join(link, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	w := strings.Join(j.Warnings(), "\n")
+	if !strings.Contains(w, "is a symbolic link") || !strings.Contains(w, "writable by others") {
+		t.Fatalf("warnings: %q", w)
 	}
 }
