@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"aipwatch/model"
 	"aipwatch/safe"
 )
@@ -74,13 +76,13 @@ func WriteListTable(w io.Writer, rows []model.ActionRow, now time.Time) error {
 	}
 	for i := range rows {
 		r := &rows[i]
-		state := safe.Line(orDash(r.State))
+		state := cell(orDash(r.State))
 		if r.QueuedState != "" && r.QueuedState != r.State {
-			state += " (queue " + safe.Line(r.QueuedState) + ")"
+			state += " (queue " + cell(r.QueuedState) + ")"
 		}
 		lease := "-"
 		if r.LeaseWorker != "" {
-			lease = safe.Line(r.LeaseWorker)
+			lease = cell(r.LeaseWorker)
 			if r.LeaseStuck(now) {
 				lease += " EXPIRED " + model.ShortAge(now, r.LeaseExpires) + " ago: stuck?"
 			}
@@ -92,7 +94,7 @@ func WriteListTable(w io.Writer, rows []model.ActionRow, now time.Time) error {
 		case r.Journal:
 			journal = "yes"
 		}
-		capability := safe.Line(strings.TrimPrefix(r.CapabilityID, "cap:"))
+		capability := cell(strings.TrimPrefix(r.CapabilityID, "cap:"))
 		if r.LiveSync {
 			capability = "(sync, streaming)"
 		}
@@ -102,11 +104,22 @@ func WriteListTable(w io.Writer, rows []model.ActionRow, now time.Time) error {
 		}
 		// Every field is one sanitised line: none can hold a tab or a
 		// newline that would move the table's columns or rows.
-		bw.WriteString(safe.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ActionID, orDash(capability), state,
-			orDash(r.ResultStatus), orDash(model.ShortAge(now, r.StartedAt)), orDash(model.ShortAge(now, r.UpdatedAt)), lease, tries, journal).String())
+		bw.WriteString(safe.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.ActionID), orDash(capability), state,
+			orDash(cell(r.ResultStatus)), orDash(model.ShortAge(now, r.StartedAt)), orDash(model.ShortAge(now, r.UpdatedAt)), lease, tries, journal).String())
 	}
 	if err := bw.Flush(); err != nil {
 		return err
 	}
 	return tw.Flush()
+}
+
+// maxCell is the widest a daemon's field may be in the table, in columns:
+// a column is as wide as its widest cell, so one huge field (a hostile
+// 1 MB status) would pad every row to it. Real IDs and capabilities are
+// under 50 columns; jsonl keeps every field whole.
+const maxCell = 64
+
+// cell is an untrusted field as one safe line, cut to maxCell columns.
+func cell(s string) string {
+	return ansi.Truncate(safe.Line(s), maxCell, "…")
 }
