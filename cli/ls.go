@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -86,7 +88,7 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	}
 	fleet := model.NewFleet()
 	fleet.SetList(list)
-	ids := journalIDs(getenv, o.url)
+	ids := journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) })
 	if q.State != "" || q.CapabilityID != "" || q.Limit > 0 {
 		// The daemon filtered: a journal action it did not list cannot be
 		// said to match; only the listed ones are marked.
@@ -132,7 +134,7 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 		Keys:     o.keys.Console,
 		LiveKeys: o.keys.Live,
 		Daemon:   client,
-		Journal:  func() []string { return journalIDs(o.getenv, o.url) },
+		Journal:  func() []string { return journalIDs(o.getenv, o.url, nil) },
 		Follow: func(id string) stream.Runner {
 			c, err := stream.New(followConfig(o, client, id))
 			if err != nil {
@@ -219,20 +221,28 @@ func startConsoleDemo(o *options) (*sim.Fleet, error) {
 // for the daemon at baseURL: its submissions and reconcile reads (issue 14,
 // journal/). An entry made against another daemon (another host or port,
 // a demo's simulator long gone) names an action this one does not have:
-// its row would be empty. getenv is the run's, for the journal's path.
-func journalIDs(getenv func(string) string, baseURL string) []string {
+// its row would be empty. getenv is the run's, for the journal's path;
+// warn, when set, gets what the read has to say (a refused journal, the
+// entries skipped).
+func journalIDs(getenv func(string) string, baseURL string, warn func([]string)) []string {
 	path, err := journal.Path(getenv)
 	if err != nil {
 		return nil
 	}
-	entries, err := journal.Read(path)
+	l, err := journal.ReadLog(path, journal.MaxRead)
+	if warn != nil {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			l.Warnings = append(l.Warnings, "journal not read: "+err.Error())
+		}
+		warn(l.Warnings)
+	}
 	if err != nil {
 		return nil
 	}
 	daemon := sameDaemon(baseURL)
 	seen := map[string]bool{}
 	var ids []string
-	for _, e := range entries {
+	for _, e := range l.Entries {
 		if (e.Kind == journal.KindSubmit || e.Kind == journal.KindReconcile) && !seen[e.ActionID] && daemon(e.BaseURL) {
 			seen[e.ActionID] = true
 			ids = append(ids, e.ActionID)
@@ -247,4 +257,11 @@ func sameDaemon(baseURL string) func(string) bool {
 	norm := func(u string) string { return strings.ToLower(strings.TrimRight(u, "/")) }
 	want := norm(redactURL(baseURL))
 	return func(entry string) bool { return entry != "" && norm(entry) == want }
+}
+
+// warnJournal prints what the journal has to say, a line each.
+func warnJournal(stderr io.Writer, prefix string, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, safe.Line(w))
+	}
 }

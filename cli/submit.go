@@ -232,6 +232,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 		return fail(o, stdout, stderr, fmt.Errorf("%w (nothing was sent)", err))
 	}
 	defer j.Close()
+	warnJournal(stderr, "aipwatch", j.Warnings())
 
 	mode, isTTY := outputMode(o, stdout)
 	cont := submit.ContinuityOf(input)
