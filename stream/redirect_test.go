@@ -3,9 +3,11 @@ package stream
 import (
 	"context"
 	"crypto/tls"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -58,5 +60,44 @@ func TestRedirectHTTPSToHTTPDropsToken(t *testing.T) {
 	}
 	if auth, reached := got["/downgraded"]; !reached || auth != "" {
 		t.Fatalf("http hop reached %v with Authorization %q", reached, auth)
+	}
+}
+
+// A 307 on the submission's POST re-sent the whole envelope, prompt
+// included, to another host and took its reply as aipd's. A POST is never
+// redirected: the redirect is a definite refusal (not an uncertain POST to
+// resend), and the other host sees nothing.
+func TestPostNeverFollowsARedirect(t *testing.T) {
+	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect, http.StatusFound, http.StatusSeeOther} {
+		var mu sync.Mutex
+		var elsewhere []string
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			elsewhere = append(elsewhere, r.Method+" "+string(body))
+			mu.Unlock()
+			w.Write([]byte(`{"body":{"ack":{"action_id":"act_1","status":"queued"}}}`))
+		}))
+		front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+"/aip/v1/actions", status)
+		}))
+		c, err := New(Config{BaseURL: front.URL, Token: testToken, ActionID: "act_1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, wait := range []bool{false, true} {
+			out := c.Post(context.Background(), []byte(`{"secret prompt":"x"}`), wait)
+			if out.Err == nil || out.Uncertain || out.Err.HTTPStatus != status || out.Reply.Ack != nil ||
+				!strings.Contains(out.Err.Message, "never follows a redirect") {
+				t.Fatalf("%d (wait %v): %+v %+v", status, wait, out, out.Err)
+			}
+		}
+		front.Close()
+		other.Close()
+		mu.Lock()
+		if len(elsewhere) != 0 {
+			t.Fatalf("%d: the other host got %q", status, elsewhere)
+		}
+		mu.Unlock()
 	}
 }

@@ -122,6 +122,13 @@ func (c *Client) Post(ctx context.Context, envelope []byte, wait bool) PostOutco
 		return PostOutcome{Err: c.transportError("submit", err), Uncertain: true}
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		// Not followed (safeRedirect): a definite refusal, not an
+		// uncertain POST to resolve and resend.
+		return PostOutcome{Err: c.clean(&Error{Op: "submit", HTTPStatus: resp.StatusCode,
+			Message: "the POST was answered with a redirect (to " + oneLine(resp.Header.Get("Location"), 200) +
+				"): aipwatch never follows a redirect of a submission, nothing was sent there; point --url at aipd itself"})}
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := c.httpError("submit", resp)
 		// An AIP error envelope is a definite answer; anything else (a

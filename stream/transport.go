@@ -14,8 +14,9 @@ import (
 // The one transport of every request aipwatch sends: TLS verification
 // always on (TLS 1.2 at least), --cacert adding a private CA, a 30 s bound
 // on the reply's headers, and a redirect policy that never carries the
-// token to another host or from https to http. New wraps any client it is
-// given in the same redirect policy.
+// token to another host or from https to http, and never follows a
+// redirect of a POST. New wraps any client it is given in the same
+// redirect policy.
 
 // HTTPClient is the client for every request; cacert is --cacert (a PEM
 // file of CA certificates added to the system's), "" for none.
@@ -51,9 +52,16 @@ const maxRedirects = 5
 // safeRedirect never forwards the Authorization header to another host or
 // from https to http (Go drops it cross-domain itself; this is stricter:
 // another port or a subdomain is another host too), stops after
-// maxRedirects, then defers to next.
+// maxRedirects, then defers to next. A POST (a submission: the whole
+// envelope, prompt included) is never redirected: a 307 would re-send it
+// to wherever the reply points and take that host's answer as aipd's. The
+// redirect itself comes back as the reply (ErrUseLastResponse), which
+// Post refuses.
 func safeRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
+		if m := via[0].Method; m != http.MethodGet && m != http.MethodHead {
+			return http.ErrUseLastResponse
+		}
 		if len(via) >= maxRedirects {
 			return errors.New("too many redirects")
 		}
