@@ -415,6 +415,7 @@ func doRead(ctx context.Context, o *options, client *stream.Client, jpath string
 	if err != nil {
 		return refuse(err)
 	}
+	earlier := earlierReads(jpath, p)
 	j, err := journal.Open(jpath)
 	if err != nil {
 		return refuse(err)
@@ -427,6 +428,9 @@ func doRead(ctx context.Context, o *options, client *stream.Client, jpath string
 		return refuse(err)
 	}
 	out := client.Post(ctx, env, true)
+	if e := readMismatch(out, res.ActionID, p, earlier); e != nil {
+		out = stream.PostOutcome{Err: e}
+	}
 	res.StoredStatus, res.Meaning, res.Refused = interpret(p.op, out)
 	done := entry
 	done.Time, done.MessageID, done.SentAt, done.StoredStatus = time.Time{}, "", "", res.StoredStatus
@@ -438,6 +442,49 @@ func doRead(ctx context.Context, o *options, client *stream.Client, jpath string
 	}
 	_ = j.Append(done)
 	return res
+}
+
+// earlierReads are the IDs of the reads of the same target this journal
+// holds: an idempotent replay answers the first one's result again, under
+// its action ID (aip-daemon-behaviour §1.3).
+func earlierReads(jpath string, p readPlan) map[string]bool {
+	ids := map[string]bool{}
+	entries, _ := journal.Read(jpath)
+	for _, e := range entries {
+		if e.Kind == journal.KindReconcile && e.Of == p.of && e.CapabilityID == p.capID {
+			ids[e.ActionID] = true
+		}
+	}
+	return ids
+}
+
+// readMismatch checks that a read's result is about this read: its
+// action (the read's own ID, or under an idempotent replay an earlier
+// read of the same target) and the response or session it read. Another
+// one is an error, never a stored status (design §8). Post has checked
+// in_response_to and the action of a result that is not a replay.
+func readMismatch(out stream.PostOutcome, readID string, p readPlan, earlier map[string]bool) *stream.Error {
+	if out.Err != nil || out.Uncertain || out.Reply.Result == nil {
+		return nil
+	}
+	r := out.Reply.Result
+	if !r.Of(readID) && !(out.Reply.Replay && earlier[r.ActionID]) {
+		return &stream.Error{Op: "reconcile", Message: "aipd answered about another action (" + safe.Line(r.ActionID) + ", not " + readID + "): no evidence of the stored state"}
+	}
+	var o struct {
+		ID        string `json:"id"`
+		SessionID string `json:"session_id"`
+	}
+	_ = json.Unmarshal(r.Output, &o)
+	for _, got := range []string{o.ID, o.SessionID} {
+		if got != "" && got != p.target {
+			// Neither ID is quoted: both are the provider's (masked under
+			// --redact).
+			return &stream.Error{Op: "reconcile", Message: "aipd's answer is about another " + strings.TrimSuffix(p.op, "_get") +
+				" than the one asked for: no evidence of the stored state"}
+		}
+	}
+	return nil
 }
 
 // line is the one-line form of a read's outcome (plain, the TUI).

@@ -255,3 +255,58 @@ func TestReconcileStoppedBeforeSettle(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
 }
+
+// A read's answer about another action or another response was taken as
+// the stored state ("stored: completed", exit 0). A mismatch is an error
+// (exit 1), never a stored status; the matching answer still reads.
+func TestReconcileChecksTheAnswersIDs(t *testing.T) {
+	cases := []struct {
+		name   string
+		action func(sentAction, sentResp string) (string, string)
+		ok     bool
+	}{
+		{"matching", func(a, r string) (string, string) { return a, r }, true},
+		{"another action", func(_, r string) (string, string) { return "act_forged_elsewhere_01", r }, false},
+		{"another response", func(a, _ string) (string, string) { return a, "resp_0ther0000" }, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			getenv, _ := stateEnv(t)
+			s := startSim(t, "responses-failed", sim.Knobs{Submit: sim.SubmitKnobs{StoredStatus: "completed"}})
+			h := s.Handler()
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodPost {
+					h.ServeHTTP(w, r)
+					return
+				}
+				var env struct {
+					MessageID string `json:"message_id"`
+					Body      struct {
+						Action struct {
+							ID    string `json:"id"`
+							Input struct {
+								ResponseID string `json:"response_id"`
+							} `json:"input"`
+						} `json:"action"`
+					} `json:"body"`
+				}
+				_ = json.NewDecoder(r.Body).Decode(&env)
+				act, resp := c.action(env.Body.Action.ID, env.Body.Action.Input.ResponseID)
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"aip_version":"1.0","in_response_to":%q,"body":{"action_result":{"action_id":%q,"status":"completed",`+
+					`"output":{"id":%q,"object":"response","status":"completed"}}}}`, env.MessageID, act, resp)
+			}))
+			t.Cleanup(front.Close)
+			code, out, errOut := runWith(getenv, "reconcile", "--url", front.URL, "--output", "plain", s.ActionID())
+			if c.ok {
+				if code != 0 || !strings.Contains(out, "stored: completed") {
+					t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+				}
+				return
+			}
+			if code != 1 || strings.Contains(out, "stored: completed") || !strings.Contains(out, "about another") {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+			}
+		})
+	}
+}

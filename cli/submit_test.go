@@ -332,7 +332,7 @@ func TestSubmitReplyForms(t *testing.T) {
 			}
 			_, _ = io.ReadAll(r.Body)
 			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, `{"aip_version":"1.0","message_type":"aip.core.v1.action_result","message_id":"msg_r","sent_at":"2030-01-01T00:00:00Z","in_response_to":"msg_x",`+
+			_, _ = io.WriteString(w, `{"aip_version":"1.0","message_type":"aip.core.v1.action_result","message_id":"msg_r","sent_at":"2030-01-01T00:00:00Z",`+
 				`"body":{"action_result":{"action_id":"act_test_orig_01","status":"completed","output":{"events":[],"terminal":true,"idempotent_replay":true}}}}`)
 		}))
 		t.Cleanup(srv.Close)
@@ -495,5 +495,47 @@ func TestSubmitDemoAnnouncesNoFollowCommand(t *testing.T) {
 	announce(&options{url: "http://127.0.0.1:9", actionID: so.actionID}, "plain", &out, &out, so, "/j")
 	if !strings.Contains(out.String(), "follow it with: ") {
 		t.Errorf("a real submission lost its follow command: %s", out.String())
+	}
+}
+
+// A reply to the submission's POST that names another action (or answers
+// another message) decided the verdict: a sync refusal of act_other
+// ended the run "failed". It is an error (exit 1), never evidence.
+func TestSubmitReplyAboutAnotherActionIsAnError(t *testing.T) {
+	for _, c := range []struct{ name, mode, reply string }{
+		{"sync result", "sync", `{"in_response_to":%q,"body":{"action_result":{"action_id":"act_test_someone_else_01","status":"failed",` +
+			`"error":{"code":"action.input_schema_invalid","message":"bad","category":"permanent"}}}}`},
+		{"async ack", "async", `{"in_response_to":%q,"body":{"ack":{"action_id":"act_test_someone_else_01","status":"queued"}}}`},
+		{"another message", "sync", `{"in_response_to":"msg_not_yours_%s","body":{"action_result":{"status":"failed",` +
+			`"error":{"code":"action.input_schema_invalid","message":"bad","category":"permanent"}}}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			getenv, _ := stateEnv(t)
+			id := "act_test_mismatch_01"
+			s, err := sim.New("chat-tools", sim.Knobs{PollInterval: 5 * time.Millisecond, Submit: sim.SubmitKnobs{Await: true, ActionID: id}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(s.Close)
+			h := s.Handler()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodPost {
+					h.ServeHTTP(w, r)
+					return
+				}
+				var env struct {
+					MessageID string `json:"message_id"`
+				}
+				_ = json.NewDecoder(r.Body).Decode(&env)
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, c.reply, env.MessageID)
+			}))
+			t.Cleanup(srv.Close)
+			code, out, errOut := runWith(getenv, "submit", "--url", srv.URL, "--output", "plain", "--action-id", id, "--mode", c.mode,
+				"--appear-timeout", "2s", "cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+			if code != 1 || !strings.Contains(out+errOut, "reply is about another") || strings.Contains(out, "verdict: failed") {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+			}
+		})
 	}
 }

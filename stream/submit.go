@@ -159,7 +159,46 @@ func (c *Client) Post(ctx context.Context, envelope []byte, wait bool) PostOutco
 	if derr != nil {
 		return PostOutcome{Err: c.clean(badReply("submit", "an AIP reply envelope with an ack or an action_result", derr)), Uncertain: true}
 	}
+	if e := replyMismatch(envelope, rep); e != nil {
+		return PostOutcome{Err: c.clean(e)}
+	}
 	return PostOutcome{Reply: rep}
+}
+
+// replyMismatch checks that a reply is about the request sent: its
+// in_response_to is the envelope's message_id (aip-daemon-behaviour §1.2),
+// its ack or result names the envelope's action. A reply about another
+// message or action is an error, never evidence about this one (design
+// §3). An idempotent replay may name the key's original action (§1.3):
+// its caller decides about that one. A field the reply leaves out is not
+// a mismatch.
+func replyMismatch(envelope []byte, rep PostReply) *Error {
+	var sent struct {
+		MessageID string `json:"message_id"`
+		Body      struct {
+			Action struct {
+				ID string `json:"id"`
+			} `json:"action"`
+		} `json:"body"`
+	}
+	if json.Unmarshal(envelope, &sent) != nil {
+		return nil
+	}
+	mismatch := func(what, got, want string) *Error {
+		return &Error{Op: "submit", Message: "aipd's reply is about another " + what + " (" + oneLine(got, 120) + ", not " +
+			oneLine(want, 120) + "): it is ignored and says nothing about this submission"}
+	}
+	id := sent.Body.Action.ID
+	switch {
+	case rep.InResponseTo != "" && sent.MessageID != "" && rep.InResponseTo != sent.MessageID:
+		return mismatch("message", rep.InResponseTo, sent.MessageID)
+	case id == "":
+	case rep.Ack != nil && rep.Ack.ActionID != "" && rep.Ack.ActionID != id:
+		return mismatch("action", rep.Ack.ActionID, id)
+	case rep.Result != nil && !rep.Replay && !rep.Result.Of(id):
+		return mismatch("action", rep.Result.ActionID, id)
+	}
+	return nil
 }
 
 func decodeSubmitReply(data []byte) (PostReply, error) {
