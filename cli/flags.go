@@ -39,8 +39,9 @@ type options struct {
 	rawCapMiB         int
 	appearTimeout     time.Duration
 	stallTimeout      time.Duration
-	stallSet          bool // --stall-timeout was given
-	console           bool // no ACTION_ID: the console on a terminal, else a usage error
+	stallSet          bool          // --stall-timeout was given
+	readTimeout       time.Duration // reconcile's --read-timeout (0: defaultReadTimeout)
+	console           bool          // no ACTION_ID: the console on a terminal, else a usage error
 	version           bool
 	help              bool
 	actionID          string

@@ -194,6 +194,7 @@ func runReconcile(args []string, stdout, stderr io.Writer, getenv func(string) s
 	o := &options{keys: keys}
 	fs := newFlagSet(o, stderr)
 	fs.Init("aipwatch reconcile", pflag.ContinueOnError)
+	fs.DurationVar(&o.readTimeout, "read-timeout", defaultReadTimeout, "how long the read waits for aipd's answer before it is reported unanswered (`D`)")
 	fs.Usage = func() {}
 	jsonl := wantsJSONL(args)
 	if err := fs.Parse(args); err != nil {
@@ -296,6 +297,18 @@ func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Wr
 		return model.ExitError
 	}
 	return 0
+}
+
+// defaultReadTimeout bounds the read's POST: it is sync (Post sets no
+// timeout of its own), and an unanswered one waited for ever. aipd runs
+// response_get for at most 60 s (aip-daemon-behaviour §3).
+const defaultReadTimeout = 2 * time.Minute
+
+func (o *options) readTimeoutOrDefault() time.Duration {
+	if o.readTimeout > 0 {
+		return o.readTimeout
+	}
+	return defaultReadTimeout
 }
 
 // readPlan is the one read-only action a reconcile submits.
@@ -427,7 +440,9 @@ func doRead(ctx context.Context, o *options, client *stream.Client, jpath string
 	if err := j.Append(entry); err != nil {
 		return refuse(err)
 	}
-	out := client.Post(ctx, env, true)
+	readCtx, cancel := context.WithTimeout(ctx, o.readTimeoutOrDefault())
+	out := client.Post(readCtx, env, true)
+	cancel()
 	if e := readMismatch(out, res.ActionID, p, earlier); e != nil {
 		out = stream.PostOutcome{Err: e}
 	}

@@ -310,3 +310,47 @@ func TestReconcileChecksTheAnswersIDs(t *testing.T) {
 		})
 	}
 }
+
+// The read's POST is sync and had no timeout: an answer that never came
+// was waited for ever. --read-timeout bounds it; the read is reported
+// unanswered (exit 1) and not retried.
+func TestReconcileReadTimesOut(t *testing.T) {
+	getenv, _ := stateEnv(t)
+	s := startSim(t, "responses-failed", sim.Knobs{Submit: sim.SubmitKnobs{StoredStatus: "completed"}})
+	h := s.Handler()
+	release := make(chan struct{})
+	posts := make(chan struct{}, 4)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		posts <- struct{}{}
+		select { // never answers
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(front.Close)
+	t.Cleanup(func() { close(release) })
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut := runWith(getenv, "reconcile", "--url", front.URL, "--output", "plain", "--read-timeout", "200ms", s.ActionID())
+		done <- result{code, out, errOut}
+	}()
+	select {
+	case r := <-done:
+		if r.code != 1 || !strings.Contains(r.out, "no reply to the read") {
+			t.Fatalf("exit %d\n%s\n%s", r.code, r.out, r.err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("reconcile waited for the read's answer for ever")
+	}
+	if len(posts) != 1 {
+		t.Fatalf("%d POSTs: the read is not retried", len(posts))
+	}
+}
