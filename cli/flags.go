@@ -215,6 +215,9 @@ func checkURL(raw string, allowInsecure bool) error {
 		// host:port, or a bare host: show what was given (without any
 		// user:password@) and the URL it probably meant.
 		shown := raw
+		if i := strings.IndexAny(shown, "?#"); i >= 0 {
+			shown = shown[:i] // a query may hold a credential
+		}
 		if i := strings.LastIndex(shown, "@"); i >= 0 {
 			shown = shown[i+1:]
 		}
@@ -229,6 +232,14 @@ func checkURL(raw string, allowInsecure bool) error {
 		// Go would send them as Basic authentication; aipd takes a bearer
 		// token, and a URL is printed and logged more than a file is read.
 		return output.UsageError(fmt.Sprintf("--url %s carries credentials (user:password@): aipd takes a bearer token, from --token-file, $AIP_TOKEN_FILE or $AIP_TOKEN", redactURL(raw)))
+	}
+	for name := range u.Query() {
+		if safe.SecretParam(name) {
+			// The URL is printed (the resume command), journalled and
+			// recorded, and only the bearer token is scrubbed.
+			return output.UsageError(fmt.Sprintf("--url %s carries a credential in its query string (%s=…): aipd takes a bearer token, from --token-file, $AIP_TOKEN_FILE or $AIP_TOKEN",
+				redactURL(raw), safe.Line(name)))
+		}
 	}
 	switch u.Scheme {
 	case "https":
@@ -251,14 +262,14 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// redactURL drops user:password from a URL before it is shown anywhere.
+// redactURL drops user:password and credential query parameters from a URL
+// before it is shown, journalled or recorded anywhere.
 func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
+	clean, _ := safe.URLSecrets(raw)
+	if clean == "" && raw != "" {
 		return "(unparsable URL)"
 	}
-	u.User = nil
-	return u.String()
+	return clean
 }
 
 // loadToken sets o.token to the bearer token: the token file's, else the

@@ -512,3 +512,34 @@ func TestDetachMessageSaysWhatWasSeen(t *testing.T) {
 		}
 	}
 }
+
+// A token in --url's query string was printed in the resume command,
+// journalled in base_url and echoed by a usage error (only the bearer
+// token is scrubbed). Such a URL is refused, and the refusal does not
+// show the value.
+func TestURLRefusesACredentialInTheQuery(t *testing.T) {
+	const secret = "QUERYSECRET0123456789"
+	for _, u := range []string{
+		"https://aipd.example/?token=" + secret,
+		"https://aipd.example:8443/aip?region=eu&access_token=" + secret,
+		"http://127.0.0.1:8080/?API_KEY=" + secret,
+		"https://aipd.example/?x-api-key=" + secret,
+		"https://aipd.example/?auth=" + secret,
+		"https://aipd.example/?sig=" + secret,
+		"aipd.example:8443/?token=" + secret, // no scheme: the fix is shown, not the query
+	} {
+		for _, args := range [][]string{{"--url", u, "--output", "plain", "act_1"}, {"ls", "--url", u}, {"reconcile", "--url", u, "--output", "plain", "act_1"}} {
+			getenv, _ := stateEnv(t)
+			code, out, errOut := runWith(getenv, args...)
+			if code != model.ExitUsage || strings.Contains(out+errOut, secret) {
+				t.Errorf("%q: exit %d\n%s\n%s", args, code, out, errOut)
+			}
+		}
+	}
+	if err := checkURL("https://aipd.example/?region=eu", false); err != nil {
+		t.Errorf("a harmless query refused: %v", err)
+	}
+	if got := redactURL("https://aipd.example/?region=eu&token=" + secret); strings.Contains(got, secret) || !strings.Contains(got, "region=eu") {
+		t.Errorf("redactURL: %s", got)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"aipwatch/model"
+	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
@@ -170,5 +171,29 @@ func TestRecordRefusesASymlink(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(target); string(b) != "precious\n" {
 		t.Fatalf("the target changed: %q", b)
+	}
+}
+
+// A replay loads no token, so it scrubbed nothing: a credential the
+// recorded URL carried (?token=… taken by an older aipwatch, echoed by the
+// server into frames) showed in the replay and its resume line. Open
+// protects it for the whole replay and drops it from the header's URL.
+func TestReplayProtectsTheRecordedURLsCredential(t *testing.T) {
+	const secret = "url-secret-0123456789abcdef"
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	w, err := Create(path, Header{ActionID: "act_r", BaseURL: "https://aipd.example:8443/base?region=eu&access_token=" + secret, Started: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	rp, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(rp.Header.BaseURL, secret) || !strings.Contains(rp.Header.BaseURL, "region=eu") {
+		t.Fatalf("header URL %q", rp.Header.BaseURL)
+	}
+	if got := safe.Line("echoed " + secret); strings.Contains(got, secret[:12]) {
+		t.Fatalf("the recorded credential is not scrubbed in the replay: %q", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"aipwatch/model"
+	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
@@ -67,6 +68,15 @@ func Open(path string) (*Replay, error) {
 	if !strings.HasPrefix(h.ActionID, "act_") {
 		return nil, fmt.Errorf("--replay %s: the header names no act_ action", path)
 	}
+	// A replay loads no token, so it scrubs nothing unless told: a
+	// credential the recorded URL carried (an older aipwatch took
+	// ?token=… in --url, and the server may have echoed it into frames)
+	// is protected for the whole replay, and the URL shown without it.
+	clean, secrets := safe.URLSecrets(h.BaseURL)
+	for _, s := range secrets {
+		safe.Protect(s)
+	}
+	h.BaseURL = clean
 	return &Replay{path: path, Header: h}, nil
 }
 
