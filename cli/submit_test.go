@@ -539,3 +539,59 @@ func TestSubmitReplyAboutAnotherActionIsAnError(t *testing.T) {
 		})
 	}
 }
+
+// Server text reached submissions.jsonl raw: the whole bearer token and
+// C1/bidi controls, through an ack's status and a sync result's error
+// code. The journal is written like a record: token scrubbed, controls
+// escaped (the data reads back exact).
+func TestSubmitJournalIsScrubbedAndEscaped(t *testing.T) {
+	const token = "tok-journal-echo-0123456789abcdef"
+	hostile := token + " \u0085\u202e\u009b2J"
+	for _, c := range []struct{ name, mode, reply string }{
+		{"ack status", "async", `{"in_response_to":%q,"body":{"ack":{"action_id":"act_test_jscrub_01","status":%q}}}`},
+		{"result code", "sync", `{"in_response_to":%q,"body":{"action_result":{"action_id":"act_test_jscrub_01","status":"failed",` +
+			`"error":{"code":%q,"message":"m","category":"permanent"}}}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			state, jpath := stateEnv(t)
+			getenv := func(k string) string {
+				if k == "AIP_TOKEN" {
+					return token
+				}
+				return state(k)
+			}
+			id := "act_test_jscrub_01"
+			s, err := sim.New("chat-tools", sim.Knobs{PollInterval: 5 * time.Millisecond, Submit: sim.SubmitKnobs{Await: true, ActionID: id}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(s.Close)
+			h := s.Handler()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodPost {
+					h.ServeHTTP(w, r)
+					return
+				}
+				var env struct {
+					MessageID string `json:"message_id"`
+				}
+				_ = json.NewDecoder(r.Body).Decode(&env)
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, c.reply, env.MessageID, hostile)
+			}))
+			t.Cleanup(srv.Close)
+			runWith(getenv, "submit", "--url", srv.URL, "--output", "plain", "--action-id", id, "--mode", c.mode,
+				"--appear-timeout", "1s", "--stall-timeout", "1s", "cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+			raw, err := os.ReadFile(jpath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(raw), token[:12]) || strings.ContainsAny(string(raw), "\u0085\u202e\u009b") {
+				t.Fatalf("server text raw in the journal:\n%q", raw)
+			}
+			if !strings.Contains(string(raw), `[token] \u0085\u202e\u009b2J`) {
+				t.Fatalf("the reply is not journalled escaped:\n%s", raw)
+			}
+		})
+	}
+}
