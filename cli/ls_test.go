@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"aipwatch/sim"
 )
@@ -175,4 +177,44 @@ func fleetWithJournal(t *testing.T, lines func(url string) string) (*sim.Fleet, 
 		t.Fatal(err)
 	}
 	return f, getenv
+}
+
+// ls reads the journal by safe's private-file rule and says what it could
+// not use: a torn line is skipped with a warning (the entry after it
+// still lists), and a FIFO at the journal's path is refused at once (it
+// hung ls) with the daemon's list still printed.
+func TestListSaysWhatTheJournalRead(t *testing.T) {
+	f, getenv := fleetWithJournal(t, func(url string) string {
+		return `{"kind":"submit","action_id":"act_torn","base_ur` + "\n" +
+			`{"kind":"submit","action_id":"act_mine_sync","base_url":"` + url + `"}` + "\n"
+	})
+	code, out, errOut := runWith(getenv, "ls", "--url", f.URL())
+	if code != 0 || !strings.Contains(out, "act_mine_sync") || !strings.Contains(errOut, "1 damaged line(s) skipped") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	fifoEnv, path := stateEnv(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skip(err)
+	}
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut := runWith(fifoEnv, "ls", "--url", f.URL())
+		done <- result{code, out, errOut}
+	}()
+	select {
+	case r := <-done:
+		if r.code != 0 || !strings.Contains(r.out, "act_dead") || !strings.Contains(r.err, "journal not read") {
+			t.Fatalf("exit %d\n%s\n%s", r.code, r.out, r.err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("ls hung on a FIFO at the journal's path")
+	}
 }
