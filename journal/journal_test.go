@@ -182,7 +182,9 @@ func TestJournalRefusesFIFOHardLinkAndDevice(t *testing.T) {
 			t.Fatal("the journal's FIFO blocked")
 		}
 	}
-	os.Remove(path)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
 
 	other := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(other, []byte("keep\n"), 0o644); err != nil {
@@ -192,7 +194,7 @@ func TestJournalRefusesFIFOHardLinkAndDevice(t *testing.T) {
 		t.Skip(err)
 	}
 	if j, err := Open(path); err == nil {
-		j.Append(Entry{Kind: KindSubmit, ActionID: "act_1"})
+		_ = j.Append(Entry{Kind: KindSubmit, ActionID: "act_1"})
 		j.Close()
 		t.Fatal("a hard link was opened as the journal")
 	}
@@ -200,7 +202,9 @@ func TestJournalRefusesFIFOHardLinkAndDevice(t *testing.T) {
 	if b, _ := os.ReadFile(other); string(b) != "keep\n" || fi.Mode().Perm() != 0o644 {
 		t.Fatalf("the linked file changed: %q %v", b, fi.Mode())
 	}
-	os.Remove(path)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
 
 	if err := os.Symlink("/dev/zero", path); err != nil {
 		t.Skip(err)

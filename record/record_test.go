@@ -185,7 +185,9 @@ func TestReplayProtectsTheRecordedURLsCredential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	rp, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
