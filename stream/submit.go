@@ -195,10 +195,17 @@ func replyMismatch(envelope []byte, rep PostReply) *Error {
 	case id == "":
 	case rep.Ack != nil && rep.Ack.ActionID != "" && rep.Ack.ActionID != id:
 		return mismatch("action", rep.Ack.ActionID, id)
-	case rep.Result != nil && !rep.Replay && !rep.Result.Of(id):
+	case rep.Result != nil && !rep.Replay && !rep.Result.Of(id) && !refusalOf(*rep.Result, id):
 		return mismatch("action", rep.Result.ActionID, id)
 	}
 	return nil
+}
+
+// refusalOf: an idempotency refusal (open point 3) names the key's
+// original action and this one as details.current_action_id; it is about
+// this submission whichever action_id it carries.
+func refusalOf(r model.ActionResult, id string) bool {
+	return r.Error != nil && detailString(r.Error.Details, "current_action_id") == id
 }
 
 func decodeSubmitReply(data []byte) (PostReply, error) {

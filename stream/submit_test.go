@@ -279,3 +279,31 @@ func TestSubmissionIdempotencyRefusalNamesTheOwner(t *testing.T) {
 		})
 	}
 }
+
+// What replyMismatch takes as a reply about this POST, and what not.
+func TestReplyMismatch(t *testing.T) {
+	env := []byte(`{"message_id":"msg_1","body":{"action":{"id":"act_1"}}}`)
+	cases := []struct {
+		name  string
+		reply string
+		bad   bool
+	}{
+		{"ours", `{"in_response_to":"msg_1","body":{"ack":{"action_id":"act_1","status":"queued"}}}`, false},
+		{"fields left out", `{"body":{"action_result":{"status":"completed"}}}`, false},
+		{"another message", `{"in_response_to":"msg_2","body":{"ack":{"action_id":"act_1","status":"queued"}}}`, true},
+		{"ack of another action", `{"body":{"ack":{"action_id":"act_2","status":"queued"}}}`, true},
+		{"result of another action", `{"body":{"action_result":{"action_id":"act_2","status":"completed"}}}`, true},
+		{"replay of the key's original (the caller decides)", `{"body":{"action_result":{"action_id":"act_0","status":"completed","output":{"idempotent_replay":true}}}}`, false},
+		{"idempotency refusal naming this one", `{"body":{"action_result":{"action_id":"act_0","status":"failed","error":{"code":"idempotency.conflict","message":"m",` +
+			`"category":"policy","details":{"original_action_id":"act_0","current_action_id":"act_1"}}}}}`, false},
+	}
+	for _, c := range cases {
+		rep, err := decodeSubmitReply([]byte(c.reply))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if e := replyMismatch(env, rep); (e != nil) != c.bad {
+			t.Errorf("%s: %v", c.name, e)
+		}
+	}
+}
