@@ -9,7 +9,8 @@
 // Some of those fields come from the daemon (an ack's status, an error
 // code, a cursor): a line is written like a record (design §5), its data
 // exact but C1, DEL and bidi controls escaped as \u…, and every run of the
-// token replaced by its mark. The file is opened by safe's private-file
+// token replaced by its mark (a safe.Writer; safe's route check covers
+// this package). The file is opened by safe's private-file
 // rule (regular, the user's, one link, never through a symlink, never
 // blocking), and read bounded: the newest maxRead bytes.
 package journal
@@ -85,6 +86,7 @@ func Path(getenv func(string) string) (string, error) {
 type Journal struct {
 	mu       sync.Mutex
 	f        *os.File
+	sw       *safe.Writer // every byte goes through it, as a record's do
 	path     string
 	warnings []string
 }
@@ -101,7 +103,7 @@ func Open(path string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	return &Journal{f: f, path: path, warnings: dirWarnings(path)}, nil
+	return &Journal{f: f, sw: safe.NewWriter(f, safe.JSONLines), path: path, warnings: dirWarnings(path)}, nil
 }
 
 // Path is where the journal is.
@@ -128,8 +130,9 @@ func dirWarnings(path string) []string {
 }
 
 // Append writes one line and syncs it to disk before returning. The line
-// goes through safe.JSON (design §5). It starts on a fresh line: after a
-// crash left a torn last line, the new one is not glued onto it.
+// goes through a JSONLines safe.Writer, flushed whole (design §5: the
+// token scrubbed, DEL, C1 and bidi escaped). It starts on a fresh line:
+// after a crash left a torn last line, the new one is not glued onto it.
 func (j *Journal) Append(e Entry) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
@@ -138,7 +141,7 @@ func (j *Journal) Append(e Entry) error {
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	b = append(safe.JSON(b), '\n')
+	b = append(b, '\n')
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
@@ -149,7 +152,10 @@ func (j *Journal) Append(e Entry) error {
 	} else if torn {
 		b = append([]byte{'\n'}, b...)
 	}
-	if _, err := j.f.Write(b); err != nil {
+	if _, err := j.sw.Write(b); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := j.sw.Flush(); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	if err := j.f.Sync(); err != nil {

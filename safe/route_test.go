@@ -16,9 +16,9 @@ import (
 	"testing"
 )
 
-// printerPackages write what aipwatch prints, records and exports: each
+// printerPackages write what aipwatch prints, records, exports and journals: each
 // may reach a writer only through this package's route.
-var printerPackages = []string{"aipwatch/output", "aipwatch/record"}
+var printerPackages = []string{"aipwatch/output", "aipwatch/record", "aipwatch/journal"}
 
 // routeChecker type-checks packages from source against the export data
 // of their dependencies (go list -export) and reports every way around the
