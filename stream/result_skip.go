@@ -57,9 +57,9 @@ func wordMasks(x uint64) (q, bs, br uint64) {
 	return q, bs, br
 }
 
-// blockMasksGo: wordMasks for 64 bytes (unrolled: the shifts are
-// constants). blockMasks is this, or on amd64 the same with SSE2.
-func blockMasksGo(p *[64]byte) (q, bs, br uint64) {
+// blockMasks: wordMasks for 64 bytes (unrolled: the shifts are
+// constants).
+func blockMasks(p *[64]byte) (q, bs, br uint64) {
 	q, bs, br = wordMasks(binary.LittleEndian.Uint64(p[0:8]))
 	a, b, c := wordMasks(binary.LittleEndian.Uint64(p[8:16]))
 	q, bs, br = q|a<<8, bs|b<<8, br|c<<8
