@@ -82,22 +82,17 @@ func (s *jscan) peek() byte {
 	return 0
 }
 
-// str reads a string at s.i. lit is its content between the quotes as
-// written; plain means it has no escape and no byte outside ASCII, so
-// string(lit) is exactly what encoding/json would decode.
+// str reads a string at s.i, eight bytes at a time while none is
+// special. lit is its content between the quotes as written; plain means
+// it has no escape and no byte outside ASCII, so string(lit) is exactly
+// what encoding/json would decode.
 func (s *jscan) str() (lit []byte, plain, ok bool) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
 		return nil, false, false
 	}
 	start := s.i + 1
-	return s.strWords(start, start, true)
-}
-
-// strWords reads the rest of the string whose content starts at start,
-// from j (not inside an escape), eight bytes at a time while none is
-// special.
-func (s *jscan) strWords(start, j int, plain bool) (lit []byte, _, ok bool) {
-	for ; j < len(s.b); j++ {
+	plain = true
+	for j := start; j < len(s.b); j++ {
 		// Eight bytes at a time while none of them is special, then
 		// straight to the first that is.
 		for j+8 <= len(s.b) {
