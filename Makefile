@@ -23,11 +23,6 @@ install:
 # The test command (README and .ci/run use exactly this).
 test:
 	$(GO) test -race $(PKGS)
-	# The portable versions of the SSE2 masks (other architectures build
-	# them; purego selects them here): the result skip's, and the model's
-	# strings read by words only.
-	$(GO) test -tags purego -run 'BlockMasks|Skip|Reduce|Result' ./stream/
-	$(GO) test -tags purego ./model/
 
 # The live demo on the built-in simulator. The first build downloads and
 # compiles the dependencies (a minute or two on a small machine): say so,

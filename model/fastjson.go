@@ -82,79 +82,17 @@ func (s *jscan) peek() byte {
 	return 0
 }
 
-// str reads a string at s.i. lit is its content between the quotes as
-// written; plain means it has no escape and no byte outside ASCII, so
-// string(lit) is exactly what encoding/json would decode.
+// str reads a string at s.i, eight bytes at a time while none is
+// special. lit is its content between the quotes as written; plain means
+// it has no escape and no byte outside ASCII, so string(lit) is exactly
+// what encoding/json would decode.
 func (s *jscan) str() (lit []byte, plain, ok bool) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
 		return nil, false, false
 	}
 	start := s.i + 1
-	return s.strWords(start, start, true, blockStrings)
-}
-
-// validEscape marks the bytes that may follow a backslash ('u' needs
-// four hex digits more).
-var validEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true, 'u': true}
-
-// strBlocks reads the rest of the string whose content starts at start,
-// from j (not inside an escape), 64 bytes at a time: the escaped bytes
-// come from the backslash runs (escapedBits), the end is the first quote
-// not escaped, and before it there must be no control character and every
-// escaped byte must be a valid escape. Each escape costs a bit's visit,
-// not a pass out of the word loop and back (raw_data, a JSON text quoted,
-// has one every few bytes). Fewer than 64 bytes left: the word loop goes
-// on from where this stopped.
-func (s *jscan) strBlocks(start, j int, plain bool) (lit []byte, _, ok bool) {
-	var carry uint64
-	for ; j+64 <= len(s.b); j += 64 {
-		q, bs, ctl, hi := strMasks((*[64]byte)(s.b[j:]))
-		esc := escapedBits(bs, &carry)
-		end := q &^ esc
-		in := ^uint64(0) // the bytes of the block inside the string
-		if end != 0 {
-			in = end&-end - 1
-		}
-		if ctl&in != 0 {
-			return nil, false, false
-		}
-		if (bs|hi)&in != 0 {
-			plain = false
-		}
-		for m := esc & in; m != 0; m &= m - 1 {
-			k := j + bits.TrailingZeros64(m)
-			c := s.b[k]
-			if !validEscape[c] {
-				return nil, false, false
-			}
-			if c == 'u' {
-				if k+4 >= len(s.b) || !isHex(s.b[k+1]) || !isHex(s.b[k+2]) || !isHex(s.b[k+3]) || !isHex(s.b[k+4]) {
-					return nil, false, false
-				}
-			}
-		}
-		if end != 0 {
-			k := j + bits.TrailingZeros64(end)
-			s.i = k + 1
-			return s.b[start:k], plain, true
-		}
-	}
-	// The tail, by words. An escape pending across the block's end is
-	// read again from its backslash.
-	from := j
-	if carry != 0 {
-		from = j - 1
-	}
-	return s.strWords(start, from, plain, false)
-}
-
-// strWords reads the rest of the string whose content starts at start,
-// from j (not inside an escape), by words. With blocks, at its first
-// escape with 64 bytes left it goes on in blocks (strBlocks): a string
-// with one escape has more (plain strings, ids and times, stay on words,
-// cheaper for them). The tail strBlocks leaves comes back without blocks.
-func (s *jscan) strWords(start, j int, plain, blocks bool) (lit []byte, _, ok bool) {
-	for ; j < len(s.b); j++ {
+	plain = true
+	for j := start; j < len(s.b); j++ {
 		// Eight bytes at a time while none of them is special, then
 		// straight to the first that is.
 		for j+8 <= len(s.b) {
@@ -173,9 +111,6 @@ func (s *jscan) strWords(start, j int, plain, blocks bool) (lit []byte, _, ok bo
 			s.i = j + 1
 			return s.b[start:j], plain, true
 		case c == '\\':
-			if blocks && j+64 <= len(s.b) {
-				return s.strBlocks(start, j, false)
-			}
 			plain = false
 			j++
 			if j >= len(s.b) {

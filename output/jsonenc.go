@@ -24,26 +24,33 @@ func objStart(b []byte, typ string) []byte {
 	return appendString(b, typ)
 }
 
-// strField appends ,"key":"value"; key is one of ours and needs no escape.
-func strField(b []byte, key, v string) []byte {
+// field appends ,"key": (key is one of ours and needs no escape).
+func field(b []byte, key string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, key...)
-	b = append(b, '"', ':')
-	return appendString(b, v)
+	return append(b, '"', ':')
 }
 
-func intField(b []byte, key string, n int64) []byte {
-	b = append(b, ',', '"')
-	b = append(b, key...)
-	b = append(b, '"', ':')
-	return strconv.AppendInt(b, n, 10)
+// strField appends ,"key":"value".
+func strField(b []byte, key, v string) []byte { return appendString(field(b, key), v) }
+
+// omitStr and omitNum append a field that has omitempty: not at all when
+// the value is empty or zero.
+func omitStr(b []byte, key, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return strField(b, key, v)
 }
 
-func uintField(b []byte, key string, n uint64) []byte {
-	b = append(b, ',', '"')
-	b = append(b, key...)
-	b = append(b, '"', ':')
-	return strconv.AppendUint(b, n, 10)
+func omitNum[N int64 | uint64](b []byte, key string, n N) []byte {
+	if n == 0 {
+		return b
+	}
+	if n < 0 {
+		return strconv.AppendInt(field(b, key), int64(n), 10)
+	}
+	return strconv.AppendUint(field(b, key), uint64(n), 10)
 }
 
 const hexDigits = "0123456789abcdef"
@@ -117,67 +124,38 @@ func appendString(b []byte, s string) []byte {
 
 func (l connLine) appendJSON(b []byte) []byte {
 	b = objStart(b, l.Type)
-	if l.Attempt != 0 {
-		b = intField(b, "attempt", int64(l.Attempt))
-	}
-	if l.Cursor != "" {
-		b = strField(b, "cursor", l.Cursor)
-	}
-	if l.WaitMs != 0 {
-		b = intField(b, "wait_ms", l.WaitMs)
-	}
-	if l.Cause != "" {
-		b = strField(b, "cause", l.Cause)
-	}
-	if l.Code != "" {
-		b = strField(b, "code", l.Code)
-	}
+	b = omitNum(b, "attempt", int64(l.Attempt))
+	b = omitStr(b, "cursor", l.Cursor)
+	b = omitNum(b, "wait_ms", l.WaitMs)
+	b = omitStr(b, "cause", l.Cause)
+	b = omitStr(b, "code", l.Code)
 	return append(b, '}')
 }
 
 func (l textLine) appendJSON(b []byte) []byte {
-	b = objStart(b, l.Type)
-	b = strField(b, "item", l.Item)
-	b = strField(b, "delta", l.Delta)
-	return append(b, '}')
+	b = strField(objStart(b, l.Type), "item", l.Item)
+	return append(strField(b, "delta", l.Delta), '}')
 }
 
 func (l toolLineJSON) appendJSON(b []byte) []byte {
-	b = objStart(b, l.Type)
-	b = strField(b, "id", l.ID)
-	b = strField(b, "name", l.Name)
-	b = strField(b, "label", l.Label)
-	b = strField(b, "status", l.Status)
-	return append(b, '}')
+	b = strField(objStart(b, l.Type), "id", l.ID)
+	b = strField(strField(b, "name", l.Name), "label", l.Label)
+	return append(strField(b, "status", l.Status), '}')
 }
 
 func (l noteLine) appendJSON(b []byte) []byte {
-	b = objStart(b, l.Type)
-	if l.Kind != "" {
-		b = strField(b, "kind", l.Kind)
-	}
-	if l.Sequence != 0 {
-		b = uintField(b, "sequence", l.Sequence)
-	}
-	b = strField(b, "text", l.Text)
-	return append(b, '}')
+	b = omitStr(objStart(b, l.Type), "kind", l.Kind)
+	b = omitNum(b, "sequence", l.Sequence)
+	return append(strField(b, "text", l.Text), '}')
 }
 
 func (l reconcileLine) appendJSON(b []byte) []byte {
-	b = objStart(b, l.Type)
-	b = strField(b, "advice", l.Advice)
-	if l.ResponseGetInput != "" {
-		b = strField(b, "response_get_input", l.ResponseGetInput)
-	}
-	if l.SessionID != "" {
-		b = strField(b, "session_id", l.SessionID)
-	}
-	return append(b, '}')
+	b = strField(objStart(b, l.Type), "advice", l.Advice)
+	b = omitStr(b, "response_get_input", l.ResponseGetInput)
+	return append(omitStr(b, "session_id", l.SessionID), '}')
 }
 
 func (l errorLine) appendJSON(b []byte) []byte {
-	b = objStart(b, l.Type)
-	b = strField(b, "code", l.Code)
-	b = strField(b, "message", l.Message)
-	return append(b, '}')
+	b = strField(objStart(b, l.Type), "code", l.Code)
+	return append(strField(b, "message", l.Message), '}')
 }

@@ -1,63 +1,61 @@
 #!/usr/bin/env bash
-# End-to-end CPU of following the simulator's 100,000-chunk firehose over
-# loopback, as ratios against curl reading the follow stream (alone, and
-# with the result) and the curl | sed | jq pipeline, each client against a
-# fresh simulator in the same run, the median of E2E_RUNS runs each (the
-# clients take turns).
-# Prints "name value unit" lines for the make bench table. Needs curl; installs jq with apt-get when
-# it is missing.
+# The figure the rule for cleverness uses (docs/performance.md): wall and
+# CPU time (user+sys) from start to verdict of `aipwatch --output jsonl`
+# on a finished Chat action of N chunks (the simulator's firehose,
+# --finished), against curl reading the same bytes in one process: the
+# status, every page of the log (walked once beforehand) and the result.
+# For each size in E2E_SIZES (default 100000, the figure, and 50000, the
+# guard), the two clients take turns for E2E_RUNS rounds (default 5)
+# against one simulator, and each is the median of its runs.
+# Prints "e2e/N/name value unit" lines for the make bench table. Needs curl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-N=${FIREHOSE_N:-100000}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-command -v jq >/dev/null || { apt-get update -qq >/dev/null && apt-get install -y -qq jq >/dev/null; }
+tmp=$(mktemp -d)
+sim=
+cleanup() { [ -n "$sim" ] && kill "$sim" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
 go build -o "$tmp/aipwatch" . && go build -o "$tmp/aipdsim" ./cmd/aipdsim
 port=18700
-# once CMD: user+sys seconds of CMD (and its children) against a fresh simulator.
-once() {
-  port=$((port + 1))
-  "$tmp/aipdsim" --listen 127.0.0.1:$port --scenario firehose --firehose-n "$N" >"$tmp/sim.out" 2>&1 &
-  local sim=$!
-  for _ in $(seq 50); do grep -q '^url:' "$tmp/sim.out" 2>/dev/null && break; sleep 0.02; done
-  local url="http://127.0.0.1:$port"
-  local follow="$url/aip/v1/actions/act_sim_firehose_01/events?include_chunks=true&follow=true&limit=1000"
-  URL=$url FOLLOW=$follow /usr/bin/time -f "%U %S" -o "$tmp/t" bash -c "$1" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; }
-  kill $sim; wait $sim 2>/dev/null || true
-  # The follow's bytes, when the client is curl (-w below): the follow ends
-  # at the terminal frame, so how much of the log it carried depends on how
-  # fast the client read while the simulator wrote.
-  if [ -n "${2:-}" ]; then awk '/^follow-bytes /{print $2}' "$tmp/err" >>"$2"; fi
-  awk '{print $1 + $2}' "$tmp/t"
-}
-# The four clients take turns, one run each a round, E2E_RUNS (default 5)
-# rounds: the box's speed drifts over a minute, and taking turns spreads
-# each client's runs over the same minutes. Each is the median of its runs:
-# a single run of curl is a few ticks of the CPU clock and moves with the load.
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-: >"$tmp/curl" >"$tmp/jq" >"$tmp/aw" >"$tmp/floor" >"$tmp/curl.bytes" >"$tmp/jq.bytes" >"$tmp/floor.bytes"
-for _ in $(seq "${E2E_RUNS:-5}"); do
-  once 'curl -sN -w "%{stderr}follow-bytes %{size_download}\n" "$FOLLOW" >/dev/null' "$tmp/curl.bytes" >>"$tmp/curl"
-  once 'curl -sN -w "%{stderr}follow-bytes %{size_download}\n" "$FOLLOW" | sed -un "s/^data: //p" | jq -c . >/dev/null' "$tmp/jq.bytes" >>"$tmp/jq"
-  once "\"$tmp/aipwatch\" --url \"\$URL\" --output jsonl act_sim_firehose_01 >/dev/null" >>"$tmp/aw"
-  # A floor that reads what aipwatch must read: the follow stream and the
-  # result (every provider frame, twice), with curl.
-  once 'curl -sN -w "%{stderr}follow-bytes %{size_download}\n" "$FOLLOW" >/dev/null; curl -s "$URL/aip/v1/actions/act_sim_firehose_01/result" >/dev/null' "$tmp/floor.bytes" >>"$tmp/floor"
+# timed CMD: "wall cpu" of CMD (and its children).
+timed() {
+  /usr/bin/time -f "%e %U %S" -o "$tmp/t" bash -c "$1" >/dev/null 2>"$tmp/err" || cat "$tmp/err" >&2
+  awk '{print $1, $2 + $3}' "$tmp/t"
+}
+for n in ${E2E_SIZES:-100000 50000}; do
+  port=$((port + 1))
+  "$tmp/aipdsim" --listen 127.0.0.1:$port --scenario firehose --firehose-n "$n" --finished >"$tmp/sim.out" 2>&1 &
+  sim=$!
+  for _ in $(seq 100); do grep -q '^url:' "$tmp/sim.out" 2>/dev/null && break; sleep 0.05; done
+  act="http://127.0.0.1:$port/aip/v1/actions/act_sim_firehose_01"
+  # The URLs aipwatch reads: the status, the pages from the beginning
+  # (each page's cursor names the next; the last repeats it), the result.
+  { echo "url = \"$act\""; } >"$tmp/curl.cfg"
+  cursor=
+  for _ in $(seq 100000); do
+    page="$act/events?include_chunks=true&limit=1000${cursor:+&cursor=$cursor}"
+    echo "url = \"$page\"" >>"$tmp/curl.cfg"
+    next=$(curl -s "$page" | grep -o '"cursor":"[^"]*"' | tail -1 | cut -d'"' -f4)
+    [ -z "$next" ] || [ "$next" = "$cursor" ] && break
+    cursor=$next
+  done
+  echo "url = \"$act/result\"" >>"$tmp/curl.cfg"
+  bytes=$(curl -s -K "$tmp/curl.cfg" | wc -c)
+  : >"$tmp/aw" >"$tmp/curl"
+  for _ in $(seq "${E2E_RUNS:-5}"); do
+    timed "\"$tmp/aipwatch\" --url http://127.0.0.1:$port --output jsonl act_sim_firehose_01" >>"$tmp/aw"
+    timed "curl -s -K \"$tmp/curl.cfg\"" >>"$tmp/curl"
+  done
+  kill "$sim"; wait "$sim" 2>/dev/null || true; sim=
+  aw_w=$(cut -d' ' -f1 "$tmp/aw" | median); aw_c=$(cut -d' ' -f2 "$tmp/aw" | median)
+  cu_w=$(cut -d' ' -f1 "$tmp/curl" | median); cu_c=$(cut -d' ' -f2 "$tmp/curl" | median)
+  awk -v n="$n" -v aw="$aw_w" -v ac="$aw_c" -v cw="$cu_w" -v cc="$cu_c" -v b="$bytes" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+    printf "e2e/%s/load %s\n", n, l
+    printf "e2e/%s/aipwatch-wall %.2f s\n", n, aw
+    printf "e2e/%s/aipwatch-cpu %.2f s\n", n, ac
+    printf "e2e/%s/curl-wall %.2f s\n", n, cw
+    printf "e2e/%s/curl-cpu %.2f s\n", n, cc
+    printf "e2e/%s/x-curl-wall %.2f x\n", n, (cw > 0 ? aw / cw : 0)
+    printf "e2e/%s/mb %.1f MB\n", n, b / 1e6
+  }'
 done
-curl_s=$(median <"$tmp/curl")
-jq_s=$(median <"$tmp/jq")
-aw_s=$(median <"$tmp/aw")
-floor_s=$(median <"$tmp/floor")
-mb() { median <"$1" | awk 'NF {printf "%.1f", $1 / 1e6; n++} END {if (!n) printf "?"}'; }
-curl_b=$(mb "$tmp/curl.bytes"); jq_b=$(mb "$tmp/jq.bytes"); floor_b=$(mb "$tmp/floor.bytes")
-awk -v c="$curl_s" -v j="$jq_s" -v a="$aw_s" -v f="$floor_s" -v cb="$curl_b" -v jb="$jq_b" -v fb="$floor_b" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
-  printf "e2e/load %s\n", l
-  printf "e2e/curl-cpu %.3f s\n", c
-  printf "e2e/curl+result-cpu %.3f s\n", f
-  printf "e2e/jq-cpu %.3f s\n", j
-  printf "e2e/aipwatch-cpu %.3f s\n", a
-  printf "e2e/aipwatch-x-curl %.1f x\n", a / c
-  printf "e2e/jq-pipeline-x-curl %.1f x\n", j / c
-  printf "e2e/aipwatch-x-curl+result %.2f x\n", a / f
-  printf "e2e/aipwatch-x-jq %.2f x\n", a / j
-  printf "e2e/follow-mb curl %s jq %s curl+result %s MB\n", cb, jb, fb
-}'

@@ -5,23 +5,31 @@ import (
 	"testing"
 )
 
-// blockMasks (SSE2 on amd64) against blockMasksGo: the same quotes and
-// backslashes, and bracket candidates that hold every [ ] { } and nothing
-// the Go version does not mark, for every byte value at every position
-// and for random blocks.
+// blockMasks against the bytes: the quotes and backslashes exactly, and
+// bracket candidates that hold every [ ] { } and only bytes with the bits
+// 0x59 set and bit 7 clear, for every byte value at every position and
+// for random blocks.
 func TestBlockMasks(t *testing.T) {
 	check := func(p *[64]byte) {
 		t.Helper()
 		q, bs, br := blockMasks(p)
-		gq, gbs, gbr := blockMasksGo(p)
-		var want uint64
+		var wq, wbs, brackets, candidates uint64
 		for k, c := range p {
-			if c == '[' || c == ']' || c == '{' || c == '}' {
-				want |= 1 << k
+			bit := uint64(1) << k
+			switch c {
+			case '"':
+				wq |= bit
+			case '\\':
+				wbs |= bit
+			case '[', ']', '{', '}':
+				brackets |= bit
+			}
+			if c&0x59 == 0x59 && c < 0x80 {
+				candidates |= bit
 			}
 		}
-		if q != gq || bs != gbs || want&^br != 0 || br&^gbr != 0 {
-			t.Fatalf("%q: q %x/%x bs %x/%x br %x (want %x, candidates %x)", p[:], q, gq, bs, gbs, br, want, gbr)
+		if q != wq || bs != wbs || brackets&^br != 0 || br&^candidates != 0 {
+			t.Fatalf("%q: q %x/%x bs %x/%x br %x (brackets %x, candidates %x)", p[:], q, wq, bs, wbs, br, brackets, candidates)
 		}
 	}
 	var p [64]byte
@@ -50,14 +58,7 @@ func BenchmarkBlockMasks(b *testing.B) {
 		p[i] = `{"a":"\"b"}`[i%11]
 	}
 	b.SetBytes(64)
-	b.Run("sse2", func(b *testing.B) {
-		for b.Loop() {
-			blockMasks(&p)
-		}
-	})
-	b.Run("go", func(b *testing.B) {
-		for b.Loop() {
-			blockMasksGo(&p)
-		}
-	})
+	for b.Loop() {
+		blockMasks(&p)
+	}
 }

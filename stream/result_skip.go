@@ -20,9 +20,7 @@ import (
 // (quotes, backslashes, bracket candidates), the escaped bytes come from
 // the backslash runs by carry arithmetic, the string interiors from a
 // prefix XOR of the unescaped quotes, and only the brackets outside
-// strings are visited one by one. The tail of a read shorter than 64
-// bytes goes byte by byte with the same state, which carries across
-// refills.
+// strings are visited one by one.
 
 // skipStack: one bit an open bracket ('{' set, '[' clear), as deep as
 // maxDepth allows.
@@ -57,9 +55,9 @@ func wordMasks(x uint64) (q, bs, br uint64) {
 	return q, bs, br
 }
 
-// blockMasksGo: wordMasks for 64 bytes (unrolled: the shifts are
-// constants). blockMasks is this, or on amd64 the same with SSE2.
-func blockMasksGo(p *[64]byte) (q, bs, br uint64) {
+// blockMasks: wordMasks for 64 bytes (unrolled: the shifts are
+// constants).
+func blockMasks(p *[64]byte) (q, bs, br uint64) {
 	q, bs, br = wordMasks(binary.LittleEndian.Uint64(p[0:8]))
 	a, b, c := wordMasks(binary.LittleEndian.Uint64(p[8:16]))
 	q, bs, br = q|a<<8, bs|b<<8, br|c<<8
@@ -107,69 +105,64 @@ func prefixXor(m uint64) uint64 {
 var errSkipBackslash = fmt.Errorf("invalid character '\\\\' outside a string")
 
 // skip reads the array or object at s.buf[s.i] (its depth is depth) by
-// structure only, copying nothing.
+// structure only, copying nothing. The bytes go 64 at a time; the tail of
+// a read shorter than that goes as a block padded with spaces (which
+// change no state), and the state carries across refills.
 func (s *rscan) skip(depth int) error {
 	st := &s.stack
 	open := 0             // brackets open
 	var inStr, esc uint64 // in a string (all ones) and whether the next byte is escaped (1)
+	var pad [64]byte
 	for {
-		for s.i+64 <= s.n {
-			p := (*[64]byte)(s.buf[s.i:])
-			q, bs, br := blockMasks(p)
-			quotes := q &^ escapedBits(bs, &esc)
-			inside := prefixXor(quotes) ^ inStr
-			inStr = uint64(int64(inside) >> 63)
-			// A backslash outside a string is refused, if it comes before
-			// the end; past it the masks mean nothing, so only the
-			// brackets before it are read.
-			m := br &^ inside
-			bad := bs &^ inside
-			if bad != 0 {
-				m &= 1<<bits.TrailingZeros64(bad) - 1
-			}
-			for ; m != 0; m &= m - 1 {
-				k := bits.TrailingZeros64(m)
-				if c := p[k]; c == '[' || c == '{' || c == ']' || c == '}' {
-					if closed, err := st.bracket(c, &open, depth); err != nil || closed {
-						s.i += k + 1
-						return err
-					}
-				}
-			}
-			if bad != 0 {
-				return errSkipBackslash
-			}
-			s.i += 64
+		if s.i >= s.n && !s.fill() {
+			return s.fail()
 		}
-		for ; s.i < s.n; s.i++ {
-			c := s.buf[s.i]
-			if inStr != 0 {
-				switch {
-				case esc != 0:
-					esc = 0
-				case c == '\\':
-					esc = 1
-				case c == '"':
-					inStr = 0
-				}
-				continue
-			}
-			switch c {
-			case '"':
-				inStr = ^uint64(0)
-			case '\\':
-				return errSkipBackslash
-			case '[', '{', ']', '}':
+		p, w := s.block(&pad)
+		q, bs, br := blockMasks(p)
+		escaped := escapedBits(bs, &esc)
+		quotes := q &^ escaped
+		inside := prefixXor(quotes) ^ inStr
+		inStr = uint64(int64(inside) >> 63)
+		if w < 64 {
+			// The padding is not escaped: whether the next read's first
+			// byte is, is the bit after the tail.
+			esc = escaped >> w & 1
+		}
+		// A backslash outside a string is refused, if it comes before
+		// the end; past it the masks mean nothing, so only the
+		// brackets before it are read.
+		m := br &^ inside
+		bad := bs &^ inside
+		if bad != 0 {
+			m &= 1<<bits.TrailingZeros64(bad) - 1
+		}
+		for ; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros64(m)
+			if c := p[k]; c == '[' || c == '{' || c == ']' || c == '}' {
 				if closed, err := st.bracket(c, &open, depth); err != nil || closed {
-					s.i++
+					s.i += k + 1
 					return err
 				}
 			}
 		}
-		if !s.fill() {
-			return s.fail()
+		if bad != 0 {
+			return errSkipBackslash
 		}
+		s.i += w
 	}
+}
+
+// block returns the 64 bytes at s.i, or (fewer left in the buffer) the
+// rest padded with spaces in pad, and how many of them are the input's.
+func (s *rscan) block(pad *[64]byte) (*[64]byte, int) {
+	if s.n-s.i >= 64 {
+		return (*[64]byte)(s.buf[s.i:]), 64
+	}
+	w := copy(pad[:], s.buf[s.i:s.n])
+	for k := w; k < len(pad); k++ {
+		pad[k] = ' '
+	}
+	return pad, w
 }
 
 // push records the bracket opened at level (1 up): an object or not.
