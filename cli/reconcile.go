@@ -326,16 +326,21 @@ func planRead(actionID, baseURL string, a *model.Action, jpath string) (readPlan
 // against the daemon at baseURL, if any: the same ID on another daemon is
 // another action (its session is not this one's).
 func journalled(actionID, baseURL, jpath string) journal.Entry {
-	var orig journal.Entry
+	return journalledAll(baseURL, jpath)[actionID]
+}
+
+// journalledAll is journalled for every action of the journal, by ID.
+func journalledAll(baseURL, jpath string) map[string]journal.Entry {
+	all := map[string]journal.Entry{}
 	daemon := sameDaemon(baseURL)
 	if entries, err := journal.Read(jpath); err == nil {
 		for _, e := range entries {
-			if e.ActionID == actionID && e.Kind == journal.KindSubmit && daemon(e.BaseURL) {
-				orig = e
+			if e.Kind == journal.KindSubmit && daemon(e.BaseURL) {
+				all[e.ActionID] = e
 			}
 		}
 	}
-	return orig
+	return all
 }
 
 // planFrom is planRead without I/O (the TUI calls it in Update).
@@ -354,7 +359,8 @@ func planFrom(actionID string, a *model.Action, orig journal.Entry) (readPlan, e
 
 // reconcilerFor is the TUI's R key: the journal is read before the TUI
 // starts, the plan is made from the model (pure), the read runs in a
-// command with its own client.
+// command with its own client. The action is the one the live view shows
+// (the console opens many; o.actionID is empty there).
 func reconcilerFor(o *options) ui.ReconcileFunc {
 	if o.replay != "" || o.getenv == nil {
 		return nil
@@ -363,10 +369,14 @@ func reconcilerFor(o *options) ui.ReconcileFunc {
 	if err != nil {
 		return nil
 	}
-	orig := journalled(o.actionID, o.url, jpath)
+	orig := journalledAll(o.url, jpath)
 	opts := *o
 	return func(a *model.Action) (string, func(context.Context) string) {
-		p, err := planFrom(opts.actionID, a, orig)
+		id := a.ID
+		if id == "" {
+			id = opts.actionID
+		}
+		p, err := planFrom(id, a, orig[id])
 		if err != nil {
 			return safe.Line(err.Error()), nil
 		}
@@ -379,7 +389,7 @@ func reconcilerFor(o *options) ui.ReconcileFunc {
 			if err != nil {
 				return "not sent: " + safe.Line(err.Error())
 			}
-			client, err := stream.New(stream.Config{BaseURL: opts.url, Token: opts.token, ActionID: opts.actionID, HTTP: httpc})
+			client, err := stream.New(stream.Config{BaseURL: opts.url, Token: opts.token, ActionID: id, HTTP: httpc})
 			if err != nil {
 				return "not sent: " + safe.Line(err.Error())
 			}
