@@ -115,6 +115,11 @@ type Console struct {
 	note       string // a key's answer ("nothing to cancel"), until the next key
 	globalNote string
 	events     chan tea.Msg
+	// The order drawn, kept while the operator presses keys
+	// (console_order.go).
+	lastKey   time.Time
+	drawn     []string
+	drawnView listView
 
 	live       *Model
 	liveCancel context.CancelFunc
@@ -318,6 +323,7 @@ func (c *Console) onGlobal(m stream.Msg) {
 func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := c.keys
 	c.note = ""
+	c.lastKey = c.clock()
 	if c.filtering {
 		switch {
 		case msg.String() == "enter":
@@ -379,10 +385,10 @@ func (c *Console) refresh() {
 	// operator chose one; until then it is the top row (the newest),
 	// whatever arrives above the row that was first.
 	sel := ""
-	if c.picked {
+	if c.picked || c.holding() {
 		sel = c.selectedID()
 	}
-	c.rows = c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states})
+	c.rows = c.arrange(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states}))
 	now := c.clock()
 	trows := make([]table.Row, len(c.rows))
 	cursor := 0
@@ -419,11 +425,13 @@ func (c *Console) open(pressKey string) tea.Cmd {
 		c.listErr = "cannot follow " + render.Line(id)
 		return nil
 	}
+	c.picked = true // back in the list, the selection is this action
 	c.liveGen++
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.liveCancel = cancel
 	c.live = newModel(ctx, Options{ActionID: id, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact, NoColor: c.opts.NoColor,
-		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock, Reconcile: c.opts.Reconcile})
+		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock, Reconcile: c.opts.Reconcile,
+		Neighbours: c.listedIDs()})
 	// Inside the console the screen is already full: no start line, and an
 	// error before aipd answers stays on it instead of quitting the console.
 	c.live.inConsole = true

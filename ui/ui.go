@@ -61,6 +61,10 @@ type Options struct {
 	// it from the start; n asks for it, or not, while the action runs.
 	Notification func(*model.Action) string
 	Notify       bool
+	// Neighbours are the other action IDs the operator sees beside this
+	// one (the console's list): the cancel's confirmation asks for as many
+	// of the ID's last characters as tell it from each of them.
+	Neighbours []string
 
 	// Clock is the time source for elapsed times, ages, durations and the
 	// spinner (nil = time.Now). Tests inject a fixed clock so screens are

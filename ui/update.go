@@ -463,15 +463,32 @@ func (m *Model) markdownCmds() []tea.Cmd {
 }
 
 // confirmLen is how many of the action ID's last characters the operator
-// types to confirm a cancel.
+// types to confirm a cancel, at least.
 const confirmLen = 4
 
 // confirmWord is what confirms a cancel: the action ID's last characters,
 // as operators know from dangerous prompts. No key pressed by habit (y,
 // enter, c twice) can send a cancel.
 func (m *Model) confirmWord() string {
-	r := []rune(m.opts.ActionID)
-	return string(r[max(len(r)-confirmLen, 0):])
+	return confirmSuffix(m.opts.ActionID, m.opts.Neighbours)
+}
+
+// confirmSuffix is the shortest end of id, confirmLen characters at least,
+// that no other ID ends with: …sync_long beside …async_long asks for
+// _sync_long, which names one action.
+func confirmSuffix(id string, others []string) string {
+	r := []rune(id)
+	n := min(confirmLen, len(r))
+	for _, o := range others {
+		if o == id {
+			continue
+		}
+		or := []rune(o)
+		for n < len(r) && n <= len(or) && string(or[len(or)-n:]) == string(r[len(r)-n:]) {
+			n++
+		}
+	}
+	return string(r[len(r)-n:])
 }
 
 // onConfirmKey edits the confirmation: esc always keeps the action
