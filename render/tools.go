@@ -39,6 +39,20 @@ func ToolLabel(t *model.Tool, redact bool) string {
 	return Untrusted(oneLine(t.Label), redact)
 }
 
+// ToolName is a tool's name as its row draws it (and search reads it).
+func ToolName(t *model.Tool) string {
+	if name := safe.Line(t.Name); name != "" {
+		return name
+	}
+	return "tool"
+}
+
+// ToolMatches counts q's matches in a tool's row: its name's, then its
+// label's (the order n and N step through them).
+func ToolMatches(q Query, t *model.Tool, redact bool) int {
+	return q.Count(ToolName(t)) + q.Count(ToolLabel(t, redact))
+}
+
 // ToolRows renders one row per tool (the model keys them by toolCallId, so
 // there are no duplicates), the last max rows when there are more.
 func (st *Styles) ToolRows(tools []*model.Tool, o ToolOptions, maxRows int) []string {
@@ -63,11 +77,23 @@ func (st *Styles) ToolRows(tools []*model.Tool, o ToolOptions, maxRows int) []st
 		}
 		b.WriteString(Fit(emoji, 2))
 		b.WriteByte(' ')
-		name := safe.Line(t.Name)
-		if name == "" {
-			name = "tool"
+		name := ToolName(t)
+		cur, inName := -1, 0 // the current match, in the name then the label
+		if !o.Query.Empty() {
+			inName = o.Query.Count(name)
+			if t.ID == o.CurID {
+				cur = o.CurOrd
+			}
 		}
-		b.WriteString(st.ToolName.Render(Fit(name, nameW)))
+		if inName > 0 {
+			shown := nameW
+			if Width(name) > nameW {
+				shown-- // the ellipsis
+			}
+			b.WriteString(st.Highlight(Fit(name, nameW), LabelSpans(o.Query, name, shown, cur)))
+		} else {
+			b.WriteString(st.ToolName.Render(Fit(name, nameW)))
+		}
 		b.WriteByte(' ')
 		if labelW >= 4 {
 			label := ToolLabel(t, o.Redact)
@@ -77,11 +103,7 @@ func (st *Styles) ToolRows(tools []*model.Tool, o ToolOptions, maxRows int) []st
 				if Width(label) > labelW {
 					shown-- // the ellipsis
 				}
-				cur := -1
-				if t.ID == o.CurID {
-					cur = o.CurOrd
-				}
-				fitted = st.Highlight(fitted, LabelSpans(o.Query, label, shown, cur))
+				fitted = st.Highlight(fitted, LabelSpans(o.Query, label, shown, cur-inName))
 			}
 			b.WriteString(fitted)
 			b.WriteByte(' ')

@@ -254,9 +254,10 @@ func scenes() []scene {
 			h.typeQuery("readme")
 		}, true},
 		{"search_tool_label", nil, func(h *harness) {
-			// The current match is in the tools pane (after the transcript's).
+			// The current match is in the tools pane (after the transcript's,
+			// on the inline tool row).
 			h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
-			h.typeQuery("ls -la").press("enter")
+			h.typeQuery("ls -la").press("enter", "n")
 		}, true},
 		{"search_no_match", nil, func(h *harness) {
 			h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)

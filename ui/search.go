@@ -119,7 +119,7 @@ func (m *Model) toolMatches() []toolHits {
 	s.tools = s.tools[:0]
 	if !q.Empty() {
 		for i, t := range m.action.Tools() {
-			if n := q.Count(render.ToolLabel(t, m.opts.Redact)); n > 0 {
+			if n := render.ToolMatches(q, t, m.opts.Redact); n > 0 {
 				s.tools = append(s.tools, toolHits{id: t.ID, index: i, n: n})
 			}
 		}

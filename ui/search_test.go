@@ -36,18 +36,19 @@ func TestSearchCountsAndSteps(t *testing.T) {
 	if m.mode != ModeSearch {
 		t.Fatal("/ did not open the query line")
 	}
-	if got := m.matchTotal(); got != 4 {
-		// "read", "README", "README.md" in the text and the read_file tool's label.
-		t.Fatalf("%d matches while typing, want 4 (case-insensitive)", got)
+	if got := m.matchTotal(); got != 7 {
+		// "read", "README", "README.md" in the text, read_file README.md
+		// on the inline tool row, and the tools pane's name and label.
+		t.Fatalf("%d matches while typing, want 7 (case-insensitive)", got)
 	}
-	if !strings.Contains(h.screen(), "/ReAd  4 matches") {
+	if !strings.Contains(h.screen(), "/ReAd  7 matches") {
 		t.Errorf("the query line does not show the live count:\n%s", h.screen())
 	}
 	h.press("enter")
 	if m.mode != ModeNormal {
 		t.Fatal("enter did not close the query line")
 	}
-	for i, want := range []string{"1/4", "2/4", "3/4", "4/4", "1/4"} {
+	for i, want := range []string{"1/7", "2/7", "3/7", "4/7", "5/7", "6/7", "7/7", "1/7"} {
 		if i > 0 {
 			h.press("n")
 		}
@@ -56,20 +57,23 @@ func TestSearchCountsAndSteps(t *testing.T) {
 		}
 	}
 	h.press("N")
-	if r := ruleOf(t, h.screen()); !strings.Contains(r, "4/4") {
+	if r := ruleOf(t, h.screen()); !strings.Contains(r, "7/7") {
 		t.Errorf("N from the first did not wrap to the last: %q", r)
 	}
 	// The shifted key as a terminal sends it.
 	m.Update(tea.KeyPressMsg{Code: 'n', Mod: tea.ModShift, Text: "N"})
-	if r := ruleOf(t, h.screen()); !strings.Contains(r, "3/4") {
+	if r := ruleOf(t, h.screen()); !strings.Contains(r, "6/7") {
 		t.Errorf("shift+n did not go back: %q", r)
 	}
-	if c := m.currentMatch(); c != 2 || m.search.curTool != "" {
-		t.Errorf("current %d (tool %q), want the third (in the text)", c, m.search.curTool)
+	if c := m.currentMatch(); c != 5 || m.search.curTool != "call_read_file_2" || m.search.curToolOrd != 0 {
+		t.Errorf("current %d (tool %q), want the sixth (the pane's read_file name)", c, m.search.curTool)
 	}
-	h.press("n") // the fourth: the tool label
-	if m.search.curTool != "call_read_file_2" {
-		t.Errorf("the fourth match is not the read_file label: current tool %q", m.search.curTool)
+	if got := markHighlights(h.m.Render()); !strings.Contains(got, "⟪read⟫_file") {
+		t.Errorf("the tool's name is not highlighted:\n%s", got)
+	}
+	h.press("N", "N") // the fourth: the inline tool row, in the transcript
+	if c := m.currentMatch(); c != 3 || m.search.curTool != "" {
+		t.Errorf("current %d (tool %q), want the fourth (the inline tool row)", c, m.search.curTool)
 	}
 	h.press("esc")
 	if !m.tr.Query().Empty() || strings.Contains(h.screen(), "search “") {
@@ -232,12 +236,12 @@ func TestSearchRevealsCollapsedOutput(t *testing.T) {
 	if got := markHighlights(m.Render()); !strings.Contains(got, "⟪needle⟫ in the log") {
 		t.Errorf("the current match is not highlighted:\n%s", got)
 	}
-	// Labels are not content.
+	// Labels are found like every line on the screen, each on its own.
 	h.press("esc")
 	for _, label := range []string{"arguments", "output"} {
 		h.typeQuery(label).press("enter")
-		if n := m.matchTotal(); n != 0 {
-			t.Errorf("“%s” found %d: a label is not content", label, n)
+		if n := m.matchTotal(); n != 1 {
+			t.Errorf("“%s” found %d, want its label", label, n)
 		}
 		h.press("esc")
 	}
@@ -341,7 +345,7 @@ func TestSearchScrollsToolsPane(t *testing.T) {
 		t.Fatal("the first tools should be out of the pane")
 	}
 	h.press("t") // hidden: the match shows it again
-	h.typeQuery("step-01").press("enter")
+	h.typeQuery("step-01").press("enter", "n") // the inline row, then the pane's
 	s := paneOf(h.screen())
 	if !strings.Contains(s, "step-01") || !strings.Contains(s, "shown") {
 		t.Errorf("the pane does not show the matching tool:\n%s", s)
@@ -372,4 +376,20 @@ func paneOf(screen string) string {
 		}
 	}
 	return b.String()
+}
+
+// Search covers every line on the screen: a tool's name is found on its
+// inline row and in the tools pane, the name highlighted in both.
+func TestSearchFindsToolNames(t *testing.T) {
+	h := chatVerified(newHarness(t, 100, 30))
+	for _, name := range []string{"terminal", "read_file"} {
+		h.typeQuery(name).press("enter")
+		if n := h.m.matchTotal(); n != 2 {
+			t.Errorf("“%s” found %d, want its inline row and its pane row", name, n)
+		}
+		if got := markHighlights(h.m.Render()); strings.Count(got, "⟪"+name+"⟫")+strings.Count(got, "⟦"+name+"⟧") != 2 {
+			t.Errorf("“%s” is not highlighted on both rows:\n%s", name, got)
+		}
+		h.press("esc")
+	}
 }

@@ -20,11 +20,12 @@ import (
 // kept per (cache key, query, current match). The query itself, folding
 // and highlighting are stateless and live in render/search.go.
 
-// haystack is a block's searchable text: its content lines as drawn
-// (escape sequences stripped, leading indentation left out), consecutive
+// haystack is a block's searchable text: every line as drawn (escape
+// sequences stripped, leading indentation left out), consecutive content
 // lines joined by one space so a phrase wrapped over two lines is still
-// found; a line that is not content (a label, a placeholder) separates
-// runs with a newline, which no query holds.
+// found; a line that is not content (a heading, a label, a placeholder, an
+// inline tool row) is found on its own: newlines, which no query holds,
+// part it from its neighbours.
 //
 // A streaming item changes only its last lines (TextLines keeps the others
 // as they were), so a new haystack reuses the old one up to the first line
@@ -41,12 +42,13 @@ type haystack struct {
 	ms    []match
 }
 
-// hayEnt is one line search looked at: line < 0 is a line that is not
+// hayEnt is one line search looked at: alone is a line that is not
 // content. at is where its separator and text start in haystack.text.
 type hayEnt struct {
-	line int
-	src  string
-	at   int
+	line  int
+	src   string
+	alone bool
+	at    int
 }
 
 type hayLine struct {
@@ -68,27 +70,27 @@ type lineSpan struct {
 }
 
 // searchLines calls fn for every line of the block that search looks at,
-// with its index in head+full body (-1 for a line that is not content).
-func (b *block) searchLines(fn func(i int, line string)) {
+// with its index in head+full body; alone marks a line that is not
+// content (an item's heading, labels, placeholders and tool rows).
+func (b *block) searchLines(fn func(i int, line string, alone bool)) {
 	switch b.kind {
 	case bMore:
 		return
 	case bItem:
+		for i, l := range b.head {
+			fn(i, l, true)
+		}
 		body := b.body
 		if b.collapsed {
 			body = b.full
 		}
 		for j, l := range body {
-			if j < len(b.chrome) && b.chrome[j] {
-				fn(-1, "")
-				continue
-			}
-			fn(len(b.head)+j, l)
+			fn(len(b.head)+j, l, j < len(b.chrome) && b.chrome[j])
 		}
 		return
 	}
 	for i, l := range b.head {
-		fn(i, l)
+		fn(i, l, false)
 	}
 }
 
@@ -111,15 +113,15 @@ func (b *block) haystack(prev *haystack, q render.Query) *haystack {
 		}
 		ents = prev.ents[:keep]
 	}
-	b.searchLines(func(i int, l string) {
+	b.searchLines(func(i int, l string, alone bool) {
 		if same {
-			if prev != nil && keep < len(prev.ents) && prev.ents[keep].line == i && prev.ents[keep].src == l {
+			if e := prev.entAt(keep); e != nil && e.line == i && e.src == l && e.alone == alone {
 				keep++
 				return
 			}
 			diverge()
 		}
-		ents = append(ents, hayEnt{line: i, src: l})
+		ents = append(ents, hayEnt{line: i, src: l, alone: alone})
 	})
 	if same {
 		diverge()
@@ -133,25 +135,33 @@ func (b *block) haystack(prev *haystack, q render.Query) *haystack {
 		}
 		h.lines = prev.lines[:n]
 	}
-	content := keep > 0 && ents[keep-1].line >= 0
+	// What the last line was: none, content (the next content line
+	// joins it with a space) or alone (a newline parts it).
+	const none, content, alone = 0, 1, 2
+	last := none
+	if keep > 0 {
+		last = content
+		if ents[keep-1].alone {
+			last = alone
+		}
+	}
 	for k := keep; k < len(ents); k++ {
 		e := &ents[k]
 		e.at = len(h.text)
-		if e.line < 0 {
-			if content {
-				h.text = append(h.text, '\n')
-			}
-			content = false
-			continue
-		}
 		p := ansi.Strip(e.src)
 		t := strings.TrimLeft(p, " ")
-		if content {
+		switch {
+		case last == content && !e.alone:
 			h.text = append(h.text, ' ')
+		case last != none:
+			h.text = append(h.text, '\n')
 		}
 		h.lines = append(h.lines, hayLine{line: e.line, start: len(h.text), text: t, trim: len(p) - len(t)})
 		h.text = append(h.text, t...)
-		content = true
+		last = content
+		if e.alone {
+			last = alone
+		}
 	}
 	h.ents = ents
 	// Fold only the new text when the old fold kept byte offsets.
@@ -425,4 +435,12 @@ func (t *Transcript) Reveal(i int) bool {
 		return false
 	}
 	return t.Toggle(i)
+}
+
+// entAt is entry k of a previous haystack, nil when there is none.
+func (h *haystack) entAt(k int) *hayEnt {
+	if h == nil || k >= len(h.ents) {
+		return nil
+	}
+	return &h.ents[k]
 }
