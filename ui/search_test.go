@@ -344,7 +344,7 @@ func TestSearchScrollsToolsPane(t *testing.T) {
 	if strings.Contains(paneOf(h.screen()), "step-01") {
 		t.Fatal("the first tools should be out of the pane")
 	}
-	h.press("t") // hidden: the match shows it again
+	h.press("t")                               // hidden: the match shows it again
 	h.typeQuery("step-01").press("enter", "n") // the inline row, then the pane's
 	s := paneOf(h.screen())
 	if !strings.Contains(s, "step-01") || !strings.Contains(s, "shown") {
