@@ -465,3 +465,67 @@ func TestFlowMarkdownAsync(t *testing.T) {
 	tm.Type("q")
 	finalModel(t, tm)
 }
+
+// lockedBuffer is a terminal's output for Run, read once it returned.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestRunErasesTheStartLine: the start line is drawn on the normal screen
+// before aipd answers; once the alt screen is gone, the cursor is back at
+// the start of an empty line, so the closing lines printed next are not
+// glued to "· ctrl+c stops" (the empty frame meant to erase it is dropped
+// whenever another frame follows it before the renderer's tick).
+func TestRunErasesTheStartLine(t *testing.T) {
+	script, after := liveChat(t)
+	script[0].delay = 200 * time.Millisecond // the start line is drawn first
+	fb := newFake(script, true, after...)
+	in, inW := io.Pipe()
+	defer inW.Close()
+	out := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: fb, Input: in, Output: out, NoColor: true},
+			tea.WithWindowSize(100, 30))
+		done <- err
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "ctrl+c stops") || !strings.Contains(out.String(), ansi.SetModeAltScreenSaveCursor) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no start line then full screen in the output:\n%q", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := inW.Write([]byte("q")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Run did not return after q")
+	}
+	s := out.String()
+	i := strings.LastIndex(s, ansi.ResetModeAltScreenSaveCursor)
+	if i < 0 {
+		t.Fatalf("the alt screen was never left:\n%q", s)
+	}
+	if tail := s[i:]; !strings.Contains(tail, "\r"+ansi.EraseEntireLine) {
+		t.Fatalf("after the alt screen the start line is not erased: %q", tail)
+	}
+}

@@ -15,11 +15,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 
 	"aipwatch/model"
 	"aipwatch/stream"
@@ -83,13 +85,29 @@ const DefaultCancelReason = "cancelled by the operator from aipwatch"
 // terminal failure, or the *stream.Error that stopped the following (exit
 // 1); a detach is not an error.
 func Run(ctx context.Context, opts Options) (*model.Action, error) {
+	return run(ctx, opts)
+}
+
+// run is Run, with more program options for tests (a window size).
+func run(ctx context.Context, opts Options, more ...tea.ProgramOption) (*model.Action, error) {
 	m := newModel(ctx, opts)
 	g := &guard{m: m, panicked: new(atomic.Bool)}
-	p := tea.NewProgram(g, programOptions(opts.Input, opts.Output, opts.NoColor)...)
+	p := tea.NewProgram(g, append(programOptions(opts.Input, opts.Output, opts.NoColor), more...)...)
 	g.quit = p.Quit
 	stop := context.AfterFunc(ctx, p.Quit) // SIGTERM and friends: detach
 	_, err := p.Run()
 	stop()
+	if m.inlineShown {
+		// The start line was drawn on the normal screen, and the empty
+		// frame that erases it is dropped whenever the next frame comes
+		// before the renderer's tick: back from the alt screen the cursor
+		// is at its end, and the closing lines would be glued to it.
+		out := opts.Output
+		if out == nil {
+			out = os.Stdout
+		}
+		_, _ = io.WriteString(out, eraseLine)
+	}
 	m.run.stop()
 	m.finish()
 	if g.panicked.Load() {
@@ -100,6 +118,9 @@ func Run(ctx context.Context, opts Options) (*model.Action, error) {
 	}
 	return m.action, m.failure()
 }
+
+// eraseLine takes the cursor to the start of its line and erases it.
+var eraseLine = "\r" + ansi.EraseEntireLine
 
 // programOptions are the options of every program of the interface.
 func programOptions(in io.Reader, out io.Writer, noColor bool) []tea.ProgramOption {
