@@ -107,15 +107,27 @@ func (e *mdWriter) header(a *model.Action) {
 	if c := a.CancelOutcome(); c != "" {
 		row("cancel", c)
 	}
-	st := a.Status
-	if st != nil {
-		row("started", orDash(st.StartedAt))
-		row("settled", orDash(st.CompletedAt))
+	// On aipd's clock (Action.RunSpan): a synchronous action's record has
+	// the same started_at and completed_at, its chunk events the turn.
+	if start, end := a.RunSpan(); a.Status != nil || !start.IsZero() {
+		if !a.Settled() {
+			end = time.Time{}
+		}
+		row("started", orDash(aipdTime(start)))
+		row("settled", orDash(aipdTime(end)))
 	}
 	if !e.o.Now.IsZero() {
 		row("exported", safe.MDSprintf("%s by aipwatch %s", e.o.Now.UTC().Format(time.RFC3339), e.o.Version))
 	}
 	e.p("\n")
+}
+
+// aipdTime is one of aipd's times as the export shows it ("" = unknown).
+func aipdTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
 func (e *mdWriter) reconcile(a *model.Action) {

@@ -13,8 +13,7 @@ import (
 // timestamps, kept between frames; the root model gives it the times the
 // elapsed time runs between (runTimes) and delegates.
 type header struct {
-	st    *render.Styles
-	times timeCache
+	st *render.Styles
 }
 
 // runTimes are the root model's times the elapsed time is measured from.
@@ -76,23 +75,6 @@ func (h *header) line(w int, a *model.Action, redact bool, t runTimes) string {
 	return render.Truncate(left+strings.Repeat(" ", gap)+right, w, "")
 }
 
-// timeCache keeps the last parse of the status's two timestamps (every
-// frame reads them; a failed parse allocates its error).
-type timeCache struct {
-	in [2]string
-	t  [2]time.Time
-	ok [2]bool
-	ad [2]bool
-}
-
-func (c *timeCache) parse(k int, s string) (time.Time, bool) {
-	if !c.ad[k] || c.in[k] != s {
-		t, err := time.Parse(time.RFC3339Nano, s)
-		c.in[k], c.t[k], c.ok[k], c.ad[k] = s, t, err == nil, true
-	}
-	return c.t[k], c.ok[k]
-}
-
 // shortID is a provider ID for the screen: masked under --redact.
 func shortID(id string, n int, redact bool) string {
 	if redact {
@@ -110,16 +92,15 @@ func (h *header) elapsed(a *model.Action, t runTimes) time.Duration {
 		start = t.replayStart
 	}
 	var end time.Time
-	if s := a.Status; s != nil {
-		// The earlier of aipd's started_at and when this viewer began: a
-		// synchronous action's record is written when it settles, so its
-		// started_at can be later than the stream that was watched.
-		if st, ok := h.times.parse(0, s.StartedAt); ok && st.Before(start) {
-			start = st
-		}
-		if ct, ok := h.times.parse(1, s.CompletedAt); ok && a.Settled() {
-			end = ct
-		}
+	// The earlier of when aipd says the action began (Action.RunSpan: its
+	// started_at or its first chunk) and when this viewer began: a review
+	// of a settled action began long after it ran.
+	st, ct := a.RunSpan()
+	if !st.IsZero() && st.Before(start) {
+		start = st
+	}
+	if !ct.IsZero() && a.Settled() {
+		end = ct
 	}
 	if end.IsZero() {
 		end = t.now
