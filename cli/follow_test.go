@@ -271,9 +271,18 @@ func TestResumeCommandCarriesTheRunsFlags(t *testing.T) {
 		t.Fatalf("resume command does not parse back: %+v %v", back, err)
 	}
 
-	argv0 = func() string { return "/tmp/go-build1234/b001/exe/aipwatch" }
-	if got := invokedAs(); got != "go run ." {
-		t.Errorf("go run binary named %q", got)
+	// A binary `go run` built is named aipwatch: it is gone after the
+	// run, and go run reports any non-zero exit as 1.
+	cache := t.TempDir()
+	t.Setenv("GOCACHE", cache)
+	for _, p := range []string{
+		filepath.Join(os.TempDir(), "go-build1234", "b001", "exe", "aipwatch"), // go 1.23
+		filepath.Join(cache, "3f", "3f9a2b-d", "aipwatch"),                      // go 1.24 on: the build cache
+	} {
+		argv0 = func() string { return p }
+		if got := invokedAs(); got != "aipwatch" {
+			t.Errorf("go run binary %s named %q", p, got)
+		}
 	}
 	argv0 = func() string { return "/opt/my tools/aipwatch" }
 	if got := invokedAs(); got != "'/opt/my tools/aipwatch'" {

@@ -114,22 +114,50 @@ func resumeCommand(o *options, cursor string) string {
 var argv0 = func() string { return os.Args[0] }
 
 // invokedAs names the binary as the operator invoked it: the name found
-// on $PATH, or the path given; a binary that `go run` built in a
-// temporary directory becomes `go run .` (it is gone once the run ends).
+// on $PATH, or the path given. A binary that `go run` built lives in the
+// Go build cache or a temporary go-build directory and is gone (or
+// replaced) once the run ends, and `go run` reports every non-zero exit
+// code as 1, so that a script could not tell pending (8) from an error:
+// the command printed is the installed name, aipwatch.
 func invokedAs() string {
 	a := argv0()
-	switch {
-	case a == "":
+	if a == "" || isGoRunBinary(a) {
 		return "aipwatch"
-	case isGoRunBinary(a):
-		return "go run ."
 	}
 	return shellQuote(a)
 }
 
+// isGoRunBinary reports whether p is a binary `go run` built: one under
+// $GOCACHE (default: the user cache directory's go-build), or under a
+// go-build* directory of $GOTMPDIR or the temporary directory.
 func isGoRunBinary(p string) bool {
-	p = filepath.ToSlash(p)
-	return strings.Contains(p, "/go-build") && strings.Contains(p, "/exe/")
+	if !filepath.IsAbs(p) {
+		return false
+	}
+	p = filepath.Clean(p)
+	under := func(dir string) bool {
+		rel, err := filepath.Rel(filepath.Clean(dir), p)
+		return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
+	}
+	cache := os.Getenv("GOCACHE")
+	if cache == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			cache = filepath.Join(d, "go-build")
+		}
+	}
+	if cache != "" && cache != "off" && under(cache) {
+		return true
+	}
+	for _, tmp := range []string{os.Getenv("GOTMPDIR"), os.TempDir()} {
+		if tmp == "" || !under(tmp) {
+			continue
+		}
+		rel, _ := filepath.Rel(filepath.Clean(tmp), p)
+		if strings.HasPrefix(filepath.ToSlash(rel), "go-build") {
+			return true
+		}
+	}
+	return false
 }
 
 func absPath(p string) string {
