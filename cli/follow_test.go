@@ -277,7 +277,7 @@ func TestResumeCommandCarriesTheRunsFlags(t *testing.T) {
 	t.Setenv("GOCACHE", cache)
 	for _, p := range []string{
 		filepath.Join(os.TempDir(), "go-build1234", "b001", "exe", "aipwatch"), // go 1.23
-		filepath.Join(cache, "3f", "3f9a2b-d", "aipwatch"),                      // go 1.24 on: the build cache
+		filepath.Join(cache, "3f", "3f9a2b-d", "aipwatch"),                     // go 1.24 on: the build cache
 	} {
 		argv0 = func() string { return p }
 		if got := invokedAs(); got != "aipwatch" {
