@@ -48,6 +48,7 @@ type options struct {
 	token             string              // from $AIP_TOKEN or the token file; never printed
 	urlGiven          bool                // --url or $AIP_URL, not the default
 	submission        *stream.Submission  // aipwatch submit (submit.go)
+	session           string              // the Hermes session_id submitted (model.Action.SubmittedSession)
 	getenv            func(string) string // for the journal's path (R, submit)
 	keys              Keys                // the TUI's and the console's bindings (the root's keymap.go)
 	contextFlag       string              // --context

@@ -14,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/record"
@@ -208,6 +209,13 @@ func checkExportPath(path string) error {
 
 // runMode runs the TUI or the plain/jsonl printer over runner.
 func runMode(ctx context.Context, o *options, mode string, runner stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
+	if o.session == "" && o.replay == "" && o.getenv != nil {
+		// An action submitted earlier from this machine: the journal kept
+		// the session_id its input carried (a Chat finish may carry none).
+		if jpath, err := journal.Path(o.getenv); err == nil {
+			o.session = journalled(o.actionID, o.url, jpath).SessionID
+		}
+	}
 	if mode == "tui" {
 		return runTUI(ctx, o, runner, stdin, stdout, stderr, isTTY)
 	}
@@ -226,6 +234,7 @@ func runLines(ctx context.Context, o *options, mode string, client stream.Runner
 		RawCap:       o.rawCap(),
 		Cancel:       o.cancel,
 		CancelReason: o.reason,
+		Session:      o.session,
 	})
 	if err != nil {
 		if !attached(a) {
@@ -272,6 +281,7 @@ func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Read
 		Reconcile:    reconcilerFor(o), // R (reconcile.go)
 		Notify:       o.notify,
 		Notification: notification(o, isTTY), // --notify and n (notify.go)
+		Session:      o.session,
 	})
 	if a == nil {
 		return nil, fail(o, stdout, stderr, err)

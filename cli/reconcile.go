@@ -348,9 +348,16 @@ func planFrom(actionID string, a *model.Action, orig journal.Entry) (readPlan, e
 	op, target := readTarget(a, orig)
 	endpoint := endpointOf(a, orig)
 	if op == "" || endpoint == "" {
-		why := "no response.id was captured (was body.store true?) and no Hermes session_id is known"
-		if endpoint == "" && op != "" {
+		var why string
+		switch {
+		case op != "":
 			why = "the endpoint of the original action is unknown"
+		case a.Operation() == submit.OpChat || strings.HasSuffix(orig.CapabilityID, ":"+submit.OpChat):
+			why = "no Hermes session_id was captured from the stream nor kept in this machine's journal from the submitted input"
+		case a.Operation() == submit.OpResponses || strings.HasSuffix(orig.CapabilityID, ":"+submit.OpResponses):
+			why = "no response.id was captured (was body.store true?)"
+		default:
+			why = "aipwatch reads back only a Responses response.id or a Chat session_id, and neither is known"
 		}
 		return readPlan{}, fmt.Errorf("nothing to reconcile for %s: %s; the verdict stands: %s", actionID, why, strings.TrimSpace(output.VerdictLine(a)))
 	}

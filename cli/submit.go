@@ -236,6 +236,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 
 	mode, isTTY := outputMode(o, stdout)
 	cont := submit.ContinuityOf(input)
+	o.session = cont.SessionID
 	base := journal.Entry{ActionID: so.actionID, CapabilityID: so.capability, IdempotencyKey: so.idempotencyKey,
 		Mode: so.mode, BaseURL: redactURL(o.url), TokenSource: tokenSource(o),
 		SessionID: cont.SessionID, SessionKey: cont.SessionKey, PreviousResponseID: cont.PreviousResponseID, Conversation: cont.Conversation}

@@ -67,6 +67,10 @@ func (c *Chunk) ProviderRaw() (string, bool) {
 // use: one goroutine (the UI loop or the plain printer) owns it.
 type Action struct {
 	ID string
+	// SubmittedSession is the Hermes session_id the client put in the
+	// submitted input (the journal keeps it): a Chat turn's finish chunk
+	// may carry none, and the session read of design §8 needs one.
+	SubmittedSession string
 
 	// Ingestion state: the evidence as received, de-duplicated.
 	chunks      seqIndex[*Chunk]

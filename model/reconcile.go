@@ -21,7 +21,8 @@ func (a *Action) Reconcile() (Reconciliation, bool) {
 	if !v.Final || v.Word == VerdictVerified {
 		return Reconciliation{}, false
 	}
-	r := Reconciliation{Advice: "reconcile the original action and provider state; do not re-run the stream: model and tool effects may already exist"}
+	r := Reconciliation{Advice: "do not re-run the stream: model and tool effects may already exist; " +
+		"check the provider's state by hand (aipwatch reads back only a Responses response.id or a Chat session_id)"}
 	switch a.streamKind() {
 	case OpResponses:
 		if id := a.d.resp.ResponseID; id != "" {
@@ -29,13 +30,22 @@ func (a *Action) Reconcile() (Reconciliation, bool) {
 			r.ResponseGetInput = `{"response_id": ` + string(q) + `}` // the guide's §14 form
 
 			r.Advice = "call response_get once with this input to read the stored response (completed, failed or incomplete); do not re-run the stream: tool or delivery effects may precede that snapshot"
+		} else {
+			r.Advice = "no response.id was captured (was body.store true?), so the stored response cannot be read back; " +
+				"do not re-run the stream: tool or delivery effects may already exist"
 		}
 	case OpChat:
 		if f := a.d.chat.Finish; f != nil && f.Hermes != nil {
 			r.SessionID = f.Hermes.SessionID
 		}
+		if r.SessionID == "" {
+			r.SessionID = a.SubmittedSession
+		}
 		if r.SessionID != "" {
 			r.Advice = "inspect the Hermes session before deciding that another action is safe; do not re-run the stream"
+		} else {
+			r.Advice = "no Hermes session_id was captured or submitted, so the session cannot be read back; " +
+				"do not re-run the stream: model and tool effects may already exist"
 		}
 	}
 	return r, true

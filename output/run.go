@@ -19,6 +19,7 @@ type RunOptions struct {
 	RawCap       int64  // model.Action.SetRawCap
 	Cancel       bool   // --cancel: send the cancel once attached, no confirmation
 	CancelReason string // the cancel's reason
+	Session      string // model.Action.SubmittedSession
 }
 
 // Run follows client's run with the plain or jsonl printer on w until it
@@ -33,6 +34,7 @@ type RunOptions struct {
 func Run(ctx context.Context, client stream.Runner, w io.Writer, o RunOptions) (*model.Action, error) {
 	a := model.NewAction(o.ActionID)
 	a.SetRawCap(o.RawCap)
+	a.SubmittedSession = o.Session
 	var p Printer = NewPlain(w, o.Options)
 	if o.JSONL {
 		p = NewJSONL(w, o.Options)

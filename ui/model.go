@@ -105,6 +105,7 @@ func newModel(ctx context.Context, opts Options) *Model {
 	}
 	m.notifyArmed = opts.Notify && opts.Notification != nil
 	m.action.SetRawCap(opts.RawCap)
+	m.action.SubmittedSession = opts.Session
 	m.search.input = transcript.NewQueryLine(st, maxQuery)
 	return m
 }

@@ -63,6 +63,9 @@ type Options struct {
 	// it from the start; n asks for it, or not, while the action runs.
 	Notification func(*model.Action) string
 	Notify       bool
+	// Session is the Hermes session_id the input carried when it was
+	// submitted (model.Action.SubmittedSession).
+	Session string
 	// Neighbours are the other action IDs the operator sees beside this
 	// one (the console's list): the cancel's confirmation asks for as many
 	// of the ID's last characters as tell it from each of them.
