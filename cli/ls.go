@@ -58,8 +58,12 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 		return model.ExitUsage
 	}
 	if o.help {
-		fmt.Fprint(stdout, "Usage: aipwatch ls [flags]\n\nList the daemon's actions, newest first (a synchronous action appears only once it has settled).\n\nFlags:\n")
+		fmt.Fprint(stdout, "Usage: aipwatch ls [flags]\n\nList the daemon's actions, newest first (a synchronous action appears only\nonce it has settled).\n\nFlags:\n")
 		fmt.Fprint(stdout, flagHelp(fs))
+		return 0
+	}
+	if o.version {
+		fmt.Fprint(stdout, versionText())
 		return 0
 	}
 	applyEnv(o, getenv)

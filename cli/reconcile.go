@@ -187,6 +187,10 @@ func oneLineErr(e *stream.Error) string {
 	return safe.Line(e.Error())
 }
 
+// reconcileIgnores are the common flags its help leaves out: those of a
+// replay, a demo or a cancel, which reconcile refuses or has no use for.
+var reconcileIgnores = []string{"replay", "demo", "cancel", "record", "speed", "reason"}
+
 // runReconcile is `aipwatch reconcile ACTION_ID` (contract §8): review the
 // settled action, then submit one read-only action and show the stored
 // status beside the verdict, which it never changes.
@@ -196,16 +200,21 @@ func runReconcile(args []string, stdout, stderr io.Writer, getenv func(string) s
 	fs.Init("aipwatch reconcile", pflag.ContinueOnError)
 	fs.DurationVar(&o.readTimeout, "read-timeout", defaultReadTimeout, "how long the read waits for aipd's answer before it is reported unanswered (`D`)")
 	fs.Usage = func() {}
+	hideFlags(fs, reconcileIgnores) // refused below
 	jsonl := wantsJSONL(args)
 	if err := fs.Parse(args); err != nil {
 		return usageFail(stdout, stderr, jsonl, err.Error())
 	}
-	if o.help {
-		fmt.Fprint(stdout, "aipwatch reconcile reads the provider's stored state of a settled action once (contract §8):\n"+
-			"response_get of its response.id (Responses), the Hermes session read of its session_id (Chat).\n"+
-			"It submits one read-only action, journalled like any submission, and never re-runs the stream.\n\n"+
-			"Usage:\n  aipwatch reconcile [flags] ACTION_ID\n\nFlags:\n")
-		fmt.Fprint(stdout, fs.FlagUsages())
+	switch {
+	case o.help:
+		writeWrapped(stdout, "", "aipwatch reconcile reads the provider's stored state of a settled action once: "+
+			"response_get of its response.id (Responses), the Hermes session read of its session_id (Chat). "+
+			"It submits one read-only action, journalled like any submission, and never re-runs the stream.", 0)
+		fmt.Fprint(stdout, "\nUsage:\n  aipwatch reconcile [flags] ACTION_ID\n\nFlags:\n")
+		fmt.Fprint(stdout, flagHelp(fs))
+		return 0
+	case o.version:
+		fmt.Fprint(stdout, versionText())
 		return 0
 	}
 	commonEnv(o, getenv)

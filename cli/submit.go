@@ -73,15 +73,17 @@ func newSubmitFlags(o *options, so *submitOptions, stderr io.Writer) *pflag.Flag
 var submitIgnores = []string{"replay", "cursor", "speed"}
 
 func submitUsage(fs *pflag.FlagSet, w io.Writer) {
-	fmt.Fprint(w, `aipwatch submit submits one action with a stable ID, then follows it (contract §6).
+	fmt.Fprint(w, `aipwatch submit submits one action with a stable ID, then follows it.
 
 Usage:
   aipwatch submit [flags] CAPABILITY_ID --input @request.json
-  aipwatch submit --demo[=SCENARIO]     submit to the built-in simulator and follow
+  aipwatch submit --demo[=SCENARIO]
+                        submit to the built-in simulator and follow
 
-The action ID and idempotency key are written to the journal before the first byte is sent:
-$XDG_STATE_HOME/aipwatch/submissions.jsonl (else ~/.local/state/aipwatch/submissions.jsonl).
-Quitting is not cancellation: aipwatch prints the command that follows the same ID.
+The action ID and idempotency key are written to the journal before the first
+byte is sent: $XDG_STATE_HOME/aipwatch/submissions.jsonl (else
+~/.local/state/aipwatch/submissions.jsonl). Quitting is not cancellation:
+aipwatch prints the command that follows the same ID.
 
 Flags:
 `)
@@ -119,6 +121,10 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 	}
 	if o.help {
 		submitUsage(fs, stdout)
+		return 0
+	}
+	if o.version {
+		fmt.Fprint(stdout, versionText())
 		return 0
 	}
 	commonEnv(o, getenv)
