@@ -182,3 +182,28 @@ func TestElapsedRunsAgainWhenALaterRunGoesOn(t *testing.T) {
 		t.Fatalf("fatal %v, elapsed %s (stopped at %s)", h.m.fatal(), h.m.elapsed(), stopped)
 	}
 }
+
+// While aipwatch waits for an action aipd has no record of, the status
+// bar counts down the wait; the error that ends it is shown whole in the
+// body, wrapped, where the status bar cuts it at the terminal's width.
+func TestAppearWaitCountsDownThenShowsTheWholeError(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.feed(stream.NoRecordMsg{ActionID: testAction, AppearTimeout: time.Minute}, stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1})
+	if s := h.screen(); !strings.Contains(s, "waiting for "+testAction+" to appear: 60s left") {
+		t.Fatalf("no countdown:\n%s", s)
+	}
+	h.at(45 * time.Second)
+	if s := h.screen(); !strings.Contains(s, "to appear: 15s left") {
+		t.Fatalf("the countdown did not move:\n%s", s)
+	}
+	msg := "no event or chunk of " + testAction + " within 1m0s, and aipd at http://127.0.0.1:8080 has no record of it: " +
+		"it was never submitted, was rejected before it ran, or is a synchronous run that failed before its first chunk (check the ID)"
+	h.at(time.Minute).feed(stream.ErrorMsg{Err: &stream.Error{Op: "follow", Code: "action.unknown", Message: msg}}, stream.DoneMsg{})
+	s := h.screen()
+	if strings.Contains(s, "to appear") {
+		t.Fatalf("the countdown outlived the wait:\n%s", s)
+	}
+	if !strings.Contains(s, "(check the ID)") || !strings.Contains(s, "failed before its first chunk") {
+		t.Fatalf("the error is not shown whole:\n%s", s)
+	}
+}

@@ -68,6 +68,9 @@ type Model struct {
 	// noticeWaits: the notice waits for the action's first event or
 	// chunk, and goes when one comes.
 	noticeWaits bool
+	// appearBy: aipd had no record of the action; the status bar counts
+	// down to when the wait for it ends (zero once something of it came).
+	appearBy time.Time
 
 	ticking bool
 

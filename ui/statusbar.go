@@ -34,6 +34,9 @@ type barInput struct {
 	// review: the action had settled when aipwatch attached, or a --replay.
 	review, replay, runDone, redact bool
 	notify                          bool // a notification waits for the settle (ui/notify.go)
+	// appearBy: aipd had no record of the action, and aipwatch waits for
+	// it to appear until then (zero once something of it came).
+	appearBy time.Time
 }
 
 // ruleInput is what the transcript's rule line shows: the key of its
@@ -178,6 +181,10 @@ func (b *statusBar) statusLine(in *barInput) string {
 			detail = append(detail, "reading the retained stream")
 		case in.runDone:
 			detail = append(detail, "the stream ended before the action settled")
+		case !in.appearBy.IsZero():
+			left := max(in.appearBy.Sub(in.now), 0)
+			detail = append(detail, fmt.Sprintf("waiting for %s to appear: %ds left",
+				render.Line(in.action.ID), int((left+time.Second-1)/time.Second)))
 		default:
 			detail = append(detail, "live")
 		}
@@ -283,7 +290,8 @@ func (m *Model) barInput() barInput {
 		width: m.width, action: m.action, verdict: m.action.Verdict(), mode: m.mode, rawSeq: m.raw.seq,
 		conn: c, fatal: m.fatal(), now: m.clock(),
 		review: m.review(), replay: m.opts.Replay, runDone: c.Done, redact: m.opts.Redact,
-		notify: m.notifyArmed,
+		notify:   m.notifyArmed,
+		appearBy: m.appearBy,
 	}
 }
 

@@ -146,6 +146,7 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 	case m.endedAt.IsZero():
 		m.endedAt = m.streamNow()
 		m.notice = "" // progress notices ("following to the end", "waiting for its first event") are over
+		m.appearBy = time.Time{}
 	}
 	if n := m.notifyCmd(); n != nil {
 		cmd = tea.Batch(cmd, n)
@@ -155,6 +156,9 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 		if b, ok := msg.(stream.BatchMsg); ok && len(b.Chunks)+len(b.Events) > 0 {
 			m.notice, m.noticeWaits = "", false
 		}
+	}
+	if b, ok := msg.(stream.BatchMsg); ok && len(b.Chunks)+len(b.Events) > 0 {
+		m.appearBy = time.Time{} // it appeared
 	}
 	return cmd
 }
@@ -172,6 +176,9 @@ func (m *Model) noticeOf(h model.Happening, resumes int) {
 	case model.HapNoRecord:
 		m.setNotice(render.Line(h.Text()), true)
 		m.noticeWaits = true
+		if h.Wait > 0 {
+			m.appearBy = h.At.Add(h.Wait)
+		}
 	case model.HapResultWait:
 		m.setNotice(render.Line(h.Text()), true)
 	}

@@ -192,12 +192,27 @@ func (m *Model) bodyRows(sc *screen, l layout) {
 	}
 	total := m.tr.Len()
 	if total == 0 {
+		pad := strings.Repeat(" ", l.gutter)
 		msg := "waiting for the first chunk…"
 		if m.runDone() {
 			msg = "no chunks were retained for this action"
 		}
-		sc.row(strings.Repeat(" ", l.gutter), st.Dim.Render(msg))
-		for i := 1; i < l.body; i++ {
+		sc.row(pad, st.Dim.Render(msg))
+		n := 1
+		if m.stopped() {
+			// The error that stopped the run, whole: the status bar has
+			// one line for it, cut at the terminal's width.
+			sc.row()
+			n++
+			for _, line := range render.Wrap(errText(m.fatal(), m.opts.Redact), max(m.width-l.gutter-1, 10)) {
+				if n >= l.body {
+					break
+				}
+				sc.row(pad, st.Error.Render(line))
+				n++
+			}
+		}
+		for i := n; i < l.body; i++ {
 			sc.row()
 		}
 		return
