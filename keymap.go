@@ -93,7 +93,9 @@ func consoleKeyMap() ui.ConsoleKeyMap {
 		Refresh:   bind("ctrl+r", "read the list now", "ctrl+r"),
 		Cancel:    bind("c", "cancel (the live view's confirmation)", "c"),
 		Reconcile: bind("R", "reconcile", "R"),
+		Help:      bind("?", "all keys", "?"),
 		Quit:      bind("q", "quit", "q"),
+		Select:    hint("↑↓ j k g G", "select a row (g/G: first/last, pgup/pgdn: a page)"),
 	}
 }
 

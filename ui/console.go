@@ -112,6 +112,7 @@ type Console struct {
 	listAt     time.Time
 	fatal      error  // why the console stopped on its own (RunConsole returns it)
 	picked     bool   // the operator moved the selection: it follows its action
+	showHelp   bool   // the ? overlay (console_help.go)
 	note       string // a key's answer ("nothing to cancel"), until the next key
 	globalNote string
 	events     chan tea.Msg
@@ -342,9 +343,17 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		c.refresh()
 		return nil
 	}
+	if c.showHelp {
+		c.showHelp = false // any key closes it; ? and esc only that
+		if key.Matches(msg, k.Help) || key.Matches(msg, k.Back) {
+			return nil
+		}
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
+	case key.Matches(msg, k.Help):
+		c.showHelp = true
 	case key.Matches(msg, k.Filter):
 		c.filtering = true
 		return c.filter.Focus()
@@ -526,9 +535,11 @@ func consoleColumns(width int) []table.Column {
 	rest := max(width-fixed, 40)
 	id := min(36, max(14, rest*45/100))
 	rem := rest - id
-	capw := rem * 40 / 100
-	state := rem * 32 / 100
-	lease := max(rem-capw-state, 6)
+	// The state whole first (completed, streaming: 9; dead_lettered: 13),
+	// then the capability and the lease share the rest.
+	state := min(13, max(9, rem*32/100))
+	lease := max(7, (rem-state)*40/100) // EXPIRED whole
+	capw := max(rem-state-lease, 4)
 	return []table.Column{{Title: "ACTION", Width: id}, {Title: "CAPABILITY", Width: capw}, {Title: "STATE", Width: state},
 		{Title: "RESULT", Width: 9}, {Title: "UPDATED", Width: 7}, {Title: "LEASE", Width: lease}, {Title: "TRIES", Width: 5}, {Title: "J", Width: 2}}
 }
@@ -606,7 +617,17 @@ func (c *Console) View() tea.View {
 		title += " · J: j in this machine's journal, j! only there (not in aipd's list)"
 	}
 	b.WriteString(render.Truncate(c.st.Header.Render(title), c.width, "…") + "\n")
-	b.WriteString(c.table.View() + "\n")
+	if c.showHelp {
+		lines := c.helpLines(max(c.width, 1))
+		for i := 0; i < max(c.table.Height()+1, len(lines)); i++ {
+			if i < len(lines) {
+				b.WriteString(lines[i])
+			}
+			b.WriteString("\n")
+		}
+	} else {
+		b.WriteString(c.table.View() + "\n")
+	}
 	switch {
 	case c.filtering || c.filter.Value() != "":
 		b.WriteString(c.filter.View() + "\n")
@@ -617,7 +638,7 @@ func (c *Console) View() tea.View {
 	default:
 		b.WriteString(render.Truncate(c.st.Dim.Render(c.globalNote), c.width, "…") + "\n")
 	}
-	help := "↑↓ select • enter follow • c cancel • R reconcile • / filter • 1 all 2 live 3 settled 4 failed • q quit"
+	help := "↑↓ select • enter follow • c cancel • R reconcile • / filter • 1-4 states • ? all keys • q quit"
 	b.WriteString(render.Truncate(c.st.Dim.Render(help), c.width, "…"))
 	// The same last check as the live view's rows: no control but our own
 	// colours reaches the terminal, and no piece of the token.

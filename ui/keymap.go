@@ -262,5 +262,7 @@ var _ help.KeyMap = KeyMap{}
 // view opened from it, the live view's own keys apply, and Back returns to
 // the list.
 type ConsoleKeyMap struct {
-	Open, Back, Filter, States, Refresh, Cancel, Reconcile, Quit key.Binding
+	Open, Back, Filter, States, Refresh, Cancel, Reconcile, Help, Quit key.Binding
+	// Select is the list's own keys (the table moves the selection).
+	Select key.Help
 }

@@ -1,0 +1,50 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+
+	"aipwatch/render"
+)
+
+// The console's ? overlay: every binding of the list, as the live view's
+// ? shows its own (ui/help.go), in as many columns as fit.
+
+// consoleBindings are the list's bindings in the overlay's order.
+func (k ConsoleKeyMap) consoleBindings() []key.Binding {
+	// Keys only so that the help shows it (a binding without is off).
+	sel := key.NewBinding(key.WithKeys("up", "down"), key.WithHelp(k.Select.Key, k.Select.Desc))
+	return []key.Binding{sel, k.Open, k.Back, k.Cancel, k.Reconcile, k.Filter, k.States, k.Refresh, k.Help, k.Quit}
+}
+
+// helpLines is the overlay at width: the bindings in up to two columns,
+// then a line on the live view's keys.
+func (c *Console) helpLines(width int) []string {
+	st := c.st
+	hm := help.New()
+	hm.Styles = help.Styles{Ellipsis: st.HelpSep, ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
+		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep}
+	all := c.keys.consoleBindings()
+	var lines []string
+	for cols := 2; cols >= 1; cols-- {
+		rows := (len(all) + cols - 1) / cols
+		var groups [][]key.Binding
+		for i := 0; i < len(all); i += rows {
+			groups = append(groups, all[i:min(i+rows, len(all))])
+		}
+		lines = strings.Split(hm.FullHelpView(groups), "\n")
+		fits := true
+		for _, l := range lines {
+			fits = fits && render.Width(l) <= width
+		}
+		if fits {
+			break
+		}
+	}
+	for i, l := range lines {
+		lines[i] = render.Truncate(strings.TrimRight(l, " "), width, "…")
+	}
+	return append(lines, "", render.Truncate(st.Dim.Render("In the live view opened with enter, its own keys apply (? there lists them); esc comes back here."), width, "…"))
+}

@@ -1,0 +1,40 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+)
+
+// ? in the console lists every binding of the list (from keymap.go), and
+// any key closes it; the one-line help offers it.
+func TestConsoleHelpOverlay(t *testing.T) {
+	c, _ := newConsoleHarness(t, 100, 30)
+	if !strings.Contains(screenOf(c), "? all keys") {
+		t.Fatalf("the help line does not offer ?:\n%s", screenOf(c))
+	}
+	press(c, "?")
+	s := screenOf(c)
+	k := c.keys
+	for _, h := range []string{k.Select.Desc, k.Open.Help().Desc, k.Back.Help().Desc, k.Cancel.Help().Desc, k.Reconcile.Help().Desc,
+		k.Filter.Help().Desc, k.States.Help().Desc, k.Refresh.Help().Desc, k.Quit.Help().Desc} {
+		if !strings.Contains(s, h) {
+			t.Errorf("the ? overlay lacks %q:\n%s", h, s)
+		}
+	}
+	if strings.Contains(s, "e6f70") {
+		t.Errorf("the overlay did not replace the rows:\n%s", s)
+	}
+	press(c, "esc")
+	if c.showHelp || !strings.Contains(screenOf(c), "e6f70") {
+		t.Fatalf("esc did not close the overlay:\n%s", screenOf(c))
+	}
+}
+
+// At 80 columns the state is whole (completed, running), not "comple…".
+func TestConsoleStateWholeAt80(t *testing.T) {
+	c, _ := newConsoleHarness(t, 80, 24)
+	s := screenOf(c)
+	if !strings.Contains(s, " completed ") || strings.Contains(s, "comple…") {
+		t.Fatalf("the state is cut at 80 columns:\n%s", s)
+	}
+}
