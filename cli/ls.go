@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/term"
+
 	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
@@ -107,7 +109,7 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	if o.output == "jsonl" {
 		err = output.WriteListJSONL(stdout, rows, time.Now())
 	} else {
-		err = output.WriteListTable(stdout, rows, time.Now())
+		err = output.WriteListTableWidth(stdout, rows, time.Now(), termWidth(stdout))
 	}
 	if err != nil {
 		return model.ExitError
@@ -268,4 +270,19 @@ func warnJournal(stderr io.Writer, prefix string, warnings []string) {
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "%s: %s\n", prefix, safe.Line(w))
 	}
+}
+
+// termWidth is the width of the terminal w is, 0 when it is none: a
+// table piped to a file or a pager keeps its cells whole (scripts read
+// --output jsonl).
+func termWidth(w io.Writer) int {
+	f, ok := safe.Unwrap(w).(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return 0
+	}
+	width, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return width
 }

@@ -67,13 +67,18 @@ func stamp(t time.Time) string {
 // WriteListTable writes the table of `aipwatch ls`, newest first. An empty
 // list says where actions come from instead of printing nothing.
 func WriteListTable(w io.Writer, rows []model.ActionRow, now time.Time) error {
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	return WriteListTableWidth(w, rows, now, 0)
+}
+
+// WriteListTableWidth is WriteListTable fitted to width cells (a
+// terminal's; 0 = whole cells): full IDs and states, the wide cells cut.
+func WriteListTableWidth(w io.Writer, rows []model.ActionRow, now time.Time, width int) error {
+	tw := tabwriter.NewWriter(w, 2, 8, listGap, ' ', 0)
 	bw := bufio.NewWriter(tw)
 	if len(rows) == 0 {
 		bw.WriteString("no actions listed (a synchronous action appears here only once it has settled)\n")
-	} else {
-		bw.WriteString("ACTION\tCAPABILITY\tSTATE\tRESULT\tSTARTED\tUPDATED\tLEASE\tTRIES\tJOURNAL\n")
 	}
+	table := [][]string{{"ACTION", "CAPABILITY", "STATE", "RESULT", "STARTED", "UPDATED", "LEASE", "TRIES", "JOURNAL"}}
 	for i := range rows {
 		r := &rows[i]
 		state := cell(orDash(r.State))
@@ -102,10 +107,23 @@ func WriteListTable(w io.Writer, rows []model.ActionRow, now time.Time) error {
 		if r.Attempts > 0 {
 			tries = fmt.Sprint(r.Attempts)
 		}
+		table = append(table, []string{cell(r.ActionID), orDash(capability), state, orDash(cell(r.ResultStatus)),
+			orDash(model.ShortAge(now, r.StartedAt)), orDash(model.ShortAge(now, r.UpdatedAt)), lease, tries, journal})
+	}
+	kept := fitTable(table, listColumns, width)
+	if len(rows) == 0 {
+		table = nil
+	}
+	for _, row := range table {
 		// Every field is one sanitised line: none can hold a tab or a
 		// newline that would move the table's columns or rows.
-		bw.WriteString(safe.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.ActionID), orDash(capability), state,
-			orDash(cell(r.ResultStatus)), orDash(model.ShortAge(now, r.StartedAt)), orDash(model.ShortAge(now, r.UpdatedAt)), lease, tries, journal).String())
+		for j, i := range kept {
+			if j > 0 {
+				bw.WriteString("\t")
+			}
+			bw.WriteString(safe.Sprintf("%s", row[i]).String())
+		}
+		bw.WriteString("\n")
 	}
 	if err := bw.Flush(); err != nil {
 		return err
