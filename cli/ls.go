@@ -190,9 +190,15 @@ func (o *options) withTimeouts(cfg stream.Config) stream.Config {
 // out the production back-off of a daemon that refuses or is not there.
 var retryPacing struct{ min, max time.Duration }
 
-// paced is cfg with retryPacing.
+// asyncPostTimeout bounds an async submission's POST (zero: stream's
+// 1 min; no flag changes it). A test shortens it to tell a sync POST,
+// which is never bounded, from an async one without waiting a minute.
+var asyncPostTimeout time.Duration
+
+// paced is cfg with retryPacing and asyncPostTimeout.
 func paced(cfg stream.Config) stream.Config {
 	cfg.BackoffMin, cfg.BackoffMax = retryPacing.min, retryPacing.max
+	cfg.SubmitTimeout = asyncPostTimeout
 	return cfg
 }
 

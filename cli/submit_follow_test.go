@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"aipwatch/journal"
 	"aipwatch/safe"
@@ -87,5 +88,30 @@ func TestSubmitDryRunRedactsTheInputInEveryOutput(t *testing.T) {
 	}
 	if _, err := os.Stat(jpath); !os.IsNotExist(err) {
 		t.Fatal("--dry-run wrote the journal")
+	}
+}
+
+// --mode sync holds the POST open until the stream ends, with no bound:
+// with the async bound shortened far below the run's length, the sync
+// POST still gets its result (an async bound on it would cut it off and
+// leave the submission uncertain). The run lasts about 30 times the bound.
+func TestSubmitSyncPostIsNotBoundedLikeAsync(t *testing.T) {
+	saved := asyncPostTimeout
+	asyncPostTimeout = 50 * time.Millisecond
+	t.Cleanup(func() { asyncPostTimeout = saved })
+	getenv, jpath := stateEnv(t)
+	id := "act_test_submit_sync_long_01"
+	srv := startSim(t, "chat-tools", sim.Knobs{Speed: 4, PollInterval: 5 * time.Millisecond,
+		Submit: sim.SubmitKnobs{Await: true, ActionID: id, BeforeAccept: journalHas(jpath)}})
+	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id, "--mode", "sync",
+		"--appear-timeout", "5s", "cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+	if code != 0 || !strings.Contains(out, "verdict: verified") || strings.Contains(out, "no reply to the submission") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	subs := srv.Submissions()
+	entries, _ := journal.Read(jpath)
+	if len(subs) != 1 || subs[0].Mode != "sync" || subs[0].Reply != "result:completed" ||
+		len(entries) < 2 || entries[1].Kind != journal.KindReply || entries[1].Reply != "result:completed" {
+		t.Fatalf("the sync POST did not get its result:\nsubmissions %+v\njournal %+v", subs, entries)
 	}
 }
