@@ -134,7 +134,8 @@ func TestDemoLateCancelIsLate(t *testing.T) {
 
 func TestUnknownActionIsAnError(t *testing.T) {
 	srv := startSim(t, "chat-tools", sim.Knobs{})
-	code, out, _ := runCLI(t, "--url", srv.URL(), "--output", "jsonl", "act_nobody_home")
+	// A short --appear-timeout: the wait itself is TestUnknownIDGivesUpAfterAppearTimeout's.
+	code, out, _ := runCLI(t, "--url", srv.URL(), "--output", "jsonl", "--appear-timeout", "300ms", "act_nobody_home")
 	v := lastJSON(t, out)
 	if code != model.ExitError || v["type"] != "error" {
 		t.Fatalf("exit %d: %s", code, out)

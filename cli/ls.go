@@ -172,7 +172,7 @@ func daemonClient(o *options, stderr io.Writer) (*stream.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return stream.NewDaemon(stream.Config{BaseURL: o.url, Token: o.token, HTTP: httpc})
+	return stream.NewDaemon(paced(stream.Config{BaseURL: o.url, Token: o.token, HTTP: httpc}))
 }
 
 // followConfig is the configuration that follows one action picked in the
@@ -187,6 +187,24 @@ func followConfig(o *options, c *stream.Client, id string) stream.Config {
 // every follow of an action (the run, the console's, reconcile's review).
 func (o *options) withTimeouts(cfg stream.Config) stream.Config {
 	cfg.AppearTimeout, cfg.StallTimeout = o.appearTimeout, o.stallTimeout
+	return paced(cfg)
+}
+
+// retryPacing is the back-off between tries of every client the commands
+// make; zero values are stream's defaults (250 ms doubling to 10 s), which
+// no flag changes. The tests shorten it (TestMain) so that no test waits
+// out the production back-off of a daemon that refuses or is not there.
+var retryPacing struct{ min, max time.Duration }
+
+// asyncPostTimeout bounds an async submission's POST (zero: stream's
+// 1 min; no flag changes it). A test shortens it to tell a sync POST,
+// which is never bounded, from an async one without waiting a minute.
+var asyncPostTimeout time.Duration
+
+// paced is cfg with retryPacing and asyncPostTimeout.
+func paced(cfg stream.Config) stream.Config {
+	cfg.BackoffMin, cfg.BackoffMax = retryPacing.min, retryPacing.max
+	cfg.SubmitTimeout = asyncPostTimeout
 	return cfg
 }
 

@@ -218,3 +218,47 @@ func TestListSaysWhatTheJournalRead(t *testing.T) {
 		t.Fatal("ls hung on a FIFO at the journal's path")
 	}
 }
+
+// ls --output jsonl says per action whether the daemon listed it and
+// whether this machine's journal holds it, each on its own: listed and
+// journalled, listed only, journalled only (design §7).
+func TestListJSONLJournalField(t *testing.T) {
+	f := startFleet(t, sim.FleetKnobs{},
+		sim.Member{Scenario: "async-dead-lettered", Knobs: sim.Knobs{Finished: true, ActionID: "act_listed_journalled"}},
+		sim.Member{Scenario: "async-dead-lettered", Knobs: sim.Knobs{Finished: true, ActionID: "act_listed_only"}},
+	)
+	getenv, path := stateEnv(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lines := `{"kind":"submit","action_id":"act_listed_journalled","base_url":"` + f.URL() + `"}` + "\n" +
+		`{"kind":"submit","action_id":"act_journal_only","base_url":"` + f.URL() + `"}` + "\n"
+	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runWith(getenv, "ls", "--url", f.URL(), "--output", "jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got := map[string][2]any{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(l), &obj); err != nil {
+			t.Fatalf("%v: %q", err, l)
+		}
+		got[obj["action_id"].(string)] = [2]any{obj["listed"], obj["journal"]}
+	}
+	want := map[string][2]any{
+		"act_listed_journalled": {true, true},
+		"act_listed_only":       {true, false},
+		"act_journal_only":      {false, true},
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: listed, journal = %v, want %v", id, got[id], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("rows %v\n%s", got, out)
+	}
+}

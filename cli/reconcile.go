@@ -405,7 +405,7 @@ func reconcilerFor(o *options) ui.ReconcileFunc {
 			if err != nil {
 				return "not sent: " + safe.Line(err.Error())
 			}
-			client, err := stream.New(stream.Config{BaseURL: opts.url, Token: opts.token, ActionID: id, HTTP: httpc})
+			client, err := stream.New(paced(stream.Config{BaseURL: opts.url, Token: opts.token, ActionID: id, HTTP: httpc}))
 			if err != nil {
 				return "not sent: " + safe.Line(err.Error())
 			}

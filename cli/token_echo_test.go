@@ -108,7 +108,9 @@ func TestEchoedTokenNeverWritten(t *testing.T) {
 func liveTUIScreens(t *testing.T, srv *sim.Server, token string) string {
 	t.Helper()
 	safe.Protect(token) // what main does once the token is read
-	c, err := stream.New(stream.Config{BaseURL: srv.URL(), Token: token, ActionID: srv.ActionID()})
+	// The stall timeout of the plain and jsonl runs: sync-handler-failed
+	// never settles, and the production 6 minutes would run into ctx.
+	c, err := stream.New(stream.Config{BaseURL: srv.URL(), Token: token, ActionID: srv.ActionID(), StallTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ OUT=$(mktemp -d)
 trap 'tmux kill-session -t "$SESSION" 2>/dev/null || true; rm -rf "$OUT"' EXIT
 
 command -v tmux >/dev/null || { echo "e2e: tmux is required" >&2; exit 1; }
+command -v openssl >/dev/null || { echo "e2e: openssl is required (the private CA of the --cacert run)" >&2; exit 1; }
 
 # A tmux server of its own (other tmux users on the machine neither see nor
 # disturb it), kept up by an idle session: without one, killing a run's
@@ -47,7 +48,21 @@ wait_for() {
 	fail "waited ${secs}s for \"$text\""
 }
 
-# absent TEXT: the screen does not show TEXT.
+# gone TEXT [SECONDS]: until the screen no longer shows TEXT (after a key
+# that hides it: the next frame may not be drawn yet).
+gone() {
+	local text=$1 secs=${2:-5} i
+	for ((i = 0; i < secs * 10; i++)); do
+		if ! screen | grep -qF -- "$text"; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "waited ${secs}s for \"$text\" to go"
+}
+
+# absent TEXT: the screen does not show TEXT (now: for a screen already
+# drawn, after a wait_for of what it shows).
 absent() {
 	if screen | grep -qF -- "$1"; then
 		fail "the screen shows \"$1\""
@@ -78,9 +93,8 @@ screen | grep -n "I'll take a look at the project layout first." | grep -qv "The
 	fail "the text before and after the first tool call reads as one line"
 
 tmux send-keys -t "$SESSION" t
-sleep 0.5
-absent "t hides"
-absent "✓ completed  " # the pane's rows (the inline lines stay)
+gone "t hides"
+gone "✓ completed  " # the pane's rows (the inline lines stay)
 tmux send-keys -t "$SESSION" t
 wait_for "✓ completed  " 5
 
@@ -89,8 +103,7 @@ wait_for "page down" 5
 absent "resume with:" # settled (and a demo): nothing to resume
 absent "detach"
 tmux send-keys -t "$SESSION" '?'
-sleep 0.3
-absent "page down"
+gone "page down"
 
 screen >"$OUT/screen"
 tmux send-keys -t "$SESSION" q
@@ -116,9 +129,8 @@ wait_for "search “TEST” 2/5" 5
 tmux send-keys -t "$SESSION" N N
 wait_for "search “TEST” 5/5" 5 # wraps around
 tmux send-keys -t "$SESSION" Escape
-sleep 0.3
-absent "search “"
-absent "n/N"
+gone "search “"
+gone "n/N"
 tmux send-keys -t "$SESSION" e
 wait_for "exported to aipwatch-act_sim_responses_tools_01-" 5
 md=$(ls "$OUT"/aipwatch-act_sim_responses_tools_01-*.md 2>/dev/null | head -1)

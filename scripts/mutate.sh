@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
 # make mutate: mutation testing of model/, safe/ and stream/ with gremlins
-# (github.com/go-gremlins/gremlins), one package at a time.
+# (github.com/go-gremlins/gremlins), one package at a time. The command
+# packages run the same way, a package (and a few files) at a time:
+#
+#   MUTATE_PKGS="journal submit" make mutate
+#   MUTATE_PKGS=output MUTATE_ONLY=list make mutate       (ls's table and jsonl)
+#   MUTATE_PKGS=cli MUTATE_ONLY='resume|hint|ls' make mutate
+#
+# cli's tests take about 30 s a run (each mutant is a build and a run), so
+# cli goes a few files at a time; docs/mutation.md has the times.
 #
 # gremlins is installed from the Go module proxy into a cache directory on
 # first use (never into the repository). Each package's tests run in -short

@@ -38,6 +38,10 @@ type Config struct {
 	// PollInterval is the pause between reads in cursor-free reading (§2
 	// step 6), used once aipd has refused its own cursors.
 	PollInterval time.Duration // 0 = 1 s
+	// SubmitTimeout bounds an async POST of a submission (the ack comes at
+	// once); a sync POST has no client timeout: the daemon holds it open
+	// until the stream ends.
+	SubmitTimeout time.Duration // 0 = 1 min
 
 	// OnFrame, when set, sees every received frame exactly as received
 	// (keep-alive comments included), from Run's goroutine, before the frame
@@ -61,6 +65,7 @@ const (
 	DefaultAppearTimeout = time.Minute
 	DefaultStallTimeout  = 6 * time.Minute
 	DefaultPollInterval  = time.Second
+	DefaultSubmitTimeout = time.Minute
 
 	pageLimit      = 1000
 	requestTimeout = 60 * time.Second // each non-follow request, when ctx has no deadline
@@ -116,6 +121,7 @@ func newClient(cfg Config) (*Client, error) {
 	orDefault(&cfg.AppearTimeout, DefaultAppearTimeout)
 	orDefault(&cfg.StallTimeout, DefaultStallTimeout)
 	orDefault(&cfg.PollInterval, DefaultPollInterval)
+	orDefault(&cfg.SubmitTimeout, DefaultSubmitTimeout)
 
 	var hc http.Client
 	if cfg.HTTP != nil {

@@ -79,10 +79,6 @@ const (
 	CodeInputHashMismatch   = "idempotency.input_hash_mismatch"
 )
 
-// submitTimeout bounds an async POST (the ack comes at once); a sync POST
-// has no client timeout: the daemon holds it open until the stream ends.
-const submitTimeout = 60 * time.Second
-
 func (c *Client) submitURL() string {
 	u := *c.reqURL
 	u.Path = c.reqURL.Path + "/aip/v1/actions"
@@ -108,7 +104,7 @@ func (c *Client) Post(ctx context.Context, envelope []byte, wait bool) PostOutco
 		hc = &cl
 	} else if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, submitTimeout)
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.SubmitTimeout)
 		defer cancel()
 	}
 	req, err := c.newRequest(ctx, http.MethodPost, c.submitURL(), envelope)

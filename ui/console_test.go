@@ -223,3 +223,28 @@ func TestConsoleCancelOnSettledRow(t *testing.T) {
 		t.Fatal("a cancel was sent")
 	}
 }
+
+// A closed live view's late message (here a reconcile read that returns
+// after esc) never reaches the live view opened next, even on the same
+// action: it is dropped by generation, not because no live view is open.
+// The next view's own message of the same kind does reach it.
+func TestConsoleLateMessageOfAClosedViewIsDropped(t *testing.T) {
+	c, _ := newConsoleHarness(t, 120, 40)
+	press(c, "enter")
+	if c.live == nil {
+		t.Fatal("the live view did not open")
+	}
+	closed := c.liveGen
+	press(c, "esc", "enter")
+	if c.live == nil || c.liveGen == closed {
+		t.Fatalf("the second live view did not open (generation %d, was %d)", c.liveGen, closed)
+	}
+	c.Update(liveMsg{gen: closed, msg: reconciledMsg{line: "stored: LATE-OF-THE-CLOSED-VIEW"}})
+	if c.live.rec.line != "" || strings.Contains(screenOf(c), "LATE-OF-THE-CLOSED-VIEW") {
+		t.Fatalf("the closed view's message reached the next one (%q):\n%s", c.live.rec.line, screenOf(c))
+	}
+	c.Update(liveMsg{gen: c.liveGen, msg: reconciledMsg{line: "stored: OF-THIS-VIEW"}})
+	if c.live.rec.line != "stored: OF-THIS-VIEW" {
+		t.Fatalf("the open view's own message was dropped: %q", c.live.rec.line)
+	}
+}
