@@ -214,7 +214,8 @@ func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 		// count has grown fivefold (linear in all: 1.25 re-applications a
 		// chunk, plus one at the end). Until then the late chunks wait, and
 		// readers see the transcript of the chunks applied so far (exact
-		// again once the action settles; see sync). The decision depends
+		// again at the end of the follow, endOfInput, or once the action
+		// settles; see sync). The decision depends
 		// only on what was ingested, never on reads.
 		a.credit -= creditPerRebuilt * n
 		a.rebuild()
@@ -286,7 +287,8 @@ func (a *Action) sortedSeqs() []uint64 {
 }
 
 // sync makes reads exact once the action has settled or the viewer
-// stopped: late chunks still pending are applied.
+// stopped: late chunks still pending are applied. The end of the follow
+// applies them too, at once (endOfInput), whether or not it settles.
 func (a *Action) sync() {
 	if a.pending > 0 && (a.Settled() || a.Phase == PhaseStopped) {
 		a.rebuild()
@@ -482,6 +484,7 @@ func (a *Action) MarkTerminalFrame() {
 	if a.Phase == PhaseFollowing {
 		a.Phase = PhaseAwaitingResult
 	}
+	a.endOfInput()
 	a.Version++
 }
 
@@ -492,13 +495,31 @@ func (a *Action) SetResult(r ActionResult) {
 	}
 	a.trimResult(&r)
 	a.Result = &r
+	a.endOfInput()
 	a.Version++
 }
 
 // SetStatus records the latest status read.
 func (a *Action) SetStatus(s ActionStatus) {
 	a.Status = &s
+	if TerminalState(s.State) {
+		a.endOfInput()
+	}
 	a.Version++
+}
+
+// endOfInput applies the late chunks still waiting for a rebuild when aipd
+// says the chunks are over (the terminal frame, a result, a terminal
+// state). They waited for credit that only later chunks earn (IngestChunk),
+// and none may come: a run that ends without settling (its result
+// undecodable, pending_approval, or never read) kept them out of every read,
+// so the transcript depended on the arrival order. One rebuild, whatever
+// the reads; late chunks after it (a hostile drain) wait for credit again,
+// until the action settles or the viewer stops (sync).
+func (a *Action) endOfInput() {
+	if a.pending > 0 {
+		a.rebuild()
+	}
 }
 
 // Stop records that the viewer stops here; an unsettled verdict is pending.
