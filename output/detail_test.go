@@ -57,7 +57,7 @@ func TestJSONLVerdictCarriesDetail(t *testing.T) {
 		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rec); err != nil {
 			t.Fatal(err)
 		}
-		want := "upstream \x1b[2Jmodel 500"
+		want := "upstream ␛[2Jmodel 500" // neutralised, as plain shows it (design §5)
 		if redact {
 			want = "‹redacted›"
 		}

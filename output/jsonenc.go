@@ -2,16 +2,27 @@ package output
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"aipwatch/model"
+	"aipwatch/safe"
 )
 
 // The jsonl lines of every type but the verdict are encoded by hand, the
-// bytes encoding/json.Marshal writes for the line's struct (its tags, its
-// omitempty fields, its HTML-safe string escaping), without reflection:
-// one per chunk on a fast stream. TestLineEncodersMatchMarshal and
-// FuzzLineEncoders hold them to json.Marshal. What comes out goes through
-// safe.JSON as before, so the escapes safe adds and the token scrub are
-// applied to the same bytes.
+// bytes encoding/json.Marshal writes for the line's struct once its
+// strings are neutralised (its tags, its omitempty fields, its HTML-safe
+// string escaping), without reflection: one per chunk on a fast stream.
+// TestLineEncodersMatchMarshal and FuzzLineEncoders hold them to
+// json.Marshal. What comes out goes through safe.JSON as before, so the
+// token scrub is applied to the whole line.
+//
+// Every string field of every jsonl object is neutralised (design §5), not
+// only escaped: a script that decodes a line (jq -r .detail) gets
+// placeholders, never a control character. safe.AppendJSONString does it
+// as it encodes, in one pass. A field is one line (strField: an ID, a
+// status, a code, a cursor, an error's words) unless it is the assistant's
+// text (textField: newline and tab stay; such a field is tagged
+// jsonl:"text", which the tests read). The verdict object's strings take
+// the same two rules (SafeRecord).
 
 // jsonLine is a line struct that encodes itself.
 type jsonLine interface {
@@ -21,7 +32,7 @@ type jsonLine interface {
 // objStart opens an object with its "type".
 func objStart(b []byte, typ string) []byte {
 	b = append(b, `{"type":`...)
-	return appendString(b, typ)
+	return safe.AppendJSONString(b, typ, false)
 }
 
 // field appends ,"key": (key is one of ours and needs no escape).
@@ -31,8 +42,17 @@ func field(b []byte, key string) []byte {
 	return append(b, '"', ':')
 }
 
-// strField appends ,"key":"value".
-func strField(b []byte, key, v string) []byte { return appendString(field(b, key), v) }
+// strField appends ,"key":"value" with v neutralised as one line (as
+// safe.Line).
+func strField(b []byte, key, v string) []byte {
+	return safe.AppendJSONString(field(b, key), v, false)
+}
+
+// textField is strField for multi-line text (the assistant's), as
+// safe.Text: newline and tab stay.
+func textField(b []byte, key, v string) []byte {
+	return safe.AppendJSONString(field(b, key), v, true)
+}
 
 // omitStr and omitNum append a field that has omitempty: not at all when
 // the value is empty or zero.
@@ -53,75 +73,6 @@ func omitNum[N int64 | uint64](b []byte, key string, n N) []byte {
 	return strconv.AppendUint(field(b, key), uint64(n), 10)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// jsonPlain marks the ASCII bytes encoding/json copies into a string as
-// they are (its HTML-safe set): printable ASCII and DEL, but for the
-// quote, the backslash and <, > and &.
-var jsonPlain = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = true
-	}
-	for _, c := range `"\<>&` {
-		t[c] = false
-	}
-	return t
-}()
-
-// appendString appends s as a JSON string the way encoding/json does
-// with HTML escaping: \" \\ \b \f \n \r \t, \u00XX for the other C0
-// controls and for <, > and &, \ufffd for each byte of invalid UTF-8,
-// \u2028 and \u2029; everything else as it is.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonPlain[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
 func (l connLine) appendJSON(b []byte) []byte {
 	b = objStart(b, l.Type)
 	b = omitNum(b, "attempt", int64(l.Attempt))
@@ -134,7 +85,7 @@ func (l connLine) appendJSON(b []byte) []byte {
 
 func (l textLine) appendJSON(b []byte) []byte {
 	b = strField(objStart(b, l.Type), "item", l.Item)
-	return append(strField(b, "delta", l.Delta), '}')
+	return append(textField(b, "delta", l.Delta), '}')
 }
 
 func (l toolLineJSON) appendJSON(b []byte) []byte {
@@ -158,4 +109,26 @@ func (l reconcileLine) appendJSON(b []byte) []byte {
 func (l errorLine) appendJSON(b []byte) []byte {
 	b = strField(objStart(b, l.Type), "code", l.Code)
 	return append(strField(b, "message", l.Message), '}')
+}
+
+// SafeRecord is the verdict object with every string neutralised as the
+// line encoders do it: one line each, the text multi-line. jsonl's last
+// line and reconcile's object are encoded from it.
+func SafeRecord(rec model.VerdictRecord) model.VerdictRecord {
+	for _, f := range []*string{&rec.Type, &rec.ActionID, &rec.Verdict, &rec.AIPStatus, &rec.ErrorCode,
+		&rec.Operation, &rec.FinishReason, &rec.ResponseID, &rec.ResponseStatus, &rec.Detail, &rec.Cursor} {
+		*f = safe.Line(*f)
+	}
+	rec.Text = safe.Text(rec.Text)
+	tools := make([]model.ToolRecord, len(rec.Tools))
+	for i, t := range rec.Tools {
+		tools[i] = model.ToolRecord{ID: safe.Line(t.ID), Name: safe.Line(t.Name), Status: safe.Line(t.Status)}
+	}
+	rec.Tools = tools
+	reasons := make([]string, len(rec.Reasons))
+	for i, r := range rec.Reasons {
+		reasons[i] = safe.Line(r)
+	}
+	rec.Reasons = reasons
+	return rec
 }

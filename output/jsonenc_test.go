@@ -114,24 +114,38 @@ func TestLineTypesAllListed(t *testing.T) {
 	}
 }
 
-// checkLinesMatchMarshal: each line's encoding is json.Marshal's, and so,
-// once through safe.JSON, the line the reflective printer wrote.
+// neutralised is line l with each string as the encoders neutralise it:
+// safe.Text for a field tagged jsonl:"text", safe.Line for the others.
+func neutralised(l jsonLine) jsonLine {
+	v := reflect.New(reflect.TypeOf(l)).Elem()
+	v.Set(reflect.ValueOf(l))
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.Kind() != reflect.String {
+			continue
+		}
+		if v.Type().Field(i).Tag.Get("jsonl") == "text" {
+			f.SetString(safe.Text(f.String()))
+		} else {
+			f.SetString(safe.Line(f.String()))
+		}
+	}
+	return v.Interface().(jsonLine)
+}
+
+// checkLinesMatchMarshal: each line's encoding is json.Marshal's of the
+// line with its strings neutralised, and so, once through safe.JSON, the
+// line the reflective printer wrote.
 func checkLinesMatchMarshal(t *testing.T, s []string, n []int64) {
 	t.Helper()
 	for _, l := range allLines(s, n) {
-		want, err := json.Marshal(l)
+		want, err := json.Marshal(neutralised(l))
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := l.appendJSON([]byte("prefix"))
 		if !bytes.Equal(got[len("prefix"):], want) {
 			t.Fatalf("%T %+v:\n got %s\nwant %s", l, l, got[len("prefix"):], want)
-		}
-	}
-	for _, x := range s {
-		want, _ := json.Marshal(x)
-		if got := appendString(nil, x); !bytes.Equal(got, want) {
-			t.Fatalf("appendString(%q) = %s, want %s", x, got, want)
 		}
 	}
 }

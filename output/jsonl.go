@@ -12,12 +12,14 @@ import (
 
 // JSONL writes one JSON object per line, each with a "type" (contract §4).
 // The last line is the verdict object, or on exit 1/2 an error object.
-// Every line goes through safe.JSON, so C1 and bidi controls are escaped
-// and a terminal showing the stream obeys none of them; the bytes end in a
-// safe.Writer, which scrubs the token (safe.Writer.JSON: with no token,
-// the Writer's escaping pass is JSON's, and the bytes are scanned once).
-// The lines are encoded by hand (jsonenc.go), byte for byte what
-// encoding/json writes, but the verdict's.
+// Every string field is neutralised as it is encoded (jsonenc.go: strField,
+// textField, SafeRecord), so a decoded field holds placeholders, never a
+// control; every line then goes through safe.JSON, so C1 and bidi controls
+// are escaped and a terminal showing the stream obeys none of them; the
+// bytes end in a safe.Writer, which scrubs the token (safe.Writer.JSON:
+// with no token, the Writer's escaping pass is JSON's, and the bytes are
+// scanned once). The lines are encoded by hand (jsonenc.go), byte for byte
+// what encoding/json writes, but the verdict's.
 type JSONL struct {
 	sw   *safe.Writer
 	out  []byte // lines not yet written to sw
@@ -42,7 +44,7 @@ type connLine struct {
 type textLine struct {
 	Type  string `json:"type"`
 	Item  string `json:"item"`
-	Delta string `json:"delta"`
+	Delta string `json:"delta" jsonl:"text"`
 }
 
 type toolLineJSON struct {
@@ -212,7 +214,7 @@ func emit[L jsonLine](j *JSONL, l L) {
 // record encodes the verdict object (by reflection: it is one line, and
 // its keys are fixed, so no "at").
 func (j *JSONL) record(rec model.VerdictRecord) {
-	b, err := json.Marshal(rec)
+	b, err := json.Marshal(SafeRecord(rec))
 	if err != nil { // only our own plain struct is encoded: cannot happen
 		b = []byte(`{"type":"error","code":"encode","message":"internal encoding error"}`)
 	}

@@ -155,7 +155,7 @@ func TestJSONLLastLineIsTheVerdictObject(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rec); err != nil {
 		t.Fatal(err)
 	}
-	if rec.Type != "verdict" || rec.Verdict != "verified" || rec.Text != "Hello world \x1b[31mred\x1b[0m" ||
+	if rec.Type != "verdict" || rec.Verdict != "verified" || rec.Text != "Hello world ␛[31mred␛[0m" ||
 		rec.FinishReason != "stop" || rec.Operation != "chat_stream" || rec.Chunks != 7 ||
 		rec.Cursor != "aev_cursor_9_6" || rec.UnconfirmedToolEffects != 1 ||
 		len(rec.Tools) != 1 || rec.Tools[0] != (model.ToolRecord{ID: "call_1", Name: "terminal", Status: "completed"}) {
@@ -166,7 +166,7 @@ func TestJSONLLastLineIsTheVerdictObject(t *testing.T) {
 	}
 }
 
-func TestJSONLEscapesC1AndBidi(t *testing.T) {
+func TestJSONLNeutralisesC1AndBidi(t *testing.T) {
 	var buf bytes.Buffer
 	msgs := chatTurn(time.Unix(0, 0))
 	msgs[2].(stream.BatchMsg).Chunks[1] = delta(1, "csi\u009b2J bidi\u202e")
@@ -175,8 +175,10 @@ func TestJSONLEscapesC1AndBidi(t *testing.T) {
 	if strings.ContainsRune(out, 0x9b) || strings.ContainsRune(out, 0x202e) {
 		t.Fatalf("raw C1/bidi in jsonl: %q", out)
 	}
-	if !strings.Contains(out, `\u009b`) || !strings.Contains(out, `\u202e`) {
-		t.Fatalf("escapes missing: %s", out)
+	// Neutralised, not only escaped (design §5): a decoded line holds the
+	// placeholders.
+	if !strings.Contains(out, "csi⟨U+9B⟩2J bidi⟨U+202E⟩") {
+		t.Fatalf("placeholders missing: %s", out)
 	}
 }
 

@@ -50,23 +50,6 @@ func RedactRecord(rec model.VerdictRecord) model.VerdictRecord {
 	return rec
 }
 
-// SafeRecord sanitises the untrusted strings of a verdict object for a
-// terminal (jsonl escapes them instead; plain shows them).
-func SafeRecord(rec model.VerdictRecord) model.VerdictRecord {
-	rec.ActionID = safe.Line(rec.ActionID)
-	rec.ErrorCode = safe.Line(rec.ErrorCode)
-	rec.ResponseID = safe.Line(rec.ResponseID)
-	rec.Text = safe.Text(rec.Text)
-	rec.Detail = safe.Line(rec.Detail)
-	for i, t := range rec.Tools {
-		rec.Tools[i] = model.ToolRecord{ID: safe.Line(t.ID), Name: safe.Line(t.Name), Status: safe.Line(t.Status)}
-	}
-	for i, r := range rec.Reasons {
-		rec.Reasons[i] = safe.Line(r)
-	}
-	return rec
-}
-
 // ErrorCode is the code for the jsonl error line: aipd's own code when it
 // sent one, else the kind of failure: "usage", "http_NNN" (a reply that
 // was not AIP JSON), "transport" (no reply: refused, reset, TLS, a
