@@ -289,11 +289,17 @@ func testConfig(f *fake) Config {
 // past 10 s at load 19 on 2 cores (issue 17).
 func runWith(t *testing.T, cfg Config) ([]Msg, error) {
 	t.Helper()
+	return runWithin(t, cfg, time.Minute)
+}
+
+// runWithin is runWith with another budget.
+func runWithin(t *testing.T, cfg Config, budget time.Duration) ([]Msg, error) {
+	t.Helper()
 	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	rec := &recorder{}
 	err = c.Run(ctx, rec)

@@ -328,7 +328,17 @@ func (r *runner) connection(ctx context.Context) connEnd {
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Cache-Control", "no-cache")
-	resp, err := r.c.follow.Do(req)
+	// The checks of an action without a record run on their own clock from
+	// here, the wait for the headers included: a daemon may send them with
+	// its first frame, a keep-alive 15 s away (aip-daemon-behaviour §2.2),
+	// and the appear timeout must not wait for it.
+	checks := newCheckTimer(r)
+	defer checks.stop()
+	resp, checked, err := r.awaitReply(ctx, req, cancel, checks)
+	if checked != nil {
+		hdr.Stop()
+		return *checked
+	}
 	if !hdr.Stop() && err == nil && headerIdle.Load() {
 		resp.Body.Close() // the reply came just as the watchdog fired
 		return retry(&Error{Op: "follow", Message: "no reply within " + idle.String(), Retryable: true}, false)
@@ -364,8 +374,6 @@ func (r *runner) connection(ctx context.Context) connEnd {
 
 	fr := startFrames(connCtx, cancel, resp.Body, idle)
 	defer fr.stop()
-	checks := newCheckTimer(r)
-	defer checks.stop()
 	healthy := false
 	for {
 		var batchC <-chan time.Time
@@ -404,6 +412,38 @@ func (r *runner) connection(ctx context.Context) connEnd {
 					return end
 				}
 			}
+		}
+	}
+}
+
+// awaitReply sends the follow request and waits for its reply's headers,
+// running the checks (checkTimer) while it waits. A non-nil checked is the
+// end a check found for the run's following part: the request is then
+// cancelled and its reply, if one came meanwhile, closed.
+func (r *runner) awaitReply(ctx context.Context, req *http.Request, cancel context.CancelFunc, checks *checkTimer) (
+	resp *http.Response, checked *connEnd, err error) {
+	type reply struct {
+		resp *http.Response
+		err  error
+	}
+	replies := make(chan reply, 1)
+	go func() {
+		resp, err := r.c.follow.Do(req)
+		replies <- reply{resp, err}
+	}()
+	for {
+		select {
+		case rep := <-replies:
+			return rep.resp, nil, rep.err
+		case <-checks.c():
+			if end, done := r.check(ctx); done {
+				cancel()
+				if rep := <-replies; rep.resp != nil {
+					rep.resp.Body.Close()
+				}
+				return nil, &end, nil
+			}
+			checks.rearm()
 		}
 	}
 }

@@ -333,3 +333,45 @@ func TestRunUndecodablePageChunkIsAConflict(t *testing.T) {
 		t.Fatalf("anomalies %+v, verdict %+v", a.Anomalies(), a.Verdict())
 	}
 }
+
+// The appear timeout ends the run on its own clock, not when the next
+// frame happens to arrive: aipd sends a keep-alive only every 15 s (here
+// every hour, and the idle rule is an hour too), so a deadline looked at
+// only when a frame comes waited for it. Both while the reply's headers
+// are awaited (a daemon that sends them with its first frame, as the
+// simulator does) and after them. The run must end well before the
+// keep-alive: a budget of 20 s for a 200 ms timeout, below the transport's
+// 30 s reply-header limit, which ended the wait before the fix.
+func TestAppearTimeoutFiresWithoutFrames(t *testing.T) {
+	hourly := func(w http.ResponseWriter, r *http.Request) {
+		for {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(time.Hour):
+				write(w, ": keep-alive\n\n")
+			}
+		}
+	}
+	for name, follow := range map[string]func(http.ResponseWriter, *http.Request, int){
+		"after the headers": func(w http.ResponseWriter, r *http.Request, _ int) { sseOK(w); hourly(w, r) },
+		"before the headers": func(w http.ResponseWriter, r *http.Request, _ int) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			hourly(w, r) // the headers go with the first keep-alive
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFake(t)
+			f.status = func(int) (int, string) { return 200, statusJSON("unknown") }
+			f.follow = follow
+			cfg := testConfig(f)
+			cfg.IdleTimeout = time.Hour
+			cfg.AppearTimeout = 200 * time.Millisecond
+			msgs, err := runWithin(t, cfg, 20*time.Second)
+			var e *Error
+			if !errors.As(err, &e) || e.Code != codeUnknown {
+				t.Fatalf("err %v: %s", err, summary(msgs))
+			}
+		})
+	}
+}
