@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"aipwatch/model"
+	"aipwatch/safe"
 )
 
 // Codes the run treats specially.
@@ -156,28 +156,15 @@ func snippet(ctype string, body []byte) string {
 			s = tagRE.ReplaceAllString(s, " ")
 		}
 	}
-	return oneLine(s, 80)
+	return oneLine(strings.Join(strings.Fields(s), " "), 80) // the page's layout is not its words
 }
 
-// oneLine makes untrusted text one short line: control characters (C0, C1,
-// DEL, so also escape sequences' ESC) become spaces, runs of space collapse,
-// invalid UTF-8 is replaced, and the result is cut at max bytes on a rune
-// boundary with "…".
+// oneLine makes untrusted text one short line with safe.Line, the one
+// sanitiser (design §5: a control shows as its placeholder, ␛ for ESC,
+// whichever output prints it later), and cuts the result at max bytes on a
+// rune boundary with "…".
 func oneLine(s string, max int) string {
-	var b strings.Builder
-	space := false
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if unicode.IsControl(r) || unicode.IsSpace(r) || r == '\u2028' || r == '\u2029' {
-			space = true
-			continue
-		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	out := b.String()
+	out := safe.Line(s)
 	if len(out) > max {
 		cut := max
 		for cut > 0 && !utf8.RuneStart(out[cut]) {
