@@ -125,8 +125,8 @@ func assertInert(t *testing.T, where string, out string) {
 }
 
 // No raw ESC, BEL, C1 or bidi control from untrusted input reaches the TUI,
-// plain or export output; jsonl stays valid JSON with them escaped
-// (contract §5).
+// plain or export output; jsonl stays valid JSON, and its decoded strings
+// hold placeholders, not the controls (design §5: jq -r prints them).
 func TestTerminalInjectionIsNeutralisedEverywhere(t *testing.T) {
 	for name, msgs := range hostileRuns(t) {
 		t.Run(name, func(t *testing.T) {
@@ -141,13 +141,17 @@ func TestTerminalInjectionIsNeutralisedEverywhere(t *testing.T) {
 			jp.Finish(ja, nil)
 			assertInert(t, "plain", plain.String()+output.ReconcileLines(pa, false))
 			assertInert(t, "jsonl", jsonl.String())
+			var decoded strings.Builder
 			for i, l := range strings.Split(strings.TrimSpace(jsonl.String()), "\n") {
-				if !json.Valid([]byte(l)) {
-					t.Fatalf("jsonl line %d invalid: %s", i+1, l)
+				var v any
+				if err := json.Unmarshal([]byte(l), &v); err != nil {
+					t.Fatalf("jsonl line %d invalid: %v: %s", i+1, err, l)
 				}
+				appendStrings(&decoded, v)
 			}
-			if !strings.Contains(jsonl.String(), `\u001b`) {
-				t.Fatal("jsonl lost the escaped ESC: the test proves nothing")
+			assertInert(t, "jsonl decoded", decoded.String())
+			if !strings.Contains(decoded.String(), "␛") {
+				t.Fatal("no placeholder in jsonl: the hostile text did not reach it, the test proves nothing")
 			}
 			assertInert(t, "export", string(output.Markdown(pa, output.MarkdownOptions{Now: time.Unix(0, 0)})))
 
@@ -317,6 +321,23 @@ func TestOneLineFieldsCannotStartALine(t *testing.T) {
 			if !json.Valid([]byte(l)) || strings.HasPrefix(l, "FORGEDLINE") {
 				t.Fatalf("jsonl line %d: %s", i+1, l)
 			}
+		}
+	}
+}
+
+// appendStrings writes every string in a decoded JSON value to b, one a
+// line.
+func appendStrings(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case string:
+		b.WriteString(x + "\n")
+	case map[string]any:
+		for _, e := range x {
+			appendStrings(b, e)
+		}
+	case []any:
+		for _, e := range x {
+			appendStrings(b, e)
 		}
 	}
 }

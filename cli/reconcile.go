@@ -271,9 +271,11 @@ func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "aipwatch: reconcile stopped before %s settled: nothing was submitted\n", safe.Line(o.actionID))
 		if jsonl { // the last line is the verdict object, as a follow stopped early writes it: pending
 			a.Stop()
-			if b, err := json.Marshal(a.Record()); err == nil {
-				fmt.Fprintf(stdout, "%s\n", b)
+			rec := a.Record()
+			if o.redact {
+				rec = output.RedactRecord(rec)
 			}
+			_ = output.WriteObject(stdout, rec)
 		}
 		return model.ExitPending
 	}
@@ -564,9 +566,8 @@ func printReconcile(o *options, jsonl bool, stdout io.Writer, a *model.Action, r
 			StoredStatus string              `json:"stored_status,omitempty"`
 			Meaning      string              `json:"meaning"`
 			Refused      bool                `json:"refused,omitempty"`
-		}{"reconcile", output.SafeRecord(v), r.Op, r.ActionID, r.shown(o.redact), r.StoredStatus, r.Meaning, r.Refused}
-		b, _ := json.Marshal(line)
-		fmt.Fprintf(stdout, "%s\n", b)
+		}{"reconcile", v, r.Op, r.ActionID, r.shown(o.redact), r.StoredStatus, r.Meaning, r.Refused}
+		_ = output.WriteObject(stdout, line)
 		return
 	}
 	fmt.Fprint(stdout, output.VerdictLine(a))

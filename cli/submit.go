@@ -320,7 +320,7 @@ func announce(o *options, mode string, stdout, stderr io.Writer, so *submitOptio
 		follow = "" // the demo's simulator stops with aipwatch: nothing to follow later
 	}
 	if mode == "jsonl" {
-		b, _ := json.Marshal(struct {
+		_ = output.WriteObject(stdout, struct {
 			Type           string `json:"type"`
 			ActionID       string `json:"action_id"`
 			IdempotencyKey string `json:"idempotency_key"`
@@ -328,7 +328,6 @@ func announce(o *options, mode string, stdout, stderr io.Writer, so *submitOptio
 			Journal        string `json:"journal"`
 			Follow         string `json:"follow"`
 		}{"submit", so.actionID, so.idempotencyKey, so.mode, jpath, follow})
-		fmt.Fprintf(stdout, "%s\n", b)
 		return
 	}
 	w := stdout

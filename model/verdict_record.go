@@ -12,7 +12,7 @@ type VerdictRecord struct {
 	FinishReason           string       `json:"finish_reason"`
 	ResponseID             string       `json:"response_id"`
 	ResponseStatus         string       `json:"response_status"`
-	Text                   string       `json:"text"`
+	Text                   string       `json:"text" jsonl:"text"` // multi-line: output keeps its newlines
 	Tools                  []ToolRecord `json:"tools"`
 	UnconfirmedToolEffects int          `json:"unconfirmed_tool_effects"`
 	Reasons                []string     `json:"reasons"`

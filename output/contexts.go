@@ -1,10 +1,7 @@
 package output
 
 import (
-	"encoding/json"
 	"io"
-
-	"aipwatch/safe"
 )
 
 // ContextRow is one context of `aipwatch contexts` (design §9): where its
@@ -27,9 +24,8 @@ type contextObject struct {
 }
 
 // WriteContextJSONL writes one context as a JSON line. The status may
-// carry a daemon's words: every field is one line through safe/.
+// carry a daemon's words: every field is one line (WriteObject).
 func WriteContextJSONL(w io.Writer, r ContextRow) {
-	_ = json.NewEncoder(w).Encode(contextObject{Type: "context", Name: safe.Line(r.Name), Current: r.Current,
-		URL: safe.Line(r.URL), TokenFile: safe.Line(r.TokenFile), CACert: safe.Line(r.CACert),
-		Reachable: r.Reachable, Status: safe.Line(r.Status)})
+	_ = WriteObject(w, contextObject{Type: "context", Name: r.Name, Current: r.Current,
+		URL: r.URL, TokenFile: r.TokenFile, CACert: r.CACert, Reachable: r.Reachable, Status: r.Status})
 }

@@ -3,7 +3,6 @@ package output
 import (
 	"strconv"
 
-	"aipwatch/model"
 	"aipwatch/safe"
 )
 
@@ -21,8 +20,8 @@ import (
 // as it encodes, in one pass. A field is one line (strField: an ID, a
 // status, a code, a cursor, an error's words) unless it is the assistant's
 // text (textField: newline and tab stay; such a field is tagged
-// jsonl:"text", which the tests read). The verdict object's strings take
-// the same two rules (SafeRecord).
+// jsonl:"text", which the tests read). The other objects are encoded by
+// reflection with the same two rules (jsonobject.go).
 
 // jsonLine is a line struct that encodes itself.
 type jsonLine interface {
@@ -109,26 +108,4 @@ func (l reconcileLine) appendJSON(b []byte) []byte {
 func (l errorLine) appendJSON(b []byte) []byte {
 	b = strField(objStart(b, l.Type), "code", l.Code)
 	return append(strField(b, "message", l.Message), '}')
-}
-
-// SafeRecord is the verdict object with every string neutralised as the
-// line encoders do it: one line each, the text multi-line. jsonl's last
-// line and reconcile's object are encoded from it.
-func SafeRecord(rec model.VerdictRecord) model.VerdictRecord {
-	for _, f := range []*string{&rec.Type, &rec.ActionID, &rec.Verdict, &rec.AIPStatus, &rec.ErrorCode,
-		&rec.Operation, &rec.FinishReason, &rec.ResponseID, &rec.ResponseStatus, &rec.Detail, &rec.Cursor} {
-		*f = safe.Line(*f)
-	}
-	rec.Text = safe.Text(rec.Text)
-	tools := make([]model.ToolRecord, len(rec.Tools))
-	for i, t := range rec.Tools {
-		tools[i] = model.ToolRecord{ID: safe.Line(t.ID), Name: safe.Line(t.Name), Status: safe.Line(t.Status)}
-	}
-	rec.Tools = tools
-	reasons := make([]string, len(rec.Reasons))
-	for i, r := range rec.Reasons {
-		reasons[i] = safe.Line(r)
-	}
-	rec.Reasons = reasons
-	return rec
 }

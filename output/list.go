@@ -2,7 +2,6 @@ package output
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -39,18 +38,18 @@ type listObject struct {
 	Journal      bool   `json:"journal"`
 }
 
-// WriteListJSONL writes one object per row.
+// WriteListJSONL writes one object per row (WriteObject neutralises its
+// strings).
 func WriteListJSONL(w io.Writer, rows []model.ActionRow, now time.Time) error {
-	enc := json.NewEncoder(w)
 	for i := range rows {
 		r := &rows[i]
-		o := listObject{Type: "action", ActionID: safe.Line(r.ActionID), CapabilityID: safe.Line(r.CapabilityID),
-			Endpoint: safe.Line(r.Endpoint()), Operation: safe.Line(r.Operation()), State: safe.Line(r.State),
-			QueuedState: safe.Line(r.QueuedState), ResultStatus: safe.Line(r.ResultStatus),
-			StartedAt: stamp(r.StartedAt), UpdatedAt: stamp(r.UpdatedAt), LeaseWorker: safe.Line(r.LeaseWorker),
+		o := listObject{Type: "action", ActionID: r.ActionID, CapabilityID: r.CapabilityID,
+			Endpoint: r.Endpoint(), Operation: r.Operation(), State: r.State,
+			QueuedState: r.QueuedState, ResultStatus: r.ResultStatus,
+			StartedAt: stamp(r.StartedAt), UpdatedAt: stamp(r.UpdatedAt), LeaseWorker: r.LeaseWorker,
 			LeaseExpires: stamp(r.LeaseExpires), LeaseStuck: r.LeaseStuck(now), Attempts: r.Attempts,
 			Listed: r.Listed, Journal: r.Journal}
-		if err := enc.Encode(o); err != nil {
+		if err := WriteObject(w, o); err != nil {
 			return err
 		}
 	}
