@@ -12,7 +12,9 @@ import (
 )
 
 // Phase is where the viewer is in the run of contract §2. It only colours
-// the live (unsettled) verdict; it never decides a settled one.
+// the live (unsettled) verdict; it never decides a settled one. It is
+// derived (Action.Phase): from the terminal frame (TerminalFrameSeen) and
+// the viewer's stop, each stored once.
 type Phase int
 
 const (
@@ -99,9 +101,12 @@ type Action struct {
 	pending int   // late chunks not yet applied to d
 	credit  int64 // rebuild budget, in chunk applications
 
-	Cursor            string
+	Cursor string
+	// TerminalFrameSeen: aip.stream.terminal arrived (the follow part is
+	// over). The one record of it: the phase and the connection's
+	// draining are read from it.
 	TerminalFrameSeen bool
-	Phase             Phase
+	stopped           bool // the viewer stopped (Stop)
 	Result            *ActionResult
 	Status            *ActionStatus
 	Cancel            CancelState
@@ -290,7 +295,7 @@ func (a *Action) sortedSeqs() []uint64 {
 // stopped: late chunks still pending are applied. The end of the follow
 // applies them too, at once (endOfInput), whether or not it settles.
 func (a *Action) sync() {
-	if a.pending > 0 && (a.Settled() || a.Phase == PhaseStopped) {
+	if a.pending > 0 && (a.Settled() || a.stopped) {
 		a.rebuild()
 		a.Version++
 	}
@@ -481,9 +486,6 @@ func (a *Action) SetCursor(c string) {
 // MarkTerminalFrame records aip.stream.terminal: the follow part is over.
 func (a *Action) MarkTerminalFrame() {
 	a.TerminalFrameSeen = true
-	if a.Phase == PhaseFollowing {
-		a.Phase = PhaseAwaitingResult
-	}
 	a.endOfInput()
 	a.Version++
 }
@@ -524,8 +526,20 @@ func (a *Action) endOfInput() {
 
 // Stop records that the viewer stops here; an unsettled verdict is pending.
 func (a *Action) Stop() {
-	a.Phase = PhaseStopped
+	a.stopped = true
 	a.Version++
+}
+
+// Phase is where the viewer is: stopped, else awaiting the result once
+// the terminal frame came, else following.
+func (a *Action) Phase() Phase {
+	switch {
+	case a.stopped:
+		return PhaseStopped
+	case a.TerminalFrameSeen:
+		return PhaseAwaitingResult
+	}
+	return PhaseFollowing
 }
 
 // ChunkCount is the number of distinct retained chunks.

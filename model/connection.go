@@ -9,7 +9,7 @@ const (
 	ConnConnecting   ConnPhase = iota // nothing connected yet
 	ConnLive                          // a follow connection is open
 	ConnReconnecting                  // it was lost: the next try is Wait after Since
-	ConnDraining                      // the terminal frame arrived: draining, then the result
+	ConnDraining                      // the terminal frame arrived: draining, then the result (read from Action.TerminalFrameSeen)
 	ConnOver                          // the run is over (done, or an error)
 )
 
@@ -39,8 +39,16 @@ type Connection struct {
 	Done     bool  // the run is over: nothing follows
 }
 
-// Connection returns the connection's state.
-func (a *Action) Connection() Connection { return a.conn }
+// Connection returns the connection's state. Once the terminal frame
+// came (TerminalFrameSeen, its one record) a run that is not over is
+// draining, then reading the result.
+func (a *Action) Connection() Connection {
+	c := a.conn
+	if a.TerminalFrameSeen && c.Phase != ConnOver {
+		c.Phase = ConnDraining
+	}
+	return c
+}
 
 // ConnAnswered records that aipd answered.
 func (a *Action) ConnAnswered() { a.conn.Answered = true }
@@ -99,9 +107,6 @@ func (a *Action) ConnData(at, arrived time.Time) {
 		c.LastLive = arrived
 	}
 }
-
-// ConnDrain records the terminal frame: draining, then the result.
-func (a *Action) ConnDrain() { a.conn.Phase = ConnDraining }
 
 // ConnFailed records that following cannot go on, because of err.
 func (a *Action) ConnFailed(err error) { a.conn.Phase, a.conn.Err = ConnOver, err }

@@ -35,7 +35,7 @@ func TestConnectionState(t *testing.T) {
 	if c := a.Connection(); c.Resumes != 2 || c.Attempt != 3 || !c.LastLive.Equal(t0.Add(time.Second)) {
 		t.Fatalf("resumes: %+v", c)
 	}
-	a.ConnDrain()
+	a.MarkTerminalFrame()
 	if c := a.Connection(); c.Phase != ConnDraining {
 		t.Fatalf("drain: %+v", c)
 	}
@@ -43,5 +43,26 @@ func TestConnectionState(t *testing.T) {
 	a.ConnDone()
 	if c := a.Connection(); c.Phase != ConnOver || !c.Done || c.Err != nil || a.Version != v {
 		t.Fatalf("done: %+v (version %d, was %d: the connection draws no transcript)", c, a.Version, v)
+	}
+}
+
+// The terminal frame is stored once (TerminalFrameSeen): the phase, the
+// connection's draining and the live verdict all read it, so they cannot
+// disagree, however it was set; a stop wins over it, an end of the run
+// too.
+func TestTerminalFrameIsOneFact(t *testing.T) {
+	a := NewAction("act_t")
+	a.ConnOpened(1, false, t0)
+	a.TerminalFrameSeen = true // as a record or a replay might restore it
+	if a.Phase() != PhaseAwaitingResult || a.Connection().Phase != ConnDraining || a.Verdict().Word != LiveAwaitingResult {
+		t.Fatalf("phase %v, connection %v, verdict %q", a.Phase(), a.Connection().Phase, a.Verdict().Word)
+	}
+	a.ConnDone()
+	if a.Connection().Phase != ConnOver {
+		t.Fatalf("a run that is over is not draining: %v", a.Connection().Phase)
+	}
+	a.Stop()
+	if a.Phase() != PhaseStopped || a.Verdict().Word != VerdictPending {
+		t.Fatalf("after a stop: phase %v, verdict %q", a.Phase(), a.Verdict().Word)
 	}
 }

@@ -180,10 +180,10 @@ func (a *Action) decide() Verdict {
 func (a *Action) liveVerdict() Verdict {
 	v := Verdict{}
 	switch {
-	case a.Phase == PhaseStopped:
+	case a.stopped:
 		v.Word = VerdictPending
 		v.Reasons = []string{"viewer stopped before the action settled"}
-	case a.Phase == PhaseAwaitingResult || a.TerminalFrameSeen:
+	case a.TerminalFrameSeen:
 		v.Word = LiveAwaitingResult
 	default:
 		v.Word = LiveFollowing

@@ -278,8 +278,8 @@ func TestVerdictLive(t *testing.T) {
 		t.Fatalf("after the chunks: %+v", v)
 	}
 	a.MarkTerminalFrame()
-	if a.Phase != PhaseAwaitingResult {
-		t.Fatalf("phase %v", a.Phase)
+	if a.Phase() != PhaseAwaitingResult {
+		t.Fatalf("phase %v", a.Phase())
 	}
 	if v := a.Verdict(); v.Word != LiveAwaitingResult || v.Final {
 		t.Fatalf("after the terminal frame: %+v", v)

@@ -34,9 +34,8 @@ func ApplyAt(a *model.Action, m Msg, now time.Time) bool {
 		a.ConnData(stamp(m.At), now)
 	case TerminalMsg:
 		a.ConnAnswered()
-		a.ConnDrain()
 		a.SetCursor(m.Cursor)
-		a.MarkTerminalFrame()
+		a.MarkTerminalFrame() // the connection reads draining from it
 		a.Log(model.Happening{At: stamp(m.At), Kind: model.HapTerminal, Cursor: m.Cursor})
 	case ResultMsg:
 		a.ConnAnswered()

@@ -274,7 +274,7 @@ func (b *statusBar) cost(in *barInput, short bool) string {
 	if a.ChunkCount() == 0 {
 		return ""
 	}
-	if !in.verdict.Final && !in.runDone && in.fatal == nil && a.Phase != model.PhaseStopped {
+	if !in.verdict.Final && !in.runDone && in.fatal == nil && a.Phase() != model.PhaseStopped {
 		return a.RateLine()
 	}
 	if short {

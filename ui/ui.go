@@ -157,7 +157,7 @@ func (m *Model) Close() {
 
 // finish records that the viewer stops here.
 func (m *Model) finish() {
-	if !m.action.Settled() && m.action.Phase != model.PhaseStopped {
+	if !m.action.Settled() && m.action.Phase() != model.PhaseStopped {
 		m.action.Stop()
 	}
 }
