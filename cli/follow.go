@@ -307,7 +307,7 @@ func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Read
 		a.Stop()
 	}
 	// The transcript stayed on the alt screen; what remains is the verdict.
-	fmt.Fprint(stdout, output.CancelLine(a)+output.ClosingLines(a, o.redact)+storedLines(a))
+	fmt.Fprint(stdout, output.ClosingLines(a, o.redact, true))
 	return a, exitCode(o, a, stdout)
 }
 

@@ -416,18 +416,6 @@ func reconcilerFor(o *options) ui.ReconcileFunc {
 	}
 }
 
-// storedLines are the reconcile reads the TUI logged, for the closing
-// lines after the verdict.
-func storedLines(a *model.Action) string {
-	var b strings.Builder
-	for _, h := range a.Timeline() {
-		if h.Kind == model.HapReconcile {
-			b.WriteString(safe.Line(h.Detail) + "\n")
-		}
-	}
-	return b.String()
-}
-
 // doRead submits the read once (journalled first, with its own ID) and
 // interprets the reply. It never retries.
 func doRead(ctx context.Context, o *options, client *stream.Client, jpath string, p readPlan) reconcileResult {

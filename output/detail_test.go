@@ -97,3 +97,22 @@ func TestTimestamps(t *testing.T) {
 		t.Errorf("the verdict object got an at key: %s", lines[len(lines)-1])
 	}
 }
+
+// One builder of the closing lines: after the TUI they are plain's closing
+// lines with the cancel's outcome first and the reconcile reads after the
+// verdict (plain printed the cancel as it came; it has no reconcile key).
+func TestClosingLinesOnePlace(t *testing.T) {
+	var buf bytes.Buffer
+	a := drive(NewPlain(&buf, Options{}), chatTurn(time.Unix(0, 0)))
+	plain := ClosingLines(a, false, false)
+	if !strings.HasSuffix(buf.String(), plain) || !strings.Contains(plain, "verdict: verified") {
+		t.Fatalf("plain's Finish did not end on the closing lines %q:\n%s", plain, buf.String())
+	}
+	a.RequestCancel("test", time.Unix(1, 0))
+	a.Log(model.Happening{Kind: model.HapReconcile, Detail: "stored: completed\x1b[2J"})
+	screen := ClosingLines(a, false, true)
+	cancel := "cancel: " + a.CancelOutcome() + "\n"
+	if want := cancel + ClosingLines(a, false, false) + "stored: completed␛[2J\n"; screen != want {
+		t.Fatalf("after the TUI:\n%q\nwant\n%q", screen, want)
+	}
+}

@@ -162,18 +162,27 @@ func (p *Plain) Finish(a *model.Action, err error) {
 		p.end()
 		return
 	}
-	p.write(closingLines(a, p.opts.Redact))
+	p.write(closingLines(a, p.opts.Redact, false))
 	p.end()
 }
 
 // ClosingLines end a settled or stopped run, in plain and in what the TUI
-// leaves once its alt screen is gone: what reconciling advises, why the
-// the turn cost (costLine), why the action ended (detailLine, kept just
-// before the verdict), and the verdict line.
-func ClosingLines(a *model.Action, redact bool) string { return closingLines(a, redact).String() }
+// leaves once its alt screen is gone (screen): what reconciling advises,
+// what the turn cost (costLine), why the action ended (detailLine, kept
+// just before the verdict), and the verdict line. After the TUI they start
+// with the cancel's outcome and end with the reconcile reads it made (R),
+// which plain, having no such key, printed as they came or never had. The
+// one builder of them: plain's Finish and the TUI's exit call it.
+func ClosingLines(a *model.Action, redact, screen bool) string {
+	return closingLines(a, redact, screen).String()
+}
 
-func closingLines(a *model.Action, redact bool) safe.Str {
-	return safe.Join([]safe.Str{reconcileLines(a, redact), costLine(a), detailLine(a, redact), verdictLine(a)}, "")
+func closingLines(a *model.Action, redact, screen bool) safe.Str {
+	lines := []safe.Str{reconcileLines(a, redact), costLine(a), detailLine(a, redact), verdictLine(a)}
+	if screen {
+		lines = append([]safe.Str{cancelLine(a)}, append(lines, storedLines(a))...)
+	}
+	return safe.Join(lines, "")
 }
 
 // costLine is what the turn cost (design §4, model.CostLine): "2,052
@@ -184,6 +193,18 @@ func costLine(a *model.Action) safe.Str {
 		return safe.Str{}
 	}
 	return safe.Sprintf("%s\n", a.Cost())
+}
+
+// storedLines are the reconcile reads the TUI logged (a read's outcome
+// line, model.HapReconcile), after the verdict it leaves unchanged.
+func storedLines(a *model.Action) safe.Str {
+	var lines []safe.Str
+	for _, h := range a.Timeline() {
+		if h.Kind == model.HapReconcile {
+			lines = append(lines, safe.Sprintf("%s\n", h.Detail))
+		}
+	}
+	return safe.Join(lines, "")
 }
 
 // VerdictLine is the last line of plain (and of the TUI once it exits):
@@ -199,15 +220,15 @@ func verdictLine(a *model.Action) safe.Str {
 	return safe.Sprintf("verdict: %s (%s)\n", v.Word, safe.Join(reasons, ", "))
 }
 
-// CancelLine is "cancel: <outcome>\n" when a cancel was asked for
+// cancelLine is "cancel: <outcome>\n" when a cancel was asked for
 // (model.Action.CancelOutcome, the line plain prints as it changes), for
 // the closing lines of the TUI: a late cancel says "too late" there too.
-func CancelLine(a *model.Action) string {
+func cancelLine(a *model.Action) safe.Str {
 	c := a.CancelOutcome()
 	if c == "" {
-		return ""
+		return safe.Str{}
 	}
-	return safe.Sprintf("cancel: %s\n", c).String()
+	return safe.Sprintf("cancel: %s\n", c)
 }
 
 // detailLine is the one line that says why an unverified action ended
