@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,8 +9,6 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -33,6 +30,15 @@ type Fleet struct {
 	url       string
 	ctx       context.Context
 	stop      context.CancelFunc
+	// The settled past (history.go) and what a restart with a new store
+	// left of the log: members' events before liveFloor are gone.
+	hist      history
+	liveFloor int
+	restarts  int // RestartLog calls: a follow ends at the next
+	// Opened history actions, newest last (histRoute).
+	histOpen []histServer
+
+	stats fleetStats
 }
 
 // FleetKnobs are the daemon-wide settings of a Fleet.
@@ -47,6 +53,26 @@ type FleetKnobs struct {
 	// PollInterval and KeepaliveInterval pace the global follow (0 = 500 ms
 	// and 15 s, as the action follow).
 	PollInterval, KeepaliveInterval time.Duration
+	// History is the settled past before the members (history.go): the
+	// list's first rows and the global log's first events.
+	History History
+	// EventCursors is the global log's cursor store: CursorsMemory (the
+	// default), or CursorsPostgres, which refuses every cursor it is given
+	// back (aip-daemon-behaviour A2): a head seek is refused.
+	EventCursors string
+	// PastHeadEmpty answers a global-log cursor past the head with an
+	// empty page (follow: frames from the head) and the head's cursor,
+	// instead of 400 stream.cursor_expired: the other reading of the
+	// spec's open point 9, which the daemon's source ruled out; kept so
+	// that a client handles both.
+	PastHeadEmpty bool
+
+	// Faults no daemon is known to have, for the client to survive:
+	// TotalSizeSkew is added to every list page's total_size (a total
+	// that lies); ListCursorsBackwards makes every list page's cursor
+	// point before the page instead of after it.
+	TotalSizeSkew        int
+	ListCursorsBackwards bool
 }
 
 // Member is one action of a Fleet: a scenario with its knobs (Knobs.ActionID
@@ -67,7 +93,13 @@ func NewFleet(k FleetKnobs, members ...Member) (*Fleet, error) {
 	if k.KeepaliveInterval <= 0 {
 		k.KeepaliveInterval = 15 * time.Second
 	}
-	f := &Fleet{k: k, byID: map[string]*Server{}}
+	if k.EventCursors == "" {
+		k.EventCursors = CursorsMemory
+	}
+	if k.EventCursors != CursorsMemory && k.EventCursors != CursorsPostgres {
+		return nil, errors.New("sim: EventCursors must be memory or postgres")
+	}
+	f := &Fleet{k: k, byID: map[string]*Server{}, hist: newHistory(k.History, time.Now())}
 	f.ctx, f.stop = context.WithCancel(context.Background())
 	for _, m := range members {
 		kn := m.Knobs
@@ -105,12 +137,31 @@ func ConsoleFleet(speed float64) (*Fleet, error) {
 	)
 }
 
+// ProductionFleet stands for a daemon that has run for a while: the
+// settled history h (generated when read, history.go) before two live
+// actions, one synchronous streaming (seen only on the global log until it
+// settles, §2.1) and one async running. The live IDs are ProductionLive.
+func ProductionFleet(speed float64, h History) (*Fleet, error) {
+	return NewFleet(FleetKnobs{GlobalEvents: true, History: h},
+		Member{"long", Knobs{Speed: speed, ActionID: ProductionLive[0]}},
+		Member{"async-long", Knobs{Speed: speed, ActionID: ProductionLive[1]}},
+	)
+}
+
+// ProductionLive are the live actions of ProductionFleet: the synchronous
+// stream, then the async one.
+var ProductionLive = [2]string{"act_sim_live_sync_stream", "act_sim_live_async_worker"}
+
 // Actions are the hosted actions, in the order given.
 func (f *Fleet) Actions() []*Server { return slices.Clone(f.members) }
 
 // Start listens on 127.0.0.1:0, starts every action and serves.
-func (f *Fleet) Start() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func (f *Fleet) Start() (string, error) { return f.Listen("127.0.0.1:0") }
+
+// Listen listens on addr, starts every action and serves; it returns the
+// base URL.
+func (f *Fleet) Listen(addr string) (string, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", err
 	}
@@ -119,6 +170,7 @@ func (f *Fleet) Start() (string, error) {
 	mux.HandleFunc("GET /aip/v1/events", f.handleEvents)
 	mux.HandleFunc("POST /aip/v1/actions", f.handleSubmit)
 	mux.HandleFunc("POST /aip/v1/messages", f.handleSubmit)
+	mux.HandleFunc("GET /sim/stats", f.handleStats)
 	handlers := map[string]http.Handler{}
 	for _, s := range f.members {
 		handlers[s.ActionID()] = s.Handler()
@@ -148,6 +200,9 @@ func (f *Fleet) Start() (string, error) {
 func (f *Fleet) route(handlers map[string]http.Handler, w http.ResponseWriter, r *http.Request) {
 	h, ok := handlers[r.PathValue("id")]
 	if !ok {
+		h = f.histRoute(r.PathValue("id"))
+	}
+	if h == nil {
 		h = handlers[f.members[0].ActionID()]
 	}
 	h.ServeHTTP(w, r)
@@ -173,71 +228,13 @@ func (f *Fleet) Close() {
 	for _, s := range f.members {
 		s.Close()
 	}
-}
-
-// ---- GET /aip/v1/actions (§2.1) ----
-
-// handleList is action_list_for_actor: rows only for actions with a queue
-// record or a stored result (a live synchronous action is not listed),
-// states computed without chunks, ordered by updated_at ascending, offset
-// paging with an `offset:<n>` cursor omitted on the last page, limit clamped
-// to 1..1000 (default 100), exact filters on state and capability_id.
-func (f *Fleet) handleList(w http.ResponseWriter, r *http.Request) {
-	if perr := f.auth.authorize(r); perr != nil {
-		f.auth.writeError(w, perr)
-		return
+	f.mu.Lock()
+	opened := f.histOpen
+	f.histOpen = nil
+	f.mu.Unlock()
+	for _, h := range opened {
+		h.s.Close()
 	}
-	q := r.URL.Query()
-	limit := 100
-	if q.Has("limit") {
-		n, err := strconv.ParseUint(q.Get("limit"), 10, 32)
-		if err != nil {
-			queryError(w, "limit: invalid digit found in string")
-			return
-		}
-		limit = int(min(max(n, 1), 1000))
-	}
-	offset := 0
-	if c := q.Get("cursor"); c != "" {
-		n, err := strconv.Atoi(strings.TrimPrefix(c, "offset:"))
-		if !strings.HasPrefix(c, "offset:") || err != nil || n < 0 {
-			f.auth.writeError(w, &protoErr{Code: "query.invalid_cursor", Message: "action list cursor must be offset:<n>",
-				Category: "permanent", Details: o("cursor", c), Source: runtimeSource()})
-			return
-		}
-		offset = n
-	}
-	var rows []listRow
-	for _, s := range f.members {
-		s.mu.Lock()
-		recorded := s.recordedLocked()
-		state := s.stateLocked(false)
-		updated := s.updatedAt
-		s.mu.Unlock()
-		if recorded {
-			v, _, _ := s.statusObj(s.ActionID(), false)
-			rows = append(rows, listRow{v: v, updated: updated, state: state, capability: "cap:hermes_agent:" + simEndpoint + ":" + s.sc.operation})
-		}
-		rows = append(rows, s.readRows()...) // open point 5
-	}
-	rows = slices.DeleteFunc(rows, func(r listRow) bool {
-		return (q.Get("state") != "" && q.Get("state") != r.state) || (q.Get("capability_id") != "" && q.Get("capability_id") != r.capability)
-	})
-	// Ordered by updated_at as a time (the spec's "Also" list: a string
-	// sort misorders sub-second times).
-	slices.SortStableFunc(rows, func(a, b listRow) int { return a.updated.Compare(b.updated) })
-	total := len(rows)
-	from := min(offset, total)
-	to := min(from+limit, total)
-	actions := make([]any, 0, to-from)
-	for _, rw := range rows[from:to] {
-		actions = append(actions, rw.v)
-	}
-	list := o("actions", actions, "total_size", total)
-	if to < total {
-		list = append(list, kv{"cursor", "offset:" + strconv.Itoa(to)})
-	}
-	writeJSON(w, http.StatusOK, compact(o("action_list", list)))
 }
 
 // listRow is one row of the action list and what it is filtered and
@@ -273,126 +270,4 @@ func (f *Fleet) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	target.Handler().ServeHTTP(w, r)
-}
-
-// ---- GET /aip/v1/events (§2.2) ----
-
-// globalEvent is one event of the merged log.
-type globalEvent struct {
-	s *Server
-	e eventRec
-}
-
-// log is the daemon's global event log: every action's events in the order
-// they happened; its cursors are evt_cursor_<offset>.
-func (f *Fleet) log() []globalEvent {
-	var all []globalEvent
-	for _, s := range f.members {
-		s.mu.Lock()
-		for _, e := range s.events {
-			all = append(all, globalEvent{s, e})
-		}
-		s.mu.Unlock()
-	}
-	slices.SortStableFunc(all, func(a, b globalEvent) int { return a.e.at.Compare(b.e.at) })
-	return all
-}
-
-// handleEvents is the global log: a JSON page, or with follow=true an SSE
-// stream of event frames and cursor frames that never ends with a terminal
-// frame. It needs the scope events:read:any (FleetKnobs.GlobalEvents).
-func (f *Fleet) handleEvents(w http.ResponseWriter, r *http.Request) {
-	if perr := f.auth.authorize(r); perr != nil {
-		f.auth.writeError(w, perr)
-		return
-	}
-	if !f.k.GlobalEvents {
-		f.auth.writeError(w, &protoErr{Code: "auth.not_authorized", Message: "missing scope events:read:any",
-			Category: "auth", Source: o("component", "aip.server.native_http")})
-		return
-	}
-	q := r.URL.Query()
-	limit := 100
-	if n, err := strconv.ParseUint(q.Get("limit"), 10, 32); err == nil {
-		limit = int(min(max(n, 1), 1000))
-	}
-	var kinds []string
-	for _, k := range strings.Split(q.Get("kinds")+","+q.Get("kind"), ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			kinds = append(kinds, k)
-		}
-	}
-	cur := q.Get("cursor")
-	if cur == "" {
-		cur = strings.TrimSpace(r.Header.Get("Last-Event-ID"))
-	}
-	off := 0
-	if cur != "" {
-		n, err := strconv.Atoi(strings.TrimPrefix(cur, "evt_cursor_"))
-		if !strings.HasPrefix(cur, "evt_cursor_") || err != nil || n < 0 {
-			f.auth.writeError(w, &protoErr{Code: "query.invalid_cursor", Message: "invalid event cursor",
-				Category: "permanent", Details: o("cursor", cur, "expected_prefix", "evt_cursor_"), Source: runtimeSource()})
-			return
-		}
-		off = n
-	}
-	page := func(off int) ([]globalEvent, int) {
-		all := f.log()
-		var out []globalEvent
-		i := min(off, len(all))
-		for ; i < len(all) && len(out) < limit; i++ {
-			if len(kinds) == 0 || slices.Contains(kinds, all[i].e.kind) {
-				out = append(out, all[i])
-			}
-		}
-		return out, i
-	}
-	if q.Get("follow") != "true" {
-		evs, next := page(off)
-		w.Header().Set("Content-Type", "application/json")
-		bw := bufio.NewWriter(w)
-		_, _ = bw.WriteString(`{"event_stream":{"events":[`)
-		for i, ge := range evs {
-			if i > 0 {
-				_ = bw.WriteByte(',')
-			}
-			_, _ = bw.Write(ge.s.appendEventJSON(nil, &ge.e))
-		}
-		_, _ = bw.WriteString(`],"next_cursor":"evt_cursor_` + strconv.Itoa(next) + `"}}`)
-		_ = bw.Flush()
-		return
-	}
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	defer context.AfterFunc(f.ctx, cancel)()
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	fk := Knobs{KeepaliveInterval: f.k.KeepaliveInterval}
-	fw := &frameWriter{ctx: ctx, w: w, rc: http.NewResponseController(w), k: &fk, last: time.Now()}
-	if fw.flush() != nil {
-		return
-	}
-	for {
-		evs, next := page(off)
-		for _, ge := range evs {
-			fw.scratch = ge.s.appendEventJSON(fw.scratch[:0], &ge.e)
-			if fw.item(ge.e.kind, "event", fw.scratch, ge.s.eventID(&ge.e)) != nil {
-				return
-			}
-		}
-		if next != off {
-			c := "evt_cursor_" + strconv.Itoa(next)
-			if fw.frame("aip.stream.cursor", `{"next_cursor":"`+c+`"}`, c) != nil {
-				return
-			}
-		}
-		if fw.flush() != nil {
-			return
-		}
-		if len(evs) == 0 && fw.idle(f.k.PollInterval, true) != nil {
-			return
-		}
-		off = next
-	}
 }

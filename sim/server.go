@@ -207,18 +207,23 @@ func (s *Server) appendEventJSON(b []byte, e *eventRec) []byte {
 	if e.json != nil {
 		return append(b, e.json...)
 	}
+	return appendChunkEventJSON(b, s.actionID, e.seq, e.chunkKind, e.at)
+}
+
+// appendChunkEventJSON appends the Event of a chunk (aip-wire.md §6).
+func appendChunkEventJSON(b []byte, actionID string, seq uint64, kind string, at time.Time) []byte {
 	b = append(b, `{"id":"`...)
-	b = append(b, chunkEventID(s.actionID, e.seq)...)
+	b = append(b, chunkEventID(actionID, seq)...)
 	b = append(b, `","kind":"aip.stream.chunk","occurred_at":"`...)
-	b = e.at.AppendFormat(b, time.RFC3339Nano)
+	b = at.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","action_id":`...)
-	b = appendCompactString(b, s.actionID)
+	b = appendCompactString(b, actionID)
 	b = append(b, `,"data":{"action_id":`...)
-	b = appendCompactString(b, s.actionID)
+	b = appendCompactString(b, actionID)
 	b = append(b, `,"sequence":`...)
-	b = strconv.AppendUint(b, e.seq, 10)
+	b = strconv.AppendUint(b, seq, 10)
 	b = append(b, `,"kind":`...)
-	b = appendCompactString(b, e.chunkKind)
+	b = appendCompactString(b, kind)
 	return append(b, "}}"...)
 }
 

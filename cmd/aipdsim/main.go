@@ -49,6 +49,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&k.ResultNotReady, "result-not-ready", 0, "answer the first N result reads after settle with 503 action.result_not_ready")
 	fs.BoolVar(&k.Finished, "finished", false, "the script is already complete when the server starts")
 	fs.IntVar(&k.FirehoseN, "firehose-n", 0, fmt.Sprintf("deltas of the firehose scenario (default %d)", sim.DefaultFirehoseN))
+	fleet := fs.String("fleet", "", "serve a daemon of several actions instead of one scenario: console (the console demo's) or production (settled history and two live actions)")
+	var h sim.History
+	fs.IntVar(&h.Actions, "history-actions", 100_000, "with --fleet=production: settled actions before the live ones")
+	fs.Int64Var(&h.Events, "history-events", 10_000_000, "with --fleet=production: events of those actions in the global log")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: aipdsim [flags]\n\nA simulated aipd hosting one action that plays a scripted Hermes turn.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -81,6 +85,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	if *fleet != "" {
+		return serveFleet(*fleet, h, k.Speed, *listen, stdout, stderr)
+	}
 	s, err := sim.New(*scenario, k)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipdsim: %v\n", err)
@@ -105,6 +112,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "url: %s\naction: %s\n", url, s.ActionID())
 	<-ctx.Done()
 	s.Close()
+	return 0
+}
+
+// serveFleet serves a fleet until SIGINT or SIGTERM; GET /sim/stats
+// counts what clients read of the daemon-wide routes.
+func serveFleet(name string, h sim.History, speed float64, addr string, stdout, stderr io.Writer) int {
+	var f *sim.Fleet
+	var err error
+	switch name {
+	case "console":
+		f, err = sim.ConsoleFleet(speed)
+	case "production":
+		f, err = sim.ProductionFleet(speed, h)
+	default:
+		err = fmt.Errorf("--fleet is console or production, not %q", name)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "aipdsim: %v\n", err)
+		return 2
+	}
+	defer f.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	url, err := f.Listen(addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "aipdsim: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "url: %s\n", url)
+	for _, s := range f.Actions() {
+		fmt.Fprintf(stdout, "action: %s\n", s.ActionID())
+	}
+	<-ctx.Done()
 	return 0
 }
 

@@ -19,7 +19,7 @@ func TestUsage(t *testing.T) {
 		!strings.Contains(errb.String(), "-firehose-n") {
 		t.Fatalf("--help: rc %d\n%s", rc, errb.String())
 	}
-	for _, args := range [][]string{{"--scenario", "nope"}, {"extra"}, {"--speed", "fast"}} {
+	for _, args := range [][]string{{"--scenario", "nope"}, {"extra"}, {"--speed", "fast"}, {"--fleet", "nope"}} {
 		if rc := run(args, &out, &errb); rc != 2 {
 			t.Fatalf("%v: rc %d", args, rc)
 		}
