@@ -24,8 +24,14 @@ type globalLog struct {
 func (g *globalLog) start(t *testing.T, cfg Config) *Client {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/aip/v1/events" || r.URL.Query().Get("follow") != "true" {
+		if r.URL.Path != "/aip/v1/events" {
 			http.NotFound(w, r)
+			return
+		}
+		if r.URL.Query().Get("follow") != "true" {
+			// The head seek (globalhead.go): an empty log, joined at 0.
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"event_stream":{"events":[],"next_cursor":"evt_cursor_0"}}`)
 			return
 		}
 		g.mu.Lock()

@@ -207,30 +207,41 @@ type GlobalLinkMsg struct {
 	Cause  string
 }
 
+// GlobalProgressMsg: the global-log follow is catching up to the head
+// (design §7): Read positions (or events, when the cursors are not
+// positions) of Of (0 = unknown) since it started reading; FromStart: the
+// daemon refused the seek, so the log is read from its beginning (only
+// the last window of events is kept). GlobalLinkMsg{Live} ends it.
+type GlobalProgressMsg struct {
+	Read, Of  int64
+	FromStart bool
+}
+
 // DoneMsg: the run is over (the result and the final status were read, or
 // an ErrorMsg was sent, or the context ended). Nothing follows it.
 type DoneMsg struct{}
 
-func (StatusMsg) streamMsg()       {}
-func (ModeMsg) streamMsg()         {}
-func (ConnectedMsg) streamMsg()    {}
-func (ReconnectingMsg) streamMsg() {}
-func (RestartMsg) streamMsg()      {}
-func (NoRecordMsg) streamMsg()     {}
-func (CursorFreeMsg) streamMsg()   {}
-func (ResultWaitMsg) streamMsg()   {}
-func (UnsettledMsg) streamMsg()    {}
-func (BatchMsg) streamMsg()        {}
-func (CursorMsg) streamMsg()       {}
-func (LivenessMsg) streamMsg()     {}
-func (TerminalMsg) streamMsg()     {}
-func (ResultMsg) streamMsg()       {}
-func (CancelMsg) streamMsg()       {}
-func (ErrorMsg) streamMsg()        {}
-func (BadFrameMsg) streamMsg()     {}
-func (DoneMsg) streamMsg()         {}
-func (GlobalEventsMsg) streamMsg() {}
-func (GlobalLinkMsg) streamMsg()   {}
+func (StatusMsg) streamMsg()         {}
+func (ModeMsg) streamMsg()           {}
+func (ConnectedMsg) streamMsg()      {}
+func (ReconnectingMsg) streamMsg()   {}
+func (RestartMsg) streamMsg()        {}
+func (NoRecordMsg) streamMsg()       {}
+func (CursorFreeMsg) streamMsg()     {}
+func (ResultWaitMsg) streamMsg()     {}
+func (UnsettledMsg) streamMsg()      {}
+func (BatchMsg) streamMsg()          {}
+func (CursorMsg) streamMsg()         {}
+func (LivenessMsg) streamMsg()       {}
+func (TerminalMsg) streamMsg()       {}
+func (ResultMsg) streamMsg()         {}
+func (CancelMsg) streamMsg()         {}
+func (ErrorMsg) streamMsg()          {}
+func (BadFrameMsg) streamMsg()       {}
+func (DoneMsg) streamMsg()           {}
+func (GlobalEventsMsg) streamMsg()   {}
+func (GlobalLinkMsg) streamMsg()     {}
+func (GlobalProgressMsg) streamMsg() {}
 
 // Frame is one SSE frame exactly as received (Config.OnFrame, for
 // --record): its event name, its own id (never inherited from an earlier
