@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -33,40 +32,67 @@ const demoConsole = "console"
 var listIgnores = []string{"cursor", "cancel", "notify", "reason", "timestamps", "record", "replay", "speed", "export",
 	"raw-cap-mib", "appear-timeout", "stall-timeout"}
 
-// runList is `aipwatch ls [--state S] [--capability C] [--limit N]`.
+// lsFlags are the flags of ls itself.
+type lsFlags struct {
+	states     []string // --state, repeatable: each adds a state
+	capability string
+	limit      int
+	since      time.Duration
+	all        bool
+}
+
+// defaultListLimit is how many rows ls prints without --limit, --since or
+// --all: the most recent (design §7).
+const defaultListLimit = 100
+
+// runList is `aipwatch ls [--state S]… [--capability C] [--limit N | --all] [--since D]`.
 func runList(args []string, stdout, stderr io.Writer, getenv func(string) string, keys Keys) int {
 	o := &options{keys: keys}
 	fs := newFlagSet(o, stderr)
-	var q stream.ListQuery
-	fs.StringVar(&q.State, "state", "", "only actions in this `STATE` (queued, running, completed, failed, cancelled, dead_lettered, …)")
-	fs.StringVar(&q.CapabilityID, "capability", "", "only actions of this `CAPABILITY_ID` (cap:hermes_agent:ENDPOINT:OPERATION)")
-	fs.IntVar(&q.Limit, "limit", 0, "at most `N` actions (0 = all)")
+	var lf lsFlags
+	fs.StringArrayVar(&lf.states, "state", nil, "only actions in this `STATE` (queued, running, completed, failed, cancelled, dead_lettered, …); repeat it for several")
+	fs.StringVar(&lf.capability, "capability", "", "only actions of this `CAPABILITY_ID` (cap:hermes_agent:ENDPOINT:OPERATION)")
+	fs.IntVar(&lf.limit, "limit", defaultListLimit, "the `N` most recently updated actions (with --since: at most N)")
+	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h), all of them unless --limit is given")
+	fs.BoolVar(&lf.all, "all", false, "every action of the daemon's list, newest first, printed page by page as it is read (on a daemon with a long history: one request per 1,000 rows)")
 	hideFlags(fs, listIgnores) // the flags of following one action
 	demo := fs.Lookup("demo")
 	demo.Usage, demo.NoOptDefVal = "list the actions of the `console` demo's simulated daemon", demoConsole
 	fs.Usage = func() {}
 	err := fs.Parse(args)
 	if err == nil && fs.NArg() > 0 {
-		err = output.UsageError("it takes no arguments (filters are flags: --state, --capability, --limit)")
+		err = output.UsageError("it takes no arguments (filters are flags: --state, --capability, --since, --limit, --all)")
 	}
 	if name := notTaken(fs, listIgnores); err == nil && name != "" {
 		err = output.UsageError("--" + name + " does not apply to ls")
 	}
-	if err == nil && o.demo != "" && o.demo != demoConsole {
+	limitSet := fs.Changed("limit")
+	switch {
+	case err != nil:
+	case o.demo != "" && o.demo != demoConsole:
 		err = output.UsageError("ls --demo lists the console demo's daemon: --demo or --demo=" + demoConsole)
+	case lf.limit <= 0:
+		err = output.UsageError("--limit takes a number of actions above 0 (every action: --all)")
+	case lf.all && limitSet:
+		err = output.UsageError("--all prints every action: it takes no --limit")
+	case fs.Changed("since") && lf.since <= 0:
+		err = output.UsageError("--since takes a duration above 0, such as 15m or 24h")
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch ls: %s\n", safe.Line(err.Error()))
 		return model.ExitUsage
 	}
 	if o.help {
-		fmt.Fprint(stdout, "Usage: aipwatch ls [flags]\n\nList the daemon's actions, newest first (a synchronous action appears only\nonce it has settled).\n\nFlags:\n")
+		fmt.Fprint(stdout, "Usage: aipwatch ls [flags]\n\nList the daemon's most recently updated actions, newest first (a synchronous\naction appears only once it has settled).\n\nFlags:\n")
 		fmt.Fprint(stdout, flagHelp(fs))
 		return 0
 	}
 	if o.version {
 		fmt.Fprint(stdout, versionText())
 		return 0
+	}
+	if lf.all || (lf.since > 0 && !limitSet) {
+		lf.limit = 0 // no bound
 	}
 	applyEnv(o, getenv)
 	stop, ok := consoleDemo(o, stderr)
@@ -82,9 +108,16 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	list, err := client.List(ctx, q)
+	ctx := context.Background()
+	if lf.limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+	}
+	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), output.NewListWriter(stdout, o.output == "jsonl", time.Now(), termWidth(stdout)))
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "aipwatch ls: %s\n", safe.Line(n))
+	}
 	if err != nil {
 		code := fail(o, stdout, stderr, err)
 		if o.output != "jsonl" {
@@ -92,29 +125,69 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 		}
 		return code
 	}
-	fleet := model.NewFleet()
-	fleet.SetList(list)
-	ids := journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) })
-	if q.State != "" || q.CapabilityID != "" || q.Limit > 0 {
-		// The daemon filtered: a journal action it did not list cannot be
-		// said to match; only the listed ones are marked.
-		listed := make(map[string]bool, len(list))
-		for _, st := range list {
-			listed[st.ActionID] = true
-		}
-		ids = slices.DeleteFunc(ids, func(id string) bool { return !listed[id] })
-	}
-	fleet.MarkJournal(ids)
-	rows := fleet.Rows(model.Filter{})
-	if o.output == "jsonl" {
-		err = output.WriteListJSONL(stdout, rows, time.Now())
-	} else {
-		err = output.WriteListTableWidth(stdout, rows, time.Now(), termWidth(stdout))
-	}
-	if err != nil {
-		return model.ExitError
-	}
 	return 0
+}
+
+// listRows prints the rows ls asked for, newest first, a page at a time
+// (memory flat in the list's length: design §7), and returns the notes of
+// the paging's faults. A journal entry the daemon does not list is added
+// at the end only when the whole unfiltered list was read: only then can
+// it be said not to be listed.
+func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []string, w *output.ListWriter) ([]string, error) {
+	page := stream.DefaultRecentRows * 10
+	if lf.limit > 0 {
+		page = min(lf.limit, page)
+	}
+	walk := c.NewNewest(lf.states, lf.capability, page)
+	mine := make(map[string]bool, len(journalIDs))
+	for _, id := range journalIDs {
+		mine[id] = false // not seen yet
+	}
+	cutoff := time.Now().Add(-lf.since)
+	batch := make([]model.ActionRow, 0, page)
+	flush := func() error {
+		err := w.Add(batch)
+		batch = batch[:0]
+		return err
+	}
+	complete := false
+	for n := 0; lf.limit == 0 || n < lf.limit; n++ {
+		st, ok, err := walk.Next(ctx)
+		if err != nil {
+			_ = flush()
+			return walk.Notes(), err
+		}
+		if !ok {
+			complete = true
+			break
+		}
+		row := model.RowOf(&st)
+		if lf.since > 0 && row.UpdatedAt.Before(cutoff) {
+			break
+		}
+		if _, ok := mine[row.ActionID]; ok {
+			row.Journal, mine[row.ActionID] = true, true
+		}
+		if batch = append(batch, row); len(batch) == page {
+			if err := flush(); err != nil {
+				return walk.Notes(), err
+			}
+		}
+	}
+	if complete || walk.Exhausted() {
+		if len(lf.states) == 0 && lf.capability == "" && lf.since == 0 {
+			for _, id := range journalIDs {
+				if !mine[id] {
+					mine[id] = true
+					batch = append(batch, model.ActionRow{ActionID: id, Journal: true})
+				}
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return walk.Notes(), err
+	}
+	return walk.Notes(), w.Close()
 }
 
 // runConsole opens the live console (no ACTION_ID on a terminal).
@@ -139,7 +212,7 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 	err = ui.RunConsole(ctx, ui.ConsoleOptions{
 		Keys:     o.keys.Console,
 		LiveKeys: o.keys.Live,
-		Daemon:   client,
+		Daemon:   client.NewPoller(0),
 		Journal:  func() []string { return journalIDs(o.getenv, o.url, nil) },
 		Follow: func(id string) stream.Runner {
 			c, err := stream.New(followConfig(o, client, id))

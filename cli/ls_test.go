@@ -262,3 +262,112 @@ func TestListJSONLJournalField(t *testing.T) {
 		t.Fatalf("rows %v\n%s", got, out)
 	}
 }
+
+// lsRows runs ls --output jsonl and returns its objects.
+func lsRows(t *testing.T, args ...string) []map[string]any {
+	t.Helper()
+	code, out, errOut := runCLI(t, append([]string{"ls", "--output", "jsonl"}, args...)...)
+	if code != 0 {
+		t.Fatalf("ls %v: exit %d: %s", args, code, errOut)
+	}
+	var rows []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l == "" {
+			continue
+		}
+		var o map[string]any
+		if err := json.Unmarshal([]byte(l), &o); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		rows = append(rows, o)
+	}
+	return rows
+}
+
+func historyDaemon(t *testing.T, actions int) *sim.Fleet {
+	t.Helper()
+	return startFleet(t, sim.FleetKnobs{History: sim.History{Actions: actions}},
+		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_async"}},
+		sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{Finished: true, ActionID: "act_newest"}})
+}
+
+// design §7: ls prints the most recent 100 rows by default, newest first,
+// in a few requests whatever the history; --limit N.
+func TestListPrintsTheMostRecent(t *testing.T) {
+	f := historyDaemon(t, 100_000)
+	rows := lsRows(t, "--url", f.URL())
+	if len(rows) != 100 || rows[0]["action_id"] != "act_newest" {
+		t.Fatalf("%d rows, first %v", len(rows), rows[0]["action_id"])
+	}
+	for i := 1; i < len(rows); i++ {
+		if rows[i]["updated_at"].(string) > rows[i-1]["updated_at"].(string) {
+			t.Fatalf("row %d is newer than the one before", i)
+		}
+	}
+	if n := f.Stats().ListRequests; n > 5 {
+		t.Fatalf("ls made %d list requests, want at most 5", n)
+	}
+	if rows := lsRows(t, "--url", f.URL(), "--limit", "7"); len(rows) != 7 || rows[0]["action_id"] != "act_newest" {
+		t.Fatalf("--limit 7: %d rows", len(rows))
+	}
+}
+
+// A second --state adds a state: the rows of both, merged newest first.
+func TestListStatesAdd(t *testing.T) {
+	f := historyDaemon(t, 2000)
+	rows := lsRows(t, "--url", f.URL(), "--state", "failed", "--state", "cancelled", "--limit", "30")
+	got := map[string]int{}
+	for _, r := range rows {
+		got[r["state"].(string)]++
+	}
+	if len(rows) != 30 || got["failed"] == 0 || got["cancelled"] == 0 || got["failed"]+got["cancelled"] != 30 {
+		t.Fatalf("states %v", got)
+	}
+}
+
+// --since keeps the rows updated within the duration (all of them: no
+// default limit), newest first.
+func TestListSince(t *testing.T) {
+	f := historyDaemon(t, 2000)
+	// The history's newest action settled a minute before the daemon
+	// started, the others 30 s apart: 5 minutes hold about 9 of them.
+	rows := lsRows(t, "--url", f.URL(), "--since", "5m")
+	if len(rows) < 5 || len(rows) > 14 {
+		t.Fatalf("%d rows within 5m", len(rows))
+	}
+	cutoff := time.Now().Add(-5 * time.Minute).UTC().Format(time.RFC3339)
+	for _, r := range rows {
+		if r["updated_at"].(string) < cutoff {
+			t.Fatalf("a row updated at %v, before %s", r["updated_at"], cutoff)
+		}
+	}
+}
+
+// --all prints every row, page by page, each once.
+func TestListAll(t *testing.T) {
+	f := historyDaemon(t, 2500)
+	rows := lsRows(t, "--url", f.URL(), "--all")
+	seen := map[string]bool{}
+	for _, r := range rows {
+		id := r["action_id"].(string)
+		if seen[id] {
+			t.Fatalf("%s twice", id)
+		}
+		seen[id] = true
+	}
+	if len(rows) != 2502 {
+		t.Fatalf("%d rows, want 2502", len(rows))
+	}
+	if n := f.Stats().ListRequests; n > 6 {
+		t.Fatalf("%d list requests for 2502 rows", n)
+	}
+}
+
+func TestListFlagMistakes(t *testing.T) {
+	for _, args := range [][]string{{"--limit", "0"}, {"--all", "--limit", "5"}, {"--since", "-1m"}, {"--since", "soon"}} {
+		code, _, errOut := runCLI(t, append([]string{"ls", "--url", "http://127.0.0.1:1"}, args...)...)
+		if code != 2 || !strings.HasPrefix(errOut, "aipwatch ls: ") {
+			t.Errorf("%v: exit %d %q", args, code, errOut)
+		}
+	}
+}

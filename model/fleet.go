@@ -36,6 +36,7 @@ type ActionRow struct {
 	LastSeq  uint64 // highest chunk sequence seen on the global log
 	HasSeq   bool
 	Journal  bool // this machine's submission journal knows it
+	Older    bool // read from an older page the operator asked for (Fleet.AddOlder)
 }
 
 // Endpoint and Operation split the capability ID (cap:hermes_agent:E:O).
@@ -102,29 +103,7 @@ func (f *Fleet) row(id string) *ActionRow {
 // when the global log or the journal knows them (a journal entry the daemon
 // no longer lists stays visible, marked as not listed).
 func (f *Fleet) SetList(list []ActionStatus) {
-	seen := map[string]bool{}
-	for i := range list {
-		st := &list[i]
-		if st.ActionID == "" {
-			continue
-		}
-		seen[st.ActionID] = true
-		r := f.row(st.ActionID)
-		r.Listed, r.LiveSync = true, false
-		r.CapabilityID = orDefault(st.CapabilityID, r.CapabilityID)
-		r.State, r.QueuedState, r.ResultStatus = st.State, st.QueuedState, st.ResultStatus
-		r.StartedAt = parseTime(st.StartedAt)
-		if u := parseTime(st.UpdatedAt); u.After(r.UpdatedAt) {
-			r.UpdatedAt = u
-		}
-		r.LeaseWorker, r.LeaseExpires, r.Attempts = "", time.Time{}, 0
-		if st.Lease != nil {
-			r.LeaseWorker, r.LeaseExpires = st.Lease.WorkerID, parseTime(st.Lease.ExpiresAt)
-		}
-		if st.Retry != nil {
-			r.Attempts = st.Retry.Attempts
-		}
-	}
+	seen := f.take(list, false)
 	for id, r := range f.rows {
 		if seen[id] || !r.Listed {
 			continue
@@ -135,6 +114,78 @@ func (f *Fleet) SetList(list []ActionStatus) {
 		}
 	}
 	f.Version++
+}
+
+// SetWindow takes one poll of a large daemon (design §7): the rows in a
+// live state and the list's tail. What the fleet holds stays bounded by
+// what is live and recent: a row in neither is dropped, unless an older
+// page the operator asked for holds it (AddOlder), this machine's journal
+// marks it, or the global log shows it streaming.
+func (f *Fleet) SetWindow(live, recent []ActionStatus) {
+	seen := f.take(live, false)
+	for id := range f.take(recent, false) {
+		seen[id] = true
+	}
+	for id, r := range f.rows {
+		switch {
+		case seen[id]:
+		case r.Older && r.Listed:
+		case r.Journal || r.LiveSync:
+			r.Listed = r.Listed && r.Older
+		default:
+			delete(f.rows, id)
+		}
+	}
+	f.Version++
+}
+
+// AddOlder takes an older page of the list, read because the operator
+// asked for it; its rows stay until the console closes.
+func (f *Fleet) AddOlder(page []ActionStatus) {
+	f.take(page, true)
+	f.Version++
+}
+
+// take updates the rows of list; it returns their IDs.
+func (f *Fleet) take(list []ActionStatus, older bool) map[string]bool {
+	seen := make(map[string]bool, len(list))
+	for i := range list {
+		st := &list[i]
+		if st.ActionID == "" {
+			continue
+		}
+		seen[st.ActionID] = true
+		r := f.row(st.ActionID)
+		r.Listed, r.LiveSync = true, false
+		r.Older = r.Older || older
+		r.takeStatus(st)
+	}
+	return seen
+}
+
+// RowOf is the row of one listed action (`ls` prints rows as their pages
+// arrive, without a fleet).
+func RowOf(st *ActionStatus) ActionRow {
+	r := ActionRow{ActionID: st.ActionID, Listed: true}
+	r.takeStatus(st)
+	return r
+}
+
+// takeStatus sets the row's fields from the list's ActionStatus.
+func (r *ActionRow) takeStatus(st *ActionStatus) {
+	r.CapabilityID = orDefault(st.CapabilityID, r.CapabilityID)
+	r.State, r.QueuedState, r.ResultStatus = st.State, st.QueuedState, st.ResultStatus
+	r.StartedAt = parseTime(st.StartedAt)
+	if u := parseTime(st.UpdatedAt); u.After(r.UpdatedAt) {
+		r.UpdatedAt = u
+	}
+	r.LeaseWorker, r.LeaseExpires, r.Attempts = "", time.Time{}, 0
+	if st.Lease != nil {
+		r.LeaseWorker, r.LeaseExpires = st.Lease.WorkerID, parseTime(st.Lease.ExpiresAt)
+	}
+	if st.Retry != nil {
+		r.Attempts = st.Retry.Attempts
+	}
 }
 
 // AddEvents takes events of the global log: a chunk event of an action the

@@ -2,9 +2,7 @@ package output
 
 import (
 	"bufio"
-	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -14,7 +12,7 @@ import (
 	"aipwatch/safe"
 )
 
-// The `aipwatch ls` outputs (contract §7): a table for people, one JSON
+// The `aipwatch ls` outputs (design §7): a table for people, one JSON
 // object per action for scripts. Every field comes from the daemon and is
 // untrusted: it goes through safe/ first.
 
@@ -36,6 +34,51 @@ type listObject struct {
 	Attempts     int    `json:"retry_attempts"`
 	Listed       bool   `json:"listed"`
 	Journal      bool   `json:"journal"`
+}
+
+// ListWriter prints the rows of `aipwatch ls` as they arrive, a batch at
+// a time (a page of the list): one object per row in jsonl, or a table
+// aligned within each batch, so that `ls --all` prints its first rows at
+// once and holds one page, whatever the list's length. On a terminal
+// (width > 0) the first batch decides which columns fit; every later
+// batch prints the same ones.
+type ListWriter struct {
+	w     io.Writer
+	jsonl bool
+	now   time.Time
+	width int
+	rows  int
+	kept  []int // the table's columns, once the first batch chose them
+}
+
+// NewListWriter writes to w; now is the time ages are counted from, width
+// the terminal's (0 = every cell whole).
+func NewListWriter(w io.Writer, jsonl bool, now time.Time, width int) *ListWriter {
+	return &ListWriter{w: w, jsonl: jsonl, now: now, width: width}
+}
+
+// Add prints one batch of rows, newest first.
+func (l *ListWriter) Add(rows []model.ActionRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	first := l.rows == 0
+	l.rows += len(rows)
+	if l.jsonl {
+		return WriteListJSONL(l.w, rows, l.now)
+	}
+	return l.writeTable(rows, first)
+}
+
+// Close ends the listing: an empty table says where actions come from
+// instead of printing nothing.
+func (l *ListWriter) Close() error {
+	if l.rows > 0 || l.jsonl {
+		return nil
+	}
+	bw := bufio.NewWriter(l.w)
+	bw.WriteString("no actions listed (a synchronous action appears here only once it has settled)\n")
+	return bw.Flush()
 }
 
 // WriteListJSONL writes one object per row (WriteObject neutralises its
@@ -63,8 +106,8 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// WriteListTable writes the table of `aipwatch ls`, newest first. An empty
-// list says where actions come from instead of printing nothing.
+// WriteListTable writes the table of `aipwatch ls` at once, every cell
+// whole.
 func WriteListTable(w io.Writer, rows []model.ActionRow, now time.Time) error {
 	return WriteListTableWidth(w, rows, now, 0)
 }
@@ -72,51 +115,36 @@ func WriteListTable(w io.Writer, rows []model.ActionRow, now time.Time) error {
 // WriteListTableWidth is WriteListTable fitted to width cells (a
 // terminal's; 0 = whole cells): full IDs and states, the wide cells cut.
 func WriteListTableWidth(w io.Writer, rows []model.ActionRow, now time.Time, width int) error {
-	tw := tabwriter.NewWriter(w, 2, 8, listGap, ' ', 0)
-	bw := bufio.NewWriter(tw)
-	if len(rows) == 0 {
-		bw.WriteString("no actions listed (a synchronous action appears here only once it has settled)\n")
+	l := NewListWriter(w, false, now, width)
+	if err := l.Add(rows); err != nil {
+		return err
 	}
+	return l.Close()
+}
+
+// writeTable writes one batch of the table, the header first when first
+// is set.
+func (l *ListWriter) writeTable(rows []model.ActionRow, first bool) error {
+	tw := tabwriter.NewWriter(l.w, 2, 8, listGap, ' ', 0)
+	bw := bufio.NewWriter(tw)
 	table := [][]string{{"ACTION", "CAPABILITY", "STATE", "RESULT", "STARTED", "UPDATED", "LEASE", "TRIES", "JOURNAL"}}
 	for i := range rows {
 		r := &rows[i]
-		state := cell(orDash(r.State))
-		if r.QueuedState != "" && r.QueuedState != r.State {
-			state += " (queue " + cell(r.QueuedState) + ")"
-		}
-		lease := "-"
-		if r.LeaseWorker != "" {
-			lease = cell(r.LeaseWorker)
-			if r.LeaseStuck(now) {
-				lease += " EXPIRED " + model.ShortAge(now, r.LeaseExpires) + " ago: stuck?"
-			}
-		}
-		journal := "-"
-		switch {
-		case r.JournalOnly():
-			journal = "yes (not listed)"
-		case r.Journal:
-			journal = "yes"
-		}
-		capability := cell(strings.TrimPrefix(r.CapabilityID, "cap:"))
-		if r.LiveSync {
-			capability = "(sync, streaming)"
-		}
-		tries := "-"
-		if r.Attempts > 0 {
-			tries = fmt.Sprint(r.Attempts)
-		}
-		table = append(table, []string{cell(r.ActionID), orDash(capability), state, orDash(cell(r.ResultStatus)),
-			orDash(model.ShortAge(now, r.StartedAt)), orDash(model.ShortAge(now, r.UpdatedAt)), lease, tries, journal})
+		c := r.Cells(l.now, false, cell)
+		table = append(table, []string{cell(r.ActionID), orDash(c.Capability), orDash(c.State), orDash(c.Result),
+			orDash(c.Started), orDash(c.Updated), orDash(c.Lease), orDash(c.Tries), orDash(c.Journal)})
 	}
-	kept := fitTable(table, listColumns, width)
-	if len(rows) == 0 {
-		table = nil
+	kept := fitTable(table, listColumns, l.width)
+	if l.kept == nil {
+		l.kept = kept
+	}
+	if !first {
+		table = table[1:]
 	}
 	for _, row := range table {
 		// Every field is one sanitised line: none can hold a tab or a
 		// newline that would move the table's columns or rows.
-		for j, i := range kept {
+		for j, i := range l.kept {
 			if j > 0 {
 				bw.WriteString("\t")
 			}

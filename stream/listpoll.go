@@ -14,10 +14,10 @@ const DefaultRecentRows = 100
 // Poll reads the live states whole, one request each while they are few,
 // and the list's tail from where the last poll found its end, one request
 // while nothing settled (two when the end moved). Its cost follows what is
-// live, not the daemon's history. A Poller is used by one goroutine at a
-// time.
+// live, not the daemon's history. Poll is used by one goroutine at a time;
+// the Client's other reads (ListAt, FollowGlobal) come with it.
 type Poller struct {
-	c          *Client
+	*Client
 	recentRows int
 	end        int // where the last tail read found the list's end
 }
@@ -28,7 +28,7 @@ func (c *Client) NewPoller(recentRows int) *Poller {
 	if recentRows <= 0 {
 		recentRows = DefaultRecentRows
 	}
-	return &Poller{c: c, recentRows: min(recentRows, pageLimit)}
+	return &Poller{Client: c, recentRows: min(recentRows, pageLimit)}
 }
 
 // Window is one poll's read.
@@ -40,10 +40,10 @@ type Window struct {
 
 // Poll reads the live states and the tail.
 func (p *Poller) Poll(ctx context.Context) (Window, error) {
-	defer p.c.closeIdle()
+	defer p.closeIdle()
 	var w Window
 	for _, st := range LiveStates {
-		rows, note, err := p.c.ReadState(ctx, ListQuery{State: st})
+		rows, note, err := p.ReadState(ctx, ListQuery{State: st})
 		if err != nil {
 			return w, err
 		}
@@ -52,7 +52,7 @@ func (p *Poller) Poll(ctx context.Context) (Window, error) {
 			w.Notes = append(w.Notes, note)
 		}
 	}
-	t, err := p.c.ReadTail(ctx, ListQuery{}, p.recentRows, p.end)
+	t, err := p.ReadTail(ctx, ListQuery{}, p.recentRows, p.end)
 	if err != nil {
 		return w, err
 	}

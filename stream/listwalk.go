@@ -91,6 +91,17 @@ func (n *Newest) remember(id string) {
 	}
 }
 
+// Exhausted reports, without reading more, that every row was given: the
+// walk reached the list's head.
+func (n *Newest) Exhausted() bool {
+	for _, w := range n.walkers {
+		if !w.started || len(w.buf) > 0 || w.next > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Notes are the faults the walk met, one per state at most.
 func (n *Newest) Notes() []string {
 	var out []string

@@ -27,12 +27,19 @@ import (
 // back to the list with its selection kept. The list is polled gently; the
 // global event log, when the token may read it, adds live synchronous
 // streams (which the list shows only once settled) and last activity.
+//
+// What it costs follows what is live, not the daemon's history (design
+// §7): a poll reads the live states and the list's tail (stream.Poller),
+// the global log is joined near its head, and an older page is read only
+// when the operator scrolls past the last row. It holds the live rows, the
+// recent ones, the pages scrolled to and a bounded window of events.
 
 // Daemon is what the console needs of the daemon-wide client.
-// *stream.Client implements it.
+// *stream.Poller implements it.
 type Daemon interface {
-	List(ctx context.Context, q stream.ListQuery) ([]model.ActionStatus, error)
-	FollowEvents(ctx context.Context, kinds []string, sink stream.Sink) error
+	Poll(ctx context.Context) (stream.Window, error)
+	ListAt(ctx context.Context, q stream.ListQuery, offset, n int) (stream.ListPage, error)
+	FollowGlobal(ctx context.Context, o stream.GlobalOptions, sink stream.Sink) error
 }
 
 // ConsoleOptions configure the console.
@@ -61,6 +68,13 @@ type ConsoleOptions struct {
 // DefaultPollEvery is the list's polling period.
 const DefaultPollEvery = 3 * time.Second
 
+// olderPage is how many rows one scroll past the end reads.
+const olderPage = 100
+
+// journalRecent bounds the journal entries the console marks: the most
+// recent ones (a year of submissions is not held for ever).
+const journalRecent = 100
+
 // consoleKinds are the global-log events the console reads (§2.4).
 var consoleKinds = []string{"aip.stream.chunk", "aip.action.result", "aip.action.cancelled",
 	"aip.action.worker_result", "aip.action.retry_scheduled"}
@@ -79,7 +93,11 @@ var stateFilters = []struct {
 // Console messages.
 type (
 	listMsg struct {
-		list []model.ActionStatus
+		w   stream.Window
+		err error
+	}
+	olderMsg struct {
+		page stream.ListPage
 		err  error
 	}
 	pollMsg   struct{}
@@ -109,7 +127,11 @@ type Console struct {
 	filtering  bool
 	stateIdx   int
 	listErr    string
+	listNote   string // a fault of the list's paging the last poll met
 	listAt     time.Time
+	listEnd    int    // where the last poll found the list's end: its size
+	olderOff   int    // rows below this offset are not read (-1: before the first poll)
+	loading    bool   // an older page is being read
 	fatal      error  // why the console stopped on its own (RunConsole returns it)
 	picked     bool   // the operator moved the selection: it follows its action
 	showHelp   bool   // the ? overlay (console_help.go)
@@ -149,7 +171,7 @@ func NewConsole(ctx context.Context, opts ConsoleOptions) *Console {
 	t := table.New(table.WithColumns(consoleColumns(100)), table.WithFocused(true), table.WithHeight(10))
 	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
-		globalNote: "global event log: connecting"}
+		globalNote: "global event log: connecting", olderOff: -1}
 	return c
 }
 
@@ -188,8 +210,25 @@ func (c *Console) listCmd() tea.Cmd {
 	return func() tea.Msg {
 		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		list, err := d.List(rctx, stream.ListQuery{})
-		return listMsg{list, err}
+		w, err := d.Poll(rctx)
+		return listMsg{w, err}
+	}
+}
+
+// olderCmd reads the page before the oldest row read so far.
+func (c *Console) olderCmd() tea.Cmd {
+	if c.loading || c.olderOff <= 0 {
+		return nil
+	}
+	c.loading = true
+	d, ctx := c.opts.Daemon, c.ctx
+	off := max(0, c.olderOff-olderPage)
+	n := c.olderOff - off
+	return func() tea.Msg {
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		p, err := d.ListAt(rctx, stream.ListQuery{}, off, n)
+		return olderMsg{p, err}
 	}
 }
 
@@ -199,7 +238,7 @@ func (c *Console) globalCmd() tea.Cmd {
 	d, ctx, ch := c.opts.Daemon, c.ctx, c.events
 	return func() tea.Msg {
 		go func() {
-			err := d.FollowEvents(ctx, consoleKinds, stream.SinkFunc(func(m stream.Msg) {
+			err := d.FollowGlobal(ctx, stream.GlobalOptions{Kinds: consoleKinds}, stream.SinkFunc(func(m stream.Msg) {
 				select {
 				case ch <- globalMsg{m}:
 				case <-ctx.Done():
@@ -249,6 +288,9 @@ func (c *Console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return c, tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
 	case pollMsg:
 		return c, c.listCmd()
+	case olderMsg:
+		c.onOlder(msg)
+		return c, nil
 	case globalMsg:
 		c.onGlobal(msg.m)
 		return c, c.listen()
@@ -296,12 +338,34 @@ func (c *Console) onList(msg listMsg) (stop bool) {
 		return false
 	}
 	c.listErr = ""
-	c.fleet.SetList(msg.list)
+	c.listNote = render.Line(strings.Join(msg.w.Notes, "; "))
+	c.fleet.SetWindow(msg.w.Live, msg.w.Recent.Rows)
+	c.listEnd = msg.w.Recent.End
+	if c.olderOff < 0 {
+		c.olderOff = msg.w.Recent.Offset
+	}
 	if c.opts.Journal != nil {
-		c.fleet.MarkJournal(c.opts.Journal())
+		ids := c.opts.Journal()
+		c.fleet.MarkJournal(ids[max(0, len(ids)-journalRecent):])
 	}
 	c.refresh()
 	return false
+}
+
+// onOlder takes an older page: its rows stay, and the next scroll past the
+// end reads the page before it.
+func (c *Console) onOlder(msg olderMsg) {
+	c.loading = false
+	if msg.err != nil {
+		c.listErr = render.Line(msg.err.Error())
+		return
+	}
+	c.fleet.AddOlder(msg.page.Rows)
+	c.olderOff = msg.page.Offset
+	if len(msg.page.Rows) == 0 {
+		c.olderOff = 0 // the list shrank under it: nothing older
+	}
+	c.refresh()
 }
 
 func (c *Console) onGlobal(m stream.Msg) {
@@ -309,6 +373,8 @@ func (c *Console) onGlobal(m stream.Msg) {
 	case stream.GlobalEventsMsg:
 		c.fleet.AddEvents(m.Events)
 		c.refresh()
+	case stream.GlobalProgressMsg:
+		c.globalNote = "global event log: " + progressText(m)
 	case stream.GlobalLinkMsg:
 		switch {
 		case m.Denied:
@@ -383,9 +449,37 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		before := c.table.Cursor()
 		c.table, cmd = c.table.Update(msg)
 		c.picked = c.picked || c.table.Cursor() != before
+		tk := c.table.KeyMap
+		if len(c.rows) > 0 && before == len(c.rows)-1 && c.table.Cursor() == before &&
+			key.Matches(msg, tk.LineDown, tk.PageDown, tk.HalfPageDown, tk.GotoBottom) {
+			// Past the last row: the page of older actions before it.
+			return tea.Batch(cmd, c.olderCmd())
+		}
 		return cmd
 	}
 	return nil
+}
+
+// progressText says how far the global follow has caught up.
+func progressText(m stream.GlobalProgressMsg) string {
+	switch {
+	case m.FromStart:
+		return "catching up from its start (the daemon refused a seek): " + count(m.Read) + " events read, only the latest kept"
+	case m.Of > 0:
+		return "catching up: " + count(m.Read) + " of " + count(m.Of) + " events"
+	}
+	return "catching up: " + count(m.Read) + " events"
+}
+
+// count is a number for a status line: 950, 12.3K, 1.2M.
+func count(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.1fK", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
 }
 
 // refresh rebuilds the visible rows, keeping the selected action selected.
@@ -555,37 +649,8 @@ func tail(s string, w int) string {
 }
 
 func consoleRow(r *model.ActionRow, now time.Time, idWidth int) table.Row {
-	capability := r.Endpoint() + ":" + r.Operation()
-	switch {
-	case r.LiveSync:
-		capability = "(sync)"
-	case r.CapabilityID == "":
-		capability = ""
-	}
-	state := r.State
-	if r.QueuedState != "" && r.QueuedState != r.State {
-		state += " (q: " + r.QueuedState + ")"
-	}
-	lease := ""
-	if r.LeaseWorker != "" {
-		lease = r.LeaseWorker
-		if r.LeaseStuck(now) {
-			lease = "EXPIRED"
-		}
-	}
-	tries := ""
-	if r.Attempts > 0 {
-		tries = fmt.Sprint(r.Attempts)
-	}
-	journal := ""
-	switch {
-	case r.JournalOnly():
-		journal = "j!"
-	case r.Journal:
-		journal = "j"
-	}
-	return table.Row{tail(render.Line(r.ActionID), idWidth), render.Line(capability), render.Line(state), render.Line(r.ResultStatus),
-		model.ShortAge(now, r.UpdatedAt), render.Line(lease), tries, journal}
+	c := r.Cells(now, true, render.Line)
+	return table.Row{tail(render.Line(r.ActionID), idWidth), c.Capability, c.State, c.Result, c.Updated, c.Lease, c.Tries, c.Journal}
 }
 
 // journalRows reports whether a row shown is marked from the journal
@@ -613,8 +678,11 @@ func (c *Console) View() tea.View {
 	}
 	var b strings.Builder
 	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name)
+	if c.listEnd > c.fleet.Len() {
+		title += fmt.Sprintf(" · live and recent of %d listed (↓ past the end: older)", c.listEnd)
+	}
 	if c.journalRows() { // the J column's legend
-		title += " · J: j in this machine's journal, j! only there (not in aipd's list)"
+		title += " · J: j in this machine's journal, j! only there (not in aipd's recent)"
 	}
 	b.WriteString(render.Truncate(c.st.Header.Render(title), c.width, "…") + "\n")
 	if c.showHelp {
@@ -635,6 +703,10 @@ func (c *Console) View() tea.View {
 		b.WriteString(render.Truncate(c.st.Error.Render(c.listErr), c.width, "…") + "\n")
 	case c.note != "":
 		b.WriteString(render.Truncate(c.st.Warn.Render(c.note), c.width, "…") + "\n")
+	case c.loading:
+		b.WriteString(render.Truncate(c.st.Dim.Render("reading older actions…"), c.width, "…") + "\n")
+	case c.listNote != "":
+		b.WriteString(render.Truncate(c.st.Warn.Render("list: "+c.listNote), c.width, "…") + "\n")
 	default:
 		b.WriteString(render.Truncate(c.st.Dim.Render(c.globalNote), c.width, "…") + "\n")
 	}

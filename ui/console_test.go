@@ -19,11 +19,15 @@ import (
 // follows the global log (it says the token may not).
 type fakeDaemon struct{ list []model.ActionStatus }
 
-func (d *fakeDaemon) List(context.Context, stream.ListQuery) ([]model.ActionStatus, error) {
-	return d.list, nil
+func (d *fakeDaemon) Poll(context.Context) (stream.Window, error) {
+	return stream.Window{Recent: stream.Tail{Rows: d.list, End: len(d.list)}}, nil
 }
 
-func (d *fakeDaemon) FollowEvents(ctx context.Context, _ []string, sink stream.Sink) error {
+func (d *fakeDaemon) ListAt(context.Context, stream.ListQuery, int, int) (stream.ListPage, error) {
+	return stream.ListPage{}, nil
+}
+
+func (d *fakeDaemon) FollowGlobal(ctx context.Context, _ stream.GlobalOptions, sink stream.Sink) error {
 	sink.Send(stream.GlobalLinkMsg{Denied: true, Cause: "auth.not_authorized"})
 	return &stream.Error{Op: "events", Code: "auth.not_authorized", HTTPStatus: 401}
 }
