@@ -190,8 +190,18 @@ func (r *ActionRow) takeStatus(st *ActionStatus) {
 
 // AddEvents takes events of the global log: a chunk event of an action the
 // list does not hold is a live synchronous stream; every event moves the
-// action's last activity.
+// action's last activity. An action first seen in this batch and already
+// settled in it gets no row: the window of old events the console joins
+// the log with (design §7) would otherwise fill it with history.
 func (f *Fleet) AddEvents(evs []Event) {
+	var fresh map[string]bool
+	defer func() {
+		for id := range fresh {
+			if r := f.rows[id]; r != nil && !r.Listed && !r.LiveSync && !r.Journal {
+				delete(f.rows, id)
+			}
+		}
+	}()
 	for _, e := range evs {
 		var data struct {
 			ActionID string  `json:"action_id"`
@@ -202,6 +212,12 @@ func (f *Fleet) AddEvents(evs []Event) {
 		id := orDefault(e.ActionID, data.ActionID)
 		if id == "" {
 			continue
+		}
+		if _, ok := f.rows[id]; !ok {
+			if fresh == nil {
+				fresh = map[string]bool{}
+			}
+			fresh[id] = true
 		}
 		r := f.row(id)
 		if at := parseTime(e.OccurredAt); at.After(r.UpdatedAt) {

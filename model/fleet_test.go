@@ -90,3 +90,35 @@ func TestShortAgeUnits(t *testing.T) {
 		t.Errorf("ShortAge(no time) = %q, want empty", got)
 	}
 }
+
+// design §7: a poll's window (live and recent) is what the fleet holds,
+// with the older pages the operator asked for, the journal's rows and the
+// streams the global log shows live; an action first seen already settled
+// in one batch of events (the window the global log is joined with) gets
+// no row.
+func TestFleetWindowIsBounded(t *testing.T) {
+	f := NewFleet()
+	st := func(id, state string) ActionStatus {
+		return ActionStatus{ActionID: id, State: state, UpdatedAt: "2026-01-01T00:00:10Z"}
+	}
+	f.SetWindow([]ActionStatus{st("act_live", StateRunning)}, []ActionStatus{st("act_r1", StateCompleted), st("act_r2", StateCompleted)})
+	f.AddOlder([]ActionStatus{st("act_old", StateFailed)})
+	f.AddEvents([]Event{chunkEvent("act_sync", 0, "2026-01-01T00:00:20Z")})
+	old := chunkEvent("act_hist", 3, "2025-12-01T00:00:00Z")
+	res := Event{Kind: "aip.action.result", ActionID: "act_hist", OccurredAt: "2025-12-01T00:00:01Z", Data: json.RawMessage(`{"status":"completed"}`)}
+	f.AddEvents([]Event{old, res})
+	if f.Len() != 5 {
+		t.Fatalf("%d rows, want 5 (no row for a history action settled within the batch)", f.Len())
+	}
+	// The next poll: act_r1 fell out of the tail, act_live settled.
+	f.SetWindow(nil, []ActionStatus{st("act_r2", StateCompleted), st("act_live", StateCompleted), st("act_r3", StateCompleted)})
+	ids := map[string]bool{}
+	for _, r := range f.Rows(Filter{}) {
+		ids[r.ActionID] = true
+	}
+	for id, want := range map[string]bool{"act_r1": false, "act_r2": true, "act_r3": true, "act_live": true, "act_old": true, "act_sync": true} {
+		if ids[id] != want {
+			t.Errorf("%s held: %v, want %v", id, ids[id], want)
+		}
+	}
+}
