@@ -17,6 +17,8 @@ go test -run '^$' -bench 'FrameItems' -benchtime 2000x -timeout 30m ./ui/ | tee 
 go test -run '^$' -bench 'ChunkMemory' -benchtime 1x -timeout 30m ./model/ | tee -a "$out" >&2
 go test -run '^$' -bench 'ResultReply' -benchtime 3s ./stream/ | tee -a "$out" >&2
 bash scripts/bench-e2e.sh | tee -a "$out" >&2
+# The console and ls on a production-sized daemon, beside the naive reading.
+bash scripts/bench-fleet.sh | tee -a "$out" >&2
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out" >&2
 awk '
 function metric(line, unit,   i, n, f) { n = split(line, f, /[ \t]+/); for (i = 2; i <= n; i++) if (f[i] == unit) return f[i-1]; return "" }
@@ -32,6 +34,7 @@ function metric(line, unit,   i, n, f) { n = split(line, f, /[ \t]+/); for (i = 
 /^BenchmarkChunkMemory/ { cm = metric($0, "heap-MB"); cr = metric($0, "raw-MB"); cb = metric($0, "B/chunk-beyond-raw") }
 /^BenchmarkResultReply\/stream/ { rrs = metric($0, "MB/s") }
 /^BenchmarkResultReply\/encoding-json-any/ { rrj = metric($0, "MB/s") }
+/^fleet\// { v = $2; for (i = 3; i <= NF; i++) v = v " " $i; fl[$1] = v }
 END {
   printf "\n%-46s %-22s %s\n", "measure", "result", "target"
   printf "%-46s %-22s %s\n", "ingest vs encoding/json into any", sprintf("%.2fx (%d vs %d frames/s)", ing, fr, ref), ">= 2x"
@@ -58,6 +61,17 @@ END {
   printf "%-46s %-22s %s\n", "resize of 10 MB p50", sprintf("%.1f ms", rs50), ""
   printf "%-46s %-22s %s\n", "delta on screen at 1,000/s (p99)", lat " ms", "<= 50 ms"
   printf "%-46s %-22s %s\n", "bytes to the terminal per delta (follow)", sprintf("%.1f", tb), "<= 64"
+  split("new naive", C, " ")
+  for (i = 1; i <= 2; i++) {
+    c = C[i]; q = "fleet/" c "/"; lb = (fl[q "history-bytes"] > 0) ? 100 * fl[q "log-bytes"] / fl[q "history-bytes"] : 0
+    printf "%-46s %-22s %s\n", "D7 console " c ": live actions on screen", fl[q "live-shown-s"] " s", "<= 2 s (new)"
+    printf "%-46s %-22s %s\n", "D7 console " c ": RSS at the end (ran s)", fl[q "rss-mb"] " MB (" fl[q "ran-s"] ")", "<= 100 MB at 60 s (new)"
+    printf "%-46s %-22s %s\n", "D7 console " c ": list requests a poll (3 s)", fl[q "list-requests-per-poll"], "<= 5 (new)"
+    printf "%-46s %-22s %s\n", "D7 console " c ": global log read / history", sprintf("%.3f%% (%.1f of %.0f MB)", lb, fl[q "log-bytes"] / 1e6, fl[q "history-bytes"] / 1e6), "<= 1% in the first minute (new)"
+    printf "%-46s %-22s %s\n", "D7 console " c ": CPU over the last 20 s", fl[q "cpu-last-20s-pct"] "% of a core", "<= 2% (new)"
+    printf "%-46s %-22s %s\n", "D7 ls " c ": default (s; list requests; MB)", fl[q "ls-s"] "; " fl[q "ls-requests"] "; " fl[q "ls-rss-mb"], "<= 1 s, <= 5 requests (new)"
+    printf "%-46s %-22s %s\n", "D7 ls " c " --all: first row; all (s); rows; MB", fl[q "all-first-row-s"] "; " fl[q "all-s"] "; " fl[q "all-rows"] "; " fl[q "all-rss-mb"], "first row <= 1 s, MB flat (new)"
+  }
   split("model tui model-cap16MiB", M, " ")
   for (i = 1; i <= 3; i++) printf "%-46s %-22s %s\n", "firehose heap vs 3x raw + 20 MB (" M[i] ")", sprintf("%.2fx (%.0f MB, raw %.1f MB)", mx[M[i]], mh[M[i]], mr[M[i]]), "<= 1x"
 }' "$out"

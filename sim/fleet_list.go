@@ -227,12 +227,16 @@ func (f *Fleet) HistoryBytes() int64 {
 	return n * h.events / samples
 }
 
-// handleStats is GET /sim/stats: the counters as JSON (no daemon
-// behaviour; cmd/aipdsim serves it for scripts/bench-fleet.sh).
-func (f *Fleet) handleStats(w http.ResponseWriter, _ *http.Request) {
+// handleStats is GET /sim/stats: the counters as JSON, and with
+// ?history=true HistoryBytes too (no daemon behaviour; cmd/aipdsim serves
+// it for scripts/bench-fleet.sh).
+func (f *Fleet) handleStats(w http.ResponseWriter, r *http.Request) {
 	st := f.Stats()
-	writeJSON(w, http.StatusOK, compact(o("list_requests", st.ListRequests, "event_requests", st.EventRequests,
-		"event_bytes", st.EventBytes)))
+	v := o("list_requests", st.ListRequests, "event_requests", st.EventRequests, "event_bytes", st.EventBytes)
+	if r.URL.Query().Get("history") == "true" {
+		v = append(v, kv{"history_bytes", f.HistoryBytes()})
+	}
+	writeJSON(w, http.StatusOK, compact(v))
 }
 
 // countingWriter counts the body bytes of a global-log reply.
