@@ -263,7 +263,8 @@ type Filter struct {
 	States []string
 }
 
-// Rows are the matching rows, most recently updated first (contract §7).
+// Rows are the matching rows, most recently updated first (contract §7),
+// to the second, then by ID.
 func (f *Fleet) Rows(flt Filter) []ActionRow {
 	q := strings.ToLower(flt.Query)
 	out := make([]ActionRow, 0, len(f.rows))
@@ -277,7 +278,10 @@ func (f *Fleet) Rows(flt Filter) []ActionRow {
 		out = append(out, *r)
 	}
 	slices.SortFunc(out, func(a, b ActionRow) int {
-		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+		// To the second, as the ages show: two live streams updated within
+		// the same second keep their places instead of swapping at every
+		// chunk (each swap redraws the console's table).
+		if c := b.UpdatedAt.Truncate(time.Second).Compare(a.UpdatedAt.Truncate(time.Second)); c != 0 {
 			return c
 		}
 		return strings.Compare(a.ActionID, b.ActionID)

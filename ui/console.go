@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -122,6 +123,10 @@ type Console struct {
 
 	fleet      *model.Fleet
 	rows       []model.ActionRow
+	trows      []table.Row // the table's rows as last given
+	tableGen   int         // moves whenever the table may draw otherwise
+	frameKey   consoleFrameKey
+	frame      string // the frame drawn for frameKey
 	table      table.Model
 	filter     textinput.Model
 	filtering  bool
@@ -388,6 +393,7 @@ func (c *Console) onGlobal(m stream.Msg) {
 }
 
 func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	c.tableGen++ // the table may move
 	k := c.keys
 	c.note = ""
 	c.lastKey = c.clock()
@@ -502,9 +508,17 @@ func (c *Console) refresh() {
 			cursor = i
 		}
 	}
-	c.table.SetRows(trows)
-	if len(trows) > 0 {
+	// The table renders its rows when given them, a lipgloss style a cell:
+	// a batch of the global log that changes nothing on screen (the usual
+	// case: a live stream's next chunk) must not pay that (design §7).
+	if !slices.EqualFunc(trows, c.trows, slices.Equal) {
+		c.table.SetRows(trows)
+		c.trows = trows
+		c.tableGen++
+	}
+	if len(trows) > 0 && c.table.Cursor() != cursor {
 		c.table.SetCursor(cursor)
+		c.tableGen++
 	}
 }
 
@@ -665,6 +679,8 @@ func (c *Console) journalRows() bool {
 }
 
 func (c *Console) layout() {
+	c.tableGen++
+	c.trows = nil // drawn again at the new width
 	c.table.SetColumns(consoleColumns(c.width))
 	c.table.SetWidth(c.width)
 	c.table.SetHeight(max(3, c.height-5))
@@ -676,7 +692,6 @@ func (c *Console) View() tea.View {
 	if c.live != nil {
 		return c.live.View()
 	}
-	var b strings.Builder
 	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name)
 	if c.listEnd > c.fleet.Len() {
 		title += fmt.Sprintf(" · live and recent of %d listed (↓ past the end: older)", c.listEnd)
@@ -684,6 +699,44 @@ func (c *Console) View() tea.View {
 	if c.journalRows() { // the J column's legend
 		title += " · J: j in this machine's journal, j! only there (not in aipd's recent)"
 	}
+	var status string
+	style, kind := c.st.Dim, 0
+	switch {
+	case c.filtering || c.filter.Value() != "":
+		status = c.filter.View()
+	case c.listErr != "":
+		status, style, kind = c.listErr, c.st.Error, 1
+	case c.note != "":
+		status, style, kind = c.note, c.st.Warn, 2
+	case c.loading:
+		status = "reading older actions…"
+	case c.listNote != "":
+		status, style, kind = "list: "+c.listNote, c.st.Warn, 2
+	default:
+		status = c.globalNote
+	}
+	// The frame is drawn again only when what it shows changed: a batch
+	// of the global log that moves nothing on screen costs no drawing.
+	key := consoleFrameKey{table: c.tableGen, width: c.width, height: c.height, title: title, status: status,
+		filtering: c.filtering || c.filter.Value() != "", style: kind, help: c.showHelp}
+	if key != c.frameKey || c.frame == "" {
+		c.frameKey, c.frame = key, c.drawFrame(title, status, style, key.filtering)
+	}
+	v := tea.NewView(c.frame)
+	v.AltScreen = true
+	return v
+}
+
+// consoleFrameKey is what the console's frame shows.
+type consoleFrameKey struct {
+	table, width, height int // table: tableGen
+	title, status        string
+	style                int // which style the status line has
+	filtering, help      bool
+}
+
+func (c *Console) drawFrame(title, status string, style lipgloss.Style, filtering bool) string {
+	var b strings.Builder
 	b.WriteString(render.Truncate(c.st.Header.Render(title), c.width, "…") + "\n")
 	if c.showHelp {
 		lines := c.helpLines(max(c.width, 1))
@@ -696,19 +749,10 @@ func (c *Console) View() tea.View {
 	} else {
 		b.WriteString(c.table.View() + "\n")
 	}
-	switch {
-	case c.filtering || c.filter.Value() != "":
-		b.WriteString(c.filter.View() + "\n")
-	case c.listErr != "":
-		b.WriteString(render.Truncate(c.st.Error.Render(c.listErr), c.width, "…") + "\n")
-	case c.note != "":
-		b.WriteString(render.Truncate(c.st.Warn.Render(c.note), c.width, "…") + "\n")
-	case c.loading:
-		b.WriteString(render.Truncate(c.st.Dim.Render("reading older actions…"), c.width, "…") + "\n")
-	case c.listNote != "":
-		b.WriteString(render.Truncate(c.st.Warn.Render("list: "+c.listNote), c.width, "…") + "\n")
-	default:
-		b.WriteString(render.Truncate(c.st.Dim.Render(c.globalNote), c.width, "…") + "\n")
+	if filtering {
+		b.WriteString(status + "\n")
+	} else {
+		b.WriteString(render.Truncate(style.Render(status), c.width, "…") + "\n")
 	}
 	help := "↑↓ select • enter follow • c cancel • R reconcile • / filter • 1-4 states • ? all keys • q quit"
 	b.WriteString(render.Truncate(c.st.Dim.Render(help), c.width, "…"))
@@ -718,7 +762,5 @@ func (c *Console) View() tea.View {
 	for i, l := range lines {
 		lines[i] = safe.Row(l)
 	}
-	v := tea.NewView(safe.Scrub(strings.Join(lines, "\n")))
-	v.AltScreen = true
-	return v
+	return safe.Scrub(strings.Join(lines, "\n"))
 }
