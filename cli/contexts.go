@@ -218,7 +218,7 @@ func probe(c config.Context) (string, bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	_, err = client.List(ctx, stream.ListQuery{Limit: 1})
+	_, err = client.ListAt(ctx, stream.ListQuery{}, 0, 1)
 	if err == nil {
 		return "ok", true
 	}

@@ -177,12 +177,13 @@ func TestFollowEventsIdleWatchdog(t *testing.T) {
 	}
 }
 
-// The list stops on a cursor it has seen before (a daemon whose paging
-// goes round), and a body that is not a list is named as such.
+// A live state read whole stops on a cursor that does not move forward (a
+// daemon whose paging goes round) and says so, and a body that is not a
+// list is named as such.
 func TestListCursorCircleAndBadBody(t *testing.T) {
 	var mu sync.Mutex
 	var cursors []string
-	body := `{"actions":[{"action_id":"act_a","state":"completed"}],"cursor":"%s"}`
+	body := `{"actions":[{"action_id":"act_a","state":"running"}],"cursor":"%s"}`
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cur := r.URL.Query().Get("cursor")
 		mu.Lock()
@@ -193,11 +194,11 @@ func TestListCursorCircleAndBadBody(t *testing.T) {
 		case r.URL.Query().Get("state") == "bad":
 			io.WriteString(w, `{"actions":"not a list"}`)
 		case cur == "":
-			fmt.Fprintf(w, body, "p1")
-		case cur == "p1":
-			fmt.Fprintf(w, body, "p2")
+			fmt.Fprintf(w, body, "offset:1")
+		case cur == "offset:1":
+			fmt.Fprintf(w, body, "offset:2")
 		default:
-			fmt.Fprintf(w, body, "p1") // back to p1: a circle
+			fmt.Fprintf(w, body, "offset:1") // back to offset:1: a circle
 		}
 	}))
 	t.Cleanup(srv.Close)
@@ -205,15 +206,15 @@ func TestListCursorCircleAndBadBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := c.List(context.Background(), ListQuery{})
-	var e *Error
-	if !errors.As(err, &e) || !strings.Contains(e.Message, "go round in a circle (p1 again)") {
-		t.Fatalf("list: %v", err)
+	rows, note, err := c.ReadState(context.Background(), ListQuery{State: "running"})
+	if err != nil || !strings.Contains(note, "cursors go backwards (offset:1 after offset:2)") {
+		t.Fatalf("list: %v, note %q", err, note)
 	}
-	if len(rows) != 3 || strings.Join(cursors, ",") != ",p1,p2" {
+	if len(rows) != 3 || strings.Join(cursors, ",") != ",offset:1,offset:2" {
 		t.Fatalf("%d rows; cursors %q", len(rows), cursors)
 	}
-	_, err = c.List(context.Background(), ListQuery{State: "bad"})
+	_, _, err = c.ReadState(context.Background(), ListQuery{State: "bad"})
+	var e *Error
 	if !errors.As(err, &e) || !strings.HasPrefix(e.Message, "the reply is not an action list: ") {
 		t.Fatalf("bad body: %v", err)
 	}

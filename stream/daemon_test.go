@@ -29,29 +29,33 @@ func fleetClient(t *testing.T, k sim.FleetKnobs, members ...sim.Member) *Client 
 	return c
 }
 
-// The list's offset paging is followed to the end (contract §7).
-func TestListFollowsPaging(t *testing.T) {
+// The whole list, newest first, through its offset pages (ls --all).
+func TestNewestReadsEveryPage(t *testing.T) {
 	var members []sim.Member
 	for i := range 1003 {
 		members = append(members, sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_x_" + itoa(i)}})
 	}
 	c := fleetClient(t, sim.FleetKnobs{}, members...)
-	list, err := c.List(context.Background(), ListQuery{})
-	if err != nil || len(list) != 1003 {
-		t.Fatalf("%d rows, %v", len(list), err)
-	}
+	walk := c.NewNewest(nil, "", 1000)
 	seen := map[string]bool{}
-	for _, st := range list {
+	for {
+		st, ok, err := walk.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
 		if seen[st.ActionID] {
 			t.Fatalf("%s twice", st.ActionID)
 		}
 		seen[st.ActionID] = true
 	}
-	if l, _ := c.List(context.Background(), ListQuery{Limit: 10}); len(l) != 10 {
-		t.Fatalf("limit: %d", len(l))
+	if len(seen) != 1003 {
+		t.Fatalf("%d rows", len(seen))
 	}
-	if l, _ := c.List(context.Background(), ListQuery{State: "running"}); len(l) != 0 {
-		t.Fatalf("state filter: %d", len(l))
+	if rows, _, _ := c.ReadState(context.Background(), ListQuery{State: "running"}); len(rows) != 0 {
+		t.Fatalf("state filter: %d", len(rows))
 	}
 }
 

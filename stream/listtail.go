@@ -39,7 +39,7 @@ type ListPage struct {
 }
 
 // ListAt reads the n rows (at most pageLimit) from offset of the list q
-// filters (q.Limit is ignored).
+// filters.
 func (c *Client) ListAt(ctx context.Context, q ListQuery, offset, n int) (ListPage, error) {
 	p, e := c.listPage(ctx, q, offset, n)
 	if e != nil {

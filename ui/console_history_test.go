@@ -135,3 +135,30 @@ func TestConsoleCatchingUpGolden(t *testing.T) {
 	}
 	golden.RequireEqual(t, []byte(fmt.Sprintf("%s\n----\n%s\n----\n%s\n", up, fromStart, live)))
 }
+
+// A list whose total_size lies: the console still shows the tail, and its
+// footer says what was wrong.
+func TestConsoleListFaultOnTheStatusLine(t *testing.T) {
+	f, err := sim.NewFleet(sim.FleetKnobs{History: sim.History{Actions: 3000}, TotalSizeSkew: 50_000},
+		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_async"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := f.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	client, err := stream.NewDaemon(stream.Config{BaseURL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewConsole(context.Background(), ConsoleOptions{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t), LiveKeys: realKeys(t), NoColor: true})
+	t.Cleanup(c.Close)
+	c.Update(tea.WindowSizeMsg{Width: 200, Height: 20})
+	c.Update(c.listCmd()())
+	s := screenOf(c)
+	if !strings.Contains(s, "list: the list's total_size (53001) is past its last row (3001)") || !strings.Contains(s, "act_live_async") {
+		t.Fatalf("%s", s)
+	}
+}
