@@ -75,7 +75,8 @@ type globalFollow struct {
 	seek     bool // find the head before the next connection
 	refused  bool // the daemon refused the seek: reading from the beginning
 	caughtUp bool
-	ring     []model.Event // while catching up: the last window events
+	ring     []model.Event // while catching up: the last window events, a ring
+	ringAt   int           // where the next event goes once the ring is full
 	start    int64         // the position reading began at
 	pos      int64         // the current position (-1 unknown)
 	head     int64         // the head the seek found (-1 unknown)
@@ -167,27 +168,29 @@ func (g *globalFollow) join(ctx context.Context) *Error {
 
 // catchUp starts catching up: events go to the window until the head.
 func (g *globalFollow) catchUp() {
-	g.caughtUp, g.ring, g.read = false, g.ring[:0], 0
+	g.caughtUp, g.ring, g.ringAt, g.read = false, g.ring[:0], 0, 0
 }
 
-// keep puts an event into the window, dropping the oldest beyond it.
+// keep puts an event into the window, over the oldest once it is full
+// (a ring: catching up on millions of events moves none of them).
 func (g *globalFollow) keep(ev model.Event) {
 	g.read++
-	if len(g.ring) >= g.window {
-		n := copy(g.ring, g.ring[len(g.ring)-g.window+1:])
-		clear(g.ring[n:])
-		g.ring = g.ring[:n]
+	if len(g.ring) < g.window {
+		g.ring = append(g.ring, ev)
+		return
 	}
-	g.ring = append(g.ring, ev)
+	g.ring[g.ringAt] = ev
+	g.ringAt = (g.ringAt + 1) % g.window
 }
 
-// arrived hands the window over: the follow is at the head.
+// arrived hands the window over, oldest first: the follow is at the head.
 func (g *globalFollow) arrived(at time.Time) {
 	g.caughtUp = true
 	if len(g.ring) > 0 {
-		g.sink.Send(GlobalEventsMsg{Events: g.ring, At: at})
+		evs := append(g.ring[g.ringAt:len(g.ring):len(g.ring)], g.ring[:g.ringAt]...)
+		g.sink.Send(GlobalEventsMsg{Events: evs, At: at})
 	}
-	g.ring = nil
+	g.ring, g.ringAt = nil, 0
 	g.sink.Send(GlobalLinkMsg{Live: true})
 }
 
