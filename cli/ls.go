@@ -52,7 +52,7 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	var lf lsFlags
 	fs.StringArrayVar(&lf.states, "state", nil, "only actions in this `STATE` (queued, running, completed, failed, cancelled, dead_lettered, …); repeat it for several")
 	fs.StringVar(&lf.capability, "capability", "", "only actions of this `CAPABILITY_ID` (cap:hermes_agent:ENDPOINT:OPERATION)")
-	fs.IntVar(&lf.limit, "limit", defaultListLimit, "the `N` most recently updated actions (with --since: at most N)")
+	fs.IntVar(&lf.limit, "limit", defaultListLimit, "the `N` most recently updated actions (default 100; with --since: at most N)")
 	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h), all of them unless --limit is given")
 	fs.BoolVar(&lf.all, "all", false, "every action of the daemon's list, newest first, printed page by page as it is read (on a daemon with a long history: one request per 1,000 rows)")
 	hideFlags(fs, listIgnores) // the flags of following one action
