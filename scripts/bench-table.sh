@@ -64,13 +64,13 @@ END {
   split("new naive", C, " ")
   for (i = 1; i <= 2; i++) {
     c = C[i]; q = "fleet/" c "/"; lb = (fl[q "history-bytes"] > 0) ? 100 * fl[q "log-bytes"] / fl[q "history-bytes"] : 0
-    printf "%-46s %-22s %s\n", "D7 console " c ": live actions on screen", fl[q "live-shown-s"] (fl[q "live-shown-s"] == "never" ? " (in the run)" : " s"), "<= 2 s (new)"
-    printf "%-46s %-22s %s\n", "D7 console " c ": RSS at the end (ran s)", fl[q "rss-mb"] " MB (" fl[q "ran-s"] ")", "<= 100 MB at 60 s (new)"
-    printf "%-46s %-22s %s\n", "D7 console " c ": list requests a poll (3 s)", fl[q "list-requests-per-poll"], "<= 5 (new)"
-    printf "%-46s %-22s %s\n", "D7 console " c ": global log read / history", sprintf("%.3f%% (%.1f of %.0f MB)", lb, fl[q "log-bytes"] / 1e6, fl[q "history-bytes"] / 1e6), "<= 1% in the first minute (new)"
-    printf "%-46s %-22s %s\n", "D7 console " c ": CPU over the last 20 s", fl[q "cpu-last-20s-pct"] "% of a core", "<= 2% (new)"
-    printf "%-46s %-22s %s\n", "D7 ls " c ": default (s; list requests; MB)", fl[q "ls-s"] "; " fl[q "ls-requests"] "; " fl[q "ls-rss-mb"], "<= 1 s, <= 5 requests (new)"
-    printf "%-46s %-22s %s\n", "D7 ls " c " --all: first row; all (s); rows; MB", fl[q "all-first-row-s"] "; " fl[q "all-s"] "; " fl[q "all-rows"] "; " fl[q "all-rss-mb"], "first row <= 1 s, MB flat (new)"
+    printf "%-46s %-22s %s\n", "fleet: console " c ": live actions on screen", fl[q "live-shown-s"] (fl[q "live-shown-s"] == "never" ? " (in the run)" : " s"), "<= 2 s (new)"
+    printf "%-46s %-22s %s\n", "fleet: console " c ": RSS at the end (ran s)", fl[q "rss-mb"] " MB (" fl[q "ran-s"] ")", "<= 100 MB at 60 s (new)"
+    printf "%-46s %-22s %s\n", "fleet: console " c ": list requests a poll (3 s)", fl[q "list-requests-per-poll"], "<= 5 (new)"
+    printf "%-46s %-22s %s\n", "fleet: console " c ": global log read / history", sprintf("%.3f%% (%.1f of %.0f MB)", lb, fl[q "log-bytes"] / 1e6, fl[q "history-bytes"] / 1e6), "<= 1% in the first minute (new)"
+    printf "%-46s %-22s %s\n", "fleet: console " c ": CPU over the last 20 s", fl[q "cpu-last-20s-pct"] "% of a core", "<= 2% (new)"
+    printf "%-46s %-22s %s\n", "fleet: ls " c ": default (s; list requests; MB)", fl[q "ls-s"] "; " fl[q "ls-requests"] "; " fl[q "ls-rss-mb"], "<= 1 s, <= 5 requests (new)"
+    printf "%-46s %-22s %s\n", "fleet: ls " c " --all: first row; all (s); rows; MB", fl[q "all-first-row-s"] "; " fl[q "all-s"] "; " fl[q "all-rows"] "; " fl[q "all-rss-mb"], "first row <= 1 s, MB flat (new)"
   }
   split("model tui model-cap16MiB", M, " ")
   for (i = 1; i <= 3; i++) printf "%-46s %-22s %s\n", "firehose heap vs 3x raw + 20 MB (" M[i] ")", sprintf("%.2fx (%.0f MB, raw %.1f MB)", mx[M[i]], mh[M[i]], mr[M[i]]), "<= 1x"
