@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"aipwatch/sim"
 )
 
 // contextFixture is a config home with a config file and token files.
@@ -262,5 +265,61 @@ url = "http://127.0.0.1:1"
 	}
 	if len(a.auths()) == 0 || len(c.auths()) == 0 {
 		t.Fatalf("not probed: a %d, c %d requests", len(a.auths()), len(c.auths()))
+	}
+}
+
+// ls --all-contexts lists every context's daemon, each row marked with its
+// context; a daemon that is down is one line on stderr and exit 1, never
+// hiding the others.
+func TestListAllContexts(t *testing.T) {
+	var urls []string
+	for i := 0; i < 2; i++ {
+		fl, err := sim.ConsoleFleet(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := fl.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(fl.Close)
+		urls = append(urls, u)
+	}
+	f := newContextFixture(t, fmt.Sprintf(`[contexts.east]
+url = %q
+[contexts.west]
+url = %q
+[contexts.down]
+url = "http://127.0.0.1:1"
+`, urls[0], urls[1]))
+	code, out, errOut := f.run("ls", "--all-contexts", "--output", "jsonl")
+	if code != 1 {
+		t.Fatalf("a daemon down: exit %d, want 1\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "context down:") || !strings.Contains(errOut, "connection refused") {
+		t.Errorf("stderr does not name the context that failed:\n%s", errOut)
+	}
+	per := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var row struct {
+			Context string `json:"context"`
+		}
+		if err := json.Unmarshal([]byte(l), &row); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		per[row.Context]++
+	}
+	if per["east"] == 0 || per["east"] != per["west"] || per[""] != 0 {
+		t.Errorf("rows per context: %v", per)
+	}
+	code, out, _ = f.run("ls", "--all-contexts")
+	if lines := strings.Split(out, "\n"); code != 1 || !strings.HasPrefix(lines[0], "CONTEXT") || !strings.Contains(out, "east ") || !strings.Contains(out, "west ") {
+		t.Errorf("table (exit %d):\n%s", code, out)
+	}
+	if code, _, errOut := f.run("ls", "--all-contexts", "--url", urls[0]); code != 2 || !strings.Contains(errOut, "--url") {
+		t.Errorf("--url with --all-contexts: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := newContextFixture(t, "").run("ls", "--all-contexts"); code != 1 || !strings.Contains(errOut, "no contexts") {
+		t.Errorf("no config file: exit %d %s", code, errOut)
 	}
 }

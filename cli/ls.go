@@ -39,6 +39,7 @@ type lsFlags struct {
 	limit      int
 	since      time.Duration
 	all        bool
+	contexts   bool // --all-contexts
 }
 
 // defaultListLimit is how many rows ls prints without --limit, --since or
@@ -54,6 +55,7 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	fs.StringVar(&lf.capability, "capability", "", "only actions of this `CAPABILITY_ID` (cap:hermes_agent:ENDPOINT:OPERATION)")
 	fs.IntVar(&lf.limit, "limit", defaultListLimit, "the `N` most recently updated actions (default 100; with --since: at most N)")
 	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h), all of them unless --limit is given")
+	fs.BoolVar(&lf.contexts, "all-contexts", false, "list the actions of every context of the config file, with a CONTEXT column (aipwatch contexts)")
 	fs.BoolVar(&lf.all, "all", false, "every action of the daemon's list, newest first, printed page by page as it is read (on a daemon with a long history: one request per 1,000 rows)")
 	hideFlags(fs, listIgnores) // the flags of following one action
 	demo := fs.Lookup("demo")
@@ -77,6 +79,14 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 		err = output.UsageError("--all prints every action: it takes no --limit")
 	case fs.Changed("since") && lf.since <= 0:
 		err = output.UsageError("--since takes a duration above 0, such as 15m or 24h")
+	case lf.contexts && o.demo != "":
+		err = output.UsageError("--all-contexts reads the config file's daemons, not a --demo")
+	case lf.contexts:
+		for _, f := range contextFlags {
+			if fs.Changed(f) {
+				err = output.UsageError("--all-contexts takes each context's own --" + f + " from the config file")
+			}
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch ls: %s\n", safe.Line(err.Error()))
@@ -93,6 +103,9 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	}
 	if lf.all || (lf.since > 0 && !limitSet) {
 		lf.limit = 0 // no bound
+	}
+	if lf.contexts {
+		return listAllContexts(o, lf, stdout, stderr, getenv)
 	}
 	applyEnv(o, getenv)
 	stop, ok := consoleDemo(o, stderr)
@@ -114,7 +127,11 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 		ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 	}
-	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), output.NewListWriter(stdout, o.output == "jsonl", time.Now(), termWidth(stdout)))
+	w := output.NewListWriter(stdout, o.output == "jsonl", time.Now(), termWidth(stdout))
+	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), w)
+	if err == nil {
+		err = w.Close()
+	}
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "aipwatch ls: %s\n", safe.Line(n))
 	}
@@ -133,7 +150,7 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 // the paging's faults. A journal entry the daemon does not list is added
 // at the end only when the whole unfiltered list was read: only then can
 // it be said not to be listed.
-func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []string, w *output.ListWriter) ([]string, error) {
+func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []string, w rowWriter) ([]string, error) {
 	page := stream.DefaultRecentRows * 10
 	if lf.limit > 0 {
 		page = min(lf.limit, page)
@@ -187,7 +204,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 	if err := flush(); err != nil {
 		return walk.Notes(), err
 	}
-	return walk.Notes(), w.Close()
+	return walk.Notes(), nil
 }
 
 // runConsole opens the live console (no ACTION_ID on a terminal).

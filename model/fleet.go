@@ -37,6 +37,7 @@ type ActionRow struct {
 	HasSeq   bool
 	Journal  bool // this machine's submission journal knows it
 	Older    bool // read from an older page the operator asked for (Fleet.AddOlder)
+	Context  string // the config file's context it was read from, "" for the one daemon (design §9)
 }
 
 // Endpoint and Operation split the capability ID (cap:hermes_agent:E:O).

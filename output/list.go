@@ -34,6 +34,7 @@ type listObject struct {
 	Attempts     int    `json:"retry_attempts"`
 	Listed       bool   `json:"listed"`
 	Journal      bool   `json:"journal"`
+	Context      string `json:"context"` // the config file's context, "" for the one daemon
 }
 
 // ListWriter prints the rows of `aipwatch ls` as they arrive, a batch at
@@ -49,6 +50,15 @@ type ListWriter struct {
 	width int
 	rows  int
 	kept  []int // the table's columns, once the first batch chose them
+	// contexts: the rows come from several daemons, and a CONTEXT column
+	// comes first (ls --all-contexts).
+	contexts bool
+}
+
+// WithContexts makes the table start with a CONTEXT column.
+func (l *ListWriter) WithContexts() *ListWriter {
+	l.contexts = true
+	return l
 }
 
 // NewListWriter writes to w; now is the time ages are counted from, width
@@ -91,7 +101,7 @@ func WriteListJSONL(w io.Writer, rows []model.ActionRow, now time.Time) error {
 			QueuedState: r.QueuedState, ResultStatus: r.ResultStatus,
 			StartedAt: stamp(r.StartedAt), UpdatedAt: stamp(r.UpdatedAt), LeaseWorker: r.LeaseWorker,
 			LeaseExpires: stamp(r.LeaseExpires), LeaseStuck: r.LeaseStuck(now), Attempts: r.Attempts,
-			Listed: r.Listed, Journal: r.Journal}
+			Listed: r.Listed, Journal: r.Journal, Context: r.Context}
 		if err := WriteObject(w, o); err != nil {
 			return err
 		}
@@ -127,14 +137,22 @@ func WriteListTableWidth(w io.Writer, rows []model.ActionRow, now time.Time, wid
 func (l *ListWriter) writeTable(rows []model.ActionRow, first bool) error {
 	tw := tabwriter.NewWriter(l.w, 2, 8, listGap, ' ', 0)
 	bw := bufio.NewWriter(tw)
-	table := [][]string{{"ACTION", "CAPABILITY", "STATE", "RESULT", "STARTED", "UPDATED", "LEASE", "TRIES", "JOURNAL"}}
+	header, cols := []string{"ACTION", "CAPABILITY", "STATE", "RESULT", "STARTED", "UPDATED", "LEASE", "TRIES", "JOURNAL"}, listColumns
+	if l.contexts {
+		header, cols = append([]string{"CONTEXT"}, header...), append([]listColumn{{}}, cols...)
+	}
+	table := [][]string{header}
 	for i := range rows {
 		r := &rows[i]
 		c := r.Cells(l.now, false, cell)
-		table = append(table, []string{cell(r.ActionID), orDash(c.Capability), orDash(c.State), orDash(c.Result),
-			orDash(c.Started), orDash(c.Updated), orDash(c.Lease), orDash(c.Tries), orDash(c.Journal)})
+		row := []string{cell(r.ActionID), orDash(c.Capability), orDash(c.State), orDash(c.Result),
+			orDash(c.Started), orDash(c.Updated), orDash(c.Lease), orDash(c.Tries), orDash(c.Journal)}
+		if l.contexts {
+			row = append([]string{cell(orDash(r.Context))}, row...)
+		}
+		table = append(table, row)
 	}
-	kept := fitTable(table, listColumns, l.width)
+	kept := fitTable(table, cols, l.width)
 	if l.kept == nil {
 		l.kept = kept
 	}
