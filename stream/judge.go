@@ -1,0 +1,201 @@
+package stream
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"aipwatch/model"
+)
+
+// The judge (design §7, "The verdict, not the AIP status"): the verdict of
+// a settled action, read the way a review reads it (Run: the status, every
+// page of the log, the result, the final status, each message through
+// Apply into a model.Action) and decided by model.Action.Verdict, the one
+// place a verdict is decided. The console judges the rows on screen and
+// `ls --verdict` the rows it prints.
+//
+// What it costs: one judgement reads the action's whole log (one request a
+// page of up to 1000 chunks, plus status and result reads) and holds that
+// action's model until the verdict is decided, so it is paid per row
+// judged, never for the daemon's history: callers judge what they show.
+// A settled action does not change, so judgements are cached by action ID
+// and a second one reads nothing.
+
+// VerdictUnknown is a judgement's word when the action could not be read
+// (Judgement.Err says why); it is not cached, so a later judgement tries
+// again.
+const VerdictUnknown = "unknown"
+
+// Judge defaults.
+const (
+	DefaultJudgeLimit   = 4                // judgements at once (design §7)
+	DefaultJudgeTimeout = 30 * time.Second // one judgement, all its reads
+	DefaultJudgeCache   = 4096             // judgements kept, by action ID
+)
+
+// JudgeOptions tunes a Judge; zero values take the defaults above.
+type JudgeOptions struct {
+	Limit   int           // judgements at once
+	Timeout time.Duration // bound on one judgement
+	Cache   int           // judgements kept (least recently used dropped)
+}
+
+// Judgement is the verdict of one action.
+type Judgement struct {
+	ID string
+	// Word is a verdict word of model (verified, partial, failed,
+	// truncated, incomplete, cancelled), VerdictUnknown when the action
+	// could not be read, or "" when it had not settled (Live).
+	Word    string
+	Verdict model.Verdict
+	Usage   model.TurnUsage
+	Timing  model.TurnTiming
+	Live    bool  // the action had not settled: nothing to judge yet (not cached)
+	Err     error // why the word is unknown
+}
+
+// Judge judges settled actions, at most Limit at once, and caches their
+// judgements. Safe for concurrent use.
+type Judge struct {
+	cfg  Config
+	opt  JudgeOptions
+	slot chan struct{} // one token per judgement running
+
+	mu       sync.Mutex
+	cache    map[string]*list.Element // of *Judgement, in lru
+	lru      *list.List               // front: most recently used
+	inflight map[string]*judgeCall    // one read per ID at a time
+}
+
+type judgeCall struct {
+	done chan struct{}
+	j    Judgement
+}
+
+// NewJudge returns a judge that reads actions of the daemon cfg names
+// (BaseURL, Token, HTTP and the timeouts; ActionID and Cursor are
+// ignored).
+func NewJudge(cfg Config, opt JudgeOptions) *Judge {
+	if opt.Limit <= 0 {
+		opt.Limit = DefaultJudgeLimit
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultJudgeTimeout
+	}
+	if opt.Cache <= 0 {
+		opt.Cache = DefaultJudgeCache
+	}
+	cfg.ActionID, cfg.Cursor, cfg.OnFrame, cfg.InFlight = "", "", nil, nil
+	return &Judge{cfg: cfg, opt: opt, slot: make(chan struct{}, opt.Limit),
+		cache: map[string]*list.Element{}, lru: list.New(), inflight: map[string]*judgeCall{}}
+}
+
+// Cached returns the cached judgement of id, reading nothing.
+func (j *Judge) Cached(id string) (Judgement, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if e, ok := j.cache[id]; ok {
+		j.lru.MoveToFront(e)
+		return *e.Value.(*Judgement), true
+	}
+	return Judgement{}, false
+}
+
+// Judge returns the judgement of the action id: from the cache, or read
+// (waiting for a free slot first; one read per ID however many ask).
+func (j *Judge) Judge(ctx context.Context, id string) Judgement {
+	j.mu.Lock()
+	if e, ok := j.cache[id]; ok {
+		j.lru.MoveToFront(e)
+		jg := *e.Value.(*Judgement)
+		j.mu.Unlock()
+		return jg
+	}
+	if c, ok := j.inflight[id]; ok {
+		j.mu.Unlock()
+		select {
+		case <-c.done:
+			return c.j
+		case <-ctx.Done():
+			return Judgement{ID: id, Word: VerdictUnknown, Err: ctx.Err()}
+		}
+	}
+	c := &judgeCall{done: make(chan struct{})}
+	j.inflight[id] = c
+	j.mu.Unlock()
+
+	c.j = j.read(ctx, id)
+	j.mu.Lock()
+	delete(j.inflight, id)
+	if c.j.Word != VerdictUnknown && !c.j.Live {
+		j.store(&c.j)
+	}
+	j.mu.Unlock()
+	close(c.done)
+	return c.j
+}
+
+// store caches jg, dropping the least recently used beyond the bound.
+// j.mu is held.
+func (j *Judge) store(jg *Judgement) {
+	cp := *jg
+	j.cache[jg.ID] = j.lru.PushFront(&cp)
+	for j.lru.Len() > j.opt.Cache {
+		old := j.lru.Back()
+		j.lru.Remove(old)
+		delete(j.cache, old.Value.(*Judgement).ID)
+	}
+}
+
+// errLive ends a judgement's read of an action that has not settled.
+var errLive = errors.New("the action has not settled")
+
+// read judges id once: a review run into a fresh model, within the
+// timeout and a slot.
+func (j *Judge) read(ctx context.Context, id string) Judgement {
+	unknown := func(err error) Judgement { return Judgement{ID: id, Word: VerdictUnknown, Err: err} }
+	select {
+	case j.slot <- struct{}{}:
+		defer func() { <-j.slot }()
+	case <-ctx.Done():
+		return unknown(ctx.Err())
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, j.opt.Timeout, errors.New("no verdict within "+j.opt.Timeout.String()))
+	defer cancel()
+	cfg := j.cfg
+	cfg.ActionID = id
+	c, err := New(cfg)
+	if err != nil {
+		return unknown(err)
+	}
+	a := model.NewAction(id)
+	a.SetRawCap(1) // the verdict reads no raw bytes: keep none
+	live := false
+	err = c.Run(ctx, SinkFunc(func(m Msg) {
+		if mm, ok := m.(ModeMsg); ok && !mm.Review {
+			// Run follows an action that has not settled: nothing to judge
+			// yet, and following is not a judge's job.
+			live = true
+			cancel()
+			return
+		}
+		Apply(a, m)
+	}))
+	if live {
+		return Judgement{ID: id, Live: true, Err: errLive}
+	}
+	if err != nil {
+		if ctx.Err() != nil && context.Cause(ctx) != nil {
+			err = context.Cause(ctx)
+		}
+		return unknown(err)
+	}
+	v := a.Verdict()
+	if !v.Final {
+		return unknown(errors.New("no verdict: " + v.Word))
+	}
+	return Judgement{ID: id, Word: v.Word, Verdict: v, Usage: a.Usage(), Timing: a.Timing()}
+}
