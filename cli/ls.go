@@ -40,6 +40,7 @@ type lsFlags struct {
 	since      time.Duration
 	all        bool
 	contexts   bool // --all-contexts
+	verdict    bool // judge each printed row (lsverdict.go)
 }
 
 // defaultListLimit is how many rows ls prints without --limit, --since or
@@ -57,6 +58,7 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h), all of them unless --limit is given")
 	fs.BoolVar(&lf.contexts, "all-contexts", false, "list the actions of every context of the config file, with a CONTEXT column (aipwatch contexts)")
 	fs.BoolVar(&lf.all, "all", false, "every action of the daemon's list, newest first, printed page by page as it is read (on a daemon with a long history: one request per 1,000 rows)")
+	fs.BoolVar(&lf.verdict, "verdict", false, "judge each settled row printed and show its verdict (a review of each: its whole log, at most 4 at once)")
 	hideFlags(fs, listIgnores) // the flags of following one action
 	demo := fs.Lookup("demo")
 	demo.Usage, demo.NoOptDefVal = "list the actions of the `console` demo's simulated daemon", demoConsole
@@ -128,7 +130,12 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 		defer cancel()
 	}
 	w := output.NewListWriter(stdout, o.output == "jsonl", time.Now(), termWidth(stdout))
-	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), w)
+	var rj *rowJudge
+	if lf.verdict {
+		w.Verdicts, rj = true, newRowJudge(o, client, stderr)
+	}
+	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), w, rj)
+	rj.end()
 	if err == nil {
 		err = w.Close()
 	}
@@ -150,7 +157,7 @@ func runList(args []string, stdout, stderr io.Writer, getenv func(string) string
 // the paging's faults. A journal entry the daemon does not list is added
 // at the end only when the whole unfiltered list was read: only then can
 // it be said not to be listed.
-func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []string, w rowWriter) ([]string, error) {
+func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []string, w rowWriter, rj *rowJudge) ([]string, error) {
 	page := stream.DefaultRecentRows * 10
 	if lf.limit > 0 {
 		page = min(lf.limit, page)
@@ -163,6 +170,9 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 	cutoff := time.Now().Add(-lf.since)
 	batch := make([]model.ActionRow, 0, page)
 	flush := func() error {
+		if rj != nil {
+			rj.judgeRows(ctx, batch)
+		}
 		err := w.Add(batch)
 		batch = batch[:0]
 		return err

@@ -13,6 +13,7 @@ import (
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
+	"aipwatch/stream"
 )
 
 // `aipwatch ls --all-contexts` (design §9): the actions of every daemon the
@@ -55,6 +56,7 @@ func listAllContexts(base *options, lf lsFlags, stdout, stderr io.Writer, getenv
 		return fail(base, stdout, stderr, err)
 	}
 	w := output.NewListWriter(stdout, base.output == "jsonl", time.Now(), termWidth(stdout)).WithContexts()
+	w.Verdicts = lf.verdict
 	names := f.Names()
 	failed := 0
 	report := func(name string, notes []string, err error) {
@@ -140,7 +142,11 @@ func listContext(ctx context.Context, base *options, name string, lf lsFlags, ge
 		return nil, err
 	}
 	marked := contextWriter{name: name, w: w}
-	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), &marked)
+	var rj *rowJudge
+	if lf.verdict { // each context's own judge, with its credentials; no progress line (they run at once)
+		rj = &rowJudge{j: stream.NewJudge(o.withTimeouts(client.Config()), stream.JudgeOptions{})}
+	}
+	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), &marked, rj)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within 2m (%w)", err)
 	}

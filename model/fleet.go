@@ -35,9 +35,12 @@ type ActionRow struct {
 	LiveSync bool   // seen only on the global log: a synchronous action with no record yet
 	LastSeq  uint64 // highest chunk sequence seen on the global log
 	HasSeq   bool
-	Journal  bool // this machine's submission journal knows it
-	Older    bool // read from an older page the operator asked for (Fleet.AddOlder)
+	Journal  bool   // this machine's submission journal knows it
+	Older    bool   // read from an older page the operator asked for (Fleet.AddOlder)
 	Context  string // the config file's context it was read from, "" for the one daemon (design §9)
+	// Verdict is the judged verdict word of a settled row (design §7),
+	// set by whoever judged it (ls --verdict); "" when not judged.
+	Verdict string
 }
 
 // Endpoint and Operation split the capability ID (cap:hermes_agent:E:O).

@@ -13,11 +13,13 @@ import (
 // composed with our words, so that a long one never cuts them off.
 type Cells struct {
 	Capability, State, Result, Started, Updated, Lease, Tries, Journal string
+	// Verdict is the judged verdict (Row.Verdict); "" when not judged.
+	Verdict string
 }
 
 // Cells are r's columns at now; "" where there is nothing to show.
 func (r *ActionRow) Cells(now time.Time, compact bool, clean func(string) string) Cells {
-	c := Cells{State: clean(r.State), Result: clean(r.ResultStatus), Started: ShortAge(now, r.StartedAt), Updated: ShortAge(now, r.UpdatedAt)}
+	c := Cells{State: clean(r.State), Result: clean(r.ResultStatus), Verdict: clean(r.Verdict), Started: ShortAge(now, r.StartedAt), Updated: ShortAge(now, r.UpdatedAt)}
 	switch {
 	case r.LiveSync && compact:
 		c.Capability = "(sync)"

@@ -3,6 +3,7 @@ package output
 import (
 	"bufio"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -35,6 +36,9 @@ type listObject struct {
 	Listed       bool   `json:"listed"`
 	Journal      bool   `json:"journal"`
 	Context      string `json:"context"` // the config file's context, "" for the one daemon
+	// Verdict is the judged verdict (ls --verdict, design §7): "" when not
+	// asked or not settled, "unknown" when the action could not be read.
+	Verdict string `json:"verdict"`
 }
 
 // ListWriter prints the rows of `aipwatch ls` as they arrive, a batch at
@@ -53,6 +57,9 @@ type ListWriter struct {
 	// contexts: the rows come from several daemons, and a CONTEXT column
 	// comes first (ls --all-contexts).
 	contexts bool
+	// Verdicts adds the VERDICT column to the table (ls --verdict); the
+	// rows' Verdict fields fill it, "-" for a live row.
+	Verdicts bool
 }
 
 // WithContexts makes the table start with a CONTEXT column.
@@ -101,7 +108,7 @@ func WriteListJSONL(w io.Writer, rows []model.ActionRow, now time.Time) error {
 			QueuedState: r.QueuedState, ResultStatus: r.ResultStatus,
 			StartedAt: stamp(r.StartedAt), UpdatedAt: stamp(r.UpdatedAt), LeaseWorker: r.LeaseWorker,
 			LeaseExpires: stamp(r.LeaseExpires), LeaseStuck: r.LeaseStuck(now), Attempts: r.Attempts,
-			Listed: r.Listed, Journal: r.Journal, Context: r.Context}
+			Listed: r.Listed, Journal: r.Journal, Context: r.Context, Verdict: safe.Line(r.Verdict)}
 		if err := WriteObject(w, o); err != nil {
 			return err
 		}
@@ -137,7 +144,8 @@ func WriteListTableWidth(w io.Writer, rows []model.ActionRow, now time.Time, wid
 func (l *ListWriter) writeTable(rows []model.ActionRow, first bool) error {
 	tw := tabwriter.NewWriter(l.w, 2, 8, listGap, ' ', 0)
 	bw := bufio.NewWriter(tw)
-	header, cols := []string{"ACTION", "CAPABILITY", "STATE", "RESULT", "STARTED", "UPDATED", "LEASE", "TRIES", "JOURNAL"}, listColumns
+	header := l.withVerdict([]string{"ACTION", "CAPABILITY", "STATE", "RESULT", "STARTED", "UPDATED", "LEASE", "TRIES", "JOURNAL"}, "VERDICT")
+	cols := l.withVerdictColumn(listColumns)
 	if l.contexts {
 		header, cols = append([]string{"CONTEXT"}, header...), append([]listColumn{{}}, cols...)
 	}
@@ -145,8 +153,8 @@ func (l *ListWriter) writeTable(rows []model.ActionRow, first bool) error {
 	for i := range rows {
 		r := &rows[i]
 		c := r.Cells(l.now, false, cell)
-		row := []string{cell(r.ActionID), orDash(c.Capability), orDash(c.State), orDash(c.Result),
-			orDash(c.Started), orDash(c.Updated), orDash(c.Lease), orDash(c.Tries), orDash(c.Journal)}
+		row := l.withVerdict([]string{cell(r.ActionID), orDash(c.Capability), orDash(c.State), orDash(c.Result),
+			orDash(c.Started), orDash(c.Updated), orDash(c.Lease), orDash(c.Tries), orDash(c.Journal)}, orDash(c.Verdict))
 		if l.contexts {
 			row = append([]string{cell(orDash(r.Context))}, row...)
 		}
@@ -174,6 +182,28 @@ func (l *ListWriter) writeTable(rows []model.ActionRow, first bool) error {
 		return err
 	}
 	return tw.Flush()
+}
+
+// verdictAt is where the VERDICT column goes: after RESULT, the AIP
+// status it corrects.
+const verdictAt = 4
+
+// withVerdict is a row of the table with the verdict cell v when the
+// table has that column.
+func (l *ListWriter) withVerdict(row []string, v string) []string {
+	if !l.Verdicts {
+		return row
+	}
+	return slices.Insert(row, verdictAt, v)
+}
+
+// withVerdictColumn is cols with the VERDICT column's fitting (never
+// dropped: it is what was asked for) when the table has it.
+func (l *ListWriter) withVerdictColumn(cols []listColumn) []listColumn {
+	if !l.Verdicts {
+		return cols
+	}
+	return slices.Insert(slices.Clone(cols), verdictAt, listColumn{})
 }
 
 // maxCell is the widest a daemon's field may be in the table, in columns:

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"aipwatch/model"
+	"aipwatch/safe"
+	"aipwatch/stream"
+)
+
+// `aipwatch ls --verdict` (design §7): each printed row that has settled
+// gets its verdict, judged as a review judges it (stream.Judge: the
+// action's whole log, its result). That is one review per row, so it costs
+// what the rows printed cost, at most four at once (the judge's bound),
+// and a batch of rows prints only once all of it is judged, in order.
+
+// rowJudge judges the rows of ls and says how far it got on stderr.
+type rowJudge struct {
+	j        *stream.Judge
+	progress io.Writer // stderr when it is a terminal, else nil: no progress lines
+	done     int       // rows judged so far, over every batch
+	total    int       // rows to judge: the batch's size is known, the list's is not
+}
+
+// judgeRows sets the Verdict of each settled row of batch.
+func (rj *rowJudge) judgeRows(ctx context.Context, batch []model.ActionRow) {
+	var todo []int
+	for i := range batch {
+		if batch[i].Settled() {
+			todo = append(todo, i)
+		}
+	}
+	rj.total += len(todo)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, i := range todo {
+		wg.Add(1)
+		go func() { // the judge lets four read at once; the rest wait their turn
+			defer wg.Done()
+			jg := rj.j.Judge(ctx, batch[i].ActionID)
+			batch[i].Verdict = jg.Word
+			mu.Lock()
+			rj.done++
+			rj.say()
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+}
+
+// say writes the progress line over the last one.
+func (rj *rowJudge) say() {
+	if rj.progress != nil {
+		fmt.Fprintf(rj.progress, "\rjudging %d of %d…", rj.done, rj.total)
+	}
+}
+
+// end clears the progress line (nil: no judge).
+func (rj *rowJudge) end() {
+	if rj != nil && rj.progress != nil && rj.total > 0 {
+		fmt.Fprint(rj.progress, "\r\x1b[K")
+	}
+}
+
+// newRowJudge is the judge of ls --verdict for the daemon c reads, with
+// the run's timeouts and pacing; progress goes to stderr on a terminal.
+func newRowJudge(o *options, c *stream.Client, stderr io.Writer) *rowJudge {
+	rj := &rowJudge{j: stream.NewJudge(o.withTimeouts(c.Config()), stream.JudgeOptions{})}
+	if isTerminal(stderr) {
+		rj.progress = safe.Unwrap(stderr)
+	}
+	return rj
+}

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// `ls --verdict` (design §7): each settled row shows its verdict, a live
+// row "-"; the Chat turn whose AIP result is completed but whose provider
+// failed reads failed. Rows keep the list's order; stderr (not a terminal
+// here) gets no progress.
+func TestListVerdictTable(t *testing.T) {
+	code, out, errOut := runCLI(t, "ls", "--demo", "--verdict")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if errOut != "" {
+		t.Errorf("stderr not a terminal, yet: %q", errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	head := strings.Fields(lines[0])
+	col := -1
+	for i, h := range head {
+		if h == "VERDICT" {
+			col = i
+		}
+	}
+	if col < 0 || head[col-1] != "RESULT" {
+		t.Fatalf("no VERDICT column after RESULT: %q", lines[0])
+	}
+	want := map[string]string{
+		"act_sim_console_done_chat_error": "failed",
+		"act_sim_console_done_responses":  "verified",
+		"act_sim_console_cancelled":       "cancelled",
+		"act_sim_console_dead_lettered":   "failed",
+		"act_sim_console_stuck_worker":    "-",
+	}
+	var order []string
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		order = append(order, f[0])
+		if w, ok := want[f[0]]; ok {
+			if f[col] != w {
+				t.Errorf("%s: verdict %q, want %q\n%s", f[0], f[col], w, out)
+			}
+			delete(want, f[0])
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("rows missing: %v\n%s", want, out)
+	}
+	_, plain, _ := runCLI(t, "ls", "--demo")
+	var plainOrder []string
+	for _, l := range strings.Split(strings.TrimSpace(plain), "\n")[1:] {
+		plainOrder = append(plainOrder, strings.Fields(l)[0])
+	}
+	if strings.Join(order, " ") != strings.Join(plainOrder, " ") {
+		t.Errorf("order with --verdict %v, without %v", order, plainOrder)
+	}
+	if strings.Contains(plain, "VERDICT") {
+		t.Errorf("VERDICT column without --verdict:\n%s", plain)
+	}
+}
+
+// jsonl rows have the fixed key "verdict": judged with --verdict, ""
+// without it.
+func TestListVerdictJSONL(t *testing.T) {
+	for _, judged := range []bool{true, false} {
+		args := []string{"ls", "--demo", "--output", "jsonl"}
+		if judged {
+			args = append(args, "--verdict")
+		}
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(l), &obj); err != nil {
+				t.Fatalf("%v: %q", err, l)
+			}
+			v, ok := obj["verdict"]
+			if !ok {
+				t.Fatalf("no verdict key: %s", l)
+			}
+			want := ""
+			if judged && obj["action_id"] == "act_sim_console_done_chat_error" {
+				want = "failed"
+			}
+			if (want != "" || !judged) && v != want {
+				t.Errorf("judged=%v %s: verdict %q, want %q", judged, obj["action_id"], v, want)
+			}
+		}
+	}
+}
