@@ -248,6 +248,9 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 			}
 			return c
 		},
+		// The VERDICT column's reviews: the rows drawn, four at once.
+		Judge:        stream.NewJudge(o.withTimeouts(client.Config()), stream.JudgeOptions{}),
+		Notification: notification(o, true), // n on a row (notify.go); the console is a terminal
 		Reconcile:    reconcilerFor(o),
 		Redact:       o.redact,
 		NoColor:      o.noColor || os.Getenv("NO_COLOR") != "",

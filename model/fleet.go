@@ -293,6 +293,15 @@ func (f *Fleet) Rows(flt Filter) []ActionRow {
 	return out
 }
 
+// Row is the row of id, if the fleet holds it.
+func (f *Fleet) Row(id string) (ActionRow, bool) {
+	r, ok := f.rows[id]
+	if !ok {
+		return ActionRow{}, false
+	}
+	return *r, true
+}
+
 // Len is the number of rows.
 func (f *Fleet) Len() int { return len(f.rows) }
 

@@ -144,6 +144,15 @@ func (st *Styles) Badge(word string) string {
 	return st.BadgeBase.Background(ansi16(BadgeColor(word))).Render(" " + up + " ")
 }
 
+// VerdictWord is a verdict as a table cell shows it: upper case, in the
+// badge's colour (the word alone without colour).
+func (st *Styles) VerdictWord(word string) string {
+	if !st.Color {
+		return upper(word)
+	}
+	return lipgloss.NewStyle().Foreground(ansi16(BadgeColor(word))).Render(upper(word))
+}
+
 func upper(s string) string {
 	b := []byte(s)
 	for i, c := range b {

@@ -127,15 +127,36 @@ func (j *Judge) Judge(ctx context.Context, id string) Judgement {
 	j.inflight[id] = c
 	j.mu.Unlock()
 
-	c.j = j.read(ctx, id)
+	c.j, _ = j.read(ctx, id)
 	j.mu.Lock()
 	delete(j.inflight, id)
-	if c.j.Word != VerdictUnknown && !c.j.Live {
-		j.store(&c.j)
-	}
+	j.keep(&c.j)
 	j.mu.Unlock()
 	close(c.done)
 	return c.j
+}
+
+// Review reads id whatever the cache holds and returns the model it built
+// as well (nil when unknown or live), for what needs more than the
+// verdict: the notification of an action that settled (design §10) is the
+// review's verdict line. The judgement is cached as Judge's.
+func (j *Judge) Review(ctx context.Context, id string) (*model.Action, Judgement) {
+	jg, a := j.read(ctx, id)
+	j.mu.Lock()
+	if e, ok := j.cache[id]; ok {
+		j.lru.Remove(e)
+		delete(j.cache, id)
+	}
+	j.keep(&jg)
+	j.mu.Unlock()
+	return a, jg
+}
+
+// keep caches a settled judgement. j.mu is held.
+func (j *Judge) keep(jg *Judgement) {
+	if jg.Word != VerdictUnknown && !jg.Live {
+		j.store(jg)
+	}
 }
 
 // store caches jg, dropping the least recently used beyond the bound.
@@ -155,8 +176,10 @@ var errLive = errors.New("the action has not settled")
 
 // read judges id once: a review run into a fresh model, within the
 // timeout and a slot.
-func (j *Judge) read(ctx context.Context, id string) Judgement {
-	unknown := func(err error) Judgement { return Judgement{ID: id, Word: VerdictUnknown, Err: err} }
+func (j *Judge) read(ctx context.Context, id string) (Judgement, *model.Action) {
+	unknown := func(err error) (Judgement, *model.Action) {
+		return Judgement{ID: id, Word: VerdictUnknown, Err: err}, nil
+	}
 	select {
 	case j.slot <- struct{}{}:
 		defer func() { <-j.slot }()
@@ -185,7 +208,7 @@ func (j *Judge) read(ctx context.Context, id string) Judgement {
 		Apply(a, m)
 	}))
 	if live {
-		return Judgement{ID: id, Live: true, Err: errLive}
+		return Judgement{ID: id, Live: true, Err: errLive}, nil
 	}
 	if err != nil {
 		if ctx.Err() != nil && context.Cause(ctx) != nil {
@@ -197,5 +220,5 @@ func (j *Judge) read(ctx context.Context, id string) Judgement {
 	if !v.Final {
 		return unknown(errors.New("no verdict: " + v.Word))
 	}
-	return Judgement{ID: id, Word: v.Word, Verdict: v, Usage: a.Usage(), Timing: a.Timing()}
+	return Judgement{ID: id, Word: v.Word, Verdict: v, Usage: a.Usage(), Timing: a.Timing()}, a
 }

@@ -230,3 +230,19 @@ func TestJudgeAtMostFourAtOnce(t *testing.T) {
 		t.Fatalf("%d actions read at once, want 1..%d", p.maxIDs, DefaultJudgeLimit)
 	}
 }
+
+// Review reads again and gives the model it built: a notification's verdict
+// line comes from it.
+func TestJudgeReview(t *testing.T) {
+	f, err := sim.ConsoleFleet(4)
+	p := newCountingProxy(t, startFleet(t, f, err), false)
+	j := NewJudge(Config{BaseURL: p.srv.URL}, JudgeOptions{})
+	a, jg := j.Review(context.Background(), "act_sim_console_done_chat_error")
+	if a == nil || jg.Word != model.VerdictFailed || a.Verdict().Word != jg.Word {
+		t.Fatalf("review: %v %+v", a, jg)
+	}
+	n := p.requests.Load()
+	if again := j.Judge(context.Background(), "act_sim_console_done_chat_error"); again.Word != jg.Word || p.requests.Load() != n {
+		t.Fatalf("the review's judgement not cached: %+v, %d more requests", again, p.requests.Load()-n)
+	}
+}

@@ -54,6 +54,12 @@ type ConsoleOptions struct {
 	Follow func(actionID string) stream.Runner
 	// Journal lists the action IDs this machine's submission journal knows.
 	Journal func() []string
+	// Judge judges the settled rows drawn (console_verdict.go; nil = the
+	// VERDICT column shows the AIP status, dimmed).
+	Judge Judge
+	// Notification is what the terminal is sent when an action n armed
+	// settles (design §10; ui.Options.Notification's); nil = n is off.
+	Notification func(*model.Action) string
 	// Reconcile is the live view's R (nil = no R).
 	Reconcile    ReconcileFunc
 	Redact       bool
@@ -80,15 +86,18 @@ const journalRecent = 100
 var consoleKinds = []string{"aip.stream.chunk", "aip.action.result", "aip.action.cancelled",
 	"aip.action.worker_result", "aip.action.retry_scheduled"}
 
-// stateFilters are the console's state filter keys 1 to 4.
+// stateFilters are the console's filter keys 1 to 5: by state, and the
+// settled rows not judged verified (console_verdict.go).
 var stateFilters = []struct {
-	name   string
-	states []string
+	name       string
+	states     []string
+	unverified bool
 }{
-	{"all", nil},
-	{"live", []string{model.StateQueued, model.StateRunning, model.StateStreaming, model.StatePendingApproval}},
-	{"settled", []string{model.StateCompleted, model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}},
-	{"failed", []string{model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}},
+	{"all", nil, false},
+	{"live", []string{model.StateQueued, model.StateRunning, model.StateStreaming, model.StatePendingApproval}, false},
+	{"settled", []string{model.StateCompleted, model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}, false},
+	{"failed", []string{model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}, false},
+	{"unverified", []string{model.StateCompleted, model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}, true},
 }
 
 // Console messages.
@@ -149,6 +158,8 @@ type Console struct {
 	drawn     []string
 	drawnView listView
 
+	verdict verdicts // the VERDICT column and the pending notifications (console_verdict.go)
+
 	live       *Model
 	liveCancel context.CancelFunc
 	liveGen    int
@@ -176,7 +187,7 @@ func NewConsole(ctx context.Context, opts ConsoleOptions) *Console {
 	t := table.New(table.WithColumns(consoleColumns(100)), table.WithFocused(true), table.WithHeight(10))
 	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
-		globalNote: "global event log: connecting", olderOff: -1}
+		globalNote: "global event log: connecting", olderOff: -1, verdict: newVerdicts()}
 	return c
 }
 
@@ -276,9 +287,23 @@ func (c *Console) listen() tea.Cmd {
 }
 
 // Update handles one message: the live view's, when it is open, else the
-// list's.
+// list's; then the list's rows drawn are judged and the notifications due
+// sent (console_verdict.go).
 func (c *Console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := c.update(msg)
+	if more := tea.Batch(c.judgeVisible(), c.notifySettled()); more != nil {
+		cmd = tea.Batch(cmd, more)
+	}
+	return m, cmd
+}
+
+func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case judgedMsg:
+		c.onJudged(msg)
+		return c, nil
+	case notifiedMsg:
+		return c, c.onNotified(msg)
 	case tea.WindowSizeMsg:
 		c.width, c.height = msg.Width, msg.Height
 		c.layout()
@@ -437,6 +462,8 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		c.refresh()
 	case key.Matches(msg, k.Refresh):
 		return c.listCmd()
+	case key.Matches(msg, k.Notify):
+		c.toggleNotify()
 	case key.Matches(msg, k.Open):
 		return c.open("")
 	case key.Matches(msg, k.Cancel):
@@ -497,13 +524,13 @@ func (c *Console) refresh() {
 	if c.picked || c.holding() {
 		sel = c.selectedID()
 	}
-	c.rows = c.arrange(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states}))
+	c.rows = c.arrange(c.verdictFilter(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states})))
 	now := c.clock()
 	trows := make([]table.Row, len(c.rows))
 	cursor := 0
 	for i := range c.rows {
 		r := &c.rows[i]
-		trows[i] = consoleRow(r, now, c.table.Columns()[0].Width)
+		trows[i] = consoleRow(r, now, c.table.Columns()[0].Width, c.verdictCell(r))
 		if r.ActionID == sel {
 			cursor = i
 		}
@@ -639,7 +666,7 @@ func (c *Console) wrapGen(gen int, cmd tea.Cmd) tea.Cmd {
 func consoleColumns(width int) []table.Column {
 	// Fixed narrow columns, then the rest shared: the ID first, whole when
 	// it fits (act_ and 32 hex digits).
-	const fixed = 9 + 7 + 5 + 2 + 2*8 // result, updated, tries, journal, cell padding
+	const fixed = 10 + 7 + 5 + 2 + 2*8 // verdict, updated, tries, journal, cell padding
 	rest := max(width-fixed, 40)
 	id := min(36, max(14, rest*45/100))
 	rem := rest - id
@@ -649,7 +676,7 @@ func consoleColumns(width int) []table.Column {
 	lease := max(7, (rem-state)*40/100) // EXPIRED whole
 	capw := max(rem-state-lease, 4)
 	return []table.Column{{Title: "ACTION", Width: id}, {Title: "CAPABILITY", Width: capw}, {Title: "STATE", Width: state},
-		{Title: "RESULT", Width: 9}, {Title: "UPDATED", Width: 7}, {Title: "LEASE", Width: lease}, {Title: "TRIES", Width: 5}, {Title: "J", Width: 2}}
+		{Title: "VERDICT", Width: 10}, {Title: "UPDATED", Width: 7}, {Title: "LEASE", Width: lease}, {Title: "TRIES", Width: 5}, {Title: "J", Width: 2}}
 }
 
 // tail keeps the end of an ID that does not fit: the end of a UUIDv7 is
@@ -662,9 +689,10 @@ func tail(s string, w int) string {
 	return "…" + string(r[len(r)-w+1:])
 }
 
-func consoleRow(r *model.ActionRow, now time.Time, idWidth int) table.Row {
+// consoleRow is r's cells; verdict is its VERDICT cell (verdictCell).
+func consoleRow(r *model.ActionRow, now time.Time, idWidth int, verdict string) table.Row {
 	c := r.Cells(now, true, render.Line)
-	return table.Row{tail(render.Line(r.ActionID), idWidth), c.Capability, c.State, c.Result, c.Updated, c.Lease, c.Tries, c.Journal}
+	return table.Row{tail(render.Line(r.ActionID), idWidth), c.Capability, c.State, verdict, c.Updated, c.Lease, c.Tries, c.Journal}
 }
 
 // journalRows reports whether a row shown is marked from the journal
@@ -754,7 +782,7 @@ func (c *Console) drawFrame(title, status string, style lipgloss.Style, filterin
 	} else {
 		b.WriteString(render.Truncate(style.Render(status), c.width, "…") + "\n")
 	}
-	help := "↑↓ select • enter follow • c cancel • R reconcile • / filter • 1-4 states • ? all keys • q quit"
+	help := "↑↓ select • enter follow • c cancel • R reconcile • n notify • / filter • 1-5 filters • ? all keys • q quit"
 	b.WriteString(render.Truncate(c.st.Dim.Render(help), c.width, "…"))
 	// The same last check as the live view's rows: no control but our own
 	// colours reaches the terminal, and no piece of the token.

@@ -16,7 +16,7 @@ import (
 func (k ConsoleKeyMap) consoleBindings() []key.Binding {
 	// Keys only so that the help shows it (a binding without is off).
 	sel := key.NewBinding(key.WithKeys("up", "down"), key.WithHelp(k.Select.Key, k.Select.Desc))
-	return []key.Binding{sel, k.Open, k.Back, k.Cancel, k.Reconcile, k.Filter, k.States, k.Refresh, k.Help, k.Quit}
+	return []key.Binding{sel, k.Open, k.Back, k.Cancel, k.Reconcile, k.Notify, k.Filter, k.States, k.Refresh, k.Help, k.Quit}
 }
 
 // helpLines is the overlay at width: the bindings in up to two columns,

@@ -263,6 +263,8 @@ var _ help.KeyMap = KeyMap{}
 // the list.
 type ConsoleKeyMap struct {
 	Open, Back, Filter, States, Refresh, Cancel, Reconcile, Help, Quit key.Binding
+	// Notify: n on a live row, notify when it settles (design §10).
+	Notify key.Binding
 	// Select is the list's own keys (the table moves the selection).
 	Select key.Help
 }

@@ -1,0 +1,211 @@
+package ui
+
+import (
+	"context"
+
+	tea "charm.land/bubbletea/v2"
+
+	"aipwatch/model"
+	"aipwatch/render"
+	"aipwatch/stream"
+)
+
+// The console's VERDICT column (design §7, "The verdict, not the AIP
+// status"): a settled row shows its verdict, judged the first time the row
+// is on screen; until then its AIP status, dimmed. A Chat turn whose AIP
+// result is completed but whose provider failed reads FAILED there.
+//
+// What it costs: a judgement is a review of the action (stream.Judge: its
+// whole log, its result), so only the rows the table draws are judged,
+// never the whole list: the rows around the selection, at most twice the
+// table's height (the table itself renders that window), at most
+// maxJudging at once; a judgement is kept by action ID (a settled action
+// does not change), in the judge's bounded cache and here for the rows
+// drawn. Scrolling through a long history judges what it shows.
+
+// Judge is what the console needs of a judge; *stream.Judge is one.
+type Judge interface {
+	Judge(ctx context.Context, id string) stream.Judgement
+	Review(ctx context.Context, id string) (*model.Action, stream.Judgement)
+}
+
+// maxJudging bounds the judgements the console has asked for at once
+// (design §7: four); the rows that wait are asked for as these come back.
+const maxJudging = 4
+
+// maxVerdictsKept bounds the console's own table of verdicts (the judge
+// caches them too): beyond it, those of rows no longer held are dropped.
+const maxVerdictsKept = 4096
+
+// judgedMsg is a judgement come back.
+type judgedMsg struct{ j stream.Judgement }
+
+// notifiedMsg is a pending notification's action read once it settled:
+// its bytes, ready to send.
+type notifiedMsg struct {
+	id    string
+	bytes string
+	j     stream.Judgement
+}
+
+// verdicts is the console's verdict state.
+type verdicts struct {
+	words   map[string]string // judged: the verdict word (stream.VerdictUnknown when unreadable)
+	judging map[string]bool   // asked for, not back yet
+	notify  map[string]bool   // n armed: notify when the action settles (design §10)
+}
+
+func newVerdicts() verdicts {
+	return verdicts{words: map[string]string{}, judging: map[string]bool{}, notify: map[string]bool{}}
+}
+
+// verdictCell is the VERDICT cell of r: the verdict, upper case; the AIP
+// status dimmed until judged; a live row's pending notification.
+func (c *Console) verdictCell(r *model.ActionRow) string {
+	if !r.Settled() {
+		if c.verdict.notify[r.ActionID] {
+			return c.st.Warn.Render("notify")
+		}
+		return ""
+	}
+	if w, ok := c.verdict.words[r.ActionID]; ok {
+		return c.st.VerdictWord(render.Line(w))
+	}
+	return c.st.Dim.Render(render.Line(orWord(r.ResultStatus, r.State)))
+}
+
+func orWord(s, alt string) string {
+	if s != "" {
+		return s
+	}
+	return alt
+}
+
+// judgeVisible asks for the verdicts of the settled rows the table draws
+// that have none yet, while fewer than maxJudging are out.
+func (c *Console) judgeVisible() tea.Cmd {
+	if c.opts.Judge == nil || c.live != nil || len(c.rows) == 0 {
+		return nil
+	}
+	h := max(1, c.table.Height())
+	cur := c.table.Cursor()
+	var cmds []tea.Cmd
+	for i := max(0, cur-h); i < min(len(c.rows), cur+h) && len(c.verdict.judging) < maxJudging; i++ {
+		r := &c.rows[i]
+		id := r.ActionID
+		if !r.Settled() || c.verdict.judging[id] {
+			continue
+		}
+		if _, ok := c.verdict.words[id]; ok {
+			continue
+		}
+		c.verdict.judging[id] = true
+		j, ctx := c.opts.Judge, c.ctx
+		cmds = append(cmds, func() tea.Msg { return judgedMsg{j.Judge(ctx, id)} })
+	}
+	return tea.Batch(cmds...)
+}
+
+// onJudged takes a judgement: the row shows it.
+func (c *Console) onJudged(m judgedMsg) {
+	delete(c.verdict.judging, m.j.ID)
+	if m.j.Live {
+		return // listed settled, read live: the next poll says more
+	}
+	if len(c.verdict.words) >= maxVerdictsKept {
+		c.pruneVerdicts()
+	}
+	c.verdict.words[m.j.ID] = m.j.Word
+	c.refresh()
+}
+
+// pruneVerdicts drops the verdicts of rows the fleet no longer holds.
+func (c *Console) pruneVerdicts() {
+	held := map[string]bool{}
+	for _, r := range c.fleet.Rows(model.Filter{}) {
+		held[r.ActionID] = true
+	}
+	for id := range c.verdict.words {
+		if !held[id] {
+			delete(c.verdict.words, id)
+		}
+	}
+}
+
+// verdictFilter keeps, for the "unverified" filter, the settled rows not
+// judged verified: those judged otherwise, and those not judged yet (they
+// are judged as they are drawn, and a verified one then leaves).
+func (c *Console) verdictFilter(rows []model.ActionRow) []model.ActionRow {
+	if !stateFilters[c.stateIdx].unverified {
+		return rows
+	}
+	out := rows[:0]
+	for _, r := range rows {
+		if c.verdict.words[r.ActionID] != model.VerdictVerified {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// toggleNotify is n on a row: notify when that action settles, or no
+// longer. A settled row has nothing to wait for.
+func (c *Console) toggleNotify() {
+	if c.opts.Notification == nil {
+		c.note = "no notification: the console's output is no terminal"
+		return
+	}
+	i := c.table.Cursor()
+	if i < 0 || i >= len(c.rows) {
+		return
+	}
+	r := &c.rows[i]
+	id := render.Line(r.ActionID)
+	switch {
+	case r.Settled():
+		c.note = id + " has settled: nothing to wait for"
+	case c.verdict.notify[r.ActionID]:
+		delete(c.verdict.notify, r.ActionID)
+		c.note = "no notification when " + id + " settles"
+	default:
+		c.verdict.notify[r.ActionID] = true
+		c.note = "will ring and notify when " + id + " settles (n: not)"
+	}
+	c.refresh()
+}
+
+// notifySettled reads each action with a pending notification that the
+// list now shows settled, for its verdict line; the bytes go out when the
+// read is back (onNotified), between frames.
+func (c *Console) notifySettled() tea.Cmd {
+	if len(c.verdict.notify) == 0 || c.opts.Judge == nil {
+		return nil
+	}
+	var cmds []tea.Cmd
+	for id := range c.verdict.notify {
+		r, ok := c.fleet.Row(id)
+		if !ok || !r.Settled() {
+			continue
+		}
+		delete(c.verdict.notify, id)
+		j, ctx, note := c.opts.Judge, c.ctx, c.opts.Notification
+		cmds = append(cmds, func() tea.Msg {
+			a, jg := j.Review(ctx, id)
+			if a == nil {
+				a = model.NewAction(id) // unreadable: the notification says so much
+			}
+			return notifiedMsg{id: id, bytes: note(a), j: jg}
+		})
+	}
+	return tea.Batch(cmds...)
+}
+
+// onNotified sends a notification's bytes and shows its verdict.
+func (c *Console) onNotified(m notifiedMsg) tea.Cmd {
+	if !m.j.Live {
+		c.verdict.words[m.id] = m.j.Word
+	}
+	c.note = "notified: " + render.Line(m.id) + " settled"
+	c.refresh()
+	return tea.Raw(m.bytes)
+}

@@ -1,0 +1,240 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"aipwatch/model"
+	"aipwatch/sim"
+	"aipwatch/stream"
+)
+
+// fakeJudge answers from a table (verified when the ID is not in it) and
+// counts what it was asked.
+type fakeJudge struct {
+	mu    sync.Mutex
+	words map[string]string
+	asked []string
+}
+
+func (j *fakeJudge) Judge(_ context.Context, id string) stream.Judgement {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.asked = append(j.asked, id)
+	w, ok := j.words[id]
+	if !ok {
+		w = model.VerdictVerified
+	}
+	return stream.Judgement{ID: id, Word: w}
+}
+
+func (j *fakeJudge) Review(ctx context.Context, id string) (*model.Action, stream.Judgement) {
+	return model.NewAction(id), j.Judge(ctx, id)
+}
+
+// judgeAll runs the console's judgements as the runtime would, until none
+// is asked for: each batch of judge commands, its messages back through
+// Update.
+func judgeAll(t *testing.T, c *Console) {
+	t.Helper()
+	queue := flatten(c.judgeVisible())
+	for n := 0; len(queue) > 0; n++ {
+		if n > 10000 {
+			t.Fatal("judgements never end")
+		}
+		m := queue[0]
+		queue = queue[1:]
+		_, cmd := c.Update(m) // a judgement back: the next ones asked for
+		queue = append(queue, flatten(cmd)...)
+	}
+}
+
+// flatten runs cmd and the commands of a batch it gives.
+func flatten(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, sub := range b {
+			out = append(out, flatten(sub)...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
+}
+
+func verdictConsole(t *testing.T, w, h int, list []model.ActionStatus, j Judge) (*Console, *fakeDaemon) {
+	t.Helper()
+	d := &fakeDaemon{list: list}
+	c := NewConsole(context.Background(), ConsoleOptions{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		Judge: j, Notification: func(a *model.Action) string { return "\a\x1b]9;" + a.ID + "\x1b\\" },
+		Clock: (&testClock{t: t0}).now, NoColor: true})
+	t.Cleanup(c.Close)
+	// update, not Update: the judgements are asked for by the test
+	// (judgeAll), not left unrun in a discarded command.
+	c.update(tea.WindowSizeMsg{Width: w, Height: h})
+	c.update(c.listCmd()())
+	c.update(globalMsg{stream.GlobalLinkMsg{Denied: true}})
+	return c, d
+}
+
+// The VERDICT column (design §7): a settled row shows its verdict once
+// judged; the completed Chat turn whose provider failed reads FAILED, not
+// completed. Golden at 120 columns.
+func TestConsoleVerdictGolden(t *testing.T) {
+	j := &fakeJudge{words: map[string]string{
+		"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72": model.VerdictFailed,
+		"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f73": model.VerdictFailed,
+	}}
+	c, _ := verdictConsole(t, 120, 12, consoleList(), j)
+	before := screenOf(c)
+	if !strings.Contains(lineOf(before, "e6f72"), "completed") {
+		t.Fatalf("an unjudged settled row shows its AIP status:\n%s", before)
+	}
+	judgeAll(t, c)
+	s := screenOf(c)
+	if l := lineOf(s, "e6f72"); !strings.Contains(l, "FAILED") || strings.Count(l, "completed") != 1 {
+		t.Fatalf("the failed-but-completed Chat turn: %q", l)
+	}
+	golden.RequireEqual(t, []byte(s))
+}
+
+func lineOf(screen, id string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, id) {
+			return l
+		}
+	}
+	return ""
+}
+
+// Only the rows the table draws are judged (never the whole list), at most
+// four asked for at once, and a judged row is not asked for again.
+func TestConsoleJudgesVisibleRowsFourAtOnce(t *testing.T) {
+	var list []model.ActionStatus
+	for i := range 200 {
+		list = append(list, model.ActionStatus{ActionID: fmt.Sprintf("act_%03d", i), State: "completed", ResultStatus: "completed",
+			UpdatedAt: t0.Add(-time.Duration(i) * time.Second).Format(time.RFC3339Nano)})
+	}
+	j := &fakeJudge{}
+	c, _ := verdictConsole(t, 120, 15, list, j)
+	first := c.judgeVisible()
+	if n := len(flattenNoRun(first)); n != maxJudging {
+		t.Fatalf("%d judgements asked for at once, want %d", n, maxJudging)
+	}
+	if c.judgeVisible() != nil {
+		t.Fatal("a fifth judgement asked for while four are out")
+	}
+	for _, m := range flatten(first) {
+		c.Update(m)
+	}
+	judgeAll(t, c)
+	if n := len(j.asked); n == 0 || n > 2*c.table.Height() {
+		t.Fatalf("%d rows judged of %d listed, table height %d", n, len(list), c.table.Height())
+	}
+	asked := len(j.asked)
+	c.update(c.listCmd()()) // a poll: the same rows
+	judgeAll(t, c)
+	if len(j.asked) != asked {
+		t.Fatalf("judged rows asked for again: %d more", len(j.asked)-asked)
+	}
+	if !strings.Contains(screenOf(c), "VERIFIED") {
+		t.Fatalf("no verdict shown:\n%s", screenOf(c))
+	}
+}
+
+// flattenNoRun is the commands of a batch without running them.
+func flattenNoRun(cmd tea.Cmd) []tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	if b, ok := cmd().(tea.BatchMsg); ok {
+		return b
+	}
+	return []tea.Cmd{cmd}
+}
+
+// 5 keeps the settled rows not judged verified.
+func TestConsoleUnverifiedFilter(t *testing.T) {
+	j := &fakeJudge{words: map[string]string{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72": model.VerdictFailed}}
+	list := consoleList()
+	list = append(list, model.ActionStatus{ActionID: "act_good", State: "completed", ResultStatus: "completed", UpdatedAt: t0.Format(time.RFC3339Nano)})
+	c, _ := verdictConsole(t, 120, 20, list, j)
+	judgeAll(t, c)
+	press(c, "5")
+	s := screenOf(c)
+	if !strings.Contains(s, "e6f72") || strings.Contains(s, "act_good") || strings.Contains(s, "e6f70") {
+		t.Fatalf("filter unverified:\n%s", s)
+	}
+}
+
+// n on a live row marks it; once the list shows it settled, the
+// notification's bytes go to the terminal (tea.Raw) and the mark goes.
+func TestConsoleNotifyMark(t *testing.T) {
+	j := &fakeJudge{words: map[string]string{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70": model.VerdictFailed}}
+	c, d := verdictConsole(t, 120, 12, consoleList(), j)
+	press(c, "n") // the top row: running
+	if l := lineOf(screenOf(c), "e6f70"); !strings.Contains(l, "notify") {
+		t.Fatalf("no mark on the armed row: %q", l)
+	}
+	d.list[0].State, d.list[0].ResultStatus = "completed", "completed"
+	c.update(c.listCmd()())
+	var raw string
+	for _, m := range flatten(c.notifySettled()) {
+		if n, ok := m.(notifiedMsg); ok {
+			_, out := c.Update(n)
+			if r, ok := out().(tea.RawMsg); ok {
+				raw = fmt.Sprint(r.Msg)
+			}
+		}
+	}
+	if !strings.HasPrefix(raw, "\a\x1b]9;act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70") {
+		t.Fatalf("notification bytes %q", raw)
+	}
+	if l := lineOf(screenOf(c), "e6f70"); strings.Contains(l, "notify") || !strings.Contains(l, "FAILED") {
+		t.Fatalf("after the notification: %q", l)
+	}
+	if len(c.verdict.notify) != 0 {
+		t.Fatal("the notification is still pending")
+	}
+}
+
+// Against the simulator's console demo with the real judge: the Chat turn
+// whose AIP result is completed but whose provider failed reads FAILED.
+func TestConsoleVerdictAgainstSim(t *testing.T) {
+	f, err := sim.ConsoleFleet(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := f.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	client, err := stream.NewDaemon(stream.Config{BaseURL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewConsole(context.Background(), ConsoleOptions{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t),
+		LiveKeys: realKeys(t), NoColor: true, Judge: stream.NewJudge(stream.Config{BaseURL: u}, stream.JudgeOptions{})})
+	t.Cleanup(c.Close)
+	c.update(tea.WindowSizeMsg{Width: 160, Height: 30})
+	c.update(c.listCmd()())
+	judgeAll(t, c)
+	s := screenOf(c)
+	for id, w := range map[string]string{"act_sim_console_done_chat_error": "FAILED", "act_sim_console_done_responses": "VERIFIED",
+		"act_sim_console_cancelled": "CANCELLED"} {
+		if l := lineOf(s, id); !strings.Contains(l, w) {
+			t.Errorf("%s: %q, want %s", id, l, w)
+		}
+	}
+}
