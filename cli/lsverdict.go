@@ -25,8 +25,11 @@ type rowJudge struct {
 	total    int       // rows to judge: the batch's size is known, the list's is not
 }
 
-// judgeRows sets the Verdict of each settled row of batch.
+// judgeRows sets the Verdict of each settled row of batch. The listing's
+// two minutes bound the list's reads, not the reviews: each judgement has
+// its own bound (stream.DefaultJudgeTimeout).
 func (rj *rowJudge) judgeRows(ctx context.Context, batch []model.ActionRow) {
+	ctx = context.WithoutCancel(ctx)
 	var todo []int
 	for i := range batch {
 		if batch[i].Settled() {

@@ -368,6 +368,7 @@ func (c *Console) onList(msg listMsg) (stop bool) {
 		return false
 	}
 	c.listErr = ""
+	clear(c.verdict.later) // judged again once drawn (console_verdict.go)
 	c.listNote = render.Line(strings.Join(msg.w.Notes, "; "))
 	c.fleet.SetWindow(msg.w.Live, msg.w.Recent.Rows)
 	c.listEnd = msg.w.Recent.End

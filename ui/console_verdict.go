@@ -53,10 +53,13 @@ type verdicts struct {
 	words   map[string]string // judged: the verdict word (stream.VerdictUnknown when unreadable)
 	judging map[string]bool   // asked for, not back yet
 	notify  map[string]bool   // n armed: notify when the action settles (design §10)
+	// later: listed settled but read live (the list ran ahead of the
+	// action's record): asked for again after the next poll, not at once.
+	later map[string]bool
 }
 
 func newVerdicts() verdicts {
-	return verdicts{words: map[string]string{}, judging: map[string]bool{}, notify: map[string]bool{}}
+	return verdicts{words: map[string]string{}, judging: map[string]bool{}, notify: map[string]bool{}, later: map[string]bool{}}
 }
 
 // verdictCell is the VERDICT cell of r: the verdict, upper case; the AIP
@@ -93,7 +96,7 @@ func (c *Console) judgeVisible() tea.Cmd {
 	for i := max(0, cur-h); i < min(len(c.rows), cur+h) && len(c.verdict.judging) < maxJudging; i++ {
 		r := &c.rows[i]
 		id := r.ActionID
-		if !r.Settled() || c.verdict.judging[id] {
+		if !r.Settled() || c.verdict.judging[id] || c.verdict.later[id] {
 			continue
 		}
 		if _, ok := c.verdict.words[id]; ok {
@@ -110,7 +113,8 @@ func (c *Console) judgeVisible() tea.Cmd {
 func (c *Console) onJudged(m judgedMsg) {
 	delete(c.verdict.judging, m.j.ID)
 	if m.j.Live {
-		return // listed settled, read live: the next poll says more
+		c.verdict.later[m.j.ID] = true // listed settled, read live: after the next poll
+		return
 	}
 	if len(c.verdict.words) >= maxVerdictsKept {
 		c.pruneVerdicts()

@@ -32,6 +32,9 @@ func (j *fakeJudge) Judge(_ context.Context, id string) stream.Judgement {
 	if !ok {
 		w = model.VerdictVerified
 	}
+	if w == "live" {
+		return stream.Judgement{ID: id, Live: true}
+	}
 	return stream.Judgement{ID: id, Word: w}
 }
 
@@ -236,5 +239,37 @@ func TestConsoleVerdictAgainstSim(t *testing.T) {
 		if l := lineOf(s, id); !strings.Contains(l, w) {
 			t.Errorf("%s: %q, want %s", id, l, w)
 		}
+	}
+}
+
+// A row the list shows settled but whose review finds it live is asked for
+// again after the next poll, not at every message in between.
+func TestConsoleLiveJudgementWaitsForThePoll(t *testing.T) {
+	j := &fakeJudge{words: map[string]string{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72": "live"}}
+	c, _ := verdictConsole(t, 120, 12, consoleList(), j)
+	judgeAll(t, c)
+	count := func() (n int) {
+		for _, id := range j.asked {
+			if id == "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72" {
+				n++
+			}
+		}
+		return n
+	}
+	if count() != 1 {
+		t.Fatalf("asked %d times", count())
+	}
+	c.Update(globalMsg{stream.GlobalLinkMsg{Live: true}}) // any message
+	judgeAll(t, c)
+	if count() != 1 {
+		t.Fatalf("asked again before the next poll: %d", count())
+	}
+	c.update(c.listCmd()())
+	judgeAll(t, c)
+	if count() != 2 {
+		t.Fatalf("not asked again after the poll: %d", count())
+	}
+	if l := lineOf(screenOf(c), "e6f72"); !strings.Contains(l, "completed") {
+		t.Fatalf("a live judgement shows the AIP status still: %q", l)
 	}
 }
