@@ -56,10 +56,22 @@ type verdicts struct {
 	// later: listed settled but read live (the list ran ahead of the
 	// action's record): asked for again after the next poll, not at once.
 	later map[string]bool
+	// cells are the styled cells drawn, by what they show: a refresh
+	// draws every row's cell, and a style's Render allocates each time.
+	cells map[cellKey]string
 }
 
+type cellKey struct {
+	judged bool
+	word   string
+}
+
+// maxCellsKept bounds cells: the words are few (verdicts, AIP states),
+// unless a daemon makes up more.
+const maxCellsKept = 64
+
 func newVerdicts() verdicts {
-	return verdicts{words: map[string]string{}, judging: map[string]bool{}, notify: map[string]bool{}, later: map[string]bool{}}
+	return verdicts{words: map[string]string{}, judging: map[string]bool{}, notify: map[string]bool{}, later: map[string]bool{}, cells: map[cellKey]string{}}
 }
 
 // verdictCell is the VERDICT cell of r: the verdict, upper case; the AIP
@@ -71,10 +83,21 @@ func (c *Console) verdictCell(r *model.ActionRow) string {
 		}
 		return ""
 	}
+	k := cellKey{word: orWord(r.ResultStatus, r.State)}
 	if w, ok := c.verdict.words[r.ActionID]; ok {
-		return c.st.VerdictWord(render.Line(w))
+		k = cellKey{judged: true, word: w}
 	}
-	return c.st.Dim.Render(render.Line(orWord(r.ResultStatus, r.State)))
+	if s, ok := c.verdict.cells[k]; ok {
+		return s
+	}
+	s := c.st.Dim.Render(render.Line(k.word))
+	if k.judged {
+		s = c.st.VerdictWord(render.Line(k.word))
+	}
+	if len(c.verdict.cells) < maxCellsKept {
+		c.verdict.cells[k] = s
+	}
+	return s
 }
 
 func orWord(s, alt string) string {
@@ -155,8 +178,8 @@ func (c *Console) verdictFilter(rows []model.ActionRow) []model.ActionRow {
 // toggleNotify is n on a row: notify when that action settles, or no
 // longer. A settled row has nothing to wait for.
 func (c *Console) toggleNotify() {
-	if c.opts.Notification == nil {
-		c.note = "no notification: the console's output is no terminal"
+	if c.opts.Notification == nil || c.opts.Judge == nil {
+		c.note = "no notification here: the console's output is no terminal, or it reads no verdicts"
 		return
 	}
 	i := c.table.Cursor()
