@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -120,5 +121,43 @@ func TestListVerdictProgress(t *testing.T) {
 	out := progress.String()
 	if !strings.Contains(out, "\rjudging 1 of 2…") || !strings.Contains(out, "\rjudging 2 of 2…") || strings.Contains(out, "3") || !strings.HasSuffix(out, "\r\x1b[K") {
 		t.Fatalf("progress %q", out)
+	}
+}
+
+// ls --all-contexts --verdict judges each context's rows against its own
+// daemon: the chat-error row of both reads failed, and CONTEXT still comes
+// first.
+func TestListVerdictAllContexts(t *testing.T) {
+	var urls []string
+	for range 2 {
+		fl, err := sim.ConsoleFleet(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := fl.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(fl.Close)
+		urls = append(urls, u)
+	}
+	f := newContextFixture(t, fmt.Sprintf("[contexts.east]\nurl = %q\n[contexts.west]\nurl = %q\n", urls[0], urls[1]))
+	code, out, errOut := f.run("ls", "--all-contexts", "--verdict")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	head := strings.Fields(lines[0])
+	if head[0] != "CONTEXT" || head[5] != "VERDICT" {
+		t.Fatalf("header %q", lines[0])
+	}
+	failed := 0
+	for _, l := range lines[1:] {
+		if f := strings.Fields(l); f[1] == "act_sim_console_done_chat_error" && f[5] == "failed" {
+			failed++
+		}
+	}
+	if failed != 2 {
+		t.Fatalf("chat-error rows judged failed: %d\n%s", failed, out)
 	}
 }
