@@ -94,6 +94,7 @@ func consoleKeyMap() ui.ConsoleKeyMap {
 		Cancel:    bind("c", "cancel (the live view's confirmation)", "c"),
 		Reconcile: bind("R", "reconcile", "R"),
 		Notify:    bind("n", "notify when it settles (bell, OSC 9)", "n"),
+		Context:   bind("x", "across contexts: one context, the next, all", "x"),
 		Help:      bind("?", "all keys", "?"),
 		Quit:      bind("q", "quit", "q"),
 		Select:    hint("↑↓ j k g G", "select a row (g/G: first/last, pgup/pgdn: a page)"),

@@ -25,11 +25,12 @@ import (
 // errors name the context and key, and the resume command names the
 // context instead of repeating what it gives.
 type contextUse struct {
-	name   string // "" = no context applies
-	err    error  // the config file could not be used: every command that reaches aipd stops on it
-	url    bool   // o.url is the context's
-	token  bool   // o.tokenFile is the context's token_file
-	cacert bool   // o.cacert is the context's
+	name     string // "" = no context applies
+	explicit bool   // named by --context or $AIPWATCH_CONTEXT, not the file's current
+	err      error  // the config file could not be used: every command that reaches aipd stops on it
+	url      bool   // o.url is the context's
+	token    bool   // o.tokenFile is the context's token_file
+	cacert   bool   // o.cacert is the context's
 	// envToken names the variable that gave the token while the URL is the
 	// context's: that token goes to the context's daemon, so say so.
 	envToken string
@@ -44,6 +45,7 @@ func applyContext(o *options, getenv func(string) string) {
 	if name == "" {
 		name = getenv("AIPWATCH_CONTEXT")
 	}
+	o.ctx.explicit = name != ""
 	f, err := config.Load(config.Path(getenv), getenv)
 	if err != nil {
 		o.ctx.err = err

@@ -323,3 +323,41 @@ url = "http://127.0.0.1:1"
 		t.Errorf("no config file: exit %d %s", code, errOut)
 	}
 }
+
+// The console reads every context at once when the config file has several
+// and nothing names one daemon; --context, $AIPWATCH_CONTEXT, --url or
+// $AIP_URL name one.
+func TestConsoleAcrossContextsWhenNothingNamesOne(t *testing.T) {
+	f := newContextFixture(t, twoContexts)
+	cases := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{nil, nil, "prod,staging"},
+		{[]string{"--context", "staging"}, nil, ""},
+		{nil, map[string]string{"AIPWATCH_CONTEXT": "prod"}, ""},
+		{[]string{"--url", "http://127.0.0.1:9"}, nil, ""},
+		{nil, map[string]string{"AIP_URL": "http://127.0.0.1:9"}, ""},
+	}
+	for _, c := range cases {
+		env := func(k string) string {
+			if v, ok := c.env[k]; ok {
+				return v
+			}
+			return f.getenv(k)
+		}
+		o, _, err := parse(c.args, io.Discard, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(consoleContexts(o, env), ","); got != c.want {
+			t.Errorf("%v %v: %q, want %q", c.args, c.env, got, c.want)
+		}
+	}
+	one := newContextFixture(t, "[contexts.only]\nurl = \"http://127.0.0.1:9\"\n")
+	o, _, _ := parse(nil, io.Discard, one.getenv)
+	if got := consoleContexts(o, one.getenv); got != nil {
+		t.Errorf("one context: %v", got)
+	}
+}

@@ -144,12 +144,12 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 		return o, fs, nil
 	}
 	if o.demo != "" {
-		if !knownScenario(o.demo) && o.demo != demoConsole {
+		if !knownScenario(o.demo) && o.demo != demoConsole && o.demo != demoFleet {
 			return nil, fs, output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
 		}
 		if len(rest) == 1 {
 			msg := "--demo follows its own action: give no ACTION_ID"
-			if knownScenario(rest[0]) || rest[0] == demoConsole {
+			if knownScenario(rest[0]) || rest[0] == demoConsole || rest[0] == demoFleet {
 				msg += fmt.Sprintf(" (for the %s scenario: --demo=%s)", rest[0], rest[0])
 			}
 			return nil, fs, output.UsageError(msg)

@@ -57,7 +57,7 @@ func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 	ctx, stop := detachContext()
 	defer stop()
 
-	if o.console || o.demo == demoConsole {
+	if o.console || o.demo == demoConsole || o.demo == demoFleet {
 		return runConsole(ctx, o, stdin, stdout, stderr)
 	}
 	if o.demo != "" {

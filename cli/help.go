@@ -36,6 +36,7 @@ var demoHelp = map[string]string{
 	"postgres":            "a daemon that refuses its own cursors: verified",
 	"sync-handler-failed": "a sync turn whose handler dies: incomplete, no result",
 	"console":             "the console on a simulated daemon with several actions",
+	"fleet":               "the console across two simulated daemons (contexts); one stops after 45 s",
 }
 
 func usage(fs *pflag.FlagSet, w io.Writer) {
@@ -74,7 +75,7 @@ Examples:
 
 Demo scenarios (--demo=NAME):
 `)
-	demoScenarios(w, append(sim.Scenarios(), demoConsole))
+	demoScenarios(w, append(sim.Scenarios(), demoConsole, demoFleet))
 	fmt.Fprint(w, `
 Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
 4 failed, 5 truncated, 6 incomplete, 7 cancelled, 8 pending (stopped first).

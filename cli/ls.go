@@ -220,12 +220,24 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 // runConsole opens the live console (no ACTION_ID on a terminal).
 func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.Writer) int {
 	if !isTerminal(stdout) || (o.output != "" && o.output != "tui") {
-		if o.demo == demoConsole {
-			fmt.Fprintln(stderr, "aipwatch: --demo=console is the console, which needs a terminal (no --output plain or jsonl); for lines: aipwatch ls --demo")
+		if o.demo == demoConsole || o.demo == demoFleet {
+			fmt.Fprintf(stderr, "aipwatch: --demo=%s is the console, which needs a terminal (no --output plain or jsonl); for lines: aipwatch ls --demo\n", o.demo)
 		} else {
 			fmt.Fprintln(stderr, "aipwatch: no ACTION_ID given (argument or $AIP_ACTION_ID); `aipwatch ls` lists the actions, and on a terminal `aipwatch` alone opens the console")
 		}
 		return model.ExitUsage
+	}
+	if o.demo == demoFleet {
+		daemons, stop, err := startFleetDemo(o)
+		if err != nil {
+			fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
+			return model.ExitError
+		}
+		defer stop()
+		return runConsoleAcross(ctx, o, daemons, stderr)
+	}
+	if names := consoleContexts(o, o.getenv); names != nil {
+		return runConsoleAcross(ctx, o, configDaemons(o, names, stderr), stderr)
 	}
 	stop, ok := consoleDemo(o, stderr)
 	if !ok {

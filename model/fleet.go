@@ -41,6 +41,9 @@ type ActionRow struct {
 	// Verdict is the judged verdict word of a settled row (design §7),
 	// set by whoever judged it (ls --verdict); "" when not judged.
 	Verdict string
+	// Unreachable: the row stands for the context's daemon, which could not
+	// be read (its error); the others are listed all the same.
+	Unreachable string
 }
 
 // Endpoint and Operation split the capability ID (cap:hermes_agent:E:O).
@@ -94,13 +97,23 @@ func ShortAge(now, t time.Time) string {
 // NewFleet returns an empty fleet.
 func NewFleet() *Fleet { return &Fleet{rows: map[string]*ActionRow{}} }
 
-func (f *Fleet) row(id string) *ActionRow {
-	r, ok := f.rows[id]
+func (f *Fleet) row(ctx, id string) *ActionRow {
+	k := rowKey(ctx, id)
+	r, ok := f.rows[k]
 	if !ok {
-		r = &ActionRow{ActionID: id}
-		f.rows[id] = r
+		r = &ActionRow{ActionID: id, Context: ctx}
+		f.rows[k] = r
 	}
 	return r
+}
+
+// rowKey is a row's key: its action ID, qualified by its context when the
+// fleet holds several daemons' rows (two daemons may hold one ID).
+func rowKey(ctx, id string) string {
+	if ctx == "" {
+		return id
+	}
+	return ctx + "\x00" + id
 }
 
 // SetList takes a complete list read. Rows the list no longer holds stay
@@ -155,11 +168,11 @@ func (f *Fleet) take(list []ActionStatus, older bool) map[string]bool {
 	seen := make(map[string]bool, len(list))
 	for i := range list {
 		st := &list[i]
-		if st.ActionID == "" {
+		if st.ActionID == "" && st.Unreachable == "" {
 			continue
 		}
-		seen[st.ActionID] = true
-		r := f.row(st.ActionID)
+		seen[rowKey(st.Context, st.ActionID)] = true
+		r := f.row(st.Context, st.ActionID)
 		r.Listed, r.LiveSync = true, false
 		r.Older = r.Older || older
 		r.takeStatus(st)
@@ -178,6 +191,7 @@ func RowOf(st *ActionStatus) ActionRow {
 // takeStatus sets the row's fields from the list's ActionStatus.
 func (r *ActionRow) takeStatus(st *ActionStatus) {
 	r.CapabilityID = orDefault(st.CapabilityID, r.CapabilityID)
+	r.Context, r.Unreachable = st.Context, st.Unreachable
 	r.State, r.QueuedState, r.ResultStatus = st.State, st.QueuedState, st.ResultStatus
 	r.StartedAt = parseTime(st.StartedAt)
 	if u := parseTime(st.UpdatedAt); u.After(r.UpdatedAt) {
@@ -217,13 +231,13 @@ func (f *Fleet) AddEvents(evs []Event) {
 		if id == "" {
 			continue
 		}
-		if _, ok := f.rows[id]; !ok {
+		if _, ok := f.rows[rowKey(e.Context, id)]; !ok {
 			if fresh == nil {
 				fresh = map[string]bool{}
 			}
-			fresh[id] = true
+			fresh[rowKey(e.Context, id)] = true
 		}
-		r := f.row(id)
+		r := f.row(e.Context, id)
 		if at := parseTime(e.OccurredAt); at.After(r.UpdatedAt) {
 			r.UpdatedAt = at
 		}
@@ -254,17 +268,18 @@ func (f *Fleet) AddEvents(evs []Event) {
 func (f *Fleet) MarkJournal(ids []string) {
 	for _, id := range ids {
 		if id != "" {
-			f.row(id).Journal = true
+			f.row("", id).Journal = true
 		}
 	}
 	f.Version++
 }
 
-// Filter selects rows: Query matches the ID, the capability or the state
+// Filter selects rows: Query matches the ID, the capability, the state or the context
 // (case-insensitive substring); States, when set, keeps only those states.
 type Filter struct {
-	Query  string
-	States []string
+	Query   string
+	States  []string
+	Context string // only this context's rows ("" = every context's)
 }
 
 // Rows are the matching rows, most recently updated first (contract §7),
@@ -276,7 +291,10 @@ func (f *Fleet) Rows(flt Filter) []ActionRow {
 		if len(flt.States) > 0 && !slices.Contains(flt.States, r.State) {
 			continue
 		}
-		if q != "" && !strings.Contains(strings.ToLower(r.ActionID+" "+r.CapabilityID+" "+r.State), q) {
+		if flt.Context != "" && r.Context != flt.Context {
+			continue
+		}
+		if q != "" && !strings.Contains(strings.ToLower(r.ActionID+" "+r.CapabilityID+" "+r.State+" "+r.Context), q) {
 			continue
 		}
 		out = append(out, *r)
@@ -288,18 +306,27 @@ func (f *Fleet) Rows(flt Filter) []ActionRow {
 		if c := b.UpdatedAt.Truncate(time.Second).Compare(a.UpdatedAt.Truncate(time.Second)); c != 0 {
 			return c
 		}
-		return strings.Compare(a.ActionID, b.ActionID)
+		if c := strings.Compare(a.ActionID, b.ActionID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Context, b.Context)
 	})
 	return out
 }
 
 // Row is the row of id, if the fleet holds it.
 func (f *Fleet) Row(id string) (ActionRow, bool) {
-	r, ok := f.rows[id]
-	if !ok {
-		return ActionRow{}, false
+	if r, ok := f.rows[id]; ok {
+		return *r, true
 	}
-	return *r, true
+	// Rows of several contexts are keyed by context too (rowKey): the
+	// first with that ID (the fleet holds the live and recent rows only).
+	for _, r := range f.rows {
+		if r.ActionID == id {
+			return *r, true
+		}
+	}
+	return ActionRow{}, false
 }
 
 // Len is the number of rows.

@@ -20,6 +20,10 @@ type Cells struct {
 // Cells are r's columns at now; "" where there is nothing to show.
 func (r *ActionRow) Cells(now time.Time, compact bool, clean func(string) string) Cells {
 	c := Cells{State: clean(r.State), Result: clean(r.ResultStatus), Verdict: clean(r.Verdict), Started: ShortAge(now, r.StartedAt), Updated: ShortAge(now, r.UpdatedAt)}
+	if r.Unreachable != "" {
+		// The row stands for a context's daemon that could not be read.
+		return Cells{State: "unreachable", Capability: clean(r.Unreachable), Updated: c.Updated}
+	}
 	switch {
 	case r.LiveSync && compact:
 		c.Capability = "(sync)"

@@ -127,6 +127,7 @@ type Event struct {
 	CorrelationID string          `json:"correlation_id,omitempty"`
 	Actor         json.RawMessage `json:"actor,omitempty"`
 	Data          json.RawMessage `json:"data,omitempty"`
+	Context       string          `json:"-"` // the context whose global log it came from (never on the wire)
 }
 
 // ProtocolError is the AIP error object (aip-wire §8.1).
@@ -264,6 +265,12 @@ type ActionStatus struct {
 	// lease and the retry bookkeeping.
 	Lease *Lease `json:"lease,omitempty"`
 	Retry *Retry `json:"retry,omitempty"`
+
+	// Never on the wire: a console across contexts (design §9) says which
+	// context's daemon the row was read from, and Unreachable, on a row
+	// with no action ID, stands for a daemon that could not be read.
+	Context     string `json:"-"`
+	Unreachable string `json:"-"`
 }
 
 // Lease is a worker's claim on an async action.

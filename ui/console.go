@@ -52,11 +52,20 @@ type ConsoleOptions struct {
 	LiveKeys KeyMap
 	// Follow returns the backend that follows one action (nil = cannot).
 	Follow func(actionID string) stream.Runner
+	// Contexts, when set, make a console across the config file's contexts
+	// (design §9): a CONTEXT column, the Context key, and FollowIn and
+	// ReconcileIn, which follow and reconcile an action on its own daemon
+	// with its own credentials, in place of Follow and Reconcile.
+	Contexts    []string
+	FollowIn    func(context, actionID string) stream.Runner
+	ReconcileIn func(context string) ReconcileFunc
 	// Journal lists the action IDs this machine's submission journal knows.
 	Journal func() []string
 	// Judge judges the settled rows drawn (console_verdict.go; nil = the
 	// VERDICT column shows the AIP status, dimmed).
 	Judge Judge
+	// JudgeIn is each context's judge, in a console across contexts.
+	JudgeIn func(context string) Judge
 	// Notification is what the terminal is sent when an action n armed
 	// settles (design §10; ui.Options.Notification's); nil = n is off.
 	Notification func(*model.Action) string
@@ -140,6 +149,7 @@ type Console struct {
 	filter     textinput.Model
 	filtering  bool
 	stateIdx   int
+	ctxIdx     int // 0: every context; i: Contexts[i-1] (console_contexts.go)
 	listErr    string
 	listNote   string // a fault of the list's paging the last poll met
 	listAt     time.Time
@@ -184,7 +194,7 @@ func NewConsole(ctx context.Context, opts ConsoleOptions) *Console {
 	fi := textinput.New()
 	fi.Prompt = "/"
 	fi.Placeholder = "filter by ID, capability or state"
-	t := table.New(table.WithColumns(consoleColumns(100)), table.WithFocused(true), table.WithHeight(10))
+	t := table.New(table.WithColumns(consoleColumns(100, opts.Contexts)), table.WithFocused(true), table.WithHeight(10))
 	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
 		globalNote: "global event log: connecting", olderOff: -1, verdict: newVerdicts()}
@@ -458,6 +468,8 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Back) && c.filter.Value() != "":
 		c.filter.SetValue("")
 		c.refresh()
+	case key.Matches(msg, k.Context) && len(c.opts.Contexts) > 0:
+		c.nextContext()
 	case key.Matches(msg, k.States):
 		c.stateIdx = int(msg.String()[0]-'1') % len(stateFilters)
 		c.refresh()
@@ -525,13 +537,13 @@ func (c *Console) refresh() {
 	if c.picked || c.holding() {
 		sel = c.selectedID()
 	}
-	c.rows = c.arrange(c.verdictFilter(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states})))
+	c.rows = c.arrange(c.verdictFilter(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states, Context: c.context()})))
 	now := c.clock()
 	trows := make([]table.Row, len(c.rows))
 	cursor := 0
 	for i := range c.rows {
 		r := &c.rows[i]
-		trows[i] = consoleRow(r, now, c.table.Columns()[0].Width, c.verdictCell(r))
+		trows[i] = consoleRow(r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(r), len(c.opts.Contexts) > 0)
 		if r.ActionID == sel {
 			cursor = i
 		}
@@ -562,10 +574,14 @@ func (c *Console) selectedID() string {
 // reconcile).
 func (c *Console) open(pressKey string) tea.Cmd {
 	id := c.selectedID()
-	if id == "" || c.opts.Follow == nil {
+	follow, reconcile := c.opts.Follow, c.opts.Reconcile
+	if i := c.table.Cursor(); len(c.opts.Contexts) > 0 && i >= 0 && i < len(c.rows) {
+		follow, reconcile = c.inContext(c.rows[i].Context)
+	}
+	if id == "" || follow == nil {
 		return nil
 	}
-	b := c.opts.Follow(id)
+	b := follow(id)
 	if b == nil {
 		c.listErr = "cannot follow " + render.Line(id)
 		return nil
@@ -575,7 +591,7 @@ func (c *Console) open(pressKey string) tea.Cmd {
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.liveCancel = cancel
 	c.live = newModel(ctx, Options{ActionID: id, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact, NoColor: c.opts.NoColor,
-		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock, Reconcile: c.opts.Reconcile,
+		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock, Reconcile: reconcile,
 		Neighbours: c.listedIDs()})
 	// Inside the console the screen is already full: no start line, and an
 	// error before aipd answers stays on it instead of quitting the console.
@@ -664,10 +680,19 @@ func (c *Console) wrapGen(gen int, cmd tea.Cmd) tea.Cmd {
 
 // ---- drawing ----
 
-func consoleColumns(width int) []table.Column {
+func consoleColumns(width int, contexts []string) []table.Column {
 	// Fixed narrow columns, then the rest shared: the ID first, whole when
 	// it fits (act_ and 32 hex digits).
 	const fixed = 10 + 7 + 5 + 2 + 2*8 // verdict, updated, tries, journal, cell padding
+	var ctxCol []table.Column
+	if len(contexts) > 0 {
+		w := len("CONTEXT")
+		for _, n := range contexts {
+			w = max(w, min(16, len([]rune(n))))
+		}
+		ctxCol = []table.Column{{Title: "CONTEXT", Width: w}}
+		width -= w + 2
+	}
 	rest := max(width-fixed, 40)
 	id := min(36, max(14, rest*45/100))
 	rem := rest - id
@@ -676,8 +701,8 @@ func consoleColumns(width int) []table.Column {
 	state := min(13, max(9, rem*32/100))
 	lease := max(7, (rem-state)*40/100) // EXPIRED whole
 	capw := max(rem-state-lease, 4)
-	return []table.Column{{Title: "ACTION", Width: id}, {Title: "CAPABILITY", Width: capw}, {Title: "STATE", Width: state},
-		{Title: "VERDICT", Width: 10}, {Title: "UPDATED", Width: 7}, {Title: "LEASE", Width: lease}, {Title: "TRIES", Width: 5}, {Title: "J", Width: 2}}
+	return append(ctxCol, []table.Column{{Title: "ACTION", Width: id}, {Title: "CAPABILITY", Width: capw}, {Title: "STATE", Width: state},
+		{Title: "VERDICT", Width: 10}, {Title: "UPDATED", Width: 7}, {Title: "LEASE", Width: lease}, {Title: "TRIES", Width: 5}, {Title: "J", Width: 2}}...)
 }
 
 // tail keeps the end of an ID that does not fit: the end of a UUIDv7 is
@@ -690,10 +715,19 @@ func tail(s string, w int) string {
 	return "…" + string(r[len(r)-w+1:])
 }
 
-// consoleRow is r's cells; verdict is its VERDICT cell (verdictCell).
-func consoleRow(r *model.ActionRow, now time.Time, idWidth int, verdict string) table.Row {
+// consoleRow is r's cells; verdict is its VERDICT cell (verdictCell);
+// contexts puts its context first (a console across contexts).
+func consoleRow(r *model.ActionRow, now time.Time, idWidth int, verdict string, contexts bool) table.Row {
 	c := r.Cells(now, true, render.Line)
-	return table.Row{tail(render.Line(r.ActionID), idWidth), c.Capability, c.State, verdict, c.Updated, c.Lease, c.Tries, c.Journal}
+	id := tail(render.Line(r.ActionID), idWidth)
+	if r.Unreachable != "" {
+		id = "(daemon not read)"
+	}
+	row := table.Row{id, c.Capability, c.State, verdict, c.Updated, c.Lease, c.Tries, c.Journal}
+	if contexts {
+		row = append(table.Row{render.Line(r.Context)}, row...)
+	}
+	return row
 }
 
 // journalRows reports whether a row shown is marked from the journal
@@ -710,7 +744,7 @@ func (c *Console) journalRows() bool {
 func (c *Console) layout() {
 	c.tableGen++
 	c.trows = nil // drawn again at the new width
-	c.table.SetColumns(consoleColumns(c.width))
+	c.table.SetColumns(consoleColumns(c.width, c.opts.Contexts))
 	c.table.SetWidth(c.width)
 	c.table.SetHeight(max(3, c.height-5))
 	c.filter.SetWidth(max(10, c.width-4))
@@ -721,8 +755,11 @@ func (c *Console) View() tea.View {
 	if c.live != nil {
 		return c.live.View()
 	}
-	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name)
-	if c.listEnd > c.fleet.Len() {
+	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name) + c.contextTitle()
+	switch {
+	case c.listEnd > c.fleet.Len() && len(c.opts.Contexts) > 0:
+		title += fmt.Sprintf(" · live and recent of %d listed", c.listEnd) // older pages: one daemon's (stream.Multi)
+	case c.listEnd > c.fleet.Len():
 		title += fmt.Sprintf(" · live and recent of %d listed (↓ past the end: older)", c.listEnd)
 	}
 	if c.journalRows() { // the J column's legend
@@ -784,6 +821,9 @@ func (c *Console) drawFrame(title, status string, style lipgloss.Style, filterin
 		b.WriteString(render.Truncate(style.Render(status), c.width, "…") + "\n")
 	}
 	help := "↑↓ select • enter follow • c cancel • R reconcile • n notify • / filter • 1-5 filters • ? all keys • q quit"
+	if len(c.opts.Contexts) > 0 {
+		help = "↑↓ select • enter follow • c cancel • R reconcile • n notify • / filter • 1-5 • x context • ? keys • q quit"
+	}
 	b.WriteString(render.Truncate(c.st.Dim.Render(help), c.width, "…"))
 	// The same last check as the live view's rows: no control but our own
 	// colours reaches the terminal, and no piece of the token.

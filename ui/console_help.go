@@ -13,10 +13,14 @@ import (
 // ? shows its own (ui/help.go), in as many columns as fit.
 
 // consoleBindings are the list's bindings in the overlay's order.
-func (k ConsoleKeyMap) consoleBindings() []key.Binding {
+func (k ConsoleKeyMap) consoleBindings(contexts bool) []key.Binding {
 	// Keys only so that the help shows it (a binding without is off).
 	sel := key.NewBinding(key.WithKeys("up", "down"), key.WithHelp(k.Select.Key, k.Select.Desc))
-	return []key.Binding{sel, k.Open, k.Back, k.Cancel, k.Reconcile, k.Notify, k.Filter, k.States, k.Refresh, k.Help, k.Quit}
+	all := []key.Binding{sel, k.Open, k.Back, k.Cancel, k.Reconcile, k.Notify, k.Filter, k.States, k.Refresh}
+	if contexts { // a console across contexts only
+		all = append(all, k.Context)
+	}
+	return append(all, k.Help, k.Quit)
 }
 
 // helpLines is the overlay at width: the bindings in up to two columns,
@@ -26,7 +30,7 @@ func (c *Console) helpLines(width int) []string {
 	hm := help.New()
 	hm.Styles = help.Styles{Ellipsis: st.HelpSep, ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep}
-	all := c.keys.consoleBindings()
+	all := c.keys.consoleBindings(len(c.opts.Contexts) > 0)
 	var lines []string
 	for cols := 2; cols >= 1; cols-- {
 		rows := (len(all) + cols - 1) / cols

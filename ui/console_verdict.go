@@ -107,10 +107,21 @@ func orWord(s, alt string) string {
 	return alt
 }
 
+// judging: the console reads verdicts (one judge, or one a context).
+func (c *Console) judging() bool { return c.opts.Judge != nil || c.opts.JudgeIn != nil }
+
+// judgeOf is the judge of a row of context name: its own daemon's.
+func (c *Console) judgeOf(name string) Judge {
+	if c.opts.JudgeIn != nil {
+		return c.opts.JudgeIn(name)
+	}
+	return c.opts.Judge
+}
+
 // judgeVisible asks for the verdicts of the settled rows the table draws
 // that have none yet, while fewer than maxJudging are out.
 func (c *Console) judgeVisible() tea.Cmd {
-	if c.opts.Judge == nil || c.live != nil || len(c.rows) == 0 {
+	if !c.judging() || c.live != nil || len(c.rows) == 0 {
 		return nil
 	}
 	h := max(1, c.table.Height())
@@ -125,8 +136,11 @@ func (c *Console) judgeVisible() tea.Cmd {
 		if _, ok := c.verdict.words[id]; ok {
 			continue
 		}
+		j, ctx := c.judgeOf(r.Context), c.ctx
+		if j == nil {
+			continue
+		}
 		c.verdict.judging[id] = true
-		j, ctx := c.opts.Judge, c.ctx
 		cmds = append(cmds, func() tea.Msg { return judgedMsg{j.Judge(ctx, id)} })
 	}
 	return tea.Batch(cmds...)
@@ -178,7 +192,7 @@ func (c *Console) verdictFilter(rows []model.ActionRow) []model.ActionRow {
 // toggleNotify is n on a row: notify when that action settles, or no
 // longer. A settled row has nothing to wait for.
 func (c *Console) toggleNotify() {
-	if c.opts.Notification == nil || c.opts.Judge == nil {
+	if c.opts.Notification == nil || !c.judging() {
 		c.note = "no notification here: the console's output is no terminal, or it reads no verdicts"
 		return
 	}
@@ -205,7 +219,7 @@ func (c *Console) toggleNotify() {
 // list now shows settled, for its verdict line; the bytes go out when the
 // read is back (onNotified), between frames.
 func (c *Console) notifySettled() tea.Cmd {
-	if len(c.verdict.notify) == 0 || c.opts.Judge == nil {
+	if len(c.verdict.notify) == 0 || !c.judging() {
 		return nil
 	}
 	var cmds []tea.Cmd
@@ -214,8 +228,11 @@ func (c *Console) notifySettled() tea.Cmd {
 		if !ok || !r.Settled() {
 			continue
 		}
+		j, ctx, note := c.judgeOf(r.Context), c.ctx, c.opts.Notification
+		if j == nil {
+			continue
+		}
 		delete(c.verdict.notify, id)
-		j, ctx, note := c.opts.Judge, c.ctx, c.opts.Notification
 		cmds = append(cmds, func() tea.Msg {
 			a, jg := j.Review(ctx, id)
 			if a == nil {

@@ -265,6 +265,9 @@ type ConsoleKeyMap struct {
 	Open, Back, Filter, States, Refresh, Cancel, Reconcile, Help, Quit key.Binding
 	// Notify: n on a live row, notify when it settles (design §10).
 	Notify key.Binding
+	// Context narrows a console across contexts to one context, then the
+	// next, then all again.
+	Context key.Binding
 	// Select is the list's own keys (the table moves the selection).
 	Select key.Help
 }

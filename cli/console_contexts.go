@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"aipwatch/config"
+	"aipwatch/model"
+	"aipwatch/safe"
+	"aipwatch/sim"
+	"aipwatch/stream"
+	"aipwatch/ui"
+)
+
+// The console across contexts (design §9): `aipwatch` alone on a terminal,
+// with a config file of several contexts and nothing naming one daemon
+// (--context, $AIPWATCH_CONTEXT, --url, $AIP_URL), reads every context's
+// daemon at once; --demo=fleet shows it on two simulated daemons.
+
+// demoFleet is the --demo scenario of the console across two contexts.
+const demoFleet = "fleet"
+
+// consoleContexts are the contexts the console reads at once: every
+// context of the config file when it has several and the run names no
+// single daemon; nil otherwise.
+func consoleContexts(o *options, getenv func(string) string) []string {
+	if o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
+		return nil
+	}
+	f, err := config.Load(config.Path(getenv), getenv)
+	if err != nil || f == nil || len(f.Contexts) < 2 {
+		return nil
+	}
+	return f.Names()
+}
+
+// contextDaemon is one context's daemon as the console reads it.
+type contextDaemon struct {
+	name   string
+	o      *options
+	client *stream.Client // nil when err
+	err    error
+}
+
+// runConsoleAcross runs the console over daemons, each with its own
+// options (URL, token, CA) for its list, its global log, its follows and
+// its reconcile reads.
+func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, stderr io.Writer) int {
+	multi := &stream.Multi{}
+	byName := map[string]contextDaemon{}
+	judges := map[string]ui.Judge{}
+	names := make([]string, 0, len(daemons))
+	for _, d := range daemons {
+		src := stream.MultiSource{Name: d.name, Err: d.err}
+		if d.client != nil {
+			src.Poller = d.client.NewPoller(0)
+			// The VERDICT column's reviews, on the row's own daemon.
+			judges[d.name] = stream.NewJudge(d.o.withTimeouts(d.client.Config()), stream.JudgeOptions{})
+		}
+		multi.Sources = append(multi.Sources, src)
+		byName[d.name] = d
+		names = append(names, d.name)
+	}
+	err := ui.RunConsole(ctx, ui.ConsoleOptions{
+		Keys:     o.keys.Console,
+		LiveKeys: o.keys.Live,
+		Daemon:   multi,
+		Contexts: names,
+		FollowIn: func(name, id string) stream.Runner {
+			d, ok := byName[name]
+			if !ok || d.client == nil {
+				return nil
+			}
+			c, err := stream.New(followConfig(d.o, d.client, id))
+			if err != nil {
+				return nil
+			}
+			return c
+		},
+		ReconcileIn: func(name string) ui.ReconcileFunc {
+			if d, ok := byName[name]; ok && d.client != nil {
+				return reconcilerFor(d.o)
+			}
+			return nil
+		},
+		JudgeIn:      func(name string) ui.Judge { return judges[name] },
+		Notification: notification(o, true), // n on a row (notify.go); the console is a terminal
+		Redact:       o.redact,
+		NoColor:      o.noColor || os.Getenv("NO_COLOR") != "",
+		CancelReason: o.reason,
+		Version:      versionString(),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
+		return model.ExitError
+	}
+	return 0
+}
+
+// configDaemons are the config file's contexts' daemons, each with its own
+// credentials; one whose token file or CA cannot be read keeps its error
+// (its row shows it).
+func configDaemons(o *options, names []string, stderr io.Writer) []contextDaemon {
+	out := make([]contextDaemon, 0, len(names))
+	for _, name := range names {
+		oi := contextOptions(o, name, o.getenv)
+		d := contextDaemon{name: name, o: oi, err: oi.ctx.err}
+		if d.err == nil {
+			d.err = checkURL(oi.url, oi.allowInsecureHTTP)
+		}
+		if d.err == nil {
+			d.client, d.err = daemonClient(oi, stderr)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// fleetDemoDown is when --demo=fleet's second daemon stops, to show a
+// daemon going down while the other goes on.
+const fleetDemoDown = 45 * time.Second
+
+// startFleetDemo runs --demo=fleet's two simulated daemons, "east" (the
+// console demo's actions) and "west" (three more, with IDs of their own),
+// west stopping after fleetDemoDown; stop ends both.
+func startFleetDemo(o *options) (daemons []contextDaemon, stop func(), err error) {
+	east, err := sim.ConsoleFleet(1)
+	if err != nil {
+		return nil, nil, err
+	}
+	west, err := sim.NewFleet(sim.FleetKnobs{GlobalEvents: true},
+		sim.Member{Scenario: "responses-tools", Knobs: sim.Knobs{Speed: 0.5, Mode: sim.ModeAsync, ActionID: "act_sim_west_async_responses"}},
+		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_sim_west_sync_long"}},
+		sim.Member{Scenario: "chat-length", Knobs: sim.Knobs{Finished: true, ActionID: "act_sim_west_done_length"}},
+	)
+	if err != nil {
+		east.Close()
+		return nil, nil, err
+	}
+	var timer *time.Timer
+	stop = func() {
+		if timer != nil {
+			timer.Stop()
+		}
+		east.Close()
+		west.Close()
+	}
+	for _, f := range []struct {
+		name  string
+		fleet *sim.Fleet
+	}{{"east", east}, {"west", west}} {
+		u, err := f.fleet.Start()
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		oi := *o
+		oi.url, oi.tokenFile, oi.token, oi.cacert, oi.ctx = u, "", "", "", contextUse{name: f.name, url: true}
+		if !oi.stallSet {
+			oi.stallTimeout = demoStallTimeout
+		}
+		d := contextDaemon{name: f.name, o: &oi}
+		d.client, d.err = daemonClient(&oi, io.Discard)
+		daemons = append(daemons, d)
+	}
+	timer = time.AfterFunc(fleetDemoDown, west.Close)
+	return daemons, stop, nil
+}

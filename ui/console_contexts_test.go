@@ -1,0 +1,103 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"aipwatch/model"
+	"aipwatch/stream"
+)
+
+// A console across contexts: rows of two daemons, one that cannot be read
+// (stream.Multi gives it as one row with its error), the same action ID on
+// both daemons as two rows.
+func newContextsConsole(t *testing.T) (*Console, *[]string) {
+	t.Helper()
+	east := consoleList()
+	west := []model.ActionStatus{east[0], {ActionID: "act_west_only", CapabilityID: "cap:hermes_agent:eu:chat_stream", State: "running",
+		UpdatedAt: east[0].UpdatedAt}}
+	multi := &stream.Multi{Sources: []stream.MultiSource{
+		{Name: "east", Poller: nil, Err: nil},
+		{Name: "west"},
+		{Name: "down", Err: errors.New("list: connection refused (127.0.0.1:1)")},
+	}}
+	d := &contextsDaemon{multi: multi, lists: map[string][]model.ActionStatus{"east": east, "west": west}}
+	var followed []string
+	b := newFake(nil, true)
+	c := NewConsole(context.Background(), ConsoleOptions{
+		Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t), Contexts: []string{"down", "east", "west"},
+		FollowIn: func(ctx, id string) stream.Runner {
+			followed = append(followed, ctx+"/"+id)
+			return b
+		},
+		Clock: (&testClock{t: t0}).now, NoColor: true,
+	})
+	t.Cleanup(c.Close)
+	c.Update(tea.WindowSizeMsg{Width: 140, Height: 24})
+	c.Update(c.listCmd()())
+	return c, &followed
+}
+
+// contextsDaemon is stream.Multi's tagging over fixed lists (its Poll is
+// Multi's own rule: rows tagged, a failed daemon one row).
+type contextsDaemon struct {
+	fakeDaemon
+	multi *stream.Multi
+	lists map[string][]model.ActionStatus
+}
+
+func (d *contextsDaemon) Poll(context.Context) (stream.Window, error) {
+	var w stream.Window
+	for _, s := range d.multi.Sources {
+		if s.Err != nil {
+			w.Live = append(w.Live, model.ActionStatus{Context: s.Name, Unreachable: s.Err.Error()})
+			continue
+		}
+		for _, st := range d.lists[s.Name] {
+			st.Context = s.Name
+			w.Recent.Rows = append(w.Recent.Rows, st)
+		}
+	}
+	return w, nil
+}
+
+func TestConsoleAcrossContexts(t *testing.T) {
+	c, followed := newContextsConsole(t)
+	s := screenOf(c)
+	for _, want := range []string{"CONTEXT", "every context (x: one)", "(daemon not read)", "connection refused", "unreachable", "west", "act_west_only", "x context"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	if n := strings.Count(s, "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70"); n != 2 {
+		t.Errorf("one ID on two daemons is two rows, got %d:\n%s", n, s)
+	}
+	// x narrows to one context, then the next, then all again.
+	press(c, "x")
+	if s := screenOf(c); !strings.Contains(s, "context down") || strings.Contains(s, "act_west_only") {
+		t.Errorf("narrowed to down:\n%s", s)
+	}
+	press(c, "x", "x")
+	s = screenOf(c)
+	if !strings.Contains(s, "context west") || strings.Contains(s, "cap:hermes_agent:lab") || !strings.Contains(s, "act_west_only") {
+		t.Errorf("narrowed to west:\n%s", s)
+	}
+	// enter follows the row on its own daemon.
+	for i, r := range c.rows {
+		if r.ActionID == "act_west_only" {
+			c.table.SetCursor(i)
+		}
+	}
+	press(c, "enter")
+	if len(*followed) != 1 || (*followed)[0] != "west/act_west_only" {
+		t.Fatalf("followed %v", *followed)
+	}
+	press(c, "esc", "x")
+	if s := screenOf(c); !strings.Contains(s, "every context") {
+		t.Errorf("back to every context:\n%s", s)
+	}
+}
