@@ -83,7 +83,7 @@ func keyMap() ui.KeyMap {
 	}
 }
 
-// consoleKeyMap is the operator console's list (contract §7).
+// consoleKeyMap is the operator console's list (design §7).
 func consoleKeyMap() ui.ConsoleKeyMap {
 	return ui.ConsoleKeyMap{
 		Open:      bind("enter", "follow the action", "enter"),

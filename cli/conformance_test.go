@@ -11,13 +11,13 @@ import (
 	"aipwatch/sim"
 )
 
-// The conformance table: one test per row of "where aip-wire and the first
-// contract were wrong" and per divergence A1 to A7 of
-// ../shared/spec/aip-daemon-behaviour.md. Each runs the real client (the
+// The conformance table: one test per row of "where the daemon surprised the
+// first client" (protocol §10) and per divergence A1 to A7 of
+// docs/protocol.md. Each runs the real client (the
 // CLI, in process) against the simulator in the mode that row is about, and
 // asserts the verdict, the exit code and what the operator is told.
 //
-// The row about response_get's "404" belongs to reconciliation (contract
+// The row about response_get's "404" belongs to reconciliation (design
 // §8) and is tested with it.
 
 // live starts a scenario that is still running when the client attaches.
@@ -49,7 +49,7 @@ func wantExit(t *testing.T, code, want int, out, errOut string) {
 	}
 }
 
-// Row: state `unknown` does not mean "no such action" (contract §2 step 1).
+// Row: state `unknown` does not mean "no such action" (design §2 step 1).
 // The guide's default `action call` is synchronous: no record while it runs.
 func TestRowUnknownIsNotNoSuchAction(t *testing.T) {
 	srv := live(t, "chat-tools", sim.Knobs{Mode: sim.ModeSync})
@@ -81,7 +81,7 @@ func TestRowStreamingOnlyWithIncludeChunks(t *testing.T) {
 }
 
 // Row and A1: an asynchronous action cancelled in flight never gets a
-// stored result; its state `cancelled` decides (contract §2 step 7).
+// stored result; its state `cancelled` decides (design §2 step 7).
 func TestRowA1AsyncCancelNeverGetsAResult(t *testing.T) {
 	srv := live(t, "async-long", sim.Knobs{})
 	code, out, errOut := plain(t, srv, "--cancel")
@@ -121,7 +121,7 @@ func TestRowA2PostgresRefusesItsOwnCursors(t *testing.T) {
 }
 
 // Row and A7: a failed async action is dead_lettered with a readable failed
-// result; the result decides (row 4 of contract §3).
+// result; the result decides (row 4 of design §3).
 func TestRowA7DeadLetteredWithFailedResult(t *testing.T) {
 	srv := startSim(t, "async-dead-lettered", sim.Knobs{})
 	code, out, errOut := runCLI(t, "--url", srv.URL(), "--output", "jsonl", srv.ActionID())
@@ -161,7 +161,7 @@ func TestRowA5AsyncStates(t *testing.T) {
 // Row and A3: /result of a synchronous action without a record answers
 // action.not_found; a synchronous run whose handler failed keeps its chunks
 // and stays unknown for ever: settled incomplete after --stall-timeout
-// (contract §2 step 6b).
+// (design §2 step 6b).
 func TestRowA3SyncHandlerFailureSettlesIncomplete(t *testing.T) {
 	srv := live(t, "sync-handler-failed", sim.Knobs{})
 	code, out, errOut := plain(t, srv, "--stall-timeout", "400ms")
@@ -182,7 +182,7 @@ func TestRowStateFromReadWithoutChunks(t *testing.T) {
 	wantLine(t, out, "verdict: cancelled")
 }
 
-// Rows on aip-wire's open questions: limit is clamped, never refused; kinds
+// Rows on the open questions of protocol §10 (its last row): limit is clamped, never refused; kinds
 // filters events only, never chunks.
 func TestRowLimitClampedKindsFilterEventsOnly(t *testing.T) {
 	srv := startSim(t, "chat-tools", sim.Knobs{})
@@ -197,7 +197,7 @@ func TestRowLimitClampedKindsFilterEventsOnly(t *testing.T) {
 }
 
 // A6: a cancel whose reply is an error although the action was cancelled
-// is a cancel that worked (contract §2 step 9).
+// is a cancel that worked (design §2 step 9).
 func TestRowA6CancelErrorReplyThatCancelled(t *testing.T) {
 	srv := live(t, "long", sim.Knobs{CancelErrorReply: true})
 	code, out, errOut := plain(t, srv, "--cancel")

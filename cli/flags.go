@@ -17,7 +17,7 @@ import (
 	"aipwatch/stream"
 )
 
-// options is the parsed invocation (contract §1).
+// options is the parsed invocation (design §1).
 type options struct {
 	url               string
 	tokenFile         string
@@ -157,7 +157,7 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (*option
 		return o, fs, nil
 	}
 	if o.actionID == "" {
-		// On a terminal, no ACTION_ID opens the console (contract §7);
+		// On a terminal, no ACTION_ID opens the console (design §7);
 		// run decides, since only it knows the terminal.
 		o.console = true
 		return o, fs, checkURL(o.url, o.allowInsecureHTTP)
@@ -209,7 +209,7 @@ func knownScenario(name string) bool {
 	return false
 }
 
-// checkURL enforces the transport rule of contract §1: plain http:// only
+// checkURL enforces the transport rule of design §1: plain http:// only
 // to a loopback host unless --allow-insecure-http.
 func checkURL(raw string, allowInsecure bool) error {
 	if !strings.Contains(raw, "://") {
@@ -276,7 +276,7 @@ func redactURL(raw string) string {
 // loadToken sets o.token to the bearer token: the token file's, else the
 // one from $AIP_TOKEN, and registers it with safe.Protect, so from here on
 // no 12-character piece of it is written anywhere, whatever the server
-// echoes (contract §5). Every command that talks to aipd calls it.
+// echoes (design §5). Every command that talks to aipd calls it.
 func loadToken(o *options, stderr io.Writer) error {
 	if err := o.ctx.check(o, stderr); err != nil {
 		return err

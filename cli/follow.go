@@ -243,7 +243,7 @@ func runLines(ctx context.Context, o *options, mode string, client stream.Runner
 		return a, model.ExitError
 	}
 	// The detach message goes to stderr in both line modes: stdout ends on
-	// the verdict (plain: its last line, contract §4; jsonl: one JSON
+	// the verdict (plain: its last line, design §4; jsonl: one JSON
 	// object per line).
 	return a, exitCode(o, a, stderr)
 }

@@ -53,7 +53,7 @@ func lastJSON(t *testing.T, out string) map[string]any {
 	return obj
 }
 
-// Every scenario ends on its verdict and exit code (contract §3).
+// Every scenario ends on its verdict and exit code (design §3).
 func TestScenarioVerdictsAndExitCodes(t *testing.T) {
 	cases := []struct {
 		scenario string
@@ -311,7 +311,7 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("help lacks %q", want)
 		}
 	}
-	// Issue 13: --help fits 80 columns, says no [=true|false], names no
+	// --help fits 80 columns, says no [=true|false], names no
 	// internal knob, and describes every demo scenario in operator words.
 	for i, l := range strings.Split(out, "\n") {
 		if n := utf8.RuneCountInString(l); n > 80 {
@@ -440,7 +440,7 @@ func TestReplayOfDamagedRecordings(t *testing.T) {
 	if !strings.Contains(errOut, "resume with: ") || !strings.Contains(errOut, "--url "+srv.URL()+" ") {
 		t.Fatalf("cut replay resume line: %q", errOut)
 	}
-	// In plain too the last line on stdout is the verdict (contract §4);
+	// In plain too the last line on stdout is the verdict (design §4);
 	// what to do next goes to stderr.
 	code, out, errOut = runCLI(t, "--replay", path, "--output", "plain")
 	lines = strings.Split(strings.TrimSpace(out), "\n")
@@ -492,7 +492,7 @@ func TestRedactedRecordAndExport(t *testing.T) {
 	}
 }
 
-// The detach message says only what aipwatch saw (contract §2.8): no
+// The detach message says only what aipwatch saw (design §2.8): no
 // "keeps running" before aipd answered, for an action aipd has no record
 // of and sent nothing of, or in a replay (nothing runs there).
 func TestDetachMessageSaysWhatWasSeen(t *testing.T) {

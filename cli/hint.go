@@ -47,7 +47,7 @@ func startupHint(o *options, err error) string {
 	case se != nil && (se.HTTPStatus == 404 || strings.Contains(se.Code, "not_found") || strings.Contains(se.Code, "unknown")):
 		return "hint: check the ACTION_ID " + o.actionID + " and that --url " + redactURL(o.url) + " is the aipd that runs it"
 	case se != nil && strings.HasPrefix(se.Code, "connector.") && (se.HTTPStatus == 401 || se.HTTPStatus == 403):
-		// The provider refused aipd's own key for it (aip-daemon-behaviour
+		// The provider refused aipd's own key for it (protocol
 		// open point 8): the token was accepted, so it is not the one to check.
 		return "hint: aipd accepted the credentials, but Hermes refused aipd's own key for it (" + safe.Line(se.Code) + "): check the endpoint's api_key in aipd's configuration, not --token-file"
 	case se != nil && se.Code != "":

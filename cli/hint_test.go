@@ -10,7 +10,7 @@ import (
 	"aipwatch/stream"
 )
 
-// Issue 13 item 5: a start-up failure says what to check.
+// A start-up failure says what to check.
 func TestStartupHints(t *testing.T) {
 	o := &options{url: "http://u:pw@127.0.0.1:1", tokenFile: "/etc/aip/token", actionID: "act_1"}
 	cases := []struct {
@@ -55,7 +55,7 @@ func TestNoHintForAipdsOwnErrors(t *testing.T) {
 	}
 }
 
-// aip-daemon-behaviour open point 8: a provider 401/403 arrives as HTTP 401
+// protocol open point 8: a provider 401/403 arrives as HTTP 401
 // with a connector code; the hint must not send the operator to check a
 // token aipd accepted.
 func TestProviderAuthIsNotABadToken(t *testing.T) {
@@ -81,7 +81,7 @@ func TestStartupErrorHasAHintOnStderr(t *testing.T) {
 	}
 }
 
-// Issue 13 item 10: an --export path that cannot be written fails before
+// An --export path that cannot be written fails before
 // the run (exit 1 at once), and a good one leaves no file before the end.
 func TestExportPathCheckedFirst(t *testing.T) {
 	code, _, errOut := runCLI(t, "--demo=chat-tools", "--output", "plain", "--export", "/nonexistent-dir/x.md")

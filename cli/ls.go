@@ -21,7 +21,7 @@ import (
 	"aipwatch/ui"
 )
 
-// Wiring of contract §7: `aipwatch ls`, and the console that a terminal
+// Wiring of design §7: `aipwatch ls`, and the console that a terminal
 // gets when no ACTION_ID is given.
 
 // demoConsole is the --demo scenario of the console: a simulated daemon
@@ -357,7 +357,7 @@ func startConsoleDemo(o *options) (*sim.Fleet, error) {
 }
 
 // journalIDs are the action IDs this machine's submission journal knows
-// for the daemon at baseURL: its submissions and reconcile reads (issue 14,
+// for the daemon at baseURL: its submissions and reconcile reads (
 // journal/). An entry made against another daemon (another host or port,
 // a demo's simulator long gone) names an action this one does not have:
 // its row would be empty. getenv is the run's, for the journal's path;

@@ -26,7 +26,7 @@ func startFleet(t *testing.T, k sim.FleetKnobs, members ...sim.Member) *sim.Flee
 	return f
 }
 
-// `aipwatch ls` (contract §7): a table for people, one object per action
+// `aipwatch ls` (design §7): a table for people, one object per action
 // for scripts; a live synchronous action is not in the daemon's list.
 func TestListCommand(t *testing.T) {
 	f := startFleet(t, sim.FleetKnobs{},

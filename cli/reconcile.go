@@ -23,7 +23,7 @@ import (
 	"aipwatch/ui"
 )
 
-// Reconciliation is what one read-only reconcile action read (contract §8).
+// Reconciliation is what one read-only reconcile action read (design §8).
 type reconcileResult struct {
 	Op           string // response_get or session_get
 	Capability   string
@@ -78,14 +78,14 @@ func statusCapability(a *model.Action) string {
 }
 
 // interpret turns the read's reply into the stored status (guide §14,
-// part A §3: the provider's 404 arrives as HTTP 400
+// protocol §3: the provider's 404 arrives as HTTP 400
 // connector.hermes_agent.remote_rejected).
 func interpret(op string, out stream.PostOutcome) (status, meaning string, refused bool) {
 	status, meaning, refused = interpretReply(op, out)
 	if out.Err == nil && !out.Uncertain && out.Reply.Replay && !refused {
 		// The read's key is derived from the original action, so a second
 		// reconcile can get the first read's answer again
-		// (output.idempotent_replay, aip-daemon-behaviour §1.3).
+		// (output.idempotent_replay, protocol §1.3).
 		meaning += " (an earlier read's answer, replayed by aipd under the same idempotency key: the stored state may have changed since)"
 	}
 	return status, meaning, refused
@@ -102,7 +102,7 @@ func interpretReply(op string, out stream.PostOutcome) (status, meaning string, 
 		}
 		return "not_found", "Hermes has no such response (404): it was not stored (store false), was evicted or deleted, or the request reached another response store", false
 	case out.Err != nil && (out.Err.Code == "connector.hermes_agent.authentication" || out.Err.Code == "connector.hermes_agent.missing_credential"):
-		// A provider 401/403 arrives as HTTP 401 (aip-daemon-behaviour open
+		// A provider 401/403 arrives as HTTP 401 (protocol open
 		// point 8): Hermes refused aipd's own key for it.
 		return "", "refused: Hermes refused aipd's own key for it (" + oneLineErr(out.Err) + "); aipd accepted your token, so it is not your token to fix", true
 	case out.Err != nil && out.Err.Code == stream.CodeRemoteRejected:
@@ -166,8 +166,8 @@ func providerStatus(e *stream.Error) int {
 var providerStatusRE = regexp.MustCompile(`returned HTTP (\d{3})\b`)
 
 // notStored: the provider's 404 on a read, whichever way aipd sends it
-// (aip-daemon-behaviour open point 8: HTTP 400
-// connector.hermes_agent.remote_rejected; part A §3 said 502, kept as a
+// (protocol open point 8: HTTP 400
+// connector.hermes_agent.remote_rejected; protocol §3 said 502, kept as a
 // reading). A remote_rejected that names no provider status is taken as
 // the 404 too; one that names another status is not.
 func notStored(e *stream.Error, provider int) bool {
@@ -191,7 +191,7 @@ func oneLineErr(e *stream.Error) string {
 // replay, a demo or a cancel, which reconcile refuses or has no use for.
 var reconcileIgnores = []string{"replay", "demo", "cancel", "record", "speed", "reason"}
 
-// runReconcile is `aipwatch reconcile ACTION_ID` (contract §8): review the
+// runReconcile is `aipwatch reconcile ACTION_ID` (design §8): review the
 // settled action, then submit one read-only action and show the stored
 // status beside the verdict, which it never changes.
 func runReconcile(args []string, stdout, stderr io.Writer, getenv func(string) string, keys Keys) int {
@@ -312,7 +312,7 @@ func reconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Wr
 
 // defaultReadTimeout bounds the read's POST: it is sync (Post sets no
 // timeout of its own), and an unanswered one waited for ever. aipd runs
-// response_get for at most 60 s (aip-daemon-behaviour §3).
+// response_get for at most 60 s (protocol §3).
 const defaultReadTimeout = 2 * time.Minute
 
 func (o *options) readTimeoutOrDefault() time.Duration {
@@ -439,7 +439,7 @@ func doRead(ctx context.Context, o *options, client *stream.Client, jpath string
 		return refuse(err)
 	}
 	key := submit.ReconcileKey(p.of, p.op)
-	// Sync, no mode (response_get is sync only, part A §3).
+	// Sync, no mode (response_get is sync only, protocol §3).
 	env, err := submit.Envelope(submit.Request{ActionID: res.ActionID, CapabilityID: p.capID, Input: in, IdempotencyKey: key}, mid, now)
 	if err != nil {
 		return refuse(err)
@@ -477,7 +477,7 @@ func doRead(ctx context.Context, o *options, client *stream.Client, jpath string
 
 // earlierReads are the IDs of the reads of the same target this journal
 // holds: an idempotent replay answers the first one's result again, under
-// its action ID (aip-daemon-behaviour §1.3).
+// its action ID (protocol §1.3).
 func earlierReads(jpath string, p readPlan) map[string]bool {
 	ids := map[string]bool{}
 	entries, _ := journal.Read(jpath)
@@ -577,7 +577,7 @@ func reconcileMarkdown(o *options, r reconcileResult) string {
 		target = safe.MDInline(safe.Masked)
 	}
 	// Untrusted parts (the meaning can quote aipd's message) go through
-	// the export's Markdown route (contract §5).
+	// the export's Markdown route (design §5).
 	return safe.MDSprintf("\n## Reconciled\n\n- stored status: **%s** (%s of %s, read by %s; the verdict is unchanged)\n- %s\n",
 		status, r.Op, target, safe.MDCode(r.ActionID), r.Meaning).String()
 }

@@ -109,7 +109,7 @@ func TestReconcileNothingToRead(t *testing.T) {
 	}
 }
 
-// What a refused or unanswered read means (contract §8: a 404 or a
+// What a refused or unanswered read means (design §8: a 404 or a
 // refused capability reported as what it means).
 func TestReconcileInterpret(t *testing.T) {
 	res := func(status, out string, code string) stream.PostOutcome {
@@ -148,8 +148,8 @@ func TestReconcileInterpret(t *testing.T) {
 }
 
 // The spec contradicts itself on the provider's 404 of a read
-// (aip-daemon-behaviour: the table at the top says HTTP 400
-// connector.hermes_agent.remote_rejected, part A §3 says 502 with a
+// (protocol §10: the table says HTTP 400
+// connector.hermes_agent.remote_rejected, protocol §3 says 502 with a
 // connector.hermes_agent.* code). The simulator follows the table;
 // reconcile reads either as "not stored", and a 502 that is not a 404
 // (Hermes' 429) stays a refusal. Through Post, so the error envelope is
@@ -168,7 +168,7 @@ func TestReconcileProviderNotFoundEitherStatus(t *testing.T) {
 		{"§3: 502 remote_rejected", 502, "connector.hermes_agent.remote_rejected", "not found", "not_found", "404"},
 		{"§3: 502 another connector code", 502, "connector.hermes_agent.http_error", "Hermes returned HTTP 404", "not_found", "404"},
 		{"502 that is no 404", 502, "connector.hermes_agent.remote_temporary", "Hermes returned HTTP 429", "", "not retried"},
-		// aip-daemon-behaviour open point 8: remote_rejected is every
+		// protocol open point 8: remote_rejected is every
 		// provider 4xx but 401/403/429; only a 404 means "not stored".
 		{"remote_rejected of a 422", 400, "connector.hermes_agent.remote_rejected", "Hermes endpoint `ep` returned HTTP 422", "", "HTTP 422"},
 		// A provider 401/403 arrives as HTTP 401: Hermes refused aipd's key.

@@ -12,7 +12,7 @@ import (
 
 // Anomaly details can name provider IDs (an output_text.done mismatch names
 // its item). With --redact no output shows them: plain, jsonl, the export
-// and the TUI; without it they do, so the test can fail (issue 17).
+// and the TUI; without it they do, so the test can fail.
 func TestRedactionMasksAnomalyDetails(t *testing.T) {
 	srv := startSim(t, "responses-tools", sim.Knobs{})
 	dir := t.TempDir()
@@ -66,7 +66,7 @@ func TestRedactionMasksAnomalyDetails(t *testing.T) {
 	}
 }
 
-// The panic report scrubs every copy of the token, not the first (issue 17).
+// The panic report scrubs every copy of the token, not the first.
 func TestPanicReportScrubsEveryTokenCopy(t *testing.T) {
 	o := &options{url: "http://127.0.0.1:1", actionID: "act_1", token: secretToken}
 	r := panicReport(secretToken+" / "+secretToken+" / "+secretToken, o)
@@ -77,7 +77,7 @@ func TestPanicReportScrubsEveryTokenCopy(t *testing.T) {
 
 // --record and --export onto existing 0644 files leave them 0600: the
 // record appends to the file, the export replaces it, and both tighten the
-// mode of a file that was already there (issue 17).
+// mode of a file that was already there.
 func TestRecordAndExportOntoExisting0644(t *testing.T) {
 	srv := startSim(t, "chat-tools", sim.Knobs{})
 	dir := t.TempDir()

@@ -16,7 +16,7 @@ import (
 // resume command, and the report of an internal error (which resumes too).
 
 // detachMessage says that the action keeps running and how to resume
-// (contract §2.8). A demo's simulator dies with aipwatch, so a demo gets
+// (design §2.8). A demo's simulator dies with aipwatch, so a demo gets
 // the command that starts it again instead. A replay cut mid-stream gets
 // the command that follows the recorded action on the recorded daemon.
 func detachMessage(o *options, a *model.Action) string {

@@ -11,7 +11,7 @@ import (
 
 // A run resumed from a cursor (the command printed on detach, or any
 // --cursor) ends on the verdict of the whole action, not of what followed
-// the cursor: the tools that ran before it still count (contract §3), and
+// the cursor: the tools that ran before it still count (design §3), and
 // the text is all of it. Its verdict object is the one of a run from the
 // beginning, cursor and all.
 func TestResumeFromACursorJudgesTheWholeAction(t *testing.T) {

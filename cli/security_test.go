@@ -80,7 +80,7 @@ func TestPanicReportIsShortAndScrubbed(t *testing.T) {
 }
 
 // SIGINT, SIGTERM and SIGHUP detach: the detach message with the resume
-// command, and exit 8 (contract §2.8). Run on the real binary.
+// command, and exit 8 (design §2.8). Run on the real binary.
 func TestSignalsDetach(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")

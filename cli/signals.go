@@ -8,7 +8,7 @@ import (
 )
 
 // detachContext is done when the operator interrupts, terminates or hangs up
-// aipwatch: each of them detaches (contract §2, exit 8), whatever the command.
+// aipwatch: each of them detaches (design §2, exit 8), whatever the command.
 // One place, so that no command forgets one of the three signals.
 func detachContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

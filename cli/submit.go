@@ -22,7 +22,7 @@ import (
 )
 
 // submitOptions are the flags of `aipwatch submit` beyond the common ones
-// (contract §6).
+// (design §6).
 type submitOptions struct {
 	capability     string
 	input          string // @file, @- (stdin) or the JSON itself
@@ -32,7 +32,7 @@ type submitOptions struct {
 	dryRun         bool
 }
 
-// commonEnv fills the options the environment may give (contract §1): the
+// commonEnv fills the options the environment may give (design §1): the
 // same rule as a follow's.
 func commonEnv(o *options, getenv func(string) string) { applyEnv(o, getenv) }
 
@@ -110,7 +110,7 @@ func readInput(spec string, stdin io.Reader) ([]byte, error) {
 	return []byte(spec), nil
 }
 
-// runSubmit is `aipwatch submit` (contract §6).
+// runSubmit is `aipwatch submit` (design §6).
 func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, keys Keys) (code int) {
 	o := &options{keys: keys}
 	so := &submitOptions{}
@@ -208,7 +208,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 		if err != nil {
 			return fail(o, stdout, stderr, err)
 		}
-		if jsonl { // one object with a type, as every jsonl line (contract §4)
+		if jsonl { // one object with a type, as every jsonl line (design §4)
 			fmt.Fprintf(stdout, "{\"type\":\"dry_run\",\"envelope\":%s}\n", compactJSON(env))
 			return 0
 		}
@@ -267,7 +267,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 		return env, nil
 	}
 	// Print the action ID and the command that follows it before sending
-	// (contract §6.2): quitting, a crash or a lost reply leave it findable.
+	// (design §6.2): quitting, a crash or a lost reply leave it findable.
 	announce(o, mode, stdout, stderr, so, jpath)
 
 	o.submission = &stream.Submission{Envelope: envelope, Sync: so.mode == submit.ModeSync, AppearTimeout: o.appearTimeout,
@@ -282,7 +282,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 				e.Reply = "ack:" + out.Reply.Ack.Status
 			case out.Reply.Result != nil:
 				e.Reply = "result:" + out.Reply.Result.Status
-				if out.Reply.Replay { // an earlier run's result, returned again (aip-daemon-behaviour §1.3)
+				if out.Reply.Replay { // an earlier run's result, returned again (protocol §1.3)
 					e.Reply = "replay:" + out.Reply.Result.Status
 				}
 				if out.Reply.Result.Error != nil {

@@ -212,7 +212,7 @@ func TestSubmitUncertainLostResendsOnceSameID(t *testing.T) {
 	}
 }
 
-// Each reply form that ends the submission (contract §6.5).
+// Each reply form that ends the submission (design §6.5).
 func TestSubmitReplyForms(t *testing.T) {
 	t.Run("failed result before any chunk", func(t *testing.T) {
 		getenv, jpath := stateEnv(t)
@@ -244,7 +244,7 @@ func TestSubmitReplyForms(t *testing.T) {
 		}
 	})
 	t.Run("action.id_conflict names the bound capability", func(t *testing.T) {
-		// aip-daemon-behaviour open point 6: the details name both
+		// protocol open point 6: the details name both
 		// capabilities; the line says which one the ID is bound to.
 		getenv, jpath := stateEnv(t)
 		id := "act_test_conflict_cap_01"
@@ -260,7 +260,7 @@ func TestSubmitReplyForms(t *testing.T) {
 		}
 	})
 	t.Run("stream publication refused", func(t *testing.T) {
-		// aip-daemon-behaviour open point 1: a sync run whose handler
+		// protocol open point 1: a sync run whose handler
 		// failed left chunks and no record; the same ID submitted again
 		// runs the handler again, and the chunk store refuses its output
 		// (502 connector.hermes_agent.stream_publication). The line says
@@ -282,7 +282,7 @@ func TestSubmitReplyForms(t *testing.T) {
 	t.Run("idempotent replay", func(t *testing.T) {
 		// The same ID, input and idempotency key after the run settled:
 		// aipd returns the original result with output.idempotent_replay
-		// (aip-daemon-behaviour §1.3); the operator is told that nothing
+		// (protocol §1.3); the operator is told that nothing
 		// ran for this submission and the verdict is the earlier run's.
 		getenv, jpath := stateEnv(t)
 		id := "act_test_idem_replay_01"
@@ -315,7 +315,7 @@ func TestSubmitReplyForms(t *testing.T) {
 	t.Run("idempotent replay of another action", func(t *testing.T) {
 		// The key's original run was another action ID: aipd answers its
 		// result, with the original action_id (§1.3). The submitted ID
-		// was never created; that result is no evidence for it (contract
+		// was never created; that result is no evidence for it (design
 		// §3): exit 1 naming the other action, and no hang on the ID.
 		getenv, _ := stateEnv(t)
 		id := "act_test_idem_new_01"
@@ -461,9 +461,9 @@ func TestSubmitRecord(t *testing.T) {
 	}
 }
 
-// A sync run whose handler fails mid-stream (part A §1.2 "HTTP errors",
+// A sync run whose handler fails mid-stream (protocol §1.2 "HTTP errors",
 // A3): the POST answers 503 with the connector code (a transport error,
-// aip-daemon-behaviour open point 8) and the action never gets a record;
+// protocol open point 8) and the action never gets a record;
 // aipwatch exits 1 naming the code instead of following an action that
 // never settles.
 func TestSubmitSyncHandlerFailed(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"aipwatch/sim"
 )
 
-// Issue 13 item 7: reviewing a finished action times its tools by aipd's
+// Reviewing a finished action times its tools by aipd's
 // event times (occurred_at), not by when the pages were read (all at once:
 // every tool 0s).
 func TestReviewToolDurationsComeFromEventTimes(t *testing.T) {

@@ -30,7 +30,7 @@ func leak12(text, secret string) (string, bool) {
 	return "", false
 }
 
-// Property (contract §5): whatever the server echoes, no byte aipwatch
+// Property (design §5): whatever the server echoes, no byte aipwatch
 // writes holds a 12-character substring of the token: every scenario,
 // every line output, with and without --redact, stdout and stderr, the
 // record, the export, and every TUI screen; "[token]" is said where it
@@ -136,7 +136,7 @@ func liveTUIScreens(t *testing.T, srv *sim.Server, token string) string {
 }
 
 // The resume command and the panic report scrub a token the server put
-// into the cursor (contract §2.8, §5).
+// into the cursor (design §2.8, §5).
 func TestResumeCommandScrubsAnEchoedCursor(t *testing.T) {
 	safe.Protect(echoedToken)
 	o := &options{url: "http://127.0.0.1:1", actionID: "act_1", token: echoedToken}

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// --version reports the commit the binary was built from (issue 13 item 10).
+// --version reports the commit the binary was built from.
 func TestVersionUsesVCSInfo(t *testing.T) {
 	defer func(f func() (*debug.BuildInfo, bool)) { readBuildInfo = f }(readBuildInfo)
 	readBuildInfo = func() (*debug.BuildInfo, bool) {

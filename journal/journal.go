@@ -1,4 +1,4 @@
-// Package journal is the submission journal of contract §6.2:
+// Package journal is the submission journal of design §6.2:
 // $XDG_STATE_HOME/aipwatch/submissions.jsonl (else
 // ~/.local/state/aipwatch/submissions.jsonl), one JSON object a line, mode
 // 0600, each line synced to disk before Append returns, so the action ID

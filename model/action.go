@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Phase is where the viewer is in the run of contract §2. It only colours
+// Phase is where the viewer is in the run of design §2. It only colours
 // the live (unsettled) verdict; it never decides a settled one. It is
 // derived (Action.Phase): from the terminal frame (TerminalFrameSeen) and
 // the viewer's stop, each stored once.
@@ -112,7 +112,7 @@ type Action struct {
 	Cancel            CancelState
 	timeline          []Happening
 	conn              Connection // the connection to aipd (connection.go)
-	// Unsettled is set when the run of contract §2 step 6b found that the
+	// Unsettled is set when the run of design §2 step 6b found that the
 	// action will never get an AIP record or result (a synchronous run whose
 	// handler failed): the verdict is then incomplete, "no AIP result".
 	Unsettled string
@@ -159,7 +159,7 @@ const (
 	Foreign                       // belongs to another action: ignored, anomaly recorded
 )
 
-// IngestChunk adds one chunk (contract §2.5).
+// IngestChunk adds one chunk (design §2.5).
 func (a *Action) IngestChunk(c StreamChunk, at time.Time) IngestOutcome {
 	if c.ActionID != "" && a.ID != "" && c.ActionID != a.ID {
 		a.addIngestAnomaly(Anomaly{Kind: AnomalyForeignChunk, Sequence: c.Sequence,
@@ -242,7 +242,7 @@ const (
 )
 
 // terminalKind notes a retained terminal chunk. A done chunk and an error
-// chunk in one stream contradict each other (contract §3): a conflict,
+// chunk in one stream contradict each other (design §3): a conflict,
 // recorded once, whatever order they arrive in.
 func (a *Action) terminalKind(k ChunkKind, seq uint64) {
 	if _, seen := a.termKinds[k]; seen {
@@ -263,7 +263,7 @@ func (a *Action) terminalKind(k ChunkKind, seq uint64) {
 
 // UndecodableChunk records chunks that arrived but could not be decoded (a
 // chunk frame or a page's chunk item): an anomaly, and for the verdict a
-// conflict (contract §3 row 12), since the evidence they carried is lost.
+// conflict (design §3 row 12), since the evidence they carried is lost.
 func (a *Action) UndecodableChunk(n int, detail string) {
 	if n <= 0 {
 		return
@@ -416,7 +416,7 @@ func jsonEqual(a, b json.RawMessage) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	// aipd leaves data out when it is null (aip-wire §6): an absent value and
+	// aipd leaves data out when it is null (protocol §7.1): an absent value and
 	// an explicit null are the same content, not a conflict.
 	if len(a) == 0 {
 		a = json.RawMessage("null")
@@ -474,7 +474,7 @@ func (a *Action) IngestEvent(e Event) bool {
 	return true
 }
 
-// SetCursor records the latest route cursor (contract §2.4). Callers pass
+// SetCursor records the latest route cursor (design §2.4). Callers pass
 // only cursor/terminal frame ids, never chunk:N or evt_ ids.
 func (a *Action) SetCursor(c string) {
 	if c != "" && c != a.Cursor {
@@ -594,7 +594,7 @@ func (a *Action) Anomalies() []Anomaly {
 func (a *Action) addIngestAnomaly(an Anomaly) {
 	if n := len(a.ingestAnoms); n == cap(a.ingestAnoms) {
 		// Doubling, not append's quarter steps for a long list: a hostile
-		// stream records one anomaly a chunk (issue 16).
+		// stream records one anomaly a chunk.
 		a.ingestAnoms = slices.Grow(a.ingestAnoms, max(n, 8))
 	}
 	a.ingestAnoms = append(a.ingestAnoms, an)
@@ -603,7 +603,7 @@ func (a *Action) addIngestAnomaly(an Anomaly) {
 
 // conflictAnomaly is the anomaly of a chunk at seq repeated with other
 // content. Conflicts in a row on one sequence share one detail string
-// (issue 16: 100,000 conflicting chunks on one sequence).
+// (100,000 conflicting chunks on one sequence).
 func (a *Action) conflictAnomaly(seq uint64) Anomaly {
 	if a.conflictAn.Detail == "" || a.conflictAn.Sequence != seq {
 		a.conflictAn = Anomaly{Kind: AnomalyConflict, Sequence: seq,
@@ -663,7 +663,7 @@ func (a *Action) AnomaliesFrom(from int) []Anomaly {
 // Settled reports whether the action has a final outcome the verdict can
 // use: a result; or, with no result to read, a state that decides alone
 // (expired, dead-lettered, or cancelled: an asynchronous action cancelled in
-// flight never gets a stored result, aip-daemon-behaviour A1); or the
+// flight never gets a stored result, protocol §10.1); or the
 // finding that the run will never settle (MarkUnsettled).
 func (a *Action) Settled() bool {
 	if a.hasOutcomeResult() {
@@ -698,7 +698,7 @@ func (a *Action) Ended() bool {
 	return a.TerminalFrameSeen || a.Settled() || (a.Status != nil && TerminalState(a.Status.State))
 }
 
-// MarkUnsettled records contract §2 step 6b: the action has chunks but no
+// MarkUnsettled records design §2 step 6b: the action has chunks but no
 // record and no result, showed no progress for the stall timeout, and will
 // never settle. reason is the one line the verdict gives.
 func (a *Action) MarkUnsettled(reason string) {

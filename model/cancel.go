@@ -2,7 +2,7 @@ package model
 
 import "time"
 
-// CancelState follows an explicit cancellation (contract §2.9). A 200 reply
+// CancelState follows an explicit cancellation (design §2.9). A 200 reply
 // is an acceptance, not an outcome: the outcome is the settled result.
 type CancelState struct {
 	Requested   bool
@@ -41,7 +41,7 @@ func (a *Action) CancelOutcome() string {
 	case a.Settled() && a.Verdict().Word == VerdictCancelled:
 		// The outcome decides, whatever the cancel route answered: its reply
 		// can be an error although the cancellation happened
-		// (aip-daemon-behaviour A6).
+		// (protocol §10.6).
 		return "cancelled"
 	case c.Err != "":
 		return "cancel failed: " + c.Err

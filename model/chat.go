@@ -22,7 +22,7 @@ type ChatState struct {
 	reasoning *Item
 }
 
-// ChatFinish is the retained finish chunk (hermes-sse §2.5).
+// ChatFinish is the retained finish chunk (protocol §9.3).
 type ChatFinish struct {
 	Reason   string
 	Usage    *Usage
@@ -139,7 +139,7 @@ func (d *derived) applyChat(c *Chunk, h *hermesFrame) {
 }
 
 // chatFinish retains a finish chunk. A second finish that disagrees with
-// the first is a conflict (contract §3, row 12), and the worse of the two
+// the first is a conflict (design §3, row 12), and the worse of the two
 // counts. late is a finish after the terminal chunk: read for that
 // contradiction only, it changes nothing else.
 func (d *derived) chatFinish(c *Chunk, f *chatFrame, reason string, late bool) {
@@ -183,7 +183,7 @@ func (d *derived) chatFinish(c *Chunk, f *chatFrame, reason string, late bool) {
 }
 
 // finishRank orders Chat finishes from best to worst as the verdict reads
-// them (contract §3 rows 7 to 9 and 13): stop, length (partial), a reason
+// them (design §3 rows 7 to 9 and 13): stop, length (partial), a reason
 // the contract does not name (incomplete), then a failed finish.
 func finishRank(f *ChatFinish) int {
 	switch {

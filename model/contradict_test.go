@@ -209,7 +209,7 @@ func TestUndecodableChunkIsConflict(t *testing.T) {
 	}
 }
 
-// Issue 17 defect 1: a repeat that changes only the kind (data → done, the
+// A repeat that changes only the kind (data → done, the
 // same data) is a conflict, with the raw bytes and under the raw cap.
 func TestKindOnlyChangeIsConflict(t *testing.T) {
 	chunks := loadChunks(t, "chat_stop")
@@ -253,7 +253,7 @@ func TestKindOnlyChangeIsConflict(t *testing.T) {
 	}
 }
 
-// Issue 17 defect 2: a lower terminal chunk arriving after a higher one
+// A lower terminal chunk arriving after a higher one
 // moves the terminal point back; the chunks between become after-terminal.
 func TestLowerTerminalAfterHigherTerminal(t *testing.T) {
 	a := NewAction("act_x")
@@ -286,7 +286,7 @@ func TestLowerTerminalAfterHigherTerminal(t *testing.T) {
 	}
 }
 
-// Issue 17 defect 3: a connector without Hermes envelopes whose data names
+// A connector without Hermes envelopes whose data names
 // an upstream close never counts its done chunk as terminal evidence.
 func TestGenericUpstreamClosedThenDone(t *testing.T) {
 	for _, lines := range [][]string{

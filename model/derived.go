@@ -41,7 +41,7 @@ func (d *derived) anomaly(kind AnomalyKind, seq uint64, format string, args ...a
 	d.anoms = append(d.anoms, Anomaly{Kind: kind, Sequence: seq, Detail: fmt.Sprintf(format, args...)})
 }
 
-// conflict records evidence that contradicts itself (contract §3): a
+// conflict records evidence that contradicts itself (design §3): a
 // conflict anomaly that the verdict reads as row 12.
 func (d *derived) conflict(seq uint64, format string, args ...any) {
 	d.conflicts++
@@ -135,7 +135,7 @@ func (d *derived) apply(c *Chunk, afterTerminal bool) {
 
 // applyLate reads a chunk after the terminal chunk for one thing only: a
 // Chat finish or a terminal Responses frame that contradicts the one before
-// (contract §3). The transcript, the tools and the items do not change.
+// (design §3). The transcript, the tools and the items do not change.
 func (d *derived) applyLate(c *Chunk) {
 	if len(c.Data) == 0 || c.Data[0] != '{' {
 		return
@@ -180,7 +180,7 @@ func (d *derived) applyData(c *Chunk, hermes bool, h *hermesFrame, op, reason st
 		d.applyHermes(c, h)
 	case reason != "":
 		// The connector's extra error chunk for an upstream close without a
-		// terminal frame (aip-wire §9.2).
+		// terminal frame (protocol §8.2).
 		d.upstreamEnd = reason
 		d.detect(op)
 		d.notice(c, string(c.Kind), "upstream ended: "+reason)

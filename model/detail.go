@@ -7,7 +7,7 @@ import "strings"
 const detailMaxRunes = 300
 
 // failureDetail is why an unverified action ended, in the evidence's own
-// words (contract §4), the provider's first: the Chat finish chunk's
+// words (design §4), the provider's first: the Chat finish chunk's
 // error.message or its hermes failure, or the Responses response.failed
 // error; else the AIP result's error code and message. "" for a verified
 // or unsettled action, or when no evidence carries words (the reasons then

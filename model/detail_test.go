@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestFailureDetail: contract §4 — why an unverified action ended, in the
+// TestFailureDetail: design §4 — why an unverified action ended, in the
 // evidence's words, the provider's first, else the result's code and
 // message; nothing for a verified action.
 func TestFailureDetail(t *testing.T) {

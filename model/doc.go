@@ -1,10 +1,10 @@
 // Package model is aipwatch's pure domain state: AIP chunks, events, the
 // cursor and the final result go in; the transcript, the tool calls and the
 // one verdict come out. It does no I/O and imports nothing else of ours, so
-// every rule of ../shared/design/contract.md lives here once and the TUI,
+// every rule of docs/design.md lives here once and the TUI,
 // the plain and jsonl outputs, records and exports all read it.
 //
-// The rules, in short (contract §2.5, §3; hermes-streaming-guide §6–§11):
+// The rules, in short (design §2.5, §3; protocol §8, §9):
 //   - Chunks are ordered by AIP sequence. An identical repeat is a replay and
 //     is dropped; the same sequence with other content is a conflict (first
 //     kept, anomaly); a chunk after a done/error chunk is an anomaly and does
@@ -16,7 +16,7 @@
 //     factor of the in-order cost; until a rebuild is paid for, the late
 //     chunks wait and readers see the transcript without them. A settled or
 //     stopped action always shows them all (Action.Sync forces it).
-//   - Evidence that contradicts itself is never verified (contract §3): a
+//   - Evidence that contradicts itself is never verified (design §3): a
 //     second Chat finish or terminal Responses frame that disagrees with the
 //     first (even after the terminal chunk), a done and an error chunk in one
 //     stream, or a chunk that could not be decoded (UndecodableChunk) is a
@@ -27,12 +27,12 @@
 //   - Responses items are keyed by item_id / output_index, never by their
 //     position in the terminal output; output_text.done is checked against
 //     the deltas; response.completed/failed/incomplete settle the status.
-//   - Action.Verdict applies contract §3 in its order. Text never decides
+//   - Action.Verdict applies design §3 in its order. Text never decides
 //     anything; the final ActionResult wins over a conflicting last chunk.
 //     Until the action settles the verdict is a live word (following,
 //     awaiting result), and pending once the viewer stops.
 //
 // The tests replay fixtures in testdata/ (written by testdata/gen.py from
-// the frame shapes of ../shared/spec/hermes-sse.md) and check that replays,
+// the frame shapes of docs/protocol.md §9) and check that replays,
 // duplicates and out-of-order arrival never change the outcome.
 package model

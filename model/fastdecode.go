@@ -518,7 +518,7 @@ func (p *Page) addChunkSlow(raw []byte) {
 // the page (no copy on the usual pages, nearly all chunks), and a view
 // keeps the whole buffer: the raw cap counts the chunks' bytes, so a page
 // of many events and a few chunks (or a few small ones) held up to a page
-// for each counted chunk (issue 16: the raw cap bounds what it says it
+// for each counted chunk (the raw cap bounds what it says it
 // bounds). The chunks are decoded again from one copy of their bytes;
 // it happens only on such pages, for the fewer bytes. A page buffer is
 // thus kept only for chunks that are at least half of it.

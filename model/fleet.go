@@ -9,8 +9,8 @@ import (
 )
 
 // Fleet is what the operator console knows about the daemon's actions
-// (contract §7): the action list, the global event log (the only place a
-// live synchronous action shows, aip-daemon-behaviour §2.2) and this
+// (design §7): the action list, the global event log (the only place a
+// live synchronous action shows, protocol §2.2) and this
 // machine's submission journal, merged into one row per action. It does no
 // I/O; the console feeds it.
 type Fleet struct {
@@ -282,7 +282,7 @@ type Filter struct {
 	Context string // only this context's rows ("" = every context's)
 }
 
-// Rows are the matching rows, most recently updated first (contract §7),
+// Rows are the matching rows, most recently updated first (design §7),
 // to the second, then by ID.
 func (f *Fleet) Rows(flt Filter) []ActionRow {
 	q := strings.ToLower(flt.Query)

@@ -233,7 +233,7 @@ func rawChunk(t testing.TB, s string) StreamChunk {
 	return c
 }
 
-// Chat frame builders (hermes-sse §2).
+// Chat frame builders (protocol §9.2).
 
 func chatF(delta obj, finish any, extra obj) obj {
 	f := obj{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1789028102,
@@ -283,7 +283,7 @@ func progress(fields obj) obj {
 	return fields
 }
 
-// Responses frames (hermes-sse §3): respSeq numbers AIP sequences from zero
+// Responses frames (protocol §9.4): respSeq numbers AIP sequences from zero
 // and sequence_number from zero unless a frame already carries one.
 func respSeq(action string, frames ...obj) []StreamChunk {
 	out := make([]StreamChunk, 0, len(frames))

@@ -17,7 +17,7 @@ import (
 // not fit one), strings by their content (spelled one way: appendCanonical).
 // Values jsonEqual calls equal have
 // the same hash, so different hashes prove a conflict without decoding both
-// values into maps (issue 16: 100,000 conflicting chunks spent most of
+// values into maps (100,000 conflicting chunks spent most of
 // their time in json.Unmarshal). ok is false when the hash cannot promise
 // that (a duplicate key, a string that is not valid UTF-8, bad JSON): the
 // caller then decides with jsonEqual.
@@ -253,7 +253,7 @@ func (s *hscan) next(end byte) (more, ok bool) {
 // ok is false when it is not valid UTF-8 or not a literal at all. A
 // literal whose escapes are all \" \\ \b \f \n \r \t is already canonical:
 // it is scanned as jscan.str scans and hashed as it is, without a copy
-// (issue 16: a conflicting Hermes chunk is hashed whole, and its raw_data
+// (a conflicting Hermes chunk is hashed whole, and its raw_data
 // is its frame again as a string, an escaped quote every few bytes). Any
 // other (with \u or \/, or not JSON) is read again by strSlow.
 func (s *hscan) str() ([]byte, bool) {

@@ -124,7 +124,7 @@ func TestJSONHashSameValue(t *testing.T) {
 // TestJSONHashTellsApart: values jsonEqual tells apart get different
 // hashes, so a conflict is proven without decoding both sides (a hash
 // that called them all the same would still be correct, but every
-// conflict would take the slow route: issue 16).
+// conflict would take the slow route).
 func TestJSONHashTellsApart(t *testing.T) {
 	values := []string{
 		`null`, `true`, `false`, `0`, `1`, `-1`, `1.5`, `1E700`, `2E700`, `-1E700`,

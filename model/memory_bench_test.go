@@ -11,7 +11,7 @@ import (
 	"aipwatch/model"
 )
 
-// BenchmarkChunkMemory (issue 16, target 3): the live heap of a model fed
+// BenchmarkChunkMemory (target 3): the live heap of a model fed
 // 1,000,000 one-token Chat chunks (BENCH_MEMORY_N to change it) with the
 // default raw cap: heap-MB (target at most 350), bytes a chunk beyond the
 // raw bytes kept, and raw-MB (what the cap bounds). The chunks are made

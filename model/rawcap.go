@@ -46,7 +46,7 @@ func (a *Action) RawDropped() int { return a.rawDropped }
 // stream differ from the one before only in a short middle (a Chat delta's
 // token), so Data is the template's first pre bytes, then mid, then its
 // last suf bytes. The template is the Data of an earlier dropped chunk,
-// shared. Data() rebuilds it (issue 16: a million one-token chunks held
+// shared. Data() rebuilds it (a million one-token chunks held
 // 250 bytes of Data each beside their 4-byte token).
 type rawDigest struct {
 	raw      [16]byte

@@ -131,7 +131,7 @@ func (d *derived) applyResponses(c *Chunk, h *hermesFrame) {
 }
 
 // respTerminal settles the response status. A second terminal frame that
-// disagrees with the first is a conflict (contract §3, row 12), and the
+// disagrees with the first is a conflict (design §3, row 12), and the
 // worse of the two counts. late is a frame after the terminal chunk: read
 // for that contradiction only, it changes nothing else.
 func (d *derived) respTerminal(c *Chunk, name string, f *respFrame, late bool) {
@@ -329,7 +329,7 @@ func outputParts(raw json.RawMessage) []string {
 }
 
 // respRank orders terminal response statuses from best to worst as the
-// verdict reads them (contract §3 rows 10, 11 and 13).
+// verdict reads them (design §3 rows 10, 11 and 13).
 func respRank(status string) int {
 	switch status {
 	case "completed":

@@ -6,15 +6,15 @@ import (
 	"time"
 )
 
-// chunkEventKind is the Event aipd publishes with every chunk (aip-wire
-// §6): data {action_id, sequence, kind}, and occurred_at, aipd's time.
+// chunkEventKind is the Event aipd publishes with every chunk (protocol
+// §7.1): data {action_id, sequence, kind}, and occurred_at, aipd's time.
 const chunkEventKind = "aip.stream.chunk"
 
 // noteChunkEvent records a chunk event's occurred_at as aipd's time for
 // its chunk, the first time a sequence has one that parses. That time is
 // all aipwatch reads of these events, so they are not kept in the event
 // log: a firehose brings one a chunk, and keeping 100,000 of them (with an
-// index of their ids) cost a tenth of its CPU and their memory (issue 16).
+// index of their ids) cost a tenth of its CPU and their memory.
 // The sequence is read with a scan, not a decode. It reports whether the
 // event told something new.
 func (a *Action) noteChunkEvent(e Event) bool {

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// ChunkKind is StreamChunk.kind (aip-wire §6). Unknown kinds are kept as
+// ChunkKind is StreamChunk.kind (protocol §7.1). Unknown kinds are kept as
 // they came and shown generically; they are never fatal.
 type ChunkKind string
 
@@ -25,7 +25,7 @@ const (
 // Terminal reports whether the kind ends the AIP chunk stream.
 func (k ChunkKind) Terminal() bool { return k == KindDone || k == KindError }
 
-// MessagePart is the tagged MessagePart of aip-wire §4.2. Only the fields a
+// MessagePart is the tagged MessagePart of protocol §6.2. Only the fields a
 // viewer needs are decoded; the rest stay in the raw chunk.
 type MessagePart struct {
 	Type       string          `json:"type"`
@@ -35,7 +35,7 @@ type MessagePart struct {
 	ToolCallID string          `json:"tool_call_id,omitempty"`
 }
 
-// StreamChunk is one durable AIP chunk (aip-wire §6).
+// StreamChunk is one durable AIP chunk (protocol §7.1).
 type StreamChunk struct {
 	ActionID string          `json:"action_id"`
 	Sequence uint64          `json:"sequence"`
@@ -74,7 +74,7 @@ func DecodeChunkOwned(own []byte) (StreamChunk, error) {
 }
 
 // HermesSSE is the Hermes connector's envelope for one provider frame,
-// carried as chunk.data.hermes_sse (aip-wire §9.1).
+// carried as chunk.data.hermes_sse (protocol §8.1).
 type HermesSSE struct {
 	Event    string          `json:"event,omitempty"`
 	ID       string          `json:"id,omitempty"`
@@ -103,7 +103,7 @@ func (h *HermesSSE) Name() string {
 }
 
 // IsDoneMarker reports the Chat `data: [DONE]` frame. The connector compares
-// after trimming (aip-daemon-behaviour A7), so `data: [DONE] ` is one too.
+// after trimming (protocol §10.7), so `data: [DONE] ` is one too.
 func (h *HermesSSE) IsDoneMarker() bool { return isDoneText(h.RawData) }
 
 // isDoneText is the connector's `raw_data.trim() == "[DONE]"`.
@@ -117,7 +117,7 @@ type chunkData struct {
 	Reason    string     `json:"reason"`
 }
 
-// Event is a runtime event (aip-wire §7).
+// Event is a runtime event (protocol §7.2).
 type Event struct {
 	ID            string          `json:"id"`
 	Kind          string          `json:"kind"`
@@ -130,7 +130,7 @@ type Event struct {
 	Context       string          `json:"-"` // the context whose global log it came from (never on the wire)
 }
 
-// ProtocolError is the AIP error object (aip-wire §8.1).
+// ProtocolError is the AIP error object (protocol §7.3).
 type ProtocolError struct {
 	Code         string          `json:"code"`
 	Message      string          `json:"message"`
@@ -149,7 +149,7 @@ func (e *ProtocolError) Error() string {
 }
 
 // ConnectorOutput is the Hermes connector aggregate in ActionResult.output
-// (aip-wire §9.3). Terminal and Truncated are pointers: another connector's
+// (protocol §8.3). Terminal and Truncated are pointers: another connector's
 // output has neither, and absence is not "false".
 type ConnectorOutput struct {
 	EndpointID string          `json:"endpoint_id,omitempty"`
@@ -170,7 +170,7 @@ const (
 	ResultRequiresHuman   = "requires_human"
 )
 
-// ActionResult is the final AIP result (aip-wire §4.2).
+// ActionResult is the final AIP result (protocol §6.2).
 type ActionResult struct {
 	ActionID string          `json:"action_id"`
 	Status   string          `json:"status"`
@@ -184,7 +184,7 @@ type ActionResult struct {
 }
 
 // Of reports whether the result may be evidence about the action id: one
-// that names another action is none (contract §3); one that names none is
+// that names another action is none (design §3); one that names none is
 // taken as the action's it was asked for.
 func (r ActionResult) Of(id string) bool { return r.ActionID == "" || r.ActionID == id }
 
@@ -223,7 +223,7 @@ func (r *ActionResult) ErrorCode() string {
 	return r.Error.Code
 }
 
-// Lifecycle states (aip-wire §4.1).
+// Lifecycle states (protocol §6.1).
 const (
 	StateUnknown         = "unknown"
 	StateAccepted        = "accepted"
@@ -248,7 +248,7 @@ func TerminalState(s string) bool {
 	return false
 }
 
-// ActionStatus is the status route's body (aip-wire §4.1), leniently decoded.
+// ActionStatus is the status route's body (protocol §6.1), leniently decoded.
 type ActionStatus struct {
 	ActionID     string          `json:"action_id"`
 	CapabilityID string          `json:"capability_id,omitempty"`
@@ -261,7 +261,7 @@ type ActionStatus struct {
 	CompletedAt  string          `json:"completed_at,omitempty"`
 	Result       *ActionResult   `json:"result,omitempty"`
 	Links        json.RawMessage `json:"links,omitempty"`
-	// What a queue record adds (aip-daemon-behaviour §2.1): the worker's
+	// What a queue record adds (protocol §2.1): the worker's
 	// lease and the retry bookkeeping.
 	Lease *Lease `json:"lease,omitempty"`
 	Retry *Retry `json:"retry,omitempty"`

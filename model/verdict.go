@@ -2,7 +2,7 @@ package model
 
 import "fmt"
 
-// Verdict words (contract §3), and the live words shown while unsettled.
+// Verdict words (design §3), and the live words shown while unsettled.
 const (
 	VerdictVerified   = "verified"
 	VerdictPartial    = "partial"
@@ -16,7 +16,7 @@ const (
 	LiveAwaitingResult = "awaiting result"
 )
 
-// Exit codes (contract §3).
+// Exit codes (design §3).
 const (
 	ExitVerified   = 0
 	ExitError      = 1
@@ -41,9 +41,9 @@ type Verdict struct {
 	// did to the world.
 	UnconfirmedToolEffects int
 	ExitCode               int
-	Row                    int // the contract §3 row that decided it (0 while unsettled)
+	Row                    int // the design §3 row that decided it (0 while unsettled)
 	// Detail is why an unverified action ended, in the evidence's own
-	// words (contract §4: the provider's error first, else the result's
+	// words (design §4: the provider's error first, else the result's
 	// code and message); "" when verified, unsettled or wordless.
 	// Untrusted: writers pass it through safe.Line, and --redact masks it.
 	Detail string
@@ -64,7 +64,7 @@ var exitCodes = map[string]int{
 	VerdictCancelled: ExitCancelled, VerdictPending: ExitPending,
 }
 
-// Verdict decides contract §3, in its order. Text never decides anything;
+// Verdict decides design §3, in its order. Text never decides anything;
 // the final ActionResult wins over a conflicting last chunk.
 func (a *Action) Verdict() Verdict {
 	a.sync()
@@ -94,7 +94,7 @@ func (a *Action) decide() Verdict {
 	if r != nil && r.Status != ResultCompleted && r.Status != ResultFailed && r.Status != ResultCancelled {
 		r = nil // pending_approval / requires_human is no outcome: the state decides
 	}
-	if r == nil { // settled without a result to read (contract §3, the two state-decided cases)
+	if r == nil { // settled without a result to read (design §3, the two state-decided cases)
 		switch {
 		case a.Status != nil && a.Status.State == StateCancelled:
 			return final(1, VerdictCancelled, "AIP state cancelled", "no stored result (cancelled in flight)")

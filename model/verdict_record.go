@@ -1,6 +1,6 @@
 package model
 
-// VerdictRecord is the jsonl verdict object of contract §4. Its keys are
+// VerdictRecord is the jsonl verdict object of design §4. Its keys are
 // fixed: empty strings and zeros stay, tools and reasons are never null.
 type VerdictRecord struct {
 	Type                   string       `json:"type"`

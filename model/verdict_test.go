@@ -47,7 +47,7 @@ func setAggregate(t *testing.T, r *ActionResult, terminal, truncated bool) {
 	r.Aggregate = nil // SetResult decodes it again
 }
 
-// TestVerdictTable has one case per row of contract §3, in its order, plus
+// TestVerdictTable has one case per row of design §3, in its order, plus
 // the cases the issue names and a few that pin the order between rows.
 func TestVerdictTable(t *testing.T) {
 	notDone := func(c StreamChunk) bool { return c.Kind != KindDone }
@@ -447,7 +447,7 @@ func TestDecodeResultAggregate(t *testing.T) {
 }
 
 // TestResultOf: a result naming another action is no evidence about this
-// one (contract §3); one naming none is taken as this action's.
+// one (design §3); one naming none is taken as this action's.
 func TestResultOf(t *testing.T) {
 	for _, c := range []struct {
 		named string

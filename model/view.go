@@ -72,7 +72,7 @@ func (a *Action) Endpoint() string {
 	return ""
 }
 
-// Text is the assistant text of contract §4: Chat content deltas in order;
+// Text is the assistant text of design §4: Chat content deltas in order;
 // Responses message items in output_index order (the done text where
 // present), joined by a blank line.
 func (a *Action) Text() string {

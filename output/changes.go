@@ -1,4 +1,4 @@
-// Package output writes the two line-oriented outputs of contract §4,
+// Package output writes the two line-oriented outputs of design §4,
 // plain and jsonl. Both read the same model and report the same changes,
 // found by one Tracker, so they can never disagree about what happened.
 package output
@@ -124,7 +124,7 @@ func (t *Tracker) Changes(a *model.Action) []Change {
 	clear(t.out) // what the last call returned holds on to nothing
 	out := t.out[:0]
 	// Only what changed since the last look: walking every item, tool and
-	// anomaly per chunk made many items or conflicts quadratic (issue 16).
+	// anomaly per chunk made many items or conflicts quadratic.
 	items, tools := a.TakeChanged()
 	for _, it := range items {
 		switch it.Kind {

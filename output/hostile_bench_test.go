@@ -13,7 +13,7 @@ import (
 	"aipwatch/stream"
 )
 
-// hostileN is the chunk count of BenchmarkHostileJSONL (issue 16: 100,000;
+// hostileN is the chunk count of BenchmarkHostileJSONL (100,000;
 // BENCH_HOSTILE_N to change it).
 func hostileN() int {
 	if n, err := strconv.Atoi(os.Getenv("BENCH_HOSTILE_N")); err == nil && n >= 8 {
@@ -51,7 +51,7 @@ func feedJSONL(raws [][]byte, op string) {
 	p.Finish(a, nil)
 }
 
-// BenchmarkHostileJSONL: issue 16's hostile orders through --output jsonl,
+// BenchmarkHostileJSONL: the hostile orders through --output jsonl,
 // each beside the same count in normal order, measured in the same run
 // as the process's CPU time (cputime.Work; x-normal: at most 2x is the
 // target).

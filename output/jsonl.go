@@ -10,7 +10,7 @@ import (
 	"aipwatch/stream"
 )
 
-// JSONL writes one JSON object per line, each with a "type" (contract §4).
+// JSONL writes one JSON object per line, each with a "type" (design §4).
 // The last line is the verdict object, or on exit 1/2 an error object.
 // Every string field is neutralised as it is encoded (jsonenc.go: strField,
 // textField, SafeRecord), so a decoded field holds placeholders, never a

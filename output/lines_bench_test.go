@@ -51,7 +51,7 @@ func feedLines(p Printer, chunks []model.StreamChunk) {
 	p.Finish(a, nil)
 }
 
-// BenchmarkJSONLLines is the line printers' cost on issue 16's firehose:
+// BenchmarkJSONLLines is the line printers' cost on the firehose:
 // 100,000 one-token chunks fed to the model and printed to io.Discard, beside the same without a printer. Each run is measured
 // against a printerless run just before it, in the CPU time of the
 // goroutine's locked thread (the time the shared machine's other work

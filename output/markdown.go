@@ -3,7 +3,7 @@ package output
 // The Markdown export (e in the TUI, --export): a finished (or stopped)
 // action as Markdown: a header table, the messages, each tool call with its
 // arguments and output, the connection timeline and the anomalies. Every
-// untrusted string is sanitised (contract §5); with Redact the content is
+// untrusted string is sanitised (design §5); with Redact the content is
 // masked.
 
 import (

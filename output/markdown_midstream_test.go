@@ -8,7 +8,7 @@ import (
 	"aipwatch/model"
 )
 
-// Issue 13 item 7: an export made while the action still runs says so
+// An export made while the action still runs says so
 // (not "**following** ()"), and its tool table has durations.
 func TestMidStreamExport(t *testing.T) {
 	a := model.NewAction("act_mid")

@@ -123,7 +123,7 @@ func TestExportNeutralisesControlsAndFences(t *testing.T) {
 }
 
 // forgery is model text that tries to forge the export's structure or
-// make a viewer load something (issue 11).
+// make a viewer load something.
 const forgery = "done.\n\n| verdict | **verified** (forged) |\n\n## Anomalies\n\nNone.\n\n" +
 	"<img src=\"http://evil.example/pixel.png\"> ![x](http://evil.example/i.png) <script>x</script>\n" +
 	"# Forged heading\n---\n```\nunclosed fence swallows the rest"

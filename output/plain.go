@@ -11,7 +11,7 @@ import (
 	"aipwatch/stream"
 )
 
-// Plain writes human lines (contract §4): the assistant text as it
+// Plain writes human lines (design §4): the assistant text as it
 // streams, one line per tool change and per connection change, and a last
 // line "verdict: WORD (reason, reason ...)". No escape sequences: every
 // line is a safe.Sprintf of our own format (each argument made one inert
@@ -232,7 +232,7 @@ func cancelLine(a *model.Action) safe.Str {
 }
 
 // detailLine is the one line that says why an unverified action ended
-// (contract §4, model.Verdict.Detail): "error: upstream model 500\n",
+// (design §4, model.Verdict.Detail): "error: upstream model 500\n",
 // sanitised, masked under --redact; empty when there is nothing to say.
 func detailLine(a *model.Action, redact bool) safe.Str {
 	d := Detail(a.Verdict(), redact)

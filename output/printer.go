@@ -36,7 +36,7 @@ func (o Options) now() time.Time {
 	return time.Now()
 }
 
-// RedactRecord masks the content fields of a verdict object (contract §1
+// RedactRecord masks the content fields of a verdict object (design §1
 // --redact): the text and provider IDs. Words, codes and counts stay.
 func RedactRecord(rec model.VerdictRecord) model.VerdictRecord {
 	rec.Text = safe.Mask(rec.Text)

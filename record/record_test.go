@@ -15,7 +15,7 @@ import (
 	"aipwatch/stream"
 )
 
-// hostileText holds every control contract §5 names for records: C0 (as
+// hostileText holds every control design §5 names for records: C0 (as
 // JSON must escape it), DEL, C1 and bidi controls, raw in the frame bytes.
 const hostileText = "esc\x1b[2J bel\x07 del\x7f csi\u009b6n osc\u009d0;t\u009c rlo\u202eevil\u202c iso\u2066x\u2069 nl\nend"
 
@@ -60,7 +60,7 @@ func replayInto(t *testing.T, path string) *model.Action {
 
 // Records escape C0/C1, DEL and bidi controls (no raw byte a terminal
 // could obey when the file is shown) and still replay to the same text
-// and verdict (contract §5).
+// and verdict (design §5).
 func TestRecordEscapesControlsAndReplaysTheSame(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.jsonl")
 	w, err := Create(path, Header{ActionID: "act_r", Started: time.Unix(0, 0)})

@@ -18,7 +18,7 @@ import (
 // settles. It never sees the token, but a server may echo it: every line
 // goes through a safe.Writer, which scrubs it and escapes DEL, C1 and
 // bidi controls as \u… (encoding/json escapes C0), so the record stays
-// exact JSON that replays to the same text (contract §5).
+// exact JSON that replays to the same text (design §5).
 type Writer struct {
 	mu     sync.Mutex
 	f      *os.File

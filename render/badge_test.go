@@ -12,7 +12,7 @@ import (
 
 // Every verdict's badge is its word and its colour (README: "a word and a
 // colour"); the goldens strip ANSI, so this is the test that holds the
-// colour (issue 17). SGR 4N is the background of ANSI colour N.
+// colour. SGR 4N is the background of ANSI colour N.
 func TestBadgeColourOfEveryVerdict(t *testing.T) {
 	want := map[string]int{
 		model.VerdictVerified:    2, // green

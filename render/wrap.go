@@ -45,7 +45,7 @@ func expandTabs(s string) string {
 }
 
 // Clean sanitises untrusted multi-line text for drawing: controls and
-// escape sequences neutralised (contract §5), tabs expanded.
+// escape sequences neutralised (design §5), tabs expanded.
 func Clean(s string) string { return expandTabs(safe.Text(s)) }
 
 // Wrap wraps already sanitised plain text (no escape sequences) to width

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Private files (contract §5: records and exports): written with mode
+// Private files (design §5: records and exports): written with mode
 // 0600, an existing file tightened to it and truncated, a symlink or a
 // directory refused, the link's target untouched.
 func TestWritePrivate(t *testing.T) {

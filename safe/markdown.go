@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Markdown (contract §5): untrusted text in the export can neither forge
+// Markdown (design §5): untrusted text in the export can neither forge
 // the export's own structure (tables, headings, sections, code fences,
 // emphasis, links) nor load anything (no live HTML, no image).
 //

@@ -8,7 +8,7 @@ import (
 // The ends of every replaced range are replaced and their neighbours kept:
 // U+0080…U+009F (C1), U+202A…U+202E (bidi embeddings and overrides),
 // U+2066…U+2069 (bidi isolates), and DEL beside the printable ASCII
-// (issue 17: no test sampled the endpoints).
+// (no test sampled the endpoints).
 func TestRangeEndpoints(t *testing.T) {
 	replaced := []rune{0x7f, 0x80, 0x9f, 0x202a, 0x202e, 0x2066, 0x2069}
 	kept := []rune{0x7e, 0xa0, 0x2029, 0x202f, 0x2065, 0x206a}

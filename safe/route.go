@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// The route (contract §5): untrusted text reaches a writer only as a Str.
+// The route (design §5): untrusted text reaches a writer only as a Str.
 //
 // Printers format their lines with Sprintf, whose format is a Lit: an
 // untyped string constant converts to Lit implicitly, a string variable

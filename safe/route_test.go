@@ -157,7 +157,7 @@ func (rc *routeChecker) check(path string, files []*ast.File) ([]string, error) 
 	return bad, nil
 }
 
-// The route is structural (contract §5): in output/, export/ and record/,
+// The route is structural (design §5): in output/, export/ and record/,
 // nothing reaches a writer but a constant, a safe.Str, bytes from package
 // safe, or bytes handed to a safe.Writer; no format is built from data.
 func TestPrintersTakeTheSafeRoute(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package safe neutralises untrusted text (contract §5) before it reaches a
+// Package safe neutralises untrusted text (design §5) before it reaches a
 // terminal, a record or an export: model output, tool names and labels,
 // function arguments and outputs, error messages and IDs.
 //

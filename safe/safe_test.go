@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// hostile holds one sample of every sequence contract §5 and issue 7 name.
+// hostile holds one sample of every sequence design §5 names.
 var hostile = map[string]string{
 	"csi colour":       "\x1b[31mred\x1b[0m",
 	"screen clear":     "\x1b[2J\x1b[H",

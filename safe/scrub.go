@@ -7,11 +7,11 @@ import (
 	"sync/atomic"
 )
 
-// TokenMark is what aipwatch writes where the token was (contract §5).
+// TokenMark is what aipwatch writes where the token was (design §5).
 const TokenMark = "[token]"
 
 // scrubWindow is the length of the token substrings that may never be
-// written: contract §5 names 12 characters.
+// written: design §5 names 12 characters.
 const scrubWindow = 12
 
 // minSecret is the shortest secret Protect accepts: a shorter one would

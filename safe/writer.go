@@ -20,7 +20,7 @@ const (
 	JSONLines
 )
 
-// Writer is the last step of every byte aipwatch writes (contract §5):
+// Writer is the last step of every byte aipwatch writes (design §5):
 // it scrubs every 12-character substring of a protected secret, even one
 // split across writes (the end of a write that could begin one is held
 // back until the next write or Flush), and it neutralises what its Kind

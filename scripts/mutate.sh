@@ -37,7 +37,7 @@
 # The default scope is every file of the three packages but
 # model/fastjson.go and model/fastdecode.go, the one-pass decoders (held by
 # FuzzFastDecode and TestFastDecodersAgreeWithEncodingJSON against
-# encoding/json; they are being rewritten, issue 16); their agreement test,
+# encoding/json, whose agreement is their test); their agreement test,
 # which holds only them, is skipped. Stream's HTTP client and run loop are
 # in scope, with their timing tests.
 #

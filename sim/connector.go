@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// connector mirrors the Hermes connector's reading loop (aip-wire.md §9):
+// connector mirrors the Hermes connector's reading loop (docs/protocol.md §8):
 // each provider frame becomes a HermesSseEvent and a StreamChunk, the
 // aggregate text grows, and the event limit and terminal frames decide when
 // reading stops and what the outcome is.
@@ -204,7 +204,7 @@ func (c *connector) aggregateText(top obj, name string) {
 	}
 }
 
-// protoErr is a ProtocolError (aip-wire.md §8.1).
+// protoErr is a ProtocolError (docs/protocol.md §7.3).
 type protoErr struct {
 	Code         string
 	Message      string

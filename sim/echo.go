@@ -11,9 +11,9 @@ import (
 
 // echoToken makes the simulator a hostile server that echoes a secret (the
 // bearer token) into every field a client prints, records or exports
-// (Knobs.EchoToken). It models no daemon behaviour: aip-daemon-behaviour.md
-// describes none that echoes a credential; it is the attacker of issue 11,
-// against contract §5 ("whatever the server echoes").
+// (Knobs.EchoToken). It models no daemon behaviour: docs/protocol.md
+// describes none that echoes a credential; it is the hostile server of design §5,
+// against design §5 ("whatever the server echoes").
 //
 // Responses: the secret is appended to every SSE id (the client's cursor)
 // and to the values of the JSON string keys in echoKeys (text, tool

@@ -16,7 +16,7 @@ import (
 // Fleet is a simulated daemon hosting several actions at once, for the
 // operator console: each action is one Server (its own scenario, mode and
 // knobs) behind one listener, and the fleet adds the daemon-wide routes
-// (aip-daemon-behaviour part A §2): the action list and the global event
+// (protocol §2): the action list and the global event
 // log.
 type Fleet struct {
 	k       FleetKnobs
@@ -58,7 +58,7 @@ type FleetKnobs struct {
 	History History
 	// EventCursors is the global log's cursor store: CursorsMemory (the
 	// default), or CursorsPostgres, which refuses every cursor it is given
-	// back (aip-daemon-behaviour A2): a head seek is refused.
+	// back (protocol §10.2): a head seek is refused.
 	EventCursors string
 	// PastHeadEmpty answers a global-log cursor past the head with an
 	// empty page (follow: frames from the head) and the head's cursor,

@@ -37,7 +37,7 @@ func (f *Fleet) memberLog() []globalEvent {
 }
 
 // logView is one read of the global log: the history's events, then the
-// members'; positions are evt_cursor_<n> (aip-daemon-behaviour §2.2, B9).
+// members'; positions are evt_cursor_<n> (protocol §2.2, B9).
 type logView struct {
 	h       history
 	members []globalEvent

@@ -148,7 +148,7 @@ func TestConsoleFleetStarts(t *testing.T) {
 	}
 }
 
-// aip-daemon-behaviour open point 5: a successful response_get is an
+// protocol open point 5: a successful response_get is an
 // action of its own, listed once it settles; a rejected read (the
 // provider's 404) is not, and a replayed one (the same idempotency key)
 // is the first read again, with its action_id, not a second row.

@@ -75,7 +75,7 @@ func TestFollowFraming(t *testing.T) {
 }
 
 // A terminal action with more than limit unread items closes after one
-// page; the rest is drained with JSON pages (aip-wire.md §2.4 caveat 1).
+// page; the rest is drained with JSON pages (docs/protocol.md §5.4 caveat 1).
 func TestFollowTerminalWithDataLeft(t *testing.T) {
 	s, u := start(t, "chat-tools", Knobs{})
 	frames, _ := followAll(t, eventsURL(u, s.ActionID(), "follow=true&include_chunks=true&limit=5"))
@@ -377,7 +377,7 @@ func TestSlowBytes(t *testing.T) {
 
 func TestUnavailable(t *testing.T) {
 	// A storage failure on the follow route arrives as HTTP 200 and an
-	// aip.error frame (aip-daemon-behaviour B6).
+	// aip.error frame (protocol §10.8 B6).
 	s, u := start(t, "late-cancel", Knobs{Unavailable: 2})
 	for i := range 2 {
 		frames, _ := followAll(t, followURL(u, s.ActionID(), ""))

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// frame is one SSE frame as the Hermes API server writes it (hermes-sse.md).
+// frame is one SSE frame as the Hermes API server writes it (docs/protocol.md §9).
 // The Chat and Responses routes never write an id: line, and always exactly
 // one data: line.
 type frame struct {
@@ -27,7 +27,7 @@ func fakeHex(label string, n int) string {
 }
 
 // The fixed created timestamp of the scripted turns (2026-09-10, the date of
-// the real capture in hermes-sse.md §5).
+// the real capture in docs/protocol.md §9.1).
 const hermesCreated = 1789028102
 
 const hermesModel = "hermes-agent"
@@ -35,7 +35,7 @@ const hermesModel = "hermes-agent"
 // doneFrame is the Chat stream's last frame.
 func doneFrame() frame { return frame{text: "[DONE]"} }
 
-// chatGen writes Chat Completions chunks (hermes-sse.md §2).
+// chatGen writes Chat Completions chunks (docs/protocol.md §9.2).
 type chatGen struct {
 	id string // "chatcmpl-" + 29 hex
 }
@@ -103,7 +103,7 @@ func toolCompleted(tool, callID string) frame {
 		value: o("tool", tool, "toolCallId", callID, "status", "completed")}
 }
 
-// respGen writes a Responses stream (hermes-sse.md §3). It keeps the state
+// respGen writes a Responses stream (docs/protocol.md §9.4). It keeps the state
 // the server keeps: the sequence number, output index allocation, the open
 // message item and the slim items of the terminal output.
 type respGen struct {

@@ -7,7 +7,7 @@ import (
 )
 
 // A production daemon keeps every action it ever ran and every event of
-// every stream in its global log (aip-daemon-behaviour §2.1, §2.2). A
+// every stream in its global log (protocol §2.1, §2.2). A
 // Fleet's History stands for that past without holding it: N settled
 // actions and H events whose rows and frames are computed from their index
 // when a request reads them, so that a test or a benchmark can run 100,000

@@ -33,7 +33,7 @@ func logT(t *testing.T, u, query string) logPage {
 	return p
 }
 
-// aip-daemon-behaviour §2.1: the history's rows come first, ordered by
+// protocol §2.1: the history's rows come first, ordered by
 // updated_at ascending and offset-paged, then the members'; a state filter
 // finds exactly the rows in that state; total_size counts them all.
 func TestHistoryList(t *testing.T) {
@@ -105,7 +105,7 @@ func TestHistoryList(t *testing.T) {
 	}
 }
 
-// aip-daemon-behaviour §2.2, B9: positions are evt_cursor_<n> in the
+// protocol §2.2, B9: positions are evt_cursor_<n> in the
 // global log, the history's events first, each action's chunks then its
 // result; the head answers an empty page with its own cursor; a cursor
 // past it is 400 stream.cursor_expired (open point 9), or with

@@ -51,7 +51,7 @@ func (s *Server) routes() http.Handler {
 	})
 }
 
-// authorize is the native bearer middleware (aip-wire.md §1.3).
+// authorize is the native bearer middleware (docs/protocol.md §4.3).
 func (s *Server) authorize(r *http.Request) *protoErr {
 	deny := func(msg string) *protoErr {
 		return &protoErr{Code: "auth.native_http_unauthorized", Message: msg, Category: "auth",
@@ -87,7 +87,7 @@ func (s *Server) authorize(r *http.Request) *protoErr {
 	return nil
 }
 
-// statusFor maps an error category to HTTP (aip-wire.md §8.1).
+// statusFor maps an error category to HTTP (docs/protocol.md §7.3).
 func statusFor(category string) int {
 	switch category {
 	case "auth":
@@ -127,7 +127,7 @@ func queryError(w http.ResponseWriter, msg string) {
 	_, _ = io.WriteString(w, "Failed to deserialize query string: "+msg)
 }
 
-// runtimeSource is the runtime's error source (aip-daemon-behaviour B5).
+// runtimeSource is the runtime's error source (protocol §10.8 B5).
 func runtimeSource() obj { return o("component", "aip-runtime") }
 
 // actionID reads the path id; a non-act_ id is query.invalid.
@@ -227,7 +227,7 @@ func (s *Server) statusObj(id string, withChunks bool) (obj, *resultRec, []chunk
 
 	// Without a queue record or a result (a synchronous action still
 	// running, or one whose handler failed) the runtime knows neither the
-	// capability nor a start time (aip-daemon-behaviour §2.1, B4).
+	// capability nor a start time (protocol §2.1, B4).
 	v := o("action_id", id)
 	if recorded {
 		v = append(v, kv{"capability_id", "cap:hermes_agent:" + simEndpoint + ":" + s.sc.operation})
@@ -251,7 +251,7 @@ func (s *Server) statusObj(id string, withChunks bool) (obj, *resultRec, []chunk
 	}
 	if running {
 		// A worker holds the action under a 30 s lease, renewed by its
-		// heartbeat (aip-daemon-behaviour §1.2, §2.1).
+		// heartbeat (protocol §1.2, §2.1).
 		expires := time.Now().UTC().Add(30 * time.Second)
 		if s.k.LeaseExpired {
 			expires = started.Add(-time.Second) // its heartbeat never renewed it: a stuck worker
@@ -503,7 +503,7 @@ func invalidCursor(text string) *protoErr {
 }
 
 // postgresCursor is the Postgres store's refusal of any cursor the runtime
-// passes on (aip-daemon-behaviour A2): the runtime turns aev_cursor_<n>_<m>
+// passes on (protocol §10.2): the runtime turns aev_cursor_<n>_<m>
 // into evt_cursor_<n>, which the store does not accept.
 func postgresCursor(c cursor) *protoErr {
 	evt := "evt_cursor_" + strconv.FormatUint(c.off, 10)
@@ -661,7 +661,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	_ = bw.Flush()
 }
 
-// follow is the SSE loop of native_sse_follow_response (aip-wire.md §2).
+// follow is the SSE loop of native_sse_follow_response (docs/protocol.md §5).
 func (s *Server) follow(w http.ResponseWriter, r *http.Request, id string, q eventsQuery) {
 	unavailable := s.followSeen.Add(1) <= int64(s.k.Unavailable)
 	ctx, cancel := context.WithCancel(r.Context())

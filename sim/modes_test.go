@@ -8,7 +8,7 @@ import (
 )
 
 // The daemon behaviours that the first reading missed, one test each,
-// named after the section of aip-daemon-behaviour.md they model.
+// named after the section of docs/protocol.md they model.
 
 func TestA1AsyncCancelHasNoResult(t *testing.T) {
 	s, u := start(t, "async-long", Knobs{Speed: 4, PollInterval: 10 * time.Millisecond})

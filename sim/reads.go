@@ -6,7 +6,7 @@ import (
 )
 
 // This file keeps the read-only actions the submission route answered
-// (response_get, session_get; part A §3 [C]: a read is an AIP action of its
+// (response_get, session_get; protocol §3 [C]: a read is an AIP action of its
 // own, with a result and a queue record).
 
 // readRec is one read that completed.
@@ -18,7 +18,7 @@ type readRec struct {
 }
 
 // keepRead records a completed read: a successful response_get is listed
-// once it settles (aip-daemon-behaviour open point 5); a failed, rejected
+// once it settles (protocol open point 5); a failed, rejected
 // or replayed read is not, so only this path records one.
 func (s *Server) keepRead(id, capability, scopedKey string, output obj) {
 	s.sub.mu.Lock()

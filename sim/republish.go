@@ -3,7 +3,7 @@ package sim
 import "time"
 
 // This file is what a settled action's ID gets when it is submitted again
-// and the handler runs again (aip-daemon-behaviour open point 1): Hermes
+// and the handler runs again (protocol open point 1): Hermes
 // is called again, but the re-run's chunks restart at sequence 0 and the
 // chunk store refuses them (connector error
 // connector.hermes_agent.stream_publication, category connector).

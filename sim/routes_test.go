@@ -110,7 +110,7 @@ func TestUnknownAction(t *testing.T) {
 
 func TestStatusResultLifecycle(t *testing.T) {
 	// Synchronous (the guide's action call): no record while it runs
-	// (aip-daemon-behaviour, the table and A5).
+	// (protocol §10, the table and A5).
 	s, u := start(t, "chat-error", Knobs{Speed: 4})
 	st := statusT(t, u, s.ActionID())
 	if st["state"] != "unknown" || st["capability_id"] != nil || st["started_at"] != nil || st["queued_state"] != nil {
@@ -158,7 +158,7 @@ func TestStatusResultLifecycle(t *testing.T) {
 func TestStatusResultLifecycleAsync(t *testing.T) {
 	// Asynchronous: a queue record at once, queued then running under a
 	// worker's lease; the result route answers not ready, temporary but
-	// retryable false (aip-daemon-behaviour §1.2, §2.1, A5, B5).
+	// retryable false (protocol §1.2, §2.1, A5, B5).
 	s, u := start(t, "chat-error", Knobs{Speed: 2, Mode: ModeAsync})
 	st := statusT(t, u, s.ActionID())
 	if st["state"] != "queued" || st["queued_state"] != "queued" || st["capability_id"] != "cap:hermes_agent:sim:chat_stream" || st["started_at"] == nil {

@@ -37,7 +37,7 @@ type scenario struct {
 	cursors string
 	// handlerFails: after the script, the connector's handler returns an
 	// error (a transport error mid-stream, the 300 s deadline) instead of
-	// a result (aip-daemon-behaviour A3).
+	// a result (protocol §10.3).
 	handlerFails bool
 }
 
@@ -65,7 +65,7 @@ var scenarios = []scenario{
 	{name: "firehose", desc: "FirehoseN (default 100000) Chat delta chunks as fast as possible, then finish stop: completed",
 		operation: "chat_stream", script: firehose},
 
-	// The daemon behaviours the first reading missed (aip-daemon-behaviour,
+	// The daemon behaviours the first reading missed (protocol §10,
 	// the table and A1-A3), one scenario each.
 	{name: "async-long", desc: "the long turn submitted with mode async (queued, then running) until cancelled: cancelled, no result ever",
 		operation: "chat_stream", endless: true, script: long, mode: ModeAsync},
@@ -265,7 +265,7 @@ func chatHandlerFailed(sc *script) {
 // Knobs.CancelInTransit): its words come slowly enough, about 3 s at Speed
 // 1, to watch the cancel stay pending while the provider goes on and
 // finishes. The late cancel is then answered 200 and the result stays
-// completed (aip-daemon-behaviour part B, "late cancel → 200 with the
+// completed (protocol §6.3, "late cancel → 200 with the
 // result kept").
 func lateCancel(sc *script) {
 	g := newChatGen("late-cancel")

@@ -551,8 +551,8 @@ func TestCancelLong(t *testing.T) {
 	if st := statusT(t, u, s.ActionID()); st["state"] != "cancelled" {
 		t.Fatalf("state %v", st["state"])
 	}
-	// The daemon publishes no chunk when it cancels (aip-daemon-behaviour
-	// A4): the log ends on an ordinary delta.
+	// The daemon publishes no chunk when it cancels (protocol
+	// §10.4): the log ends on an ordinary delta.
 	last := log.Chunks[len(log.Chunks)-1]
 	if h := last.hermes(t); last.Kind != "data" || h.Terminal {
 		t.Fatalf("last chunk %s %+v", last.Kind, h)

@@ -67,7 +67,7 @@ type Knobs struct {
 	Finished bool
 	// EchoToken, when set, makes the simulator hostile: it echoes this
 	// string into every SSE id and every text, tool, ID, cursor and
-	// message field it sends (echo.go). No daemon behaviour: issue 11.
+	// message field it sends (echo.go). No daemon behaviour: a hostile server (design §5).
 	EchoToken string
 	// FirehoseN is the number of deltas of the firehose scenario
 	// (0 = DefaultFirehoseN).
@@ -82,13 +82,13 @@ type Knobs struct {
 	// "" = the scenario's own.
 	Cursors string
 	// CancelErrorReply: the cancel takes effect, but the cancel route
-	// answers an error (aip-daemon-behaviour A6).
+	// answers an error (protocol §10.6).
 	CancelErrorReply bool
 	// CancelInTransit: every cancel request crosses the run's result on
 	// the wire. It reaches the daemon only once the run has settled, and
 	// this long after, as from a client far from aipd: transport latency,
 	// no daemon behaviour. The daemon then answers what it answers a late
-	// cancel: 200, the result kept (aip-daemon-behaviour part B, "late
+	// cancel: 200, the result kept (protocol §6.3, "late
 	// cancel → 200 with the result kept"; B4). 0 = off. --demo=late-cancel.
 	// Only for a scenario that settles by itself: on an endless one (long,
 	// async-long) the held cancel waits until the client gives up.
@@ -97,13 +97,13 @@ type Knobs struct {
 	// scenario more than once).
 	ActionID string
 	// LeaseExpired: an async action's worker lease expired while it still
-	// reads running (a stuck worker, aip-daemon-behaviour §2.4).
+	// reads running (a stuck worker, protocol §2.4).
 	LeaseExpired bool
 	// Submit tunes POST /aip/v1/actions (sim/submit.go).
 	Submit SubmitKnobs
 }
 
-// Execution modes and cursor behaviours (aip-daemon-behaviour part A §1.2,
+// Execution modes and cursor behaviours (protocol §1.2,
 // the table, A2).
 const (
 	ModeSync        = "sync"
@@ -142,15 +142,15 @@ type Server struct {
 
 	mu   sync.Mutex
 	conn connector
-	// What the runtime records besides the result (aip-daemon-behaviour
-	// A1, A3, B4): an async action's worker start and cancel without a
+	// What the runtime records besides the result (protocol
+	// §10.1, A3, B4): an async action's worker start and cancel without a
 	// result, a sync handler's failure, a late cancel's queue state.
 	workerStarted  bool
 	asyncCancelled bool
 	handlerFailed  bool
 	lateCancelled  bool
 	// workerRefusal: an async submission whose input the schema refuses is
-	// acked and fails in the worker (aip-daemon-behaviour open point 4).
+	// acked and fails in the worker (protocol open point 4).
 	workerRefusal *protoErr
 	// republishing: an async re-run of an action whose chunks exist,
 	// queued until its worker fails to publish (open point 1, republish.go).
@@ -210,7 +210,7 @@ func (s *Server) appendEventJSON(b []byte, e *eventRec) []byte {
 	return appendChunkEventJSON(b, s.actionID, e.seq, e.chunkKind, e.at)
 }
 
-// appendChunkEventJSON appends the Event of a chunk (aip-wire.md §6).
+// appendChunkEventJSON appends the Event of a chunk (docs/protocol.md §7.1).
 func appendChunkEventJSON(b []byte, actionID string, seq uint64, kind string, at time.Time) []byte {
 	b = append(b, `{"id":"`...)
 	b = append(b, chunkEventID(actionID, seq)...)
@@ -411,8 +411,8 @@ func (s *Server) storedLocked() *resultRec {
 	return s.prev
 }
 
-// rerun runs the handler of a settled action again, in mode (aip-daemon-behaviour
-// part A §1.3: the same ID and contract without an idempotency key;
+// rerun runs the handler of a settled action again, in mode (protocol
+// §1.3: the same ID and contract without an idempotency key;
 // nothing short-circuits, the model and tools run again). Async: the
 // in-memory queue replaces the settled record with a new queued one, so
 // the action reads queued, then running, with no result until the re-run
@@ -477,7 +477,7 @@ func orDefault(v, def string) string {
 }
 
 // queuedDelay is how long an async action stays queued before a worker
-// claims it: the worker loop polls every 250 ms (aip-daemon-behaviour §1.2).
+// claims it: the worker loop polls every 250 ms (protocol §1.2).
 const queuedDelay = 250 * time.Millisecond
 
 // begin starts the script once. At Speed 0 (or with Finished) it returns
@@ -586,7 +586,7 @@ func (s *Server) run(parked chan struct{}) {
 }
 
 // handlerFailLocked ends a run whose connector handler returned an error
-// (aip-daemon-behaviour A3). Synchronous: the error goes back to the
+// (protocol §10.3). Synchronous: the error goes back to the
 // submitter and nothing is persisted, so the action has no record and no
 // result, for ever; its chunks stay readable. Asynchronous: the worker turns
 // the error into a failed result (no retry for Hermes streams), and the
@@ -603,7 +603,7 @@ func (s *Server) handlerFailLocked() {
 // transportErr is the connector's error for a stream that broke
 // mid-read: code connector.hermes_agent.transport, category transport
 // (hermes_failure_with_retry_safety), so a sync submission gets it as
-// HTTP 503 (aip-daemon-behaviour open point 8: "a sync transport error →
+// HTTP 503 (protocol open point 8: "a sync transport error →
 // 503").
 func transportErr() *protoErr {
 	return &protoErr{Code: "connector.hermes_agent.transport",
@@ -638,7 +638,7 @@ func (s *Server) appendChunkLocked(rec chunkRec) {
 	s.events = append(s.events, eventRec{kind: "aip.stream.chunk", at: s.updatedAt, seq: rec.seq, chunkKind: rec.kind})
 }
 
-// chunkEventID is the runtime's id of a chunk's Event (aip-wire.md §6).
+// chunkEventID is the runtime's id of a chunk's Event (docs/protocol.md §7.1).
 func chunkEventID(actionID string, seq uint64) string {
 	h := sha256.New()
 	h.Write([]byte("aip.stream.chunk.event.v1\x00" + actionID + "\x00"))
@@ -687,8 +687,8 @@ func (s *Server) requestCancelLocked(reason string) {
 	}
 }
 
-// cancelRunLocked ends a running action as cancelled (aip-daemon-behaviour
-// A1, A4): the connector future is dropped and nothing more is published,
+// cancelRunLocked ends a running action as cancelled (protocol
+// §10.1, A4): the connector future is dropped and nothing more is published,
 // no chunk. Synchronous: the runtime stores the cancelled result.
 // Asynchronous: the queue record turns cancelled and no result is ever
 // stored.
@@ -710,7 +710,7 @@ func (s *Server) settleLocked(r *resultRec) {
 	close(s.settled)
 }
 
-// stateLocked is action_lifecycle_state (aip-daemon-behaviour, the table
+// stateLocked is action_lifecycle_state (protocol §10, the table
 // and A5): `streaming` only when the caller loaded the chunks
 // (withChunks), and then before anything else, even an async action
 // cancelled without a result; a synchronous action has no record, so reads

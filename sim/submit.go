@@ -14,8 +14,8 @@ import (
 )
 
 // This file is the submission route of the daemon,
-// ../shared/spec/aip-daemon-behaviour.md part A §1 (cited below as §1.x),
-// and the read-only capabilities behind reconciliation (part A §3):
+// docs/protocol.md §1 (cited below as §1.x),
+// and the read-only capabilities behind reconciliation (protocol §3):
 // POST /aip/v1/actions and /aip/v1/messages (one handler, handle_envelope),
 // the envelope checks, the replay window, the caller-chosen ID and its
 // conflicts, idempotency keys, sync replies held open until the end, async
@@ -296,7 +296,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	// (the whole action) or principal is 400 action.id_conflict, with
 	// details {action_id, existing_capability_id, attempted_capability_id,
 	// existing_principal_id, attempted_principal_id}
-	// (aip-daemon-behaviour open point 6).
+	// (protocol open point 6).
 	bound := boundRec{contract: actionContract(a, mode), capability: a.CapabilityID, principal: nativePrincipal}
 	s.sub.mu.Lock()
 	prev, recorded := s.sub.records[a.ID]
@@ -324,7 +324,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// The runtime's input schema check (aip-daemon-behaviour open point 4):
+	// The runtime's input schema check (protocol open point 4):
 	// a sync submission that fails it is the 200 failed
 	// action.input_schema_invalid, before anything is persisted (§1.2); an
 	// async one skips it, is acked, and fails in the worker (below).
@@ -370,7 +370,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			s.rerun(mode)
 			return false
 		}
-		// aip-daemon-behaviour open point 1: Hermes is called again, but
+		// protocol open point 1: Hermes is called again, but
 		// the re-run's chunks restart at sequence 0 and the chunk store
 		// refuses them. Sync: 502 connector.hermes_agent.stream_publication,
 		// the old record, result and chunks kept. Async: acked, the old
@@ -399,7 +399,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// Accepted. An async action has a queue record at once; a sync one only
-	// when it settles (§1.2, part A §0 finding 1).
+	// when it settles (§1.2, protocol §6.1).
 	s.sub.mu.Lock()
 	first := !s.sub.begun
 	if first && s.k.Submit.Await {
@@ -518,7 +518,7 @@ func (s *Server) keyedReply(w http.ResponseWriter, env *envelopeIn, a *actionIn,
 		lg.Reply = "error:runtime.handler_failed"
 		return true
 	}
-	// ReturnOriginalResult (aip-daemon-behaviour open points 2 and 3): the
+	// ReturnOriginalResult (protocol open points 2 and 3): the
 	// original result, with output.idempotent_replay: true and the
 	// original action_id, whatever this submission's input or action ID;
 	// nothing runs again. A Hermes stream never answers
@@ -574,7 +574,7 @@ func actionContract(a *actionIn, mode string) []byte {
 }
 
 // checkStreamInput is the capability's input schema for the two streams
-// (aip-daemon-behaviour open point 4): a miss is
+// (protocol open point 4): a miss is
 // action.input_schema_invalid. chat_stream takes exactly one of prompt,
 // query (non-empty strings) and messages (a non-empty array);
 // responses_stream takes its provider request at the top or under an
@@ -696,9 +696,9 @@ func (s *Server) storedStatus() string {
 	return "failed"
 }
 
-// handleRead answers response_get and session_get (part A §3): read-only,
+// handleRead answers response_get and session_get (protocol §3): read-only,
 // sync only: async is refused with the 200 failed
-// execution.mode_unsupported (aip-daemon-behaviour open point 7: async is
+// execution.mode_unsupported (protocol open point 7: async is
 // accepted only by run_start, run_events, operator, chat_stream and
 // responses_stream; neither read supports streaming either, so the
 // simulator refuses every mode but sync). Provider errors
@@ -797,7 +797,7 @@ func (l *logWriter) WriteHeader(code int) { l.commit(); l.ResponseWriter.WriteHe
 func (l *logWriter) Write(b []byte) (int, error) { l.commit(); return l.ResponseWriter.Write(b) }
 
 // replayed is the result as an idempotent replay returns it
-// (aip-daemon-behaviour open point 2): the original, with
+// (protocol open point 2): the original, with
 // output.idempotent_replay: true added to its output object; an output
 // that is not an object (here: none) is replaced by
 // {"idempotent_replay":true}.

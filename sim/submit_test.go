@@ -14,7 +14,7 @@ import (
 
 var msgSerial atomic.Int64
 
-// envelope builds a submission envelope (part A §1.1) with a fresh
+// envelope builds a submission envelope (protocol §1.1) with a fresh
 // message_id unless one is given.
 func envelope(id, capID, input, mode, key string, mid ...string) string {
 	m := fmt.Sprintf("msg_test_%d", msgSerial.Add(1))
@@ -292,7 +292,7 @@ func TestWithReplayFlag(t *testing.T) {
 	}
 }
 
-// aip-daemon-behaviour open point 1, async: a keyless resend of a settled
+// protocol open point 1, async: a keyless resend of a settled
 // ID runs the handler again, but its chunks restart at sequence 0 and the
 // store refuses them: acked, the old result read while it is queued, then
 // dead_lettered with the old result overwritten by the failed publication;
@@ -343,7 +343,7 @@ func TestSubmitKeylessResendAsyncDeadLetters(t *testing.T) {
 	}
 }
 
-// aip-daemon-behaviour open point 1, sync: the resend's publication is
+// protocol open point 1, sync: the resend's publication is
 // refused, its POST gets 502 connector.hermes_agent.stream_publication, and
 // the old record, result and chunks stay as they were.
 func TestSubmitKeylessResendSyncPublicationRefused(t *testing.T) {
@@ -463,7 +463,7 @@ func TestSubmitAfterSyncFailureRunsAgainInItsMode(t *testing.T) {
 	}
 }
 
-// aip-daemon-behaviour open point 4: chat_stream takes exactly one of
+// protocol open point 4: chat_stream takes exactly one of
 // prompt, query and messages; responses_stream needs no body. A sync
 // submission that breaks the schema is the 200 failed
 // action.input_schema_invalid.
@@ -496,7 +496,7 @@ func TestSubmitStreamInputSchema(t *testing.T) {
 	}
 }
 
-// aip-daemon-behaviour open point 4: an async submission skips the schema
+// protocol open point 4: an async submission skips the schema
 // check: acked, then the worker fails it, dead-lettered with the failed
 // result, and nothing streamed.
 func TestSubmitAsyncSkipsInputCheck(t *testing.T) {
@@ -518,7 +518,7 @@ func TestSubmitAsyncSkipsInputCheck(t *testing.T) {
 	}
 }
 
-// aip-daemon-behaviour open point 3: Hermes streams return the original
+// protocol open point 3: Hermes streams return the original
 // result (ReturnOriginalResult) for a used key whatever the input or the
 // action ID, marked as a replay with the original action_id; neither
 // idempotency.conflict nor idempotency.input_hash_mismatch occurs.

@@ -84,7 +84,7 @@ func ApplyAt(a *model.Action, m Msg, now time.Time) bool {
 	case SubmitMsg:
 		a.Log(model.Happening{At: stamp(m.At), Kind: model.HapSubmit, Detail: m.Note})
 	case BadFrameMsg:
-		// An undecodable chunk is an anomaly and a conflict (contract §3);
+		// An undecodable chunk is an anomaly and a conflict (design §3);
 		// other undecodable frames only go to the connection log.
 		if n := m.LostChunks(); n > 0 {
 			a.UndecodableChunk(n, m.Reason)

@@ -109,7 +109,7 @@ func TestApplyBadFrameChunks(t *testing.T) {
 
 // The terminal frame's own cursor counts: when aipd advances it there, the
 // drain reads pages from it, and the model and the resume command hold it;
-// a terminal frame without a usable cursor keeps the last one (issue 17).
+// a terminal frame without a usable cursor keeps the last one.
 func TestTerminalFrameCursor(t *testing.T) {
 	for _, tc := range []struct {
 		name, terminal, want string

@@ -30,7 +30,7 @@ type Config struct {
 	BatchInterval time.Duration // 0 = 33 ms
 
 	// AppearTimeout bounds the wait for an action aipd has no record of
-	// (state unknown) to show its first event or chunk (contract §2 step 1).
+	// (state unknown) to show its first event or chunk (design §2 step 1).
 	AppearTimeout time.Duration // 0 = 1 min
 	// StallTimeout: an action with chunks but no record and no result that
 	// shows no new chunk for this long will never settle (§2 step 6b).
@@ -48,11 +48,11 @@ type Config struct {
 	// is acted on. Frames rebuilt from JSON pages have Frame.Page set.
 	OnFrame func(Frame)
 
-	// InFlight (issue 14, stream/submit.go): this run follows an action
+	// InFlight (stream/submit.go): this run follows an action
 	// aipwatch is submitting; while it reports true (a POST awaits its
 	// reply, or an uncertain one is being resolved) the appear timeout
 	// does not give up: it starts again from when InFlight turns false
-	// (contract §6.4, §6.6).
+	// (design §6.4, §6.6).
 	InFlight func() bool
 }
 
@@ -70,7 +70,7 @@ const (
 	pageLimit      = 1000
 	requestTimeout = 60 * time.Second // each non-follow request, when ctx has no deadline
 	// maxReply bounds a JSON reply. A result carries the connector's
-	// aggregate with every provider frame (aip-wire §9.3), which for a long
+	// aggregate with every provider frame (protocol §8.3), which for a long
 	// stream is far larger than one page (4 MiB).
 	maxReply = 512 << 20
 )
@@ -468,7 +468,7 @@ func (c *Client) decodePage(data []byte) (Page, *Error) {
 }
 
 // Cancel sends POST /aip/v1/actions/{id}/cancel with {"reason": reason},
-// once. A 2xx reply is an acceptance, not an outcome (contract §2.9).
+// once. A 2xx reply is an acceptance, not an outcome (design §2.9).
 func (c *Client) Cancel(ctx context.Context, reason string) CancelMsg {
 	defer c.closeIdle()
 	body, _ := json.Marshal(struct {

@@ -213,7 +213,7 @@ func TestPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One bad chunk item and one bad event item: only the chunk is lost
-	// evidence (contract §3).
+	// evidence (design §3).
 	if len(p.Events) != 1 || len(p.Chunks) != 2 || p.Cursor != "aev_cursor_2_1" || !p.Terminal || p.Bad != 2 || p.BadChunks != 1 ||
 		p.Chunks[1].Sequence != 1 || len(p.Chunks[0].Raw) == 0 {
 		t.Fatalf("%+v", p)

@@ -12,8 +12,8 @@ import (
 	"aipwatch/model"
 )
 
-// Cursor-free reading (contract §2 step 6). A Postgres-backed aipd refuses
-// every cursor it hands out (aip-daemon-behaviour A2): its follow dies after
+// Cursor-free reading (design §2 step 6). A Postgres-backed aipd refuses
+// every cursor it hands out (protocol §10.2): its follow dies after
 // the first page and every second page is refused. What still works is a
 // request without a cursor, and GET /aip/v1/actions/{id}?include_chunks=true
 // returns every chunk in one reply. Chunks make any action read `streaming`

@@ -8,7 +8,7 @@ import (
 
 // cursorFreeFake is a daemon that refuses its own cursors (a follow with
 // one chunk, then cursor_expired, twice), so the client reads without
-// cursors from then on (contract §2 step 6).
+// cursors from then on (design §2 step 6).
 func cursorFreeFake(t *testing.T, chunks func(n int) (int, string)) *fake {
 	f := newFake(t)
 	f.follow = stream(partA, errorSSE("stream.cursor_expired", "permanent", ""))
@@ -93,7 +93,7 @@ func TestCursorFreeGivesUp(t *testing.T) {
 }
 
 // Cursor-free reading keeps the stall rule of an action aipd holds no
-// record of (contract §2 step 6b): chunks that stop coming, the state
+// record of (design §2 step 6b): chunks that stop coming, the state
 // still unknown and no result, settle it unsettled.
 func TestCursorFreeStallOfAnUnknownAction(t *testing.T) {
 	f := cursorFreeFake(t, func(int) (int, string) { return 200, statusChunksJSON("streaming", 0, 1) })

@@ -6,7 +6,7 @@ import (
 	"aipwatch/model"
 )
 
-// The daemon-wide routes of design §7 (aip-daemon-behaviour part A §2):
+// The daemon-wide routes of design §7 (protocol §2):
 // the action list (listtail.go, listpoll.go, listwalk.go: never read whole
 // unless asked) and the global event log (globalhead.go, globalfollow.go).
 

@@ -62,7 +62,7 @@ func (g *globalLog) cursors() []string {
 // The global follow reconnects from its latest cursor; a connection that
 // moved the cursor resets the back-off and the count of connections
 // without progress, and after MaxReconnectsWithoutProgress of those in a
-// row it gives up, saying why (contract §7, the action follow's rule).
+// row it gives up, saying why (design §7, the action follow's rule).
 func TestFollowEventsReconnectsAndGivesUp(t *testing.T) {
 	g := &globalLog{conn: func(w http.ResponseWriter, r *http.Request, n int) {
 		sseOK(w)

@@ -31,10 +31,10 @@ type Error struct {
 func (e *Error) Transport() bool { return e != nil && e.transport }
 
 // Denied reports whether aipd refused the credentials: an auth.* code, or
-// HTTP 401 or 403 without an AIP code. No retry changes that (contract
+// HTTP 401 or 403 without an AIP code. No retry changes that (design
 // §2.6): the one rule of every caller that stops on it. A 401 with another
 // code is not the token: the provider refusing aipd's own key for it
-// (connector.hermes_agent.authentication, aip-daemon-behaviour open point
+// (connector.hermes_agent.authentication, protocol open point
 // 8), or a replayed message_id (replay.message_id, category auth, §1.1).
 func (e *Error) Denied() bool {
 	if e == nil {

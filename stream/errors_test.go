@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// wireCodes are the codes of aip-wire §8.2 with their category, then the
+// wireCodes are the codes of protocol §7.4 with their category, then the
 // others that section names as seen in the gateway and server.
 var wireCodes = []struct {
 	code, category string
@@ -83,7 +83,7 @@ func oneClearLine(t *testing.T, what, line, code string) {
 	}
 }
 
-// Every error code of aip-wire §8.2, as an HTTP error envelope with its
+// Every error code of protocol §7.4, as an HTTP error envelope with its
 // category's status and as an aip.error frame, gives one clear line
 // naming it, in the error itself and in every message that shows it.
 func TestErrorCodesOneLine(t *testing.T) {
@@ -168,7 +168,7 @@ func TestErrorCodesOneLine(t *testing.T) {
 	}
 }
 
-// aip-daemon-behaviour open point 8: a provider 401/403 arrives as HTTP 401
+// protocol open point 8: a provider 401/403 arrives as HTTP 401
 // with a connector code; it is not aipd refusing the caller's token, and
 // neither is a replayed message_id (401 replay.message_id). An auth.* code,
 // or a 401/403 with no AIP code (a proxy), is.

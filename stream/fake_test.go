@@ -210,7 +210,7 @@ func pageJSON(cursor string, terminal bool, items ...string) string {
 	return s + fmt.Sprintf(`,"terminal":%v}}`, terminal)
 }
 
-// ---- canned frames (aip-wire §10.4) ----
+// ---- canned frames (protocol §5.2) ----
 
 func chunkObj(seq int, kind, data string) string {
 	return fmt.Sprintf(`{"action_id":"act_1","sequence":%d,"kind":%q,"data":%s}`, seq, kind, data)
@@ -286,7 +286,7 @@ func testConfig(f *fake) Config {
 // runWith runs a client to the end (or 60 s) and returns the messages.
 // The 60 s are a budget, not a bound under test: a run takes well under a
 // second, but TestLimitDataLineWithoutEnd (16 MiB read under -race) went
-// past 10 s at load 19 on 2 cores (issue 17).
+// past 10 s at load 19 on 2 cores.
 func runWith(t *testing.T, cfg Config) ([]Msg, error) {
 	t.Helper()
 	return runWithin(t, cfg, time.Minute)

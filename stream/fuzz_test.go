@@ -241,7 +241,7 @@ func checkLine(t *testing.T, what, line string) {
 
 var fuzzCategories = []string{"auth", "policy", "temporary", "transport", "connector", "economic", "permanent", ""}
 
-// statusFor is the HTTP status of a category (aip-wire §8.1).
+// statusFor is the HTTP status of a category (protocol §7.3).
 func statusFor(category string) int {
 	switch category {
 	case "auth":

@@ -13,7 +13,7 @@ import (
 	"aipwatch/model"
 )
 
-// The global-log follow (design §7, aip-daemon-behaviour §2.2): joined near
+// The global-log follow (design §7, protocol §2.2): joined near
 // the log's head (globalhead.go), then followed like an action's log. While
 // it catches up (until the first page shorter than a full one, or a quiet
 // second) it keeps only the last events of a bounded window and reports

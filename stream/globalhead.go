@@ -10,7 +10,7 @@ import (
 )
 
 // Joining the global log near its head (design §7). The daemon has no
-// "from now": no cursor means the log's beginning (aip-daemon-behaviour
+// "from now": no cursor means the log's beginning (protocol
 // §2.2), and a production log holds every chunk event ever published. Its
 // cursors are positions, evt_cursor_<n> (§2.2, B9), so the head is found by
 // probing positions with one-event pages: a page with an event is before

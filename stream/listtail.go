@@ -14,7 +14,7 @@ import (
 
 // Reading a production daemon's list without reading it whole (design §7):
 // the list is ordered by updated_at ascending and offset-paged
-// (aip-daemon-behaviour §2.1), so its most recently updated rows are its
+// (protocol §2.1), so its most recently updated rows are its
 // tail, whose offset total_size gives. A poll reads the live states whole
 // (state filter) and the tail; older pages only when asked for.
 

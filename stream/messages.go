@@ -24,7 +24,7 @@ type Runner interface {
 	// result, final status), sending messages to sink in order from one
 	// goroutine, and returns when done or when ctx ends.
 	Run(ctx context.Context, sink Sink) error
-	// Cancel asks aipd to cancel the action (contract §2.9).
+	// Cancel asks aipd to cancel the action (design §2.9).
 	Cancel(ctx context.Context, reason string) CancelMsg
 }
 
@@ -38,7 +38,7 @@ func (f SinkFunc) Send(m Msg) { f(m) }
 type StatusMsg struct {
 	At     time.Time // when it happened; zero = when it is applied (replays set it)
 	Status model.ActionStatus
-	Final  bool // the re-read after the result (contract §2.9)
+	Final  bool // the re-read after the result (design §2.9)
 }
 
 // ModeMsg says how the action is being read: live follow, or review of an
@@ -82,8 +82,8 @@ type RestartMsg struct {
 
 // NoRecordMsg: the first status read said `unknown`. aipd has no record of
 // the action yet (a synchronous action has none until it settles,
-// aip-daemon-behaviour §0.1): it is followed anyway, for at most
-// AppearTimeout if nothing of it arrives (contract §2 step 1).
+// protocol §6.1): it is followed anyway, for at most
+// AppearTimeout if nothing of it arrives (design §2 step 1).
 type NoRecordMsg struct {
 	At            time.Time // when it happened; zero = when it is applied (replays set it)
 	ActionID      string
@@ -91,16 +91,16 @@ type NoRecordMsg struct {
 }
 
 // CursorFreeMsg: aipd refused its own cursors again after the one restart
-// (a Postgres-backed daemon always does, aip-daemon-behaviour A2). From now
+// (a Postgres-backed daemon always does, protocol §10.2). From now
 // on the run reads the action without cursors: GET /aip/v1/actions/{id}
-// with include_chunks=true, which returns every chunk (contract §2 step 6).
+// with include_chunks=true, which returns every chunk (design §2 step 6).
 type CursorFreeMsg struct {
 	At   time.Time // when it happened; zero = when it is applied (replays set it)
 	Code string
 }
 
 // ResultWaitMsg: the result is not ready yet; read number Attempt follows
-// after Wait (contract §2 step 7: retried visibly, and with a bound).
+// after Wait (design §2 step 7: retried visibly, and with a bound).
 type ResultWaitMsg struct {
 	At      time.Time // when it happened; zero = when it is applied (replays set it)
 	Attempt int
@@ -108,7 +108,7 @@ type ResultWaitMsg struct {
 	Code    string
 }
 
-// UnsettledMsg: contract §2 step 6b. The action has chunks but no record
+// UnsettledMsg: design §2 step 6b. The action has chunks but no record
 // and no result, and showed no progress for StallTimeout: it will never
 // settle (a synchronous run whose handler failed). The verdict is
 // incomplete with Reason.
@@ -173,7 +173,7 @@ type BadFrameMsg struct {
 	Count  int
 	// Chunks is how many of the skipped frames or page items were chunks:
 	// lost evidence, which Apply hands to the model as a conflict
-	// (contract §3). See LostChunks.
+	// (design §3). See LostChunks.
 	Chunks int
 }
 
@@ -190,7 +190,7 @@ func (m BadFrameMsg) LostChunks() int {
 	return 0
 }
 
-// GlobalEventsMsg carries events of the daemon's global log (contract §7),
+// GlobalEventsMsg carries events of the daemon's global log (design §7),
 // in arrival order, from FollowEvents.
 type GlobalEventsMsg struct {
 	Events []model.Event
@@ -261,7 +261,7 @@ type Frame struct {
 }
 
 // Page is one non-follow page of GET /aip/v1/actions/{id}/events
-// (aip-wire §3). Undecodable items are left out and counted in Bad.
+// (protocol §5.8). Undecodable items are left out and counted in Bad.
 type Page struct {
 	Events   []model.Event
 	Chunks   []model.StreamChunk

@@ -14,7 +14,7 @@ import (
 
 // An https reply that redirects to http:// on the same host and port: Go
 // copies Authorization there (same host), so safeRedirect's scheme check is
-// the only thing that keeps the token off the clear-text hop (issue 17).
+// the only thing that keeps the token off the clear-text hop.
 func TestRedirectHTTPSToHTTPDropsToken(t *testing.T) {
 	var mu sync.Mutex
 	got := map[string]string{}

@@ -12,7 +12,7 @@ import (
 
 // The result of a long Hermes turn carries the connector aggregate twice
 // (output, and the data of a json message part), each with an events
-// array holding every provider frame (aip-wire §9.3): for the 100,000-chunk
+// array holding every provider frame (protocol §8.3): for the 100,000-chunk
 // firehose about 100 MB. The verdict needs none of those events; the
 // model reads the status, the error, the aggregate's operation, endpoint
 // and terminal/truncated flags (model.DecodeResult). reduceResult reads

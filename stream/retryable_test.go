@@ -8,7 +8,7 @@ import (
 )
 
 // Category temporary or transport is retryable by itself, without
-// "retryable": true and with a code no list names (issue 17).
+// "retryable": true and with a code no list names.
 func TestRetryableByCategoryAlone(t *testing.T) {
 	for _, tc := range []struct {
 		pe   model.ProtocolError
@@ -36,7 +36,7 @@ func TestRetryableByCategoryAlone(t *testing.T) {
 }
 
 // The token is scrubbed at every occurrence, not the first (or first two):
-// a field with three copies, in the message and in the code (issue 17).
+// a field with three copies, in the message and in the code.
 func TestCleanScrubsEveryTokenCopy(t *testing.T) {
 	c, err := New(Config{BaseURL: "http://127.0.0.1:1", Token: testToken, ActionID: "act_1"})
 	if err != nil {

@@ -2,7 +2,7 @@ package stream
 
 import "context"
 
-// "Retry now" (issue 13): an operator who knows aipd is back need not wait
+// "Retry now": an operator who knows aipd is back need not wait
 // out the back-off. The caller of Run puts a channel in its context with
 // WithRetryNow; a send on it ends the current wait between tries at once
 // (sleep in run.go), as if the wait were over. Nothing else changes: the

@@ -8,7 +8,7 @@ import (
 	"aipwatch/model"
 )
 
-// routeKind is what one frame means to the run (contract §2.3).
+// routeKind is what one frame means to the run (design §2.3).
 type routeKind int
 
 const (
@@ -29,7 +29,7 @@ type routed struct {
 	cursor string // cursor / terminal: the new cursor ("" = none usable)
 	perr   *model.ProtocolError
 	reason string // bad: why
-	lost   bool   // bad: the frame was a chunk (lost evidence, contract §3)
+	lost   bool   // bad: the frame was a chunk (lost evidence, design §3)
 }
 
 const (
@@ -40,7 +40,7 @@ const (
 )
 
 // validCursor reports whether s may be used as a resume cursor: never a
-// chunk:N id nor an event id (evt_… other than evt_cursor_…), aip-wire §2.6.
+// chunk:N id nor an event id (evt_… other than evt_cursor_…), protocol §5.6.
 func validCursor(s string) bool {
 	s = strings.TrimSpace(s)
 	switch {
@@ -158,7 +158,7 @@ func routeFast(f *Frame) (routed, bool) {
 func bad(reason string) routed { return routed{kind: routeBad, reason: oneLine(reason, 160)} }
 
 // badChunk is a bad frame that was a chunk: its evidence is lost, which the
-// model counts as a conflict (contract §3).
+// model counts as a conflict (design §3).
 func badChunk(reason string) routed {
 	rt := bad(reason)
 	rt.lost = true
@@ -187,7 +187,7 @@ func cursorFrame(f *Frame, top map[string]json.RawMessage) routed {
 }
 
 // errorFrame decodes {"error": ProtocolError}; aipd writes the literal text
-// "stream error" when that JSON could not be encoded (aip-wire §2.5).
+// "stream error" when that JSON could not be encoded (protocol §5.5).
 func errorFrame(f *Frame, top map[string]json.RawMessage, isObj bool) routed {
 	if isObj {
 		if raw := top["error"]; raw != nil {

@@ -19,7 +19,7 @@ import (
 	"aipwatch/model"
 )
 
-// Run is the whole run of contract §2: probe the status, follow (or, for an
+// Run is the whole run of design §2: probe the status, follow (or, for an
 // action that had already settled, page through it), drain, read the result
 // and the final status. Every message goes to sink, in order, from Run's
 // goroutine. Run returns nil when the action settled, the *Error it
@@ -85,7 +85,7 @@ func (r *runner) run(ctx context.Context) error {
 	r.send(StatusMsg{Status: st})
 	if st.State == model.StateUnknown {
 		// Not "no such action": a synchronous action has no record until it
-		// settles (contract §2 step 1). Follow, within the appear timeout.
+		// settles (design §2 step 1). Follow, within the appear timeout.
 		r.unknown = true
 		r.appearBy = time.Now().Add(r.c.cfg.AppearTimeout)
 		r.send(NoRecordMsg{ActionID: r.c.cfg.ActionID, AppearTimeout: r.c.cfg.AppearTimeout})
@@ -113,7 +113,7 @@ func (r *runner) run(ctx context.Context) error {
 			return nil
 		}
 		// aip.stream.terminal describes the action, not "nothing left to
-		// read" (aip-wire §2.4 caveat 1): drain from its cursor.
+		// read" (protocol §5.4 caveat 1): drain from its cursor.
 		if err := r.pages(ctx, r.cursor); err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func (r *runner) run(ctx context.Context) error {
 // before reads, when a live run starts from Config.Cursor (a resume), the
 // log from its beginning as pages, then the follow goes on from where they
 // end (at or after that cursor). What came before a cursor decides the verdict
-// too (contract §3: the tools that ran, the conflicts, a Responses text
+// too (design §3: the tools that ran, the conflicts, a Responses text
 // checked against all its deltas; from a mid-log cursor alone a completed
 // Responses turn read incomplete), and read first it reaches the printers
 // in order, so the lines and the verdict agree. Pages cost less than the
@@ -156,7 +156,7 @@ func (r *runner) fail(ctx context.Context, e *Error) error {
 	return e
 }
 
-// useRestart spends the one restart from the beginning (contract §2.6).
+// useRestart spends the one restart from the beginning (design §2.6).
 // When it is spent, aipd refuses the cursors it hands out itself (a
 // Postgres-backed daemon always does): the run switches to cursor-free
 // reading and says so once; the caller then reads that way.
@@ -222,7 +222,7 @@ const stuckLimit = 3
 
 // MaxReconnectsWithoutProgress bounds the follow connections in a row that
 // end without moving the cursor: past it the run ends (exit 1) naming the
-// last cause, instead of reconnecting for ever (contract §2 step 6).
+// last cause, instead of reconnecting for ever (design §2 step 6).
 const MaxReconnectsWithoutProgress = 30
 
 type connEnd struct {
@@ -257,7 +257,7 @@ func (r *runner) follow(ctx context.Context) error {
 		case endRetry:
 			// The back-off resets only after a connection that moved the
 			// cursor: a server that sends a frame and drops every connection
-			// must not be hammered (contract §2 step 6).
+			// must not be hammered (design §2 step 6).
 			if r.cursor != from {
 				failures, idle = 0, 0
 			} else if idle++; idle >= MaxReconnectsWithoutProgress {
@@ -330,7 +330,7 @@ func (r *runner) connection(ctx context.Context) connEnd {
 	req.Header.Set("Cache-Control", "no-cache")
 	// The checks of an action without a record run on their own clock from
 	// here, the wait for the headers included: a daemon may send them with
-	// its first frame, a keep-alive 15 s away (aip-daemon-behaviour §2.2),
+	// its first frame, a keep-alive 15 s away (protocol §2.2),
 	// and the appear timeout must not wait for it.
 	checks := newCheckTimer(r)
 	defer checks.stop()

@@ -388,7 +388,7 @@ func TestRunCursorRefused(t *testing.T) {
 		}
 	})
 	t.Run("twice reads without cursors", func(t *testing.T) {
-		// aip-daemon-behaviour A2: a daemon that refuses its own cursors
+		// protocol §10.2: a daemon that refuses its own cursors
 		// again after the restart is read without cursors from then on.
 		f := newFake(t)
 		f.follow = stream(partA, errorSSE("stream.cursor_expired", "permanent", ""))

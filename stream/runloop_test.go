@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The status re-read after the result (contract §2 step 9) retries
+// The status re-read after the result (design §2 step 9) retries
 // transient failures with a growing back-off and reports the state it
 // finally read, never the failed read's empty one.
 func TestFinalStatusRetries(t *testing.T) {
@@ -57,7 +57,7 @@ func TestFinalStatusRetries(t *testing.T) {
 }
 
 // An action aipd never heard of, whose follows end at once, fails on the
-// appear timeout checked between reconnects (contract §2 step 1), with
+// appear timeout checked between reconnects (design §2 step 1), with
 // the error, not quietly.
 func TestAppearTimeoutBetweenReconnects(t *testing.T) {
 	f := newFake(t)
@@ -108,8 +108,8 @@ func TestStallResultWithoutActionID(t *testing.T) {
 }
 
 // A result that is not found is read again notFoundReads times in all (a
-// synchronous action is stored only as it settles, aip-daemon-behaviour
-// A7), visibly, then the run fails naming the code; the bound is the
+// synchronous action is stored only as it settles, protocol
+// §10.7), visibly, then the run fails naming the code; the bound is the
 // not-found one, not MaxResultReads.
 func TestResultNotFoundBound(t *testing.T) {
 	f := newFake(t)

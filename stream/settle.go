@@ -9,15 +9,15 @@ import (
 )
 
 // This file holds the parts of the run that depend on what the real daemon
-// records (aip-daemon-behaviour): the first status read, the rules for an
-// action aipd has no record of (contract §2 steps 1 and 6b), and the result
+// records (protocol §6.1, §10): the first status read, the rules for an
+// action aipd has no record of (design §2 steps 1 and 6b), and the result
 // read with its bound and the cancelled-without-result case (§2 step 7).
 
 // probeTries bounds the first status read while aipd is briefly
 // unreachable or answers a temporary error (about 8 s of back-off).
 const probeTries = 6
 
-// probe is the first status read (contract §2 step 1), retried visibly a
+// probe is the first status read (design §2 step 1), retried visibly a
 // few times on a transient failure.
 func (r *runner) probe(ctx context.Context) (model.ActionStatus, *Error) {
 	for try := 1; ; try++ {
@@ -84,7 +84,7 @@ func (r *runner) check(ctx context.Context) (connEnd, bool) {
 		return connEnd{}, false
 	}
 	if !r.seen && r.c.cfg.InFlight != nil && r.c.cfg.InFlight() {
-		// Our own submission has not been answered yet (issue 14 hook,
+		// Our own submission has not been answered yet (InFlight hook,
 		// stream/submit.go): not "never submitted"; look again later.
 		r.appearBy = time.Now().Add(r.c.cfg.AppearTimeout)
 		return connEnd{}, false
@@ -164,13 +164,13 @@ func (ct *checkTimer) stop() {
 	}
 }
 
-// MaxResultReads bounds the result reads after the terminal frame (contract
+// MaxResultReads bounds the result reads after the terminal frame (design
 // §2 step 7); each one after the first is announced with a ResultWaitMsg.
 const MaxResultReads = 20
 
 // cancelledSettleAfter is how many not-ready result reads of an action whose
 // state is cancelled settle it by that state: an asynchronous action
-// cancelled in flight never gets a stored result (aip-daemon-behaviour A1).
+// cancelled in flight never gets a stored result (protocol §10.1).
 const cancelledSettleAfter = 3
 
 // notFoundReads is how many result reads answered action.not_found are
@@ -186,7 +186,7 @@ func (r *runner) result(ctx context.Context) error {
 		res, e := r.c.result(ctx)
 		if e == nil {
 			if !res.Of(r.c.cfg.ActionID) {
-				// Evidence about another action is no evidence (contract §3).
+				// Evidence about another action is no evidence (design §3).
 				return r.fail(ctx, r.c.clean(&Error{Op: "result", Code: "result.foreign",
 					Message: "the result names another action (" + oneLine(res.ActionID, 60) + ")"}))
 			}
@@ -201,7 +201,7 @@ func (r *runner) result(ctx context.Context) error {
 		case e.Code == codeResultNotReady, e.Retryable:
 		case e.Code == codeNotFound && read < notFoundReads:
 			// A synchronous action is stored only as it settles; a result
-			// read racing that store may miss it (aip-daemon-behaviour A7).
+			// read racing that store may miss it (protocol §10.7).
 		default:
 			return r.fail(ctx, e)
 		}

@@ -11,7 +11,7 @@ import (
 )
 
 // Tests of the rules that depend on what the real daemon records
-// (settle.go, cursorfree.go): contract §2 steps 1, 6, 6b and 7.
+// (settle.go, cursorfree.go): design §2 steps 1, 6, 6b and 7.
 
 // keepalives answers a follow with headers and then only keep-alives until
 // the client goes away: what aipd sends for an action with nothing new.
@@ -114,7 +114,7 @@ func TestRunAppearLateRecord(t *testing.T) {
 func TestRunStallUnsettled(t *testing.T) {
 	// §2 step 6b: chunks, no record, no result, no new chunk for the stall
 	// timeout: settled incomplete, "no AIP result". /result of such a run
-	// answers action.not_found (aip-daemon-behaviour, the table).
+	// answers action.not_found (protocol §10, the table).
 	f := newFake(t)
 	f.status = func(int) (int, string) { return 200, statusJSON("unknown") }
 	f.follow = func(w http.ResponseWriter, r *http.Request, n int) {
@@ -157,7 +157,7 @@ func TestRunStallNotForRecordedActions(t *testing.T) {
 }
 
 func TestRunCancelledWithoutResult(t *testing.T) {
-	// aip-daemon-behaviour A1: an async action cancelled in flight reads
+	// protocol §10.1: an async action cancelled in flight reads
 	// cancelled and its result is never ready: settled cancelled by state.
 	f := newFake(t)
 	f.status = func(n int) (int, string) {

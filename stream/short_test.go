@@ -8,7 +8,7 @@ import (
 )
 
 // Fast tests for branches that only the simulator flows reached before, so
-// that the -short run make mutate uses holds them too (issue 17).
+// that the -short run make mutate uses holds them too.
 
 func TestApplyCancelFailedAndError(t *testing.T) {
 	a := model.NewAction("act_1")

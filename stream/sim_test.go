@@ -42,7 +42,7 @@ func simRun(t *testing.T, scenario string, k sim.Knobs, tune func(*Config)) (*mo
 	}
 	// A budget, not a bound under test: a run takes well under a second,
 	// but byte-by-byte delivery under -race on 2 loaded cores (load 23)
-	// went past 20 s (issue 17).
+	// went past 20 s.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rec := &recorder{}
@@ -161,8 +161,8 @@ func TestSimIdle(t *testing.T) {
 
 	// Keep-alives every 20 ms against a 1 s watchdog: a margin of 50x, so
 	// that a loaded 2-core machine that stalls the reader for a few hundred
-	// milliseconds does not see a spurious reconnect (issue 13 item 9); a
-	// longer stall voids the rule (the starvation gate, issue 17).
+	// milliseconds does not see a spurious reconnect; a
+	// longer stall voids the rule (the starvation gate).
 	starved := watchStarvation(t, 500*time.Millisecond)
 	start := time.Now()
 	k = base
@@ -201,7 +201,7 @@ func TestSimCancel(t *testing.T) {
 	c, _ := New(Config{BaseURL: url, ActionID: s.ActionID(), BackoffMin: time.Millisecond, BatchInterval: 5 * time.Millisecond})
 	// A budget, not a bound under test: a run takes well under a second,
 	// but byte-by-byte delivery under -race on 2 loaded cores (load 23)
-	// went past 20 s (issue 17).
+	// went past 20 s.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rec := &recorder{}

@@ -15,13 +15,13 @@ import (
 	"aipwatch/model"
 )
 
-// This file is the submission side of `aipwatch submit` (contract §6) and
+// This file is the submission side of `aipwatch submit` (design §6) and
 // of `aipwatch reconcile` (§8): one POST of an AIP envelope to
-// /aip/v1/actions, its reply decoded (../shared/spec/aip-daemon-behaviour.md
-// part A §1.2), and Submission, a Runner that posts and follows the same
+// /aip/v1/actions, its reply decoded (docs/protocol.md
+// §1.2), and Submission, a Runner that posts and follows the same
 // action ID at once, merging the POST's reply into the follow (§6.4, §6.5)
 // and resolving an uncertain submission without ever creating a new ID
-// (§6.6, part A §1.6).
+// (§6.6, protocol §1.6).
 
 // SubmitMsg is a line about the submission itself (the ack, a reply, an
 // uncertain POST and how it was resolved). It changes no verdict.
@@ -40,14 +40,14 @@ type Ack struct {
 }
 
 // PostReply is a 200 reply: a full envelope whose body holds an ack (async)
-// or an action_result (sync, and the 200 rejections of part A §1.2).
+// or an action_result (sync, and the 200 rejections of protocol §1.2).
 type PostReply struct {
 	InResponseTo string
 	Ack          *Ack
 	Result       *model.ActionResult
 	// Replay: the result is the original result of an earlier run of the
 	// same idempotency key, returned again (output.idempotent_replay:
-	// true, part A §1.3): nothing ran for this POST.
+	// true, protocol §1.3): nothing ran for this POST.
 	Replay bool
 }
 
@@ -62,14 +62,14 @@ type PostOutcome struct {
 	Uncertain bool
 }
 
-// Codes of part A §1.2 and §1.3 that submit treats specially.
+// Codes of protocol §1.2 and §1.3 that submit treats specially.
 const (
 	CodeIDConflict         = "action.id_conflict"
 	CodeReplay             = "replay.message_id"
 	CodeIdempotencyRunning = "idempotency.in_progress"
 	CodeRemoteRejected     = "connector.hermes_agent.remote_rejected"
 	// CodeStreamPublication: the handler ran again for an ID whose chunks
-	// exist; the chunk store refused its output (aip-daemon-behaviour open
+	// exist; the chunk store refused its output (protocol open
 	// point 1).
 	CodeStreamPublication = "connector.hermes_agent.stream_publication"
 	// The idempotency refusals of other collision rules (open point 3):
@@ -162,7 +162,7 @@ func (c *Client) Post(ctx context.Context, envelope []byte, wait bool) PostOutco
 }
 
 // replyMismatch checks that a reply is about the request sent: its
-// in_response_to is the envelope's message_id (aip-daemon-behaviour §1.2),
+// in_response_to is the envelope's message_id (protocol §1.2),
 // its ack or result names the envelope's action. A reply about another
 // message or action is an error, never evidence about this one (design
 // §3). An idempotent replay may name the key's original action (§1.3):
@@ -237,7 +237,7 @@ func decodeSubmitReply(data []byte) (PostReply, error) {
 }
 
 // idempotentReplay reports whether a result's output is marked
-// idempotent_replay: true (part A §1.3). Any other value or shape is not
+// idempotent_replay: true (protocol §1.3). Any other value or shape is not
 // a replay.
 func idempotentReplay(output json.RawMessage) bool {
 	var o struct {
@@ -247,7 +247,7 @@ func idempotentReplay(output json.RawMessage) bool {
 }
 
 // Exists reports whether aipd knows the action: a status other than
-// unknown, or an events page with anything in it (part A §1.6 step 1: a
+// unknown, or an events page with anything in it (protocol §1.6 step 1: a
 // synchronous action has no record while it runs, only chunks).
 func (c *Client) Exists(ctx context.Context) (bool, error) {
 	defer c.closeIdle()
@@ -273,7 +273,7 @@ func (c *Client) Exists(ctx context.Context) (bool, error) {
 	return len(ae.Events)+len(ae.Chunks) > 0, nil
 }
 
-// Submission posts one action and follows the same ID at once (contract
+// Submission posts one action and follows the same ID at once (design
 // §6.3–§6.6). It is a Runner: the TUI and the printers use it as they use
 // a Client. Client must be configured for the submitted action ID (with
 // Config.Submitting set, so an unknown status is not "no such action").
@@ -481,7 +481,7 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 					// The key's original run was another action (§1.3: the
 					// original action_id comes back): this ID was never
 					// created, and a result of another action is no
-					// evidence for it (contract §3).
+					// evidence for it (design §3).
 					e := &Error{Op: "submit", Message: "aipd returned the stored result of another action, " + oneLine(r.ActionID, 120) +
 						", under this idempotency key (idempotent replay): " + id + " was not created and nothing ran; follow " +
 						oneLine(r.ActionID, 120) + " instead, or submit with a new idempotency key"}
@@ -597,7 +597,7 @@ func keyOwner(r model.ActionResult) string {
 }
 
 // refusedBeforeRun: a result the daemon returns before anything is
-// persisted (part A §1.2: the 200 rejections, pending approval). It
+// persisted (protocol §1.2: the 200 rejections, pending approval). It
 // carries no connector output, unlike a run that failed: the follow of
 // that one ends on its own, and the follow's view may lag behind the POST.
 func refusedBeforeRun(r model.ActionResult) bool {

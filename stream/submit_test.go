@@ -15,7 +15,7 @@ import (
 	"aipwatch/sim"
 )
 
-// Each reply form of POST /aip/v1/actions (part A §1.2) and what Post
+// Each reply form of POST /aip/v1/actions (protocol §1.2) and what Post
 // makes of it: a definite answer, or an uncertain submission.
 func TestPostReplyForms(t *testing.T) {
 	cases := []struct {
@@ -36,7 +36,7 @@ func TestPostReplyForms(t *testing.T) {
 			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"completed","output":{"x":1,"idempotent_replay":true}}}}`)
 		}, "", "completed", "", false},
 		{"replayed result", func(w http.ResponseWriter, r *http.Request) {
-			// aip-daemon-behaviour open point 2: a result whose output was
+			// protocol open point 2: a result whose output was
 			// not an object comes back with the output replaced by the mark.
 			io.WriteString(w, `{"body":{"action_result":{"action_id":"act_1","status":"failed","output":{"idempotent_replay":true},"error":{"code":"connector.hermes_agent.transport","message":"m"}}}}`)
 		}, "", "failed", "", false},
@@ -157,7 +157,7 @@ func TestIdempotentReplayMark(t *testing.T) {
 }
 
 // The client against a keyless async resend of a settled action
-// (aip-daemon-behaviour open point 1): acked, the old result read while
+// (protocol open point 1): acked, the old result read while
 // the new record is queued, then dead_lettered with the old result
 // overwritten by the failed publication. A follow opened in between ends
 // on what aipd shows then (the old run, verified); a review after the
@@ -223,7 +223,7 @@ func TestFollowAsyncKeylessResend(t *testing.T) {
 	}
 }
 
-// aip-daemon-behaviour open point 3: under a collision rule other than
+// protocol open point 3: under a collision rule other than
 // Hermes' ReturnOriginalResult, a used key is a 200 failed result,
 // idempotency.conflict or idempotency.input_hash_mismatch, with details
 // {key, original_action_id, current_action_id}. The submission ends on it

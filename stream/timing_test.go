@@ -51,7 +51,7 @@ func (s *starvation) since(start time.Time) bool { return s.last.Load() >= start
 
 // The watchdogs fire after IdleTimeout of silence, never before, and not
 // much later: silence after a frame, and a reply whose headers never come
-// (issue 17: the tests read only the message text). The upper bound is
+// (the tests read only the message text). The upper bound is
 // held only when the process was not starved meanwhile.
 func TestRunIdleWatchdogElapsed(t *testing.T) {
 	const idle = 300 * time.Millisecond

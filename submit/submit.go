@@ -1,8 +1,8 @@
-// Package submit holds the rules of contract §6 that need no I/O: the
+// Package submit holds the rules of design §6 that need no I/O: the
 // input checks of the streaming guide (§3, §4, §11), the stable identity of
 // one submission (act_ + UUIDv7, idempotency key, message_id), the
 // continuity fields the journal keeps, and the AIP envelope
-// (../shared/spec/aip-daemon-behaviour.md part A §1.1). It imports nothing
+// (docs/protocol.md §1.1). It imports nothing
 // of ours and does no I/O: randomness and time come in as arguments.
 package submit
 
@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// Modes of a submission. Async is the default (contract §6.3).
+// Modes of a submission. Async is the default (design §6.3).
 const (
 	ModeAsync = "async"
 	ModeSync  = "sync"
@@ -92,7 +92,7 @@ func CheckCapability(id string) error {
 }
 
 // Check checks an input against the streaming guide before anything is
-// sent (contract §6.1). The input must be JSON for every capability; the
+// sent (design §6.1). The input must be JSON for every capability; the
 // Hermes chat_stream and responses_stream inputs get the guide's rules,
 // every other capability is passed through unchecked.
 func Check(capabilityID string, input []byte) []Problem {
@@ -115,7 +115,7 @@ func Check(capabilityID string, input []byte) []Problem {
 	checkMaxEvents(top["max_events"], bad, warn)
 	switch op {
 	case OpChat:
-		// The daemon's schema (aip-daemon-behaviour open point 4): exactly
+		// The daemon's schema (protocol open point 4): exactly
 		// one of prompt, query (non-empty strings) and messages (a
 		// non-empty array); anything else it accepts is forwarded.
 		var given []string
@@ -159,7 +159,7 @@ func Check(capabilityID string, input []byte) []Problem {
 		}
 	case OpResponses:
 		// The provider request goes under body (guide §4), or is the input
-		// itself: aipd takes either (aip-daemon-behaviour open point 4,
+		// itself: aipd takes either (protocol open point 4,
 		// body optional); a body must be an object.
 		raw, hasBody := top["body"]
 		var body map[string]json.RawMessage
@@ -284,10 +284,10 @@ func UUIDv7(now time.Time, rnd io.Reader) (string, error) {
 	return hex.EncodeToString(u[:]), nil
 }
 
-// NewActionID is act_ + a UUIDv7, the daemon's own form (part A §1.1).
+// NewActionID is act_ + a UUIDv7, the daemon's own form (protocol §1.1).
 func NewActionID(now time.Time, rnd io.Reader) (string, error) { return prefixed("act_", now, rnd) }
 
-// NewMessageID is msg_ + a UUIDv7: fresh for every POST (part A §1.1, the
+// NewMessageID is msg_ + a UUIDv7: fresh for every POST (protocol §1.1, the
 // replay window claims each message_id once).
 func NewMessageID(now time.Time, rnd io.Reader) (string, error) { return prefixed("msg_", now, rnd) }
 
@@ -305,7 +305,7 @@ func prefixed(p string, now time.Time, rnd io.Reader) (string, error) {
 }
 
 // ReconcileKey is the idempotency key of the read-only reconcile action of
-// an original action: derived from it (part A §3), so reading twice
+// an original action: derived from it (protocol §3), so reading twice
 // returns the first read instead of creating a second one.
 func ReconcileKey(originalID, op string) string { return "aipwatch-reconcile:" + op + ":" + originalID }
 
@@ -330,10 +330,10 @@ type Request struct {
 }
 
 // From is the sender aipwatch names; on the bearer path the daemon
-// overwrites it with the authenticated principal (part A §1.1).
+// overwrites it with the authenticated principal (protocol §1.1).
 const From = "agent:aipwatch"
 
-// Envelope is the AIP envelope of one POST of r (part A §1.1): a fresh
+// Envelope is the AIP envelope of one POST of r (protocol §1.1): a fresh
 // messageID, sentAt now (inside the daemon's replay window of 300 s past /
 // 30 s future), and the action with its idempotency key.
 func Envelope(r Request, messageID string, sentAt time.Time) ([]byte, error) {

@@ -22,7 +22,7 @@ func lines(ps []Problem) string {
 	return b.String()
 }
 
-// Each input rule of the guide (§3, §4, §11), as contract §6.1 lists them:
+// Each input rule of the guide (§3, §4, §11), as design §6.1 lists them:
 // one line per problem, errors and warnings apart.
 func TestCheckRules(t *testing.T) {
 	cases := []struct {
@@ -33,7 +33,7 @@ func TestCheckRules(t *testing.T) {
 	}{
 		{"chat ok", chatCap, `{"messages":[{"role":"user","content":"hi"}],"session_id":"s","max_events":512}`, 0, 0, ""},
 		{"chat no messages", chatCap, `{"session_id":"s"}`, 1, 0, "needs a messages array, or a prompt or query"},
-		// aip-daemon-behaviour open point 4: aipd takes exactly one of
+		// protocol open point 4: aipd takes exactly one of
 		// messages, prompt and query.
 		{"chat prompt", chatCap, `{"prompt":"hi","session_id":"s"}`, 0, 0, ""},
 		{"chat query", chatCap, `{"query":"hi","session_id":"s"}`, 0, 0, ""},
@@ -125,7 +125,7 @@ func TestUUIDv7(t *testing.T) {
 	}
 }
 
-// The envelope of part A §1.1: required fields, the action with its ID,
+// The envelope of protocol §1.1: required fields, the action with its ID,
 // capability, input, mode and idempotency key.
 func TestEnvelope(t *testing.T) {
 	at := time.Date(2030, 1, 2, 3, 4, 5, 6_000_000, time.UTC)

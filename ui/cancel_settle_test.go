@@ -16,7 +16,7 @@ func confirmCancel(h *harness) {
 }
 
 // A cancel confirmation opened while the action ran, completed after it
-// settled, sends nothing: the notice says it settled meanwhile (issue 17).
+// settled, sends nothing: the notice says it settled meanwhile.
 // Completed before it settles, the same keys do cancel.
 func TestConfirmThenSettleThenConfirm(t *testing.T) {
 	h := newHarness(t, 100, 30)
@@ -52,7 +52,7 @@ func TestConfirmThenSettleThenConfirm(t *testing.T) {
 }
 
 // At 40 columns the confirmation still shows what to type and what was
-// typed (issue 13: the long sentence was cut before the characters).
+// typed (the long sentence was cut before the characters).
 func TestConfirmationNarrowShowsTheCharacters(t *testing.T) {
 	h := newHarness(t, 40, 12)
 	h.feed(chatToolsLive(h.f)...)

@@ -127,7 +127,7 @@ func TestNoRecordNoticeGoesWithTheFirstChunk(t *testing.T) {
 
 // A run that stopped on an error does not look live: the rule says
 // stopped, the elapsed time stops, progress notices go, and c sends no
-// cancel that nothing would follow (contract §2.9), saying how to send one.
+// cancel that nothing would follow (design §2.9), saying how to send one.
 func TestFatalRunLooksStopped(t *testing.T) {
 	h := newHarness(t, 120, 30)
 	h.feed(stream.NoRecordMsg{ActionID: testAction, AppearTimeout: 2 * time.Second}, stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1})

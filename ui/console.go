@@ -23,7 +23,7 @@ import (
 	"aipwatch/stream"
 )
 
-// The operator console (contract §7): the daemon's actions in a live list,
+// The operator console (design §7): the daemon's actions in a live list,
 // newest first; enter opens the live view of the chosen action, esc comes
 // back to the list with its selection kept. The list is polled gently; the
 // global event log, when the token may read it, adds live synchronous
@@ -75,7 +75,7 @@ type ConsoleOptions struct {
 	NoColor      bool
 	CancelReason string
 	Version      string
-	PollEvery    time.Duration // 0 = 3 s (aip-daemon-behaviour §2.1: poll gently)
+	PollEvery    time.Duration // 0 = 3 s (protocol §2.1: poll gently)
 	Input        io.Reader
 	Output       io.Writer
 	Clock        func() time.Time
@@ -365,7 +365,7 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // onList takes a list read; it reports true when the console must stop:
 // aipd refused the credentials (401/403), which no later poll changes
-// (contract §2.6). Other failures are shown, and the next poll tries again.
+// (design §2.6). Other failures are shown, and the next poll tries again.
 func (c *Console) onList(msg listMsg) (stop bool) {
 	c.listAt = c.clock()
 	if msg.err != nil {

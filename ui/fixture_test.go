@@ -11,8 +11,8 @@ import (
 )
 
 // The fixtures build stream messages the way the client sends them, from
-// chunk JSON shaped like the Hermes connector's (hermes-sse.md, aip-wire
-// §9): {"action_id","sequence","kind","data":{"hermes_sse":{"event"?,
+// chunk JSON shaped like the Hermes connector's (docs/protocol.md §9, protocol
+// §8): {"action_id","sequence","kind","data":{"hermes_sse":{"event"?,
 // "data":{...},"raw_data":"...","terminal":bool}},"part"?}.
 
 const testAction = "act_01J9ZK3M7Q8R2T4V6W8X0Y2Z4A"

@@ -53,7 +53,7 @@ func feedTUI(tb testing.TB, raws [][]byte, op string) *harness {
 	return h
 }
 
-// BenchmarkHostileTUI: issue 16's hostile orders through the TUI model
+// BenchmarkHostileTUI: the hostile orders through the TUI model
 // (Update and a View per batch), each beside the same count in normal
 // order in the same run (x-normal: at most 2x is the target), as the
 // process's CPU time (cputime.Work).

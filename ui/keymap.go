@@ -43,7 +43,7 @@ type KeyContext struct {
 	Notify   bool
 	Replay   bool // a --replay: there is no live action to cancel
 	Retrying bool // waiting before the next try to reach aipd: ctrl+r retries now
-	// Reconcile: R can submit the read-only reconcile action (contract §8).
+	// Reconcile: R can submit the read-only reconcile action (design §8).
 	Reconcile bool
 	// Reconciling: the confirmation shown is R's (y / n), not the cancel's.
 	Reconciling bool
@@ -64,7 +64,7 @@ type KeyMap struct {
 	Export                                       key.Binding
 	RetryNow                                     key.Binding // while reconnecting
 	Times, Wrap                                  key.Binding // timestamps, wrapping
-	Reconcile                                    key.Binding // R: read the stored state (contract §8)
+	Reconcile                                    key.Binding // R: read the stored state (design §8)
 	Notify                                       key.Binding // n: notify when the action settles (design §10)
 
 	// In is the help text that depends on the context (For).
@@ -258,7 +258,7 @@ func enabled(bs ...key.Binding) []key.Binding {
 
 var _ help.KeyMap = KeyMap{}
 
-// ConsoleKeyMap is the operator console's list (contract §7). In the live
+// ConsoleKeyMap is the operator console's list (design §7). In the live
 // view opened from it, the live view's own keys apply, and Back returns to
 // the list.
 type ConsoleKeyMap struct {

@@ -30,7 +30,7 @@ func isQuit(cmd tea.Cmd) bool {
 	return false
 }
 
-// Issue 13 item 5: until aipd answers there is no full screen, and an error
+// Until aipd answers there is no full screen, and an error
 // before that quits at once (main prints it on stderr with a hint).
 func TestStartupFailureQuitsWithoutAFullScreen(t *testing.T) {
 	h := newHarness(t, 100, 30)
@@ -75,7 +75,7 @@ func TestErrorAfterAttachKeepsTheScreen(t *testing.T) {
 	}
 }
 
-// Issue 13 item 4: after a Responses turn settles, G (and End) reach the
+// After a Responses turn settles, G (and End) reach the
 // last line, and scrolling back down to the end resumes follow.
 func TestBottomAfterResponsesTurnSettles(t *testing.T) {
 	h := newHarness(t, 80, 24)
@@ -116,7 +116,7 @@ func TestBottomAfterResponsesTurnSettles(t *testing.T) {
 	}
 }
 
-// Issue 13 item 10: q in the raw view or the log closes it (ctrl+c still
+// Q in the raw view or the log closes it (ctrl+c still
 // detaches); once settled the ? overlay no longer says "q detaches".
 func TestQClosesPanelsAndSettledHelp(t *testing.T) {
 	h := newHarness(t, 100, 30)
@@ -144,7 +144,7 @@ func TestQClosesPanelsAndSettledHelp(t *testing.T) {
 	}
 }
 
-// Issue 13 item 7: a --replay runs its header and tool timers on the
+// A --replay runs its header and tool timers on the
 // recording's time, not on the time since the recording was made.
 func TestReplayTimesAreRecordingTimes(t *testing.T) {
 	h := newHarness(t, 100, 30, func(o *Options) { o.Replay = true })
@@ -183,7 +183,7 @@ func TestStartLineErasedBeforeFullScreen(t *testing.T) {
 	}
 }
 
-// Issue 13 item 10: the header keeps the action ID at 40 columns.
+// The header keeps the action ID at 40 columns.
 func TestHeaderKeepsTheActionIDWhenNarrow(t *testing.T) {
 	h := newHarness(t, 40, 12)
 	h.feed(chatToolsLive(h.f)...)
@@ -265,7 +265,7 @@ func TestTimestampsAndWrapToggles(t *testing.T) {
 	}
 }
 
-// Issue 13 item 10: search starts from the view, not from the top.
+// Search starts from the view, not from the top.
 func TestSearchStartsFromTheView(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	f := h.f
@@ -282,7 +282,7 @@ func TestSearchStartsFromTheView(t *testing.T) {
 	}
 }
 
-// Issue 13 item 10: at 40x12 the ? overlay is longer than the screen: it
+// At 40x12 the ? overlay is longer than the screen: it
 // scrolls, and says so.
 func TestHelpOverlayScrollsWhenSmall(t *testing.T) {
 	h := newHarness(t, 40, 12)

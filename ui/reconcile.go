@@ -11,7 +11,7 @@ import (
 	"aipwatch/render"
 )
 
-// ReconcileFunc is the R key (contract §8). Called in Update, it must be
+// ReconcileFunc is the R key (design §8). Called in Update, it must be
 // pure: it looks at the settled model and returns what it would read (for
 // the confirmation, e.g. "response_get of resp_…") and the read itself, a
 // closure that holds no part of the model and runs in a command. A nil

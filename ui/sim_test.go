@@ -122,7 +122,7 @@ func TestSimResponses(t *testing.T) {
 // after the result (--demo=late-cancel): the live view ends verified, and
 // says the cancel came too late. The simulator answers the cancel 50 ms
 // after the run settled; the client may still be draining and reading the
-// result then (a loaded machine, issue 17), so the reply can reach the UI
+// result then (a loaded machine), so the reply can reach the UI
 // before or after the action settles there. Either way the status bar's
 // cancel outcome says "too late"; the notice "nothing was stopped" comes
 // only in the second order, so the test does not wait for it.

@@ -3,12 +3,12 @@
 // every message into the model with stream.Apply, and draws the header,
 // the transcript, the tools pane, the status bar and the help.
 //
-// Rules kept here (see ../shared/design/tui-notes.md): no I/O in Update —
+// Rules kept here (see docs/protocol.md §12): no I/O in Update —
 // the backend runs in a goroutine started by a command and its messages
 // come back through a listen command, cancellation and markdown rendering
 // run in commands too; View assembles only the visible rows from the
 // render package's cached, pre-wrapped lines; quitting is detaching, never
-// cancelling (contract §2.8).
+// cancelling (design §2.8).
 package ui
 
 import (

@@ -197,7 +197,7 @@ func (m *Model) runDone() bool { return m.conn().Done }
 // chunk), or the view is the console's, which is already full screen.
 // Until then the screen is one inline line, not the full screen, and a
 // fatal error quits at once so that main prints it on stderr with a hint
-// (issue 13: no dead full screen at start-up).
+// (no dead full screen at start-up).
 func (m *Model) attached() bool { return m.inConsole || m.conn().Answered }
 
 // stopped: the run stopped on an error before the action settled; nothing
@@ -242,7 +242,7 @@ func errText(e *stream.Error, redact bool) string {
 	return render.Line(e.Error())
 }
 
-// sendCancel records the request and sends it (contract §2.9).
+// sendCancel records the request and sends it (design §2.9).
 func (m *Model) sendCancel() tea.Cmd {
 	m.cancelled = true
 	m.action.RequestCancel(m.cancelReason(), m.clock())
@@ -390,7 +390,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		case m.action.Settled():
 			m.setNotice("the action has settled ("+m.action.Verdict().Word+"): there is nothing to cancel", false)
 		case m.stopped():
-			// Nothing would follow the cancel to its outcome (contract §2.9).
+			// Nothing would follow the cancel to its outcome (design §2.9).
 			how := "run aipwatch again with --cancel"
 			if m.opts.Resume != nil {
 				how = "`" + m.opts.Resume(m.action.Cursor) + " --cancel`"

@@ -118,7 +118,7 @@ func (m *Model) render(in barInput) string {
 		sc.row(m.bar.metersLine(&in))
 	}
 	sc.rows(m.helpRows())
-	// The last guard of the frame (contract §5): no 12-character piece of
+	// The last guard of the frame (design §5): no 12-character piece of
 	// the token reaches the terminal, whatever the server echoed into a
 	// field, even one that only meets another on screen.
 	return safe.Scrub(sc.String())
@@ -139,7 +139,7 @@ func (s *screen) reset(h, size int) {
 }
 
 // row adds one row made of parts. Every part passes safe.Row, the TUI's
-// last guard (contract §5): our SGR styling stays, any other control, a
+// last guard (design §5): our SGR styling stays, any other control, a
 // newline too, is a placeholder, so nothing a renderer let through can
 // reach the terminal or start a row of its own.
 func (s *screen) row(parts ...string) {

@@ -1,8 +1,8 @@
 // Package benchgen builds the raw StreamChunk objects of the performance
 // benchmarks: a Chat turn of one-token deltas, a Responses turn with many
-// items or one long item, and the hostile arrivals of issue 16 (descending
+// items or one long item, and the hostile arrivals of the hostile-order benchmarks (descending
 // sequence order, many conflicting chunks on one sequence). The chunks have
-// the shape aipd's Hermes connector writes (aip-wire §9.1): the provider
+// the shape aipd's Hermes connector writes (protocol §8.1): the provider
 // frame as hermes_sse.data and again, as text, in raw_data. It is test
 // support only and imports nothing of this module.
 package benchgen

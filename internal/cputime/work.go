@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Work is the process's CPU time running f (issue 16's measure for the
+// Work is the process's CPU time running f (the measure for the
 // hostile orders: "CPU"), the GC's background work included, after a
 // collection, so that of two runs compared neither pays for the other's
 // garbage. Unlike the wall clock, it leaves out the time the shared box's

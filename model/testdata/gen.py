@@ -10,8 +10,8 @@ map keys sorted) and "raw_data" is the provider's own text as the Hermes
 server wrote it with Python's json.dumps defaults (", " and ": " separators,
 non-ASCII as \\uXXXX, astral characters as surrogate pairs, insertion order).
 
-Frame shapes follow /work/shared/spec/hermes-sse.md §2 (Chat) and §3
-(Responses); chunk kinds, parts and the aggregate follow aip-wire.md §6, §9.
+Frame shapes follow docs/protocol.md §9.2 (Chat) and §9.4
+(Responses); chunk kinds, parts and the aggregate follow docs/protocol.md §7.1, §8.
 The .result.json files are the ActionResult of GET .../result without its
 {"action_result": ...} wrapper.
 
@@ -95,7 +95,7 @@ class Stream:
                 if isinstance(data.get(key), str) and data[key]:
                     chunk["part"] = {"type": "text", "text": data[key], "format": "plain"}
                     break
-            # The connector's aggregated text (aip-wire §9.2).
+            # The connector's aggregated text (protocol §8.2).
             choices = data.get("choices")
             content = None
             if choices:
@@ -109,7 +109,7 @@ class Stream:
         self.chunks.append(chunk)
 
     def upstream_closed(self):
-        """The connector's extra Error chunk (aip-wire §9.2)."""
+        """The connector's extra Error chunk (protocol §8.2)."""
         self.chunks.append({"action_id": self.action_id, "sequence": len(self.chunks), "kind": "error",
                             "data": {"operation": self.operation,
                                      "reason": "upstream_stream_closed_without_terminal_event"}})
@@ -143,7 +143,7 @@ def connector_error(code, message, details):
             "details": details, "source": {"connector": "hermes-agent"}}
 
 
-# ---- Chat Completions (hermes-sse §2) ----
+# ---- Chat Completions (protocol §9.2) ----
 
 def chat(delta, finish=None, **extra):
     d = {"id": CHAT_ID, "object": "chat.completion.chunk", "created": CREATED, "model": MODEL,
@@ -274,7 +274,7 @@ def chat_old_tool():
     s.write("chat_old_tool", s.result())
 
 
-# ---- Responses (hermes-sse §3) ----
+# ---- Responses (protocol §9.4) ----
 
 class Resp(Stream):
     def __init__(self, action_id):
@@ -322,7 +322,7 @@ def responses(name, deltas, done_text, gap_at=None, failed=False):
     s.ev("response.created", response=envelope("in_progress"))
     # Text before the tool: the message item takes output_index 0 at its
     # first delta; the tool items take 1 and 2; the text after the tool goes
-    # into the same message item (hermes-sse §3.1).
+    # into the same message item (protocol §9.4).
     s.ev("response.output_item.added", output_index=0, item=msg_item("in_progress"))
     s.ev("response.output_text.delta", item_id=MSG_ID, output_index=0, content_index=0,
          delta=deltas[0], logprobs=[])

@@ -106,7 +106,7 @@ const (
 )
 
 // daemons are the ways aipd runs an action that the campaign covers
-// (aip-daemon-behaviour): the guide's synchronous action (no record until it
+// (protocol §6.1): the guide's synchronous action (no record until it
 // settles), an asynchronous one (queued, running), and a synchronous one on
 // a Postgres-backed daemon that refuses every cursor it hands out.
 var daemons = []struct{ mode, cursors string }{
@@ -191,7 +191,7 @@ func draw(seed uint64) Fault {
 	k.RepeatFrames = p(0.3)
 	if p(0.3) {
 		// One restart from the beginning is what the contract allows; a
-		// second refused cursor is fatal by design (contract §2.6).
+		// second refused cursor is fatal by design (design §2.6).
 		k.ExpireCursors = 1
 	}
 	if p(0.3) {
@@ -373,7 +373,7 @@ func (c *cutWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 // the simulator went without finishing a frame ("\n\n", keep-alives
 // included): from the start of the reply to its first frame end, between
 // frame ends, and from the last one to the end of the reply. The client's
-// idle watchdog counts complete frames, never bytes (contract §2 step 6:
+// idle watchdog counts complete frames, never bytes (design §2 step 6:
 // "no complete frame for 45 s"), so this is the silence it can see: a
 // stall, or one frame written byte by byte (SlowBytes) for that long.
 type frameClock struct {
@@ -530,7 +530,7 @@ func check(t *testing.T, f Fault, ref, got outcome, timing bool) {
 	case k.Stall == 0 && idle > 0:
 		// No stall, but one frame written byte by byte (SlowBytes) took this
 		// long: bytes are not liveness, and no keep-alive goes out in the
-		// middle of a frame. Reconnecting is right (contract §2 step 6).
+		// middle of a frame. Reconnecting is right (design §2 step 6).
 		t.Logf("%d idle reconnects: the simulator took up to %s to finish a frame", idle, got.silence.Round(time.Millisecond))
 	}
 	reconnects := len(find[stream.ReconnectingMsg](got.msgs))

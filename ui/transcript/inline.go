@@ -10,7 +10,7 @@ import (
 	"aipwatch/safe"
 )
 
-// Chat tool calls inline (issue 13 item 8): a Chat stream has one message,
+// Chat tool calls inline: a Chat stream has one message,
 // and its tool frames interleave with the deltas, so the text before and
 // after a tool call would read as one sentence. The message is drawn with
 // each tool's line at the point of the text where it started
