@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"aipwatch/config"
@@ -64,35 +63,27 @@ func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, 
 		byName[d.name] = d
 		names = append(names, d.name)
 	}
-	err := ui.RunConsole(ctx, ui.ConsoleOptions{
-		Keys:     o.keys.Console,
-		LiveKeys: o.keys.Live,
-		Daemon:   multi,
-		Contexts: names,
-		FollowIn: func(name, id string) stream.Runner {
-			d, ok := byName[name]
-			if !ok || d.client == nil {
-				return nil
-			}
-			c, err := stream.New(followConfig(d.o, d.client, id))
-			if err != nil {
-				return nil
-			}
-			return c
-		},
-		ReconcileIn: func(name string) ui.ReconcileFunc {
-			if d, ok := byName[name]; ok && d.client != nil {
-				return reconcilerFor(d.o)
-			}
+	co := consoleOptions(o)
+	co.Daemon, co.Contexts = multi, names
+	co.FollowIn = func(name, id string) stream.Runner {
+		d, ok := byName[name]
+		if !ok || d.client == nil {
 			return nil
-		},
-		JudgeIn:      func(name string) ui.Judge { return judges[name] },
-		Notification: notification(o, true), // n on a row (notify.go); the console is a terminal
-		Redact:       o.redact,
-		NoColor:      o.noColor || os.Getenv("NO_COLOR") != "",
-		CancelReason: o.reason,
-		Version:      versionString(),
-	})
+		}
+		c, err := stream.New(followConfig(d.o, d.client, id))
+		if err != nil {
+			return nil
+		}
+		return c
+	}
+	co.ReconcileIn = func(name string) ui.ReconcileFunc {
+		if d, ok := byName[name]; ok && d.client != nil {
+			return reconcilerFor(d.o)
+		}
+		return nil
+	}
+	co.JudgeIn = func(name string) ui.Judge { return judges[name] }
+	err := ui.RunConsole(ctx, co)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		return model.ExitError

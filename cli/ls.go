@@ -248,33 +248,40 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	err = ui.RunConsole(ctx, ui.ConsoleOptions{
-		Keys:     o.keys.Console,
-		LiveKeys: o.keys.Live,
-		Daemon:   client.NewPoller(0),
-		Journal:  func() []string { return journalIDs(o.getenv, o.url, nil) },
-		Follow: func(id string) stream.Runner {
-			c, err := stream.New(followConfig(o, client, id))
-			if err != nil {
-				return nil
-			}
-			return c
-		},
-		// The VERDICT column's reviews: the rows drawn, four at once.
-		Judge:        stream.NewJudge(o.withTimeouts(client.Config()), stream.JudgeOptions{}),
-		Notification: notification(o, true), // n on a row (notify.go); the console is a terminal
-		Reconcile:    reconcilerFor(o),
-		Redact:       o.redact,
-		NoColor:      o.noColor || os.Getenv("NO_COLOR") != "",
-		CancelReason: o.reason,
-		Version:      versionString(),
-	})
+	co := consoleOptions(o)
+	co.Daemon = client.NewPoller(0)
+	co.Journal = func() []string { return journalIDs(o.getenv, o.url, nil) }
+	co.Follow = func(id string) stream.Runner {
+		c, err := stream.New(followConfig(o, client, id))
+		if err != nil {
+			return nil
+		}
+		return c
+	}
+	// The VERDICT column's reviews: the rows drawn, four at once.
+	co.Judge = stream.NewJudge(o.withTimeouts(client.Config()), stream.JudgeOptions{})
+	co.Reconcile = reconcilerFor(o)
+	err = ui.RunConsole(ctx, co)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		printHint(stderr, o, err)
 		return model.ExitError
 	}
 	return 0
+}
+
+// consoleOptions are the console's options that do not depend on its
+// daemons: keys, notifications, privacy, colour.
+func consoleOptions(o *options) ui.ConsoleOptions {
+	return ui.ConsoleOptions{
+		Keys:         o.keys.Console,
+		LiveKeys:     o.keys.Live,
+		Notification: notification(o, true), // n on a row (notify.go); the console is a terminal
+		Redact:       o.redact,
+		NoColor:      o.noColor || os.Getenv("NO_COLOR") != "",
+		CancelReason: o.reason,
+		Version:      versionString(),
+	}
 }
 
 // daemonClient is the client of the daemon-wide routes, with the token and
