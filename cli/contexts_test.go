@@ -309,7 +309,7 @@ url = "http://127.0.0.1:1"
 		}
 		per[row.Context]++
 	}
-	if per["east"] == 0 || per["east"] != per["west"] || per[""] != 0 {
+	if per["east"] == 0 || per["east"] != per["west"] || per[""] != 0 || per["down"] != 1 {
 		t.Errorf("rows per context: %v", per)
 	}
 	code, out, _ = f.run("ls", "--all-contexts")

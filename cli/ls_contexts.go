@@ -59,25 +59,32 @@ func listAllContexts(base *options, lf lsFlags, stdout, stderr io.Writer, getenv
 	w.Verdicts = lf.verdict
 	names := f.Names()
 	failed := 0
-	report := func(name string, notes []string, err error) {
+	// report says a context's notes and error on stderr; a daemon that
+	// could not be read is also a row of its own, with its error (jsonl:
+	// "unreachable"), so that a script sees it among the others.
+	report := func(name string, notes []string, err error) []model.ActionRow {
 		for _, n := range notes {
 			fmt.Fprintf(stderr, "aipwatch ls: context %s: %s\n", safe.Line(name), safe.Line(n))
 		}
-		if err != nil {
-			failed++
-			fmt.Fprintf(stderr, "aipwatch ls: context %s: %s\n", safe.Line(name), safe.Line(err.Error()))
+		if err == nil {
+			return nil
 		}
+		failed++
+		fmt.Fprintf(stderr, "aipwatch ls: context %s: %s\n", safe.Line(name), safe.Line(err.Error()))
+		return []model.ActionRow{{Context: name, Unreachable: err.Error()}}
 	}
 	if lf.limit == 0 {
 		for _, name := range names {
 			notes, err := listContext(context.Background(), base, name, lf, getenv, stderr, w)
-			report(name, notes, err)
+			if err := w.Add(report(name, notes, err)); err != nil {
+				return fail(base, stdout, stderr, err)
+			}
 		}
 	} else {
 		var rows []model.ActionRow
 		for _, r := range readContexts(base, names, lf, getenv, stderr) {
-			report(r.name, r.notes, r.err)
 			rows = append(rows, r.rows...)
+			rows = append(rows, report(r.name, r.notes, r.err)...)
 		}
 		sort.SliceStable(rows, func(i, j int) bool { return rows[i].UpdatedAt.After(rows[j].UpdatedAt) })
 		if err := w.Add(rows); err != nil {

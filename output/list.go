@@ -36,6 +36,9 @@ type listObject struct {
 	Listed       bool   `json:"listed"`
 	Journal      bool   `json:"journal"`
 	Context      string `json:"context"` // the config file's context, "" for the one daemon
+	// Unreachable: the row stands for a context's daemon that could not be
+	// read, with its error ("" for an action).
+	Unreachable string `json:"unreachable"`
 	// Verdict is the judged verdict (ls --verdict, design §7): "" when not
 	// asked or not settled, "unknown" when the action could not be read.
 	Verdict string `json:"verdict"`
@@ -108,7 +111,7 @@ func WriteListJSONL(w io.Writer, rows []model.ActionRow, now time.Time) error {
 			QueuedState: r.QueuedState, ResultStatus: r.ResultStatus,
 			StartedAt: stamp(r.StartedAt), UpdatedAt: stamp(r.UpdatedAt), LeaseWorker: r.LeaseWorker,
 			LeaseExpires: stamp(r.LeaseExpires), LeaseStuck: r.LeaseStuck(now), Attempts: r.Attempts,
-			Listed: r.Listed, Journal: r.Journal, Context: r.Context, Verdict: safe.Line(r.Verdict)}
+			Listed: r.Listed, Journal: r.Journal, Context: r.Context, Unreachable: r.Unreachable, Verdict: safe.Line(r.Verdict)}
 		if err := WriteObject(w, o); err != nil {
 			return err
 		}

@@ -91,7 +91,7 @@ func TestListJSONL(t *testing.T) {
 		"endpoint": "prod", "operation": "chat_stream", "state": "running", "queued_state": "leased", "result_status": "",
 		"started_at": "2026-12-04T11:57:00Z", "updated_at": "2026-12-04T11:58:30Z", "lease_worker": "worker-7",
 		"lease_expires_at": "2026-12-04T11:58:00Z", "lease_stuck": true, "retry_attempts": float64(2), "listed": true, "journal": false,
-		"context": "", "verdict": ""}
+		"context": "", "unreachable": "", "verdict": ""}
 	for k, v := range want {
 		if first[k] != v {
 			t.Errorf("%s = %v, want %v", k, first[k], v)
