@@ -26,7 +26,7 @@ const demoFleet = "fleet"
 // context of the config file when it has several and the run names no
 // single daemon; nil otherwise.
 func consoleContexts(o *options, getenv func(string) string) []string {
-	if o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
+	if o.demo != "" || o.replay != "" || o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
 		return nil
 	}
 	f, err := config.Load(config.Path(getenv), getenv)

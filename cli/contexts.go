@@ -34,6 +34,12 @@ type contextUse struct {
 	// envToken names the variable that gave the token while the URL is the
 	// context's: that token goes to the context's daemon, so say so.
 	envToken string
+	// skipped names the context not used because --url or $AIP_URL named
+	// another daemon.
+	skipped string
+	// insecureFlag is --allow-insecure-http as given, before any context's
+	// allow_insecure_http (one context's may not open another's to http).
+	insecureFlag, applied bool
 }
 
 // applyContext fills what flags and environment left empty from the
@@ -41,6 +47,10 @@ type contextUse struct {
 // kept in o.ctx.err and reported by loadToken, the first step of every
 // command that talks to aipd; a demo or a replay does not read it.
 func applyContext(o *options, getenv func(string) string) {
+	o.ctx.insecureFlag, o.ctx.applied = o.allowInsecureHTTP, true
+	if o.demo != "" || o.replay != "" {
+		return // a demo's daemon is its own, a replay reaches none
+	}
 	name := o.contextFlag
 	if name == "" {
 		name = getenv("AIPWATCH_CONTEXT")
@@ -62,6 +72,12 @@ func applyContext(o *options, getenv func(string) string) {
 		o.ctx.err = err
 		return
 	}
+	if o.urlGiven && !sameDaemon(c.URL)(redactURL(o.url)) {
+		// --url or $AIP_URL names another daemon: none of the context's
+		// credentials go there (a context's token is for its own URL).
+		o.ctx.skipped = c.Name
+		return
+	}
 	o.ctx.name = c.Name
 	if !o.urlGiven {
 		o.url, o.urlGiven, o.ctx.url = c.URL, true, true
@@ -69,7 +85,7 @@ func applyContext(o *options, getenv func(string) string) {
 	switch {
 	case o.tokenFile == "" && o.token == "":
 		o.tokenFile, o.ctx.token = c.TokenFile, c.TokenFile != ""
-	case o.ctx.url && c.TokenFile != "":
+	case o.ctx.url:
 		o.ctx.envToken = tokenVariable(o, getenv)
 	}
 	if o.cacert == "" {
@@ -109,6 +125,9 @@ func (c contextUse) check(o *options, stderr io.Writer) error {
 		if _, err := os.ReadFile(o.cacert); err != nil {
 			return c.wrap("cacert", true, err)
 		}
+	}
+	if c.skipped != "" && c.explicit {
+		fmt.Fprintf(stderr, "aipwatch: warning: context %s is not used: --url or $AIP_URL names another daemon, and its credentials are for its own\n", safe.Line(c.skipped))
 	}
 	if c.envToken != "" {
 		fmt.Fprintf(stderr, "aipwatch: warning: the token comes from %s, not from context %s's token_file, and goes to %s\n",

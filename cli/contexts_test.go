@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"aipwatch/model"
 	"aipwatch/sim"
 )
 
@@ -78,8 +79,11 @@ func TestContextPrecedence(t *testing.T) {
 		{"--context", []string{"--context", "staging"}, nil, "http://127.0.0.1:8080", f.dir + "/aipwatch/staging.token", "", "staging"},
 		{"$AIPWATCH_CONTEXT", nil, map[string]string{"AIPWATCH_CONTEXT": "staging"}, "http://127.0.0.1:8080", f.dir + "/aipwatch/staging.token", "", "staging"},
 		{"--context wins over $AIPWATCH_CONTEXT", []string{"--context", "prod"}, map[string]string{"AIPWATCH_CONTEXT": "staging"}, "https://aipd.prod.example:8443", f.dir + "/prod.token", f.dir + "/prod-ca.pem", "prod"},
-		{"--url wins, the rest from the context", []string{"--url", "https://other.example"}, nil, "https://other.example", f.dir + "/prod.token", f.dir + "/prod-ca.pem", "prod"},
-		{"$AIP_URL wins", nil, map[string]string{"AIP_URL": "https://env.example"}, "https://env.example", f.dir + "/prod.token", f.dir + "/prod-ca.pem", "prod"},
+		// A URL that names another daemon takes none of the context's
+		// credentials: its token is for its own URL.
+		{"--url of another daemon: no context", []string{"--url", "https://other.example"}, nil, "https://other.example", "", "", ""},
+		{"$AIP_URL of another daemon: no context", nil, map[string]string{"AIP_URL": "https://env.example"}, "https://env.example", "", "", ""},
+		{"--url of the context's daemon", []string{"--url", "https://aipd.prod.example:8443/"}, nil, "https://aipd.prod.example:8443/", f.dir + "/prod.token", f.dir + "/prod-ca.pem", "prod"},
 		{"$AIP_TOKEN_FILE wins", nil, map[string]string{"AIP_TOKEN_FILE": "/env/tok"}, "https://aipd.prod.example:8443", "/env/tok", f.dir + "/prod-ca.pem", "prod"},
 		{"--token-file and --cacert win", []string{"--token-file", "/f/tok", "--cacert", "/f/ca"}, nil, "https://aipd.prod.example:8443", "/f/tok", "/f/ca", "prod"},
 		{"$AIP_TOKEN wins over the context's file", nil, map[string]string{"AIP_TOKEN": "t"}, "https://aipd.prod.example:8443", "", f.dir + "/prod-ca.pem", "prod"},
@@ -163,8 +167,8 @@ func TestResumeCommandNamesTheContext(t *testing.T) {
 	if !strings.Contains(cmd, "--context staging") || strings.Contains(cmd, "--url") || strings.Contains(cmd, "--token-file") {
 		t.Fatalf("resume command %q", cmd)
 	}
-	o, _, _ = parse([]string{"--context", "staging", "--url", "http://127.0.0.1:9999", "act_1"}, io.Discard, f.getenv)
-	if cmd := resumeCommand(o, ""); !strings.Contains(cmd, "--context staging") || !strings.Contains(cmd, "--url http://127.0.0.1:9999") {
+	o, _, _ = parse([]string{"--context", "staging", "--token-file", "/f/tok", "act_1"}, io.Discard, f.getenv)
+	if cmd := resumeCommand(o, ""); !strings.Contains(cmd, "--context staging") || !strings.Contains(cmd, "--token-file /f/tok") || strings.Contains(cmd, "--url") {
 		t.Fatalf("a flag that won over the context is kept: %q", cmd)
 	}
 }
@@ -359,5 +363,46 @@ func TestConsoleAcrossContextsWhenNothingNamesOne(t *testing.T) {
 	o, _, _ := parse(nil, io.Discard, one.getenv)
 	if got := consoleContexts(o, one.getenv); got != nil {
 		t.Errorf("one context: %v", got)
+	}
+}
+
+// One context's allow_insecure_http opens no other context to plain http,
+// and a demo reads no config file.
+func TestContextsStayApart(t *testing.T) {
+	f := newContextFixture(t, `current = "lab"
+[contexts.lab]
+url = "http://lab.example:8080"
+allow_insecure_http = true
+[contexts.prod]
+url = "http://prod.example:8080"
+token_file = "/t"
+`)
+	o, _, err := parse([]string{"act_1"}, io.Discard, f.getenv)
+	if err != nil || !o.allowInsecureHTTP {
+		t.Fatalf("lab allows http: %v %v", err, o.allowInsecureHTTP)
+	}
+	prod := contextOptions(o, "prod", f.getenv)
+	if prod.allowInsecureHTTP || checkURL(prod.url, prod.allowInsecureHTTP) == nil {
+		t.Errorf("prod took lab's allow_insecure_http: %v", prod.allowInsecureHTTP)
+	}
+	demo, _, _ := parse([]string{"--demo=console"}, io.Discard, f.getenv)
+	if demo.ctx.name != "" || consoleContexts(demo, f.getenv) != nil {
+		t.Errorf("a demo read the config: %q", demo.ctx.name)
+	}
+	// --context with a --url of another daemon: the context is not used,
+	// and the command says so.
+	code, _, errOut := f.run("--context", "prod", "--url", "http://127.0.0.1:1", "--output", "plain", "--appear-timeout", "100ms", "act_1")
+	if code != 1 || !strings.Contains(errOut, "context prod is not used") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// --limit bounds the listing across contexts, not each daemon's part; a
+// daemon not read stays.
+func TestMostRecentAcrossContexts(t *testing.T) {
+	rows := []model.ActionRow{{ActionID: "a"}, {Context: "down", Unreachable: "x"}, {ActionID: "b"}, {ActionID: "c"}}
+	got := mostRecent(rows, 2)
+	if len(got) != 3 || got[0].ActionID != "a" || got[1].Unreachable == "" || got[2].ActionID != "b" {
+		t.Errorf("%+v", got)
 	}
 }

@@ -29,6 +29,9 @@ var contextFlags = []string{"url", "token-file", "cacert", "context"}
 // `--context name` would give, with base's other flags.
 func contextOptions(base *options, name string, getenv func(string) string) *options {
 	o := *base
+	if base.ctx.applied {
+		o.allowInsecureHTTP = base.ctx.insecureFlag // the flag's, not another context's
+	}
 	o.contextFlag, o.ctx = name, contextUse{}
 	o.url, o.tokenFile, o.token, o.cacert, o.urlGiven = "", "", "", "", false
 	// The variables that would override a context's URL or token apply to
@@ -87,6 +90,7 @@ func listAllContexts(base *options, lf lsFlags, stdout, stderr io.Writer, getenv
 			rows = append(rows, report(r.name, r.notes, r.err)...)
 		}
 		sort.SliceStable(rows, func(i, j int) bool { return rows[i].UpdatedAt.After(rows[j].UpdatedAt) })
+		rows = mostRecent(rows, lf.limit)
 		if err := w.Add(rows); err != nil {
 			return fail(base, stdout, stderr, err)
 		}
@@ -176,4 +180,22 @@ func (c *contextWriter) Add(rows []model.ActionRow) error {
 		rows[i].Context = c.name
 	}
 	return c.w.Add(rows)
+}
+
+// mostRecent keeps the n most recent action rows of rows (newest first),
+// and every row that stands for a daemon not read: --limit bounds the
+// listing, not each daemon's part of it.
+func mostRecent(rows []model.ActionRow, n int) []model.ActionRow {
+	out := rows[:0]
+	kept := 0
+	for _, r := range rows {
+		if r.Unreachable == "" {
+			if kept == n {
+				continue
+			}
+			kept++
+		}
+		out = append(out, r)
+	}
+	return out
 }

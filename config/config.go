@@ -191,7 +191,7 @@ func decodeError(path string, err error) error {
 // resolve checks one context and expands its paths.
 func resolve(name string, rc rawContext, all map[string]rawContext, exp expander) (Context, error) {
 	key := func(k string) string { return "contexts." + name + "." + k }
-	if name == "" || strings.ContainsAny(name, " \t\r\n/") {
+	if !validName(name) {
 		return Context{}, fmt.Errorf("context name %q: use letters, digits, '-', '_' or '.'", name)
 	}
 	c := Context{Name: name, URL: strings.TrimSpace(rc.URL), AllowInsecureHTTP: rc.AllowInsecureHTTP}
@@ -251,4 +251,21 @@ func (e expander) path(p string) (string, error) {
 		p = filepath.Join(e.dir, p)
 	}
 	return filepath.Clean(p), nil
+}
+
+// validName: a context's name is letters, digits, '-', '_' and '.', so
+// that it prints as itself everywhere (a quoted TOML key could hold any
+// byte).
+func validName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -110,6 +110,7 @@ func TestBadConfigs(t *testing.T) {
 		{"tilde user", "[contexts.a]\nurl = \"http://127.0.0.1:1\"\ncacert = \"~bob/ca.pem\"\n", 0o600, []string{"HOME", "/h"}, []string{"contexts.a.cacert", "~user"}},
 		{"current names nothing", "current = \"z\"\n[contexts.a]\nurl = \"http://127.0.0.1:1\"\n", 0o600, nil, []string{`current = "z"`, "contexts: a"}},
 		{"not toml", "current = \n", 0o600, nil, []string{":1:"}},
+		{"name with a control", "[contexts.\"a\\u001b]0;x\"]\nurl = \"http://127.0.0.1:1\"\n", 0o600, nil, []string{"use letters, digits"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

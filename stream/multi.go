@@ -14,7 +14,9 @@ import (
 // with its own client (its own URL, token and CA: no token reaches another
 // daemon), and marks every row and event with its context. A daemon that
 // cannot be read is one row of its own, with its error, and the others go
-// on; a poll fails only when none could be read.
+// on, whichever fails (a 401 of one daemon stops nothing): a poll's error
+// is in its rows, never its own. Each daemon has multiPollTimeout: a slow
+// one does not hold the others' rows back longer.
 //
 // Older pages (scrolling past the end) are one daemon's list offsets, which
 // mean nothing across several: a console across contexts reads none (its
@@ -22,6 +24,9 @@ import (
 type Multi struct {
 	Sources []MultiSource
 }
+
+// multiPollTimeout bounds each daemon's part of a poll.
+const multiPollTimeout = 10 * time.Second
 
 // MultiSource is one context's daemon.
 type MultiSource struct {
@@ -45,18 +50,18 @@ func (m *Multi) Poll(ctx context.Context) (Window, error) {
 			if s := m.Sources[i]; s.Err != nil {
 				res[i].err = s.Err
 			} else {
-				res[i].w, res[i].err = s.Poller.Poll(ctx)
+				pctx, cancel := context.WithTimeout(ctx, multiPollTimeout)
+				defer cancel()
+				res[i].w, res[i].err = s.Poller.Poll(pctx)
 			}
 		}(i)
 	}
 	wg.Wait()
 	var out Window
-	var errs []error
 	now := time.Now().UTC().Format(time.RFC3339)
 	for i, r := range res {
 		name := m.Sources[i].Name
 		if r.err != nil {
-			errs = append(errs, r.err)
 			out.Live = append(out.Live, model.ActionStatus{Context: name, Unreachable: r.err.Error(), UpdatedAt: now})
 			continue
 		}
@@ -66,9 +71,6 @@ func (m *Multi) Poll(ctx context.Context) (Window, error) {
 		for _, n := range r.w.Notes {
 			out.Notes = append(out.Notes, name+": "+n)
 		}
-	}
-	if len(errs) == len(m.Sources) {
-		return out, errors.Join(errs...)
 	}
 	return out, nil
 }

@@ -114,6 +114,10 @@ type (
 	listMsg struct {
 		w   stream.Window
 		err error
+		// manual: ctrl+r's read, which schedules no next poll (the
+		// periodic one is already pending: a second loop would double
+		// the polls and run two at once on one Poller).
+		manual bool
 	}
 	olderMsg struct {
 		page stream.ListPage
@@ -149,7 +153,8 @@ type Console struct {
 	filter     textinput.Model
 	filtering  bool
 	stateIdx   int
-	ctxIdx     int // 0: every context; i: Contexts[i-1] (console_contexts.go)
+	polling    bool // a list read is out (pollCmd)
+	ctxIdx     int  // 0: every context; i: Contexts[i-1] (console_contexts.go)
 	listErr    string
 	listNote   string // a fault of the list's paging the last poll met
 	listAt     time.Time
@@ -231,13 +236,20 @@ func (c *Console) Init() tea.Cmd {
 	return tea.Batch(c.listCmd(), c.globalCmd(), c.listen())
 }
 
-func (c *Console) listCmd() tea.Cmd {
+func (c *Console) listCmd() tea.Cmd { return c.pollCmd(false) }
+
+// pollCmd reads the list once; one read at a time (c.polling).
+func (c *Console) pollCmd(manual bool) tea.Cmd {
+	if c.polling {
+		return nil
+	}
+	c.polling = true
 	d, ctx := c.opts.Daemon, c.ctx
 	return func() tea.Msg {
 		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		w, err := d.Poll(rctx)
-		return listMsg{w, err}
+		return listMsg{w, err, manual}
 	}
 }
 
@@ -322,12 +334,20 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return c, nil
 	case listMsg:
+		c.polling = false
 		if c.onList(msg) {
 			return c, tea.Quit
 		}
+		if msg.manual {
+			return c, nil
+		}
 		return c, tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
 	case pollMsg:
-		return c, c.listCmd()
+		if cmd := c.listCmd(); cmd != nil {
+			return c, cmd
+		}
+		// ctrl+r's read is still out: poll again a period from now.
+		return c, tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
 	case olderMsg:
 		c.onOlder(msg)
 		return c, nil
@@ -474,7 +494,7 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		c.stateIdx = int(msg.String()[0]-'1') % len(stateFilters)
 		c.refresh()
 	case key.Matches(msg, k.Refresh):
-		return c.listCmd()
+		return c.pollCmd(true)
 	case key.Matches(msg, k.Notify):
 		c.toggleNotify()
 	case key.Matches(msg, k.Open):
@@ -544,7 +564,7 @@ func (c *Console) refresh() {
 	for i := range c.rows {
 		r := &c.rows[i]
 		trows[i] = consoleRow(r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(r), len(c.opts.Contexts) > 0)
-		if r.ActionID == sel {
+		if sel != "" && r.ActionID == sel {
 			cursor = i
 		}
 	}
