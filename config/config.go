@@ -139,7 +139,15 @@ func Load(path string, getenv func(string) string) (*File, error) {
 // readCapped reads the file if it is a regular file no one else may write,
 // of at most MaxSize bytes.
 func readCapped(path string) ([]byte, error) {
-	fi, err := os.Stat(path) // a symlinked config (a dotfiles repository) is followed, and its target checked
+	// Opened, then checked, so what is checked is what is read; a
+	// symlinked config (a dotfiles repository) is followed, and its
+	// target checked.
+	fh, err := openRead(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
 	if err != nil {
 		return nil, err
 	}
@@ -149,14 +157,12 @@ func readCapped(path string) ([]byte, error) {
 	if fi.Mode().Perm()&0o022 != 0 {
 		return nil, fmt.Errorf("%s may be written by group or others (mode %04o): it decides where the token is sent; chmod 600 it", path, fi.Mode().Perm())
 	}
+	if owner, ok := ownerOf(fi); ok && owner != os.Getuid() && owner != 0 {
+		return nil, fmt.Errorf("%s belongs to another user (uid %d): it decides where the token is sent", path, owner)
+	}
 	if fi.Size() > MaxSize {
 		return nil, fmt.Errorf("%s is %d bytes: a config is at most %d", path, fi.Size(), MaxSize)
 	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
 	b, err := io.ReadAll(io.LimitReader(fh, MaxSize+1))
 	if err != nil {
 		return nil, err

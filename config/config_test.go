@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, body string, mode os.FileMode) string {
@@ -140,5 +142,22 @@ func TestNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Load(dir, env()); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("a directory: %v", err)
+	}
+}
+
+func TestFIFOIsRefusedNotWaitedOn(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Load(p, env()); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("a FIFO: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Load waited on a FIFO")
 	}
 }
