@@ -107,6 +107,19 @@ func (f *Fleet) row(ctx, id string) *ActionRow {
 	return r
 }
 
+// Key is the row's key in its fleet: its action ID, qualified by its
+// context when it has one (a console across contexts: two daemons may
+// hold one ID).
+func (r *ActionRow) Key() string { return rowKey(r.Context, r.ActionID) }
+
+// RowByKey is the row of key (ActionRow.Key).
+func (f *Fleet) RowByKey(key string) (ActionRow, bool) {
+	if r, ok := f.rows[key]; ok {
+		return *r, true
+	}
+	return ActionRow{}, false
+}
+
 // rowKey is a row's key: its action ID, qualified by its context when the
 // fleet holds several daemons' rows (two daemons may hold one ID).
 func rowKey(ctx, id string) string {

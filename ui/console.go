@@ -555,7 +555,7 @@ func (c *Console) refresh() {
 	// whatever arrives above the row that was first.
 	sel := ""
 	if c.picked || c.holding() {
-		sel = c.selectedID()
+		sel = c.selectedKey()
 	}
 	c.rows = c.arrange(c.verdictFilter(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states, Context: c.context()})))
 	now := c.clock()
@@ -564,7 +564,7 @@ func (c *Console) refresh() {
 	for i := range c.rows {
 		r := &c.rows[i]
 		trows[i] = consoleRow(r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(r), len(c.opts.Contexts) > 0)
-		if sel != "" && r.ActionID == sel {
+		if sel != "" && r.Key() == sel {
 			cursor = i
 		}
 	}
@@ -580,6 +580,14 @@ func (c *Console) refresh() {
 		c.table.SetCursor(cursor)
 		c.tableGen++
 	}
+}
+
+// selectedKey is the selected row's key (model.ActionRow.Key).
+func (c *Console) selectedKey() string {
+	if i := c.table.Cursor(); i >= 0 && i < len(c.rows) && c.rows[i].ActionID != "" {
+		return c.rows[i].Key()
+	}
+	return ""
 }
 
 func (c *Console) selectedID() string {

@@ -101,3 +101,30 @@ func TestConsoleAcrossContexts(t *testing.T) {
 		t.Errorf("back to every context:\n%s", s)
 	}
 }
+
+// One action ID on two daemons stays two rows while the order is held
+// after a key (the held order was kept by ID: each poll added the rows
+// again), and narrowing shows only the chosen context's.
+func TestConsoleAcrossContextsSameIDHeld(t *testing.T) {
+	c, _ := newContextsConsole(t)
+	want := len(c.rows)
+	press(c, "down") // holds the order for a while
+	for range 3 {
+		c.Update(c.listCmd()())
+		if len(c.rows) != want {
+			t.Fatalf("rows %d after a held poll, want %d:\n%s", len(c.rows), want, screenOf(c))
+		}
+	}
+	press(c, "x", "x") // east
+	for _, r := range c.rows {
+		if r.Context != "east" {
+			t.Errorf("context east shows a %q row: %+v", r.Context, r)
+		}
+	}
+	c.Update(c.listCmd()())
+	for _, r := range c.rows {
+		if r.Context != "east" {
+			t.Errorf("after a poll, context east shows a %q row", r.Context)
+		}
+	}
+}

@@ -18,6 +18,7 @@ const orderHold = 5 * time.Second
 type listView struct {
 	query    string
 	stateIdx int
+	ctxIdx   int
 }
 
 // holding reports whether the list keeps its order: a key was pressed
@@ -30,23 +31,24 @@ func (c *Console) holding() bool {
 // them), or, while the order is held and the view is the same, the order
 // last drawn with newcomers below.
 func (c *Console) arrange(sorted []model.ActionRow) []model.ActionRow {
-	view := listView{c.filter.Value(), c.stateIdx}
+	view := listView{c.filter.Value(), c.stateIdx, c.ctxIdx}
 	if !c.holding() || view != c.drawnView || len(c.drawn) == 0 {
 		c.drawnView = view
 		c.drawn = c.drawn[:0]
 		for i := range sorted {
-			c.drawn = append(c.drawn, sorted[i].ActionID)
+			c.drawn = append(c.drawn, sorted[i].Key())
 		}
 		return sorted
 	}
-	byID := make(map[string]int, len(sorted))
+	// By row key: one action ID may stand on two daemons' rows.
+	byKey := make(map[string]int, len(sorted))
 	for i := range sorted {
-		byID[sorted[i].ActionID] = i
+		byKey[sorted[i].Key()] = i
 	}
 	out := make([]model.ActionRow, 0, len(sorted))
 	used := make([]bool, len(sorted))
-	for _, id := range c.drawn {
-		if i, ok := byID[id]; ok {
+	for _, k := range c.drawn {
+		if i, ok := byKey[k]; ok && !used[i] {
 			out = append(out, sorted[i])
 			used[i] = true
 		}
@@ -58,7 +60,7 @@ func (c *Console) arrange(sorted []model.ActionRow) []model.ActionRow {
 	}
 	c.drawn = c.drawn[:0]
 	for i := range out {
-		c.drawn = append(c.drawn, out[i].ActionID)
+		c.drawn = append(c.drawn, out[i].Key())
 	}
 	return out
 }

@@ -38,11 +38,15 @@ const maxJudging = 4
 const maxVerdictsKept = 4096
 
 // judgedMsg is a judgement come back.
-type judgedMsg struct{ j stream.Judgement }
+type judgedMsg struct {
+	key string // the row's (model.ActionRow.Key)
+	j   stream.Judgement
+}
 
 // notifiedMsg is a pending notification's action read once it settled:
 // its bytes, ready to send.
 type notifiedMsg struct {
+	key   string // the row's (model.ActionRow.Key)
 	id    string
 	bytes string
 	j     stream.Judgement
@@ -78,13 +82,13 @@ func newVerdicts() verdicts {
 // status dimmed until judged; a live row's pending notification.
 func (c *Console) verdictCell(r *model.ActionRow) string {
 	if !r.Settled() {
-		if c.verdict.notify[r.ActionID] {
+		if c.verdict.notify[r.Key()] {
 			return c.st.Warn.Render("notify")
 		}
 		return ""
 	}
 	k := cellKey{word: orWord(r.ResultStatus, r.State)}
-	if w, ok := c.verdict.words[r.ActionID]; ok {
+	if w, ok := c.verdict.words[r.Key()]; ok {
 		k = cellKey{judged: true, word: w}
 	}
 	if s, ok := c.verdict.cells[k]; ok {
@@ -129,34 +133,34 @@ func (c *Console) judgeVisible() tea.Cmd {
 	var cmds []tea.Cmd
 	for i := max(0, cur-h); i < min(len(c.rows), cur+h) && len(c.verdict.judging) < maxJudging; i++ {
 		r := &c.rows[i]
-		id := r.ActionID
-		if !r.Settled() || c.verdict.judging[id] || c.verdict.later[id] {
+		id, key := r.ActionID, r.Key()
+		if !r.Settled() || c.verdict.judging[key] || c.verdict.later[key] {
 			continue
 		}
-		if _, ok := c.verdict.words[id]; ok {
+		if _, ok := c.verdict.words[key]; ok {
 			continue
 		}
 		j, ctx := c.judgeOf(r.Context), c.ctx
 		if j == nil {
 			continue
 		}
-		c.verdict.judging[id] = true
-		cmds = append(cmds, func() tea.Msg { return judgedMsg{j.Judge(ctx, id)} })
+		c.verdict.judging[key] = true
+		cmds = append(cmds, func() tea.Msg { return judgedMsg{key, j.Judge(ctx, id)} })
 	}
 	return tea.Batch(cmds...)
 }
 
 // onJudged takes a judgement: the row shows it.
 func (c *Console) onJudged(m judgedMsg) {
-	delete(c.verdict.judging, m.j.ID)
+	delete(c.verdict.judging, m.key)
 	if m.j.Live {
-		c.verdict.later[m.j.ID] = true // listed settled, read live: after the next poll
+		c.verdict.later[m.key] = true // listed settled, read live: after the next poll
 		return
 	}
 	if len(c.verdict.words) >= maxVerdictsKept {
 		c.pruneVerdicts()
 	}
-	c.verdict.words[m.j.ID] = m.j.Word
+	c.verdict.words[m.key] = m.j.Word
 	c.refresh()
 }
 
@@ -164,7 +168,7 @@ func (c *Console) onJudged(m judgedMsg) {
 func (c *Console) pruneVerdicts() {
 	held := map[string]bool{}
 	for _, r := range c.fleet.Rows(model.Filter{}) {
-		held[r.ActionID] = true
+		held[r.Key()] = true
 	}
 	for id := range c.verdict.words {
 		if !held[id] {
@@ -182,7 +186,7 @@ func (c *Console) verdictFilter(rows []model.ActionRow) []model.ActionRow {
 	}
 	out := rows[:0]
 	for _, r := range rows {
-		if c.verdict.words[r.ActionID] != model.VerdictVerified {
+		if c.verdict.words[r.Key()] != model.VerdictVerified {
 			out = append(out, r)
 		}
 	}
@@ -205,11 +209,11 @@ func (c *Console) toggleNotify() {
 	switch {
 	case r.Settled():
 		c.note = id + " has settled: nothing to wait for"
-	case c.verdict.notify[r.ActionID]:
-		delete(c.verdict.notify, r.ActionID)
+	case c.verdict.notify[r.Key()]:
+		delete(c.verdict.notify, r.Key())
 		c.note = "no notification when " + id + " settles"
 	default:
-		c.verdict.notify[r.ActionID] = true
+		c.verdict.notify[r.Key()] = true
 		c.note = "will ring and notify when " + id + " settles (n: not)"
 	}
 	c.refresh()
@@ -223,22 +227,23 @@ func (c *Console) notifySettled() tea.Cmd {
 		return nil
 	}
 	var cmds []tea.Cmd
-	for id := range c.verdict.notify {
-		r, ok := c.fleet.Row(id)
+	for key := range c.verdict.notify {
+		r, ok := c.fleet.RowByKey(key)
 		if !ok || !r.Settled() {
 			continue
 		}
+		id := r.ActionID
 		j, ctx, note := c.judgeOf(r.Context), c.ctx, c.opts.Notification
 		if j == nil {
 			continue
 		}
-		delete(c.verdict.notify, id)
+		delete(c.verdict.notify, key)
 		cmds = append(cmds, func() tea.Msg {
 			a, jg := j.Review(ctx, id)
 			if a == nil {
 				a = model.NewAction(id) // unreadable: the notification says so much
 			}
-			return notifiedMsg{id: id, bytes: note(a), j: jg}
+			return notifiedMsg{key: key, id: id, bytes: note(a), j: jg}
 		})
 	}
 	return tea.Batch(cmds...)
@@ -247,7 +252,7 @@ func (c *Console) notifySettled() tea.Cmd {
 // onNotified sends a notification's bytes and shows its verdict.
 func (c *Console) onNotified(m notifiedMsg) tea.Cmd {
 	if !m.j.Live {
-		c.verdict.words[m.id] = m.j.Word
+		c.verdict.words[m.key] = m.j.Word
 	}
 	c.note = "notified: " + render.Line(m.id) + " settled"
 	c.refresh()
