@@ -602,9 +602,10 @@ func (c *Console) selectedID() string {
 // reconcile).
 func (c *Console) open(pressKey string) tea.Cmd {
 	id := c.selectedID()
-	follow, reconcile := c.opts.Follow, c.opts.Reconcile
+	follow, reconcile, inCtx := c.opts.Follow, c.opts.Reconcile, ""
 	if i := c.table.Cursor(); len(c.opts.Contexts) > 0 && i >= 0 && i < len(c.rows) {
-		follow, reconcile = c.inContext(c.rows[i].Context)
+		inCtx = c.rows[i].Context
+		follow, reconcile = c.inContext(inCtx)
 	}
 	if id == "" || follow == nil {
 		return nil
@@ -620,7 +621,7 @@ func (c *Console) open(pressKey string) tea.Cmd {
 	c.liveCancel = cancel
 	c.live = newModel(ctx, Options{ActionID: id, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact, NoColor: c.opts.NoColor,
 		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock, Reconcile: reconcile,
-		Neighbours: c.listedIDs()})
+		Neighbours: c.listedIDs(), Context: inCtx})
 	// Inside the console the screen is already full: no start line, and an
 	// error before aipd answers stays on it instead of quitting the console.
 	c.live.inConsole = true

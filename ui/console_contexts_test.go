@@ -96,6 +96,9 @@ func TestConsoleAcrossContexts(t *testing.T) {
 	if len(*followed) != 1 || (*followed)[0] != "west/act_west_only" {
 		t.Fatalf("followed %v", *followed)
 	}
+	if s := screenOf(c); !strings.Contains(s, "on west") {
+		t.Errorf("the live view does not name its daemon's context:\n%s", s)
+	}
 	press(c, "esc", "x")
 	if s := screenOf(c); !strings.Contains(s, "every context") {
 		t.Errorf("back to every context:\n%s", s)

@@ -13,7 +13,8 @@ import (
 // timestamps, kept between frames; the root model gives it the times the
 // elapsed time runs between (runTimes) and delegates.
 type header struct {
-	st *render.Styles
+	st      *render.Styles
+	context string // the config file's context of the action's daemon (Options.Context), "" for one daemon
 }
 
 // runTimes are the root model's times the elapsed time is measured from.
@@ -61,6 +62,9 @@ func (h *header) line(w int, a *model.Action, redact bool, t runTimes) string {
 		{st.Header.Render("aipwatch"), 7},
 		{st.Header.Render(id), 10},
 		{render.Line(op), 8},
+	}
+	if h.context != "" {
+		segs = append(segs, segment{"on " + render.Short(render.Line(h.context), 16), 9})
 	}
 	if ep := a.Endpoint(); ep != "" {
 		segs = append(segs, segment{"endpoint " + render.Short(ep, 24), 4})

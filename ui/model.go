@@ -100,7 +100,7 @@ func newModel(ctx context.Context, opts Options) *Model {
 		st:        st,
 		md:        md,
 		tr:        transcript.New(st, md),
-		head:      header{st: st},
+		head:      header{st: st, context: opts.Context},
 		bar:       statusBar{st: st},
 		started:   clock(),
 		showTools: true,

@@ -70,6 +70,10 @@ type Options struct {
 	// one (the console's list): the cancel's confirmation asks for as many
 	// of the ID's last characters as tell it from each of them.
 	Neighbours []string
+	// Context is the config file's context whose daemon runs the action
+	// (a console across contexts): the header and the cancel's
+	// confirmation name it.
+	Context string
 
 	// Clock is the time source for elapsed times, ages, durations and the
 	// spinner (nil = time.Now). Tests inject a fixed clock so screens are

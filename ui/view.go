@@ -323,6 +323,9 @@ func (m *Model) promptLines() []string {
 		return m.promptBox(fitLines(w, 4, m.reconcilePrompt()...))
 	}
 	id := render.Line(m.opts.ActionID)
+	if m.opts.Context != "" {
+		id += " on " + render.Line(m.opts.Context)
+	}
 	// The longest explanation that fits in three lines: on a narrow
 	// terminal the warning is said shorter, never cut mid-sentence.
 	lines := fitLines(w, 3,
