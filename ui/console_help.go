@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -30,25 +29,6 @@ func (c *Console) helpLines(width int) []string {
 	hm := help.New()
 	hm.Styles = help.Styles{Ellipsis: st.HelpSep, ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep}
-	all := c.keys.consoleBindings(len(c.opts.Contexts) > 0)
-	var lines []string
-	for cols := 2; cols >= 1; cols-- {
-		rows := (len(all) + cols - 1) / cols
-		var groups [][]key.Binding
-		for i := 0; i < len(all); i += rows {
-			groups = append(groups, all[i:min(i+rows, len(all))])
-		}
-		lines = strings.Split(hm.FullHelpView(groups), "\n")
-		fits := true
-		for _, l := range lines {
-			fits = fits && render.Width(l) <= width
-		}
-		if fits {
-			break
-		}
-	}
-	for i, l := range lines {
-		lines[i] = render.Truncate(strings.TrimRight(l, " "), width, "…")
-	}
+	lines := helpColumns(hm, c.keys.consoleBindings(len(c.opts.Contexts) > 0), 2, width)
 	return append(lines, "", render.Truncate(st.Dim.Render("In the live view opened with enter, its own keys apply (? there lists them); esc comes back here."), width, "…"))
 }

@@ -85,35 +85,39 @@ func (h *keyHelp) lines(keys KeyMap, ctx KeyContext, width int, cursor string, d
 	for _, g := range km.FullHelp() {
 		all = append(all, g...)
 	}
-	var full []string
-	hm := h.hm
-	hm.SetWidth(0) // measure untruncated: columns that do not fit are regrouped, not cut
-	for cols := min(len(all), 4); cols >= 1; cols-- {
-		rows := (len(all) + cols - 1) / cols
-		var groups [][]key.Binding
-		for i := 0; i < len(all); i += rows {
-			groups = append(groups, all[i:min(i+rows, len(all))])
-		}
-		full = strings.Split(hm.FullHelpView(groups), "\n")
-		fits := true
-		for _, l := range full {
-			if render.Width(l) > width {
-				fits = false
-			}
-		}
-		if fits {
-			break
-		}
-	}
-	out := make([]string, 0, len(full)+1)
-	for _, l := range full {
-		out = append(out, render.Truncate(strings.TrimRight(l, " "), width, "…"))
-	}
+	out := helpColumns(h.hm, all, min(len(all), 4), width)
 	if d := detach(); d != "" {
 		out = append(out, render.Truncate(d, width, "…"))
 	}
 	h.full = helpCache{width: width, ctx: ctx, cursor: cursor, lines: out}
 	return out
+}
+
+// helpColumns are bindings in as many columns as fit in width (at most
+// maxCols), each line cut to width: the live view's ? overlay and the
+// console's.
+func helpColumns(hm help.Model, all []key.Binding, maxCols, width int) []string {
+	hm.SetWidth(0) // measure untruncated: columns that do not fit are regrouped, not cut
+	var lines []string
+	for cols := maxCols; cols >= 1; cols-- {
+		rows := (len(all) + cols - 1) / cols
+		var groups [][]key.Binding
+		for i := 0; i < len(all); i += rows {
+			groups = append(groups, all[i:min(i+rows, len(all))])
+		}
+		lines = strings.Split(hm.FullHelpView(groups), "\n")
+		fits := true
+		for _, l := range lines {
+			fits = fits && render.Width(l) <= width
+		}
+		if fits {
+			break
+		}
+	}
+	for i, l := range lines {
+		lines[i] = render.Truncate(strings.TrimRight(l, " "), width, "…")
+	}
+	return lines
 }
 
 // window is the overlay's rows in room rows of width cells: all of
