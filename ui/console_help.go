@@ -1,7 +1,6 @@
 package ui
 
 import (
-
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 
