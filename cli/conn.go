@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"io"
+	"net/http"
+
+	"aipwatch/safe"
+	"aipwatch/stream"
+)
+
+// One connection (design §1, §9): a daemon's URL, its credentials, its TLS
+// and the context that gave them, decided in one place (newConn) from the
+// flags, the environment and the config file, and the one place a stream
+// client is built (newClient over conn.config). Every command, the console,
+// the judge and `ls --all-contexts` reach aipd through a conn.
+
+// connFlags are the global flags that name a daemon, as given.
+type connFlags struct {
+	url               string
+	context           string
+	tokenFile         string
+	cacert            string
+	allowInsecureHTTP bool
+}
+
+// conn is one daemon, credentials and TLS decided.
+type conn struct {
+	url               string
+	tokenFile         string
+	token             string // from $AIP_TOKEN or the token file; never printed
+	cacert            string
+	allowInsecureHTTP bool
+	urlGiven          bool       // --url, $AIP_URL or a context's url, not the default
+	ctx               contextUse // the config file's context this connection uses (contexts.go)
+
+	loaded bool         // load ran: the token is read and protected
+	http   *http.Client // the TLS client, built once (stream.HTTPClient)
+}
+
+// defaultURL is the daemon when nothing names one (design §1).
+const defaultURL = "http://127.0.0.1:8080"
+
+// newConn decides a daemon from the flags, then the environment, then the
+// config file's context, field by field (design §9). readConfig is false
+// for a demo (its daemon is its own) and a replay (it reaches none).
+func newConn(f connFlags, readConfig bool, getenv func(string) string) conn {
+	c := conn{url: f.url, tokenFile: f.tokenFile, cacert: f.cacert, allowInsecureHTTP: f.allowInsecureHTTP}
+	if c.url == "" {
+		c.url = getenv("AIP_URL")
+	}
+	c.urlGiven = c.url != ""
+	if c.tokenFile == "" {
+		c.tokenFile = getenv("AIP_TOKEN_FILE")
+	}
+	if c.tokenFile == "" {
+		c.tokenFile = getenv("GETAIP_NATIVE_BEARER_TOKEN_FILE")
+	}
+	if c.tokenFile == "" {
+		// The token itself may come from the environment, never a flag.
+		c.token = getenv("AIP_TOKEN")
+	}
+	if readConfig {
+		c.applyContext(f.context, getenv)
+	}
+	if c.url == "" {
+		c.url = defaultURL
+	}
+	return c
+}
+
+// forContext is the daemon of the config file's context name, with the
+// flags that name no daemon (--allow-insecure-http as given): what
+// `--context name` would give. The variables that would override a
+// context's URL or token apply to one daemon; across all of them each
+// context's own is used.
+func forContext(f connFlags, name string, getenv func(string) string) conn {
+	f.url, f.tokenFile, f.cacert, f.context = "", "", "", name
+	return newConn(f, true, func(k string) string {
+		switch k {
+		case "AIP_URL", "AIP_TOKEN_FILE", "GETAIP_NATIVE_BEARER_TOKEN_FILE", "AIP_TOKEN":
+			return ""
+		}
+		return getenv(k)
+	})
+}
+
+// local points the connection at a daemon aipwatch runs itself (a demo's
+// simulator): it asks for no token, so no real one goes to it.
+func (c *conn) local(url string) {
+	c.url, c.urlGiven, c.tokenFile, c.token, c.cacert = url, true, "", "", ""
+}
+
+// check enforces the transport rule of design §1 on the connection's URL.
+func (c *conn) check() error { return checkURL(c.url, c.allowInsecureHTTP) }
+
+// load reads the token (the token file's, else $AIP_TOKEN's) and registers
+// it with safe.Protect, so from here on no 12-character piece of it is
+// written anywhere, whatever the server echoes (design §5). A config the
+// run could not use stops it here, the first step of every request.
+func (c *conn) load(stderr io.Writer) error {
+	if c.loaded {
+		return nil
+	}
+	if err := c.ctx.check(c, stderr); err != nil {
+		return err
+	}
+	tok, err := readToken(c.tokenFile, stderr)
+	if err != nil {
+		return c.ctx.wrap("token_file", c.ctx.token, err)
+	}
+	if tok != "" {
+		c.token = tok
+	}
+	safe.Protect(c.token)
+	c.loaded = true
+	return nil
+}
+
+// config is the stream configuration of this daemon's routes: URL, token,
+// TLS and the pacing of every client. The token is loaded first.
+func (c *conn) config(stderr io.Writer) (stream.Config, error) {
+	if err := c.load(stderr); err != nil {
+		return stream.Config{}, err
+	}
+	if c.http == nil {
+		h, err := stream.HTTPClient(c.cacert)
+		if err != nil {
+			return stream.Config{}, c.ctx.wrap("cacert", c.ctx.cacert, err)
+		}
+		c.http = h
+	}
+	return paced(stream.Config{BaseURL: c.url, Token: c.token, HTTP: c.http}), nil
+}
+
+// newClient is the one place a stream client is built: for one action
+// when cfg names one, else for the daemon-wide routes (the list, the
+// global log).
+func newClient(cfg stream.Config) (*stream.Client, error) {
+	if cfg.ActionID == "" {
+		return stream.NewDaemon(cfg)
+	}
+	return stream.New(cfg)
+}
+
+// daemon is the client of the daemon-wide routes.
+func (c *conn) daemon(stderr io.Writer) (*stream.Client, error) {
+	cfg, err := c.config(stderr)
+	if err != nil {
+		return nil, err
+	}
+	return newClient(cfg)
+}
+
+// tokenSource names where the token comes from, for the journal: never
+// the token.
+func (c *conn) tokenSource() string {
+	switch {
+	case c.tokenFile != "":
+		return "file:" + c.tokenFile
+	case c.token != "":
+		return "env:AIP_TOKEN"
+	}
+	return "none"
+}
+
+// shownURL is the URL without credentials, as it is shown, journalled and
+// recorded.
+func (c *conn) shownURL() string { return redactURL(c.url) }
