@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 
+	"aipwatch/config"
 	"aipwatch/safe"
 	"aipwatch/stream"
 )
@@ -123,13 +125,41 @@ func (c *conn) config(stderr io.Writer) (stream.Config, error) {
 		return stream.Config{}, err
 	}
 	if c.http == nil {
-		h, err := stream.HTTPClient(c.cacert)
+		pem, err := c.readCA()
+		if err != nil {
+			return stream.Config{}, err
+		}
+		h, err := stream.HTTPClient(pem, c.cacert)
 		if err != nil {
 			return stream.Config{}, c.ctx.wrap("cacert", c.ctx.cacert, err)
 		}
 		c.http = h
 	}
 	return paced(stream.Config{BaseURL: c.url, Token: c.token, HTTP: c.http}), nil
+}
+
+// Caps of the files a connection reads: a token is a line, a CA file a
+// few certificates. A bigger file is a mistake (or a device), not read.
+const (
+	maxTokenFile = 64 << 10
+	maxCAFile    = 1 << 20
+)
+
+// readCA reads the CA file (nil when none) as every file aipwatch is
+// pointed at is read (config.ReadFile): a FIFO, a device or a huge file is
+// an error that names the flag or the context's key.
+func (c *conn) readCA() ([]byte, error) {
+	if c.cacert == "" {
+		return nil, nil
+	}
+	pem, err := config.ReadFile(c.cacert, maxCAFile, nil)
+	if err == nil {
+		return pem, nil
+	}
+	if c.ctx.cacert {
+		return nil, c.ctx.wrap("cacert", true, err)
+	}
+	return nil, fmt.Errorf("--cacert: %w", err)
 }
 
 // newClient is the one place a stream client is built: for one action

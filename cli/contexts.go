@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -109,15 +108,15 @@ func configPathShown(getenv func(string) string) string {
 }
 
 // check stops a command that reaches aipd on a config it could not use,
-// checks the context's CA file before it is used (so its error names the
-// context), and warns when the token is not the context's own.
+// checks the context's CA file before the token is read (so its error
+// names the context), and warns when the token is not the context's own.
 func (c contextUse) check(o *conn, stderr io.Writer) error {
 	if c.err != nil {
 		return c.err
 	}
 	if c.cacert {
-		if _, err := os.ReadFile(o.cacert); err != nil {
-			return c.wrap("cacert", true, err)
+		if _, err := o.readCA(); err != nil {
+			return err
 		}
 	}
 	if c.skipped != "" && c.explicit {

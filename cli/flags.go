@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"aipwatch/config"
 	"aipwatch/output"
 	"aipwatch/safe"
 	"aipwatch/sim"
@@ -185,14 +186,12 @@ func readToken(path string, stderr io.Writer) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return "", fmt.Errorf("token file: %w", err)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		fmt.Fprintf(stderr, "warning: token file %s is readable by group or others (mode %04o); chmod 600 it\n", path, fi.Mode().Perm())
-	}
-	b, err := os.ReadFile(path)
+	b, err := config.ReadFile(path, maxTokenFile, func(fi os.FileInfo) error {
+		if fi.Mode().Perm()&0o077 != 0 {
+			fmt.Fprintf(stderr, "warning: token file %s is readable by group or others (mode %04o); chmod 600 it\n", path, fi.Mode().Perm())
+		}
+		return nil
+	})
 	if err != nil {
 		return "", fmt.Errorf("token file: %w", err)
 	}
