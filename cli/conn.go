@@ -61,13 +61,33 @@ func newConn(f connFlags, readConfig bool, getenv func(string) string) conn {
 		// The token itself may come from the environment, never a flag.
 		c.token = getenv("AIP_TOKEN")
 	}
+	file, err := config.Load(config.Path(getenv), getenv)
+	c.protectTokens(file)
 	if readConfig {
-		c.applyContext(f.context, getenv)
+		c.applyContext(f.context, file, err, getenv)
 	}
 	if c.url == "" {
 		c.url = defaultURL
 	}
 	return c
+}
+
+// protectTokens registers every token this invocation knows of with
+// safe.Protect before anything is written: the one it will send. The rule
+// is by value (design §5): no piece of a token is written, whatever
+// carries it (a URL's query, an error, a replay's record). A file that cannot be read is
+// left to load, which says why.
+func (c *conn) protectTokens(f *config.File) {
+	safe.Protect(c.token)
+	paths := []string{c.tokenFile}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if b, err := config.ReadFile(p, maxTokenFile, nil); err == nil {
+			safe.Protect(tokenOf(b))
+		}
+	}
 }
 
 // forContext is the daemon of the config file's context name, with the

@@ -44,12 +44,11 @@ type contextUse struct {
 // applyContext fills what flags and environment left empty from the
 // context named (or the file's current one). A broken config is kept in
 // o.ctx.err and reported by load, the first step of every request.
-func (o *conn) applyContext(name string, getenv func(string) string) {
+func (o *conn) applyContext(name string, f *config.File, err error, getenv func(string) string) {
 	if name == "" {
 		name = getenv("AIPWATCH_CONTEXT")
 	}
 	o.ctx.explicit = name != ""
-	f, err := config.Load(config.Path(getenv), getenv)
 	if err != nil {
 		o.ctx.err = err
 		return

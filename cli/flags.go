@@ -195,7 +195,7 @@ func readToken(path string, stderr io.Writer) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("token file: %w", err)
 	}
-	tok := strings.TrimRight(string(b), "\r\n")
+	tok := tokenOf(b)
 	if strings.ContainsAny(tok, "\r\n") {
 		return "", fmt.Errorf("token file %s holds more than one line", path)
 	}
@@ -206,6 +206,9 @@ func readToken(path string, stderr io.Writer) (string, error) {
 	}
 	return tok, nil
 }
+
+// tokenOf is a token file's token: its bytes, the trailing newline trimmed.
+func tokenOf(b []byte) string { return strings.TrimRight(string(b), "\r\n") }
 
 // rawCap is the model's raw-bytes cap for --raw-cap-mib (0 keeps all).
 func (o *runFlags) rawCap() int64 {
