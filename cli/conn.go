@@ -73,13 +73,19 @@ func newConn(f connFlags, readConfig bool, getenv func(string) string) conn {
 }
 
 // protectTokens registers every token this invocation knows of with
-// safe.Protect before anything is written: the one it will send. The rule
-// is by value (design §5): no piece of a token is written, whatever
-// carries it (a URL's query, an error, a replay's record). A file that cannot be read is
+// safe.Protect before anything is written: the one it will send and every
+// one the config file names. The rule is by value (design §5): no piece
+// of a token is written, whatever carries it (a URL's query, an error, a
+// replay's record, another daemon's echo). A file that cannot be read is
 // left to load, which says why.
 func (c *conn) protectTokens(f *config.File) {
 	safe.Protect(c.token)
 	paths := []string{c.tokenFile}
+	if f != nil {
+		for _, name := range f.Names() {
+			paths = append(paths, f.Contexts[name].TokenFile)
+		}
+	}
 	for _, p := range paths {
 		if p == "" {
 			continue

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,10 +42,10 @@ func TestTokenInTheURLIsNotWritten(t *testing.T) {
 	}
 }
 
-// --replay reads no daemon, but a token given (--token-file)
+// --replay reads no daemon, but a token given (--token-file, a context)
 // is scrubbed from what the recording holds, as in a live run.
 func TestReplayScrubsTheTokenGiven(t *testing.T) {
-	for _, via := range []string{"--token-file"} {
+	for _, via := range []string{"--token-file", "--context"} {
 		tok := "tokR-" + map[string]string{"--token-file": "5a1c9e7f03b2d4", "--context": "c08b6e2f7d1a93"}[via] + "-replay"
 		srv := startSim(t, "chat-tools", sim.Knobs{EchoToken: tok})
 		f := newContextFixture(t, "")
@@ -65,6 +66,33 @@ func TestReplayScrubsTheTokenGiven(t *testing.T) {
 		code, out, errOut := f.run(args...)
 		if sub, leaked := leak12(out+errOut, tok); leaked || code != 0 || !strings.Contains(out, "[token]") {
 			t.Errorf("%s: exit %d, %q of the token written:\n%s%s", via, code, sub, out, errOut)
+		}
+	}
+}
+
+// ls --context a scrubs every token the config file names, not only a's:
+// daemon a may echo b's.
+func TestListScrubsEveryContextsToken(t *testing.T) {
+	const tokA, tokB = "tokA-6d3f0b9e2c1a84-ls", "tokB-e97a2c5d10f3b8-ls"
+	a := newAuthLog(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"actions":[{"action_id":"act_echo_1","capability_id":"cap:hermes_agent:%s:chat_stream","state":"completed",`+
+			`"result_status":"completed","updated_at":"2026-01-02T03:04:05Z"}],"total_size":1,"cursor":""}`, tokB)
+	})
+	f := newContextFixture(t, "")
+	f.write(t, "a.token", tokA+"\n")
+	f.write(t, "b.token", tokB+"\n")
+	f.write(t, "aipwatch/config.toml", fmt.Sprintf(`[contexts.a]
+url = %q
+token_file = "~/a.token"
+[contexts.b]
+url = "http://127.0.0.1:1"
+token_file = "~/b.token"
+`, a.srv.URL))
+	for _, mode := range []string{"plain", "jsonl"} {
+		code, out, errOut := f.run("ls", "--context", "a", "--output", mode)
+		if sub, leaked := leak12(out+errOut, tokB); leaked || code != 0 || !strings.Contains(out, "act_echo_1") {
+			t.Errorf("%s: exit %d, %q of b's token written:\n%s%s", mode, code, sub, out, errOut)
 		}
 	}
 }
