@@ -152,3 +152,17 @@ func TestContextsUse(t *testing.T) {
 		t.Errorf("added current:\n%s", got)
 	}
 }
+
+// reconcile reads a settled action from its beginning: --cursor is not
+// one of its flags, so it is a usage error, not silently ignored, and
+// nothing is sent.
+func TestReconcileRefusesCursor(t *testing.T) {
+	d := newAuthLog(t, nil)
+	code, out, errOut := runCLI(t, "reconcile", "--url", d.srv.URL, "--output", "plain", "--cursor", "aev_cursor_1_0", "act_1")
+	if code != model.ExitUsage || out != "" || !strings.Contains(errOut, "unknown flag: --cursor") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if n := len(d.auths()); n != 0 {
+		t.Errorf("%d requests", n)
+	}
+}
