@@ -90,6 +90,7 @@ func newRoot(e *runEnv) *cobra.Command {
 		SilenceErrors:              true,
 		SilenceUsage:               true,
 		SuggestionsMinimumDistance: 2,
+		CompletionOptions:          cobra.CompletionOptions{DisableDefaultCmd: true}, // completion.go's
 	}
 	addGlobalFlags(root.PersistentFlags(), g)
 	root.SetOut(e.stdout)
@@ -105,14 +106,10 @@ func newRoot(e *runEnv) *cobra.Command {
 		reconcileCommand(e, g),
 		contextsCommand(e, g),
 		versionCommand(e),
+		completionCommand(e),
 		// stats: its command file adds itself here.
 	)
-	root.InitDefaultCompletionCmd()
-	for _, c := range root.Commands() {
-		if c.Name() == "completion" {
-			c.Short = "print a shell completion script: bash, zsh, fish or powershell"
-		}
-	}
+	addCompletions(root, e, g)
 	everyCommand(root, func(c *cobra.Command) {
 		// The help flag of every command, in the tree's words, last of its flags.
 		c.Flags().BoolP("help", "h", false, "show this help")
