@@ -145,7 +145,8 @@ func versionCommand(e *runEnv) *cobra.Command {
 		Use:     "version",
 		Short:   "print the version, the commit and the Go that built aipwatch",
 		Args:    noArgs,
-		Example: "  aipwatch version",
+		Example: `  aipwatch version
+  aipwatch --version          the same, on any command (aipwatch ls --version)`,
 		RunE: func(*cobra.Command, []string) error {
 			fmt.Fprint(e.stdout, versionText())
 			return nil

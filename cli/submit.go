@@ -53,10 +53,10 @@ aipwatch prints the command that follows the same ID.`,
 	}
 	fs := c.Flags()
 	fs.SortFlags = false
-	fs.StringVar(&so.input, "input", "", "the action input: @FILE, @- for stdin, or the JSON itself (required, but with --demo)")
-	fs.StringVar(&so.actionID, "action-id", "", "the action ID to use (act_…; default a new act_ + UUIDv7)")
-	fs.StringVar(&so.idempotencyKey, "idempotency-key", "", "the idempotency key (default a new one for this request)")
-	fs.StringVar(&so.mode, "mode", submit.ModeAsync, "async (aipd keeps a record at once; the action outlives this terminal) or sync (the guide's action call)")
+	fs.StringVar(&so.input, "input", "", "the action `INPUT`: @FILE, @- for stdin, or the JSON itself (required, but with --demo)")
+	fs.StringVar(&so.actionID, "action-id", "", "the action `ID` to use (act_…; default a new act_ + UUIDv7)")
+	fs.StringVar(&so.idempotencyKey, "idempotency-key", "", "the idempotency `KEY` (default a new one for this request)")
+	fs.StringVar(&so.mode, "mode", submit.ModeAsync, "`MODE`: async (aipd keeps a record at once; the action outlives this terminal) or sync (the guide's action call)")
 	fs.BoolVar(&so.dryRun, "dry-run", false, "check the input and print the envelope that would be sent; send nothing, write no journal")
 	addRunFlags(fs, &o.runFlags)
 	addDemoFlag(fs, &o.runFlags, "submit a scripted action to the built-in simulator and follow it (`SCENARIO`s below; default chat-tools)", "chat-tools")
