@@ -84,6 +84,7 @@ func newRoot(e *runEnv) *cobra.Command {
 	root := &cobra.Command{
 		Use:         "aipwatch [flags] [ACTION_ID]",
 		Short:       "follow one AIP action live, cancel it, end on a verified verdict",
+		Long:        rootLong,
 		Annotations: map[string]string{helpAfter: helpAfterRoot},
 		// Any word reaches RunE, which tells an action ID from a verb.
 		Args:                       cobra.ArbitraryArgs,
@@ -216,4 +217,12 @@ func wantsJSONL(args []string) bool {
 		}
 	}
 	return false
+}
+
+// Tree is the command tree as documentation sees it (the man pages of
+// cmd/aipwatch-man): the same commands and flags every invocation runs,
+// with no environment (paths read as their variables).
+func Tree() *cobra.Command {
+	return newRoot(&runEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard,
+		getenv: func(string) string { return "" }})
 }
