@@ -72,7 +72,7 @@ action appears only once it has settled).`,
 	fs.StringVar(&lf.demo, "demo", "", "list the actions of the `console` demo's simulated daemon")
 	fs.Lookup("demo").NoOptDefVal = demoConsole
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
-		if err := lf.check(c.Flags(), g); err != nil {
+		if err := lf.check(c.Flags()); err != nil {
 			return err
 		}
 		return e.exit(runList(e, g, lf))
@@ -81,7 +81,7 @@ action appears only once it has settled).`,
 }
 
 // check refuses what ls cannot do, before any request.
-func (lf *lsFlags) check(fs *pflag.FlagSet, g *globalFlags) error {
+func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 	for _, s := range lf.states {
 		if !oneOf(s, model.LifecycleStates) {
 			return output.UsageError(fmt.Sprintf("--state %q is not an AIP state (%s)", s, strings.Join(model.LifecycleStates, ", ")))
@@ -291,8 +291,8 @@ func consoleOptions(o *options) ui.ConsoleOptions {
 
 // withTimeouts is cfg with the run's --appear-timeout and --stall-timeout:
 // every follow of an action (the run, the console's, reconcile's review).
-func (o *runFlags) withTimeouts(cfg stream.Config) stream.Config {
-	cfg.AppearTimeout, cfg.StallTimeout = o.appearTimeout, o.stallTimeout
+func (r *runFlags) withTimeouts(cfg stream.Config) stream.Config {
+	cfg.AppearTimeout, cfg.StallTimeout = r.appearTimeout, r.stallTimeout
 	return paced(cfg)
 }
 
