@@ -2,9 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"errors"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
