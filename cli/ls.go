@@ -266,10 +266,19 @@ func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 	// The VERDICT column's reviews: the rows drawn, four at once.
 	co.Judge = d.judge()
 	co.Reconcile = reconcilerFor(o, &o.conn)
+	return startConsole(ctx, co, stderr, func(err error) { printHint(stderr, o, err) })
+}
+
+// startConsole runs the console with co, one daemon or several: the one
+// place the console is started. hint, when set, follows an error with
+// what to check.
+func startConsole(ctx context.Context, co ui.ConsoleOptions, stderr io.Writer, hint func(error)) int {
 	err := ui.RunConsole(ctx, co)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
-		printHint(stderr, o, err)
+		if hint != nil {
+			hint(err)
+		}
 		return model.ExitError
 	}
 	return 0
