@@ -12,6 +12,7 @@ import (
 	"aipwatch/sim"
 	"aipwatch/stream"
 	"aipwatch/ui"
+	"aipwatch/ui/console"
 )
 
 // The console across contexts (design §9): `aipwatch` alone on a terminal,
@@ -82,7 +83,7 @@ func multiOf(daemons []contextDaemon) *stream.Multi {
 func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, stderr io.Writer) int {
 	multi := multiOf(daemons)
 	byName := map[string]contextDaemon{}
-	judges := map[string]ui.Judge{}
+	judges := map[string]console.Judge{}
 	names := make([]string, 0, len(daemons))
 	for _, d := range daemons {
 		if d.client != nil {
@@ -107,8 +108,8 @@ func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, 
 		}
 		return nil
 	}
-	co.JudgeIn = func(name string) ui.Judge { return judges[name] }
-	err := ui.RunConsole(ctx, co)
+	co.JudgeIn = func(name string) console.Judge { return judges[name] }
+	err := console.Run(ctx, co)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		return model.ExitError

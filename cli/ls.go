@@ -20,7 +20,7 @@ import (
 	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
-	"aipwatch/ui"
+	"aipwatch/ui/console"
 )
 
 // Wiring of design §7: `aipwatch ls`, and the console that a terminal
@@ -266,7 +266,7 @@ func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 	// The VERDICT column's reviews: the rows drawn, four at once.
 	co.Judge = d.judge()
 	co.Reconcile = reconcilerFor(o, &o.conn)
-	err := ui.RunConsole(ctx, co)
+	err := console.Run(ctx, co)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		printHint(stderr, o, err)
@@ -277,8 +277,8 @@ func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 
 // consoleOptions are the console's options that do not depend on its
 // daemons: keys, notifications, privacy, colour.
-func consoleOptions(o *options) ui.ConsoleOptions {
-	return ui.ConsoleOptions{
+func consoleOptions(o *options) console.Options {
+	return console.Options{
 		Keys:         o.keys.Console,
 		LiveKeys:     o.keys.Live,
 		Notification: notification(o, true), // n on a row (notify.go); the console is a terminal
