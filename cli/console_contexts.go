@@ -9,6 +9,7 @@ import (
 	"aipwatch/sim"
 	"aipwatch/stream"
 	"aipwatch/ui"
+	"aipwatch/ui/console"
 )
 
 // The console across contexts (design §9): `aipwatch` alone on a terminal,
@@ -79,7 +80,7 @@ func multiOf(daemons []contextDaemon) *stream.Multi {
 func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, stderr io.Writer) int {
 	multi := multiOf(daemons)
 	byName := map[string]contextDaemon{}
-	judges := map[string]ui.Judge{}
+	judges := map[string]console.Judge{}
 	names := make([]string, 0, len(daemons))
 	for _, d := range daemons {
 		if d.client != nil {
@@ -104,7 +105,7 @@ func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, 
 		}
 		return nil
 	}
-	co.JudgeIn = func(name string) ui.Judge { return judges[name] }
+	co.JudgeIn = func(name string) console.Judge { return judges[name] }
 	return startConsole(ctx, co, stderr, nil)
 }
 

@@ -20,7 +20,7 @@ import (
 	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
-	"aipwatch/ui"
+	"aipwatch/ui/console"
 )
 
 // Wiring of design §7: `aipwatch ls`, and the console that a terminal
@@ -272,8 +272,8 @@ func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 // startConsole runs the console with co, one daemon or several: the one
 // place the console is started. hint, when set, follows an error with
 // what to check.
-func startConsole(ctx context.Context, co ui.ConsoleOptions, stderr io.Writer, hint func(error)) int {
-	err := ui.RunConsole(ctx, co)
+func startConsole(ctx context.Context, co console.Options, stderr io.Writer, hint func(error)) int {
+	err := console.Run(ctx, co)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		if hint != nil {
@@ -286,8 +286,8 @@ func startConsole(ctx context.Context, co ui.ConsoleOptions, stderr io.Writer, h
 
 // consoleOptions are the console's options that do not depend on its
 // daemons: keys, notifications, privacy, colour.
-func consoleOptions(o *options) ui.ConsoleOptions {
-	return ui.ConsoleOptions{
+func consoleOptions(o *options) console.Options {
+	return console.Options{
 		Keys:         o.keys.Console,
 		LiveKeys:     o.keys.Live,
 		Notification: notification(o, true), // n on a row (notify.go); the console is a terminal
