@@ -111,6 +111,11 @@ func newRoot(e *runEnv) *cobra.Command {
 		// stats: its command file adds itself here.
 	)
 	addCompletions(root, e, g)
+	root.InitDefaultHelpCmd()
+	if h, _, err := root.Find([]string{"help"}); err == nil && h != root {
+		h.Short, h.Long = "the help of a command: aipwatch help ls is aipwatch ls --help", ""
+		h.Example = "  aipwatch help ls\n  aipwatch help contexts use"
+	}
 	everyCommand(root, func(c *cobra.Command) {
 		// The help flag of every command, in the tree's words, last of its flags.
 		c.Flags().BoolP("help", "h", false, "show this help")
