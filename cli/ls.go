@@ -75,7 +75,16 @@ action appears only once it has settled).`,
 		if err := lf.check(c.Flags()); err != nil {
 			return err
 		}
-		return e.exit(runList(e, g, lf))
+		if lf.contexts {
+			return e.exit(listAllContexts(e, g, lf))
+		}
+		o := &options{globalFlags: *g, getenv: e.getenv}
+		o.demo = lf.demo
+		o.conn = newConn(g.cf, lf.demo == "", e.getenv)
+		if err := o.check(); err != nil {
+			return err
+		}
+		return e.exit(runList(e, o, lf))
 	})
 	return c
 }
@@ -112,23 +121,14 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// runList lists one daemon's actions (or every context's).
-func runList(e *runEnv, g *globalFlags, lf lsFlags) int {
+// runList lists one daemon's actions.
+func runList(e *runEnv, o *options, lf lsFlags) int {
 	stdout, stderr, getenv := e.stdout, e.stderr, e.getenv
-	if lf.contexts {
-		return listAllContexts(e, g, lf)
-	}
-	o := &options{globalFlags: *g, getenv: getenv}
-	o.demo = lf.demo
-	o.conn = newConn(g.cf, lf.demo == "", getenv)
 	stop, ok := consoleDemo(o, stderr)
 	if !ok {
 		return model.ExitError
 	}
 	defer stop()
-	if err := o.check(); err != nil {
-		return e.usageExit(nil, err)
-	}
 	client, err := o.daemon(stderr)
 	if err != nil {
 		return fail(o, stdout, stderr, err)
