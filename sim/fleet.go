@@ -73,6 +73,11 @@ type FleetKnobs struct {
 	// point before the page instead of after it.
 	TotalSizeSkew        int
 	ListCursorsBackwards bool
+	// ListPageRows caps every list page at this many rows whatever the
+	// limit asked (0 = the limit): a proxy, or a daemon that clamps lower,
+	// within protocol §2.1, where the page's cursor says where the next
+	// one begins.
+	ListPageRows int
 }
 
 // Member is one action of a Fleet: a scenario with its knobs (Knobs.ActionID

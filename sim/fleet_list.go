@@ -32,6 +32,9 @@ func (f *Fleet) handleList(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = int(min(max(n, 1), 1000))
 	}
+	if f.k.ListPageRows > 0 {
+		limit = min(limit, f.k.ListPageRows) // fewer rows than asked: the cursor goes on (§2.1)
+	}
 	offset := 0
 	if c := q.Get("cursor"); c != "" {
 		n, err := strconv.Atoi(strings.TrimPrefix(c, "offset:"))
