@@ -13,7 +13,6 @@ import (
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
-	"aipwatch/stream"
 )
 
 // `aipwatch ls --all-contexts` (design §9): the actions of every daemon the
@@ -155,7 +154,8 @@ func listContext(ctx context.Context, base *options, name string, lf lsFlags, ge
 	marked := contextWriter{name: name, w: w}
 	var rj *rowJudge
 	if lf.verdict { // each context's own judge, with its credentials; no progress line (they run at once)
-		rj = &rowJudge{j: stream.NewJudge(o.withTimeouts(client.Config()), stream.JudgeOptions{})}
+		rj = quietRowJudge(o, client, stderr)
+		defer rj.end()
 	}
 	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), &marked, rj)
 	if errors.Is(err, context.DeadlineExceeded) {
