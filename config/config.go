@@ -163,6 +163,9 @@ func readCapped(path string) ([]byte, error) {
 	if fi.Size() > MaxSize {
 		return nil, fmt.Errorf("%s is %d bytes: a config is at most %d", path, fi.Size(), MaxSize)
 	}
+	if err := checkDirs(path); err != nil {
+		return nil, err
+	}
 	b, err := io.ReadAll(io.LimitReader(fh, MaxSize+1))
 	if err != nil {
 		return nil, err
@@ -171,6 +174,31 @@ func readCapped(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is over %d bytes", path, MaxSize)
 	}
 	return b, nil
+}
+
+// checkDirs refuses a config whose directory (and, for a symlinked config,
+// its target's) may be written by group or others, or belongs to another
+// user, as ssh refuses its config in a loose directory: whoever can write
+// the directory can put another file in its place, and the file decides
+// where the token is sent. The error names the directory and the fix.
+func checkDirs(path string) error {
+	dirs := []string{filepath.Dir(path)}
+	if real, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(real) != dirs[0] {
+		dirs = append(dirs, filepath.Dir(real))
+	}
+	for _, dir := range dirs {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o022 != 0 {
+			return fmt.Errorf("%s is in %s, which group or others may write (mode %04o): another user could replace it, and it decides where the token is sent; chmod go-w %s", path, dir, fi.Mode().Perm(), dir)
+		}
+		if owner, ok := ownerOf(fi); ok && owner != os.Getuid() && owner != 0 {
+			return fmt.Errorf("%s is in %s, which belongs to another user (uid %d): it decides where the token is sent", path, dir, owner)
+		}
+	}
+	return nil
 }
 
 // decodeError names the line of a TOML mistake, and every unknown key
