@@ -187,8 +187,8 @@ func (a *Action) Usage() TurnUsage {
 func (a *Action) Timing() TurnTiming {
 	a.sync()
 	var t TurnTiming
-	if !a.occFirst.set {
-		return t
+	if !a.occFirst.set || a.occAbsurd {
+		return t // no times, or none to believe (an anomaly says so)
 	}
 	t.DurationMS, t.HasDuration = msBetween(a.occFirst, a.occLast), true
 	if a.d.hasFirstTok {
@@ -207,6 +207,12 @@ func (a *Action) noteOccurred(seq uint64, t instant) {
 	}
 	if !a.occLast.set || seq > a.occLastSeq {
 		a.occLast, a.occLastSeq = t, seq
+	}
+	if !a.occAbsurd && absurdSpan(a.occFirst.time(), a.occLast.time()) {
+		a.occAbsurd = true
+		a.addIngestAnomaly(Anomaly{Kind: AnomalyTimes, Sequence: seq, Detail: "chunk " + strconv.FormatUint(seq, 10) +
+			"'s time is more than " + maxTurnSpanText + " from chunk " + strconv.FormatUint(a.occFirstSeq, 10) +
+			"'s (aipd's occurred_at): no duration or first-token time is given"})
 	}
 }
 
