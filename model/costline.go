@@ -83,20 +83,29 @@ func Thousands(n int) string {
 	return b.String()
 }
 
-// Seconds shows milliseconds as seconds to a tenth (0.4s, 3.1s) under a
-// minute, then as minutes and whole seconds (2m05s); under a tenth, as
-// milliseconds (43ms), which "0.0s" would hide.
-func Seconds(ms int64) string {
-	if ms < 100 {
-		return strconv.FormatInt(ms, 10) + "ms"
+// Seconds is HumanDuration of ms milliseconds.
+func Seconds(ms int64) string { return HumanDuration(time.Duration(ms) * time.Millisecond) }
+
+// HumanDuration is the one rule for a duration shown to people (the cost
+// line, a tool's time, a wait, the TUI's elapsed time): under a tenth of a
+// second in milliseconds (43ms, which "0.0s" would hide), under ten
+// seconds to a tenth (0.9s, 1.1s), under a minute in whole seconds (12s),
+// then minutes and seconds (3m05s), from an hour hours and minutes
+// (1h02m). A negative duration is 0ms.
+func HumanDuration(d time.Duration) string {
+	d = max(d, 0)
+	switch {
+	case d < 100*time.Millisecond:
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < 10*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	case d < time.Minute:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	case d < time.Hour:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m" + pad2(int64(d%time.Minute/time.Second)) + "s"
+	default:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h" + pad2(int64(d%time.Hour/time.Minute)) + "m"
 	}
-	if ms < 60_000 {
-		return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + "s"
-	}
-	d := time.Duration(ms) * time.Millisecond
-	m := int64(d / time.Minute)
-	s := int64((d % time.Minute) / time.Second)
-	return strconv.FormatInt(m, 10) + "m" + pad2(s) + "s"
 }
 
 func pad2(n int64) string {
