@@ -10,7 +10,8 @@ import (
 // lines, the TUI's status bar and the export (design §4):
 // "2,052 tokens (1,840 in, 212 out) · first token 0.4s · 3.1s", or "no
 // usage reported · …" when the provider sent none (or none that was
-// sane). A time that is not known is left out.
+// sane). A time that is not known is left out; zeros that measure nothing
+// (usage of 0 tokens, every chunk at one instant) are said to be so.
 func CostLine(u TurnUsage, t TurnTiming) string { return costLine(u, t, false) }
 
 // CostLineShort is CostLine without the input/output split, for a line
@@ -21,6 +22,8 @@ func CostLineShort(u TurnUsage, t TurnTiming) string { return costLine(u, t, tru
 func costLine(u TurnUsage, t TurnTiming, short bool) string {
 	var b strings.Builder
 	switch {
+	case u.Reported && !u.Counted():
+		b.WriteString("usage not counted (0 tokens reported)")
 	case u.Reported && short:
 		b.WriteString(Thousands(u.TotalTokens))
 		b.WriteString(" tokens")
@@ -33,6 +36,9 @@ func costLine(u TurnUsage, t TurnTiming, short bool) string {
 		b.WriteString(" out)")
 	default:
 		b.WriteString("no usage reported")
+	}
+	if t.OneInstant {
+		b.WriteString(" · times not measured (every chunk at one instant)")
 	}
 	if t.HasFirstToken {
 		b.WriteString(" · first token ")
