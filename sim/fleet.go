@@ -245,6 +245,7 @@ func (f *Fleet) Close() {
 // listRow is one row of the action list and what it is filtered and
 // ordered by.
 type listRow struct {
+	id         string // the action's, which breaks a tie of updated_at
 	v          obj
 	updated    time.Time
 	state      string
