@@ -183,8 +183,8 @@ func readCapped(path string) ([]byte, error) {
 // where the token is sent. The error names the directory and the fix.
 func checkDirs(path string) error {
 	dirs := []string{filepath.Dir(path)}
-	if real, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(real) != dirs[0] {
-		dirs = append(dirs, filepath.Dir(real))
+	if target, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(target) != dirs[0] {
+		dirs = append(dirs, filepath.Dir(target))
 	}
 	for _, dir := range dirs {
 		fi, err := os.Stat(dir)

@@ -519,7 +519,7 @@ func (s *Server) keyedReply(w http.ResponseWriter, env *envelopeIn, a *actionIn,
 		s.replyFailed(w, env, a.ID, &protoErr{Code: "idempotency.in_progress", Message: "another execution owns this idempotency key",
 			Category: "temporary", Retryable: true, RetryAfterMs: int(left),
 			Details: o("key", scoped, "owner_action_id", k.actionID, "reservation_expires_at", k.expires.UTC().Format(time.RFC3339Nano)),
-			Source: runtimeSource()}, lg)
+			Source:  runtimeSource()}, lg)
 		return true
 	case noResult:
 		// The key's async run was cancelled and never got a result
