@@ -385,23 +385,37 @@ type frameClock struct {
 	http.ResponseWriter
 	last    time.Time
 	longest time.Duration
-	newline bool // the last byte written was a newline (not ending a frame)
+	ends    frameEnds
 }
 
 func (c *frameClock) Write(b []byte) (int, error) {
 	n, err := c.ResponseWriter.Write(b)
-	for _, x := range b[:n] {
-		switch {
-		case x != '\n':
-			c.newline = false
-		case c.newline:
-			c.mark()
-			c.newline = false
-		default:
-			c.newline = true
-		}
+	if c.ends.scan(b[:n]) {
+		c.mark()
 	}
 	return n, err
+}
+
+// frameEnds finds the ends of SSE frames ("\n\n") in bytes as they pass,
+// however the writes or reads cut them.
+type frameEnds struct {
+	newline bool // the last byte seen was a newline (not ending a frame)
+}
+
+// scan reports whether a frame ended in b.
+func (f *frameEnds) scan(b []byte) bool {
+	ended := false
+	for _, x := range b {
+		switch {
+		case x != '\n':
+			f.newline = false
+		case f.newline:
+			ended, f.newline = true, false
+		default:
+			f.newline = true
+		}
+	}
+	return ended
 }
 
 func (c *frameClock) mark() {

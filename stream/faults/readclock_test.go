@@ -40,7 +40,7 @@ type clockedBody struct {
 	mu      sync.Mutex
 	last    time.Time
 	longest time.Duration
-	newline bool
+	ends    frameEnds
 	closed  bool
 }
 
@@ -48,16 +48,8 @@ func (b *clockedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, x := range p[:n] {
-		switch {
-		case x != '\n':
-			b.newline = false
-		case b.newline:
-			b.markLocked()
-			b.newline = false
-		default:
-			b.newline = true
-		}
+	if b.ends.scan(p[:n]) {
+		b.markLocked()
 	}
 	return n, err
 }
