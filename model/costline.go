@@ -22,6 +22,8 @@ func CostLineShort(u TurnUsage, t TurnTiming) string { return costLine(u, t, tru
 func costLine(u TurnUsage, t TurnTiming, short bool) string {
 	var b strings.Builder
 	switch {
+	case u.Reported && !u.Counted() && short:
+		b.WriteString("usage not counted")
 	case u.Reported && !u.Counted():
 		b.WriteString("usage not counted (0 tokens reported)")
 	case u.Reported && short:
@@ -37,7 +39,10 @@ func costLine(u TurnUsage, t TurnTiming, short bool) string {
 	default:
 		b.WriteString("no usage reported")
 	}
-	if t.OneInstant {
+	switch {
+	case t.OneInstant && short:
+		b.WriteString(" · times not measured")
+	case t.OneInstant:
 		b.WriteString(" · times not measured (every chunk at one instant)")
 	}
 	if t.HasFirstToken {
