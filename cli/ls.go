@@ -142,7 +142,7 @@ func runList(e *runEnv, o *options, lf lsFlags) int {
 	w := output.NewListWriter(stdout, o.output == "jsonl", time.Now(), termWidth(stdout))
 	var rj *rowJudge
 	if lf.verdict {
-		w.Verdicts, rj = true, newRowJudge(o, client, stderr)
+		w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), stderr)
 	}
 	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), w, rj)
 	rj.end()
