@@ -93,7 +93,7 @@ func (m *Live) Update(msg tea.Msg) (*Live, tea.Cmd) {
 			m.scrollBy(d)
 		}
 	}
-	if m.reconcileOnSettle && m.action.Settled() && m.mode == ModeNormal {
+	if m.reconcileOnSettle && m.reconcileReady() && m.mode == ModeNormal {
 		m.reconcileOnSettle = false
 		cmds = append(cmds, m.askReconcile())
 	}
