@@ -483,10 +483,8 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Open):
 		return c.open(askNothing)
 	case key.Matches(msg, k.Cancel):
-		if i := c.table.Cursor(); i >= 0 && i < len(c.rows) && model.TerminalState(c.rows[i].State) {
-			// Settled as the list says: no prompt for a cancel that would
-			// only come too late.
-			c.note = render.Line(c.rows[i].ActionID) + " has settled (" + render.Line(c.rows[i].State) + "): there is nothing to cancel"
+		if why := c.noCancel(); why != "" {
+			c.note = why
 			return nil
 		}
 		// The live view's own confirmation, so it is the same one.
@@ -747,8 +745,11 @@ func (c *Console) View() tea.View {
 	}
 	var status string
 	style, kind := c.st.Dim, 0
+	// The filter line, while typing it and while it filters, but a key's
+	// answer (c, n) shows over it until the next key, or the key looks dead.
+	filterLine := c.filtering || (c.filter.Value() != "" && c.note == "")
 	switch {
-	case c.filtering || c.filter.Value() != "":
+	case filterLine:
 		status = c.filter.View()
 	case c.listErr != "":
 		status, style, kind = c.listErr, c.st.Error, 1
@@ -764,7 +765,7 @@ func (c *Console) View() tea.View {
 	// The frame is drawn again only when what it shows changed: a batch
 	// of the global log that moves nothing on screen costs no drawing.
 	key := consoleFrameKey{table: c.tableGen, width: c.width, height: c.height, title: title, status: status,
-		filtering: c.filtering || c.filter.Value() != "", style: kind, help: c.showHelp}
+		filtering: filterLine, style: kind, help: c.showHelp}
 	if key != c.frameKey || c.frame == "" {
 		c.frameKey, c.frame = key, c.drawFrame(title, status, style, key.filtering)
 	}
