@@ -98,6 +98,19 @@ func consoleKeyMap() ui.ConsoleKeyMap {
 		Help:      bind("?", "all keys", "?"),
 		Quit:      bind("q", "quit", "q"),
 		Select:    hint("↑↓ j k g G", "select a row (g/G: first/last, pgup/pgdn: a page)"),
+
+		Short: ui.ConsoleShortHelp{
+			Select:    hint("↑↓", "select"),
+			Open:      hint("enter", "follow"),
+			Cancel:    hint("c", "cancel"),
+			Reconcile: hint("R", "reconcile"),
+			Notify:    hint("n", "notify"),
+			Filter:    hint("/", "filter"),
+			States:    hint("1-5", "filters"),
+			Context:   hint("x", "context"),
+			Help:      hint("?", "more"),
+			Quit:      hint("q", "quit"),
+		},
 	}
 }
 

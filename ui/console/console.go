@@ -174,6 +174,8 @@ type Console struct {
 
 	verdict verdicts // the VERDICT column and the pending notifications (verdict.go)
 
+	shortLine shortLine // the one help line of the last frame (help.go)
+
 	live       *ui.Live // the live view open, nil in the list
 	liveCancel context.CancelFunc
 
@@ -801,11 +803,7 @@ func (c *Console) drawFrame(title, status string, style lipgloss.Style, filterin
 	} else {
 		b.WriteString(render.Truncate(style.Render(status), c.width, "…") + "\n")
 	}
-	help := "↑↓ select • enter follow • c cancel • R reconcile • n notify • / filter • 1-5 filters • ? all keys • q quit"
-	if len(c.opts.Contexts) > 0 {
-		help = "↑↓ select • enter follow • c cancel • R reconcile • n notify • / filter • 1-5 • x context • ? keys • q quit"
-	}
-	b.WriteString(render.Truncate(c.st.Dim.Render(help), c.width, "…"))
+	b.WriteString(c.shortHelp(max(c.width, 1)))
 	// The same last check as the live view's rows: no control but our own
 	// colours reaches the terminal, and no piece of the token.
 	lines := strings.Split(lipgloss.NewStyle().MaxWidth(max(c.width, 1)).Render(b.String()), "\n")
