@@ -66,6 +66,9 @@ type KeyMap struct {
 	Times, Wrap                                  key.Binding // timestamps, wrapping
 	Reconcile                                    key.Binding // R: read the stored state (design §8)
 	Notify                                       key.Binding // n: notify when the action settles (design §10)
+	// Suspend: ctrl+z hands the terminal back to the shell, as other TUIs
+	// do (fg resumes).
+	Suspend key.Binding
 
 	// In is the help text that depends on the context (For).
 	In ContextHelp
@@ -278,6 +281,8 @@ type ConsoleKeyMap struct {
 	Context key.Binding
 	// Select is the list's own keys (the table moves the selection).
 	Select key.Help
+	// Suspend: ctrl+z, as in the live view.
+	Suspend key.Binding
 	// Short is the one help line's compact forms.
 	Short ConsoleShortHelp
 }

@@ -266,6 +266,11 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.detached = true // detach, from anywhere
 		return nil
 	}
+	if key.Matches(msg, k.Suspend) {
+		// From anywhere too: the runtime's own message (untagged), which
+		// hands the terminal back to the shell until fg.
+		return tea.Suspend
+	}
 	switch m.mode {
 	case ModeSearch:
 		return m.onSearchKey(msg)

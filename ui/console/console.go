@@ -352,6 +352,9 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.String() == "ctrl+c" {
 			return c, tea.Quit
 		}
+		if key.Matches(msg, c.keys.Suspend) { // from the list or a live view, as other TUIs
+			return c, tea.Suspend
+		}
 		if c.live != nil {
 			if c.live.Mode() == ui.ModeNormal && key.Matches(msg, c.keys.Back) {
 				c.closeLive()
