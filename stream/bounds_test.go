@@ -1,0 +1,173 @@
+package stream
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"aipwatch/model"
+	"aipwatch/sim"
+)
+
+// The bounds of design §7 and §9 the judge and Multi keep, each held by a
+// test that fails when the bound is broken (see docs/mutation.md).
+
+// heldDaemon fronts a simulated daemon and holds every request at its door
+// until release is closed; each request says it arrived first.
+type heldDaemon struct {
+	srv      *httptest.Server
+	arrived  chan struct{}
+	release  chan struct{}
+	requests atomic.Int64
+}
+
+func newHeldDaemon(t *testing.T, target string) *heldDaemon {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &heldDaemon{arrived: make(chan struct{}, 1024), release: make(chan struct{})}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.requests.Add(1)
+		h.arrived <- struct{}{}
+		select {
+		case <-h.release:
+		case <-r.Context().Done():
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+// Judgements of one action asked for together share one read (design §7:
+// one review per row judged): eight at once cost what one costs.
+func TestJudgeOneReadPerIDAskedTogether(t *testing.T) {
+	const id = "act_sim_console_done_chat_error"
+	f, err := sim.ConsoleFleet(4)
+	u := startFleet(t, f, err)
+
+	solo := newCountingProxy(t, u, false)
+	if jg := NewJudge(Config{BaseURL: solo.srv.URL}, JudgeOptions{}).Judge(context.Background(), id); jg.Word != model.VerdictFailed {
+		t.Fatalf("one judgement alone: %+v", jg)
+	}
+	one := solo.requests.Load()
+
+	h := newHeldDaemon(t, u)
+	j := NewJudge(Config{BaseURL: h.srv.URL}, JudgeOptions{})
+	const n = 8
+	var started, done sync.WaitGroup
+	words := make([]string, n)
+	for i := range n {
+		started.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			started.Done()
+			words[i] = j.Judge(context.Background(), id).Word
+		}()
+	}
+	<-h.arrived // the first read is at the door, held there
+	started.Wait()
+	close(h.release)
+	done.Wait()
+	for i, w := range words {
+		if w != model.VerdictFailed {
+			t.Errorf("judgement %d: %q", i, w)
+		}
+	}
+	if got := h.requests.Load(); got != one {
+		t.Fatalf("%d judgements of one action asked together made %d requests; one judgement makes %d", n, got, one)
+	}
+}
+
+// A judgement whose verdict is not final (the action reads settled to the
+// status route, but its review ends with no outcome: the result is gone
+// and the state decides nothing) is unknown, never the live word, and is
+// not cached: the next judgement reads again.
+func TestJudgeNonFinalIsNotCached(t *testing.T) {
+	f := newFake(t)
+	f.status = func(int) (int, string) { return 200, statusJSON("completed") }
+	f.result = func(int) (int, string) { return 410, envelope("action.gone", "not_found", "gone") }
+	j := NewJudge(Config{BaseURL: f.srv.URL}, JudgeOptions{})
+	jg := j.Judge(context.Background(), "act_1")
+	if jg.Word != VerdictUnknown || jg.Live || jg.Err == nil || !strings.Contains(jg.Err.Error(), "no verdict") {
+		t.Fatalf("a review with no final verdict judged %+v", jg)
+	}
+	if c, ok := j.Cached("act_1"); ok {
+		t.Fatalf("a non-final judgement was cached: %+v", c)
+	}
+	before := f.count("GET /aip/v1/actions/act_1")
+	if again := j.Judge(context.Background(), "act_1"); again.Word != VerdictUnknown {
+		t.Fatalf("second judgement %+v", again)
+	}
+	if f.count("GET /aip/v1/actions/act_1") == before {
+		t.Fatal("the second judgement read nothing: the non-final one was kept")
+	}
+}
+
+// deadlineTransport answers every request at once with a refusal and
+// keeps the deadline of each request's context.
+type deadlineTransport struct {
+	mu        sync.Mutex
+	deadlines []time.Time
+	none      int // requests with no deadline
+}
+
+func (d *deadlineTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	d.mu.Lock()
+	if dl, ok := r.Context().Deadline(); ok {
+		d.deadlines = append(d.deadlines, dl)
+	} else {
+		d.none++
+	}
+	d.mu.Unlock()
+	body := `{"error":{"code":"auth.forbidden","message":"no"}}`
+	return &http.Response{StatusCode: http.StatusForbidden, Status: "403 Forbidden", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)),
+		ContentLength: int64(len(body)), Request: r}, nil
+}
+
+// Across contexts each daemon's part of a poll has 10 s (design §9: a
+// slow daemon does not hold the others' rows back longer): the requests
+// to a daemon carry a deadline 10 s from the poll's start, whatever the
+// caller's context allows. Read from the requests' deadlines, not by
+// waiting 10 s for a daemon that never answers.
+func TestMultiGivesEachDaemonTenSeconds(t *testing.T) {
+	tr := &deadlineTransport{}
+	d, err := NewDaemon(Config{BaseURL: "http://127.0.0.1:9", HTTP: &http.Client{Transport: tr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Multi{Sources: []MultiSource{{Name: "slow", Poller: d.NewPoller(0)}}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	before := time.Now()
+	w, err := m.Poll(ctx)
+	after := time.Now()
+	if err != nil || len(w.Live) != 1 || w.Live[0].Context != "slow" || !strings.Contains(w.Live[0].Unreachable, "403") {
+		t.Fatalf("the refusing daemon is not one row with its error: %v %+v", err, w.Live)
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.none > 0 || len(tr.deadlines) == 0 {
+		t.Fatalf("%d requests without a deadline, %d with", tr.none, len(tr.deadlines))
+	}
+	const bound = 10 * time.Second // design §9
+	for _, dl := range tr.deadlines {
+		if dl.Before(before.Add(bound)) || dl.After(after.Add(bound)) {
+			t.Fatalf("a request's deadline is %v after the poll started, want %v", dl.Sub(before).Round(time.Millisecond), bound)
+		}
+	}
+}
