@@ -1,8 +1,12 @@
 package config
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -40,5 +44,78 @@ func TestConfigOfOneMiBIsTheBound(t *testing.T) {
 	}
 	if _, err := Load(write(t, body(mib+1), 0o600), env("HOME", "/home/op", "CERTS", "/certs")); err == nil {
 		t.Fatal("a file of 1 MiB and one byte was read")
+	}
+}
+
+// ownerHelperEnv names the config file the helper process loads.
+const ownerHelperEnv = "AIPWATCH_CONFIG_OWNER_HELPER"
+
+// TestConfigOwnerHelper is not a test of its own: run by
+// TestConfigOfAUserOrRootIsRead as another user, it loads the file
+// ownerHelperEnv names and says what Load said.
+func TestConfigOwnerHelper(t *testing.T) {
+	p := os.Getenv(ownerHelperEnv)
+	if p == "" {
+		t.Skip("run by TestConfigOfAUserOrRootIsRead")
+	}
+	if _, err := Load(p, env("HOME", "/home/op", "CERTS", "/certs")); err != nil {
+		fmt.Printf("LOAD: %v\n", err)
+		return
+	}
+	fmt.Println("LOAD: ok")
+}
+
+// A user who is not root reads a config file of their own and one of
+// root's (a system-wide file is not another user's), and refuses one of a
+// third user. Run as that user, in a process of its own.
+func TestConfigOfAUserOrRootIsRead(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: no process of another user can be started here (run as root to hold this rule)")
+	}
+	const user, third = 4242, 4343
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} { // the user walks in to read
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The test binary, where the user may run it (go test's own directory
+	// is root's alone).
+	bin := filepath.Join(dir, "config.test")
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		owner int
+		want  string
+	}{
+		{user, "LOAD: ok"},
+		{0, "LOAD: ok"},
+		{third, "belongs to another user (uid 4343)"},
+	} {
+		p := filepath.Join(dir, fmt.Sprintf("config-%d.toml", c.owner))
+		if err := os.WriteFile(p, []byte(good), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, 0o644); err != nil { // readable by the user: the owner is what is checked
+			t.Fatal(err)
+		}
+		if err := os.Chown(p, c.owner, c.owner); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "-test.run=^TestConfigOwnerHelper$", "-test.v")
+		cmd.Env = append(os.Environ(), ownerHelperEnv+"="+p)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: user, Gid: user}}
+		out, err := cmd.CombinedOutput()
+		if err != nil && !strings.Contains(string(out), "LOAD:") {
+			t.Skipf("cannot run the test binary as uid %d here: %v\n%s", user, err, out)
+		}
+		if !strings.Contains(string(out), c.want) {
+			t.Errorf("uid %d loading a file of uid %d: want %q\n%s", user, c.owner, c.want, out)
+		}
 	}
 }
