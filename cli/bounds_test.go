@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -214,5 +215,112 @@ func TestTUIIntoAPipeSendsNoNotification(t *testing.T) {
 	got := out.String()
 	if strings.Contains(got, "]9;") || strings.Contains(got, "]777;") || strings.Contains(oscSeq.ReplaceAllString(got, ""), "\a") {
 		t.Fatalf("notification bytes went into a pipe: %q", got)
+	}
+}
+
+// judgeReads fronts a daemon and keeps, per action, whether its own routes
+// were read, and the most actions read at once. Each request of an action
+// waits for a token from gate, so the reviews started together pile up at
+// the door and the count shows how many were let in.
+type judgeReads struct {
+	srv  *httptest.Server
+	gate chan struct{}
+
+	mu       sync.Mutex
+	read     map[string]bool
+	inflight map[string]int
+	most     int
+}
+
+func newJudgeReads(t *testing.T, target string) *judgeReads {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &judgeReads{gate: make(chan struct{}), read: map[string]bool{}, inflight: map[string]int{}}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	j.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rest, ok := strings.CutPrefix(r.URL.Path, "/aip/v1/actions/")
+		if !ok {
+			rp.ServeHTTP(w, r) // the list
+			return
+		}
+		id, _, _ := strings.Cut(rest, "/")
+		j.mu.Lock()
+		j.read[id] = true
+		j.inflight[id]++
+		j.most = max(j.most, len(j.inflight))
+		j.mu.Unlock()
+		defer func() {
+			j.mu.Lock()
+			if j.inflight[id]--; j.inflight[id] == 0 {
+				delete(j.inflight, id)
+			}
+			j.mu.Unlock()
+		}()
+		select {
+		case <-j.gate:
+		case <-r.Context().Done():
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(j.srv.Close)
+	return j
+}
+
+// ls --verdict reviews only the settled rows it prints (design §7: never
+// the whole list, nothing live), at most four at once (written as the
+// contract states it).
+func TestListVerdictReadsOnlyThePrintedRowsFourAtOnce(t *testing.T) {
+	var members []sim.Member
+	for i := range 12 {
+		members = append(members, sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: fmt.Sprintf("act_v_%02d", i)}})
+	}
+	members = append(members, sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_v_live"}})
+	f := startFleet(t, sim.FleetKnobs{}, members...)
+	p := newJudgeReads(t, f.URL())
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // the requests through, one at a time
+		for {
+			select {
+			case p.gate <- struct{}{}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for _, c := range []struct {
+		limit string
+		rows  int
+	}{{"3", 3}, {"13", 13}} {
+		p.mu.Lock()
+		clear(p.read)
+		p.most = 0
+		p.mu.Unlock()
+		rows := lsRows(t, "--url", p.srv.URL, "--verdict", "--limit", c.limit)
+		settled := map[string]bool{} // the rows to judge: printed, settled
+		for _, r := range rows {
+			id := r["action_id"].(string)
+			if id == "act_v_live" {
+				continue // running: nothing to judge
+			}
+			if r["verdict"] != "failed" {
+				t.Fatalf("--limit %s: %s judged %q", c.limit, id, r["verdict"])
+			}
+			settled[id] = true
+		}
+		p.mu.Lock()
+		read, most := maps.Clone(p.read), p.most
+		p.mu.Unlock()
+		if len(rows) != c.rows || !maps.Equal(read, settled) {
+			t.Fatalf("--limit %s: %d rows printed, the settled ones %v, read %v", c.limit, len(rows), settled, read)
+		}
+		const atOnce = 4 // design §7
+		if most > atOnce {
+			t.Fatalf("--limit %s: %d actions read at once, want at most %d", c.limit, most, atOnce)
+		}
 	}
 }
