@@ -4,12 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,37 +15,6 @@ import (
 
 // The bounds of design §7 and §9 the judge and Multi keep, each held by a
 // test that fails when the bound is broken (see docs/mutation.md).
-
-// heldDaemon fronts a simulated daemon and holds every request at its door
-// until release is closed; each request says it arrived first.
-type heldDaemon struct {
-	srv      *httptest.Server
-	arrived  chan struct{}
-	release  chan struct{}
-	requests atomic.Int64
-}
-
-func newHeldDaemon(t *testing.T, target string) *heldDaemon {
-	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &heldDaemon{arrived: make(chan struct{}, 1024), release: make(chan struct{})}
-	rp := httputil.NewSingleHostReverseProxy(u)
-	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.requests.Add(1)
-		h.arrived <- struct{}{}
-		select {
-		case <-h.release:
-		case <-r.Context().Done():
-			return
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(h.srv.Close)
-	return h
-}
 
 // Judgements of one action asked for together share one read (design §7:
 // one review per row judged): eight at once cost what one costs.
@@ -64,8 +29,8 @@ func TestJudgeOneReadPerIDAskedTogether(t *testing.T) {
 	}
 	one := solo.requests.Load()
 
-	h := newHeldDaemon(t, u)
-	j := NewJudge(Config{BaseURL: h.srv.URL}, JudgeOptions{})
+	p := newCountingProxy(t, u, true)
+	j := NewJudge(Config{BaseURL: p.srv.URL}, JudgeOptions{})
 	const n = 8
 	var started, done sync.WaitGroup
 	words := make([]string, n)
@@ -78,16 +43,27 @@ func TestJudgeOneReadPerIDAskedTogether(t *testing.T) {
 			words[i] = j.Judge(context.Background(), id).Word
 		}()
 	}
-	<-h.arrived // the first read is at the door, held there
+	// Every judgement asked for, the first read held at the door (no
+	// token yet): then the requests through, one at a time.
 	started.Wait()
-	close(h.release)
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case p.gate <- struct{}{}:
+			case <-stop:
+				return
+			}
+		}
+	}()
 	done.Wait()
+	close(stop)
 	for i, w := range words {
 		if w != model.VerdictFailed {
 			t.Errorf("judgement %d: %q", i, w)
 		}
 	}
-	if got := h.requests.Load(); got != one {
+	if got := p.requests.Load(); got != one {
 		t.Fatalf("%d judgements of one action asked together made %d requests; one judgement makes %d", n, got, one)
 	}
 }

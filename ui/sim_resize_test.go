@@ -8,7 +8,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"aipwatch/model"
 	"aipwatch/sim"
 )
 
@@ -57,15 +56,5 @@ func TestSimResizeAndCancelInFlight(t *testing.T) {
 	if n := srv.CancelCount(); n != 0 {
 		t.Fatalf("c and a resize made %d cancel requests", n)
 	}
-	tm.Type("g_01") // the last characters of act_sim_long_01
-	tm.Send(keyMsg("enter"))
-	sc.waitFor(t, "CANCELLED at 80 columns", fitsWidth(80, "CANCELLED"))
-	tm.Type("q")
-	fm := finalModel(t, tm)
-	if n := srv.CancelCount(); n != 1 {
-		t.Errorf("the simulator saw %d cancel POSTs, want exactly 1", n)
-	}
-	if v := fm.Action().Verdict(); v.Word != model.VerdictCancelled {
-		t.Errorf("verdict %q, want cancelled", v.Word)
-	}
+	confirmLongCancel(t, tm, sc, srv, fitsWidth(80, "CANCELLED"))
 }
