@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -145,5 +146,75 @@ func TestMultiGivesEachDaemonTenSeconds(t *testing.T) {
 		if dl.Before(before.Add(bound)) || dl.After(after.Add(bound)) {
 			t.Fatalf("a request's deadline is %v after the poll started, want %v", dl.Sub(before).Round(time.Millisecond), bound)
 		}
+	}
+}
+
+// One judgement is bounded (JudgeOptions.Timeout, 30 s by default): a
+// daemon that never answers gives an unknown verdict that says so, and
+// gives its slot back for the next judgement.
+func TestJudgeIsBoundedByItsTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { hang(r) }))
+	defer srv.Close()
+	j := NewJudge(Config{BaseURL: srv.URL}, JudgeOptions{Limit: 1, Timeout: 50 * time.Millisecond})
+	for _, id := range []string{"act_1", "act_2"} { // one slot: the second runs once the first gave it back
+		jg := j.Judge(context.Background(), id)
+		if jg.Word != VerdictUnknown || jg.Err == nil || !strings.Contains(jg.Err.Error(), "no verdict within 50ms") {
+			t.Fatalf("%s on a daemon that never answers: %+v", id, jg)
+		}
+	}
+}
+
+// Across contexts a poll's list end is every daemon's together (the
+// console's count of actions listed), and a daemon's global-log link
+// change names its context only when it has a cause to name: a refusal
+// reads "east: …", a link that went live carries no cause.
+func TestMultiSumsTheEndsAndNamesCauses(t *testing.T) {
+	east := fleetClient(t, sim.FleetKnobs{History: sim.History{Actions: 30}},
+		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_east_1"}})
+	west := fleetClient(t, sim.FleetKnobs{GlobalEvents: true, History: sim.History{Actions: 50}},
+		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_west_1"}})
+	m := &Multi{Sources: []MultiSource{{Name: "east", Poller: east.NewPoller(0)}, {Name: "west", Poller: west.NewPoller(0)}}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	w, err := m.Poll(ctx)
+	if err != nil || w.Recent.End != 31+51 {
+		t.Fatalf("the list's end across contexts: %d (%v), want 31 + 51", w.Recent.End, err)
+	}
+
+	var mu sync.Mutex
+	links := map[string]GlobalLinkMsg{} // "east" (denied) and "west" (live)
+	fctx, fcancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- m.FollowGlobal(fctx, GlobalOptions{Kinds: []string{"aip.stream.chunk"}}, SinkFunc(func(msg Msg) {
+			l, ok := msg.(GlobalLinkMsg)
+			if !ok {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case l.Denied:
+				links["east"] = l
+			case l.Live:
+				links["west"] = l
+			}
+			if len(links) == 2 {
+				fcancel()
+			}
+		}))
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("the follows did not end")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if l := links["east"]; !strings.HasPrefix(l.Cause, "east: ") || len(l.Cause) == len("east: ") {
+		t.Errorf("the refusal's cause does not name its context: %+v", l)
+	}
+	if l, ok := links["west"]; !ok || l.Cause != "" {
+		t.Errorf("the live link of west: %+v (seen %v)", l, ok)
 	}
 }
