@@ -139,13 +139,14 @@ func TestListAllContextsLimitKeepsTheNewest(t *testing.T) {
 	}
 }
 
-// A token from $AIP_TOKEN rather than the context's token_file is said,
-// with where it goes (design §9); the context's own token is not.
+// A token from $AIP_TOKEN, a token-file variable or --token-file rather
+// than the context's token_file is said, with its source and where it
+// goes (design §9); the context's own token is not.
 func TestContextTokenFromTheEnvironmentIsSaid(t *testing.T) {
-	f := startFleet(t, sim.FleetKnobs{Token: "from-the-file"},
+	f := startFleet(t, sim.FleetKnobs{Token: "bounds-tok-file-7d1e90"},
 		sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{Finished: true, ActionID: "act_done"}})
 	fx := newContextFixture(t, fmt.Sprintf("current = \"prod\"\n[contexts.prod]\nurl = %q\ntoken_file = \"prod.token\"\n", f.URL()))
-	fx.write(t, "aipwatch/prod.token", "from-the-file\n")
+	fx.write(t, "aipwatch/prod.token", "bounds-tok-file-7d1e90\n")
 	const warning = "not from context prod's token_file, and goes to " // + the URL
 	for _, c := range []struct {
 		name string
@@ -154,8 +155,11 @@ func TestContextTokenFromTheEnvironmentIsSaid(t *testing.T) {
 		from string // "" = no warning
 	}{
 		{"the context's own token", nil, nil, ""},
-		{"$AIP_TOKEN", map[string]string{"AIP_TOKEN": "from-the-env"}, nil, "$AIP_TOKEN"},
-		{"--token-file", nil, []string{"--token-file", fx.write(t, "other.token", "other\n")}, "--token-file"},
+		{"$AIP_TOKEN", map[string]string{"AIP_TOKEN": "bounds-tok-env-8c2f31"}, nil, "$AIP_TOKEN"},
+		{"--token-file", nil, []string{"--token-file", fx.write(t, "other.token", "bounds-tok-flag-5a7b22\n")}, "--token-file"},
+		{"$AIP_TOKEN_FILE", map[string]string{"AIP_TOKEN_FILE": fx.write(t, "env.token", "bounds-tok-envfile-1c9d44\n")}, nil, "$AIP_TOKEN_FILE"},
+		{"$GETAIP_NATIVE_BEARER_TOKEN_FILE", map[string]string{"GETAIP_NATIVE_BEARER_TOKEN_FILE": fx.write(t, "native.token", "bounds-tok-native-6e3f55\n")}, nil,
+			"$GETAIP_NATIVE_BEARER_TOKEN_FILE"},
 	} {
 		for k, v := range c.env {
 			fx.env[k] = v
@@ -322,5 +326,19 @@ func TestListVerdictReadsOnlyThePrintedRowsFourAtOnce(t *testing.T) {
 		if most > atOnce {
 			t.Fatalf("--limit %s: %d actions read at once, want at most %d", c.limit, most, atOnce)
 		}
+	}
+}
+
+// A context whose daemon refuses the connection is said as that, not as
+// the 2-minute bound of a daemon that does not answer.
+func TestListAllContextsRefusedIsNotATimeout(t *testing.T) {
+	f := startFleet(t, sim.FleetKnobs{}, sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{Finished: true, ActionID: "act_up"}})
+	fx := newContextFixture(t, fmt.Sprintf("[contexts.down]\nurl = \"http://127.0.0.1:1\"\n[contexts.up]\nurl = %q\n", f.URL()))
+	code, out, errOut := fx.run("ls", "--all-contexts", "--output", "jsonl")
+	if code != 1 || !strings.Contains(out, "act_up") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "context down: ") || !strings.Contains(errOut, "connection refused") || strings.Contains(errOut+out, "no answer within") {
+		t.Fatalf("a refused connection reads:\n%s%s", errOut, out)
 	}
 }
