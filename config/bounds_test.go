@@ -47,22 +47,25 @@ func TestConfigOfOneMiBIsTheBound(t *testing.T) {
 	}
 }
 
-// ownerHelperEnv names the config file the helper process loads.
+// ownerHelperEnv names the config files the helper process loads, one a
+// line.
 const ownerHelperEnv = "AIPWATCH_CONFIG_OWNER_HELPER"
 
 // TestConfigOwnerHelper is not a test of its own: run by
-// TestConfigOfAUserOrRootIsRead as another user, it loads the file
-// ownerHelperEnv names and says what Load said.
+// TestConfigOfAUserOrRootIsRead as another user, it loads each file
+// ownerHelperEnv names and says, a line each, what Load said.
 func TestConfigOwnerHelper(t *testing.T) {
-	p := os.Getenv(ownerHelperEnv)
-	if p == "" {
+	paths := os.Getenv(ownerHelperEnv)
+	if paths == "" {
 		t.Skip("run by TestConfigOfAUserOrRootIsRead")
 	}
-	if _, err := Load(p, env("HOME", "/home/op", "CERTS", "/certs")); err != nil {
-		fmt.Printf("LOAD: %v\n", err)
-		return
+	for _, p := range strings.Split(paths, "\n") {
+		if _, err := Load(p, env("HOME", "/home/op", "CERTS", "/certs")); err != nil {
+			fmt.Printf("LOAD %s: %v\n", p, err)
+			continue
+		}
+		fmt.Printf("LOAD %s: ok\n", p)
 	}
-	fmt.Println("LOAD: ok")
 }
 
 // A user who is not root reads a config file of their own and one of
@@ -89,14 +92,16 @@ func TestConfigOfAUserOrRootIsRead(t *testing.T) {
 	if err := os.WriteFile(bin, self, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
+	cases := []struct {
 		owner int
 		want  string
 	}{
-		{user, "LOAD: ok"},
-		{0, "LOAD: ok"},
+		{user, "ok"},
+		{0, "ok"},
 		{third, "belongs to another user (uid 4343)"},
-	} {
+	}
+	var paths []string
+	for _, c := range cases {
 		p := filepath.Join(dir, fmt.Sprintf("config-%d.toml", c.owner))
 		if err := os.WriteFile(p, []byte(good), 0o600); err != nil {
 			t.Fatal(err)
@@ -107,15 +112,24 @@ func TestConfigOfAUserOrRootIsRead(t *testing.T) {
 		if err := os.Chown(p, c.owner, c.owner); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(bin, "-test.run=^TestConfigOwnerHelper$", "-test.v")
-		cmd.Env = append(os.Environ(), ownerHelperEnv+"="+p)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: user, Gid: user}}
-		out, err := cmd.CombinedOutput()
-		if err != nil && !strings.Contains(string(out), "LOAD:") {
-			t.Skipf("cannot run the test binary as uid %d here: %v\n%s", user, err, out)
+		paths = append(paths, p)
+	}
+	cmd := exec.Command(bin, "-test.run=^TestConfigOwnerHelper$", "-test.v")
+	cmd.Env = append(os.Environ(), ownerHelperEnv+"="+strings.Join(paths, "\n"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: user, Gid: user}}
+	out, err := cmd.CombinedOutput()
+	if err != nil && !strings.Contains(string(out), "LOAD ") {
+		t.Skipf("cannot run the test binary as uid %d here: %v\n%s", user, err, out)
+	}
+	for i, c := range cases {
+		line := ""
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "LOAD "+paths[i]+": ") {
+				line = l
+			}
 		}
-		if !strings.Contains(string(out), c.want) {
-			t.Errorf("uid %d loading a file of uid %d: want %q\n%s", user, c.owner, c.want, out)
+		if (c.want == "ok" && line != "LOAD "+paths[i]+": ok") || !strings.Contains(line, c.want) {
+			t.Errorf("uid %d loading a file of uid %d: %q, want %q\n%s", user, c.owner, line, c.want, out)
 		}
 	}
 }
