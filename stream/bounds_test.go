@@ -205,7 +205,8 @@ func TestMultiSumsTheEndsAndNamesCauses(t *testing.T) {
 		}))
 	}()
 	select {
-	case <-done:
+	case err := <-done: // east's refusal, west's cancel
+		t.Logf("the follows ended: %v", err)
 	case <-ctx.Done():
 		t.Fatal("the follows did not end")
 	}
