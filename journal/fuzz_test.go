@@ -18,6 +18,10 @@ func FuzzReadLog(f *testing.F) {
 	f.Add([]byte(`{"kind":"submit","action_id":"act_1","idempotency_key":"k"}`+"\n"+`{"kind":"verdict","action_id":"act_1","verdict":"verified"}`+"\n"), uint16(70))
 	f.Add([]byte(`{"kind":"submit","action_id":"act_1"}`+"\n"+`{"kind":"subm`), uint16(10))
 	f.Add([]byte(`{"kind":"reconcile","action_id":"act_r","of":"act_1","stored_status":"completed"}`), uint16(1000))
+	// At the window's edges: a file of exactly the bound (every line
+	// read), and one a byte longer (its first line is not in the window).
+	f.Add([]byte("{}\n{}\n"), uint16(5))
+	f.Add([]byte("x\n{}\n"), uint16(3))
 	f.Fuzz(func(t *testing.T, data []byte, limit uint16) {
 		dir := filepath.Join(t.TempDir(), "aipwatch")
 		if err := os.Mkdir(dir, 0o700); err != nil {
@@ -48,13 +52,20 @@ func FuzzReadLog(f *testing.F) {
 		if n > len(whole.Entries) || (n > 0 && !reflect.DeepEqual(part.Entries, whole.Entries[len(whole.Entries)-n:])) {
 			t.Fatalf("the bounded read's %d entries are not the newest of the whole's %d", n, len(whole.Entries))
 		}
-		// The lines that start within the last lim bytes: each is read.
+		// The lines that start within the last lim bytes: each is read,
+		// and what comes before the first of them is what was skipped.
 		from := int64(len(data)) - lim
-		want := 0
+		want, first := 0, int64(len(data))
 		for off, line := range linesAt(data) {
-			if int64(off) >= from && len(bytes.TrimSpace(line)) > 0 {
-				want++
+			if int64(off) >= from {
+				first = min(first, int64(off))
+				if len(bytes.TrimSpace(line)) > 0 {
+					want++
+				}
 			}
+		}
+		if from > 0 && part.Skipped != first {
+			t.Fatalf("skipped %d bytes, the first line in the last %d bytes starts at %d", part.Skipped, lim, first)
 		}
 		if got := n + part.Damaged; got != want {
 			t.Fatalf("%d lines lie wholly in the last %d bytes, %d read (%d entries, %d damaged)", want, lim, got, n, part.Damaged)
