@@ -10,18 +10,28 @@ import (
 // take no part, so no daemon sees another's token or the environment's.
 func TestListAllContextsTokensStayWithTheirDaemon(t *testing.T) {
 	a, b, e := newAuthLog(t, nil), newAuthLog(t, nil), newAuthLog(t, nil)
-	const tokenEnv, tokenEnvFile = "tokE-3d81c0a9f6b2e7514a0c", "tokF-6a0e2b9d4c7f1358e2b4"
 	f := newContextFixture(t, "")
 	f.write(t, "a.token", tokenA+"\n")
 	f.write(t, "b.token", tokenB+"\n")
 	f.write(t, "aipwatch/config.toml", fmt.Sprintf("[contexts.a]\nurl = %q\ntoken_file = \"~/a.token\"\n[contexts.b]\nurl = %q\ntoken_file = \"~/b.token\"\n",
 		a.srv.URL, b.srv.URL))
-	f.env["AIP_TOKEN"] = tokenEnv
-	f.env["AIP_TOKEN_FILE"] = f.write(t, "env.token", tokenEnvFile+"\n")
-	f.env["AIP_URL"] = e.srv.URL
-	for _, args := range [][]string{{"ls", "--all-contexts"}, {"ls", "--all-contexts", "--all"}} {
-		if code, out, errOut := f.run(args...); code != 0 {
-			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
+	envs := []map[string]string{ // each with $AIP_URL naming another daemon
+		{"AIP_TOKEN": "tokE-3d81c0a9f6b2e7514a0c"},
+		{"AIP_TOKEN_FILE": f.write(t, "env.token", "tokF-6a0e2b9d4c7f1358e2b4\n")},
+		{"GETAIP_NATIVE_BEARER_TOKEN_FILE": f.write(t, "native.token", "tokG-2c5e8a1f0b7d4936c3a5\n")},
+	}
+	for _, env := range envs {
+		env["AIP_URL"] = e.srv.URL
+		for k, v := range env {
+			f.env[k] = v
+		}
+		for _, args := range [][]string{{"ls", "--all-contexts"}, {"ls", "--all-contexts", "--all"}} {
+			if code, out, errOut := f.run(args...); code != 0 {
+				t.Fatalf("%v %v: exit %d\n%s%s", env, args, code, out, errOut)
+			}
+		}
+		for k := range env {
+			delete(f.env, k)
 		}
 	}
 	for name, c := range map[string]struct {
