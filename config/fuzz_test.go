@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -54,6 +55,44 @@ func FuzzLoad(f *testing.F) {
 					t.Fatalf("context %q: path %q is not absolute and clean", name, path)
 				}
 			}
+		}
+	})
+}
+
+// FuzzSetCurrent: on any config file Load reads, SetCurrent either refuses
+// and leaves the file as it was, or writes one that Load reads with the
+// chosen context current and every context as it was (design §11: the
+// rest of the file kept).
+func FuzzSetCurrent(f *testing.F) {
+	f.Add(good, uint8(1))
+	f.Add("# no current yet\n[contexts.a]\nurl = \"https://a\"\n[contexts.b]\nurl = \"https://b\"\n", uint8(0))
+	f.Add("current = 'a' # the usual one\r\n[contexts.a]\r\nurl = \"https://a\"\r\n[contexts.b]\r\nurl = \"https://b\"\r\n", uint8(1))
+	f.Fuzz(func(t *testing.T, body string, pick uint8) {
+		getenv := env("HOME", "/home/op", "CERTS", "/certs")
+		p := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before, err := Load(p, getenv)
+		if err != nil || before == nil || len(before.Contexts) == 0 {
+			return
+		}
+		names := before.Names()
+		name := names[int(pick)%len(names)]
+		if err := SetCurrent(p, name, getenv); err != nil {
+			if b, _ := os.ReadFile(p); string(b) != body {
+				t.Fatalf("SetCurrent refused (%v) but changed the file:\n%q\nto\n%q", err, body, b)
+			}
+			return
+		}
+		after, err := Load(p, getenv)
+		if err != nil {
+			b, _ := os.ReadFile(p)
+			t.Fatalf("SetCurrent %q wrote a file Load refuses: %v\n%q\nfrom\n%q", name, err, b, body)
+		}
+		if after.Current != name || !reflect.DeepEqual(after.Contexts, before.Contexts) {
+			b, _ := os.ReadFile(p)
+			t.Fatalf("SetCurrent %q: current %q, contexts %+v, were %+v\n%q\nfrom\n%q", name, after.Current, after.Contexts, before.Contexts, b, body)
 		}
 	})
 }
