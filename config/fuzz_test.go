@@ -67,6 +67,8 @@ func FuzzSetCurrent(f *testing.F) {
 	f.Add(good, uint8(1))
 	f.Add("# no current yet\n[contexts.a]\nurl = \"https://a\"\n[contexts.b]\nurl = \"https://b\"\n", uint8(0))
 	f.Add("current = 'a' # the usual one\r\n[contexts.a]\r\nurl = \"https://a\"\r\n[contexts.b]\r\nurl = \"https://b\"\r\n", uint8(1))
+	f.Add("\"current\" = \"a\"\n[contexts.a]\nurl = \"https://a\"\n[contexts.b]\nurl = \"https://b\"\n", uint8(1))
+	f.Add("contexts = { a = { url = \"\"\"https://a\ncurrent = \"x\"\n\"\"\" } }\n", uint8(0))
 	f.Fuzz(func(t *testing.T, body string, pick uint8) {
 		getenv := env("HOME", "/home/op", "CERTS", "/certs")
 		p := filepath.Join(t.TempDir(), "config.toml")
