@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sort"
 	"testing"
 	"time"
 
+	"aipwatch/internal/benchgen"
 	"aipwatch/internal/cputime"
 	"aipwatch/model"
 	"aipwatch/stream"
@@ -102,45 +102,30 @@ func benchSplit(b *testing.B, panes, perSecond int) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	b.ReportMetric(pct(lat, 99), "delta-p99-ms")
-	b.ReportMetric(pct(frames, 99), "frame-p99-ms")
-	b.ReportMetric(pct(frameCPU, 99), "frame-p99-cpu-ms")
+	b.ReportMetric(cputime.Pct(lat, 99), "delta-p99-ms")
+	b.ReportMetric(cputime.Pct(frames, 99), "frame-p99-ms")
+	b.ReportMetric(cputime.Pct(frameCPU, 99), "frame-p99-cpu-ms")
 	b.ReportMetric(cpuPerSecond, "cpu-ms/s")
 	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB")
 }
 
-// pct is the p-th percentile of d in milliseconds.
-func pct(d []time.Duration, p int) float64 {
-	if len(d) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return float64(s[min((len(s)*p)/100, len(s)-1)]) / float64(time.Millisecond)
-}
-
 // feed makes one action's Chat chunks as the Hermes connector frames them
-// (docs/protocol.md §9).
+// (internal/benchgen).
 type feed struct {
 	tb  testing.TB
 	id  string
 	seq uint64
 }
 
-func (f *feed) chunk(delta string) model.StreamChunk {
-	data := `{"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1789028102,"model":"hermes-agent",` +
-		`"choices":[{"index":0,"delta":` + delta + `,"finish_reason":null}]}`
-	raw := fmt.Sprintf("%q", data)
-	js := fmt.Sprintf(`{"action_id":%q,"sequence":%d,"kind":"data","data":{"hermes_sse":{"data":%s,"raw_data":%s,"terminal":false}}}`,
-		f.id, f.seq, data, raw)
+func (f *feed) decode(raw []byte) model.StreamChunk {
 	f.seq++
-	c, err := model.DecodeChunk([]byte(js))
+	c, err := model.DecodeChunk(raw)
 	if err != nil {
 		f.tb.Fatal(err)
 	}
 	return c
 }
 
-func (f *feed) role() model.StreamChunk { return f.chunk(`{"role":"assistant"}`) }
+func (f *feed) role() model.StreamChunk { return f.decode(benchgen.Chat(f.id, 4)[0]) }
 
-func (f *feed) delta(s string) model.StreamChunk { return f.chunk(fmt.Sprintf(`{"content":%q}`, s)) }
+func (f *feed) delta(s string) model.StreamChunk { return f.decode(benchgen.ChatToken(f.id, f.seq, s)) }

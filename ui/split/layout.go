@@ -46,11 +46,7 @@ func arrange(n, w, h, focus int, zoom bool) []cell {
 		cells[focus] = cell{w: w, h: ph}
 	case n <= 3 && w >= n*minCols: // side by side
 		x := 0
-		for i := range cells {
-			cw := w / n
-			if i == n-1 {
-				cw = w - x
-			}
+		for i, cw := range shares(w, n) {
 			cells[i] = cell{x: x, w: cw, h: ph}
 			x += cw
 		}
@@ -62,11 +58,7 @@ func arrange(n, w, h, focus int, zoom bool) []cell {
 		cells[3] = cell{x: left, y: top, w: w - left, h: ph - top}
 	case ph >= n*minRows: // stacked
 		y := 0
-		for i := range cells {
-			ch := ph / n
-			if i == n-1 {
-				ch = ph - y
-			}
+		for i, ch := range shares(ph, n) {
 			cells[i] = cell{y: y, w: w, h: ch}
 			y += ch
 		}
@@ -82,6 +74,16 @@ func arrange(n, w, h, focus int, zoom bool) []cell {
 		}
 	}
 	return cells
+}
+
+// shares divides total into n parts, the last one taking what is left.
+func shares(total, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = total / n
+	}
+	out[n-1] = total - total/n*(n-1)
+	return out
 }
 
 // layout arranges the panes for the split view's size and gives each its

@@ -3,7 +3,6 @@ package split
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"aipwatch/internal/frames"
 	"aipwatch/internal/keysrc"
 	"aipwatch/sim"
 	"aipwatch/stream"
@@ -51,11 +51,11 @@ func simPane(t *testing.T, scenario string, k sim.Knobs) (ui.Options, *sim.Serve
 
 // startSplit runs the split view's program (the real event loop) on panes,
 // its frames recorded.
-func startSplit(t *testing.T, w, h int, panes ...ui.Options) (*teatest.TestModel, *frames, *Split) {
+func startSplit(t *testing.T, w, h int, panes ...ui.Options) (*teatest.TestModel, *frames.Recorder, *Split) {
 	t.Helper()
 	p := &program{s: New(context.Background(), panes, liveKeys(t), true)}
-	fr := &frames{}
-	tm := teatest.NewTestModel(t, recorded{p, fr}, teatest.WithInitialTermSize(w, h),
+	rec, fr := frames.Record(p)
+	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	t.Cleanup(p.s.Close)
 	return tm, fr, p.s
@@ -70,7 +70,7 @@ func TestSplitCancelReachesOnlyTheFocusedPane(t *testing.T) {
 	one, srv1 := simPane(t, "long", sim.Knobs{Speed: 4, PollInterval: 20 * time.Millisecond, ActionID: "act_sim_pane_one"})
 	two, srv2 := simPane(t, "long", sim.Knobs{Speed: 4, PollInterval: 20 * time.Millisecond, ActionID: "act_sim_pane_two"})
 	tm, fr, _ := startSplit(t, 200, 50, one, two)
-	rows := fr.wait(t, "both panes side by side, streaming", func(s string) bool {
+	rows := fr.Wait(t, "both panes side by side, streaming", func(s string) bool {
 		return strings.Count(s, "Paragraph 2.") == 2
 	})
 	if !strings.HasPrefix(rows[0], "┌ 1 act_sim_pane_one") || !strings.Contains(rows[0], "┐┌ 2 act_sim_pane_two") {
@@ -81,7 +81,7 @@ func TestSplitCancelReachesOnlyTheFocusedPane(t *testing.T) {
 	}
 	tm.Send(tea.KeyPressMsg{Code: 'w', Mod: tea.ModCtrl})
 	tm.Send(tea.KeyPressMsg{Code: 'c', Text: "c"})
-	rows = fr.wait(t, "the second pane's confirmation", func(s string) bool {
+	rows = fr.Wait(t, "the second pane's confirmation", func(s string) bool {
 		return strings.Contains(s, "Cancel action act_sim_pane_two") && strings.Contains(s, "_two")
 	})
 	if last := rows[len(rows)-1]; !strings.Contains(last, "enter") || strings.Contains(last, "next pane") {
@@ -92,18 +92,18 @@ func TestSplitCancelReachesOnlyTheFocusedPane(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: 'w', Mod: tea.ModCtrl})
 	tm.Type("_two")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	fr.wait(t, "the second pane cancelled", func(s string) bool { return strings.Contains(s, "CANCELLED") })
+	fr.Wait(t, "the second pane cancelled", func(s string) bool { return strings.Contains(s, "CANCELLED") })
 	if n1, n2 := srv1.CancelCount(), srv2.CancelCount(); n1 != 0 || n2 != 1 {
 		t.Fatalf("cancels: %d to the first action, %d to the second; want 0 and 1", n1, n2)
 	}
 	tm.Send(tea.KeyPressMsg{Code: 'z', Text: "z"})
-	rows = fr.wait(t, "the zoomed pane", func(s string) bool { return strings.Contains(s, "zoomed (z: all panes)") })
+	rows = fr.Wait(t, "the zoomed pane", func(s string) bool { return strings.Contains(s, "zoomed (z: all panes)") })
 	if strings.Contains(strings.Join(rows, "\n"), "act_sim_pane_one") {
 		t.Fatal("the zoomed screen still shows the other pane")
 	}
 	tm.Send(tea.KeyPressMsg{Code: 'z', Text: "z"})
 	tm.Send(tea.WindowSizeMsg{Width: 100, Height: 40})
-	rows = fr.wait(t, "the panes stacked at 100x40", func(s string) bool {
+	rows = fr.Wait(t, "the panes stacked at 100x40", func(s string) bool {
 		r := strings.Split(s, "\n")
 		return len(r) == 40 && strings.HasPrefix(r[0], "┌ 1 ") && strings.HasPrefix(r[19], "┌ 2 ")
 	})
@@ -128,7 +128,7 @@ func TestSplitShrunkPanesShowTheirVerdict(t *testing.T) {
 		panes = append(panes, o)
 	}
 	tm, fr, _ := startSplit(t, 100, 30, panes...)
-	rows := fr.wait(t, "three shrunk panes with their verdict", func(s string) bool {
+	rows := fr.Wait(t, "three shrunk panes with their verdict", func(s string) bool {
 		r := strings.Split(s, "\n")
 		return len(r) == 30 && strings.HasPrefix(r[0], "┌ 1 ") && strings.Contains(r[26], "VERIFIED") &&
 			strings.Contains(r[27], "VERIFIED") && strings.Contains(r[28], "VERIFIED")
@@ -138,60 +138,4 @@ func TestSplitShrunkPanesShowTheirVerdict(t *testing.T) {
 	}
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
-}
-
-// recorded is the program, whose frames the test sees.
-type recorded struct {
-	*program
-	fr *frames
-}
-
-func (r recorded) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	_, cmd := r.program.Update(msg)
-	return r, cmd
-}
-
-func (r recorded) View() tea.View {
-	v := r.program.View()
-	r.fr.add(ansi.Strip(v.Content))
-	return v
-}
-
-// frames are the frames drawn; wait looks at those drawn since its last
-// match and returns the match's rows.
-type frames struct {
-	mu   sync.Mutex
-	all  []string
-	next int
-}
-
-func (f *frames) add(s string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.all = append(f.all, s)
-}
-
-func (f *frames) wait(tb testing.TB, what string, pred func(string) bool) []string {
-	tb.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		f.mu.Lock()
-		for ; f.next < len(f.all); f.next++ {
-			if s := f.all[f.next]; pred(s) {
-				f.next++
-				f.mu.Unlock()
-				return strings.Split(s, "\n")
-			}
-		}
-		f.mu.Unlock()
-		time.Sleep(10 * time.Millisecond)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	last := ""
-	if len(f.all) > 0 {
-		last = f.all[len(f.all)-1]
-	}
-	tb.Fatalf("timed out waiting for %s; the screen is:\n%s", what, last)
-	return nil
 }
