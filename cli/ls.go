@@ -72,16 +72,25 @@ action appears only once it has settled).`,
 	fs.StringVar(&lf.demo, "demo", "", "list the actions of the `console` demo's simulated daemon")
 	fs.Lookup("demo").NoOptDefVal = demoConsole
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
-		if err := lf.check(c.Flags(), g); err != nil {
+		if err := lf.check(c.Flags()); err != nil {
 			return err
 		}
-		return e.exit(runList(e, g, lf))
+		if lf.contexts {
+			return e.exit(listAllContexts(e, g, lf))
+		}
+		o := &options{globalFlags: *g, getenv: e.getenv}
+		o.demo = lf.demo
+		o.conn = newConn(g.cf, lf.demo == "", e.getenv)
+		if err := o.check(); err != nil {
+			return err
+		}
+		return e.exit(runList(e, o, lf))
 	})
 	return c
 }
 
 // check refuses what ls cannot do, before any request.
-func (lf *lsFlags) check(fs *pflag.FlagSet, g *globalFlags) error {
+func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 	for _, s := range lf.states {
 		if !oneOf(s, model.LifecycleStates) {
 			return output.UsageError(fmt.Sprintf("--state %q is not an AIP state (%s)", s, strings.Join(model.LifecycleStates, ", ")))
@@ -112,23 +121,14 @@ func (lf *lsFlags) check(fs *pflag.FlagSet, g *globalFlags) error {
 	return nil
 }
 
-// runList lists one daemon's actions (or every context's).
-func runList(e *runEnv, g *globalFlags, lf lsFlags) int {
+// runList lists one daemon's actions.
+func runList(e *runEnv, o *options, lf lsFlags) int {
 	stdout, stderr, getenv := e.stdout, e.stderr, e.getenv
-	if lf.contexts {
-		return listAllContexts(e, g, lf)
-	}
-	o := &options{globalFlags: *g, getenv: getenv}
-	o.demo = lf.demo
-	o.conn = newConn(g.cf, lf.demo == "", getenv)
 	stop, ok := consoleDemo(o, stderr)
 	if !ok {
 		return model.ExitError
 	}
 	defer stop()
-	if err := o.check(); err != nil {
-		return e.usageExit(nil, err)
-	}
 	client, err := o.daemon(stderr)
 	if err != nil {
 		return fail(o, stdout, stderr, err)
@@ -142,7 +142,7 @@ func runList(e *runEnv, g *globalFlags, lf lsFlags) int {
 	w := output.NewListWriter(stdout, o.output == "jsonl", time.Now(), termWidth(stdout))
 	var rj *rowJudge
 	if lf.verdict {
-		w.Verdicts, rj = true, newRowJudge(o, client, stderr)
+		w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), stderr)
 	}
 	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), w, rj)
 	rj.end()
@@ -266,10 +266,19 @@ func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 	// The VERDICT column's reviews: the rows drawn, four at once.
 	co.Judge = d.judge()
 	co.Reconcile = reconcilerFor(o, &o.conn)
+	return startConsole(ctx, co, stderr, func(err error) { printHint(stderr, o, err) })
+}
+
+// startConsole runs the console with co, one daemon or several: the one
+// place the console is started. hint, when set, follows an error with
+// what to check.
+func startConsole(ctx context.Context, co console.Options, stderr io.Writer, hint func(error)) int {
 	err := console.Run(ctx, co)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
-		printHint(stderr, o, err)
+		if hint != nil {
+			hint(err)
+		}
 		return model.ExitError
 	}
 	return 0
@@ -291,8 +300,8 @@ func consoleOptions(o *options) console.Options {
 
 // withTimeouts is cfg with the run's --appear-timeout and --stall-timeout:
 // every follow of an action (the run, the console's, reconcile's review).
-func (o *runFlags) withTimeouts(cfg stream.Config) stream.Config {
-	cfg.AppearTimeout, cfg.StallTimeout = o.appearTimeout, o.stallTimeout
+func (r *runFlags) withTimeouts(cfg stream.Config) stream.Config {
+	cfg.AppearTimeout, cfg.StallTimeout = r.appearTimeout, r.stallTimeout
 	return paced(cfg)
 }
 
