@@ -71,7 +71,7 @@ func TestSplitCancelReachesOnlyTheFocusedPane(t *testing.T) {
 	two, srv2 := simPane(t, "long", sim.Knobs{Speed: 4, PollInterval: 20 * time.Millisecond, ActionID: "act_sim_pane_two"})
 	tm, fr, _ := startSplit(t, 200, 50, one, two)
 	rows := fr.Wait(t, "both panes side by side, streaming", func(s string) bool {
-		return strings.Count(s, "Paragraph 2.") == 2
+		return strings.Count(s, "FOLLOWING") == 2
 	})
 	if !strings.HasPrefix(rows[0], "┌ 1 act_sim_pane_one") || !strings.Contains(rows[0], "┐┌ 2 act_sim_pane_two") {
 		t.Fatalf("the panes are not side by side:\n%s", strings.Join(rows, "\n"))
