@@ -54,6 +54,8 @@ func keyMap() ui.KeyMap {
 		Wrap:         bind("w", "wrap on/off", "w"),
 		Reconcile:    bind("R", "reconcile (one read-only action)", "R"),
 		Notify:       bind("n", "notify when it settles (bell, OSC 9)", "n"),
+		NextPane:     bind("ctrl+w", "next pane", "ctrl+w"),
+		Zoom:         bind("z", "zoom the pane, and back", "z"),
 
 		Suspend: bind("ctrl+z", "suspend (fg resumes)", "ctrl+z"),
 
@@ -81,6 +83,10 @@ func keyMap() ui.KeyMap {
 			Detach:   hint("q", "detach"),
 			Quit:     hint("q", "quit"),
 			More:     hint("?", "more"),
+			// The split view's key line (design §12).
+			Zoom:       hint("z", "zoom"),
+			CancelPane: hint("c", "cancel (this pane)"),
+			DetachAll:  hint("q", "detach all"),
 		},
 	}
 }
@@ -97,6 +103,7 @@ func consoleKeyMap() ui.ConsoleKeyMap {
 		Reconcile: bind("R", "reconcile", "R"),
 		Notify:    bind("n", "notify when it settles (bell, OSC 9)", "n"),
 		Context:   bind("x", "across contexts: one context, the next, all", "x"),
+		Mark:      bind("space", "mark the row for a split view (up to 4; enter opens them)", "space"),
 		Help:      bind("?", "all keys", "?"),
 		Quit:      bind("q", "quit", "q"),
 		Select:    hint("↑↓ j k g G", "select a row (g/G: first/last, pgup/pgdn: a page)"),

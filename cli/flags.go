@@ -30,6 +30,7 @@ type options struct {
 	readTimeout time.Duration       // reconcile's --read-timeout (0: defaultReadTimeout)
 	console     bool                // no ACTION_ID: the console on a terminal, else a usage error
 	actionID    string              //
+	targets     []target            // several actions, or one of another context (follow_many.go)
 	submission  *stream.Submission  // aipwatch submit (submit.go)
 	session     string              // the Hermes session_id submitted (model.Action.SubmittedSession)
 	getenv      func(string) string // for the journal's path (R, submit)

@@ -56,6 +56,10 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 	if err := o.checkRun(c.Flags()); err != nil {
 		return err
 	}
+	if len(args) > 0 && isTarget(args[0]) && (len(args) > 1 || strings.Contains(args[0], "/")) {
+		// Several actions, or one of another context (design §12).
+		return o.resolveMany(args, getenv)
+	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "act_") {
 		if o.demo != "" && (knownScenario(args[0]) || args[0] == demoConsole || args[0] == demoFleet) {
 			return output.UsageError(fmt.Sprintf("--demo follows its own action: give no ACTION_ID (for the %s scenario: --demo=%s)", args[0], args[0]))
@@ -63,8 +67,6 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 		return unknownVerb(c.Root(), args[0])
 	}
 	switch {
-	case len(args) > 1:
-		return output.UsageError("one ACTION_ID at most")
 	case len(args) == 1:
 		o.actionID = args[0]
 	default:
@@ -128,6 +130,9 @@ func runFollow(o *options, e *runEnv) (code int) {
 
 	if o.console || o.demo == demoConsole || o.demo == demoFleet {
 		return runConsole(ctx, o, stdout, stderr)
+	}
+	if len(o.targets) > 0 { // several actions (follow_many.go)
+		return runMany(ctx, o, e)
 	}
 	if o.demo != "" {
 		if !o.stallSet {

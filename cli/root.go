@@ -82,7 +82,7 @@ func oneOf(s string, list []string) bool {
 func newRoot(e *runEnv) *cobra.Command {
 	g := &globalFlags{}
 	root := &cobra.Command{
-		Use:         "aipwatch [flags] [ACTION_ID]",
+		Use:         "aipwatch [flags] [ACTION_ID...]",
 		Short:       "follow one AIP action live, cancel it, end on a verified verdict",
 		Long:        rootLong,
 		Annotations: map[string]string{helpAfter: helpAfterRoot},

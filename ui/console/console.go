@@ -33,6 +33,7 @@ import (
 	"aipwatch/safe"
 	"aipwatch/stream"
 	"aipwatch/ui"
+	"aipwatch/ui/split"
 )
 
 // Daemon is what the console needs of the daemon-wide client.
@@ -130,10 +131,11 @@ type (
 	globalMsg struct{ m stream.Msg }
 )
 
-// Console is the console's program model. It hosts the live view it opens
-// as a component (ui.Live): it gives it its size, the keys while it is
-// open and the messages its commands tagged with its ID, and reads its
-// Detached; the view's private state is its own.
+// Console is the console's program model. It hosts the live views it opens
+// as a component (split.Split: one live view, or up to four in panes): it
+// gives it its size, the keys while it is open and the messages the views'
+// commands tagged with their IDs, and reads its Done; the views' private
+// state is their own.
 type Console struct {
 	opts   Options
 	ctx    context.Context
@@ -176,8 +178,9 @@ type Console struct {
 
 	shortLine shortLine // the one help line of the last frame (help.go)
 
-	live       *ui.Live // the live view open, nil in the list
+	split      *split.Split // the live views open (one, or several split), nil in the list
 	liveCancel context.CancelFunc
+	marks      []string // the rows marked for a split view, by key, in order (marks.go)
 
 	width, height int
 }
@@ -318,8 +321,8 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		c.width, c.height = msg.Width, msg.Height
 		c.layout()
-		if c.live != nil {
-			return c, c.live.SetSize(c.width, c.height)
+		if c.split != nil {
+			return c, c.split.SetSize(c.width, c.height)
 		}
 		return c, nil
 	case listMsg:
@@ -344,10 +347,10 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		c.onGlobal(msg.m)
 		return c, c.listen()
 	case ui.ViewMsg:
-		if c.live == nil || msg.ID != c.live.ID() {
+		if c.split == nil {
 			return c, nil // a live view's closed meanwhile
 		}
-		return c, c.liveUpdate(msg)
+		return c, c.liveUpdate(msg) // the split view drops one of no pane of its own
 	case tea.KeyPressMsg:
 		if msg.String() == "ctrl+c" {
 			return c, tea.Quit
@@ -355,8 +358,8 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if key.Matches(msg, c.keys.Suspend) { // from the list or a live view, as other TUIs
 			return c, tea.Suspend
 		}
-		if c.live != nil {
-			if c.live.Mode() == ui.ModeNormal && key.Matches(msg, c.keys.Back) {
+		if c.split != nil {
+			if c.split.Mode() == ui.ModeNormal && key.Matches(msg, c.keys.Back) {
 				c.closeLive()
 				return c, nil
 			}
@@ -364,7 +367,7 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return c, c.onKey(msg)
 	case tea.MouseWheelMsg, tea.PasteMsg:
-		if c.live != nil {
+		if c.split != nil {
 			return c, c.liveUpdate(msg)
 		}
 	}
@@ -487,6 +490,8 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		c.toggleNotify()
 	case key.Matches(msg, k.Open):
 		return c.open(askNothing)
+	case key.Matches(msg, k.Mark):
+		c.toggleMark()
 	case key.Matches(msg, k.Cancel):
 		if why := c.noCancel(); why != "" {
 			c.note = why
@@ -549,7 +554,7 @@ func (c *Console) refresh() {
 	cursor := 0
 	for i := range c.rows {
 		r := &c.rows[i]
-		trows[i] = consoleRow(r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(r), len(c.opts.Contexts) > 0)
+		trows[i] = consoleRow(r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(r), len(c.opts.Contexts) > 0, c.marked(r))
 		if sel != "" && r.Key() == sel {
 			cursor = i
 		}
@@ -592,62 +597,70 @@ const (
 	askReconcile     // its R, once the action has settled
 )
 
-// open shows the live view of the selected action, and asks it for what
-// the key pressed on the row means there.
+// open shows the live view of the selected action, or (enter with rows
+// marked) the split view of the marked ones, and asks the focused view for
+// what the key pressed on the row means there.
 func (c *Console) open(what ask) tea.Cmd {
-	id := c.selectedID()
-	inCtx := ""
-	if i := c.table.Cursor(); i >= 0 && i < len(c.rows) {
-		inCtx = c.rows[i].Context // "" on one daemon
-	}
-	follow, reconcile := c.inContext(inCtx)
-	if id == "" || follow == nil {
+	rows := c.toOpen(what)
+	if len(rows) == 0 {
 		return nil
 	}
-	b := follow(id)
-	if b == nil {
-		c.listErr = "cannot follow " + render.Line(id)
-		return nil
+	ctx, cancel := context.WithCancel(c.ctx)
+	neighbours := c.listedIDs()
+	var panes []ui.Options
+	for _, r := range rows {
+		follow, reconcile := c.inContext(r.Context) // Context: "" on one daemon
+		var b stream.Runner
+		if follow != nil {
+			b = follow(r.ActionID)
+		}
+		if b == nil {
+			c.listErr = "cannot follow " + render.Line(r.ActionID)
+			cancel()
+			return nil
+		}
+		// Inside the console the screen is already full: no start line, and
+		// an error before aipd answers stays on it instead of quitting the
+		// console.
+		panes = append(panes, ui.Options{ActionID: r.ActionID, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact,
+			NoColor: c.opts.NoColor, CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock,
+			Reconcile: reconcile, Neighbours: neighbours, Context: r.Context})
 	}
 	c.picked = true // back in the list, the selection is this action
-	ctx, cancel := context.WithCancel(c.ctx)
+	c.marks = nil
 	c.liveCancel = cancel
-	// Inside the console the screen is already full: no start line, and an
-	// error before aipd answers stays on it instead of quitting the console.
-	c.live = ui.NewLive(ctx, ui.Options{ActionID: id, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact, NoColor: c.opts.NoColor,
-		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock, Reconcile: reconcile,
-		Neighbours: c.listedIDs(), Context: inCtx})
-	cmds := []tea.Cmd{c.live.Init()}
+	c.split = split.New(ctx, panes, c.opts.LiveKeys, c.opts.NoColor)
+	cmds := []tea.Cmd{c.split.Init()}
 	if c.width > 0 {
-		cmds = append(cmds, c.live.SetSize(c.width, c.height))
+		cmds = append(cmds, c.split.SetSize(c.width, c.height))
 	}
 	switch what {
 	case askCancel:
-		c.live.AskCancel()
+		c.split.Focused().AskCancel()
 	case askReconcile:
-		cmds = append(cmds, c.live.AskReconcileOnceSettled())
+		cmds = append(cmds, c.split.Focused().AskReconcileOnceSettled())
 	}
 	return tea.Batch(cmds...)
 }
 
-// closeLive detaches from the live view (never a cancellation) and shows
-// the list again, its selection and scroll kept. Its messages still out
-// name its ID, which no view has any more: they are dropped.
+// closeLive detaches from the live views (never a cancellation) and shows
+// the list again, its selection and scroll kept. Their messages still out
+// name their IDs, which no view has any more: they are dropped.
 func (c *Console) closeLive() {
-	if c.live == nil {
+	if c.split == nil {
 		return
 	}
-	c.live.Close()
+	c.split.Close()
 	c.liveCancel()
-	c.live = nil
+	c.split = nil
 	c.refresh()
 }
 
-// liveUpdate gives the open live view a message; its detach (q) comes back
-// to the list.
+// liveUpdate gives the open views a message (the split view routes it);
+// their detach (q) comes back to the list.
 func (c *Console) liveUpdate(msg tea.Msg) tea.Cmd {
-	_, cmd := c.live.Update(msg)
-	if c.live.Detached() {
+	_, cmd := c.split.Update(msg)
+	if c.split.Done() {
 		c.closeLive()
 	}
 	return cmd
@@ -691,10 +704,14 @@ func tail(s string, w int) string {
 }
 
 // consoleRow is r's cells; verdict is its VERDICT cell (verdictCell);
-// contexts puts its context first (a console across contexts).
-func consoleRow(r *model.ActionRow, now time.Time, idWidth int, verdict string, contexts bool) table.Row {
+// contexts puts its context first (a console across contexts); a marked
+// row's ID starts with + (marks.go).
+func consoleRow(r *model.ActionRow, now time.Time, idWidth int, verdict string, contexts, marked bool) table.Row {
 	c := r.Cells(now, true, render.Line)
 	id := tail(render.Line(r.ActionID), idWidth)
+	if marked {
+		id = "+ " + tail(render.Line(r.ActionID), idWidth-2)
+	}
 	if r.Unreachable != "" {
 		id = "(daemon not read)"
 	}
@@ -727,18 +744,10 @@ func (c *Console) layout() {
 
 // View draws the list, or the live view when one is open.
 func (c *Console) View() tea.View {
-	if c.live != nil {
-		content := c.live.View(c.width, c.height)
-		v := tea.NewView(content)
-		v.AltScreen = true
-		if c.live.Mouse() {
-			v.MouseMode = tea.MouseModeCellMotion
-		}
-		v.WindowTitle = c.live.Title()
-		v.Cursor = c.live.Cursor(content)
-		return v
+	if c.split != nil {
+		return c.split.Screen(c.width, c.height)
 	}
-	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name) + c.contextTitle()
+	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name) + c.contextTitle() + c.marksTitle()
 	switch {
 	case c.listEnd > c.fleet.Len() && len(c.opts.Contexts) > 0:
 		title += fmt.Sprintf(" · live and recent of %d listed", c.listEnd) // older pages: one daemon's (stream.Multi)

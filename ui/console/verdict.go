@@ -125,7 +125,7 @@ func (c *Console) judgeOf(name string) Judge {
 // judgeVisible asks for the verdicts of the settled rows the table draws
 // that have none yet, while fewer than maxJudging are out.
 func (c *Console) judgeVisible() tea.Cmd {
-	if !c.judging() || c.live != nil || len(c.rows) == 0 {
+	if !c.judging() || c.split != nil || len(c.rows) == 0 {
 		return nil
 	}
 	h := max(1, c.table.Height())
