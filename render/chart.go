@@ -65,7 +65,7 @@ func glyph(v, top float64) rune {
 		return levels[0]
 	}
 	// Divided first, so a huge value does not overflow.
-	i := int(math.Ceil(v/top*float64(len(levels)-1)))
+	i := int(math.Ceil(v / top * float64(len(levels)-1)))
 	return levels[min(max(i, 1), len(levels)-1)]
 }
 
