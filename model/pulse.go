@@ -181,23 +181,9 @@ type PulseFigures struct {
 	Capabilities []CapabilityStats
 }
 
-// PulseVerdicts are the verdicts the pulse counts, in the order it
-// draws them.
-var PulseVerdicts = [...]string{VerdictVerified, VerdictPartial, VerdictFailed, VerdictTruncated, VerdictIncomplete, VerdictCancelled}
-
-// VerdictCounts counts settled actions by verdict, in PulseVerdicts'
+// VerdictCounts counts settled actions by verdict, in SettledVerdicts'
 // order.
-type VerdictCounts [len(PulseVerdicts)]int
-
-// VerdictIndex is word's place in PulseVerdicts, -1 for any other word.
-func VerdictIndex(word string) int {
-	for i, w := range PulseVerdicts {
-		if w == word {
-			return i
-		}
-	}
-	return -1
-}
+type VerdictCounts [len(SettledVerdicts)]int
 
 // Figures are the pulse's figures at the local time now.
 func (p *Pulse) Figures(now time.Time) PulseFigures {
