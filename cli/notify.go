@@ -1,7 +1,14 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"io"
+	"os/exec"
+	"strings"
+	"time"
 
 	"aipwatch/model"
 	"aipwatch/output"
@@ -19,12 +26,44 @@ func notification(o *options, isTTY bool) func(*model.Action) string {
 	if !isTTY {
 		return nil
 	}
-	osc777 := speaksOSC777(o)
-	return func(a *model.Action) string { return output.Notification(a, osc777) }
+	r, _ := notifyRoute(o)
+	return func(a *model.Action) string { return output.Notification(a, r) }
 }
 
-func speaksOSC777(o *options) bool {
-	return safe.SpeaksOSC777(o.getenv("TERM"), o.getenv("TERM_PROGRAM"))
+// notifyRoute is how a notification reaches the operator's terminal
+// (design §10, §13): whether it reads OSC 777, and the multiplexer in
+// between, whose passthrough the OSCs are wrapped for. Under tmux, whose
+// allow-passthrough is asked once here (at start-up, never from the
+// event loop), hint is what to say once when it is off: the wrapped OSCs
+// are dropped there, the bell still rings.
+func notifyRoute(o *options) (r safe.NotifyRoute, hint string) {
+	r = safe.NotifyRoute{
+		OSC777: safe.SpeaksOSC777(o.getenv("TERM"), o.getenv("TERM_PROGRAM")),
+		Mux:    safe.DetectMultiplexer(o.getenv("TMUX"), o.getenv("STY"), o.getenv("TERM")),
+	}
+	// Only a tmux of this machine ($TMUX) can be asked; one at the other
+	// end of an SSH session cannot, and is sent the wrapped OSCs anyway.
+	if r.Mux == safe.Tmux && o.getenv("TMUX") != "" && tmuxPassthrough() == "off" {
+		hint = safe.PassthroughHint
+	}
+	return r, hint
+}
+
+// tmuxPassthrough is tmux's allow-passthrough: "on" or "all" let a
+// wrapped OSC through, "off" drops it; "" when tmux could not be asked.
+// tmux before 3.3 has no such option and passes it through: "on".
+var tmuxPassthrough = func() string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "tmux", "show-options", "-gv", "allow-passthrough").Output()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee) && bytes.Contains(ee.Stderr, []byte("invalid option")):
+		return "on"
+	case err != nil:
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // notifyLines sends plain's and jsonl's notification, after their last
@@ -46,7 +85,11 @@ func notifyLines(o *options, a *model.Action, stdout, stderr io.Writer, terminal
 	// The bytes are safe.Notification's: the text in them went through
 	// safe.Line; a Terminal safe.Writer would show the sequences instead
 	// of sending them.
-	_, _ = io.WriteString(safe.Unwrap(w), output.Notification(a, speaksOSC777(o)))
+	r, hint := notifyRoute(o)
+	_, _ = io.WriteString(safe.Unwrap(w), output.Notification(a, r))
+	if hint != "" {
+		fmt.Fprintln(stderr, "aipwatch: "+hint)
+	}
 }
 
 // notifyTo is the first of stdout and stderr that is a terminal, or nil.

@@ -109,3 +109,39 @@ func TestNotifyNothingToANonTerminal(t *testing.T) {
 		t.Fatalf("ls --notify: exit %d, %s", code, errs)
 	}
 }
+
+// design §13: under tmux the OSCs are wrapped for passthrough (the bell is
+// not); when tmux's allow-passthrough is off, stderr says once how to
+// allow it; under screen the OSCs are wrapped in screen's DCS.
+func TestNotifyThroughAMultiplexer(t *testing.T) {
+	a := failedAction(t, "")
+	text := "act_n: failed (AIP result failed, x␛]0;pwn␇)"
+	tmuxWrapped := "\a\x1bPtmux;\x1b\x1b]9;" + text + "\x1b\x1b\\\x1b\\"
+	asked := 0
+	defer func(f func() string) { tmuxPassthrough = f }(tmuxPassthrough)
+	for _, tc := range []struct {
+		name, passthrough string
+		env               map[string]string
+		want, hint        string
+	}{
+		{"tmux, passthrough on", "on", map[string]string{"TMUX": "/tmp/tmux-1/default,1,0", "TERM": "screen-256color"}, tmuxWrapped, ""},
+		{"tmux, passthrough off", "off", map[string]string{"TMUX": "/tmp/tmux-1/default,1,0", "TERM": "tmux-256color"}, tmuxWrapped,
+			"aipwatch: tmux drops the desktop notification (allow-passthrough is off): tmux set -g allow-passthrough on lets it through; the bell still rings\n"},
+		{"tmux not asked", "", map[string]string{"TMUX": "/tmp/tmux-1/default,1,0"}, tmuxWrapped, ""},
+		{"tmux over ssh: not asked", "off", map[string]string{"TERM": "tmux-256color"}, tmuxWrapped, ""},
+		{"screen", "off", map[string]string{"STY": "1.pts-0.host", "TERM": "screen"}, "\a\x1bP\x1b]9;" + text + "\a\x1b\\", ""},
+		{"no multiplexer", "off", map[string]string{"TERM": "xterm-256color"}, "\a\x1b]9;" + text + "\x1b\\", ""},
+	} {
+		asked = 0
+		tmuxPassthrough = func() string { asked++; return tc.passthrough }
+		var out, errb bytes.Buffer
+		o := &options{notify: true, getenv: func(k string) string { return tc.env[k] }}
+		notifyLines(o, a, &out, &errb, func(w io.Writer) bool { return w == io.Writer(&out) })
+		if out.String() != tc.want || errb.String() != tc.hint {
+			t.Errorf("%s:\nstdout %q\nwant   %q\nstderr %q\nwant   %q", tc.name, out.String(), tc.want, errb.String(), tc.hint)
+		}
+		if asked > 1 {
+			t.Errorf("%s: tmux asked %d times", tc.name, asked)
+		}
+	}
+}

@@ -17,8 +17,9 @@ func NotifyText(a *model.Action) string {
 
 // Notification is the bytes --notify and the TUI's n send a terminal when
 // the action settles (safe.Notification): the bell, OSC 9, and OSC 777
-// when the terminal speaks it (safe.SpeaksOSC777). Only for a terminal:
-// the caller sends nothing to anything else.
-func Notification(a *model.Action, osc777 bool) string {
-	return string(safe.Notification("aipwatch", NotifyText(a), osc777))
+// when the terminal speaks it (safe.SpeaksOSC777), wrapped for the
+// multiplexer in between. Only for a terminal: the caller sends nothing to
+// anything else.
+func Notification(a *model.Action, r safe.NotifyRoute) string {
+	return string(safe.Notification("aipwatch", NotifyText(a), r))
 }
