@@ -171,8 +171,10 @@ type PulseFigures struct {
 	// Streaming is the actions that sent a chunk in the last minute.
 	Streaming int
 	// PerMinute is the settled rows judged in each minute of the window,
-	// oldest first, by verdict (VerdictIndex).
-	PerMinute []VerdictCounts
+	// oldest first, by verdict (VerdictIndex); SettledPerMinute all the
+	// settled rows of each minute, judged or not.
+	PerMinute        []VerdictCounts
+	SettledPerMinute []int
 	// Settled is the settled rows of the window, Judged those judged,
 	// NotVerified those judged anything but verified.
 	Settled, Judged, NotVerified int
@@ -218,7 +220,7 @@ func (p *Pulse) Figures(now time.Time) PulseFigures {
 	}
 
 	minutes := int(PulseWindow / time.Minute)
-	f.PerMinute = make([]VerdictCounts, minutes)
+	f.PerMinute, f.SettledPerMinute = make([]VerdictCounts, minutes), make([]int, minutes)
 	var rows []Judged
 	for _, j := range p.settled {
 		age := at.Sub(j.SettledAt)
@@ -227,6 +229,8 @@ func (p *Pulse) Figures(now time.Time) PulseFigures {
 		}
 		rows = append(rows, j)
 		f.Settled++
+		m := max(0, minutes-1-int(max(age, 0)/time.Minute))
+		f.SettledPerMinute[m]++
 		if j.Verdict == "" {
 			continue
 		}
@@ -235,10 +239,7 @@ func (p *Pulse) Figures(now time.Time) PulseFigures {
 			f.NotVerified++
 		}
 		if v := VerdictIndex(j.Verdict); v >= 0 {
-			m := minutes - 1 - int(max(age, 0)/time.Minute)
-			if m >= 0 {
-				f.PerMinute[m][v]++
-			}
+			f.PerMinute[m][v]++
 		}
 	}
 	f.Capabilities = Summarise(rows)

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -98,6 +99,9 @@ func TestPulseSettled(t *testing.T) {
 	m := len(f.PerMinute)
 	if m != int(PulseWindow/time.Minute) {
 		t.Fatalf("%d minutes", m)
+	}
+	if got := f.SettledPerMinute[m-5:]; !slices.Equal(got, []int{0, 0, 0, 1, 4}) {
+		t.Errorf("settled by minute %v", got)
 	}
 	want := VerdictCounts{}
 	want[VerdictIndex(VerdictVerified)], want[VerdictIndex(VerdictFailed)], want[VerdictIndex(VerdictPartial)] = 1, 1, 1
