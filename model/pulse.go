@@ -120,21 +120,28 @@ func (p *Pulse) forgetStreams(step int64) {
 
 // Settle takes a settled row of the list (key: ActionRow.Key), judged or
 // not yet (j.Verdict ""), read at now (the local clock); taken again once
-// judged, it replaces the first.
-func (p *Pulse) Settle(key string, j Judged, now time.Time) {
+// judged, it replaces the first. A row not judged does not replace one
+// judged (the list reads it again at every poll). It reports whether the
+// figures changed.
+func (p *Pulse) Settle(key string, j Judged, now time.Time) bool {
 	// A row settled some time before it is read: its time moves aipd's
 	// clock only when the clock is behind it (aipd's clock ahead of this
 	// machine's, and no chunk read to tell).
 	if j.SettledAt.After(p.Now(now)) {
 		p.aipd, p.local = j.SettledAt, now
 	}
-	if _, ok := p.settled[key]; !ok && len(p.settled) >= pulseMaxSettled {
+	old, ok := p.settled[key]
+	switch {
+	case ok && (old == j || j.Verdict == "" && old.Verdict != ""):
+		return false
+	case !ok && len(p.settled) >= pulseMaxSettled:
 		p.forgetSettled(p.Now(now))
 		if len(p.settled) >= pulseMaxSettled {
-			return // the window is full of rows still in it
+			return false // the window is full of rows still in it
 		}
 	}
 	p.settled[key] = j
+	return true
 }
 
 // forgetSettled drops the rows settled before the window that ends at now.
@@ -178,9 +185,6 @@ type PulseFigures struct {
 	// Settled is the settled rows of the window, Judged those judged,
 	// NotVerified those judged anything but verified.
 	Settled, Judged, NotVerified int
-	// Capabilities are the per-capability figures of the window's
-	// settled rows (Summarise).
-	Capabilities []CapabilityStats
 }
 
 // VerdictCounts counts settled actions by verdict, in SettledVerdicts'
@@ -221,13 +225,11 @@ func (p *Pulse) Figures(now time.Time) PulseFigures {
 
 	minutes := int(PulseWindow / time.Minute)
 	f.PerMinute, f.SettledPerMinute = make([]VerdictCounts, minutes), make([]int, minutes)
-	var rows []Judged
 	for _, j := range p.settled {
 		age := at.Sub(j.SettledAt)
-		if age > PulseWindow || age < -time.Minute {
-			continue // out of the window (or from a clock far ahead)
+		if !inWindow(age) {
+			continue
 		}
-		rows = append(rows, j)
 		f.Settled++
 		m := max(0, minutes-1-int(max(age, 0)/time.Minute))
 		f.SettledPerMinute[m]++
@@ -242,6 +244,22 @@ func (p *Pulse) Figures(now time.Time) PulseFigures {
 			f.PerMinute[m][v]++
 		}
 	}
-	f.Capabilities = Summarise(rows)
 	return f
+}
+
+// inWindow: a row settled age ago is in the window (one from a clock far
+// ahead is not).
+func inWindow(age time.Duration) bool { return age <= PulseWindow && age >= -time.Minute }
+
+// Capabilities are the per-capability figures (Summarise) of the rows
+// settled in the window at the local time now.
+func (p *Pulse) Capabilities(now time.Time) []CapabilityStats {
+	at := p.Now(now)
+	rows := make([]Judged, 0, len(p.settled))
+	for _, j := range p.settled {
+		if inWindow(at.Sub(j.SettledAt)) {
+			rows = append(rows, j)
+		}
+	}
+	return Summarise(rows)
 }

@@ -113,8 +113,20 @@ func TestPulseSettled(t *testing.T) {
 	if f.PerMinute[m-2] != want {
 		t.Errorf("the minute before %v, want %v", f.PerMinute[m-2], want)
 	}
-	if len(f.Capabilities) != 1 || f.Capabilities[0].Actions != 5 || f.Capabilities[0].FirstToken.N != 5 {
-		t.Errorf("capabilities %+v", f.Capabilities)
+	if c := p.Capabilities(pt0); len(c) != 1 || c[0].Actions != 5 || c[0].FirstToken.N != 5 {
+		t.Errorf("capabilities %+v", c)
+	}
+	// Read again by the next poll, not judged: the judged row stays, and
+	// nothing changed.
+	if p.Settle("d", Judged{CapabilityID: capChat, SettledAt: pt0.Add(-30 * time.Second)}, pt0) {
+		t.Error("a row read again unjudged changed the figures")
+	}
+	if p.Settle("a", Judged{CapabilityID: capChat, Verdict: VerdictVerified, SettledAt: pt0.Add(-10 * time.Second),
+		Timing: TurnTiming{FirstTokenMS: 400, HasFirstToken: true}}, pt0) {
+		t.Error("the same judgement again changed the figures")
+	}
+	if f := p.Figures(pt0); f.Judged != 5 {
+		t.Errorf("%d judged after the rows were read again", f.Judged)
 	}
 }
 
