@@ -11,7 +11,7 @@ GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT_DIR     := $(CURDIR)/bin/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)
 GOLANGCI_LINT         ?= $(GOLANGCI_LINT_DIR)/golangci-lint
 
-.PHONY: build install test demo bench lint lint-tools golangci-lint-version e2e fuzz fuzz-ci mutate clean
+.PHONY: build install man test demo bench lint lint-tools golangci-lint-version e2e fuzz fuzz-ci mutate clean
 
 build:
 	$(GO) build -o $(BIN) .
@@ -19,6 +19,11 @@ build:
 # aipwatch into $(go env GOBIN), else $(go env GOPATH)/bin: put that on PATH.
 install:
 	$(GO) install .
+
+# The man pages, one a command, generated from the command tree into
+# bin/man (man -l bin/man/aipwatch.1).
+man:
+	$(GO) run ./cmd/aipwatch-man bin/man
 
 # The test command (README and .ci/run use exactly this).
 test:

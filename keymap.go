@@ -8,7 +8,7 @@ import (
 
 // Every key binding of aipwatch, with its help text. ui declares the types
 // and decides which help a context shows (ui/keymap.go); main passes these
-// maps in ui.Options and ui.ConsoleOptions. The ui tests read this file
+// maps in ui.Options and console.Options. The ui tests read this file
 // (ui/keymap_test.go, realKeys), so keep each value a call of bind or hint
 // with string literals.
 

@@ -1,7 +1,9 @@
-// Package cli is aipwatch's commands: follow one action (follow.go), submit
-// (submit.go), ls and the console (ls.go), reconcile (reconcile.go), the
-// config file's contexts (contexts.go), their flags (flags.go), help (help.go), start-up hints (hint.go) and the lines a
-// run closes with (resume.go). main wires it to the process.
+// Package cli is aipwatch's commands, one cobra tree (root.go): follow one
+// action (follow.go), submit (submit.go), ls and the console (ls.go),
+// reconcile (reconcile.go), the config file's contexts (contexts.go); the
+// connection to a daemon (conn.go), the flags of a run (flags.go), help
+// (help.go), start-up hints (hint.go) and the lines a run closes with
+// (resume.go). main wires it to the process.
 //
 // The route of one chunk: stream.Client reads an SSE frame off the socket
 // (stream/follow.go), routes it by event name and data key, batches it into
@@ -34,18 +36,18 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	sout, serr := safe.NewWriter(stdout, safe.Terminal), safe.NewWriter(stderr, safe.Terminal)
 	defer serr.Flush()
 	defer sout.Flush()
-	stdout, stderr = sout, serr
-	if len(args) > 0 {
-		switch args[0] {
-		case "submit":
-			return runSubmit(args[1:], stdin, stdout, stderr, getenv, keys)
-		case "reconcile":
-			return runReconcile(args[1:], stdout, stderr, getenv, keys)
-		case "ls":
-			return runList(args[1:], stdout, stderr, getenv, keys)
-		case "contexts":
-			return runContexts(args[1:], stdout, stderr, getenv)
-		}
+	e := &runEnv{stdin: stdin, stdout: sout, stderr: serr, getenv: getenv, keys: keys, args: args}
+	return e.run(args)
+}
+
+// run executes the tree over args: a usage error is exit 2, anything else
+// the code the command set.
+func (e *runEnv) run(args []string) int {
+	root := newRoot(e)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err != nil {
+		return e.usageExit(cmd, err)
 	}
-	return runFollow(args, stdin, stdout, stderr, getenv, keys)
+	return e.code
 }

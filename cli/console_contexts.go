@@ -12,6 +12,7 @@ import (
 	"aipwatch/sim"
 	"aipwatch/stream"
 	"aipwatch/ui"
+	"aipwatch/ui/console"
 )
 
 // The console across contexts (design §9): `aipwatch` alone on a terminal,
@@ -36,30 +37,59 @@ func consoleContexts(o *options, getenv func(string) string) []string {
 	return f.Names()
 }
 
-// contextDaemon is one context's daemon as the console reads it.
+// contextDaemon is one daemon as the console and ls read it: its
+// connection, and the run's settings (timeouts, privacy) it is read with.
 type contextDaemon struct {
 	name   string
-	o      *options
+	c      *conn
+	run    *options
 	client *stream.Client // nil when err
 	err    error
 }
 
-// runConsoleAcross runs the console over daemons, each with its own
-// options (URL, token, CA) for its list, its global log, its follows and
-// its reconcile reads.
-func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, stderr io.Writer) int {
-	multi := &stream.Multi{}
-	byName := map[string]contextDaemon{}
-	judges := map[string]ui.Judge{}
-	names := make([]string, 0, len(daemons))
+// follow is the runner that follows one action of the daemon.
+func (d contextDaemon) follow(id string) stream.Runner {
+	cfg := d.run.withTimeouts(d.client.Config())
+	cfg.ActionID = id
+	c, err := newClient(cfg)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// judge is the daemon's judge of settled rows (the VERDICT column).
+func (d contextDaemon) judge() *stream.Judge {
+	return stream.NewJudge(d.run.withTimeouts(d.client.Config()), stream.JudgeOptions{})
+}
+
+// multiOf reads daemons as one (the console, ls --all-contexts): a
+// source each, in their order.
+func multiOf(daemons []contextDaemon) *stream.Multi {
+	m := &stream.Multi{}
 	for _, d := range daemons {
 		src := stream.MultiSource{Name: d.name, Err: d.err}
 		if d.client != nil {
 			src.Poller = d.client.NewPoller(0)
-			// The VERDICT column's reviews, on the row's own daemon.
-			judges[d.name] = stream.NewJudge(d.o.withTimeouts(d.client.Config()), stream.JudgeOptions{})
 		}
-		multi.Sources = append(multi.Sources, src)
+		m.Sources = append(m.Sources, src)
+	}
+	return m
+}
+
+// runConsoleAcross runs the console over daemons, each with its own
+// connection for its list, its global log, its follows and its reconcile
+// reads.
+func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, stderr io.Writer) int {
+	multi := multiOf(daemons)
+	byName := map[string]contextDaemon{}
+	judges := map[string]console.Judge{}
+	names := make([]string, 0, len(daemons))
+	for _, d := range daemons {
+		if d.client != nil {
+			// The VERDICT column's reviews, on the row's own daemon.
+			judges[d.name] = d.judge()
+		}
 		byName[d.name] = d
 		names = append(names, d.name)
 	}
@@ -70,20 +100,16 @@ func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, 
 		if !ok || d.client == nil {
 			return nil
 		}
-		c, err := stream.New(followConfig(d.o, d.client, id))
-		if err != nil {
-			return nil
-		}
-		return c
+		return d.follow(id)
 	}
 	co.ReconcileIn = func(name string) ui.ReconcileFunc {
 		if d, ok := byName[name]; ok && d.client != nil {
-			return reconcilerFor(d.o)
+			return reconcilerFor(d.run, d.c)
 		}
 		return nil
 	}
-	co.JudgeIn = func(name string) ui.Judge { return judges[name] }
-	err := ui.RunConsole(ctx, co)
+	co.JudgeIn = func(name string) console.Judge { return judges[name] }
+	err := console.Run(ctx, co)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		return model.ExitError
@@ -94,16 +120,16 @@ func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, 
 // configDaemons are the config file's contexts' daemons, each with its own
 // credentials; one whose token file or CA cannot be read keeps its error
 // (its row shows it).
-func configDaemons(o *options, names []string, stderr io.Writer) []contextDaemon {
+func configDaemons(o *options, names []string) []contextDaemon {
 	out := make([]contextDaemon, 0, len(names))
 	for _, name := range names {
-		oi := contextOptions(o, name, o.getenv)
-		d := contextDaemon{name: name, o: oi, err: oi.ctx.err}
+		c := forContext(o.cf, name, o.getenv)
+		d := contextDaemon{name: name, c: &c, run: o, err: c.ctx.err}
 		if d.err == nil {
-			d.err = checkURL(oi.url, oi.allowInsecureHTTP)
+			d.err = c.check()
 		}
 		if d.err == nil {
-			d.client, d.err = daemonClient(oi, stderr)
+			d.client, d.err = c.daemon(io.Discard)
 		}
 		out = append(out, d)
 	}
@@ -139,6 +165,9 @@ func startFleetDemo(o *options) (daemons []contextDaemon, stop func(), err error
 		east.Close()
 		west.Close()
 	}
+	if !o.stallSet {
+		o.stallTimeout = demoStallTimeout
+	}
 	for _, f := range []struct {
 		name  string
 		fleet *sim.Fleet
@@ -148,13 +177,10 @@ func startFleetDemo(o *options) (daemons []contextDaemon, stop func(), err error
 			stop()
 			return nil, nil, err
 		}
-		oi := *o
-		oi.url, oi.tokenFile, oi.token, oi.cacert, oi.ctx = u, "", "", "", contextUse{name: f.name, url: true}
-		if !oi.stallSet {
-			oi.stallTimeout = demoStallTimeout
-		}
-		d := contextDaemon{name: f.name, o: &oi}
-		d.client, d.err = daemonClient(&oi, io.Discard)
+		c := &conn{ctx: contextUse{name: f.name, url: true}}
+		c.local(u)
+		d := contextDaemon{name: f.name, c: c, run: o}
+		d.client, d.err = c.daemon(io.Discard)
 		daemons = append(daemons, d)
 	}
 	timer = time.AfterFunc(fleetDemoDown, west.Close)

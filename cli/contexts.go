@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"aipwatch/config"
+	"aipwatch/journal"
 	"aipwatch/output"
 	"aipwatch/safe"
 	"aipwatch/stream"
@@ -37,26 +39,16 @@ type contextUse struct {
 	// skipped names the context not used because --url or $AIP_URL named
 	// another daemon.
 	skipped string
-	// insecureFlag is --allow-insecure-http as given, before any context's
-	// allow_insecure_http (one context's may not open another's to http).
-	insecureFlag, applied bool
 }
 
 // applyContext fills what flags and environment left empty from the
-// context the run names (or the file's current one). A broken config is
-// kept in o.ctx.err and reported by loadToken, the first step of every
-// command that talks to aipd; a demo or a replay does not read it.
-func applyContext(o *options, getenv func(string) string) {
-	o.ctx.insecureFlag, o.ctx.applied = o.allowInsecureHTTP, true
-	if o.demo != "" || o.replay != "" {
-		return // a demo's daemon is its own, a replay reaches none
-	}
-	name := o.contextFlag
+// context named (or the file's current one). A broken config is kept in
+// o.ctx.err and reported by load, the first step of every request.
+func (o *conn) applyContext(name string, f *config.File, err error, getenv func(string) string) {
 	if name == "" {
 		name = getenv("AIPWATCH_CONTEXT")
 	}
 	o.ctx.explicit = name != ""
-	f, err := config.Load(config.Path(getenv), getenv)
 	if err != nil {
 		o.ctx.err = err
 		return
@@ -72,7 +64,7 @@ func applyContext(o *options, getenv func(string) string) {
 		o.ctx.err = err
 		return
 	}
-	if o.urlGiven && !sameDaemon(c.URL)(redactURL(o.url)) {
+	if o.urlGiven && !journal.SameDaemon(c.URL)(redactURL(o.url)) {
 		// --url or $AIP_URL names another daemon: none of the context's
 		// credentials go there (a context's token is for its own URL).
 		o.ctx.skipped = c.Name
@@ -95,7 +87,7 @@ func applyContext(o *options, getenv func(string) string) {
 }
 
 // tokenVariable names where a token that is not the context's came from.
-func tokenVariable(o *options, getenv func(string) string) string {
+func tokenVariable(o *conn, getenv func(string) string) string {
 	for _, v := range []string{"AIP_TOKEN_FILE", "GETAIP_NATIVE_BEARER_TOKEN_FILE"} {
 		if o.tokenFile != "" && getenv(v) == o.tokenFile {
 			return "$" + v
@@ -115,15 +107,15 @@ func configPathShown(getenv func(string) string) string {
 }
 
 // check stops a command that reaches aipd on a config it could not use,
-// checks the context's CA file before it is used (so its error names the
-// context), and warns when the token is not the context's own.
-func (c contextUse) check(o *options, stderr io.Writer) error {
+// checks the context's CA file before the token is read (so its error
+// names the context), and warns when the token is not the context's own.
+func (c contextUse) check(o *conn, stderr io.Writer) error {
 	if c.err != nil {
 		return c.err
 	}
 	if c.cacert {
-		if _, err := os.ReadFile(o.cacert); err != nil {
-			return c.wrap("cacert", true, err)
+		if _, err := o.readCA(); err != nil {
+			return err
 		}
 	}
 	if c.skipped != "" && c.explicit {
@@ -144,55 +136,66 @@ func (c contextUse) wrap(key string, fromContext bool, err error) error {
 	return fmt.Errorf("context %s: %s: %w", c.name, key, err)
 }
 
-// contextsIgnores are the common flags `aipwatch contexts` does not take.
-var contextsIgnores = []string{"token-file", "cursor", "cancel", "notify", "reason", "redact", "timestamps", "demo", "cacert",
-	"allow-insecure-http", "record", "replay", "speed", "export", "raw-cap-mib", "appear-timeout", "stall-timeout", "url", "context"}
-
 // probeTimeout bounds each context's reachability probe.
 const probeTimeout = 3 * time.Second
+
+// contextsCommand is `aipwatch contexts` (the list) and `contexts use NAME`.
+func contextsCommand(e *runEnv, g *globalFlags) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "contexts [flags]",
+		Short: "the config file's daemons: does each answer?",
+		Long: fmt.Sprintf("List the contexts of %s: the current one marked *, each one's URL and "+
+			"token file, and whether its daemon answers (one probe each, at most %s). --context NAME "+
+			"(or $AIPWATCH_CONTEXT) picks a context for any command; flags and AIP_* variables win over it.",
+			configPathShown(e.getenv), probeTimeout),
+		Example: `  aipwatch contexts
+  aipwatch contexts use staging
+  aipwatch --context prod ls`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownVerb(c, args[0])
+			}
+			return nil
+		},
+	}
+	c.RunE = versioned(e, g, func(*cobra.Command, []string) error { return runContexts(e, g) })
+	c.AddCommand(&cobra.Command{
+		Use:   "use NAME",
+		Short: "make NAME the current context (the file's current = \"NAME\")",
+		Long: "Set the config file's current context to NAME: the file is rewritten at once (a new " +
+			"file renamed over it, mode 0600), every other byte kept. A name the file does not hold " +
+			"is a usage error and the file is left as it was.",
+		Example: `  aipwatch contexts use staging
+  aipwatch contexts use prod && aipwatch ls`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return output.UsageError("contexts use takes one context NAME")
+			}
+			return nil
+		},
+		RunE: versioned(e, g, func(_ *cobra.Command, args []string) error { return useContext(e, args[0]) }),
+	})
+	return c
+}
 
 // runContexts lists the config file's contexts: the current one marked,
 // each one's URL, its token's source (never the token) and whether its
 // daemon answers.
-func runContexts(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	o := &options{}
-	fs := newFlagSet(o, stderr)
-	fs.Usage = func() {}
-	hideFlags(fs, contextsIgnores)
-	jsonl := wantsJSONL(args)
-	if err := fs.Parse(args); err != nil {
-		return usageFail(stdout, stderr, jsonl, err.Error())
+func runContexts(e *runEnv, g *globalFlags) error {
+	if g.output == "tui" {
+		g.output = "plain"
 	}
-	switch {
-	case o.help:
-		fmt.Fprintf(stdout, "Usage: aipwatch contexts [--output plain|jsonl]\n\n"+
-			"List the contexts of %s: the current one marked *, each one's URL and token file, and\n"+
-			"whether its daemon answers (one probe each, at most %s). --context NAME (or\n"+
-			"$AIPWATCH_CONTEXT) picks a context for any command; flags and AIP_* variables win over it.\n\nFlags:\n",
-			configPathShown(getenv), probeTimeout)
-		fmt.Fprint(stdout, flagHelp(fs))
-		return 0
-	case o.version:
-		fmt.Fprint(stdout, versionText())
-		return 0
-	case notTaken(fs, contextsIgnores) != "":
-		return usageFail(stdout, stderr, jsonl, "--"+notTaken(fs, contextsIgnores)+" does not apply to contexts")
-	case len(fs.Args()) > 0:
-		return usageFail(stdout, stderr, jsonl, "contexts takes no arguments")
-	case o.output == "tui":
-		o.output = "plain"
-	}
-	f, err := config.Load(config.Path(getenv), getenv)
+	f, err := config.Load(config.Path(e.getenv), e.getenv)
 	if err != nil {
-		return fail(o, stdout, stderr, err)
+		return e.fail(g.output, err)
 	}
 	if f == nil {
-		fmt.Fprintf(stderr, "aipwatch: no config file at %s: aipwatch uses --url, $AIP_URL and the token variables (README, \"Several daemons\")\n", configPathShown(getenv))
-		return 0
+		fmt.Fprintf(e.stderr, "aipwatch: no config file at %s: aipwatch uses --url, $AIP_URL and the token variables (README, \"Several daemons\")\n", configPathShown(e.getenv))
+		return nil
 	}
-	rows := probeAll(f)
-	printContexts(stdout, o.output == "jsonl", rows)
-	return 0
+	rows := probeAll(f, e.getenv)
+	printContexts(e.stdout, g.output == "jsonl", rows)
+	return nil
 }
 
 // contextRow is one context as `aipwatch contexts` shows it.
@@ -205,7 +208,7 @@ type contextRow struct {
 }
 
 // probeAll probes every context at once, each within probeTimeout.
-func probeAll(f *config.File) []contextRow {
+func probeAll(f *config.File, getenv func(string) string) []contextRow {
 	names := f.Names()
 	rows := make([]contextRow, len(names))
 	var wg sync.WaitGroup
@@ -218,7 +221,7 @@ func probeAll(f *config.File) []contextRow {
 		wg.Add(1)
 		go func(r *contextRow) {
 			defer wg.Done()
-			r.status, r.ok = probe(r.Context)
+			r.status, r.ok = probe(r.Context, getenv)
 		}(&rows[i])
 	}
 	wg.Wait()
@@ -227,13 +230,12 @@ func probeAll(f *config.File) []contextRow {
 
 // probe reads one list row with the context's own credentials: it says
 // whether the daemon answers and whether it takes the token.
-func probe(c config.Context) (string, bool) {
-	o := &options{url: c.URL, tokenFile: c.TokenFile, cacert: c.CACert, allowInsecureHTTP: c.AllowInsecureHTTP,
-		ctx: contextUse{name: c.Name, token: c.TokenFile != "", cacert: c.CACert != ""}}
-	if err := checkURL(o.url, o.allowInsecureHTTP); err != nil {
+func probe(c config.Context, getenv func(string) string) (string, bool) {
+	cn := forContext(connFlags{}, c.Name, getenv)
+	if err := cn.check(); err != nil {
 		return err.Error(), false
 	}
-	client, err := daemonClient(o, io.Discard)
+	client, err := cn.daemon(io.Discard)
 	if err != nil {
 		return err.Error(), false
 	}
@@ -271,4 +273,21 @@ func printContexts(w io.Writer, jsonl bool, rows []contextRow) {
 		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\n", mark, safe.Line(r.Name), safe.Line(redactURL(r.URL)), safe.Line(r.token), safe.Line(r.status))
 	}
 	_ = tw.Flush()
+}
+
+// useContext is `aipwatch contexts use NAME`.
+func useContext(e *runEnv, name string) error {
+	path := config.Path(e.getenv)
+	if path == "" {
+		return e.fail("", fmt.Errorf("no config file: %s cannot be known", configPathShown(e.getenv)))
+	}
+	err := config.SetCurrent(path, name, e.getenv)
+	switch {
+	case errors.Is(err, config.ErrUnknownContext):
+		return output.UsageError(err.Error())
+	case err != nil:
+		return e.fail("", err)
+	}
+	fmt.Fprintf(e.stdout, "current context: %s\n", safe.Line(name))
+	return nil
 }

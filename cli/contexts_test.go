@@ -381,7 +381,7 @@ token_file = "/t"
 	if err != nil || !o.allowInsecureHTTP {
 		t.Fatalf("lab allows http: %v %v", err, o.allowInsecureHTTP)
 	}
-	prod := contextOptions(o, "prod", f.getenv)
+	prod := forContext(o.cf, "prod", f.getenv)
 	if prod.allowInsecureHTTP || checkURL(prod.url, prod.allowInsecureHTTP) == nil {
 		t.Errorf("prod took lab's allow_insecure_http: %v", prod.allowInsecureHTTP)
 	}

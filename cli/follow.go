@@ -13,10 +13,12 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
+	"aipwatch/reconcile"
 	"aipwatch/record"
 	"aipwatch/safe"
 	"aipwatch/sim"
@@ -24,10 +26,95 @@ import (
 	"aipwatch/ui"
 )
 
+// addFollow makes the root the follow of one action (design §2): an
+// ACTION_ID, a demo or a replay, or with none on a terminal the console
+// (ls.go).
+func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
+	o := &options{keys: e.keys, getenv: e.getenv}
+	fs := root.Flags()
+	fs.StringVar(&o.cursor, "cursor", "", "start from this `CURSOR` (the one a detached run printed)")
+	addRunFlags(fs, &o.runFlags)
+	addDemoFlag(fs, &o.runFlags, "follow a scripted action on the built-in simulator (`SCENARIO`s below; default chat-tools)", "chat-tools")
+	fs.StringVar(&o.replay, "replay", "", "review a recording `FILE` made with --record, with no network")
+	fs.Float64Var(&o.speed, "speed", 0, "with --replay: recorded time divided by `N` (default 0: instant)")
+	root.RunE = versioned(e, g, func(c *cobra.Command, args []string) error {
+		o.globalFlags = *g
+		if err := o.resolve(c, args, e.getenv); err != nil {
+			return err
+		}
+		if e.parsed != nil {
+			e.parsed(o)
+			return nil
+		}
+		return e.exit(runFollow(o, e))
+	})
+}
+
+// resolve checks the follow's flags and arguments and decides its daemon:
+// every mistake is a usage error before any request.
+func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) string) error {
+	if err := o.runFlags.checkRun(c.Flags()); err != nil {
+		return err
+	}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "act_") {
+		if o.demo != "" && (knownScenario(args[0]) || args[0] == demoConsole || args[0] == demoFleet) {
+			return output.UsageError(fmt.Sprintf("--demo follows its own action: give no ACTION_ID (for the %s scenario: --demo=%s)", args[0], args[0]))
+		}
+		return unknownVerb(c.Root(), args[0])
+	}
+	switch {
+	case len(args) > 1:
+		return output.UsageError("one ACTION_ID at most")
+	case len(args) == 1:
+		o.actionID = args[0]
+	default:
+		o.actionID = getenv("AIP_ACTION_ID")
+	}
+	switch {
+	case o.speed < 0:
+		return output.UsageError("--speed must be 0 (instant) or more")
+	case o.speed > 0 && o.replay == "":
+		return output.UsageError("--speed only applies to --replay")
+	}
+	o.conn = newConn(o.cf, o.demo == "" && o.replay == "", getenv)
+	if o.replay != "" {
+		switch {
+		case o.demo != "":
+			return output.UsageError("--replay and --demo exclude each other")
+		case len(args) == 1:
+			return output.UsageError("--replay reviews the recorded action: give no ACTION_ID")
+		case o.cancel:
+			return output.UsageError("--cancel needs a live action, not a --replay")
+		case o.record != "":
+			return output.UsageError("--record and --replay exclude each other")
+		}
+		return nil
+	}
+	if o.demo != "" {
+		if !knownScenario(o.demo) && o.demo != demoConsole && o.demo != demoFleet {
+			return output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
+		}
+		if len(args) == 1 {
+			return output.UsageError("--demo follows its own action: give no ACTION_ID")
+		}
+		return nil
+	}
+	if o.actionID == "" {
+		// On a terminal, no ACTION_ID opens the console (design §7);
+		// runFollow decides, since only it knows the terminal.
+		o.console = true
+		return o.check()
+	}
+	if !strings.HasPrefix(o.actionID, "act_") {
+		return output.UsageError(fmt.Sprintf("ACTION_ID (from $AIP_ACTION_ID) must start with act_: %q", o.actionID))
+	}
+	return o.check()
+}
+
 // runFollow follows one action (design §2): ACTION_ID, a demo or a replay,
 // or with none on a terminal the console (ls.go).
-func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, keys Keys) (code int) {
-	o, fs, err := parse(args, stderr, getenv)
+func runFollow(o *options, e *runEnv) (code int) {
+	stdin, stdout, stderr := e.stdin, e.stdout, e.stderr
 	defer func() {
 		// A bug must not leave a stack dump (or anything secret) on the
 		// operator's screen: one line, and the action keeps running.
@@ -36,29 +123,11 @@ func runFollow(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 			code = model.ExitError
 		}
 	}()
-	if err != nil {
-		if wantsJSONL(args) {
-			output.WriteError(stdout, err)
-		} else {
-			fmt.Fprintf(stderr, "aipwatch: %s\n(see aipwatch --help)\n", safe.Line(err.Error()))
-		}
-		return model.ExitUsage
-	}
-	o.getenv, o.keys = getenv, keys
-	switch {
-	case o.help:
-		usage(fs, stdout)
-		return 0
-	case o.version:
-		fmt.Fprint(stdout, versionText())
-		return 0
-	}
-
 	ctx, stop := detachContext()
 	defer stop()
 
 	if o.console || o.demo == demoConsole || o.demo == demoFleet {
-		return runConsole(ctx, o, stdin, stdout, stderr)
+		return runConsole(ctx, o, stdout, stderr)
 	}
 	if o.demo != "" {
 		if !o.stallSet {
@@ -128,26 +197,24 @@ func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*
 		}
 		runner = rp
 	} else {
-		if err := loadToken(o, stderr); err != nil {
-			return nil, nil, err
-		}
-		httpc, err := stream.HTTPClient(o.cacert)
+		base, err := o.conn.config(stderr)
 		if err != nil {
 			return nil, nil, err
 		}
-		cfg := o.withTimeouts(stream.Config{BaseURL: o.url, Token: o.token, ActionID: o.actionID, Cursor: o.cursor, HTTP: httpc})
+		cfg := o.withTimeouts(base)
+		cfg.ActionID, cfg.Cursor = o.actionID, o.cursor
 		if o.submission != nil { // aipwatch submit (submit.go)
 			cfg.InFlight = o.submission.InFlight
 		}
 		if o.record != "" {
-			rec, err = record.Create(o.record, record.Header{ActionID: o.actionID, BaseURL: redactURL(o.url),
+			rec, err = record.Create(o.record, record.Header{ActionID: o.actionID, BaseURL: o.shownURL(),
 				Started: time.Now(), Version: versionString(), Redact: o.redact})
 			if err != nil {
 				return nil, nil, err
 			}
 			cfg.OnFrame = rec.Frame
 		}
-		client, err := stream.New(cfg)
+		client, err := newClient(cfg)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -213,7 +280,7 @@ func runMode(ctx context.Context, o *options, mode string, runner stream.Runner,
 		// An action submitted earlier from this machine: the journal kept
 		// the session_id its input carried (a Chat finish may carry none).
 		if jpath, err := journal.Path(o.getenv); err == nil {
-			o.session = journalled(o.actionID, o.url, jpath).SessionID
+			o.session = reconcile.Journalled(o.actionID, o.url, jpath).SessionID
 		}
 	}
 	if mode == "tui" {
@@ -278,7 +345,7 @@ func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Read
 		Version:      versionString(),
 		Replay:       o.replay != "",
 		RawCap:       o.rawCap(),
-		Reconcile:    reconcilerFor(o), // R (reconcile.go)
+		Reconcile:    reconcilerFor(o, &o.conn), // R (reconcile.go)
 		Notify:       o.notify,
 		Notification: notification(o, isTTY), // --notify and n (notify.go)
 		Session:      o.session,
@@ -357,7 +424,7 @@ func startDemo(o *options, knobs sim.Knobs, stderr io.Writer) (*sim.Server, bool
 		fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
 		return nil, false
 	}
-	o.tokenFile, o.token = "", "" // the simulator asks for none: no real token goes to it
+	o.local(o.url)
 	return srv, true
 }
 
@@ -378,13 +445,4 @@ func outputMode(o *options, stdout io.Writer) (mode string, isTTY bool) {
 func isTerminal(w io.Writer) bool {
 	f, ok := safe.Unwrap(w).(*os.File)
 	return ok && term.IsTerminal(f.Fd())
-}
-
-func wantsJSONL(args []string) bool {
-	for i, a := range args {
-		if a == "--output=jsonl" || (a == "--output" && i+1 < len(args) && args[i+1] == "jsonl") {
-			return true
-		}
-	}
-	return false
 }

@@ -234,8 +234,7 @@ func TestEnvironmentDefaults(t *testing.T) {
 func TestResumeCommandQuotesAndHasNoToken(t *testing.T) {
 	defer func(f func() string) { argv0 = f }(argv0)
 	argv0 = func() string { return "aipwatch" }
-	o := &options{url: "http://u:secret@127.0.0.1:1", tokenFile: "/run/my token", actionID: "act_1",
-		rawCapMiB: defaultRawCapMiB, reason: defaultReason}
+	o := &options{conn: conn{url: "http://u:secret@127.0.0.1:1", tokenFile: "/run/my token"}, runFlags: runFlags{rawCapMiB: defaultRawCapMiB, reason: defaultReason}, actionID: "act_1"}
 	got := resumeCommand(o, "aev_cursor_3_2")
 	want := `aipwatch --url http://127.0.0.1:1 --token-file '/run/my token' --cursor aev_cursor_3_2 act_1`
 	if got != want {
@@ -296,7 +295,7 @@ func TestResumeCommandCarriesTheRunsFlags(t *testing.T) {
 func TestDemoDetachSaysTheSimulatorStopped(t *testing.T) {
 	defer func(f func() string) { argv0 = f }(argv0)
 	argv0 = func() string { return "aipwatch" }
-	o := &options{demo: "long", url: "http://127.0.0.1:4", actionID: "act_sim_long_01"}
+	o := &options{runFlags: runFlags{demo: "long"}, conn: conn{url: "http://127.0.0.1:4"}, actionID: "act_sim_long_01"}
 	msg := detachMessage(o, model.NewAction(o.actionID))
 	if strings.Contains(msg, "resume with") || strings.Contains(msg, "--cursor") ||
 		!strings.Contains(msg, "simulator stopped with it") || !strings.Contains(msg, "aipwatch --demo=long") {
@@ -323,7 +322,7 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("help contains %q", bad)
 		}
 	}
-	fs := newFlagSet(&options{}, &bytes.Buffer{})
+	fs := newRoot(&runEnv{getenv: noEnv}).Flags()
 	fs.VisitAll(func(f *pflag.Flag) {
 		if !strings.Contains(out, "--"+f.Name) {
 			t.Errorf("help lacks --%s", f.Name)
@@ -496,7 +495,7 @@ func TestRedactedRecordAndExport(t *testing.T) {
 // "keeps running" before aipd answered, for an action aipd has no record
 // of and sent nothing of, or in a replay (nothing runs there).
 func TestDetachMessageSaysWhatWasSeen(t *testing.T) {
-	o := &options{url: "http://127.0.0.1:4", actionID: "act_x"}
+	o := &options{conn: conn{url: "http://127.0.0.1:4"}, actionID: "act_x"}
 	never := model.NewAction("act_x")
 	unknown := model.NewAction("act_x")
 	stream.Apply(unknown, stream.StatusMsg{Status: model.ActionStatus{ActionID: "act_x", State: model.StateUnknown}})
@@ -511,7 +510,7 @@ func TestDetachMessageSaysWhatWasSeen(t *testing.T) {
 		{"aipd never answered", o, never, "before aipd answered: whether the action runs is not known"},
 		{"no record, nothing came", o, unknown, "aipd has no record of act_x and sent none of its events yet"},
 		{"running", o, running, "the action keeps running"},
-		{"a replay", &options{url: o.url, actionID: "act_x", replay: "/tmp/r.jsonl"}, running, "the recording ends before the action settled"},
+		{"a replay", &options{conn: conn{url: o.url}, followFlags: followFlags{replay: "/tmp/r.jsonl"}, actionID: "act_x"}, running, "the recording ends before the action settled"},
 	} {
 		msg := detachMessage(c.o, c.a)
 		if !strings.Contains(msg, c.want) || !strings.Contains(msg, "resume with: ") {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"aipwatch/sim"
@@ -39,47 +40,92 @@ var demoHelp = map[string]string{
 	"fleet":               "the console across two simulated daemons (contexts); one stops after 45 s",
 }
 
-func usage(fs *pflag.FlagSet, w io.Writer) {
-	fmt.Fprint(w, `aipwatch follows one AIP action live, lets you cancel it, and ends on a
-verified verdict. Quitting never cancels the action: it prints the command
-that resumes.
+// helpAfter is the annotation naming what a command's help shows after
+// its flags (before the examples): helpAfterRoot or helpAfterSubmit.
+const helpAfter = "help-after"
 
-Usage:
-  aipwatch [flags] ACTION_ID   follow one action: live, or review once finished
+const (
+	helpAfterRoot   = "root"
+	helpAfterSubmit = "submit-demos"
+)
+
+// rootLong is the root's help before its flags.
+const rootLong = `aipwatch follows one AIP action live, lets you cancel it, and ends on a
+verified verdict. Quitting never cancels the action: it prints the command
+that resumes.`
+
+// rootUsage are the ways to call the root.
+const rootUsage = `  aipwatch [flags] ACTION_ID   follow one action: live, or review once finished
   aipwatch [flags]             on a terminal: the console (a live action list)
-  aipwatch ls [flags]          list actions (aipwatch ls --help)
-  aipwatch submit [flags] CAPABILITY_ID --input @request.json
-                               submit one action with a stable ID, then follow
-                               it (aipwatch submit --help; submit --demo)
-  aipwatch reconcile [flags] ACTION_ID
-                               read the provider's stored state once
-  aipwatch contexts            the config file's daemons; does each answer?
+  aipwatch COMMAND [flags]     one of the commands below
   aipwatch --demo[=SCENARIO]   follow a scripted action on a built-in simulator
   aipwatch --replay FILE       review a recording made with --record, offline
 
 ACTION_ID may also come from $AIP_ACTION_ID; it must start with act_.
+`
 
-Flags:
-`)
-	fmt.Fprint(w, flagHelp(fs))
-	fmt.Fprint(w, `
-Examples:
-  aipwatch --demo                          try it on the built-in simulator
-  export AIP_URL=https://aipd.internal:8443 AIP_TOKEN_FILE=~/.config/aip/token
+// rootExamples end the root's help.
+const rootExamples = `  aipwatch --demo                          try it on the built-in simulator
   aipwatch act_0123456789                  follow live (review if finished)
   aipwatch --output jsonl act_0123 | jq .  for scripts: the last line is the
                                            verdict object
-  aipwatch --cancel --reason "operator stop" act_0123456789
-  aipwatch --record run.jsonl act_0123     follow and record; later:
-  aipwatch --replay run.jsonl --speed 4    replay at four times recorded speed
+`
 
-Demo scenarios (--demo=NAME):
-`)
-	demoScenarios(w, append(sim.Scenarios(), demoConsole, demoFleet))
-	fmt.Fprint(w, `
+// writeHelp is every command's --help: what it does, how to call it, its
+// commands, its flags, the global flags, then its examples. Every line
+// fits helpWidth columns.
+func writeHelp(c *cobra.Command, w io.Writer) {
+	root := !c.HasParent()
+	if root {
+		fmt.Fprintf(w, "%s\n\nUsage:\n%s", rootLong, rootUsage)
+	} else {
+		long := c.Long
+		if long == "" {
+			long = c.Short
+		}
+		writeWrapped(w, "", long, 0)
+		fmt.Fprintf(w, "\nUsage:\n  %s\n", c.UseLine())
+		if len(c.Aliases) > 0 {
+			fmt.Fprintf(w, "  (also: %s)\n", strings.Join(c.Aliases, ", "))
+		}
+	}
+	if cmds := c.Commands(); len(cmds) > 0 {
+		fmt.Fprint(w, "\nCommands:\n")
+		for _, sub := range cmds {
+			if sub.IsAvailableCommand() {
+				writeWrapped(w, fmt.Sprintf("  %-*s", helpFlagCol-2, sub.Name()), sub.Short, helpFlagCol)
+			}
+		}
+	}
+	global := c.Root().PersistentFlags()
+	local := pflag.NewFlagSet(c.Name(), pflag.ContinueOnError)
+	local.SortFlags = false
+	c.Flags().VisitAll(func(f *pflag.Flag) { // in the order they were added
+		if global.Lookup(f.Name) == nil {
+			local.AddFlag(f)
+		}
+	})
+	if local.HasAvailableFlags() {
+		fmt.Fprint(w, "\nFlags:\n"+flagHelp(local))
+	}
+	fmt.Fprint(w, "\nGlobal flags (before or after the command):\n"+flagHelp(global))
+	switch c.Annotations[helpAfter] {
+	case helpAfterRoot:
+		fmt.Fprint(w, "\nDemo scenarios (--demo=NAME):\n")
+		demoScenarios(w, append(sim.Scenarios(), demoConsole, demoFleet))
+		fmt.Fprint(w, `
 Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
 4 failed, 5 truncated, 6 incomplete, 7 cancelled, 8 pending (stopped first).
 `)
+	case helpAfterSubmit:
+		fmt.Fprint(w, "\nDemo scenarios (submit --demo=NAME):\n")
+		demoScenarios(w, sim.Scenarios())
+	}
+	if root {
+		fmt.Fprint(w, "\nExamples:\n"+rootExamples)
+	} else if c.Example != "" {
+		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(c.Example, "\n"))
+	}
 }
 
 // demoScenarios lists the scenarios named, each with what it shows.

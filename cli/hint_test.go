@@ -12,7 +12,7 @@ import (
 
 // A start-up failure says what to check.
 func TestStartupHints(t *testing.T) {
-	o := &options{url: "http://u:pw@127.0.0.1:1", tokenFile: "/etc/aip/token", actionID: "act_1"}
+	o := &options{conn: conn{url: "http://u:pw@127.0.0.1:1", tokenFile: "/etc/aip/token"}, actionID: "act_1"}
 	cases := []struct {
 		err  error
 		want []string
@@ -40,7 +40,7 @@ func TestStartupHints(t *testing.T) {
 // runtime.handler_failed) is aipd answering as aipd: no hint blames --url.
 // Without an ACTION_ID (ls, the console) a 404 is the list route's.
 func TestNoHintForAipdsOwnErrors(t *testing.T) {
-	o := &options{url: "http://127.0.0.1:1", actionID: "act_1"}
+	o := &options{conn: conn{url: "http://127.0.0.1:1"}, actionID: "act_1"}
 	for _, e := range []*stream.Error{
 		{Op: "submit", Code: "action.id_conflict", HTTPStatus: 400, Message: "taken"},
 		{Op: "submit", Code: "runtime.handler_failed", HTTPStatus: 503},
@@ -59,7 +59,7 @@ func TestNoHintForAipdsOwnErrors(t *testing.T) {
 // with a connector code; the hint must not send the operator to check a
 // token aipd accepted.
 func TestProviderAuthIsNotABadToken(t *testing.T) {
-	o := &options{url: "http://127.0.0.1:1", tokenFile: "/etc/aip/token", actionID: "act_1"}
+	o := &options{conn: conn{url: "http://127.0.0.1:1", tokenFile: "/etc/aip/token"}, actionID: "act_1"}
 	h := startupHint(o, &stream.Error{Op: "submit", Code: "connector.hermes_agent.authentication", HTTPStatus: 401,
 		Message: "Hermes endpoint `ep` returned HTTP 401"})
 	if strings.Contains(h, "refused the credentials") || !strings.Contains(h, "Hermes refused aipd's own key") || !strings.Contains(h, "not --token-file") {

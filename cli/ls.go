@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"aipwatch/journal"
 	"aipwatch/model"
@@ -18,7 +20,7 @@ import (
 	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
-	"aipwatch/ui"
+	"aipwatch/ui/console"
 )
 
 // Wiring of design §7: `aipwatch ls`, and the console that a terminal
@@ -28,11 +30,7 @@ import (
 // hosting several actions.
 const demoConsole = "console"
 
-// listIgnores are the flags of following one action, which ls refuses.
-var listIgnores = []string{"cursor", "cancel", "notify", "reason", "timestamps", "record", "replay", "speed", "export",
-	"raw-cap-mib", "appear-timeout", "stall-timeout"}
-
-// lsFlags are the flags of ls itself.
+// lsFlags are the flags of ls.
 type lsFlags struct {
 	states     []string // --state, repeatable: each adds a state
 	capability string
@@ -41,85 +39,97 @@ type lsFlags struct {
 	all        bool
 	contexts   bool // --all-contexts
 	verdict    bool // judge each printed row (lsverdict.go)
+	demo       string
 }
 
 // defaultListLimit is how many rows ls prints without --limit, --since or
 // --all: the most recent (design §7).
 const defaultListLimit = 100
 
-// runList is `aipwatch ls [--state S]… [--capability C] [--limit N | --all] [--since D]`.
-func runList(args []string, stdout, stderr io.Writer, getenv func(string) string, keys Keys) int {
-	o := &options{keys: keys}
-	fs := newFlagSet(o, stderr)
+// lsCommand is `aipwatch ls [--state S]… [--capability C] [--limit N | --all] [--since D]`.
+func lsCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	var lf lsFlags
-	fs.StringArrayVar(&lf.states, "state", nil, "only actions in this `STATE` (queued, running, completed, failed, cancelled, dead_lettered, …); repeat it for several")
+	c := &cobra.Command{
+		Use:     "ls [flags]",
+		Aliases: []string{"list"},
+		Short:   "list actions, newest first",
+		Long: `List the daemon's most recently updated actions, newest first (a synchronous
+action appears only once it has settled).`,
+		Example: `  aipwatch ls --state running --state queued
+  aipwatch ls --since 1h --verdict
+  aipwatch ls --all-contexts --output jsonl | jq .action_id`,
+		Args: noArgs,
+	}
+	fs := c.Flags()
+	fs.SortFlags = false
+	fs.StringArrayVar(&lf.states, "state", nil, "only actions in this `STATE` ("+strings.Join(model.LifecycleStates, ", ")+"); repeat it for several")
 	fs.StringVar(&lf.capability, "capability", "", "only actions of this `CAPABILITY_ID` (cap:hermes_agent:ENDPOINT:OPERATION)")
 	fs.IntVar(&lf.limit, "limit", defaultListLimit, "the `N` most recently updated actions (default 100; with --since: at most N)")
 	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h), all of them unless --limit is given")
 	fs.BoolVar(&lf.contexts, "all-contexts", false, "list the actions of every context of the config file, with a CONTEXT column (aipwatch contexts)")
 	fs.BoolVar(&lf.all, "all", false, "every action of the daemon's list, newest first, printed page by page as it is read (on a daemon with a long history: one request per 1,000 rows)")
 	fs.BoolVar(&lf.verdict, "verdict", false, "judge each settled row printed and show its verdict (a review of each: its whole log, at most 4 at once)")
-	hideFlags(fs, listIgnores) // the flags of following one action
-	demo := fs.Lookup("demo")
-	demo.Usage, demo.NoOptDefVal = "list the actions of the `console` demo's simulated daemon", demoConsole
-	fs.Usage = func() {}
-	err := fs.Parse(args)
-	if err == nil && fs.NArg() > 0 {
-		err = output.UsageError("it takes no arguments (filters are flags: --state, --capability, --since, --limit, --all)")
-	}
-	if name := notTaken(fs, listIgnores); err == nil && name != "" {
-		err = output.UsageError("--" + name + " does not apply to ls")
+	fs.StringVar(&lf.demo, "demo", "", "list the actions of the `console` demo's simulated daemon")
+	fs.Lookup("demo").NoOptDefVal = demoConsole
+	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
+		if err := lf.check(c.Flags(), g); err != nil {
+			return err
+		}
+		return e.exit(runList(e, g, lf))
+	})
+	return c
+}
+
+// check refuses what ls cannot do, before any request.
+func (lf *lsFlags) check(fs *pflag.FlagSet, g *globalFlags) error {
+	for _, s := range lf.states {
+		if !oneOf(s, model.LifecycleStates) {
+			return output.UsageError(fmt.Sprintf("--state %q is not an AIP state (%s)", s, strings.Join(model.LifecycleStates, ", ")))
+		}
 	}
 	limitSet := fs.Changed("limit")
 	switch {
-	case err != nil:
-	case o.demo != "" && o.demo != demoConsole:
-		err = output.UsageError("ls --demo lists the console demo's daemon: --demo or --demo=" + demoConsole)
+	case lf.demo != "" && lf.demo != demoConsole:
+		return output.UsageError("ls --demo lists the console demo's daemon: --demo or --demo=" + demoConsole)
 	case lf.limit <= 0:
-		err = output.UsageError("--limit takes a number of actions above 0 (every action: --all)")
+		return output.UsageError("--limit takes a number of actions above 0 (every action: --all)")
 	case lf.all && limitSet:
-		err = output.UsageError("--all prints every action: it takes no --limit")
+		return output.UsageError("--all prints every action: it takes no --limit")
 	case fs.Changed("since") && lf.since <= 0:
-		err = output.UsageError("--since takes a duration above 0, such as 15m or 24h")
-	case lf.contexts && o.demo != "":
-		err = output.UsageError("--all-contexts reads the config file's daemons, not a --demo")
+		return output.UsageError("--since takes a duration above 0, such as 15m or 24h")
+	case lf.contexts && lf.demo != "":
+		return output.UsageError("--all-contexts reads the config file's daemons, not a --demo")
 	case lf.contexts:
-		for _, f := range contextFlags {
+		for _, f := range []string{"url", "token-file", "cacert", "context"} {
 			if fs.Changed(f) {
-				err = output.UsageError("--all-contexts takes each context's own --" + f + " from the config file")
+				return output.UsageError("--all-contexts takes each context's own --" + f + " from the config file")
 			}
 		}
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "aipwatch ls: %s\n", safe.Line(err.Error()))
-		return model.ExitUsage
-	}
-	if o.help {
-		fmt.Fprint(stdout, "Usage: aipwatch ls [flags]\n\nList the daemon's most recently updated actions, newest first (a synchronous\naction appears only once it has settled).\n\nFlags:\n")
-		fmt.Fprint(stdout, flagHelp(fs))
-		return 0
-	}
-	if o.version {
-		fmt.Fprint(stdout, versionText())
-		return 0
 	}
 	if lf.all || (lf.since > 0 && !limitSet) {
 		lf.limit = 0 // no bound
 	}
+	return nil
+}
+
+// runList lists one daemon's actions (or every context's).
+func runList(e *runEnv, g *globalFlags, lf lsFlags) int {
+	stdout, stderr, getenv := e.stdout, e.stderr, e.getenv
 	if lf.contexts {
-		return listAllContexts(o, lf, stdout, stderr, getenv)
+		return listAllContexts(e, g, lf)
 	}
-	applyEnv(o, getenv)
+	o := &options{globalFlags: *g, getenv: getenv}
+	o.demo = lf.demo
+	o.conn = newConn(g.cf, lf.demo == "", getenv)
 	stop, ok := consoleDemo(o, stderr)
 	if !ok {
 		return model.ExitError
 	}
 	defer stop()
-	if err := checkURL(o.url, o.allowInsecureHTTP); err != nil {
-		fmt.Fprintf(stderr, "aipwatch ls: %s\n", safe.Line(err.Error()))
-		return model.ExitUsage
+	if err := o.check(); err != nil {
+		return e.usageExit(nil, err)
 	}
-	client, err := daemonClient(o, stderr)
+	client, err := o.daemon(stderr)
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}
@@ -218,7 +228,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 }
 
 // runConsole opens the live console (no ACTION_ID on a terminal).
-func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.Writer) int {
+func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 	if !isTerminal(stdout) || (o.output != "" && o.output != "tui") {
 		if o.demo == demoConsole || o.demo == demoFleet {
 			fmt.Fprintf(stderr, "aipwatch: --demo=%s is the console, which needs a terminal (no --output plain or jsonl); for lines: aipwatch ls --demo\n", o.demo)
@@ -237,31 +247,26 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 		return runConsoleAcross(ctx, o, daemons, stderr)
 	}
 	if names := consoleContexts(o, o.getenv); names != nil {
-		return runConsoleAcross(ctx, o, configDaemons(o, names, stderr), stderr)
+		return runConsoleAcross(ctx, o, configDaemons(o, names), stderr)
 	}
 	stop, ok := consoleDemo(o, stderr)
 	if !ok {
 		return model.ExitError
 	}
 	defer stop()
-	client, err := daemonClient(o, stderr)
-	if err != nil {
-		return fail(o, stdout, stderr, err)
+	d := contextDaemon{c: &o.conn, run: o}
+	d.client, d.err = o.daemon(stderr)
+	if d.err != nil {
+		return fail(o, stdout, stderr, d.err)
 	}
 	co := consoleOptions(o)
-	co.Daemon = client.NewPoller(0)
+	co.Daemon = d.client.NewPoller(0)
 	co.Journal = func() []string { return journalIDs(o.getenv, o.url, nil) }
-	co.Follow = func(id string) stream.Runner {
-		c, err := stream.New(followConfig(o, client, id))
-		if err != nil {
-			return nil
-		}
-		return c
-	}
+	co.Follow = d.follow
 	// The VERDICT column's reviews: the rows drawn, four at once.
-	co.Judge = stream.NewJudge(o.withTimeouts(client.Config()), stream.JudgeOptions{})
-	co.Reconcile = reconcilerFor(o)
-	err = ui.RunConsole(ctx, co)
+	co.Judge = d.judge()
+	co.Reconcile = reconcilerFor(o, &o.conn)
+	err := console.Run(ctx, co)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		printHint(stderr, o, err)
@@ -272,8 +277,8 @@ func runConsole(ctx context.Context, o *options, _ io.Reader, stdout, stderr io.
 
 // consoleOptions are the console's options that do not depend on its
 // daemons: keys, notifications, privacy, colour.
-func consoleOptions(o *options) ui.ConsoleOptions {
-	return ui.ConsoleOptions{
+func consoleOptions(o *options) console.Options {
+	return console.Options{
 		Keys:         o.keys.Console,
 		LiveKeys:     o.keys.Live,
 		Notification: notification(o, true), // n on a row (notify.go); the console is a terminal
@@ -284,30 +289,9 @@ func consoleOptions(o *options) ui.ConsoleOptions {
 	}
 }
 
-// daemonClient is the client of the daemon-wide routes, with the token and
-// the TLS rules of every run.
-func daemonClient(o *options, stderr io.Writer) (*stream.Client, error) {
-	if err := loadToken(o, stderr); err != nil {
-		return nil, err
-	}
-	httpc, err := stream.HTTPClient(o.cacert)
-	if err != nil {
-		return nil, err
-	}
-	return stream.NewDaemon(paced(stream.Config{BaseURL: o.url, Token: o.token, HTTP: httpc}))
-}
-
-// followConfig is the configuration that follows one action picked in the
-// console.
-func followConfig(o *options, c *stream.Client, id string) stream.Config {
-	cfg := c.Config()
-	cfg.ActionID = id
-	return o.withTimeouts(cfg)
-}
-
 // withTimeouts is cfg with the run's --appear-timeout and --stall-timeout:
 // every follow of an action (the run, the console's, reconcile's review).
-func (o *options) withTimeouts(cfg stream.Config) stream.Config {
+func (o *runFlags) withTimeouts(cfg stream.Config) stream.Config {
 	cfg.AppearTimeout, cfg.StallTimeout = o.appearTimeout, o.stallTimeout
 	return paced(cfg)
 }
@@ -356,7 +340,7 @@ func startConsoleDemo(o *options) (*sim.Fleet, error) {
 		f.Close()
 		return nil, err
 	}
-	o.url, o.tokenFile, o.token = u, "", ""
+	o.local(u)
 	if !o.stallSet {
 		o.stallTimeout = demoStallTimeout
 	}
@@ -385,7 +369,7 @@ func journalIDs(getenv func(string) string, baseURL string, warn func([]string))
 	if err != nil {
 		return nil
 	}
-	daemon := sameDaemon(baseURL)
+	daemon := journal.SameDaemon(baseURL)
 	seen := map[string]bool{}
 	var ids []string
 	for _, e := range l.Entries {
@@ -395,14 +379,6 @@ func journalIDs(getenv func(string) string, baseURL string, warn func([]string))
 		}
 	}
 	return ids
-}
-
-// sameDaemon reports whether a journal entry's base URL (credentials
-// removed, as the journal writes it) names the daemon at baseURL.
-func sameDaemon(baseURL string) func(string) bool {
-	norm := func(u string) string { return strings.ToLower(strings.TrimRight(u, "/")) }
-	want := norm(redactURL(baseURL))
-	return func(entry string) bool { return entry != "" && norm(entry) == want }
 }
 
 // warnJournal prints what the journal has to say, a line each.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"sync"
 	"time"
 
 	"aipwatch/config"
@@ -21,36 +20,13 @@ import (
 // a CONTEXT column. A daemon that cannot be read is one line on stderr and
 // exit 1; the others are listed all the same.
 
-// contextFlags are the flags a context gives: --all-contexts takes each
-// context's own instead.
-var contextFlags = []string{"url", "token-file", "cacert", "context"}
-
-// contextOptions are base's options for the daemon of context name: what
-// `--context name` would give, with base's other flags.
-func contextOptions(base *options, name string, getenv func(string) string) *options {
-	o := *base
-	if base.ctx.applied {
-		o.allowInsecureHTTP = base.ctx.insecureFlag // the flag's, not another context's
-	}
-	o.contextFlag, o.ctx = name, contextUse{}
-	o.url, o.tokenFile, o.token, o.cacert, o.urlGiven = "", "", "", "", false
-	// The variables that would override a context's URL or token apply to
-	// one daemon; across all of them each context's own is used.
-	applyContext(&o, func(k string) string {
-		switch k {
-		case "AIP_URL", "AIP_TOKEN_FILE", "GETAIP_NATIVE_BEARER_TOKEN_FILE", "AIP_TOKEN":
-			return ""
-		}
-		return getenv(k)
-	})
-	return &o
-}
-
 // listAllContexts lists every context's actions: with a bound (the
 // default 100, --limit, --since) each daemon is read at once and the rows
 // merged newest first; --all reads one daemon after the other, a page at
 // a time.
-func listAllContexts(base *options, lf lsFlags, stdout, stderr io.Writer, getenv func(string) string) int {
+func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
+	stdout, stderr, getenv := e.stdout, e.stderr, e.getenv
+	base := &options{globalFlags: *g, getenv: getenv}
 	f, err := config.Load(config.Path(getenv), getenv)
 	if err == nil && (f == nil || len(f.Contexts) == 0) {
 		err = fmt.Errorf("--all-contexts: no contexts in %s (README, \"Several daemons\")", configPathShown(getenv))
@@ -60,7 +36,7 @@ func listAllContexts(base *options, lf lsFlags, stdout, stderr io.Writer, getenv
 	}
 	w := output.NewListWriter(stdout, base.output == "jsonl", time.Now(), termWidth(stdout)).WithContexts()
 	w.Verdicts = lf.verdict
-	names := f.Names()
+	daemons := configDaemons(base, f.Names())
 	failed := 0
 	// report says a context's notes and error on stderr; a daemon that
 	// could not be read is also a row of its own, with its error (jsonl:
@@ -77,15 +53,15 @@ func listAllContexts(base *options, lf lsFlags, stdout, stderr io.Writer, getenv
 		return []model.ActionRow{{Context: name, Unreachable: err.Error()}}
 	}
 	if lf.limit == 0 {
-		for _, name := range names {
-			notes, err := listContext(context.Background(), base, name, lf, getenv, stderr, w)
-			if err := w.Add(report(name, notes, err)); err != nil {
+		for _, d := range daemons {
+			notes, err := listContext(context.Background(), d, lf, stderr, w)
+			if err := w.Add(report(d.name, notes, err)); err != nil {
 				return fail(base, stdout, stderr, err)
 			}
 		}
 	} else {
 		var rows []model.ActionRow
-		for _, r := range readContexts(base, names, lf, getenv, stderr) {
+		for _, r := range readContexts(daemons, lf, stderr) {
 			rows = append(rows, r.rows...)
 			rows = append(rows, report(r.name, r.notes, r.err)...)
 		}
@@ -113,20 +89,12 @@ type contextRows struct {
 }
 
 // readContexts reads every context at once, each within two minutes.
-func readContexts(base *options, names []string, lf lsFlags, getenv func(string) string, stderr io.Writer) []contextRows {
-	out := make([]contextRows, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
-		wg.Add(1)
-		go func(r *contextRows) {
-			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			r.name = name
-			r.notes, r.err = listContext(ctx, base, name, lf, getenv, stderr, (*rowSink)(&r.rows))
-		}(&out[i])
-	}
-	wg.Wait()
+func readContexts(daemons []contextDaemon, lf lsFlags, stderr io.Writer) []contextRows {
+	out := make([]contextRows, len(daemons))
+	multiOf(daemons).Each(context.Background(), 2*time.Minute, func(ctx context.Context, i int, _ stream.MultiSource) {
+		out[i].name = daemons[i].name
+		out[i].notes, out[i].err = listContext(ctx, daemons[i], lf, stderr, (*rowSink)(&out[i].rows))
+	})
 	return out
 }
 
@@ -140,24 +108,16 @@ func (s *rowSink) Add(rows []model.ActionRow) error {
 
 // listContext lists one context's daemon into w, each row marked with the
 // context's name.
-func listContext(ctx context.Context, base *options, name string, lf lsFlags, getenv func(string) string, stderr io.Writer, w rowWriter) ([]string, error) {
-	o := contextOptions(base, name, getenv)
-	if o.ctx.err != nil {
-		return nil, o.ctx.err
+func listContext(ctx context.Context, d contextDaemon, lf lsFlags, stderr io.Writer, w rowWriter) ([]string, error) {
+	if d.err != nil {
+		return nil, d.err
 	}
-	if err := checkURL(o.url, o.allowInsecureHTTP); err != nil {
-		return nil, err
-	}
-	client, err := daemonClient(o, stderr)
-	if err != nil {
-		return nil, err
-	}
-	marked := contextWriter{name: name, w: w}
+	marked := contextWriter{name: d.name, w: w}
 	var rj *rowJudge
 	if lf.verdict { // each context's own judge, with its credentials; no progress line (they run at once)
-		rj = &rowJudge{j: stream.NewJudge(o.withTimeouts(client.Config()), stream.JudgeOptions{})}
+		rj = &rowJudge{j: d.judge()}
 	}
-	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), &marked, rj)
+	notes, err := listRows(ctx, d.client, lf, journalIDs(d.run.getenv, d.c.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), &marked, rj)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within 2m (%w)", err)
 	}

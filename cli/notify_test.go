@@ -44,7 +44,7 @@ func TestNotifyBytesToATerminal(t *testing.T) {
 	} {
 		var out, errb bytes.Buffer
 		sout := safe.NewWriter(&out, safe.Terminal)
-		o := &options{notify: true, getenv: func(k string) string {
+		o := &options{runFlags: runFlags{notify: true}, getenv: func(k string) string {
 			if k == "TERM" {
 				return tc.term
 			}
@@ -65,7 +65,7 @@ func TestNotifyBytesToATerminal(t *testing.T) {
 // before the action settled.
 func TestNotifyGoesOnlyToATerminal(t *testing.T) {
 	a := failedAction(t, "")
-	o := &options{notify: true, getenv: noEnv}
+	o := &options{runFlags: runFlags{notify: true}, getenv: noEnv}
 	for _, tc := range []struct {
 		name            string
 		outTTY, errTTY  bool
@@ -135,7 +135,7 @@ func TestNotifyThroughAMultiplexer(t *testing.T) {
 		asked = 0
 		tmuxPassthrough = func() string { asked++; return tc.passthrough }
 		var out, errb bytes.Buffer
-		o := &options{notify: true, getenv: func(k string) string { return tc.env[k] }}
+		o := &options{runFlags: runFlags{notify: true}, getenv: func(k string) string { return tc.env[k] }}
 		notifyLines(o, a, &out, &errb, func(w io.Writer) bool { return w == io.Writer(&out) })
 		if out.String() != tc.want || errb.String() != tc.hint {
 			t.Errorf("%s:\nstdout %q\nwant   %q\nstderr %q\nwant   %q", tc.name, out.String(), tc.want, errb.String(), tc.hint)

@@ -34,8 +34,8 @@ func reviewed(t *testing.T, srv *sim.Server, id string) *model.Action {
 func TestConsoleReconcileReadsTheOpenedAction(t *testing.T) {
 	getenv, _ := stateEnv(t)
 	srv := startSim(t, "responses-failed", sim.Knobs{Submit: sim.SubmitKnobs{StoredStatus: "completed"}})
-	o := &options{url: srv.URL(), getenv: getenv} // as the console has them: no action ID
-	r := reconcilerFor(o)
+	o := &options{conn: conn{url: srv.URL()}, getenv: getenv} // as the console has them: no action ID
+	r := reconcilerFor(o, &o.conn)
 	if r == nil {
 		t.Fatal("no reconciler")
 	}

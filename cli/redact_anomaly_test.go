@@ -68,7 +68,7 @@ func TestRedactionMasksAnomalyDetails(t *testing.T) {
 
 // The panic report scrubs every copy of the token, not the first.
 func TestPanicReportScrubsEveryTokenCopy(t *testing.T) {
-	o := &options{url: "http://127.0.0.1:1", actionID: "act_1", token: secretToken}
+	o := &options{conn: conn{url: "http://127.0.0.1:1", token: secretToken}, actionID: "act_1"}
 	r := panicReport(secretToken+" / "+secretToken+" / "+secretToken, o)
 	if strings.Contains(r, secretToken) || strings.Count(r, " / ") != 2 {
 		t.Fatalf("report: %q", r)

@@ -32,7 +32,7 @@ func TestResumeCommandQuotesAipdsCursor(t *testing.T) {
 	argv0 = func() string { return "/opt/aip watch/aipwatch" }
 	t.Cleanup(func() { argv0 = saved })
 	cursor := `aev_1'; printf INJECTED; ' $(printf SUB) "$HOME" * \`
-	o := &options{url: "http://127.0.0.1:8080", actionID: "act_1", output: "plain", rawCapMiB: defaultRawCapMiB}
+	o := &options{conn: conn{url: "http://127.0.0.1:8080"}, globalFlags: globalFlags{output: "plain"}, runFlags: runFlags{rawCapMiB: defaultRawCapMiB}, actionID: "act_1"}
 	got := shellWords(t, resumeCommand(o, cursor))
 	want := []string{"/opt/aip watch/aipwatch", "--url", "http://127.0.0.1:8080", "--output", "plain", "--cursor", cursor, "act_1"}
 	if !reflect.DeepEqual(got, want) {

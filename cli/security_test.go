@@ -69,7 +69,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 }
 
 func TestPanicReportIsShortAndScrubbed(t *testing.T) {
-	o := &options{url: "http://127.0.0.1:1", actionID: "act_1", token: secretToken, cursor: "aev_cursor_1_0"}
+	o := &options{conn: conn{url: "http://127.0.0.1:1", token: secretToken}, followFlags: followFlags{cursor: "aev_cursor_1_0"}, actionID: "act_1"}
 	r := panicReport("boom with "+secretToken+"\x1b[2J\nsecond line", o)
 	if strings.Contains(r, secretToken) || strings.ContainsRune(r, 0x1b) || strings.Contains(r, "goroutine") {
 		t.Fatalf("report: %q", r)

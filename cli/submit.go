@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"aipwatch/journal"
 	"aipwatch/model"
@@ -32,64 +32,43 @@ type submitOptions struct {
 	dryRun         bool
 }
 
-// commonEnv fills the options the environment may give (design §1): the
-// same rule as a follow's.
-func commonEnv(o *options, getenv func(string) string) { applyEnv(o, getenv) }
-
-func tokenSource(o *options) string {
-	switch {
-	case o.tokenFile != "":
-		return "file:" + o.tokenFile
-	case o.token != "":
-		return "env:AIP_TOKEN"
-	}
-	return "none"
-}
-
-func usageFail(stdout, stderr io.Writer, jsonl bool, msg string) int {
-	if jsonl {
-		output.WriteError(stdout, output.UsageError(msg))
-	} else {
-		fmt.Fprintf(stderr, "aipwatch: %s\n(see aipwatch submit --help)\n", safe.Line(msg))
-	}
-	return model.ExitUsage
-}
-
-func newSubmitFlags(o *options, so *submitOptions, stderr io.Writer) *pflag.FlagSet {
-	fs := newFlagSet(o, stderr)
-	fs.Init("aipwatch submit", pflag.ContinueOnError)
-	fs.Usage = func() {}
-	fs.StringVar(&so.input, "input", "", "the action input: @FILE, @- for stdin, or the JSON itself (required, but with --demo)")
-	fs.StringVar(&so.actionID, "action-id", "", "the action ID to use (act_…; default a new act_ + UUIDv7)")
-	fs.StringVar(&so.idempotencyKey, "idempotency-key", "", "the idempotency key (default a new one for this request)")
-	fs.StringVar(&so.mode, "mode", submit.ModeAsync, "async (aipd keeps a record at once; the action outlives this terminal) or sync (the guide's action call)")
-	fs.BoolVar(&so.dryRun, "dry-run", false, "check the input and print the envelope that would be sent; send nothing, write no journal")
-	hideFlags(fs, submitIgnores)
-	return fs
-}
-
-// submitIgnores are the common flags that submit refuses: a submission is
-// live and starts at the beginning.
-var submitIgnores = []string{"replay", "cursor", "speed"}
-
-func submitUsage(fs *pflag.FlagSet, w io.Writer) {
-	fmt.Fprint(w, `aipwatch submit submits one action with a stable ID, then follows it.
-
-Usage:
-  aipwatch submit [flags] CAPABILITY_ID --input @request.json
-  aipwatch submit --demo[=SCENARIO]
-                        submit to the built-in simulator and follow
+// submitCommand is `aipwatch submit` (design §6).
+func submitCommand(e *runEnv, g *globalFlags) *cobra.Command {
+	o := &options{keys: e.keys, getenv: e.getenv}
+	so := &submitOptions{}
+	c := &cobra.Command{
+		Use:   "submit [flags] CAPABILITY_ID --input @request.json",
+		Short: "submit one action with a stable ID, then follow it",
+		Long: `aipwatch submit submits one action with a stable ID, then follows it.
 
 The action ID and idempotency key are written to the journal before the first
 byte is sent: $XDG_STATE_HOME/aipwatch/submissions.jsonl (else
 ~/.local/state/aipwatch/submissions.jsonl). Quitting is not cancellation:
-aipwatch prints the command that follows the same ID.
-
-Flags:
-`)
-	fmt.Fprint(w, flagHelp(fs))
-	fmt.Fprint(w, "\nDemo scenarios (submit --demo=NAME):\n")
-	demoScenarios(w, sim.Scenarios())
+aipwatch prints the command that follows the same ID.`,
+		Example: `  aipwatch submit cap:hermes_agent:ops:chat_stream --input @request.json
+  aipwatch submit --dry-run cap:hermes_agent:ops:responses_stream --input @-
+  aipwatch submit --demo=responses-tools`,
+		Annotations: map[string]string{helpAfter: "submit-demos"},
+		Args:        cobra.ArbitraryArgs,
+	}
+	fs := c.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&so.input, "input", "", "the action `INPUT`: @FILE, @- for stdin, or the JSON itself (required, but with --demo)")
+	fs.StringVar(&so.actionID, "action-id", "", "the action `ID` to use (act_…; default a new act_ + UUIDv7)")
+	fs.StringVar(&so.idempotencyKey, "idempotency-key", "", "the idempotency `KEY` (default a new one for this request)")
+	fs.StringVar(&so.mode, "mode", submit.ModeAsync, "`MODE`: async (aipd keeps a record at once; the action outlives this terminal) or sync (the guide's action call)")
+	fs.BoolVar(&so.dryRun, "dry-run", false, "check the input and print the envelope that would be sent; send nothing, write no journal")
+	addRunFlags(fs, &o.runFlags)
+	addDemoFlag(fs, &o.runFlags, "submit a scripted action to the built-in simulator and follow it (`SCENARIO`s below; default chat-tools)", "chat-tools")
+	c.RunE = versioned(e, g, func(c *cobra.Command, args []string) error {
+		o.globalFlags = *g
+		if err := o.runFlags.checkRun(c.Flags()); err != nil {
+			return err
+		}
+		o.conn = newConn(o.cf, o.demo == "", e.getenv)
+		return runSubmit(e, o, so, args)
+	})
+	return c
 }
 
 // demoInput is the request --demo submits for a scenario's operation.
@@ -110,43 +89,22 @@ func readInput(spec string, stdin io.Reader) ([]byte, error) {
 	return []byte(spec), nil
 }
 
-// runSubmit is `aipwatch submit` (design §6).
-func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, keys Keys) (code int) {
-	o := &options{keys: keys}
-	so := &submitOptions{}
-	fs := newSubmitFlags(o, so, stderr)
-	jsonl := wantsJSONL(args)
-	if err := fs.Parse(args); err != nil {
-		return usageFail(stdout, stderr, jsonl, err.Error())
-	}
-	if o.help {
-		submitUsage(fs, stdout)
-		return 0
-	}
-	if o.version {
-		fmt.Fprint(stdout, versionText())
-		return 0
-	}
-	commonEnv(o, getenv)
-	o.getenv = getenv
-	rest := fs.Args()
+// runSubmit is `aipwatch submit` (design §6): a usage error is returned,
+// anything else reported and its exit code set.
+func runSubmit(e *runEnv, o *options, so *submitOptions, rest []string) error {
+	stdin, stdout, stderr := e.stdin, e.stdout, e.stderr
+	jsonl := o.output == "jsonl"
+	usageFail := func(msg string) error { return output.UsageError(msg) }
+	fail := func(err error) error { return e.fail(o.output, err) }
 	switch {
-	case notTaken(fs, submitIgnores) != "":
-		return usageFail(stdout, stderr, jsonl, "--"+notTaken(fs, submitIgnores)+" does not apply to submit")
-	case o.output != "" && o.output != "tui" && o.output != "plain" && o.output != "jsonl":
-		return usageFail(stdout, stderr, jsonl, fmt.Sprintf("--output must be tui, plain or jsonl, not %q", o.output))
 	case so.mode != submit.ModeAsync && so.mode != submit.ModeSync:
-		return usageFail(stdout, stderr, jsonl, fmt.Sprintf("--mode must be async or sync, not %q", so.mode))
+		return usageFail(fmt.Sprintf("--mode must be async or sync, not %q", so.mode))
 	case len(rest) > 1:
-		return usageFail(stdout, stderr, jsonl, "one CAPABILITY_ID at most")
-	case o.appearTimeout <= 0 || o.stallTimeout <= 0:
-		return usageFail(stdout, stderr, jsonl, "--appear-timeout and --stall-timeout must be positive durations (e.g. 90s, 5m)")
-	case o.rawCapMiB < 0:
-		return usageFail(stdout, stderr, jsonl, "--raw-cap-mib must be 0 (keep all) or more")
+		return usageFail("one CAPABILITY_ID at most")
 	}
 	if o.demo != "" {
 		if !knownScenario(o.demo) {
-			return usageFail(stdout, stderr, jsonl, fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
+			return usageFail(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
 		}
 		op := sim.Operation(o.demo)
 		if len(rest) == 0 {
@@ -157,18 +115,18 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 		}
 	}
 	if len(rest) == 0 {
-		return usageFail(stdout, stderr, jsonl, "no CAPABILITY_ID given")
+		return usageFail("no CAPABILITY_ID given")
 	}
 	so.capability = rest[0]
 	if err := submit.CheckCapability(so.capability); err != nil {
-		return usageFail(stdout, stderr, jsonl, err.Error())
+		return usageFail(err.Error())
 	}
 	if so.input == "" {
-		return usageFail(stdout, stderr, jsonl, "no --input given (@request.json, @- for stdin, or the JSON itself)")
+		return usageFail("no --input given (@request.json, @- for stdin, or the JSON itself)")
 	}
 	input, err := readInput(so.input, stdin)
 	if err != nil {
-		return usageFail(stdout, stderr, jsonl, "--input: "+err.Error())
+		return usageFail("--input: " + err.Error())
 	}
 	// Contract §6.1: one clear line per problem, before anything is sent.
 	problems := submit.Check(so.capability, input)
@@ -176,19 +134,19 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 		fmt.Fprintf(stderr, "aipwatch: input: %s\n", safe.Line(p.String()))
 	}
 	if submit.HasErrors(problems) {
-		return usageFail(stdout, stderr, jsonl, "the input breaks the streaming guide's rules (above); nothing was sent")
+		return usageFail("the input breaks the streaming guide's rules (above); nothing was sent")
 	}
 	now := time.Now()
 	if so.actionID != "" {
 		if err := submit.CheckActionID(so.actionID); err != nil {
-			return usageFail(stdout, stderr, jsonl, err.Error())
+			return usageFail(err.Error())
 		}
 	} else if so.actionID, err = submit.NewActionID(now, rand.Reader); err != nil {
-		return fail(o, stdout, stderr, err)
+		return fail(err)
 	}
 	if so.idempotencyKey == "" {
 		if so.idempotencyKey, err = submit.NewIdempotencyKey(now, rand.Reader); err != nil {
-			return fail(o, stdout, stderr, err)
+			return fail(err)
 		}
 	}
 	req := submit.Request{ActionID: so.actionID, CapabilityID: so.capability, Input: compactJSON(input),
@@ -198,7 +156,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 	if so.dryRun {
 		mid, err := submit.NewMessageID(now, rand.Reader)
 		if err != nil {
-			return fail(o, stdout, stderr, err)
+			return fail(err)
 		}
 		shown := req
 		if o.redact {
@@ -206,14 +164,14 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 		}
 		env, err := submit.Envelope(shown, mid, now)
 		if err != nil {
-			return fail(o, stdout, stderr, err)
+			return fail(err)
 		}
 		if jsonl { // one object with a type, as every jsonl line (design §4)
 			fmt.Fprintf(stdout, "{\"type\":\"dry_run\",\"envelope\":%s}\n", compactJSON(env))
-			return 0
+			return nil
 		}
 		fmt.Fprintf(stdout, "%s\n", env)
-		return 0
+		return nil
 	}
 
 	ctx, stop := detachContext()
@@ -221,21 +179,21 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 	if o.demo != "" {
 		srv, ok := startDemo(o, sim.Knobs{Speed: 1, Submit: sim.SubmitKnobs{Await: true, ActionID: so.actionID}}, stderr)
 		if !ok {
-			return model.ExitError
+			return e.exit(model.ExitError)
 		}
 		defer srv.Close()
 	}
-	if err := checkURL(o.url, o.allowInsecureHTTP); err != nil {
-		return usageFail(stdout, stderr, jsonl, err.Error())
+	if err := o.check(); err != nil {
+		return usageFail(err.Error())
 	}
 
-	jpath, err := journal.Path(getenv)
+	jpath, err := journal.Path(e.getenv)
 	if err != nil {
-		return fail(o, stdout, stderr, err)
+		return fail(err)
 	}
 	j, err := journal.Open(jpath)
 	if err != nil {
-		return fail(o, stdout, stderr, fmt.Errorf("%w (nothing was sent)", err))
+		return fail(fmt.Errorf("%w (nothing was sent)", err))
 	}
 	defer j.Close()
 	warnJournal(stderr, "aipwatch", j.Warnings())
@@ -244,7 +202,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 	cont := submit.ContinuityOf(input)
 	o.session = cont.SessionID
 	base := journal.Entry{ActionID: so.actionID, CapabilityID: so.capability, IdempotencyKey: so.idempotencyKey,
-		Mode: so.mode, BaseURL: redactURL(o.url), TokenSource: tokenSource(o),
+		Mode: so.mode, BaseURL: o.shownURL(), TokenSource: o.tokenSource(),
 		SessionID: cont.SessionID, SessionKey: cont.SessionKey, PreviousResponseID: cont.PreviousResponseID, Conversation: cont.Conversation}
 	envelope := func(try int) ([]byte, error) {
 		at := time.Now()
@@ -293,7 +251,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 		}}
 	runner, finish, err := newRunner(o, mode, stderr)
 	if err != nil {
-		return fail(o, stdout, stderr, err)
+		return fail(err)
 	}
 	a, code := runMode(ctx, o, mode, runner, stdin, stdout, stderr, isTTY)
 	if a != nil {
@@ -310,7 +268,7 @@ func runSubmit(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv 
 			code = model.ExitError
 		}
 	}
-	return code
+	return e.exit(code)
 }
 
 // announce prints the submission's identity before it is sent.

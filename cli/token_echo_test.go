@@ -139,10 +139,10 @@ func liveTUIScreens(t *testing.T, srv *sim.Server, token string) string {
 // into the cursor (design §2.8, §5).
 func TestResumeCommandScrubsAnEchoedCursor(t *testing.T) {
 	safe.Protect(echoedToken)
-	o := &options{url: "http://127.0.0.1:1", actionID: "act_1", token: echoedToken}
+	o := &options{conn: conn{url: "http://127.0.0.1:1", token: echoedToken}, actionID: "act_1"}
 	for where, text := range map[string]string{
 		"resume": resumeCommand(o, "aev_cursor_1_2"+echoedToken[3:]),
-		"panic":  panicReport("boom "+echoedToken[:14], &options{url: o.url, actionID: "act_1", cursor: "c" + echoedToken}),
+		"panic":  panicReport("boom "+echoedToken[:14], &options{conn: conn{url: o.url}, followFlags: followFlags{cursor: "c" + echoedToken}, actionID: "act_1"}),
 	} {
 		if sub, ok := leak12(text, echoedToken); ok || !strings.Contains(text, safe.TokenMark) {
 			t.Errorf("%s: %q (leak %q)", where, text, sub)

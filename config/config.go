@@ -139,9 +139,26 @@ func Load(path string, getenv func(string) string) (*File, error) {
 // readCapped reads the file if it is a regular file no one else may write,
 // of at most MaxSize bytes.
 func readCapped(path string) ([]byte, error) {
-	// Opened, then checked, so what is checked is what is read; a
-	// symlinked config (a dotfiles repository) is followed, and its
+	// A symlinked config (a dotfiles repository) is followed, and its
 	// target checked.
+	return ReadFile(path, MaxSize, func(fi os.FileInfo) error {
+		if fi.Mode().Perm()&0o022 != 0 {
+			return fmt.Errorf("%s may be written by group or others (mode %04o): it decides where the token is sent; chmod 600 it", path, fi.Mode().Perm())
+		}
+		if owner, ok := ownerOf(fi); ok && owner != os.Getuid() && owner != 0 {
+			return fmt.Errorf("%s belongs to another user (uid %d): it decides where the token is sent", path, owner)
+		}
+		return nil
+	})
+}
+
+// ReadFile reads a small file aipwatch is pointed at (the config file, a
+// token file, a CA file): opened without blocking (a FIFO is refused as
+// not a regular file, never waited on), then checked, so that what is
+// checked is what is read: a regular file (not /dev/zero) of at most max
+// bytes, and check, when set, on its mode. A bigger file is an error, never
+// read whole.
+func ReadFile(path string, max int64, check func(os.FileInfo) error) ([]byte, error) {
 	fh, err := openRead(path)
 	if err != nil {
 		return nil, err
@@ -154,21 +171,20 @@ func readCapped(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	if fi.Mode().Perm()&0o022 != 0 {
-		return nil, fmt.Errorf("%s may be written by group or others (mode %04o): it decides where the token is sent; chmod 600 it", path, fi.Mode().Perm())
+	if check != nil {
+		if err := check(fi); err != nil {
+			return nil, err
+		}
 	}
-	if owner, ok := ownerOf(fi); ok && owner != os.Getuid() && owner != 0 {
-		return nil, fmt.Errorf("%s belongs to another user (uid %d): it decides where the token is sent", path, owner)
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes: at most %d are read", path, fi.Size(), max)
 	}
-	if fi.Size() > MaxSize {
-		return nil, fmt.Errorf("%s is %d bytes: a config is at most %d", path, fi.Size(), MaxSize)
-	}
-	b, err := io.ReadAll(io.LimitReader(fh, MaxSize+1))
+	b, err := io.ReadAll(io.LimitReader(fh, max+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > MaxSize {
-		return nil, fmt.Errorf("%s is over %d bytes", path, MaxSize)
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is over %d bytes", path, max)
 	}
 	return b, nil
 }

@@ -35,6 +35,27 @@ type MultiSource struct {
 	Err    error // the daemon could not be set up (its token file, its CA): every poll shows it
 }
 
+// Each runs fn for every daemon at once, each within timeout (0: no
+// bound of its own), and returns once all have: the one fan-out of the
+// console's polls and of `ls --all-contexts`.
+func (m *Multi) Each(ctx context.Context, timeout time.Duration, fn func(ctx context.Context, i int, s MultiSource)) {
+	var wg sync.WaitGroup
+	for i := range m.Sources {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sctx := ctx
+			if timeout > 0 {
+				var cancel context.CancelFunc
+				sctx, cancel = context.WithTimeout(ctx, timeout)
+				defer cancel()
+			}
+			fn(sctx, i, m.Sources[i])
+		}(i)
+	}
+	wg.Wait()
+}
+
 // Poll reads every daemon's window at once.
 func (m *Multi) Poll(ctx context.Context) (Window, error) {
 	type result struct {
@@ -42,21 +63,13 @@ func (m *Multi) Poll(ctx context.Context) (Window, error) {
 		err error
 	}
 	res := make([]result, len(m.Sources))
-	var wg sync.WaitGroup
-	for i := range m.Sources {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			if s := m.Sources[i]; s.Err != nil {
-				res[i].err = s.Err
-			} else {
-				pctx, cancel := context.WithTimeout(ctx, multiPollTimeout)
-				defer cancel()
-				res[i].w, res[i].err = s.Poller.Poll(pctx)
-			}
-		}(i)
-	}
-	wg.Wait()
+	m.Each(ctx, multiPollTimeout, func(ctx context.Context, i int, s MultiSource) {
+		if s.Err != nil {
+			res[i].err = s.Err
+			return
+		}
+		res[i].w, res[i].err = s.Poller.Poll(ctx)
+	})
 	var out Window
 	now := time.Now().UTC().Format(time.RFC3339)
 	for i, r := range res {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 )
@@ -18,21 +17,18 @@ import (
 // redirect of a POST. New wraps any client it is given in the same
 // redirect policy.
 
-// HTTPClient is the client for every request; cacert is --cacert (a PEM
-// file of CA certificates added to the system's), "" for none.
-func HTTPClient(cacert string) (*http.Client, error) {
+// HTTPClient is the client for every request; caPEM is what --cacert
+// names (a PEM file of CA certificates added to the system's, read by the
+// caller), nil for none; caName names it in an error.
+func HTTPClient(caPEM []byte, caName string) (*http.Client, error) {
 	tr := newTransport()
-	if cacert != "" {
-		pem, err := os.ReadFile(cacert)
-		if err != nil {
-			return nil, fmt.Errorf("--cacert: %w", err)
-		}
+	if caPEM != nil {
 		pool, err := x509.SystemCertPool()
 		if err != nil || pool == nil {
 			pool = x509.NewCertPool()
 		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--cacert %s holds no PEM certificate", cacert)
+		if !pool.AppendCertsFromPEM(caPEM) {
+			return nil, fmt.Errorf("--cacert %s holds no PEM certificate", caName)
 		}
 		tr.TLSClientConfig.RootCAs = pool
 	}

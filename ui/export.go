@@ -23,20 +23,20 @@ type exportedMsg struct {
 	err  error
 }
 
-func (m *Model) exportCmd() tea.Cmd {
+func (m *Live) exportCmd() tea.Cmd {
 	now := m.clock()
 	data := output.Markdown(m.action, output.MarkdownOptions{Redact: m.opts.Redact, Version: m.opts.Version, Now: now})
 	path, generated := m.opts.ExportPath, false
 	if path == "" {
 		path, generated = ExportName(m.opts.ActionID, now), true
 	}
-	return func() tea.Msg {
+	return m.tag(func() tea.Msg {
 		p, err := writeExport(path, data, generated)
 		return exportedMsg{path: p, err: err}
-	}
+	})
 }
 
-func (m *Model) onExported(msg exportedMsg) {
+func (m *Live) onExported(msg exportedMsg) {
 	if msg.err != nil {
 		m.setNotice("export failed: "+msg.err.Error(), false)
 		return

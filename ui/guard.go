@@ -14,7 +14,7 @@ import (
 // resume command. Bubble Tea's own panic handler would print the panic
 // value (untrusted text could be in it) and a full stack instead.
 type guard struct {
-	m        program
+	m        tea.Model // the program of one action, or a host (the console)
 	panicked *atomic.Bool
 	quit     func()
 }
@@ -46,13 +46,6 @@ func (g guard) View() (v tea.View) {
 		return tea.NewView("")
 	}
 	return g.m.View()
-}
-
-// program is a model the guard can wrap: the live view, the console.
-type program interface {
-	Init() tea.Cmd
-	Update(tea.Msg) (tea.Model, tea.Cmd)
-	View() tea.View
 }
 
 // errInternal is what Run returns after a caught panic.

@@ -27,7 +27,7 @@ type runTimes struct {
 }
 
 // runTimes reads the times the header's elapsed time is measured from.
-func (m *Model) runTimes() runTimes {
+func (m *Live) runTimes() runTimes {
 	t := runTimes{started: m.started, replay: m.opts.Replay, settledAt: m.endedAt, now: m.streamNow()}
 	if m.opts.Replay {
 		t.replayStart = m.conn().FirstData
@@ -36,7 +36,7 @@ func (m *Model) runTimes() runTimes {
 }
 
 // elapsed is the action's running time (header.elapsed).
-func (m *Model) elapsed() time.Duration { return m.head.elapsed(m.action, m.runTimes()) }
+func (m *Live) elapsed() time.Duration { return m.head.elapsed(m.action, m.runTimes()) }
 
 // line: action ID, operation, endpoint, response id, elapsed, on w cells;
 // what does not fit is left out, least important first.

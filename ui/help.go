@@ -85,7 +85,7 @@ func (h *keyHelp) lines(keys KeyMap, ctx KeyContext, width int, cursor string, d
 	for _, g := range km.FullHelp() {
 		all = append(all, g...)
 	}
-	out := helpColumns(h.hm, all, min(len(all), 4), width)
+	out := HelpColumns(h.hm, all, min(len(all), 4), width)
 	if d := detach(); d != "" {
 		out = append(out, render.Truncate(d, width, "…"))
 	}
@@ -93,10 +93,10 @@ func (h *keyHelp) lines(keys KeyMap, ctx KeyContext, width int, cursor string, d
 	return out
 }
 
-// helpColumns are bindings in as many columns as fit in width (at most
+// HelpColumns are bindings in as many columns as fit in width (at most
 // maxCols), each line cut to width: the live view's ? overlay and the
 // console's.
-func helpColumns(hm help.Model, all []key.Binding, maxCols, width int) []string {
+func HelpColumns(hm help.Model, all []key.Binding, maxCols, width int) []string {
 	hm.SetWidth(0) // measure untruncated: columns that do not fit are regrouped, not cut
 	var lines []string
 	for cols := maxCols; cols >= 1; cols-- {

@@ -7,7 +7,7 @@ import (
 
 // The key map's types. The bindings themselves, and every help text, are in
 // the top-level keymap.go, beside main.go: main builds a KeyMap there and
-// passes it in Options.Keys (ConsoleOptions for the console).
+// passes it in Options.Keys (console.Options for the console).
 //
 // The help shown depends on what the operator can do right now
 // (KeyContext): a pending cancel confirmation offers only enter and n; the

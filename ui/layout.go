@@ -19,7 +19,7 @@ const (
 	statusRows = 2
 )
 
-func (m *Model) layout() layout {
+func (m *Live) layout() layout {
 	l := layout{gutter: 2, help: 1}
 	if m.plain {
 		l.gutter = 0
@@ -45,22 +45,22 @@ func (m *Model) layout() layout {
 // helpRoom is how many rows the ? overlay may take: all but the header,
 // the rule, the status lines and one row of transcript. A longer overlay
 // scrolls (keyHelp.top) with the scroll keys.
-func (m *Model) helpRoom() int {
+func (m *Live) helpRoom() int {
 	return max(m.height-headerRows-ruleRows-statusRows-1, 1)
 }
 
 // helpOverflows: the ? overlay is open and longer than its room.
-func (m *Model) helpOverflows() bool {
+func (m *Live) helpOverflows() bool {
 	return m.showHelp && len(m.helpLines()) > m.helpRoom()
 }
 
 // scrollHelp moves the ? overlay's window by d rows.
-func (m *Model) scrollHelp(d int) {
+func (m *Live) scrollHelp(d int) {
 	m.help.scroll(d, len(m.helpLines()), m.helpRoom())
 }
 
 // renderOptions are the transcript options for the current state.
-func (m *Model) renderOptions() transcript.Options {
+func (m *Live) renderOptions() transcript.Options {
 	l := m.layout()
 	return transcript.Options{
 		Width:      max(m.width-l.gutter, 10),
@@ -75,7 +75,7 @@ func (m *Model) renderOptions() transcript.Options {
 
 // resize reflows for a new size (or a new view mode) without losing the
 // reading position (transcript.Reflow).
-func (m *Model) resize(w, h int) {
+func (m *Live) resize(w, h int) {
 	m.width, m.height = w, h
 	m.help.hm.SetWidth(w)
 	if w == 0 {
@@ -88,7 +88,7 @@ func (m *Model) resize(w, h int) {
 
 // sync brings the transcript up to date with the model; fromStream counts
 // the lines that arrived while follow is paused.
-func (m *Model) sync(fromStream bool) {
+func (m *Live) sync(fromStream bool) {
 	if m.width == 0 {
 		return
 	}
@@ -102,20 +102,20 @@ func (m *Model) sync(fromStream bool) {
 // The transcript keeps the reading position, the follow state and the
 // focus (ui/transcript/window.go); these give it the window's rows.
 
-func (m *Model) relayout()       { m.tr.Relayout(m.layout().body) }
-func (m *Model) setTop(top int)  { m.tr.SetTop(top, m.layout().body) }
-func (m *Model) pause()          { m.tr.Pause() }
-func (m *Model) scrollBy(d int)  { m.tr.ScrollBy(d, m.layout().body) }
-func (m *Model) scrollTo(t int)  { m.tr.ScrollTo(t, m.layout().body) }
-func (m *Model) resumeFollow()   { m.tr.ResumeFollow(m.layout().body) }
-func (m *Model) focusIndex() int { return m.tr.FocusIndex() }
-func (m *Model) moveFocus(d int) { m.tr.MoveFocus(d, m.layout().body) }
+func (m *Live) relayout()       { m.tr.Relayout(m.layout().body) }
+func (m *Live) setTop(top int)  { m.tr.SetTop(top, m.layout().body) }
+func (m *Live) pause()          { m.tr.Pause() }
+func (m *Live) scrollBy(d int)  { m.tr.ScrollBy(d, m.layout().body) }
+func (m *Live) scrollTo(t int)  { m.tr.ScrollTo(t, m.layout().body) }
+func (m *Live) resumeFollow()   { m.tr.ResumeFollow(m.layout().body) }
+func (m *Live) focusIndex() int { return m.tr.FocusIndex() }
+func (m *Live) moveFocus(d int) { m.tr.MoveFocus(d, m.layout().body) }
 
 // panel reports whether a text panel (raw chunk, connection log) replaces
 // the transcript.
-func (m *Model) panel() bool { return m.mode == ModeRaw || m.mode == ModeLog }
+func (m *Live) panel() bool { return m.mode == ModeRaw || m.mode == ModeLog }
 
-func (m *Model) rebuildPanel() {
+func (m *Live) rebuildPanel() {
 	switch m.mode {
 	case ModeRaw:
 		m.buildRaw()

@@ -10,7 +10,7 @@ import (
 
 // The connection log panel (L): the typed timeline, masked by its one rule.
 
-func (m *Model) openLog() {
+func (m *Live) openLog() {
 	m.mode = ModeLog
 	m.raw = newPanel(m.keys, 0)
 	m.log = logRows{}
@@ -21,7 +21,7 @@ func (m *Model) openLog() {
 // buildLog brings the log panel's rows up to date with the connection
 // timeline (model.Timeline); the panel is given them again only when they
 // changed or the body's height did.
-func (m *Model) buildLog() {
+func (m *Live) buildLog() {
 	body := m.layout().body
 	if !m.log.update(m.action.Timeline(), max(m.width, 10), m.opts.Redact, m.st.Dim.Render) && body == m.log.body {
 		return

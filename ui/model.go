@@ -12,9 +12,16 @@ import (
 	"aipwatch/ui/transcript"
 )
 
-// Model is the Bubble Tea model. It is used through a pointer: Update
-// mutates it and returns it.
-type Model struct {
+// Live is the live view of one action, a component (view.go, update.go):
+// it owns its state, its Update returns its commands, and View(width,
+// height) draws it in the cell its host gives it. Every message its
+// commands make is tagged with its ID where the command is made (ViewMsg,
+// tag.go), so that a host of several live views (the program of one
+// action, Model; the console; the split view) routes each to its own view,
+// and a closed view's late messages reach no other. It is used through a
+// pointer: Update mutates it and returns it.
+type Live struct {
+	id     ViewID
 	opts   Options
 	clock  func() time.Time
 	action *model.Action
@@ -54,13 +61,14 @@ type Model struct {
 	// The connection's state is the model's (Action.Connection, set by
 	// stream.Apply): m.conn, m.review, m.runDone, m.attached, m.fatal.
 	exitErr     *stream.Error // the backend's exit error, when the stream sent no ErrorMsg
-	inConsole   bool          // the console's live view: full screen from the start (attached)
-	startFailed bool
-	// inlineShown: the start line was drawn; inlineCleared: the empty
-	// frame that erases it before the alt screen was drawn.
-	inlineShown, inlineCleared bool
-	cancelled                  bool // the cancel request was sent (once)
-	notifyArmed                bool // ring and notify when the action settles (ui/notify.go)
+	cancelled   bool          // the cancel request was sent (once)
+	notifyArmed bool          // ring and notify when the action settles (ui/notify.go)
+	// detached: q or ctrl+c asked to detach from this view; its host
+	// reads it (Detached) after Update and decides what a detach is.
+	detached bool
+	// reconcileOnSettle: R is asked for once the action has settled
+	// (AskReconcileOnceSettled: the console's R on a live row).
+	reconcileOnSettle bool
 
 	notice   string
 	noticeAt time.Time
@@ -77,12 +85,18 @@ type Model struct {
 	head header    // the top row (ui/header.go)
 	bar  statusBar // the rule, the verdict badge, the meters (ui/statusbar.go)
 	scr  screen    // the frame's buffer, reused between frames (Render)
-
-	viewHook func(string) // tests: sees every frame's content
+	in   barInput  // what the last frame's status bar showed (Title reads it)
 }
 
-// newModel builds the model; ctx bounds the backend.
-func newModel(ctx context.Context, opts Options) *Model {
+// NewLive returns the live view of opts.ActionID, with an ID of its own;
+// ctx bounds its backend. Its host calls Init, then SetSize before the
+// first View, and Close when it lets the view go.
+func NewLive(ctx context.Context, opts Options) *Live {
+	return newLive(ctx, opts)
+}
+
+// newLive builds the live view; ctx bounds the backend.
+func newLive(ctx context.Context, opts Options) *Live {
 	clock := opts.Clock
 	if clock == nil {
 		clock = time.Now
@@ -90,7 +104,8 @@ func newModel(ctx context.Context, opts Options) *Model {
 	color := !opts.NoColor
 	st := render.NewStyles(color)
 	md := render.NewMarkdown(color)
-	m := &Model{
+	m := &Live{
+		id:        newViewID(),
 		opts:      opts,
 		clock:     clock,
 		action:    model.NewAction(opts.ActionID),
@@ -114,9 +129,9 @@ func newModel(ctx context.Context, opts Options) *Model {
 }
 
 // Init starts the backend, its listener and the clock tick.
-func (m *Model) Init() tea.Cmd {
+func (m *Live) Init() tea.Cmd {
 	m.ticking = true
-	return tea.Batch(m.run.startCmd(), m.run.listen(), m.tick())
+	return tea.Batch(m.run.startCmd(), m.tag(m.run.listen()), m.tick())
 }
 
 // tickMsg drives elapsed times, ages, countdowns and the spinner.
@@ -125,15 +140,15 @@ type tickMsg struct{}
 // tick schedules the next tick: fast while a spinner turns, else once a
 // second; none once the run is over and the action settled (idle costs
 // nothing).
-func (m *Model) tick() tea.Cmd {
+func (m *Live) tick() tea.Cmd {
 	d := time.Second
 	if m.spinning() {
 		d = 100 * time.Millisecond
 	}
-	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{} })
+	return m.tag(tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{} }))
 }
 
-func (m *Model) spinning() bool {
+func (m *Live) spinning() bool {
 	if m.action.Settled() || m.runDone() {
 		return false
 	}
@@ -148,8 +163,12 @@ func (m *Model) spinning() bool {
 // markdownMsg is a finished markdown render.
 type markdownMsg struct{ res transcript.MarkdownResult }
 
+// Mode is what the view's keys act on now (a host's own keys, such as the
+// console's esc, apply only in ModeNormal).
+func (m *Live) Mode() KeyMode { return m.mode }
+
 // keyContext is the help/keys context now.
-func (m *Model) keyContext() KeyContext {
+func (m *Live) keyContext() KeyContext {
 	return KeyContext{
 		Mode:     m.mode,
 		Settled:  m.action.Settled(),
@@ -169,14 +188,14 @@ func (m *Model) keyContext() KeyContext {
 	}
 }
 
-func (m *Model) cancelReason() string {
+func (m *Live) cancelReason() string {
 	if m.opts.CancelReason != "" {
 		return m.opts.CancelReason
 	}
 	return DefaultCancelReason
 }
 
-func (m *Model) setNotice(s string, ok bool) {
+func (m *Live) setNotice(s string, ok bool) {
 	m.notice, m.noticeAt, m.noticeOK, m.noticeWaits = s, m.clock(), ok, false
 }
 

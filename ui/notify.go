@@ -10,7 +10,7 @@ import tea "charm.land/bubbletea/v2"
 
 // notifyCmd is the notification once the action has settled and one was
 // asked for; nil otherwise. It disarms: one notification an action.
-func (m *Model) notifyCmd() tea.Cmd {
+func (m *Live) notifyCmd() tea.Cmd {
 	if !m.notifyArmed || m.opts.Notification == nil || !m.action.Settled() {
 		return nil
 	}
@@ -22,7 +22,7 @@ func (m *Model) notifyCmd() tea.Cmd {
 // toggleNotify is n: ask for the notification, or no longer. With no
 // terminal to notify, or nothing left to wait for, n is off (the help
 // leaves it out, KeyMap.For) and does nothing.
-func (m *Model) toggleNotify() {
+func (m *Live) toggleNotify() {
 	if m.opts.Notification == nil || m.action.Settled() || m.stopped() {
 		return
 	}

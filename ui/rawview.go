@@ -11,7 +11,7 @@ import (
 // The r diagnostics view of one retained chunk, in the text panel
 // (ui/panel.go) it shares with the connection log.
 
-func (m *Model) openRaw() {
+func (m *Live) openRaw() {
 	if m.opts.Redact {
 		m.setNotice("the raw view is off under --redact", false)
 		return
@@ -31,7 +31,7 @@ func (m *Model) openRaw() {
 	m.buildRaw()
 }
 
-func (m *Model) rawStep(d int) {
+func (m *Live) rawStep(d int) {
 	seqs := m.action.Sequences()
 	if len(seqs) == 0 {
 		return
@@ -44,7 +44,7 @@ func (m *Model) rawStep(d int) {
 
 // buildRaw renders the chunk's envelope (pretty, terminal-safe JSON) and
 // its provider raw_data (sanitised text).
-func (m *Model) buildRaw() {
+func (m *Live) buildRaw() {
 	w := max(m.width, 10)
 	st := m.st
 	c, ok := m.action.ChunkAt(m.raw.seq)
@@ -83,6 +83,6 @@ func (m *Model) buildRaw() {
 }
 
 // setRaw gives the panel its rows, at the same position.
-func (m *Model) setRaw(lines []string) {
+func (m *Live) setRaw(lines []string) {
 	m.raw.setLines(lines, m.width, m.layout().body, false)
 }

@@ -32,7 +32,7 @@ type reconcileState struct {
 type reconciledMsg struct{ line string }
 
 // askReconcile is R in the normal mode.
-func (m *Model) askReconcile() tea.Cmd {
+func (m *Live) askReconcile() tea.Cmd {
 	switch {
 	case m.opts.Reconcile == nil || m.opts.Replay:
 		m.setNotice("reconcile needs a live aipd (not a replay): aipwatch reconcile ACTION_ID", false)
@@ -53,8 +53,19 @@ func (m *Model) askReconcile() tea.Cmd {
 	return nil
 }
 
+// AskReconcileOnceSettled is R as soon as the action has settled: now, if
+// it has (the console's R on a row: the same confirmation as the live
+// view's R).
+func (m *Live) AskReconcileOnceSettled() tea.Cmd {
+	if m.action.Settled() && m.mode == ModeNormal {
+		return m.askReconcile()
+	}
+	m.reconcileOnSettle = true
+	return nil
+}
+
 // onReconcileConfirm is y / n while the R confirmation is shown.
-func (m *Model) onReconcileConfirm(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Live) onReconcileConfirm(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case msg.String() == "y":
@@ -65,7 +76,7 @@ func (m *Model) onReconcileConfirm(msg tea.KeyPressMsg) tea.Cmd {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		return func() tea.Msg { return reconciledMsg{line: read(ctx)} }
+		return m.tag(func() tea.Msg { return reconciledMsg{line: read(ctx)} })
 	case key.Matches(msg, k.No):
 		m.mode, m.rec.pending = ModeNormal, false
 		m.setNotice("not reconciled: nothing was submitted", true)
@@ -74,7 +85,7 @@ func (m *Model) onReconcileConfirm(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) onReconciled(msg reconciledMsg) {
+func (m *Live) onReconciled(msg reconciledMsg) {
 	m.rec.busy, m.rec.line = false, msg.line
 	m.action.Log(model.Happening{At: m.clock(), Kind: model.HapReconcile, Detail: msg.line})
 	m.setNotice(msg.line, true)
@@ -82,7 +93,7 @@ func (m *Model) onReconciled(msg reconciledMsg) {
 
 // reconcilePrompt is R's confirmation, longest first (promptLines keeps
 // the longest that fits): the key to press always stays in it.
-func (m *Model) reconcilePrompt() []string {
+func (m *Live) reconcilePrompt() []string {
 	what := render.Line(m.rec.what)
 	return []string{
 		fmt.Sprintf("Reconcile: submit one read-only AIP action (%s) to read the stored state? "+
@@ -94,4 +105,4 @@ func (m *Model) reconcilePrompt() []string {
 
 // ReconcileLine is the last reconcile read's outcome ("" = none), for the
 // closing lines.
-func (m *Model) ReconcileLine() string { return m.rec.line }
+func (m *Live) ReconcileLine() string { return m.rec.line }

@@ -44,10 +44,10 @@ const maxQuery = 256
 
 // searching reports whether a search is active (not while its query is
 // being typed).
-func (m *Model) searching() bool { return m.mode != ModeSearch && !m.tr.Query().Empty() }
+func (m *Live) searching() bool { return m.mode != ModeSearch && !m.tr.Query().Empty() }
 
 // openSearch opens the query line.
-func (m *Model) openSearch() tea.Cmd {
+func (m *Live) openSearch() tea.Cmd {
 	m.search.prev, m.search.prevCur = m.tr.Query(), m.currentMatch()
 	m.mode = ModeSearch
 	m.showHelp = false
@@ -57,7 +57,7 @@ func (m *Model) openSearch() tea.Cmd {
 }
 
 // onSearchKey handles a key while the query is typed.
-func (m *Model) onSearchKey(msg tea.Msg) tea.Cmd {
+func (m *Live) onSearchKey(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(k, m.keys.SearchGo):
@@ -76,13 +76,13 @@ func (m *Model) onSearchKey(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) closeSearchInput() {
+func (m *Live) closeSearchInput() {
 	m.mode = ModeNormal
 	m.relayout()
 }
 
 // confirmSearch: enter. The first match from the view becomes the current one.
-func (m *Model) confirmSearch() {
+func (m *Live) confirmSearch() {
 	m.closeSearchInput()
 	q := render.NewQuery(m.search.input.Value())
 	m.setQuery(q)
@@ -97,11 +97,11 @@ func (m *Model) confirmSearch() {
 }
 
 // clearSearch: esc with an active search.
-func (m *Model) clearSearch() {
+func (m *Live) clearSearch() {
 	m.setQuery(render.Query{})
 }
 
-func (m *Model) setQuery(q render.Query) {
+func (m *Live) setQuery(q render.Query) {
 	if q != m.tr.Query() {
 		m.tr.SetQuery(q)
 		m.search.curTool = ""
@@ -110,7 +110,7 @@ func (m *Model) setQuery(q render.Query) {
 
 // toolMatches are the matches in the tool labels, per tool, for the
 // current query and model version.
-func (m *Model) toolMatches() []toolHits {
+func (m *Live) toolMatches() []toolHits {
 	s := &m.search
 	q := m.tr.Query()
 	if s.toolsSeen && s.toolsQ == q && s.toolsVer == m.action.Version {
@@ -129,7 +129,7 @@ func (m *Model) toolMatches() []toolHits {
 }
 
 // matchTotal counts every match: the transcript's and the tool labels'.
-func (m *Model) matchTotal() int {
+func (m *Live) matchTotal() int {
 	n := m.tr.MatchCount()
 	for _, h := range m.toolMatches() {
 		n += h.n
@@ -138,7 +138,7 @@ func (m *Model) matchTotal() int {
 }
 
 // currentMatch is the index of the current match, or -1.
-func (m *Model) currentMatch() int {
+func (m *Live) currentMatch() int {
 	if c := m.tr.Current(); c >= 0 {
 		return c
 	}
@@ -159,7 +159,7 @@ func (m *Model) currentMatch() int {
 }
 
 // stepMatch: n (+1) and N (-1), wrapping around.
-func (m *Model) stepMatch(d int) {
+func (m *Live) stepMatch(d int) {
 	total := m.matchTotal()
 	if total == 0 {
 		m.setNotice("no match for “"+render.Truncate(m.tr.Query().String(), 40, "…")+"”", false)
@@ -182,7 +182,7 @@ func (m *Model) stepMatch(d int) {
 // a transcript match by scrolling (which pauses follow unless it is
 // already on the screen) and expanding a collapsed item that hides it, a
 // tool label's by showing the tools pane at its row.
-func (m *Model) gotoMatch(k int, scroll bool) {
+func (m *Live) gotoMatch(k int, scroll bool) {
 	if k < 0 {
 		return
 	}
@@ -225,7 +225,7 @@ func (m *Model) gotoMatch(k int, scroll bool) {
 
 // toolOffset is how many rows above the last the tools pane shows (it has
 // rows rows): 0, unless the current match is in a tool above them.
-func (m *Model) toolOffset(rows int) int {
+func (m *Live) toolOffset(rows int) int {
 	if m.search.curTool == "" || m.tr.Query().Empty() {
 		return 0
 	}
@@ -240,7 +240,7 @@ func (m *Model) toolOffset(rows int) int {
 
 // searchStatus is the search's part of the rule line: “query” 3/17, or
 // no match.
-func (m *Model) searchStatus() string {
+func (m *Live) searchStatus() string {
 	st := m.st
 	q := m.tr.Query()
 	shown := "“" + render.Truncate(q.String(), 24, "…") + "”"
@@ -257,7 +257,7 @@ func (m *Model) searchStatus() string {
 
 // searchLine is the query line at the bottom while it is typed, and the
 // cursor's column in it.
-func (m *Model) searchLine() (string, int) {
+func (m *Live) searchLine() (string, int) {
 	st := m.st
 	s, x := m.search.input.View(max(m.width/2, 12))
 	if q := m.tr.Query(); !q.Empty() {

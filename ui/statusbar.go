@@ -284,7 +284,7 @@ func (b *statusBar) cost(in *barInput, short bool) string {
 }
 
 // barInput reads what the status bar shows, once a frame.
-func (m *Model) barInput() barInput {
+func (m *Live) barInput() barInput {
 	c := m.conn()
 	return barInput{
 		width: m.width, action: m.action, verdict: m.action.Verdict(), mode: m.mode, rawSeq: m.raw.seq,
@@ -297,7 +297,7 @@ func (m *Model) barInput() barInput {
 
 // ruleInput reads what the transcript's rule line shows in layout l
 // (nothing while a panel, which has a rule of its own, is open).
-func (m *Model) ruleInput(l layout) ruleInput {
+func (m *Live) ruleInput(l layout) ruleInput {
 	if m.panel() {
 		return ruleInput{}
 	}

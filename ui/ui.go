@@ -1,7 +1,10 @@
-// Package ui is aipwatch's live terminal interface: one Bubble Tea program
-// that follows one action through a stream.Runner (the stream client), folds
-// every message into the model with stream.Apply, and draws the header,
-// the transcript, the tools pane, the status bar and the help.
+// Package ui is aipwatch's live terminal interface: the live view of one
+// action (Live), a component that follows it through a stream.Runner (the
+// stream client), folds every message into the model with stream.Apply,
+// and draws the header, the transcript, the tools pane, the status bar and
+// the help; and the program of `aipwatch ID` (Model), which hosts one.
+// The console (ui/console) hosts live views too (tag.go: how a host tells
+// their messages apart).
 //
 // Rules kept here (see docs/protocol.md §12): no I/O in Update —
 // the backend runs in a goroutine started by a command and its messages
@@ -98,12 +101,7 @@ func Run(ctx context.Context, opts Options) (*model.Action, error) {
 // run is Run, with more program options for tests (a window size).
 func run(ctx context.Context, opts Options, more ...tea.ProgramOption) (*model.Action, error) {
 	m := newModel(ctx, opts)
-	g := &guard{m: m, panicked: new(atomic.Bool)}
-	p := tea.NewProgram(g, append(programOptions(opts.Input, opts.Output, opts.NoColor), more...)...)
-	g.quit = p.Quit
-	stop := context.AfterFunc(ctx, p.Quit) // SIGTERM and friends: detach
-	_, err := p.Run()
-	stop()
+	err := runGuarded(ctx, m, append(programOptions(opts.Input, opts.Output, opts.NoColor), more...))
 	if m.inlineShown {
 		// The start line was drawn on the normal screen, and the empty
 		// frame that erases it is dropped whenever the next frame comes
@@ -117,13 +115,35 @@ func run(ctx context.Context, opts Options, more ...tea.ProgramOption) (*model.A
 	}
 	m.run.stop()
 	m.finish()
-	if g.panicked.Load() {
-		return m.action, errInternal
-	}
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	if err != nil {
 		return m.action, err
 	}
 	return m.action, m.failure()
+}
+
+// RunProgram runs a host of live views (the console) as the terminal's
+// program until it quits or ctx ends, guarded as Run is: a panic in its
+// Update or View restores the terminal and returns an internal error.
+func RunProgram(ctx context.Context, m tea.Model, in io.Reader, out io.Writer, noColor bool) error {
+	return runGuarded(ctx, m, programOptions(in, out, noColor))
+}
+
+// runGuarded runs m under the guard (guard.go); ctx ending quits it (a
+// detach, like SIGTERM).
+func runGuarded(ctx context.Context, m tea.Model, popts []tea.ProgramOption) error {
+	g := &guard{m: m, panicked: new(atomic.Bool)}
+	p := tea.NewProgram(g, popts...)
+	g.quit = p.Quit
+	stop := context.AfterFunc(ctx, p.Quit)
+	_, err := p.Run()
+	stop()
+	if g.panicked.Load() {
+		return errInternal
+	}
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return err
+	}
+	return nil
 }
 
 // eraseLine takes the cursor to the start of its line and erases it.
@@ -150,24 +170,24 @@ func programOptions(in io.Reader, out io.Writer, noColor bool) []tea.ProgramOpti
 func New(opts Options) tea.Model { return newModel(context.Background(), opts) }
 
 // Action is the model the interface shows.
-func (m *Model) Action() *model.Action { return m.action }
+func (m *Live) Action() *model.Action { return m.action }
 
 // Close stops the backend (if it is running) and waits for it briefly,
 // then marks an unsettled action as stopped. Run does this itself.
-func (m *Model) Close() {
+func (m *Live) Close() {
 	m.run.stop()
 	m.finish()
 }
 
 // finish records that the viewer stops here.
-func (m *Model) finish() {
+func (m *Live) finish() {
 	if !m.action.Settled() && m.action.Phase() != model.PhaseStopped {
 		m.action.Stop()
 	}
 }
 
 // failure is the error that stopped the following, if any.
-func (m *Model) failure() error {
+func (m *Live) failure() error {
 	if f := m.fatal(); f != nil {
 		return f
 	}

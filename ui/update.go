@@ -13,13 +13,21 @@ import (
 	"aipwatch/stream"
 )
 
-// Update folds one message into the state. It never does I/O: the backend,
-// the cancel request and markdown renders are commands.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// Update folds one message into the state: a key or a mouse wheel its
+// host gives it (the focused view's), or a message of its own commands
+// (ViewMsg: one of another view is ignored). It never does I/O: the
+// backend, the cancel request and markdown renders are commands, and
+// every message they make comes back tagged with the view's ID (tag.go).
+// A detach (q, ctrl+c) is not a command: the host reads Detached.
+func (m *Live) Update(msg tea.Msg) (*Live, tea.Cmd) {
+	if vm, ok := msg.(ViewMsg); ok {
+		if vm.ID != m.id {
+			return m, nil // another view's
+		}
+		msg = vm.msg
+	}
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		m.resize(msg.Width, msg.Height)
 	case incomingMsg:
 		live := true
 		for _, x := range msg {
@@ -33,7 +41,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.sync(true)
 		if live {
-			cmds = append(cmds, m.run.listen())
+			cmds = append(cmds, m.tag(m.run.listen()))
 		}
 	case stream.Msg: // tests feed messages directly
 		cmds = append(cmds, m.onStream(msg))
@@ -85,14 +93,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.scrollBy(d)
 		}
 	}
-	if !m.attached() && m.fatal() != nil && !m.startFailed {
-		// aipd never answered: no full screen to read, the error goes to
-		// stderr with a hint once the program is gone.
-		m.startFailed = true
-		return m, tea.Quit
-	}
-	if m.attached() && m.inlineShown && !m.inlineCleared {
-		cmds = append(cmds, tea.Tick(20*time.Millisecond, func(time.Time) tea.Msg { return redrawMsg{} }))
+	if m.reconcileOnSettle && m.action.Settled() && m.mode == ModeNormal {
+		m.reconcileOnSettle = false
+		cmds = append(cmds, m.askReconcile())
 	}
 	if !m.ticking && !m.idle() {
 		m.ticking = true
@@ -102,13 +105,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(cmds...)
 }
 
-// redrawMsg only asks for a frame (after the one that erased the start
-// line).
-type redrawMsg struct{}
-
 // idle: nothing on the screen changes with time any more (the run is over,
 // no notice is waiting to expire), so the clock tick stops.
-func (m *Model) idle() bool {
+func (m *Live) idle() bool {
 	return m.runDone() && (m.action.Settled() || m.fatal() != nil) && m.notice == ""
 }
 
@@ -126,7 +125,7 @@ func wheelDelta(msg tea.MouseWheelMsg) int {
 // over the messages: it updates the model, its timeline and its connection
 // state. The screen reads the connection from the model, and the notices
 // come from the timeline's new entries.
-func (m *Model) onStream(msg stream.Msg) tea.Cmd {
+func (m *Live) onStream(msg stream.Msg) tea.Cmd {
 	n, resumes := len(m.action.Timeline()), m.action.Connection().Resumes
 	stream.ApplyAt(m.action, msg, m.clock())
 	for _, h := range m.action.Timeline()[n:] {
@@ -165,7 +164,7 @@ func (m *Model) onStream(msg stream.Msg) tea.Cmd {
 
 // noticeOf raises the notice a new timeline entry calls for, if any;
 // resumes is the connection's count of resumes before it.
-func (m *Model) noticeOf(h model.Happening, resumes int) {
+func (m *Live) noticeOf(h model.Happening, resumes int) {
 	switch h.Kind {
 	case model.HapConnected, model.HapResumed:
 		if m.action.Connection().Resumes > resumes {
@@ -185,28 +184,37 @@ func (m *Model) noticeOf(h model.Happening, resumes int) {
 }
 
 // conn is the connection's state (model.Connection).
-func (m *Model) conn() model.Connection { return m.action.Connection() }
+func (m *Live) conn() model.Connection { return m.action.Connection() }
 
 // review: the action had settled when aipwatch attached, or a --replay.
-func (m *Model) review() bool { return m.opts.Replay || m.conn().Review }
+func (m *Live) review() bool { return m.opts.Replay || m.conn().Review }
 
 // runDone: the run is over, nothing more comes from the stream.
-func (m *Model) runDone() bool { return m.conn().Done }
+func (m *Live) runDone() bool { return m.conn().Done }
 
-// attached: aipd answered (a status read, a connection, a page or a
-// chunk), or the view is the console's, which is already full screen.
-// Until then the screen is one inline line, not the full screen, and a
-// fatal error quits at once so that main prints it on stderr with a hint
-// (no dead full screen at start-up).
-func (m *Model) attached() bool { return m.inConsole || m.conn().Answered }
+// Attached: aipd answered (a status read, a connection, a page or a
+// chunk). Until then the program of one action shows one inline line, not
+// the full screen, and a fatal error quits at once so that main prints it
+// on stderr with a hint (no dead full screen at start-up; ui.go); a host
+// that is already full screen (the console) shows the view at once.
+func (m *Live) Attached() bool { return m.conn().Answered }
+
+// Failed is the error that stopped the following, if any (the status bar
+// shows it).
+func (m *Live) Failed() bool { return m.fatal() != nil }
+
+// Detached: q or ctrl+c asked to detach from this view (never a cancel);
+// the host decides what that is (the program ends, the console shows its
+// list again).
+func (m *Live) Detached() bool { return m.detached }
 
 // stopped: the run stopped on an error before the action settled; nothing
 // more arrives, and nothing here can be followed (no cancel).
-func (m *Model) stopped() bool { return !m.action.Settled() && m.fatal() != nil }
+func (m *Live) stopped() bool { return !m.action.Settled() && m.fatal() != nil }
 
 // fatal is the error that stopped the following: the stream's (the
 // model's connection state), else the backend's exit error.
-func (m *Model) fatal() *stream.Error {
+func (m *Live) fatal() *stream.Error {
 	// Apply sets the model's error from an ErrorMsg, a *stream.Error (an
 	// assertion: errors.As would cost an allocation a frame).
 	if se, ok := m.conn().Err.(*stream.Error); ok {
@@ -217,7 +225,7 @@ func (m *Model) fatal() *stream.Error {
 
 // backendExit: the backend returned; the run is over (as a DoneMsg says)
 // and its error, if the stream sent none, is the fatal one.
-func (m *Model) backendExit(err error) {
+func (m *Live) backendExit(err error) {
 	stream.ApplyAt(m.action, stream.DoneMsg{}, m.clock())
 	if err != nil && m.fatal() == nil {
 		var se *stream.Error
@@ -243,19 +251,20 @@ func errText(e *stream.Error, redact bool) string {
 }
 
 // sendCancel records the request and sends it (design §2.9).
-func (m *Model) sendCancel() tea.Cmd {
+func (m *Live) sendCancel() tea.Cmd {
 	m.cancelled = true
 	m.action.RequestCancel(m.cancelReason(), m.clock())
 	m.setNotice("cancel requested: a cooperative stop; following to the end", true)
 	m.sync(false)
-	return m.run.cancelCmd(m.cancelReason())
+	return m.tag(m.run.cancelCmd(m.cancelReason()))
 }
 
 // onKey handles a key press in the current mode.
-func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	if msg.String() == "ctrl+c" {
-		return tea.Quit // detach, from anywhere
+		m.detached = true // detach, from anywhere
+		return nil
 	}
 	switch m.mode {
 	case ModeSearch:
@@ -306,7 +315,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
-		return tea.Quit
+		m.detached = true
+		return nil
 	case key.Matches(msg, k.Up):
 		m.scrollBy(-1)
 	case key.Matches(msg, k.Down):
@@ -384,24 +394,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Reconcile): // ui/reconcile.go
 		return m.askReconcile()
 	case key.Matches(msg, k.Cancel):
-		switch {
-		case m.opts.Replay:
-			m.setNotice("a replay has no live action to cancel", false)
-		case m.action.Settled():
-			m.setNotice("the action has settled ("+m.action.Verdict().Word+"): there is nothing to cancel", false)
-		case m.stopped():
-			// Nothing would follow the cancel to its outcome (design §2.9).
-			how := "run aipwatch again with --cancel"
-			if m.opts.Resume != nil {
-				how = "`" + m.opts.Resume(m.action.Cursor) + " --cancel`"
-			}
-			m.setNotice("following stopped on an error: no cancel from here; "+how+" sends one and follows it", false)
-		case m.cancelled:
-			m.setNotice("cancel already requested: "+m.action.CancelOutcome(), false)
-		default:
-			m.mode, m.confirmInput = ModeConfirm, ""
-			m.relayout()
-		}
+		m.AskCancel()
 	case msg.String() == "esc":
 		switch {
 		case m.showHelp:
@@ -416,7 +409,31 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) copyFocused() tea.Cmd {
+// AskCancel is c: the confirmation that names the action, or the reason
+// there is nothing to cancel. The console's c on a live row asks here, so
+// the confirmation is the same one.
+func (m *Live) AskCancel() {
+	switch {
+	case m.opts.Replay:
+		m.setNotice("a replay has no live action to cancel", false)
+	case m.action.Settled():
+		m.setNotice("the action has settled ("+m.action.Verdict().Word+"): there is nothing to cancel", false)
+	case m.stopped():
+		// Nothing would follow the cancel to its outcome (design §2.9).
+		how := "run aipwatch again with --cancel"
+		if m.opts.Resume != nil {
+			how = "`" + m.opts.Resume(m.action.Cursor) + " --cancel`"
+		}
+		m.setNotice("following stopped on an error: no cancel from here; "+how+" sends one and follows it", false)
+	case m.cancelled:
+		m.setNotice("cancel already requested: "+m.action.CancelOutcome(), false)
+	default:
+		m.mode, m.confirmInput = ModeConfirm, ""
+		m.relayout()
+	}
+}
+
+func (m *Live) copyFocused() tea.Cmd {
 	if m.opts.Redact {
 		m.setNotice("copy is off under --redact", false)
 		return nil
@@ -431,7 +448,7 @@ func (m *Model) copyFocused() tea.Cmd {
 	return tea.SetClipboard(text)
 }
 
-func (m *Model) toggleFocused() {
+func (m *Live) toggleFocused() {
 	i := m.focusIndex()
 	if i < 0 {
 		return
@@ -456,7 +473,7 @@ func (m *Model) toggleFocused() {
 }
 
 // markdownCmds turns the transcript's pending markdown jobs into commands.
-func (m *Model) markdownCmds() []tea.Cmd {
+func (m *Live) markdownCmds() []tea.Cmd {
 	jobs := m.tr.TakeMarkdownJobs()
 	if len(jobs) == 0 {
 		return nil
@@ -464,7 +481,7 @@ func (m *Model) markdownCmds() []tea.Cmd {
 	cmds := make([]tea.Cmd, 0, len(jobs))
 	md := m.md
 	for _, j := range jobs {
-		cmds = append(cmds, func() tea.Msg { return markdownMsg{res: j.Run(md)} })
+		cmds = append(cmds, m.tag(func() tea.Msg { return markdownMsg{res: j.Run(md)} }))
 	}
 	return cmds
 }
@@ -476,7 +493,7 @@ const confirmLen = 4
 // confirmWord is what confirms a cancel: the action ID's last characters,
 // as operators know from dangerous prompts. No key pressed by habit (y,
 // enter, c twice) can send a cancel.
-func (m *Model) confirmWord() string {
+func (m *Live) confirmWord() string {
 	return confirmSuffix(m.opts.ActionID, m.opts.Neighbours)
 }
 
@@ -501,7 +518,7 @@ func confirmSuffix(id string, others []string) string {
 // onConfirmKey edits the confirmation: esc always keeps the action
 // running, and so does n unless n is the next character to type; enter
 // sends the cancel only once the typed text is the confirm word.
-func (m *Model) onConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Live) onConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	word := []rune(m.confirmWord())
 	typed := []rune(m.confirmInput)
 	keep := func() tea.Cmd {

@@ -12,67 +12,50 @@ import (
 	"aipwatch/safe"
 )
 
-// View draws the screen. It assembles only the visible rows: the
-// transcript's lines come pre-rendered from its cache.
-func (m *Model) View() tea.View {
-	if !m.attached() {
-		return m.startView()
+// View draws the live view in a cell of width x height (the component's
+// contract: its host gives it its size). It assembles only the visible
+// rows: the transcript's lines come pre-rendered from its cache. A size
+// that changed since the last frame re-lays it out first (SetSize, which
+// hosts call from Update, makes that a no-op).
+func (m *Live) View(width, height int) string {
+	if width != m.width || height != m.height {
+		m.resize(width, height) // its Markdown jobs wait for the next Update
 	}
-	if m.inlineShown && !m.inlineCleared {
-		// The start line was drawn on the normal screen: erase it with one
-		// empty frame before the alt screen, or it would still be there,
-		// glued to the closing lines, once the alt screen is gone.
-		m.inlineCleared = true
-		return tea.NewView("")
-	}
-	in := m.barInput() // what the status bar and the title show, read once a frame
-	content := m.render(in)
-	if m.viewHook != nil {
-		m.viewHook(content)
-	}
-	v := tea.NewView(content)
-	v.AltScreen = true
-	if !m.plain {
-		v.MouseMode = tea.MouseModeCellMotion // wheel scrolling; p gives the terminal's selection back
-	}
-	v.WindowTitle = "aipwatch " + render.Line(m.opts.ActionID) + " · " + m.bar.badgeWord(&in)
-	if m.mode == ModeSearch && m.width > 0 && m.height >= 8 && m.width >= 24 {
-		// The terminal's cursor in the query line (the last row).
-		_, x := m.searchLine()
-		v.Cursor = tea.NewCursor(x, min(strings.Count(content, "\n"), m.height-1))
-	}
-	return v
+	m.in = m.barInput() // what the status bar and the title show, read once a frame
+	return m.render(m.in)
 }
 
-// startView is the screen until aipd answers: one inline line (no alt
-// screen, no mouse capture) that says what aipwatch is waiting for, so a
-// start-up failure leaves no dead full screen behind: the program quits
-// and main prints the error with a hint on stderr.
-func (m *Model) startView() tea.View {
-	if m.startFailed || m.width <= 0 {
-		return tea.NewView("")
+// SetSize gives the view its cell; it returns the Markdown renders the
+// new width asks for.
+func (m *Live) SetSize(width, height int) tea.Cmd {
+	if width != m.width || height != m.height {
+		m.resize(width, height)
 	}
-	m.inlineShown = true
-	s, keys, short := m.startLine()
-	// The retry key stays visible on a narrow terminal: its help gets
-	// shorter, then the cause is cut (the error line on stderr repeats it
-	// if the start fails).
-	w := render.Width(s)
-	switch {
-	case w+render.Width(keys) <= m.width:
-		return tea.NewView(s + keys)
-	case w+render.Width(short) <= m.width:
-		return tea.NewView(s + short)
+	return tea.Batch(m.markdownCmds()...)
+}
+
+// Title is the terminal's title for this view, as of its last frame.
+func (m *Live) Title() string {
+	return "aipwatch " + render.Line(m.opts.ActionID) + " · " + m.bar.badgeWord(&m.in)
+}
+
+// Mouse: the view scrolls with the wheel (off in the plain view, which
+// gives the terminal's selection back).
+func (m *Live) Mouse() bool { return !m.plain }
+
+// Cursor is where the terminal's cursor stands in the view's cell (the
+// search query line), or nil; content is the view's last frame.
+func (m *Live) Cursor(content string) *tea.Cursor {
+	if m.mode != ModeSearch || m.width <= 0 || m.height < 8 || m.width < 24 {
+		return nil
 	}
-	if room := m.width - render.Width(short); room >= 48 {
-		return tea.NewView(render.Truncate(s, room, "…") + short)
-	}
-	return tea.NewView(render.Truncate(s+short, m.width, "…"))
+	_, x := m.searchLine()
+	return tea.NewCursor(x, min(strings.Count(content, "\n"), m.height-1))
 }
 
 // startLine is the one line shown while attaching, and its keys (dim) in
 // full and short.
-func (m *Model) startLine() (line, keys, short string) {
+func (m *Live) startLine() (line, keys, short string) {
 	st := m.st
 	if c := m.conn(); c.Phase == model.ConnReconnecting {
 		left := c.Wait - m.clock().Sub(c.Since)
@@ -91,10 +74,10 @@ func (m *Model) startLine() (line, keys, short string) {
 }
 
 // Render is the screen's text (View's content), for golden tests.
-func (m *Model) Render() string { return m.render(m.barInput()) }
+func (m *Live) Render() string { return m.render(m.barInput()) }
 
 // render is the screen's text with in, the status bar's input.
-func (m *Model) render(in barInput) string {
+func (m *Live) render(in barInput) string {
 	w, h := m.width, m.height
 	if w <= 0 || h <= 0 {
 		return ""
@@ -171,14 +154,14 @@ func (s *screen) String() string {
 // time of the latest frame replayed, so that the header and the tool
 // timers run on the recording's time (at --speed), not on the time since
 // it was made.
-func (m *Model) streamNow() time.Time {
+func (m *Live) streamNow() time.Time {
 	if at := m.conn().LastData; m.opts.Replay && !at.IsZero() {
 		return at
 	}
 	return m.clock()
 }
 
-func (m *Model) bodyRows(sc *screen, l layout) {
+func (m *Live) bodyRows(sc *screen, l layout) {
 	st := m.st
 	if m.panel() {
 		rows := m.raw.rows(l.body)
@@ -240,7 +223,7 @@ func (m *Model) bodyRows(sc *screen, l layout) {
 	}
 }
 
-func (m *Model) toolRows(sc *screen, n int) {
+func (m *Live) toolRows(sc *screen, n int) {
 	st := m.st
 	tools := m.action.Tools()
 	running := 0
@@ -317,7 +300,7 @@ func fitSegments(segs []segment, sep string, w int) string {
 
 // promptLines is the cancel confirmation: it names the action and says what
 // a cancel is and is not.
-func (m *Model) promptLines() []string {
+func (m *Live) promptLines() []string {
 	w := max(m.width-2, 10)
 	if m.rec.pending { // R's confirmation (ui/reconcile.go): y or n, nothing to type
 		return m.promptBox(fitLines(w, 4, m.reconcilePrompt()...))
@@ -362,7 +345,7 @@ func (m *Model) promptLines() []string {
 }
 
 // promptBox draws the confirmation's lines in the prompt's style.
-func (m *Model) promptBox(lines []string) []string {
+func (m *Live) promptBox(lines []string) []string {
 	for i, l := range lines {
 		lines[i] = m.st.Prompt.Render(" " + render.Fit(l, max(m.width-2, 1)) + " ")
 	}
@@ -381,7 +364,7 @@ func fitLines(w, n int, texts ...string) []string {
 	return lines[:n]
 }
 
-func (m *Model) helpRows() []string {
+func (m *Live) helpRows() []string {
 	if m.mode == ModeSearch {
 		line, _ := m.searchLine()
 		return []string{line}
@@ -402,13 +385,13 @@ func (m *Model) helpRows() []string {
 
 // helpLines is the ? view: every binding that works here, in as many
 // columns as fit, and what a detach prints.
-func (m *Model) helpLines() []string {
+func (m *Live) helpLines() []string {
 	return m.help.lines(m.keys, m.keyContext(), m.width, m.action.Cursor, m.detachLine)
 }
 
 // detachLine is the overlay's last line: what a detach prints (nothing
 // once the action settled: then q quits, nothing to resume).
-func (m *Model) detachLine() string {
+func (m *Live) detachLine() string {
 	if m.opts.Resume == nil || m.action.Settled() {
 		return ""
 	}

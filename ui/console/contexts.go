@@ -1,6 +1,9 @@
-package ui
+package console
 
-import "aipwatch/stream"
+import (
+	"aipwatch/stream"
+	"aipwatch/ui"
+)
 
 // The console across the config file's contexts (design §9): one list of
 // every daemon's live and recent actions with a CONTEXT column; the
@@ -9,6 +12,23 @@ import "aipwatch/stream"
 // (ConsoleOptions.FollowIn and ReconcileIn). A daemon that cannot be read
 // is one row of its own, with its error (stream.Multi), and the others go
 // on.
+
+// oneOfSeveral makes one daemon the case of one context, named "" (its
+// rows' Context): Follow, Reconcile and Judge become FollowIn, ReconcileIn
+// and JudgeIn, so the console has one way to follow, reconcile and judge a
+// row, whatever the daemons.
+func oneOfSeveral(o Options) Options {
+	if follow := o.Follow; o.FollowIn == nil && follow != nil {
+		o.FollowIn = func(_, id string) stream.Runner { return follow(id) }
+	}
+	if rec := o.Reconcile; o.ReconcileIn == nil && rec != nil {
+		o.ReconcileIn = func(string) ui.ReconcileFunc { return rec }
+	}
+	if j := o.Judge; o.JudgeIn == nil && j != nil {
+		o.JudgeIn = func(string) Judge { return j }
+	}
+	return o
+}
 
 // context is the context the list is narrowed to ("" = every context).
 func (c *Console) context() string {
@@ -36,12 +56,12 @@ func (c *Console) idColumn() int {
 }
 
 // inContext is how an action of context name is followed and reconciled.
-func (c *Console) inContext(name string) (func(string) stream.Runner, ReconcileFunc) {
+func (c *Console) inContext(name string) (func(string) stream.Runner, ui.ReconcileFunc) {
 	if c.opts.FollowIn == nil {
 		return nil, nil
 	}
 	follow := func(id string) stream.Runner { return c.opts.FollowIn(name, id) }
-	var rec ReconcileFunc
+	var rec ui.ReconcileFunc
 	if c.opts.ReconcileIn != nil {
 		rec = c.opts.ReconcileIn(name)
 	}

@@ -1,4 +1,4 @@
-package ui
+package console
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func BenchmarkConsoleEventBatch(b *testing.B) {
 		recent = append(recent, model.ActionStatus{ActionID: fmt.Sprintf("act_%032x", i), CapabilityID: "cap:hermes_agent:sim:chat_stream",
 			State: "completed", ResultStatus: "completed", UpdatedAt: t0.Add(-time.Duration(100-i) * time.Minute).Format(time.RFC3339Nano)})
 	}
-	c := NewConsole(context.Background(), ConsoleOptions{Daemon: &fakeDaemon{list: recent}, Keys: realConsoleKeys(b), LiveKeys: realKeys(b), NoColor: true})
+	c := New(context.Background(), Options{Daemon: &fakeDaemon{list: recent}, Keys: realConsoleKeys(b), LiveKeys: realKeys(b), NoColor: true})
 	defer c.Close()
 	c.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	c.Update(c.listCmd()())

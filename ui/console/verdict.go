@@ -1,4 +1,4 @@
-package ui
+package console
 
 import (
 	"context"
@@ -112,14 +112,14 @@ func orWord(s, alt string) string {
 }
 
 // judging: the console reads verdicts (one judge, or one a context).
-func (c *Console) judging() bool { return c.opts.Judge != nil || c.opts.JudgeIn != nil }
+func (c *Console) judging() bool { return c.opts.JudgeIn != nil }
 
 // judgeOf is the judge of a row of context name: its own daemon's.
 func (c *Console) judgeOf(name string) Judge {
-	if c.opts.JudgeIn != nil {
-		return c.opts.JudgeIn(name)
+	if c.opts.JudgeIn == nil {
+		return nil
 	}
-	return c.opts.Judge
+	return c.opts.JudgeIn(name)
 }
 
 // judgeVisible asks for the verdicts of the settled rows the table draws

@@ -1,4 +1,4 @@
-package ui
+package console
 
 import (
 	"context"
@@ -27,8 +27,8 @@ func newContextsConsole(t *testing.T) (*Console, *[]string) {
 	}}
 	d := &contextsDaemon{multi: multi, lists: map[string][]model.ActionStatus{"east": east, "west": west}}
 	var followed []string
-	b := newFake(nil, true)
-	c := NewConsole(context.Background(), ConsoleOptions{
+	b := newHold()
+	c := New(context.Background(), Options{
 		Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t), Contexts: []string{"down", "east", "west"},
 		FollowIn: func(ctx, id string) stream.Runner {
 			followed = append(followed, ctx+"/"+id)

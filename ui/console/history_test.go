@@ -1,4 +1,4 @@
-package ui
+package console
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func productionConsole(t *testing.T, h sim.History) (*Console, *sim.Fleet) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewConsole(context.Background(), ConsoleOptions{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t),
+	c := New(context.Background(), Options{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t),
 		LiveKeys: realKeys(t), NoColor: true})
 	t.Cleanup(c.Close)
 	c.Update(tea.WindowSizeMsg{Width: 160, Height: 30})
@@ -153,7 +153,7 @@ func TestConsoleListFaultOnTheStatusLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewConsole(context.Background(), ConsoleOptions{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t), LiveKeys: realKeys(t), NoColor: true})
+	c := New(context.Background(), Options{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t), LiveKeys: realKeys(t), NoColor: true})
 	t.Cleanup(c.Close)
 	c.Update(tea.WindowSizeMsg{Width: 200, Height: 20})
 	c.Update(c.listCmd()())

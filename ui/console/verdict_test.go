@@ -1,4 +1,4 @@
-package ui
+package console
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"aipwatch/model"
-	"aipwatch/sim"
 	"aipwatch/stream"
 )
 
@@ -78,7 +77,7 @@ func flatten(cmd tea.Cmd) []tea.Msg {
 func verdictConsole(t *testing.T, w, h int, list []model.ActionStatus, j Judge) (*Console, *fakeDaemon) {
 	t.Helper()
 	d := &fakeDaemon{list: list}
-	c := NewConsole(context.Background(), ConsoleOptions{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
 		Judge: j, Notification: func(a *model.Action) string { return "\a\x1b]9;" + a.ID + "\x1b\\" },
 		Clock: (&testClock{t: t0}).now, NoColor: true})
 	t.Cleanup(c.Close)
@@ -214,21 +213,9 @@ func TestConsoleNotifyMark(t *testing.T) {
 // Against the simulator's console demo with the real judge: the Chat turn
 // whose AIP result is completed but whose provider failed reads FAILED.
 func TestConsoleVerdictAgainstSim(t *testing.T) {
-	f, err := sim.ConsoleFleet(4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := f.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
-	client, err := stream.NewDaemon(stream.Config{BaseURL: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := NewConsole(context.Background(), ConsoleOptions{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t),
-		LiveKeys: realKeys(t), NoColor: true, Judge: stream.NewJudge(stream.Config{BaseURL: u}, stream.JudgeOptions{})})
+	client := simDaemon(t)
+	c := New(context.Background(), Options{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t),
+		LiveKeys: realKeys(t), NoColor: true, Judge: stream.NewJudge(client.Config(), stream.JudgeOptions{})})
 	t.Cleanup(c.Close)
 	c.update(tea.WindowSizeMsg{Width: 160, Height: 30})
 	c.update(c.listCmd()())

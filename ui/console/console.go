@@ -1,14 +1,25 @@
-package ui
+// Package console is the operator console (design §7): the daemon's
+// actions in a live list, newest first; enter opens the live view of the
+// chosen action, esc comes back to the list with its selection kept. The
+// list is polled gently; the global event log, when the token may read it,
+// adds live synchronous streams (which the list shows only once settled)
+// and last activity. The live view is a component (ui.Live) the console
+// hosts, as the split view does.
+//
+// What it costs follows what is live, not the daemon's history (design
+// §7): a poll reads the live states and the list's tail (stream.Poller),
+// the global log is joined near its head, and an older page is read only
+// when the operator scrolls past the last row. It holds the live rows, the
+// recent ones, the pages scrolled to and a bounded window of events.
+package console
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -21,19 +32,8 @@ import (
 	"aipwatch/render"
 	"aipwatch/safe"
 	"aipwatch/stream"
+	"aipwatch/ui"
 )
-
-// The operator console (design §7): the daemon's actions in a live list,
-// newest first; enter opens the live view of the chosen action, esc comes
-// back to the list with its selection kept. The list is polled gently; the
-// global event log, when the token may read it, adds live synchronous
-// streams (which the list shows only once settled) and last activity.
-//
-// What it costs follows what is live, not the daemon's history (design
-// §7): a poll reads the live states and the list's tail (stream.Poller),
-// the global log is joined near its head, and an older page is read only
-// when the operator scrolls past the last row. It holds the live rows, the
-// recent ones, the pages scrolled to and a bounded window of events.
 
 // Daemon is what the console needs of the daemon-wide client.
 // *stream.Poller implements it.
@@ -43,14 +43,17 @@ type Daemon interface {
 	FollowGlobal(ctx context.Context, o stream.GlobalOptions, sink stream.Sink) error
 }
 
-// ConsoleOptions configure the console.
-type ConsoleOptions struct {
+// Options configure the console.
+type Options struct {
 	Daemon Daemon
 	// Keys are the list's bindings, LiveKeys the live view's (main builds
 	// both in keymap.go).
-	Keys     ConsoleKeyMap
-	LiveKeys KeyMap
+	Keys     ui.ConsoleKeyMap
+	LiveKeys ui.KeyMap
 	// Follow returns the backend that follows one action (nil = cannot).
+	// One daemon is the case of one context, named "": Follow, Reconcile
+	// and Judge stand for FollowIn, ReconcileIn and JudgeIn then
+	// (oneOfSeveral).
 	Follow func(actionID string) stream.Runner
 	// Contexts, when set, make a console across the config file's contexts
 	// (design §9): a CONTEXT column, the Context key, and FollowIn and
@@ -58,10 +61,10 @@ type ConsoleOptions struct {
 	// with its own credentials, in place of Follow and Reconcile.
 	Contexts    []string
 	FollowIn    func(context, actionID string) stream.Runner
-	ReconcileIn func(context string) ReconcileFunc
+	ReconcileIn func(context string) ui.ReconcileFunc
 	// Journal lists the action IDs this machine's submission journal knows.
 	Journal func() []string
-	// Judge judges the settled rows drawn (console_verdict.go; nil = the
+	// Judge judges the settled rows drawn (verdict.go; nil = the
 	// VERDICT column shows the AIP status, dimmed).
 	Judge Judge
 	// JudgeIn is each context's judge, in a console across contexts.
@@ -70,7 +73,7 @@ type ConsoleOptions struct {
 	// settles (design §10; ui.Options.Notification's); nil = n is off.
 	Notification func(*model.Action) string
 	// Reconcile is the live view's R (nil = no R).
-	Reconcile    ReconcileFunc
+	Reconcile    ui.ReconcileFunc
 	Redact       bool
 	NoColor      bool
 	CancelReason string
@@ -96,7 +99,7 @@ var consoleKinds = []string{"aip.stream.chunk", "aip.action.result", "aip.action
 	"aip.action.worker_result", "aip.action.retry_scheduled"}
 
 // stateFilters are the console's filter keys 1 to 5: by state, and the
-// settled rows not judged verified (console_verdict.go).
+// settled rows not judged verified (verdict.go).
 var stateFilters = []struct {
 	name       string
 	states     []string
@@ -125,21 +128,17 @@ type (
 	}
 	pollMsg   struct{}
 	globalMsg struct{ m stream.Msg }
-	// liveMsg is a message of the live view opened as number gen; one of
-	// an earlier live view is dropped.
-	liveMsg struct {
-		gen int
-		msg tea.Msg
-	}
-	liveQuitMsg struct{ gen int }
 )
 
-// Console is the console's program model.
+// Console is the console's program model. It hosts the live view it opens
+// as a component (ui.Live): it gives it its size, the keys while it is
+// open and the messages its commands tagged with its ID, and reads its
+// Detached; the view's private state is its own.
 type Console struct {
-	opts   ConsoleOptions
+	opts   Options
 	ctx    context.Context
 	cancel context.CancelFunc
-	keys   ConsoleKeyMap
+	keys   ui.ConsoleKeyMap
 	st     *render.Styles
 	clock  func() time.Time
 
@@ -154,7 +153,7 @@ type Console struct {
 	filtering  bool
 	stateIdx   int
 	polling    bool // a list read is out (pollCmd)
-	ctxIdx     int  // 0: every context; i: Contexts[i-1] (console_contexts.go)
+	ctxIdx     int  // 0: every context; i: Contexts[i-1] (contexts.go)
 	listErr    string
 	listNote   string // a fault of the list's paging the last poll met
 	listAt     time.Time
@@ -163,30 +162,26 @@ type Console struct {
 	loading    bool   // an older page is being read
 	fatal      error  // why the console stopped on its own (RunConsole returns it)
 	picked     bool   // the operator moved the selection: it follows its action
-	showHelp   bool   // the ? overlay (console_help.go)
+	showHelp   bool   // the ? overlay (help.go)
 	note       string // a key's answer ("nothing to cancel"), until the next key
 	globalNote string
 	events     chan tea.Msg
 	// The order drawn, kept while the operator presses keys
-	// (console_order.go).
+	// (order.go).
 	lastKey   time.Time
 	drawn     []string
 	drawnView listView
 
-	verdict verdicts // the VERDICT column and the pending notifications (console_verdict.go)
+	verdict verdicts // the VERDICT column and the pending notifications (verdict.go)
 
-	live       *Model
+	live       *ui.Live // the live view open, nil in the list
 	liveCancel context.CancelFunc
-	liveGen    int
-	// pendingKey is pressed in the live view once its action has settled
-	// (R reconciles only a settled action).
-	pendingKey string
 
 	width, height int
 }
 
-// NewConsole returns the console model (for tests; RunConsole runs it).
-func NewConsole(ctx context.Context, opts ConsoleOptions) *Console {
+// New returns the console model (for tests; Run runs it).
+func New(ctx context.Context, opts Options) *Console {
 	if opts.PollEvery <= 0 {
 		opts.PollEvery = DefaultPollEvery
 	}
@@ -195,6 +190,7 @@ func NewConsole(ctx context.Context, opts ConsoleOptions) *Console {
 		clock = time.Now
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	opts = oneOfSeveral(opts)
 	st := render.NewStyles(!opts.NoColor)
 	fi := textinput.New()
 	fi.Prompt = "/"
@@ -206,20 +202,11 @@ func NewConsole(ctx context.Context, opts ConsoleOptions) *Console {
 	return c
 }
 
-// RunConsole runs the console until the operator quits.
-func RunConsole(ctx context.Context, opts ConsoleOptions) error {
-	c := NewConsole(ctx, opts)
+// Run runs the console until the operator quits.
+func Run(ctx context.Context, opts Options) error {
+	c := New(ctx, opts)
 	defer c.Close()
-	g := &guard{m: c, panicked: new(atomic.Bool)}
-	p := tea.NewProgram(g, programOptions(opts.Input, opts.Output, opts.NoColor)...)
-	g.quit = p.Quit
-	stop := context.AfterFunc(ctx, p.Quit)
-	defer stop()
-	_, err := p.Run()
-	if g.panicked.Load() {
-		return errInternal
-	}
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	if err := ui.RunProgram(ctx, c, opts.Input, opts.Output, opts.NoColor); err != nil {
 		return err
 	}
 	return c.fatal
@@ -310,7 +297,7 @@ func (c *Console) listen() tea.Cmd {
 
 // Update handles one message: the live view's, when it is open, else the
 // list's; then the list's rows drawn are judged and the notifications due
-// sent (console_verdict.go).
+// sent (verdict.go).
 func (c *Console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m, cmd := c.update(msg)
 	if more := tea.Batch(c.judgeVisible(), c.notifySettled()); more != nil {
@@ -330,7 +317,7 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		c.width, c.height = msg.Width, msg.Height
 		c.layout()
 		if c.live != nil {
-			return c, c.liveUpdate(msg)
+			return c, c.live.SetSize(c.width, c.height)
 		}
 		return c, nil
 	case listMsg:
@@ -354,31 +341,27 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case globalMsg:
 		c.onGlobal(msg.m)
 		return c, c.listen()
-	case liveMsg:
-		if c.live == nil || msg.gen != c.liveGen {
-			return c, nil // an earlier live view's message
+	case ui.ViewMsg:
+		if c.live == nil || msg.ID != c.live.ID() {
+			return c, nil // a live view's closed meanwhile
 		}
-		return c, c.liveUpdate(msg.msg)
-	case liveQuitMsg:
-		if msg.gen == c.liveGen {
-			c.closeLive()
-		}
-		return c, nil
+		return c, c.liveUpdate(msg)
 	case tea.KeyPressMsg:
 		if msg.String() == "ctrl+c" {
 			return c, tea.Quit
 		}
 		if c.live != nil {
-			if c.live.mode == ModeNormal && key.Matches(msg, c.keys.Back) {
+			if c.live.Mode() == ui.ModeNormal && key.Matches(msg, c.keys.Back) {
 				c.closeLive()
 				return c, nil
 			}
 			return c, c.liveUpdate(msg)
 		}
 		return c, c.onKey(msg)
-	}
-	if c.live != nil {
-		return c, c.liveUpdate(msg)
+	case tea.MouseWheelMsg, tea.PasteMsg:
+		if c.live != nil {
+			return c, c.liveUpdate(msg)
+		}
 	}
 	return c, nil
 }
@@ -398,7 +381,7 @@ func (c *Console) onList(msg listMsg) (stop bool) {
 		return false
 	}
 	c.listErr = ""
-	clear(c.verdict.later) // judged again once drawn (console_verdict.go)
+	clear(c.verdict.later) // judged again once drawn (verdict.go)
 	c.listNote = render.Line(strings.Join(msg.w.Notes, "; "))
 	c.fleet.SetWindow(msg.w.Live, msg.w.Recent.Rows)
 	c.listEnd = msg.w.Recent.End
@@ -498,7 +481,7 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Notify):
 		c.toggleNotify()
 	case key.Matches(msg, k.Open):
-		return c.open("")
+		return c.open(askNothing)
 	case key.Matches(msg, k.Cancel):
 		if i := c.table.Cursor(); i >= 0 && i < len(c.rows) && model.TerminalState(c.rows[i].State) {
 			// Settled as the list says: no prompt for a cancel that would
@@ -507,9 +490,9 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		// The live view's own confirmation, so it is the same one.
-		return c.open("c")
+		return c.open(askCancel)
 	case key.Matches(msg, k.Reconcile):
-		return c.open("R")
+		return c.open(askReconcile)
 	default:
 		var cmd tea.Cmd
 		before := c.table.Cursor()
@@ -597,16 +580,24 @@ func (c *Console) selectedID() string {
 	return ""
 }
 
-// open shows the live view of the selected action; then, when key is set,
-// presses it there (c: cancel with the live view's confirmation; R:
-// reconcile).
-func (c *Console) open(pressKey string) tea.Cmd {
+// What open asks of the live view it opens.
+type ask int
+
+const (
+	askNothing   ask = iota
+	askCancel        // the live view's cancel confirmation (its c)
+	askReconcile     // its R, once the action has settled
+)
+
+// open shows the live view of the selected action, and asks it for what
+// the key pressed on the row means there.
+func (c *Console) open(what ask) tea.Cmd {
 	id := c.selectedID()
-	follow, reconcile, inCtx := c.opts.Follow, c.opts.Reconcile, ""
-	if i := c.table.Cursor(); len(c.opts.Contexts) > 0 && i >= 0 && i < len(c.rows) {
-		inCtx = c.rows[i].Context
-		follow, reconcile = c.inContext(inCtx)
+	inCtx := ""
+	if i := c.table.Cursor(); i >= 0 && i < len(c.rows) {
+		inCtx = c.rows[i].Context // "" on one daemon
 	}
+	follow, reconcile := c.inContext(inCtx)
 	if id == "" || follow == nil {
 		return nil
 	}
@@ -616,32 +607,29 @@ func (c *Console) open(pressKey string) tea.Cmd {
 		return nil
 	}
 	c.picked = true // back in the list, the selection is this action
-	c.liveGen++
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.liveCancel = cancel
-	c.live = newModel(ctx, Options{ActionID: id, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact, NoColor: c.opts.NoColor,
-		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock, Reconcile: reconcile,
-		Neighbours: c.listedIDs(), Context: inCtx})
 	// Inside the console the screen is already full: no start line, and an
 	// error before aipd answers stays on it instead of quitting the console.
-	c.live.inConsole = true
-	cmds := []tea.Cmd{c.wrap(c.live.Init())}
+	c.live = ui.NewLive(ctx, ui.Options{ActionID: id, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact, NoColor: c.opts.NoColor,
+		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock, Reconcile: reconcile,
+		Neighbours: c.listedIDs(), Context: inCtx})
+	cmds := []tea.Cmd{c.live.Init()}
 	if c.width > 0 {
-		cmds = append(cmds, c.liveUpdate(tea.WindowSizeMsg{Width: c.width, Height: c.height}))
+		cmds = append(cmds, c.live.SetSize(c.width, c.height))
 	}
-	switch pressKey {
-	case "":
-	case "R":
-		c.pendingKey = pressKey // pressed once the action has settled (liveUpdate)
-		cmds = append(cmds, c.pressPending())
-	default:
-		cmds = append(cmds, c.liveUpdate(tea.KeyPressMsg{Code: rune(pressKey[0]), Text: pressKey}))
+	switch what {
+	case askCancel:
+		c.live.AskCancel()
+	case askReconcile:
+		cmds = append(cmds, c.live.AskReconcileOnceSettled())
 	}
 	return tea.Batch(cmds...)
 }
 
 // closeLive detaches from the live view (never a cancellation) and shows
-// the list again, its selection and scroll kept.
+// the list again, its selection and scroll kept. Its messages still out
+// name its ID, which no view has any more: they are dropped.
 func (c *Console) closeLive() {
 	if c.live == nil {
 		return
@@ -649,62 +637,17 @@ func (c *Console) closeLive() {
 	c.live.Close()
 	c.liveCancel()
 	c.live = nil
-	c.pendingKey = ""
-	c.liveGen++
 	c.refresh()
 }
 
+// liveUpdate gives the open live view a message; its detach (q) comes back
+// to the list.
 func (c *Console) liveUpdate(msg tea.Msg) tea.Cmd {
 	_, cmd := c.live.Update(msg)
-	return tea.Batch(c.wrap(cmd), c.pressPending())
-}
-
-// pressPending presses the pending key once the live view's action has
-// settled.
-func (c *Console) pressPending() tea.Cmd {
-	if c.pendingKey == "" || c.live == nil || !c.live.action.Settled() {
-		return nil
+	if c.live.Detached() {
+		c.closeLive()
 	}
-	k := c.pendingKey
-	c.pendingKey = ""
-	return c.liveUpdate(tea.KeyPressMsg{Code: rune(k[0]), Text: k})
-}
-
-// wrap tags the messages of the live view's commands with its generation,
-// so that a late message of a closed live view never reaches the next one;
-// its quit comes back as liveQuitMsg (back to the list); the runtime's own
-// messages pass untouched.
-func (c *Console) wrap(cmd tea.Cmd) tea.Cmd {
-	if cmd == nil {
-		return nil
-	}
-	gen := c.liveGen
-	return func() tea.Msg {
-		msg := cmd()
-		switch m := msg.(type) {
-		case nil:
-			return nil
-		case tea.QuitMsg:
-			return liveQuitMsg{gen}
-		case tea.BatchMsg:
-			out := make(tea.BatchMsg, len(m))
-			for i, sub := range m {
-				out[i] = c.wrapGen(gen, sub)
-			}
-			return out
-		}
-		if reflect.TypeOf(msg).PkgPath() == reflect.TypeOf(c).Elem().PkgPath() {
-			return liveMsg{gen, msg}
-		}
-		return msg
-	}
-}
-
-func (c *Console) wrapGen(gen int, cmd tea.Cmd) tea.Cmd {
-	saved := c.liveGen
-	c.liveGen = gen
-	defer func() { c.liveGen = saved }()
-	return c.wrap(cmd)
+	return cmd
 }
 
 // ---- drawing ----
@@ -782,7 +725,15 @@ func (c *Console) layout() {
 // View draws the list, or the live view when one is open.
 func (c *Console) View() tea.View {
 	if c.live != nil {
-		return c.live.View()
+		content := c.live.View(c.width, c.height)
+		v := tea.NewView(content)
+		v.AltScreen = true
+		if c.live.Mouse() {
+			v.MouseMode = tea.MouseModeCellMotion
+		}
+		v.WindowTitle = c.live.Title()
+		v.Cursor = c.live.Cursor(content)
+		return v
 	}
 	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name) + c.contextTitle()
 	switch {

@@ -1,4 +1,4 @@
-package ui
+package console
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"aipwatch/model"
 	"aipwatch/stream"
+	"aipwatch/ui"
 )
 
 // fakeDaemon answers the list with a fixed set of actions and never
@@ -46,11 +47,11 @@ func consoleList() []model.ActionStatus {
 	}
 }
 
-func newConsoleHarness(t *testing.T, w, h int) (*Console, *fakeBackend) {
+func newConsoleHarness(t *testing.T, w, h int) (*Console, *holdBackend) {
 	t.Helper()
 	clk := &testClock{t: t0}
-	b := newFake(nil, true)
-	c := NewConsole(context.Background(), ConsoleOptions{
+	b := newHold()
+	c := New(context.Background(), Options{
 		Daemon:   &fakeDaemon{list: consoleList()},
 		Keys:     realConsoleKeys(t),
 		LiveKeys: realKeys(t),
@@ -143,21 +144,21 @@ func TestConsoleEnterEscKeepsSelection(t *testing.T) {
 	if b.cancels.Load() != 0 {
 		t.Fatal("going back cancelled the action")
 	}
-	// A late message of the closed live view is dropped.
-	c.Update(liveMsg{gen: c.liveGen - 1, msg: backendExitMsg{}})
-	// Enter again, then the live view's own quit comes back to the list.
-	press(c, "enter")
-	gen := c.liveGen
-	c.Update(liveQuitMsg{gen})
+	// Enter again, then the live view's own quit (q) comes back to the
+	// list.
+	press(c, "enter", "q")
 	if c.live != nil || c.selectedID() != sel {
 		t.Fatal("the live view's quit did not come back to the list")
+	}
+	if b.cancels.Load() != 0 {
+		t.Fatal("q cancelled the action")
 	}
 }
 
 func TestConsoleCancelUsesTheLiveConfirmation(t *testing.T) {
 	c, b := newConsoleHarness(t, 120, 40)
 	press(c, "c")
-	if c.live == nil || c.live.mode != ModeConfirm {
+	if c.live == nil || c.live.Mode() != ui.ModeConfirm {
 		t.Fatalf("c did not open the live view's confirmation:\n%s", screenOf(c))
 	}
 	press(c, "esc")
@@ -181,7 +182,7 @@ func TestConsoleListDenied(t *testing.T) {
 	}
 	denied := &stream.Error{Op: "list", Code: "auth.native_http_unauthorized", HTTPStatus: 401, Message: "invalid bearer token"}
 	_, cmd = c.Update(listMsg{err: denied})
-	if c.fatal != denied || !isQuit(cmd) {
+	if _, quit := cmd().(tea.QuitMsg); c.fatal != denied || !quit {
 		t.Fatalf("a 401 did not stop the console: fatal %v", c.fatal)
 	}
 }
@@ -228,27 +229,36 @@ func TestConsoleCancelOnSettledRow(t *testing.T) {
 	}
 }
 
-// A closed live view's late message (here a reconcile read that returns
-// after esc) never reaches the live view opened next, even on the same
-// action: it is dropped by generation, not because no live view is open.
+// A closed live view's late message (here the reply to a cancel, which
+// comes back after esc) never reaches the live view opened next, even on
+// the same action: it names the closed view, which no view is any more.
 // The next view's own message of the same kind does reach it.
 func TestConsoleLateMessageOfAClosedViewIsDropped(t *testing.T) {
-	c, _ := newConsoleHarness(t, 120, 40)
-	press(c, "enter")
-	if c.live == nil {
-		t.Fatal("the live view did not open")
+	c, b := newConsoleHarness(t, 120, 40)
+	// The cancel of the top row (…6f70), confirmed; its reply is held.
+	confirm := func() tea.Cmd {
+		press(c, "c", "6", "f", "7", "0")
+		_, cmd := c.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+		return cmd
 	}
-	closed := c.liveGen
+	late := confirm()
+	if c.live == nil || late == nil {
+		t.Fatal("no cancel was sent")
+	}
 	press(c, "esc", "enter")
-	if c.live == nil || c.liveGen == closed {
-		t.Fatalf("the second live view did not open (generation %d, was %d)", c.liveGen, closed)
+	if c.live == nil || c.live.Mode() != ui.ModeNormal {
+		t.Fatal("the second live view did not open")
 	}
-	c.Update(liveMsg{gen: closed, msg: reconciledMsg{line: "stored: LATE-OF-THE-CLOSED-VIEW"}})
-	if c.live.rec.line != "" || strings.Contains(screenOf(c), "LATE-OF-THE-CLOSED-VIEW") {
-		t.Fatalf("the closed view's message reached the next one (%q):\n%s", c.live.rec.line, screenOf(c))
+	for _, m := range flatten(late) {
+		c.Update(m)
 	}
-	c.Update(liveMsg{gen: c.liveGen, msg: reconciledMsg{line: "stored: OF-THIS-VIEW"}})
-	if c.live.rec.line != "stored: OF-THIS-VIEW" {
-		t.Fatalf("the open view's own message was dropped: %q", c.live.rec.line)
+	if b.cancels.Load() != 1 || strings.Contains(screenOf(c), "cancel accepted") {
+		t.Fatalf("the closed view's reply reached the next one (%d cancels):\n%s", b.cancels.Load(), screenOf(c))
+	}
+	for _, m := range flatten(confirm()) {
+		c.Update(m)
+	}
+	if !strings.Contains(screenOf(c), "cancel accepted") {
+		t.Fatalf("the open view's own reply was dropped:\n%s", screenOf(c))
 	}
 }

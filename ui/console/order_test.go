@@ -1,4 +1,4 @@
-package ui
+package console
 
 import (
 	"context"
@@ -10,16 +10,17 @@ import (
 
 	"aipwatch/model"
 	"aipwatch/stream"
+	"aipwatch/ui"
 )
 
 // orderHarness is a console over a daemon whose list the test changes,
 // with a clock the test moves.
-func orderHarness(t *testing.T, list []model.ActionStatus) (*Console, *fakeDaemon, *testClock, *fakeBackend) {
+func orderHarness(t *testing.T, list []model.ActionStatus) (*Console, *fakeDaemon, *testClock, *holdBackend) {
 	t.Helper()
 	clk := &testClock{t: t0}
 	d := &fakeDaemon{list: list}
-	b := newFake(nil, true)
-	c := NewConsole(context.Background(), ConsoleOptions{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+	b := newHold()
+	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
 		Follow: func(string) stream.Runner { return b }, Clock: clk.now, NoColor: true})
 	t.Cleanup(c.Close)
 	c.Update(tea.WindowSizeMsg{Width: 160, Height: 30})
@@ -53,7 +54,7 @@ func TestConsoleRowsHoldUnderKeys(t *testing.T) {
 		t.Fatalf("j selected %s, not %s, the second row on screen when g was pressed", got, second)
 	}
 	press(c, "c")
-	if c.live == nil || c.live.opts.ActionID != second {
+	if c.live == nil || c.live.Action().ID != second {
 		t.Fatalf("c opened the cancel of another action than %s", second)
 	}
 	press(c, "esc", "esc")
@@ -108,37 +109,23 @@ func TestConsoleCancelWordTellsNeighboursApart(t *testing.T) {
 		t.Fatalf("top row %s", c.selectedID())
 	}
 	press(c, "j", "c")
-	if c.live == nil || c.live.mode != ModeConfirm {
+	if c.live == nil || c.live.Mode() != ui.ModeConfirm {
 		t.Fatal("no confirmation")
 	}
-	if w := c.live.confirmWord(); w != "_sync_long" {
-		t.Fatalf("confirm word %q", w)
-	}
-	if !strings.Contains(screenOf(c), "_sync_long") {
+	if !strings.Contains(screenOf(c), "last 10 characters, _sync_long") {
 		t.Fatalf("the prompt does not ask for _sync_long:\n%s", screenOf(c))
 	}
-	c.live.confirmInput = "long" // typed (n on its own keeps the action running)
+	// Four characters (as the ID's last four, "long", would be: its n
+	// keeps the action running) do not send it; the ten asked for do.
+	press(c, "_", "s", "y", "n")
 	c.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	if b.cancels.Load() != 0 || c.live == nil || c.live.mode != ModeConfirm {
-		t.Fatal("the last four characters sent the cancel")
+	if b.cancels.Load() != 0 || c.live == nil || c.live.Mode() != ui.ModeConfirm {
+		t.Fatal("four characters sent the cancel")
 	}
-}
-
-func TestConfirmSuffix(t *testing.T) {
-	cases := []struct {
-		id     string
-		others []string
-		want   string
-	}{
-		{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70", nil, "6f70"},
-		{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70", []string{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70", "act_x_6f71"}, "6f70"},
-		{"act_a_sync_long", []string{"act_b_async_long"}, "_sync_long"},
-		{"act_b_async_long", []string{"act_a_sync_long"}, "async_long"},
-		{"abc", []string{"xabc"}, "abc"},
-	}
-	for _, tc := range cases {
-		if got := confirmSuffix(tc.id, tc.others); got != tc.want {
-			t.Errorf("confirmSuffix(%q, %q) = %q, want %q", tc.id, tc.others, got, tc.want)
-		}
+	press(c, "c", "_", "l", "o", "n", "g")
+	_, cmd := c.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	flatten(cmd)
+	if b.cancels.Load() != 1 {
+		t.Fatalf("the ten characters sent %d cancels", b.cancels.Load())
 	}
 }

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"aipwatch/config"
+	"aipwatch/model"
+	"aipwatch/output"
+	"aipwatch/safe"
+	"aipwatch/sim"
+	"aipwatch/stream"
+)
+
+// Shell completion (design §11): `aipwatch completion SHELL` prints the
+// script; the script asks the binary (cobra's hidden __complete command)
+// for the words that fit, which are dynamic where it helps: the config
+// file's contexts, AIP's states, the output modes, the demo scenarios,
+// and action IDs from the chosen daemon's recent list and this machine's
+// journal. An ID costs one bounded read of the list's tail (at most
+// completionTimeout), never its history.
+
+// completionTimeout bounds the daemon read of an ID completion: a shell
+// waits on it.
+const completionTimeout = time.Second
+
+// completionRows is how many of the most recently updated actions an ID
+// completion offers.
+const completionRows = 50
+
+var shells = []string{"bash", "zsh", "fish", "powershell"}
+
+func completionCommand(e *runEnv) *cobra.Command {
+	return &cobra.Command{
+		Use:   "completion bash|zsh|fish|powershell",
+		Short: "print a shell completion script: bash, zsh, fish or powershell",
+		Long: "Print the completion script of SHELL on stdout. It completes commands, flags, " +
+			"context names, states, output modes, demo scenarios and action IDs (the chosen " +
+			"daemon's most recent ones and this machine's journal's, read within 1 s).",
+		Example: `  source <(aipwatch completion bash)
+  aipwatch completion zsh > "${fpath[1]}/_aipwatch"
+  aipwatch completion fish > ~/.config/fish/completions/aipwatch.fish`,
+		ValidArgs: shells,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 || !oneOf(args[0], shells) {
+				return output.UsageError("completion takes one shell: " + strings.Join(shells, ", "))
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			// The script is aipwatch's own text, not the daemon's: written
+			// as it is (a terminal writer would show its escapes).
+			w := safe.Unwrap(e.stdout)
+			root := c.Root()
+			var err error
+			switch args[0] {
+			case "bash":
+				err = root.GenBashCompletionV2(w, true)
+			case "zsh":
+				err = root.GenZshCompletion(w)
+			case "fish":
+				err = root.GenFishCompletion(w, true)
+			case "powershell":
+				err = root.GenPowerShellCompletionWithDesc(w)
+			}
+			if err != nil {
+				return e.fail("", err)
+			}
+			return nil
+		},
+	}
+}
+
+// addCompletions registers the dynamic values of the tree's flags and
+// arguments.
+func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
+	words := func(list []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return list, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	_ = root.RegisterFlagCompletionFunc("context", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return contextNames(e.getenv), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = root.RegisterFlagCompletionFunc("output", words(outputModes))
+	_ = root.RegisterFlagCompletionFunc("demo", words(append(sim.Scenarios(), demoConsole, demoFleet)))
+	ids := func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp // one ACTION_ID
+		}
+		return actionIDs(e, g), cobra.ShellCompDirectiveNoFileComp
+	}
+	root.ValidArgsFunction = ids
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "reconcile":
+			c.ValidArgsFunction = ids
+		case "ls":
+			_ = c.RegisterFlagCompletionFunc("state", words(model.LifecycleStates))
+			_ = c.RegisterFlagCompletionFunc("demo", words([]string{demoConsole}))
+		case "submit":
+			_ = c.RegisterFlagCompletionFunc("demo", words(sim.Scenarios()))
+			_ = c.RegisterFlagCompletionFunc("mode", words([]string{"async", "sync"}))
+		case "contexts":
+			for _, use := range c.Commands() {
+				use.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+					if len(args) > 0 {
+						return nil, cobra.ShellCompDirectiveNoFileComp
+					}
+					return contextNames(e.getenv), cobra.ShellCompDirectiveNoFileComp
+				}
+			}
+		}
+	}
+}
+
+// contextNames are the config file's contexts (none when it cannot be read).
+func contextNames(getenv func(string) string) []string {
+	f, err := config.Load(config.Path(getenv), getenv)
+	if err != nil || f == nil {
+		return nil
+	}
+	return f.Names()
+}
+
+// actionIDs are the IDs a completion offers: the chosen daemon's most
+// recently updated actions, newest first (one bounded read of the list's
+// tail), then this machine's journal's for that daemon. A daemon that does
+// not answer in time offers the journal's only.
+func actionIDs(e *runEnv, g *globalFlags) []string {
+	c := newConn(g.cf, true, e.getenv)
+	seen := map[string]bool{}
+	var out []string
+	add := func(id string) {
+		if strings.HasPrefix(id, "act_") && !seen[id] {
+			seen[id] = true
+			out = append(out, safe.Line(id))
+		}
+	}
+	if c.check() == nil {
+		if client, err := c.daemon(io.Discard); err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+			tail, err := client.ReadTail(ctx, stream.ListQuery{}, completionRows, 0)
+			cancel()
+			if err == nil {
+				for i := len(tail.Rows) - 1; i >= 0; i-- { // the tail is oldest first
+					add(tail.Rows[i].ActionID)
+				}
+			}
+		}
+	}
+	for _, id := range journalIDs(e.getenv, c.url, nil) {
+		add(id)
+	}
+	return out
+}

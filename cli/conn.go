@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+
+	"aipwatch/config"
+	"aipwatch/safe"
+	"aipwatch/stream"
+)
+
+// One connection (design §1, §9): a daemon's URL, its credentials, its TLS
+// and the context that gave them, decided in one place (newConn) from the
+// flags, the environment and the config file, and the one place a stream
+// client is built (newClient over conn.config). Every command, the console,
+// the judge and `ls --all-contexts` reach aipd through a conn.
+
+// connFlags are the global flags that name a daemon, as given.
+type connFlags struct {
+	url               string
+	context           string
+	tokenFile         string
+	cacert            string
+	allowInsecureHTTP bool
+}
+
+// conn is one daemon, credentials and TLS decided.
+type conn struct {
+	url               string
+	tokenFile         string
+	token             string // from $AIP_TOKEN or the token file; never printed
+	cacert            string
+	allowInsecureHTTP bool
+	urlGiven          bool       // --url, $AIP_URL or a context's url, not the default
+	ctx               contextUse // the config file's context this connection uses (contexts.go)
+
+	loaded bool         // load ran: the token is read and protected
+	http   *http.Client // the TLS client, built once (stream.HTTPClient)
+}
+
+// defaultURL is the daemon when nothing names one (design §1).
+const defaultURL = "http://127.0.0.1:8080"
+
+// newConn decides a daemon from the flags, then the environment, then the
+// config file's context, field by field (design §9). readConfig is false
+// for a demo (its daemon is its own) and a replay (it reaches none).
+func newConn(f connFlags, readConfig bool, getenv func(string) string) conn {
+	c := conn{url: f.url, tokenFile: f.tokenFile, cacert: f.cacert, allowInsecureHTTP: f.allowInsecureHTTP}
+	if c.url == "" {
+		c.url = getenv("AIP_URL")
+	}
+	c.urlGiven = c.url != ""
+	if c.tokenFile == "" {
+		c.tokenFile = getenv("AIP_TOKEN_FILE")
+	}
+	if c.tokenFile == "" {
+		c.tokenFile = getenv("GETAIP_NATIVE_BEARER_TOKEN_FILE")
+	}
+	if c.tokenFile == "" {
+		// The token itself may come from the environment, never a flag.
+		c.token = getenv("AIP_TOKEN")
+	}
+	file, err := config.Load(config.Path(getenv), getenv)
+	c.protectTokens(file)
+	if readConfig {
+		c.applyContext(f.context, file, err, getenv)
+	}
+	if c.url == "" {
+		c.url = defaultURL
+	}
+	return c
+}
+
+// protectTokens registers every token this invocation knows of with
+// safe.Protect before anything is written: the one it will send and every
+// one the config file names. The rule is by value (design §5): no piece
+// of a token is written, whatever carries it (a URL's query, an error, a
+// replay's record, another daemon's echo). A file that cannot be read is
+// left to load, which says why.
+func (c *conn) protectTokens(f *config.File) {
+	safe.Protect(c.token)
+	paths := []string{c.tokenFile}
+	if f != nil {
+		for _, name := range f.Names() {
+			paths = append(paths, f.Contexts[name].TokenFile)
+		}
+	}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if b, err := config.ReadFile(p, maxTokenFile, nil); err == nil {
+			safe.Protect(tokenOf(b))
+		}
+	}
+}
+
+// forContext is the daemon of the config file's context name, with the
+// flags that name no daemon (--allow-insecure-http as given): what
+// `--context name` would give. The variables that would override a
+// context's URL or token apply to one daemon; across all of them each
+// context's own is used.
+func forContext(f connFlags, name string, getenv func(string) string) conn {
+	f.url, f.tokenFile, f.cacert, f.context = "", "", "", name
+	return newConn(f, true, func(k string) string {
+		switch k {
+		case "AIP_URL", "AIP_TOKEN_FILE", "GETAIP_NATIVE_BEARER_TOKEN_FILE", "AIP_TOKEN":
+			return ""
+		}
+		return getenv(k)
+	})
+}
+
+// local points the connection at a daemon aipwatch runs itself (a demo's
+// simulator): it asks for no token, so no real one goes to it.
+func (c *conn) local(url string) {
+	c.url, c.urlGiven, c.tokenFile, c.token, c.cacert = url, true, "", "", ""
+}
+
+// check enforces the transport rule of design §1 on the connection's URL.
+func (c *conn) check() error { return checkURL(c.url, c.allowInsecureHTTP) }
+
+// load reads the token (the token file's, else $AIP_TOKEN's) and registers
+// it with safe.Protect, so from here on no 12-character piece of it is
+// written anywhere, whatever the server echoes (design §5). A config the
+// run could not use stops it here, the first step of every request.
+func (c *conn) load(stderr io.Writer) error {
+	if c.loaded {
+		return nil
+	}
+	if err := c.ctx.check(c, stderr); err != nil {
+		return err
+	}
+	tok, err := readToken(c.tokenFile, stderr)
+	if err != nil {
+		return c.ctx.wrap("token_file", c.ctx.token, err)
+	}
+	if tok != "" {
+		c.token = tok
+	}
+	safe.Protect(c.token)
+	c.loaded = true
+	return nil
+}
+
+// config is the stream configuration of this daemon's routes: URL, token,
+// TLS and the pacing of every client. The token is loaded first.
+func (c *conn) config(stderr io.Writer) (stream.Config, error) {
+	if err := c.load(stderr); err != nil {
+		return stream.Config{}, err
+	}
+	if c.http == nil {
+		pem, err := c.readCA()
+		if err != nil {
+			return stream.Config{}, err
+		}
+		h, err := stream.HTTPClient(pem, c.cacert)
+		if err != nil {
+			return stream.Config{}, c.ctx.wrap("cacert", c.ctx.cacert, err)
+		}
+		c.http = h
+	}
+	return paced(stream.Config{BaseURL: c.url, Token: c.token, HTTP: c.http}), nil
+}
+
+// Caps of the files a connection reads: a token is a line, a CA file a
+// few certificates. A bigger file is a mistake (or a device), not read.
+const (
+	maxTokenFile = 64 << 10
+	maxCAFile    = 1 << 20
+)
+
+// readCA reads the CA file (nil when none) as every file aipwatch is
+// pointed at is read (config.ReadFile): a FIFO, a device or a huge file is
+// an error that names the flag or the context's key.
+func (c *conn) readCA() ([]byte, error) {
+	if c.cacert == "" {
+		return nil, nil
+	}
+	pem, err := config.ReadFile(c.cacert, maxCAFile, nil)
+	if err == nil {
+		return pem, nil
+	}
+	if c.ctx.cacert {
+		return nil, c.ctx.wrap("cacert", true, err)
+	}
+	return nil, fmt.Errorf("--cacert: %w", err)
+}
+
+// newClient is the one place a stream client is built: for one action
+// when cfg names one, else for the daemon-wide routes (the list, the
+// global log).
+func newClient(cfg stream.Config) (*stream.Client, error) {
+	if cfg.ActionID == "" {
+		return stream.NewDaemon(cfg)
+	}
+	return stream.New(cfg)
+}
+
+// daemon is the client of the daemon-wide routes.
+func (c *conn) daemon(stderr io.Writer) (*stream.Client, error) {
+	cfg, err := c.config(stderr)
+	if err != nil {
+		return nil, err
+	}
+	return newClient(cfg)
+}
+
+// tokenSource names where the token comes from, for the journal: never
+// the token.
+func (c *conn) tokenSource() string {
+	switch {
+	case c.tokenFile != "":
+		return "file:" + c.tokenFile
+	case c.token != "":
+		return "env:AIP_TOKEN"
+	}
+	return "none"
+}
+
+// shownURL is the URL without credentials, as it is shown, journalled and
+// recorded.
+func (c *conn) shownURL() string { return redactURL(c.url) }

@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"aipwatch/model"
+	"aipwatch/output"
+	"aipwatch/safe"
+)
+
+// The command tree (design §11): the root follows one action (or opens the
+// console), and each verb is a subcommand with its own flags. The global
+// flags are persistent: accepted before or after the verb, the way gh and
+// kubectl take them. A word that starts with act_ is an action ID, any
+// other word a verb; an unknown verb is a usage error that suggests the
+// nearest one.
+
+// runEnv is one invocation: the process's streams and environment, the
+// key maps, and the exit code the command chose.
+type runEnv struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	keys   Keys
+	args   []string // as given, for jsonl usage errors
+	code   int
+
+	// parsed, when set, receives the follow's options instead of running
+	// them (the tests' parse).
+	parsed func(*options)
+}
+
+// globalFlags are the persistent flags every command takes.
+type globalFlags struct {
+	cf      connFlags
+	output  string
+	noColor bool
+	redact  bool
+	version bool
+}
+
+func addGlobalFlags(fs *pflag.FlagSet, g *globalFlags) {
+	fs.SortFlags = false
+	fs.StringVar(&g.cf.url, "url", "", "base `URL` of aipd, with http:// or https:// (default $AIP_URL, else http://127.0.0.1:8080)")
+	fs.StringVar(&g.cf.context, "context", "", "use the config file's context `NAME` for --url, --token-file, --cacert (default $AIPWATCH_CONTEXT, else the file's current; see aipwatch contexts)")
+	fs.StringVar(&g.cf.tokenFile, "token-file", "", "`FILE` holding the bearer token (default $AIP_TOKEN_FILE, else $GETAIP_NATIVE_BEARER_TOKEN_FILE, else the token itself in $AIP_TOKEN; none: no Authorization header)")
+	fs.StringVar(&g.cf.cacert, "cacert", "", "PEM `FILE` of the private CA that signed aipd's certificate")
+	fs.BoolVar(&g.cf.allowInsecureHTTP, "allow-insecure-http", false, "allow plain http:// to a host that is not loopback (the token then crosses the network in clear)")
+	fs.StringVar(&g.output, "output", "", "`MODE`: "+strings.Join(outputModes, ", ")+" (default tui on a terminal, else plain)")
+	fs.BoolVar(&g.redact, "redact", false, "mask prompts, outputs, tool arguments and results, provider IDs and error details")
+	fs.BoolVar(&g.noColor, "no-color", false, "no colour (also when NO_COLOR is set or the output is not a terminal)")
+	fs.BoolVar(&g.version, "version", false, "print the version and exit")
+}
+
+// outputModes are --output's values.
+var outputModes = []string{"tui", "plain", "jsonl"}
+
+// check refuses a value aipwatch can check before any request.
+func (g *globalFlags) checkValues() error {
+	if g.output != "" && !oneOf(g.output, outputModes) {
+		return output.UsageError(fmt.Sprintf("--output must be %s, not %q", strings.Join(outputModes, ", "), g.output))
+	}
+	return nil
+}
+
+func oneOf(s string, list []string) bool {
+	for _, v := range list {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// newRoot builds the tree for one invocation.
+func newRoot(e *runEnv) *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:         "aipwatch [flags] [ACTION_ID]",
+		Short:       "follow one AIP action live, cancel it, end on a verified verdict",
+		Long:        rootLong,
+		Annotations: map[string]string{helpAfter: helpAfterRoot},
+		// Any word reaches RunE, which tells an action ID from a verb.
+		Args:                       cobra.ArbitraryArgs,
+		SilenceErrors:              true,
+		SilenceUsage:               true,
+		SuggestionsMinimumDistance: 2,
+		CompletionOptions:          cobra.CompletionOptions{DisableDefaultCmd: true}, // completion.go's
+	}
+	addGlobalFlags(root.PersistentFlags(), g)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SetIn(e.stdin)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return output.UsageError(err.Error()) })
+	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(c, c.OutOrStdout()) })
+	root.SetUsageFunc(func(c *cobra.Command) error { writeHelp(c, c.OutOrStdout()); return nil })
+	addFollow(root, e, g)
+	root.AddCommand(
+		submitCommand(e, g),
+		lsCommand(e, g),
+		reconcileCommand(e, g),
+		contextsCommand(e, g),
+		versionCommand(e),
+		completionCommand(e),
+		// stats: its command file adds itself here.
+	)
+	addCompletions(root, e, g)
+	everyCommand(root, func(c *cobra.Command) {
+		// The help flag of every command, in the tree's words, last of its flags.
+		c.Flags().BoolP("help", "h", false, "show this help")
+	})
+	return root
+}
+
+// everyCommand calls fn on c and every command under it.
+func everyCommand(c *cobra.Command, fn func(*cobra.Command)) {
+	fn(c)
+	for _, sub := range c.Commands() {
+		everyCommand(sub, fn)
+	}
+}
+
+// versioned runs fn unless --version was given, which prints the version
+// and nothing else (no request) on every command.
+func versioned(e *runEnv, g *globalFlags, fn func(c *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, args []string) error {
+		if g.version {
+			fmt.Fprint(e.stdout, versionText())
+			return nil
+		}
+		if err := g.checkValues(); err != nil {
+			return err
+		}
+		return fn(c, args)
+	}
+}
+
+func versionCommand(e *runEnv) *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "print the version, the commit and the Go that built aipwatch",
+		Args:    noArgs,
+		Example: `  aipwatch version
+  aipwatch --version          the same, on any command (aipwatch ls --version)`,
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprint(e.stdout, versionText())
+			return nil
+		},
+	}
+}
+
+// noArgs refuses any argument: a command's filters are flags.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return output.UsageError(fmt.Sprintf("%s takes no arguments, not %q", c.Name(), args[0]))
+	}
+	return nil
+}
+
+// unknownVerb is the usage error of a word that is neither a verb of root
+// (the tree's, or a command's own) nor an action ID, with the nearest verbs.
+func unknownVerb(root *cobra.Command, word string) error {
+	msg := fmt.Sprintf("unknown command %q", word)
+	if !root.HasParent() {
+		msg += " (an ACTION_ID starts with act_)"
+	}
+	if s := root.SuggestionsFor(word); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return output.UsageError(msg)
+}
+
+// usageExit reports a usage error of cmd (exit 2): on stderr with the
+// command that failed, or as the jsonl error object on stdout when the
+// invocation asked for jsonl (a script reads one object a line).
+func (e *runEnv) usageExit(cmd *cobra.Command, err error) int {
+	if wantsJSONL(e.args) {
+		output.WriteError(e.stdout, output.UsageError(err.Error()))
+		return model.ExitUsage
+	}
+	path := "aipwatch"
+	if cmd != nil && cmd.HasParent() {
+		path = "aipwatch " + strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	}
+	fmt.Fprintf(e.stderr, "%s: %s\n(see %s --help)\n", path, safe.Line(err.Error()), path)
+	return model.ExitUsage
+}
+
+// exit sets the command's exit code: a failure that is not a usage error
+// has been reported already.
+func (e *runEnv) exit(code int) error {
+	e.code = code
+	return nil
+}
+
+// fail reports an error that stops aipwatch before or outside a run
+// (exit 1): the jsonl error object on stdout, else a line on stderr.
+func (e *runEnv) fail(mode string, err error) error {
+	if mode == "jsonl" {
+		output.WriteError(e.stdout, err)
+	} else {
+		fmt.Fprintf(e.stderr, "aipwatch: %s\n", safe.Line(err.Error()))
+	}
+	return e.exit(model.ExitError)
+}
+
+func wantsJSONL(args []string) bool {
+	for i, a := range args {
+		if a == "--output=jsonl" || (a == "--output" && i+1 < len(args) && args[i+1] == "jsonl") {
+			return true
+		}
+	}
+	return false
+}
+
+// Tree is the command tree as documentation sees it (the man pages of
+// cmd/aipwatch-man): the same commands and flags every invocation runs,
+// with no environment (paths read as their variables).
+func Tree() *cobra.Command {
+	return newRoot(&runEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard,
+		getenv: func(string) string { return "" }})
+}

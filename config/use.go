@@ -1,0 +1,101 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// ErrUnknownContext is SetCurrent's error for a name the file does not
+// hold (a usage error: nothing was written).
+var ErrUnknownContext = errors.New("no such context")
+
+// currentLine is a top-level `current = "…"` (or '…') line: what is before
+// and after the value is kept as it is.
+var currentLine = regexp.MustCompile(`^(\s*current\s*=\s*)("(?:[^"\\\n]|\\.)*"|'[^'\n]*')(.*)$`)
+
+// SetCurrent makes name the file's current context (design §11): the file
+// is read as Load reads it, its `current` line rewritten (or one added at
+// the top), every other byte kept, and the result written to a new file in
+// the same directory (mode 0600) renamed over the old one, so that a crash
+// leaves the old file or the new one, never half of either.
+func SetCurrent(path, name string, getenv func(string) string) error {
+	f, err := Load(path, getenv)
+	if err != nil {
+		return err
+	}
+	if f == nil {
+		return fmt.Errorf("there is no config file at %s", path)
+	}
+	if _, ok := f.Contexts[name]; !ok {
+		return fmt.Errorf("%w %q in %s (contexts: %s)", ErrUnknownContext, name, path, strings.Join(f.Names(), ", "))
+	}
+	b, err := readCapped(path)
+	if err != nil {
+		return err
+	}
+	out, err := withCurrent(string(b), name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return replaceFile(path, []byte(out))
+}
+
+// withCurrent is text with its top-level current set to name.
+func withCurrent(text, name string) (string, error) {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		body := strings.TrimRight(l, "\r\n")
+		trimmed := strings.TrimSpace(body)
+		if strings.HasPrefix(trimmed, "[") {
+			break // a table: the top level is over
+		}
+		if !strings.HasPrefix(trimmed, "current") {
+			continue
+		}
+		m := currentLine.FindStringSubmatch(body)
+		if m == nil {
+			return "", errors.New("its current line is not current = \"NAME\": edit it by hand")
+		}
+		lines[i] = m[1] + `"` + name + `"` + m[3] + l[len(body):]
+		return strings.Join(lines, ""), nil
+	}
+	return `current = "` + name + "\"\n" + text, nil
+}
+
+// replaceFile writes b to a new file beside path and renames it over path.
+func replaceFile(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".config.toml.*")
+	if err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := tmp.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		done = true
+		return err
+	}
+	done = true
+	return nil
+}
