@@ -39,6 +39,10 @@ type lsFlags struct {
 	all        bool
 	contexts   bool // --all-contexts
 	verdict    bool // judge each printed row (lsverdict.go)
+	// verdictArg is --verdict's value: "all" for the bare flag (judge and
+	// show), else the verdict words to keep (keep, lsverdict.go).
+	verdictArg string
+	keep       []string
 	demo       string
 }
 
@@ -68,7 +72,9 @@ action appears only once it has settled).`,
 	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h), all of them unless --limit is given")
 	fs.BoolVar(&lf.contexts, "all-contexts", false, "list the actions of every context of the config file, with a CONTEXT column (aipwatch contexts)")
 	fs.BoolVar(&lf.all, "all", false, "every action of the daemon's list, newest first, printed page by page as it is read (on a daemon with a long history: one request per 1,000 rows)")
-	fs.BoolVar(&lf.verdict, "verdict", false, "judge each settled row printed and show its verdict (a review of each: its whole log, at most 4 at once)")
+	fs.StringVar(&lf.verdictArg, "verdict", "", "judge each settled row printed and show its verdict (a review of each: its whole log, at most 4 at once); =`VERDICTS` (failed,incomplete) keeps only the rows judged so")
+	fs.Lookup("verdict").NoOptDefVal = verdictAll
+	_ = c.RegisterFlagCompletionFunc("verdict", completeVerdicts)
 	fs.StringVar(&lf.demo, "demo", "", "list the actions of the `console` demo's simulated daemon")
 	fs.Lookup("demo").NoOptDefVal = demoConsole
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
@@ -82,6 +88,12 @@ action appears only once it has settled).`,
 
 // check refuses what ls cannot do, before any request.
 func (lf *lsFlags) check(fs *pflag.FlagSet, g *globalFlags) error {
+	if fs.Changed("verdict") && lf.verdictArg == "" {
+		lf.verdictArg = "," // --verdict= names no verdict: the usage error says so
+	}
+	if err := lf.checkVerdict(); err != nil {
+		return err
+	}
 	for _, s := range lf.states {
 		if !oneOf(s, model.LifecycleStates) {
 			return output.UsageError(fmt.Sprintf("--state %q is not an AIP state (%s)", s, strings.Join(model.LifecycleStates, ", ")))
@@ -183,7 +195,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 		if rj != nil {
 			rj.judgeRows(ctx, batch)
 		}
-		err := w.Add(batch)
+		err := w.Add(keepVerdicts(batch, lf.keep))
 		batch = batch[:0]
 		return err
 	}
