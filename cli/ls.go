@@ -130,27 +130,13 @@ func runList(e *runEnv, g *globalFlags, lf lsFlags) int {
 	if lf.contexts {
 		return listAllContexts(e, g, lf)
 	}
-	o := &options{globalFlags: *g, getenv: getenv}
-	o.demo = lf.demo
-	o.conn = newConn(g.cf, lf.demo == "", getenv)
-	stop, ok := consoleDemo(o, stderr)
-	if !ok {
-		return model.ExitError
+	o, client, stop, code := listDaemon(e, g, lf.demo)
+	if client == nil {
+		return code
 	}
 	defer stop()
-	if err := o.check(); err != nil {
-		return e.usageExit(nil, err)
-	}
-	client, err := o.daemon(stderr)
-	if err != nil {
-		return fail(o, stdout, stderr, err)
-	}
-	ctx := context.Background()
-	if lf.limit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
-		defer cancel()
-	}
+	ctx, cancel := listContextFor(lf)
+	defer cancel()
 	w := output.NewListWriter(stdout, o.output == "jsonl", time.Now(), termWidth(stdout))
 	var rj *rowJudge
 	if lf.verdict {
@@ -172,6 +158,38 @@ func runList(e *runEnv, g *globalFlags, lf lsFlags) int {
 		return code
 	}
 	return 0
+}
+
+// listDaemon is the one daemon ls (and stats) lists: its options and
+// client, and what stops the --demo daemon; a nil client with the exit
+// code when it cannot be read (said on stderr).
+func listDaemon(e *runEnv, g *globalFlags, demo string) (*options, *stream.Client, func(), int) {
+	o := &options{globalFlags: *g, getenv: e.getenv}
+	o.demo = demo
+	o.conn = newConn(g.cf, demo == "", e.getenv)
+	stop, ok := consoleDemo(o, e.stderr)
+	if !ok {
+		return o, nil, nil, model.ExitError
+	}
+	if err := o.check(); err != nil {
+		stop()
+		return o, nil, nil, e.usageExit(nil, err)
+	}
+	client, err := o.daemon(e.stderr)
+	if err != nil {
+		stop()
+		return o, nil, nil, fail(o, e.stdout, e.stderr, err)
+	}
+	return o, client, stop, 0
+}
+
+// listContextFor bounds a bounded listing's reads to two minutes (the
+// reviews of --verdict have their own bound each).
+func listContextFor(lf lsFlags) (context.Context, context.CancelFunc) {
+	if lf.limit > 0 {
+		return context.WithTimeout(context.Background(), 2*time.Minute)
+	}
+	return context.WithCancel(context.Background())
 }
 
 // listRows prints the rows ls asked for, newest first, a page at a time

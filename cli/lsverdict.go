@@ -28,6 +28,9 @@ type rowJudge struct {
 	progress io.Writer // stderr when it is a terminal, else nil: no progress lines
 	done     int       // rows judged so far, over every batch
 	total    int       // rows to judge: the batch's size is known, the list's is not
+	// judged, when set, is given each row judged and its judgement, one
+	// at a time (stats counts them).
+	judged func(r *model.ActionRow, jg stream.Judgement)
 }
 
 // judgeRows sets the Verdict of each settled row of batch. The listing's
@@ -51,6 +54,9 @@ func (rj *rowJudge) judgeRows(ctx context.Context, batch []model.ActionRow) {
 			jg := rj.j.Judge(ctx, batch[i].ActionID)
 			batch[i].Verdict = jg.Word
 			mu.Lock()
+			if rj.judged != nil {
+				rj.judged(&batch[i], jg)
+			}
 			rj.done++
 			rj.say()
 			mu.Unlock()
