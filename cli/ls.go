@@ -308,10 +308,14 @@ func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 // consoleOptions are the console's options that do not depend on its
 // daemons: keys, notifications, privacy, colour.
 func consoleOptions(o *options) console.Options {
+	route, hint := notifyRoute(o)
 	return console.Options{
+		NotifyOnBytes: func(text string) string { return output.NotifyOnBytes(text, route) },
+		NotifyHint:    hint,
 		Keys:         o.keys.Console,
 		LiveKeys:     o.keys.Live,
 		Notification: notification(o, true), // n on a row (notify.go); the console is a terminal
+		NotifyOn:     notifyOnWords(o),
 		Redact:       o.redact,
 		NoColor:      o.noColor || os.Getenv("NO_COLOR") != "",
 		CancelReason: o.reason,

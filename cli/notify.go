@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
@@ -100,4 +102,35 @@ func notifyTo(stdout, stderr io.Writer, terminal func(io.Writer) bool) io.Writer
 		}
 	}
 	return nil
+}
+
+// checkNotifyOn reads --notify-on (design §13): verdict words
+// (model.ParseVerdicts), for the console only; a mistake is a usage error
+// before any request.
+func (o *options) checkNotifyOn(fs *pflag.FlagSet, args []string) error {
+	if !fs.Changed("notify-on") {
+		return nil
+	}
+	if _, err := model.ParseVerdicts(o.notifyOn); err != nil {
+		return output.UsageError("--notify-on: " + err.Error())
+	}
+	if len(args) > 0 || o.replay != "" || (o.demo != "" && o.demo != demoConsole && o.demo != demoFleet) {
+		return output.UsageError("--notify-on is the console's (aipwatch alone on a terminal); for one action: --notify")
+	}
+	return nil
+}
+
+// notifyOnWords are the verdicts the console notifies on: --notify-on's,
+// else the context's notify_on (both checked already: checkNotifyOn,
+// applyContext).
+func notifyOnWords(o *options) []string {
+	s := o.notifyOn
+	if s == "" {
+		s = o.ctx.notifyOn
+	}
+	if s == "" {
+		return nil
+	}
+	words, _ := model.ParseVerdicts(s)
+	return words
 }

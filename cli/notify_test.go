@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -143,5 +144,45 @@ func TestNotifyThroughAMultiplexer(t *testing.T) {
 		if asked > 1 {
 			t.Errorf("%s: tmux asked %d times", tc.name, asked)
 		}
+	}
+}
+
+// design §13: --notify-on is the console's: its verdicts reach the
+// console's options, else the context's notify_on; a word that is no
+// verdict, or --notify-on with one action, is a usage error before any
+// request; a notify_on that is no verdict is an error naming the file,
+// the context and the key.
+func TestNotifyOnFlagAndConfig(t *testing.T) {
+	f := newContextFixture(t, `current = "prod"
+[contexts.prod]
+url = "http://127.0.0.1:1"
+notify_on = "incomplete, failed"
+[contexts.bad]
+url = "http://127.0.0.1:1"
+notify_on = "failed,oops"
+`)
+	o, _, err := parse(nil, io.Discard, f.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := consoleOptions(o).NotifyOn; fmt.Sprint(got) != "[failed incomplete]" {
+		t.Errorf("the context's notify_on: %v", got)
+	}
+	o, _, err = parse([]string{"--notify-on", "partial"}, io.Discard, f.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := consoleOptions(o).NotifyOn; fmt.Sprint(got) != "[partial]" {
+		t.Errorf("--notify-on over notify_on: %v", got)
+	}
+	for _, args := range [][]string{{"--notify-on", "failed,completed"}, {"--notify-on="}, {"--notify-on", "failed", "act_1"}, {"--notify-on", "failed", "--demo"}} {
+		code, out, errOut := f.run(args...)
+		if code != model.ExitUsage || out != "" || !strings.Contains(errOut, "--notify-on") {
+			t.Errorf("%v: exit %d, %q %q", args, code, out, errOut)
+		}
+	}
+	code, _, errOut := f.run("ls", "--context", "bad")
+	if code != 1 || !strings.Contains(errOut, "contexts.bad.notify_on: not a verdict: \"oops\"") || !strings.Contains(errOut, "config.toml") {
+		t.Errorf("ls --context bad: exit %d, %q", code, errOut)
 	}
 }

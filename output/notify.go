@@ -11,8 +11,12 @@ import (
 // (design §10): the action and its verdict line, "act_…: verified (AIP
 // result completed, …)". safe.Notification makes it one line and scrubs
 // the token.
-func NotifyText(a *model.Action) string {
-	return a.ID + ": " + strings.TrimSuffix(strings.TrimPrefix(VerdictLine(a), "verdict: "), "\n")
+func NotifyText(a *model.Action) string { return NotifyTextOf(a.ID, a.Verdict()) }
+
+// NotifyTextOf is NotifyText of the action id judged v (a judgement's
+// verdict: the console's --notify-on reads no more than the judge did).
+func NotifyTextOf(id string, v model.Verdict) string {
+	return id + ": " + strings.TrimSuffix(strings.TrimPrefix(verdictLineOf(v).String(), "verdict: "), "\n")
 }
 
 // Notification is the bytes --notify and the TUI's n send a terminal when

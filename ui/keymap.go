@@ -268,6 +268,9 @@ type ConsoleKeyMap struct {
 	// Context narrows a console across contexts to one context, then the
 	// next, then all again.
 	Context key.Binding
+	// Pulse folds the pulse away or back; Figures opens the figures per
+	// capability under it (design §13).
+	Pulse, Figures key.Binding
 	// Select is the list's own keys (the table moves the selection).
 	Select key.Help
 }

@@ -25,6 +25,7 @@ type Strip struct {
 
 	drawn cacheKey
 	lines []string
+	gen   uint64 // moves whenever the lines are drawn again (Gen)
 }
 
 // cacheKey is what the lines drawn show: the figures' version and aipd's
@@ -79,6 +80,10 @@ func (s *Strip) ToggleCapabilities() {
 func (s *Strip) Folded() bool       { return s.folded }
 func (s *Strip) Capabilities() bool { return s.caps }
 
+// Gen moves whenever Lines draws the lines again: a host's frame cache
+// keys on it.
+func (s *Strip) Gen() uint64 { return s.gen }
+
 // Lines are the pulse's lines for a console of width × height at the
 // local time now, each at most width cells: none when folded; the first
 // line alone below TallWidth or TallHeight, else three; then, when open,
@@ -91,6 +96,7 @@ func (s *Strip) Lines(st *render.Styles, width, height int, now time.Time) []str
 		return s.lines
 	}
 	s.drawn, s.lines = k, s.lines[:0]
+	s.gen++
 	if s.folded || width <= 0 || height <= 0 {
 		return s.lines
 	}
