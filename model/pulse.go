@@ -39,7 +39,7 @@ const (
 	PulseStep   = 10 * time.Second // one cell of the chunk rate
 	pulseSlots  = int(PulseWindow / PulseStep)
 	// pulseLive is the span in which an action that sent a chunk counts
-	// as streaming (PulseFigures.Streaming).
+	// as streaming (PulseFigures.Active).
 	pulseLive       = time.Minute
 	pulseMaxSettled = 4096
 	pulseMaxStreams = 4096
@@ -175,8 +175,8 @@ type PulseFigures struct {
 	ChunkRate []float64
 	// RateNow is chunks a second over the last full PulseStep.
 	RateNow float64
-	// Streaming is the actions that sent a chunk in the last minute.
-	Streaming int
+	// Active is the actions that sent a chunk in the last minute.
+	Active int
 	// PerMinute is the settled rows judged in each minute of the window,
 	// oldest first, by verdict (VerdictIndex); SettledPerMinute all the
 	// settled rows of each minute, judged or not.
@@ -219,7 +219,7 @@ func (p *Pulse) Figures(now time.Time) PulseFigures {
 	liveFrom := at.Add(-pulseLive).Unix() / stepSecs
 	for _, s := range p.last {
 		if s.step >= liveFrom {
-			f.Streaming++
+			f.Active++
 		}
 	}
 

@@ -48,15 +48,15 @@ func TestPulseChunkRate(t *testing.T) {
 			t.Fatalf("step %d: %v chunks/s before any chunk", i, r)
 		}
 	}
-	if f.Streaming != 2 {
-		t.Errorf("%d streaming, want 2", f.Streaming)
+	if f.Active != 2 {
+		t.Errorf("%d streaming, want 2", f.Active)
 	}
 
 	// Time goes by on this machine: aipd's clock follows it, and the
 	// chunks leave the window.
 	later := p.Figures(local.Add(2 * time.Minute))
-	if later.RateNow != 0 || later.Streaming != 0 {
-		t.Errorf("two minutes later: %v chunks/s, %d streaming", later.RateNow, later.Streaming)
+	if later.RateNow != 0 || later.Active != 0 {
+		t.Errorf("two minutes later: %v chunks/s, %d streaming", later.RateNow, later.Active)
 	}
 	if later.ChunkRate[n-2-12] != 2 {
 		t.Errorf("the step two minutes back: %v, want 2", later.ChunkRate[n-2-12])
@@ -73,8 +73,8 @@ func TestPulseChunkRate(t *testing.T) {
 func TestPulseChunksByContext(t *testing.T) {
 	p := NewPulse()
 	p.AddEvents([]Event{chunkEv("east", "act_a", 0, pt0), chunkEv("west", "act_a", 0, pt0)}, pt0)
-	if f := p.Figures(pt0.Add(PulseStep)); f.Streaming != 2 || f.RateNow != 0.2 {
-		t.Errorf("%d streaming at %v chunks/s, want 2 at 0.2", f.Streaming, f.RateNow)
+	if f := p.Figures(pt0.Add(PulseStep)); f.Active != 2 || f.RateNow != 0.2 {
+		t.Errorf("%d streaming at %v chunks/s, want 2 at 0.2", f.Active, f.RateNow)
 	}
 }
 

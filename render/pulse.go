@@ -11,7 +11,7 @@ import (
 // model.PulseFigures. Its first line reads on its own (the console keeps
 // it alone at 80 columns or on a short screen):
 //
-//	chunks/s ▁▂▃▅▆▇▆▅▃▂ 1.2k now · 3 streaming │ settled/min ▂▃▂▅▃▂ │ not verified 7% of 212
+//	chunks/s ▁▂▃▅▆▇▆▅▃▂ 1.2k now · 3 active │ settled/min ▂▃▂▅▃▂ │ not verified 7% of 212
 //
 // and two more lines draw the settled rows judged in each minute by
 // verdict, a bar a verdict with its letter under it (V P F T I C).
@@ -22,11 +22,11 @@ const PulseSep = " │ "
 // PulseLine is the pulse's first line, at most width cells: the chunk
 // rate, the settled rows a minute and the share not verified, each figure
 // with what it counts over. The sparklines take the room there is; what
-// does not fit goes, least telling first (the streaming count, the
+// does not fit goes, least telling first (the active count, the
 // settled sparkline, the share).
 func PulseLine(f *model.PulseFigures, width int) string {
 	rate := " " + Compact(f.RateNow) + " now"
-	streaming := " · " + strconv.Itoa(f.Streaming) + " streaming"
+	active := " · " + strconv.Itoa(f.Active) + " active"
 	share := notVerified(f)
 	settled := make([]float64, len(f.SettledPerMinute))
 	for i, n := range f.SettledPerMinute {
@@ -35,11 +35,11 @@ func PulseLine(f *model.PulseFigures, width int) string {
 	// The fewest cells a sparkline is worth drawing in: a minute of the
 	// chunk rate, six minutes of settled rows.
 	const minChunk, minSettled = 6, 6
-	type layout struct{ streaming, settled, share bool }
+	type layout struct{ active, settled, share bool }
 	for _, l := range []layout{{true, true, true}, {false, true, true}, {false, false, true}, {false, false, false}} {
 		fixed := len("chunks/s ") + Width(rate)
-		if l.streaming {
-			fixed += Width(streaming)
+		if l.active {
+			fixed += Width(active)
 		}
 		if l.settled {
 			fixed += Width(PulseSep) + len("settled/min ")
@@ -52,7 +52,7 @@ func PulseLine(f *model.PulseFigures, width int) string {
 		if l.settled {
 			need += minSettled
 		}
-		if room < need && (l.streaming || l.settled || l.share) {
+		if room < need && (l.active || l.settled || l.share) {
 			continue
 		}
 		chunkW := max(0, room)
@@ -66,8 +66,8 @@ func PulseLine(f *model.PulseFigures, width int) string {
 		b.WriteString("chunks/s ")
 		b.WriteString(Spark(f.ChunkRate, chunkW))
 		b.WriteString(rate)
-		if l.streaming {
-			b.WriteString(streaming)
+		if l.active {
+			b.WriteString(active)
 		}
 		if l.settled {
 			b.WriteString(PulseSep + "settled/min ")

@@ -10,7 +10,7 @@ import (
 // pulseFixture is a fleet's pulse: a rate that rises and falls, settled
 // rows in the last minutes, some failed.
 func pulseFixture() *model.PulseFigures {
-	f := &model.PulseFigures{RateNow: 1234, Streaming: 3, Settled: 230, Judged: 212, NotVerified: 15}
+	f := &model.PulseFigures{RateNow: 1234, Active: 3, Settled: 230, Judged: 212, NotVerified: 15}
 	for i := range 90 {
 		f.ChunkRate = append(f.ChunkRate, float64((i*37)%11)*100)
 	}
@@ -31,7 +31,7 @@ func TestPulseLineExact(t *testing.T) {
 		width int
 		want  string
 	}{
-		{160, "chunks/s ▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄ 1.2k now · 3 streaming │ settled/min ▇▇███▇▇███▇▇███ │ not verified 7% of 212"},
+		{160, "chunks/s ▂▅█▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄ 1.2k now · 3 active │ settled/min ▇▇███▇▇███▇▇███ │ not verified 7% of 212"},
 		{80, "chunks/s ▄▆▁▄▇▂▅█▃▆█▄▆▁▄ 1.2k now │ settled/min ██▇▇███ │ not verified 7% of 212"},
 		{60, "chunks/s ▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄ 1.2k now │ not verified 7% of 212"},
 		{45, "chunks/s █▄▆▁▄▇▂▅█▃▆█▄▆▁▄▇▂▅█▃▆█▄▆▁▄ 1.2k now"},
@@ -52,11 +52,11 @@ func TestPulseLineExact(t *testing.T) {
 func TestPulseLineEmptyFleet(t *testing.T) {
 	f := &model.PulseFigures{ChunkRate: make([]float64, 90), SettledPerMinute: make([]int, 15), PerMinute: make([]model.VerdictCounts, 15)}
 	got := PulseLine(f, 80)
-	if want := "chunks/s ▁▁▁▁▁▁▁▁▁▁▁▁ 0 now · 0 streaming │ settled/min ▁▁▁▁▁▁ │ no verdicts yet"; got != want {
+	if want := "chunks/s ▁▁▁▁▁▁▁▁▁▁▁▁▁▁ 0 now · 0 active │ settled/min ▁▁▁▁▁▁▁ │ no verdicts yet"; got != want {
 		t.Errorf("\n got %q\nwant %q", got, want)
 	}
 	// The zero figures: nothing at all yet.
-	if got := PulseLine(&model.PulseFigures{}, 80); got != "chunks/s  0 now · 0 streaming │ settled/min  │ no verdicts yet" {
+	if got := PulseLine(&model.PulseFigures{}, 80); got != "chunks/s  0 now · 0 active │ settled/min  │ no verdicts yet" {
 		t.Errorf("%q", got)
 	}
 }
