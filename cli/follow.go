@@ -38,7 +38,6 @@ func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 	fs.StringVar(&o.replay, "replay", "", "review a recording `FILE` made with --record, with no network")
 	fs.Float64Var(&o.speed, "speed", 0, "with --replay: recorded time divided by `N` (default 0: instant)")
 	fs.StringVar(&o.notifyOn, "notify-on", "", "the console: ring and notify when any action settles with one of these `VERDICTS` (failed,incomplete,partial); a burst is one notification (default: the context's notify_on)")
-	_ = root.RegisterFlagCompletionFunc("notify-on", completeVerdicts)
 	root.RunE = versioned(e, g, func(c *cobra.Command, args []string) error {
 		o.globalFlags = *g
 		if err := o.resolve(c, args, e.getenv); err != nil {
