@@ -334,6 +334,7 @@ func exitCode(o *options, a *model.Action, w io.Writer) int {
 // plain once the alt screen is gone.
 func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
 	noColor := o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
+	note, noteHint := notification(o, isTTY)
 	a, err := ui.Run(ctx, ui.Options{
 		ActionID:     o.actionID,
 		Keys:         o.keys.Live,
@@ -351,7 +352,8 @@ func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Read
 		RawCap:       o.rawCap(),
 		Reconcile:    reconcilerFor(o, &o.conn), // R (reconcile.go)
 		Notify:       o.notify,
-		Notification: notification(o, isTTY), // --notify and n (notify.go)
+		Notification: note, // --notify and n (notify.go)
+		NotifyHint:   noteHint,
 		Session:      o.session,
 	})
 	if a == nil {

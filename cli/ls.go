@@ -311,14 +311,14 @@ func consoleOptions(o *options) console.Options {
 	return console.Options{
 		NotifyOnBytes: func(text string) string { return output.NotifyOnBytes(text, route) },
 		NotifyHint:    hint,
-		Keys:         o.keys.Console,
-		LiveKeys:     o.keys.Live,
-		Notification: notification(o, true), // n on a row (notify.go); the console is a terminal
-		NotifyOn:     notifyOnWords(o),
-		Redact:       o.redact,
-		NoColor:      o.noColor || os.Getenv("NO_COLOR") != "",
-		CancelReason: o.reason,
-		Version:      versionString(),
+		Keys:          o.keys.Console,
+		LiveKeys:      o.keys.Live,
+		Notification:  notifyWith(route), // n on a row (notify.go); the console is a terminal
+		NotifyOn:      notifyOnWords(o),
+		Redact:        o.redact,
+		NoColor:       o.noColor || os.Getenv("NO_COLOR") != "",
+		CancelReason:  o.reason,
+		Version:       versionString(),
 	}
 }
 

@@ -23,12 +23,18 @@ import (
 // and n); plain and jsonl once the run is over (notifyLines).
 
 // notification is what the TUI sends when the action settles, or nil when
-// its output is no terminal (nothing is sent then; n is off).
-func notification(o *options, isTTY bool) func(*model.Action) string {
+// its output is no terminal (nothing is sent then; n is off), and what to
+// say when it is sent and the multiplexer drops it (notifyRoute).
+func notification(o *options, isTTY bool) (func(*model.Action) string, string) {
 	if !isTTY {
-		return nil
+		return nil, ""
 	}
-	r, _ := notifyRoute(o)
+	r, hint := notifyRoute(o)
+	return notifyWith(r), hint
+}
+
+// notifyWith is the notification of an action that settled, sent by r.
+func notifyWith(r safe.NotifyRoute) func(*model.Action) string {
 	return func(a *model.Action) string { return output.Notification(a, r) }
 }
 

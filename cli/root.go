@@ -143,9 +143,9 @@ func versioned(e *runEnv, g *globalFlags, fn func(c *cobra.Command, args []strin
 
 func versionCommand(e *runEnv) *cobra.Command {
 	return &cobra.Command{
-		Use:     "version",
-		Short:   "print the version, the commit and the Go that built aipwatch",
-		Args:    noArgs,
+		Use:   "version",
+		Short: "print the version, the commit and the Go that built aipwatch",
+		Args:  noArgs,
 		Example: `  aipwatch version
   aipwatch --version          the same, on any command (aipwatch ls --version)`,
 		RunE: func(*cobra.Command, []string) error {
