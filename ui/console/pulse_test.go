@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -32,8 +33,7 @@ func (j *timedJudge) Judge(_ context.Context, id string) stream.Judgement {
 	if !ok {
 		w = model.VerdictVerified
 	}
-	var n int64
-	fmt.Sscanf(id[len(id)-3:], "%d", &n)
+	n, _ := strconv.ParseInt(id[len(id)-3:], 10, 64)
 	return stream.Judgement{ID: id, Word: w, Verdict: model.Verdict{Word: w, Final: true, Reasons: []string{"AIP result " + w}},
 		Usage:  model.TurnUsage{TotalTokens: 1000, Reported: true},
 		Timing: model.TurnTiming{FirstTokenMS: 300 + 40*n, HasFirstToken: true, DurationMS: 4000 + 900*n, HasDuration: true}}

@@ -75,9 +75,10 @@ func (s *Strip) ToggleCapabilities() {
 	}
 }
 
-// Folded reports the pulse folded away; Capabilities the figures per
-// capability open.
-func (s *Strip) Folded() bool       { return s.folded }
+// Folded reports the pulse folded away.
+func (s *Strip) Folded() bool { return s.folded }
+
+// Capabilities reports the figures per capability open.
 func (s *Strip) Capabilities() bool { return s.caps }
 
 // Gen moves whenever Lines draws the lines again: a host's frame cache
