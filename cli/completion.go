@@ -22,7 +22,8 @@ import (
 // file's contexts, AIP's states, the output modes, the demo scenarios,
 // and action IDs from the chosen daemon's recent list and this machine's
 // journal. An ID costs one bounded read of the list's tail (at most
-// completionTimeout), never its history.
+// completionTimeout; one request when the list is short, two when the
+// first must say where it ends: stream.ReadTail), never its history.
 
 // completionTimeout bounds the daemon read of an ID completion: a shell
 // waits on it.

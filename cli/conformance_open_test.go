@@ -116,4 +116,9 @@ func TestOpenPoint8ProviderUnavailableIsNotNotStored(t *testing.T) {
 	if strings.Contains(out, "not_found") {
 		t.Fatalf("read as not stored:\n%s", out)
 	}
+	// The error is retryable (protocol §8.3), but a read is sent once:
+	// the operator decides when to ask again.
+	if n := len(srv.Submissions()); n != 1 {
+		t.Fatalf("%d reads sent for one reconcile", n)
+	}
 }

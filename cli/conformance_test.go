@@ -166,7 +166,7 @@ func TestRowA3SyncHandlerFailureSettlesIncomplete(t *testing.T) {
 	srv := live(t, "sync-handler-failed", sim.Knobs{})
 	code, out, errOut := plain(t, srv, "--stall-timeout", "400ms")
 	wantExit(t, code, 6, out, errOut)
-	wantLine(t, out, "no progress for 400ms and aipd holds no record or result: the run ended without one")
+	wantLine(t, out, "no progress for 0.4s and aipd holds no record or result: the run ended without one")
 	wantLine(t, out, "verdict: incomplete (no AIP result: the run ended without one)")
 }
 

@@ -2,13 +2,10 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
 	"aipwatch/config"
-	"aipwatch/model"
-	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
 	"aipwatch/ui"
@@ -109,12 +106,7 @@ func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, 
 		return nil
 	}
 	co.JudgeIn = func(name string) console.Judge { return judges[name] }
-	err := console.Run(ctx, co)
-	if err != nil {
-		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
-		return model.ExitError
-	}
-	return 0
+	return startConsole(ctx, co, stderr, nil)
 }
 
 // configDaemons are the config file's contexts' daemons, each with its own

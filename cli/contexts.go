@@ -177,7 +177,7 @@ func contextsCommand(e *runEnv, g *globalFlags) *cobra.Command {
 			"is a usage error and the file is left as it was.",
 		Example: `  aipwatch contexts use staging
   aipwatch contexts use prod && aipwatch ls`,
-		Args: func(c *cobra.Command, args []string) error {
+		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return output.UsageError("contexts use takes one context NAME")
 			}

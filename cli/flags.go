@@ -213,9 +213,9 @@ func readToken(path string, stderr io.Writer) (string, error) {
 func tokenOf(b []byte) string { return strings.TrimRight(string(b), "\r\n") }
 
 // rawCap is the model's raw-bytes cap for --raw-cap-mib (0 keeps all).
-func (o *runFlags) rawCap() int64 {
-	if o.rawCapMiB == 0 {
+func (r *runFlags) rawCap() int64 {
+	if r.rawCapMiB == 0 {
 		return -1
 	}
-	return int64(o.rawCapMiB) << 20
+	return int64(r.rawCapMiB) << 20
 }

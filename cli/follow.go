@@ -54,7 +54,7 @@ func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 // resolve checks the follow's flags and arguments and decides its daemon:
 // every mistake is a usage error before any request.
 func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) string) error {
-	if err := o.runFlags.checkRun(c.Flags()); err != nil {
+	if err := o.checkRun(c.Flags()); err != nil {
 		return err
 	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "act_") {
@@ -118,7 +118,7 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 // runFollow follows one action (design §2): ACTION_ID, a demo or a replay,
 // or with none on a terminal the console (ls.go).
 func runFollow(o *options, e *runEnv) (code int) {
-	stdin, stdout, stderr := e.stdin, e.stdout, e.stderr
+	stdout, stderr := e.stdout, e.stderr
 	defer func() {
 		// A bug must not leave a stack dump (or anything secret) on the
 		// operator's screen: one line, and the action keeps running.
@@ -159,13 +159,23 @@ func runFollow(o *options, e *runEnv) (code int) {
 	if err := checkExportPath(o.export); err != nil {
 		return fail(o, stdout, stderr, err)
 	}
-	runner, finish, err := newRunner(o, mode, stderr)
+	return followRun(ctx, o, e, mode, isTTY, nil)
+}
+
+// followRun follows the run o describes (a follow, a demo, a replay, a
+// submission) in mode and returns its exit code; after, when set, sees
+// the final model before the export and the recording are closed.
+func followRun(ctx context.Context, o *options, e *runEnv, mode string, isTTY bool, after func(*model.Action)) int {
+	runner, finish, err := newRunner(o, mode, e.stderr)
 	if err != nil {
-		return fail(o, stdout, stderr, err)
+		return fail(o, e.stdout, e.stderr, err)
 	}
-	a, code := runMode(ctx, o, mode, runner, stdin, stdout, stderr, isTTY)
+	a, code := runMode(ctx, o, mode, runner, e.stdin, e.stdout, e.stderr, isTTY)
+	if a != nil && after != nil {
+		after(a)
+	}
 	if err := finish(a); err != nil {
-		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
+		fmt.Fprintf(e.stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		if code == model.ExitVerified {
 			code = model.ExitError
 		}
@@ -201,7 +211,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*
 		}
 		runner = rp
 	} else {
-		base, err := o.conn.config(stderr)
+		base, err := o.config(stderr)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -39,6 +39,9 @@ func startupHint(o *options, err error) string {
 		tokenFlags = "context " + o.ctx.name + "'s token_file (aipwatch contexts)"
 	}
 	switch {
+	case se.PlainHTTP():
+		return "hint: this port speaks plain HTTP: use " + "http://" + strings.TrimPrefix(redactURL(o.url), "https://") +
+			" in " + urlSrc + " (off loopback with --allow-insecure-http), or aipd's TLS port"
 	case se.Denied():
 		return "hint: aipd refused the credentials (" + tokenSrc + "): check " + tokenFlags
 	case se != nil && o.actionID == "" && se.HTTPStatus == 404:

@@ -77,16 +77,23 @@ action appears only once it has settled).`,
 	fs.StringVar(&lf.demo, "demo", "", "list the actions of the `console` demo's simulated daemon")
 	fs.Lookup("demo").NoOptDefVal = demoConsole
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
-		if err := lf.check(c.Flags(), g); err != nil {
+		if err := lf.check(c.Flags()); err != nil {
 			return err
 		}
-		return e.exit(runList(e, g, lf))
+		if lf.contexts {
+			return e.exit(listAllContexts(e, g, lf))
+		}
+		o, err := listOptions(e, g, lf.demo)
+		if err != nil {
+			return err
+		}
+		return e.exit(runList(e, o, lf))
 	})
 	return c
 }
 
 // check refuses what ls cannot do, before any request.
-func (lf *lsFlags) check(fs *pflag.FlagSet, g *globalFlags) error {
+func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 	if fs.Changed("verdict") && lf.verdictArg == "" {
 		lf.verdictArg = "," // --verdict= names no verdict: the usage error says so
 	}
@@ -123,13 +130,10 @@ func (lf *lsFlags) check(fs *pflag.FlagSet, g *globalFlags) error {
 	return nil
 }
 
-// runList lists one daemon's actions (or every context's).
-func runList(e *runEnv, g *globalFlags, lf lsFlags) int {
+// runList lists one daemon's actions.
+func runList(e *runEnv, o *options, lf lsFlags) int {
 	stdout, stderr, getenv := e.stdout, e.stderr, e.getenv
-	if lf.contexts {
-		return listAllContexts(e, g, lf)
-	}
-	o, client, stop, code := listDaemon(e, g, lf.demo)
+	client, stop, code := openList(e, o)
 	if client == nil {
 		return code
 	}
@@ -139,7 +143,7 @@ func runList(e *runEnv, g *globalFlags, lf lsFlags) int {
 	w := output.NewListWriter(stdout, o.output == "jsonl", time.Now(), termWidth(stdout))
 	var rj *rowJudge
 	if lf.verdict {
-		w.Verdicts, rj = true, newRowJudge(o, client, stderr)
+		w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), stderr)
 	}
 	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), w, rj)
 	rj.end()
@@ -159,31 +163,33 @@ func runList(e *runEnv, g *globalFlags, lf lsFlags) int {
 	return 0
 }
 
-// listDaemon is the one daemon ls (and stats) lists: its options and
-// client, and what stops the --demo daemon; a nil client with the exit
-// code when it cannot be read (said on stderr).
-func listDaemon(e *runEnv, g *globalFlags, demo string) (*options, *stream.Client, func(), int) {
+// listOptions are the options of a listing of one daemon (ls, stats),
+// checked before any request.
+func listOptions(e *runEnv, g *globalFlags, demo string) (*options, error) {
 	o := &options{globalFlags: *g, getenv: e.getenv}
 	o.demo = demo
 	o.conn = newConn(g.cf, demo == "", e.getenv)
+	return o, o.check()
+}
+
+// openList starts the --demo daemon when asked and makes the client of
+// the daemon ls (and stats) lists; a nil client with the exit code when it
+// cannot (said on stderr).
+func openList(e *runEnv, o *options) (*stream.Client, func(), int) {
 	stop, ok := consoleDemo(o, e.stderr)
 	if !ok {
-		return o, nil, nil, model.ExitError
-	}
-	if err := o.check(); err != nil {
-		stop()
-		return o, nil, nil, e.usageExit(nil, err)
+		return nil, nil, model.ExitError
 	}
 	client, err := o.daemon(e.stderr)
 	if err != nil {
 		stop()
-		return o, nil, nil, fail(o, e.stdout, e.stderr, err)
+		return nil, nil, fail(o, e.stdout, e.stderr, err)
 	}
-	return o, client, stop, 0
+	return client, stop, 0
 }
 
 // listContextFor bounds a bounded listing's reads to two minutes (the
-// reviews of --verdict have their own bound each).
+// reviews of --verdict have their own bound: stream.Listing).
 func listContextFor(lf lsFlags) (context.Context, context.CancelFunc) {
 	if lf.limit > 0 {
 		return context.WithTimeout(context.Background(), 2*time.Minute)
@@ -295,10 +301,19 @@ func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 	// The VERDICT column's reviews: the rows drawn, four at once.
 	co.Judge = d.judge()
 	co.Reconcile = reconcilerFor(o, &o.conn)
+	return startConsole(ctx, co, stderr, func(err error) { printHint(stderr, o, err) })
+}
+
+// startConsole runs the console with co, one daemon or several: the one
+// place the console is started. hint, when set, follows an error with
+// what to check.
+func startConsole(ctx context.Context, co console.Options, stderr io.Writer, hint func(error)) int {
 	err := console.Run(ctx, co)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
-		printHint(stderr, o, err)
+		if hint != nil {
+			hint(err)
+		}
 		return model.ExitError
 	}
 	return 0
@@ -309,12 +324,13 @@ func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 func consoleOptions(o *options) console.Options {
 	route, hint := notifyRoute(o)
 	return console.Options{
+		Keys:         o.keys.Console,
+		LiveKeys:     o.keys.Live,
+		Notification: notifyWith(route), // n on a row (notify.go); the console is a terminal
+		// --notify-on, else the context's notify_on (design §13; notify.go)
+		NotifyOn:      notifyOnWords(o),
 		NotifyOnBytes: func(text string) string { return output.NotifyOnBytes(text, route) },
 		NotifyHint:    hint,
-		Keys:          o.keys.Console,
-		LiveKeys:      o.keys.Live,
-		Notification:  notifyWith(route), // n on a row (notify.go); the console is a terminal
-		NotifyOn:      notifyOnWords(o),
 		Redact:        o.redact,
 		NoColor:       o.noColor || os.Getenv("NO_COLOR") != "",
 		CancelReason:  o.reason,
@@ -324,8 +340,8 @@ func consoleOptions(o *options) console.Options {
 
 // withTimeouts is cfg with the run's --appear-timeout and --stall-timeout:
 // every follow of an action (the run, the console's, reconcile's review).
-func (o *runFlags) withTimeouts(cfg stream.Config) stream.Config {
-	cfg.AppearTimeout, cfg.StallTimeout = o.appearTimeout, o.stallTimeout
+func (r *runFlags) withTimeouts(cfg stream.Config) stream.Config {
+	cfg.AppearTimeout, cfg.StallTimeout = r.appearTimeout, r.stallTimeout
 	return paced(cfg)
 }
 

@@ -25,9 +25,11 @@ import (
 // rowJudge judges the rows of ls and says how far it got on stderr.
 type rowJudge struct {
 	j        *stream.Judge
-	progress io.Writer // stderr when it is a terminal, else nil: no progress lines
-	done     int       // rows judged so far, over every batch
-	total    int       // rows to judge: the batch's size is known, the list's is not
+	listing  *stream.Listing // one bound for every row's judgement
+	stderr   io.Writer       // where the rows not judged are named
+	progress io.Writer       // stderr when it is a terminal, else nil: no progress lines
+	done     int             // rows judged so far, over every batch
+	total    int             // rows to judge: the batch's size is known, the list's is not
 	// judged, when set, is given each row judged and its judgement, one
 	// at a time (stats counts them).
 	judged func(r *model.ActionRow, jg stream.Judgement)
@@ -35,9 +37,12 @@ type rowJudge struct {
 
 // judgeRows sets the Verdict of each settled row of batch. The listing's
 // two minutes bound the list's reads, not the reviews: each judgement has
-// its own bound (stream.DefaultJudgeTimeout).
-func (rj *rowJudge) judgeRows(ctx context.Context, batch []model.ActionRow) {
-	ctx = context.WithoutCancel(ctx)
+// its own bound (stream.DefaultJudgeTimeout), and all of them together the
+// listing's (stream.Listing).
+func (rj *rowJudge) judgeRows(_ context.Context, batch []model.ActionRow) {
+	if rj.listing == nil {
+		rj.listing = rj.j.NewListing(0)
+	}
 	var todo []int
 	for i := range batch {
 		if batch[i].Settled() {
@@ -51,7 +56,7 @@ func (rj *rowJudge) judgeRows(ctx context.Context, batch []model.ActionRow) {
 		wg.Add(1)
 		go func() { // the judge lets four read at once; the rest wait their turn
 			defer wg.Done()
-			jg := rj.j.Judge(ctx, batch[i].ActionID)
+			jg := rj.listing.Judge(batch[i].ActionID)
 			batch[i].Verdict = jg.Word
 			mu.Lock()
 			if rj.judged != nil {
@@ -72,20 +77,36 @@ func (rj *rowJudge) say() {
 	}
 }
 
-// end clears the progress line (nil: no judge).
+// end clears the progress line and names the rows the listing's bound
+// left unjudged (nil: no judge).
 func (rj *rowJudge) end() {
 	if rj != nil && rj.progress != nil && rj.total > 0 {
 		fmt.Fprint(rj.progress, "\r\x1b[K")
 	}
+	if rj == nil || rj.listing == nil {
+		return
+	}
+	rj.listing.Close()
+	if ids, bound := rj.listing.NotJudged(); len(ids) > 0 {
+		fmt.Fprintf(rj.stderr, "aipwatch ls: %d rows not judged within the listing's bound of %s (verdict %s): %s\n",
+			len(ids), bound, stream.VerdictNotJudged, safe.Line(strings.Join(ids, " ")))
+	}
 }
 
-// newRowJudge is the judge of ls --verdict for the daemon c reads, with
-// the run's timeouts and pacing; progress goes to stderr on a terminal.
-func newRowJudge(o *options, c *stream.Client, stderr io.Writer) *rowJudge {
-	rj := &rowJudge{j: stream.NewJudge(o.withTimeouts(c.Config()), stream.JudgeOptions{})}
+// newRowJudge is the judge of ls --verdict with j (the daemon's judge:
+// contextDaemon.judge); progress goes to stderr on a terminal.
+func newRowJudge(j *stream.Judge, stderr io.Writer) *rowJudge {
+	rj := quietRowJudge(j, stderr)
 	if isTerminal(stderr) {
 		rj.progress = safe.Unwrap(stderr)
 	}
+	return rj
+}
+
+// quietRowJudge is a judge of ls --verdict with no progress line.
+func quietRowJudge(j *stream.Judge, stderr io.Writer) *rowJudge {
+	rj := &rowJudge{j: j, stderr: stderr}
+	rj.listing = rj.j.NewListing(0)
 	return rj
 }
 

@@ -43,7 +43,7 @@ func reconcileCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	addReviewFlags(fs, &o.runFlags)
 	c.RunE = versioned(e, g, func(c *cobra.Command, args []string) error {
 		o.globalFlags = *g
-		if err := o.runFlags.checkRun(c.Flags()); err != nil {
+		if err := o.checkRun(c.Flags()); err != nil {
 			return err
 		}
 		switch {
@@ -74,7 +74,7 @@ func (c *conn) reader(client *stream.Client, timeout time.Duration) reconcile.Da
 }
 
 func runReconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Writer, getenv func(string) string) int {
-	base, err := o.conn.config(stderr)
+	base, err := o.config(stderr)
 	if err != nil {
 		return fail(o, stdout, stderr, err)
 	}

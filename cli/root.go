@@ -111,6 +111,11 @@ func newRoot(e *runEnv) *cobra.Command {
 		statsCommand(e, g),
 	)
 	addCompletions(root, e, g)
+	root.InitDefaultHelpCmd()
+	if h, _, err := root.Find([]string{"help"}); err == nil && h != root {
+		h.Short, h.Long = "the help of a command: aipwatch help ls is aipwatch ls --help", ""
+		h.Example = "  aipwatch help ls\n  aipwatch help contexts use"
+	}
 	everyCommand(root, func(c *cobra.Command) {
 		// The help flag of every command, in the tree's words, last of its flags.
 		c.Flags().BoolP("help", "h", false, "show this help")
@@ -202,12 +207,7 @@ func (e *runEnv) exit(code int) error {
 // fail reports an error that stops aipwatch before or outside a run
 // (exit 1): the jsonl error object on stdout, else a line on stderr.
 func (e *runEnv) fail(mode string, err error) error {
-	if mode == "jsonl" {
-		output.WriteError(e.stdout, err)
-	} else {
-		fmt.Fprintf(e.stderr, "aipwatch: %s\n", safe.Line(err.Error()))
-	}
-	return e.exit(model.ExitError)
+	return e.exit(fail(&options{globalFlags: globalFlags{output: mode}}, e.stdout, e.stderr, err))
 }
 
 func wantsJSONL(args []string) bool {

@@ -39,17 +39,21 @@ over, and the tokens reported.`,
 	fs.Lookup("demo").NoOptDefVal = demoConsole
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
 		lf.verdictArg = verdictAll // every settled row judged
-		if err := lf.check(c.Flags(), g); err != nil {
+		if err := lf.check(c.Flags()); err != nil {
 			return err
 		}
-		return e.exit(runStats(e, g, lf))
+		o, err := listOptions(e, g, lf.demo)
+		if err != nil {
+			return err
+		}
+		return e.exit(runStats(e, o, lf))
 	})
 	return c
 }
 
 // runStats lists, judges and prints the figures.
-func runStats(e *runEnv, g *globalFlags, lf lsFlags) int {
-	o, client, stop, code := listDaemon(e, g, lf.demo)
+func runStats(e *runEnv, o *options, lf lsFlags) int {
+	client, stop, code := openList(e, o)
 	if client == nil {
 		return code
 	}
@@ -57,7 +61,7 @@ func runStats(e *runEnv, g *globalFlags, lf lsFlags) int {
 	ctx, cancel := listContextFor(lf)
 	defer cancel()
 	var judged []model.Judged
-	rj := newRowJudge(o, client, e.stderr)
+	rj := newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr)
 	rj.judged = func(r *model.ActionRow, jg stream.Judgement) { // one at a time
 		judged = append(judged, jg.Judged(r))
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -62,7 +63,7 @@ aipwatch prints the command that follows the same ID.`,
 	addDemoFlag(fs, &o.runFlags, "submit a scripted action to the built-in simulator and follow it (`SCENARIO`s below; default chat-tools)", "chat-tools")
 	c.RunE = versioned(e, g, func(c *cobra.Command, args []string) error {
 		o.globalFlags = *g
-		if err := o.runFlags.checkRun(c.Flags()); err != nil {
+		if err := o.checkRun(c.Flags()); err != nil {
 			return err
 		}
 		o.conn = newConn(o.cf, o.demo == "", e.getenv)
@@ -92,19 +93,78 @@ func readInput(spec string, stdin io.Reader) ([]byte, error) {
 // runSubmit is `aipwatch submit` (design §6): a usage error is returned,
 // anything else reported and its exit code set.
 func runSubmit(e *runEnv, o *options, so *submitOptions, rest []string) error {
-	stdin, stdout, stderr := e.stdin, e.stdout, e.stderr
-	jsonl := o.output == "jsonl"
-	usageFail := func(msg string) error { return output.UsageError(msg) }
-	fail := func(err error) error { return e.fail(o.output, err) }
+	req, input, err := so.request(o, rest, e.stdin, e.stderr)
+	var usage output.UsageError
+	switch {
+	case errors.As(err, &usage):
+		return err
+	case err != nil:
+		return e.fail(o.output, err)
+	case so.dryRun:
+		if err := dryRun(o, req, e.stdout); err != nil {
+			return e.fail(o.output, err)
+		}
+		return nil
+	}
+	o.actionID = so.actionID
+
+	ctx, stop := detachContext()
+	defer stop()
+	if o.demo != "" {
+		srv, ok := startDemo(o, sim.Knobs{Speed: 1, Submit: sim.SubmitKnobs{Await: true, ActionID: so.actionID}}, e.stderr)
+		if !ok {
+			return e.exit(model.ExitError)
+		}
+		defer srv.Close()
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	jpath, err := journal.Path(e.getenv)
+	if err != nil {
+		return e.fail(o.output, err)
+	}
+	j, err := journal.Open(jpath)
+	if err != nil {
+		return e.fail(o.output, fmt.Errorf("%w (nothing was sent)", err))
+	}
+	defer j.Close()
+	warnJournal(e.stderr, "aipwatch", j.Warnings())
+
+	mode, isTTY := outputMode(o, e.stdout)
+	cont := submit.ContinuityOf(input)
+	o.session = cont.SessionID
+	base := journal.Entry{ActionID: so.actionID, CapabilityID: so.capability, IdempotencyKey: so.idempotencyKey,
+		Mode: so.mode, BaseURL: o.shownURL(), TokenSource: o.tokenSource(),
+		SessionID: cont.SessionID, SessionKey: cont.SessionKey, PreviousResponseID: cont.PreviousResponseID, Conversation: cont.Conversation}
+	// Print the action ID and the command that follows it before sending
+	// (design §6.2): quitting, a crash or a lost reply leave it findable.
+	announce(o, mode, e.stdout, e.stderr, so, jpath)
+	o.submission = journalled(j, req, base, o.appearTimeout)
+	return e.exit(followRun(ctx, o, e, mode, isTTY, func(a *model.Action) {
+		if a.Cursor != "" {
+			_ = j.Append(journal.Entry{Kind: journal.KindCursor, ActionID: so.actionID, Cursor: a.Cursor})
+		}
+		if v := a.Verdict(); v.Final {
+			_ = j.Append(journal.Entry{Kind: journal.KindVerdict, ActionID: so.actionID, Verdict: v.Word})
+		}
+	}))
+}
+
+// request checks the submission's flags and input and decides its
+// identity (design §6.1): a mistake is a usage error, one line a problem,
+// before anything is sent.
+func (so *submitOptions) request(o *options, rest []string, stdin io.Reader, stderr io.Writer) (submit.Request, []byte, error) {
+	usage := func(msg string) (submit.Request, []byte, error) { return submit.Request{}, nil, output.UsageError(msg) }
 	switch {
 	case so.mode != submit.ModeAsync && so.mode != submit.ModeSync:
-		return usageFail(fmt.Sprintf("--mode must be async or sync, not %q", so.mode))
+		return usage(fmt.Sprintf("--mode must be async or sync, not %q", so.mode))
 	case len(rest) > 1:
-		return usageFail("one CAPABILITY_ID at most")
+		return usage("one CAPABILITY_ID at most")
 	}
 	if o.demo != "" {
 		if !knownScenario(o.demo) {
-			return usageFail(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
+			return usage(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
 		}
 		op := sim.Operation(o.demo)
 		if len(rest) == 0 {
@@ -115,95 +175,68 @@ func runSubmit(e *runEnv, o *options, so *submitOptions, rest []string) error {
 		}
 	}
 	if len(rest) == 0 {
-		return usageFail("no CAPABILITY_ID given")
+		return usage("no CAPABILITY_ID given")
 	}
 	so.capability = rest[0]
 	if err := submit.CheckCapability(so.capability); err != nil {
-		return usageFail(err.Error())
+		return usage(err.Error())
 	}
 	if so.input == "" {
-		return usageFail("no --input given (@request.json, @- for stdin, or the JSON itself)")
+		return usage("no --input given (@request.json, @- for stdin, or the JSON itself)")
 	}
 	input, err := readInput(so.input, stdin)
 	if err != nil {
-		return usageFail("--input: " + err.Error())
+		return usage("--input: " + err.Error())
 	}
-	// Contract §6.1: one clear line per problem, before anything is sent.
 	problems := submit.Check(so.capability, input)
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "aipwatch: input: %s\n", safe.Line(p.String()))
 	}
 	if submit.HasErrors(problems) {
-		return usageFail("the input breaks the streaming guide's rules (above); nothing was sent")
+		return usage("the input breaks the streaming guide's rules (above); nothing was sent")
 	}
 	now := time.Now()
 	if so.actionID != "" {
 		if err := submit.CheckActionID(so.actionID); err != nil {
-			return usageFail(err.Error())
+			return usage(err.Error())
 		}
 	} else if so.actionID, err = submit.NewActionID(now, rand.Reader); err != nil {
-		return fail(err)
+		return submit.Request{}, nil, err
 	}
 	if so.idempotencyKey == "" {
 		if so.idempotencyKey, err = submit.NewIdempotencyKey(now, rand.Reader); err != nil {
-			return fail(err)
+			return submit.Request{}, nil, err
 		}
 	}
-	req := submit.Request{ActionID: so.actionID, CapabilityID: so.capability, Input: compactJSON(input),
-		Mode: so.mode, IdempotencyKey: so.idempotencyKey}
-	o.actionID = so.actionID
+	return submit.Request{ActionID: so.actionID, CapabilityID: so.capability, Input: compactJSON(input),
+		Mode: so.mode, IdempotencyKey: so.idempotencyKey}, input, nil
+}
 
-	if so.dryRun {
-		mid, err := submit.NewMessageID(now, rand.Reader)
-		if err != nil {
-			return fail(err)
-		}
-		shown := req
-		if o.redact {
-			shown.Input = json.RawMessage(`"` + safe.Masked + `"`)
-		}
-		env, err := submit.Envelope(shown, mid, now)
-		if err != nil {
-			return fail(err)
-		}
-		if jsonl { // one object with a type, as every jsonl line (design §4)
-			fmt.Fprintf(stdout, "{\"type\":\"dry_run\",\"envelope\":%s}\n", compactJSON(env))
-			return nil
-		}
-		fmt.Fprintf(stdout, "%s\n", env)
+// dryRun prints the envelope that would be sent (masked under --redact).
+func dryRun(o *options, req submit.Request, stdout io.Writer) error {
+	now := time.Now()
+	mid, err := submit.NewMessageID(now, rand.Reader)
+	if err != nil {
+		return err
+	}
+	if o.redact {
+		req.Input = json.RawMessage(`"` + safe.Masked + `"`)
+	}
+	env, err := submit.Envelope(req, mid, now)
+	if err != nil {
+		return err
+	}
+	if o.output == "jsonl" { // one object with a type, as every jsonl line (design §4)
+		fmt.Fprintf(stdout, "{\"type\":\"dry_run\",\"envelope\":%s}\n", compactJSON(env))
 		return nil
 	}
+	fmt.Fprintf(stdout, "%s\n", env)
+	return nil
+}
 
-	ctx, stop := detachContext()
-	defer stop()
-	if o.demo != "" {
-		srv, ok := startDemo(o, sim.Knobs{Speed: 1, Submit: sim.SubmitKnobs{Await: true, ActionID: so.actionID}}, stderr)
-		if !ok {
-			return e.exit(model.ExitError)
-		}
-		defer srv.Close()
-	}
-	if err := o.check(); err != nil {
-		return usageFail(err.Error())
-	}
-
-	jpath, err := journal.Path(e.getenv)
-	if err != nil {
-		return fail(err)
-	}
-	j, err := journal.Open(jpath)
-	if err != nil {
-		return fail(fmt.Errorf("%w (nothing was sent)", err))
-	}
-	defer j.Close()
-	warnJournal(stderr, "aipwatch", j.Warnings())
-
-	mode, isTTY := outputMode(o, stdout)
-	cont := submit.ContinuityOf(input)
-	o.session = cont.SessionID
-	base := journal.Entry{ActionID: so.actionID, CapabilityID: so.capability, IdempotencyKey: so.idempotencyKey,
-		Mode: so.mode, BaseURL: o.shownURL(), TokenSource: o.tokenSource(),
-		SessionID: cont.SessionID, SessionKey: cont.SessionKey, PreviousResponseID: cont.PreviousResponseID, Conversation: cont.Conversation}
+// journalled is the submission that journals each try before its first
+// byte is sent (design §6.2) and each reply as it comes.
+func journalled(j *journal.Journal, req submit.Request, base journal.Entry, appear time.Duration) *stream.Submission {
 	envelope := func(try int) ([]byte, error) {
 		at := time.Now()
 		mid, err := submit.NewMessageID(at, rand.Reader)
@@ -224,13 +257,9 @@ func runSubmit(e *runEnv, o *options, so *submitOptions, rest []string) error {
 		}
 		return env, nil
 	}
-	// Print the action ID and the command that follows it before sending
-	// (design §6.2): quitting, a crash or a lost reply leave it findable.
-	announce(o, mode, stdout, stderr, so, jpath)
-
-	o.submission = &stream.Submission{Envelope: envelope, Sync: so.mode == submit.ModeSync, AppearTimeout: o.appearTimeout,
+	return &stream.Submission{Envelope: envelope, Sync: req.Mode == submit.ModeSync, AppearTimeout: appear,
 		OnReply: func(_ int, out stream.PostOutcome) {
-			e := journal.Entry{Kind: journal.KindReply, ActionID: so.actionID}
+			e := journal.Entry{Kind: journal.KindReply, ActionID: req.ActionID}
 			switch {
 			case out.Uncertain:
 				e.Reply = "none"
@@ -249,26 +278,6 @@ func runSubmit(e *runEnv, o *options, so *submitOptions, rest []string) error {
 			}
 			_ = j.Append(e)
 		}}
-	runner, finish, err := newRunner(o, mode, stderr)
-	if err != nil {
-		return fail(err)
-	}
-	a, code := runMode(ctx, o, mode, runner, stdin, stdout, stderr, isTTY)
-	if a != nil {
-		if a.Cursor != "" {
-			_ = j.Append(journal.Entry{Kind: journal.KindCursor, ActionID: so.actionID, Cursor: a.Cursor})
-		}
-		if v := a.Verdict(); v.Final {
-			_ = j.Append(journal.Entry{Kind: journal.KindVerdict, ActionID: so.actionID, Verdict: v.Word})
-		}
-	}
-	if err := finish(a); err != nil {
-		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
-		if code == model.ExitVerified {
-			code = model.ExitError
-		}
-	}
-	return e.exit(code)
 }
 
 // announce prints the submission's identity before it is sent.

@@ -153,7 +153,9 @@ func readCapped(path string) ([]byte, error) {
 		if owner, ok := ownerOf(fi); ok && owner != os.Getuid() && owner != 0 {
 			return fmt.Errorf("%s belongs to another user (uid %d): it decides where the token is sent", path, owner)
 		}
-		return nil
+		// Its folders too, as ssh checks them: whoever may replace the
+		// file decides as much as whoever may write it.
+		return checkDirs(path)
 	})
 }
 
@@ -192,6 +194,31 @@ func ReadFile(path string, max int64, check func(os.FileInfo) error) ([]byte, er
 		return nil, fmt.Errorf("%s is over %d bytes", path, max)
 	}
 	return b, nil
+}
+
+// checkDirs refuses a config whose directory (and, for a symlinked config,
+// its target's) may be written by group or others, or belongs to another
+// user, as ssh refuses its config in a loose directory: whoever can write
+// the directory can put another file in its place, and the file decides
+// where the token is sent. The error names the directory and the fix.
+func checkDirs(path string) error {
+	dirs := []string{filepath.Dir(path)}
+	if target, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(target) != dirs[0] {
+		dirs = append(dirs, filepath.Dir(target))
+	}
+	for _, dir := range dirs {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o022 != 0 {
+			return fmt.Errorf("%s is in %s, which group or others may write (mode %04o): another user could replace it, and it decides where the token is sent; chmod go-w %s", path, dir, fi.Mode().Perm(), dir)
+		}
+		if owner, ok := ownerOf(fi); ok && owner != os.Getuid() && owner != 0 {
+			return fmt.Errorf("%s is in %s, which belongs to another user (uid %d): it decides where the token is sent", path, dir, owner)
+		}
+	}
+	return nil
 }
 
 // decodeError names the line of a TOML mistake, and every unknown key

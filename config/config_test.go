@@ -161,3 +161,39 @@ func TestFIFOIsRefusedNotWaitedOn(t *testing.T) {
 		t.Fatal("Load waited on a FIFO")
 	}
 }
+
+// A config in a directory group or others may write is refused, as ssh
+// refuses one: whoever can write the directory can replace the file. A
+// symlinked config's target directory is held to the same rule. The error
+// names the directory and the fix.
+func TestLooseDirectoryIsRefused(t *testing.T) {
+	p := write(t, good, 0o600)
+	dir := filepath.Dir(p)
+	if _, err := Load(p, env("CERTS", "/c", "HOME", "/h")); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []os.FileMode{0o777, 0o770, os.ModeSticky | 0o777} {
+		if err := os.Chmod(dir, mode); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(p, env("CERTS", "/c", "HOME", "/h"))
+		if err == nil || !strings.Contains(err.Error(), "chmod go-w "+dir) {
+			t.Fatalf("a config in a directory of mode %v: %v", mode, err)
+		}
+	}
+	// A private link to a config in a loose directory.
+	link := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.Symlink(p, link); err != nil {
+		t.Skip(err)
+	}
+	_, err := Load(link, env("CERTS", "/c", "HOME", "/h"))
+	if err == nil || !strings.Contains(err.Error(), "is in "+dir) {
+		t.Fatalf("a link to a config in a loose directory: %v", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(link, env("CERTS", "/c", "HOME", "/h")); err != nil {
+		t.Fatal(err)
+	}
+}

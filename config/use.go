@@ -76,7 +76,7 @@ func replaceFile(path string, b []byte) error {
 	defer func() {
 		if !done {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			_ = os.Remove(tmp.Name()) // best effort: the old file is untouched either way
 		}
 	}()
 	if err := tmp.Chmod(0o600); err != nil {
@@ -92,7 +92,7 @@ func replaceFile(path string, b []byte) error {
 		return err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+		_ = os.Remove(tmp.Name()) // best effort: the old file is untouched either way
 		done = true
 		return err
 	}

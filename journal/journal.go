@@ -93,40 +93,51 @@ type Journal struct {
 
 // Open opens (creating) the journal for appending: its directory with mode
 // 0700, the file with mode 0600 by safe's private-file rule. A symlinked
-// or loosely permitted directory is used, with a warning (Warnings).
+// or loosely permitted directory is refused (checkDir).
 func Open(path string) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
+	}
+	if err := checkDir(path); err != nil {
+		return nil, err
 	}
 	// Read and append: Append reads the last byte to start on a fresh line.
 	f, err := safe.OpenPrivate(path, os.O_RDWR|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	return &Journal{f: f, sw: safe.NewWriter(f, safe.JSONLines), path: path, warnings: dirWarnings(path)}, nil
+	return &Journal{f: f, sw: safe.NewWriter(f, safe.JSONLines), path: path}, nil
 }
 
 // Path is where the journal is.
 func (j *Journal) Path() string { return j.path }
 
-// Warnings are what the operator should know about where the journal is
-// (a symlinked or loosely permitted directory), one line each.
+// Warnings are what the operator should know about where the journal is,
+// one line each (none today: a loose directory is refused).
 func (j *Journal) Warnings() []string { return j.warnings }
 
-// dirWarnings looks at the journal's directory: it is followed if it is a
-// symbolic link or writable by others, but not without a word (another
-// user who can write it can replace the journal).
-func dirWarnings(path string) []string {
+// checkDir refuses the journal's directory when it is a symbolic link or
+// may be written by group or others, as ssh refuses a loose ~/.ssh:
+// whoever can write it can replace the journal, and the journal decides
+// what a resend and a reconcile send again. The error names the path and
+// the fix.
+func checkDir(path string) error {
 	dir := filepath.Dir(path)
-	var out []string
-	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
 		target, _ := os.Readlink(dir)
-		out = append(out, fmt.Sprintf("journal: the directory %s is a symbolic link (to %s)", dir, target))
+		return fmt.Errorf("journal: the directory %s is a symbolic link (to %s): whoever controls the target can replace the journal; make it a directory of your own (rm %s && mkdir -m 700 %s)", dir, target, dir, dir)
 	}
-	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o022 != 0 {
-		out = append(out, fmt.Sprintf("journal: the directory %s is writable by others (mode %04o): another user could replace the journal; chmod 700 it", dir, fi.Mode().Perm()))
+	if !fi.IsDir() {
+		return fmt.Errorf("journal: %s is not a directory", dir)
 	}
-	return out
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("journal: the directory %s may be written by group or others (mode %04o): another user could replace the journal; chmod 700 %s", dir, fi.Mode().Perm(), dir)
+	}
+	return nil
 }
 
 // Append writes one line and syncs it to disk before returning. The line
@@ -204,7 +215,7 @@ type Log struct {
 	// Damaged is how many lines did not decode (a torn line a crash left).
 	Damaged int
 	// Warnings are one line each for the operator: what was skipped, the
-	// damaged lines, a loose directory.
+	// damaged lines.
 	Warnings []string
 }
 
@@ -219,11 +230,17 @@ func Read(path string) ([]Entry, error) {
 // safe's private-file rule (a FIFO, a device, a symlink, another user's
 // file or a hard link is refused, never waited on or read without end).
 func ReadLog(path string, limit int64) (Log, error) {
+	if err := checkDir(path); err != nil {
+		if _, statErr := os.Stat(path); errors.Is(statErr, os.ErrNotExist) {
+			return Log{}, statErr // no journal yet: nothing to refuse
+		}
+		return Log{}, err
+	}
 	b, skipped, err := safe.LimitedReadPrivate(path, limit)
 	if err != nil {
 		return Log{}, err
 	}
-	l := Log{Skipped: skipped, Warnings: dirWarnings(path)}
+	l := Log{Skipped: skipped}
 	if skipped > 0 {
 		// The first line read is a line's end: not a line.
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {

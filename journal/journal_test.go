@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -238,27 +239,51 @@ func TestReadLogIsBounded(t *testing.T) {
 	}
 }
 
-// A symlinked or world-writable state directory is used, but said.
-func TestDirectoryWarnings(t *testing.T) {
+// A symlinked or loosely permitted state directory is refused, for writing
+// and for reading, as ssh refuses a loose ~/.ssh: the error names the
+// directory and the fix.
+func TestLooseDirectoryRefused(t *testing.T) {
 	base := t.TempDir()
 	realDir := filepath.Join(base, "realDir")
 	if err := os.MkdirAll(realDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(realDir, 0o777); err != nil {
+	if j, err := Open(filepath.Join(realDir, FileName)); err != nil {
 		t.Fatal(err)
+	} else {
+		j.Close()
 	}
 	link := filepath.Join(base, "aipwatch")
 	if err := os.Symlink(realDir, link); err != nil {
 		t.Skip(err)
 	}
-	j, err := Open(filepath.Join(link, FileName))
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		dir  string
+		mode os.FileMode
+		want string
+	}{
+		{link, 0o700, "is a symbolic link (to " + realDir + ")"},
+		{realDir, 0o777, "may be written by group or others (mode 0777)"},
+		{realDir, os.ModeSticky | 0o777, "may be written by group or others"},
+		{realDir, 0o770, "chmod 700 " + realDir},
+	} {
+		if err := os.Chmod(realDir, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(c.dir, FileName)
+		if j, err := Open(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.dir) {
+			if j != nil {
+				j.Close()
+			}
+			t.Fatalf("Open in %s (mode %04o): %v, want %q", c.dir, c.mode, err, c.want)
+		}
+		if _, err := ReadLog(path, MaxRead); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("ReadLog in %s (mode %04o): %v, want %q", c.dir, c.mode, err, c.want)
+		}
 	}
-	defer j.Close()
-	w := strings.Join(j.Warnings(), "\n")
-	if !strings.Contains(w, "is a symbolic link") || !strings.Contains(w, "writable by others") {
-		t.Fatalf("warnings: %q", w)
+	// No journal yet under a loose directory: nothing to read, no error
+	// beyond "not there".
+	if _, err := ReadLog(filepath.Join(base, "none", FileName), MaxRead); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
 	}
 }

@@ -128,6 +128,7 @@ type Action struct {
 	// first and last chunk of Timing.
 	occFirst, occLast       instant
 	occFirstSeq, occLastSeq uint64
+	occAbsurd               bool // they are further apart than MaxTurnSpan (span.go)
 
 	// The raw diagnostics cap (rawcap.go).
 	rawCap     int64

@@ -10,7 +10,8 @@ import (
 // lines, the TUI's status bar and the export (design §4):
 // "2,052 tokens (1,840 in, 212 out) · first token 0.4s · 3.1s", or "no
 // usage reported · …" when the provider sent none (or none that was
-// sane). A time that is not known is left out.
+// sane). A time that is not known is left out; zeros that measure nothing
+// (usage of 0 tokens, every chunk at one instant) are said to be so.
 func CostLine(u TurnUsage, t TurnTiming) string { return costLine(u, t, false) }
 
 // CostLineShort is CostLine without the input/output split, for a line
@@ -21,6 +22,10 @@ func CostLineShort(u TurnUsage, t TurnTiming) string { return costLine(u, t, tru
 func costLine(u TurnUsage, t TurnTiming, short bool) string {
 	var b strings.Builder
 	switch {
+	case u.Reported && !u.Counted() && short:
+		b.WriteString("usage not counted")
+	case u.Reported && !u.Counted():
+		b.WriteString("usage not counted (0 tokens reported)")
 	case u.Reported && short:
 		b.WriteString(Thousands(u.TotalTokens))
 		b.WriteString(" tokens")
@@ -33,6 +38,12 @@ func costLine(u TurnUsage, t TurnTiming, short bool) string {
 		b.WriteString(" out)")
 	default:
 		b.WriteString("no usage reported")
+	}
+	switch {
+	case t.OneInstant && short:
+		b.WriteString(" · times not measured")
+	case t.OneInstant:
+		b.WriteString(" · times not measured (every chunk at one instant)")
 	}
 	if t.HasFirstToken {
 		b.WriteString(" · first token ")
@@ -83,20 +94,29 @@ func Thousands(n int) string {
 	return b.String()
 }
 
-// Seconds shows milliseconds as seconds to a tenth (0.4s, 3.1s) under a
-// minute, then as minutes and whole seconds (2m05s); under a tenth, as
-// milliseconds (43ms), which "0.0s" would hide.
-func Seconds(ms int64) string {
-	if ms < 100 {
-		return strconv.FormatInt(ms, 10) + "ms"
+// Seconds is HumanDuration of ms milliseconds.
+func Seconds(ms int64) string { return HumanDuration(time.Duration(ms) * time.Millisecond) }
+
+// HumanDuration is the one rule for a duration shown to people (the cost
+// line, a tool's time, a wait, the TUI's elapsed time): under a tenth of a
+// second in milliseconds (43ms, which "0.0s" would hide), under ten
+// seconds to a tenth (0.9s, 1.1s), under a minute in whole seconds (12s),
+// then minutes and seconds (3m05s), from an hour hours and minutes
+// (1h02m). A negative duration is 0ms.
+func HumanDuration(d time.Duration) string {
+	d = max(d, 0)
+	switch {
+	case d < 100*time.Millisecond:
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < 10*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	case d < time.Minute:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	case d < time.Hour:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m" + pad2(int64(d%time.Minute/time.Second)) + "s"
+	default:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h" + pad2(int64(d%time.Hour/time.Minute)) + "m"
 	}
-	if ms < 60_000 {
-		return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + "s"
-	}
-	d := time.Duration(ms) * time.Millisecond
-	m := int64(d / time.Minute)
-	s := int64((d % time.Minute) / time.Second)
-	return strconv.FormatInt(m, 10) + "m" + pad2(s) + "s"
 }
 
 func pad2(n int64) string {

@@ -17,6 +17,7 @@ const (
 	AnomalyTextMismatch  AnomalyKind = "text_mismatch"  // output_text.done disagrees with its deltas (row 11)
 	AnomalyUndecodable   AnomalyKind = "undecodable"    // chunk data that is not the expected JSON
 	AnomalyDroppedRaw    AnomalyKind = "raw_dropped"    // raw diagnostics dropped under the memory cap
+	AnomalyTimes         AnomalyKind = "times"          // aipd's times span more than MaxTurnSpan
 )
 
 // Anomaly is one recorded evidence problem, with the AIP sequence it concerns.

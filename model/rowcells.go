@@ -19,7 +19,8 @@ type Cells struct {
 
 // Cells are r's columns at now; "" where there is nothing to show.
 func (r *ActionRow) Cells(now time.Time, compact bool, clean func(string) string) Cells {
-	c := Cells{State: clean(r.State), Result: clean(r.ResultStatus), Verdict: clean(r.Verdict), Started: ShortAge(now, r.StartedAt), Updated: ShortAge(now, r.UpdatedAt)}
+	c := Cells{State: vocab(r.State, KnownState, compact, clean), Result: vocab(r.ResultStatus, KnownResultStatus, compact, clean),
+		Verdict: clean(r.Verdict), Started: ShortAge(now, r.StartedAt), Updated: ShortAge(now, r.UpdatedAt)}
 	if r.Unreachable != "" {
 		// The row stands for a context's daemon that could not be read.
 		return Cells{State: "unreachable", Capability: clean(r.Unreachable), Updated: c.Updated}
@@ -36,10 +37,11 @@ func (r *ActionRow) Cells(now time.Time, compact bool, clean func(string) string
 		c.Capability = clean(strings.TrimPrefix(r.CapabilityID, "cap:"))
 	}
 	if r.QueuedState != "" && r.QueuedState != r.State {
+		q := vocab(r.QueuedState, KnownQueuedState, compact, clean)
 		if compact {
-			c.State += " (q: " + clean(r.QueuedState) + ")"
+			c.State += " (q: " + q + ")"
 		} else {
-			c.State += " (queue " + clean(r.QueuedState) + ")"
+			c.State += " (queue " + q + ")"
 		}
 	}
 	if r.LeaseWorker != "" {
@@ -66,4 +68,18 @@ func (r *ActionRow) Cells(now time.Time, compact bool, clean func(string) string
 		c.Journal = "yes"
 	}
 	return c
+}
+
+// vocab is a daemon's word for a column whose words AIP fixes (a state, a
+// result status): as it is when AIP has it, else marked unknown, so that a
+// word of the daemon's own (say "verified") never reads as one of ours.
+func vocab(word string, known func(string) bool, compact bool, clean func(string) string) string {
+	switch {
+	case word == "" || known(word):
+		return clean(word)
+	case compact:
+		return "unknown?"
+	default:
+		return "unknown (" + clean(word) + "?)"
+	}
 }

@@ -88,7 +88,7 @@ func (h Happening) Text() string {
 	case HapResumed:
 		return fmt.Sprintf("resumed (attempt %d) from %s", h.Attempt, ResumedFrom(h.Cursor))
 	case HapReconnecting:
-		return fmt.Sprintf("reconnecting %d in %s: %s", h.Attempt, h.Wait.Round(time.Millisecond), h.Detail)
+		return fmt.Sprintf("reconnecting %d in %s: %s", h.Attempt, HumanDuration(h.Wait), h.Detail)
 	case HapRestart:
 		return "cursor refused (" + h.Code + "): following again from the beginning"
 	case HapNoRecord:
@@ -137,7 +137,7 @@ func CursorFreeLine(code string) string {
 
 // ResultWaitLine says that the result is read again, and when.
 func ResultWaitLine(code string, attempt int, wait time.Duration) string {
-	return fmt.Sprintf("result not ready (%s): read %d in %s", code, attempt, wait.Round(time.Millisecond))
+	return fmt.Sprintf("result not ready (%s): read %d in %s", code, attempt, HumanDuration(wait))
 }
 
 // Log appends an entry to the timeline.

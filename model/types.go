@@ -239,6 +239,38 @@ const (
 	StateDeadLettered    = "dead_lettered"
 )
 
+// KnownState reports whether s is one of AIP's lifecycle states
+// (ActionLifecycleState, protocol §6.1): a word outside them is the
+// daemon's, shown marked unknown (ActionRow.Cells), never taken for ours.
+func KnownState(s string) bool {
+	switch s {
+	case StateUnknown, StateAccepted, StateQueued, StateRunning, StateStreaming, StatePendingApproval,
+		StateCancelling, StateCancelled, StateCompleted, StateFailed, StateExpired, StateDeadLettered:
+		return true
+	}
+	return false
+}
+
+// KnownQueuedState reports whether s is one of a queue record's states
+// (ActionStatus.queued_state, protocol §6.1).
+func KnownQueuedState(s string) bool {
+	switch s {
+	case StateQueued, StateRunning, StateCompleted, StateFailed, StateCancelled, ResultRequiresHuman, StateExpired:
+		return true
+	}
+	return false
+}
+
+// KnownResultStatus reports whether s is one of a result's statuses
+// (ActionResult.status, protocol §6.2).
+func KnownResultStatus(s string) bool {
+	switch s {
+	case ResultCompleted, ResultFailed, ResultCancelled, ResultPendingApproval, ResultRequiresHuman:
+		return true
+	}
+	return false
+}
+
 // TerminalState reports whether a lifecycle state is terminal.
 func TerminalState(s string) bool {
 	switch s {

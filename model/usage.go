@@ -133,6 +133,14 @@ type TurnUsage struct {
 	Reported     bool `json:"reported"`
 }
 
+// Counted reports whether the usage reported counts anything: a provider
+// that reports 0 in, 0 out and 0 in all did not count the turn (a turn
+// that streamed has at least its prompt), so those zeros are not shown as
+// a measure.
+func (u TurnUsage) Counted() bool {
+	return u.Reported && (u.InputTokens != 0 || u.OutputTokens != 0 || u.TotalTokens != 0)
+}
+
 // TurnTiming is the turn's timing on aipd's clock (the verdict object's
 // "timing", fixed keys): first token from the first chunk, and the first
 // chunk to the last. The Has fields say whether the times were known (a
@@ -143,6 +151,10 @@ type TurnTiming struct {
 	DurationMS    int64 `json:"duration_ms"`
 	HasFirstToken bool  `json:"-"`
 	HasDuration   bool  `json:"-"`
+	// OneInstant: more than one chunk had a time and all had the same
+	// one, so nothing was measured (a daemon that stamps a whole turn at
+	// once): no figure is given, and the cost line says so.
+	OneInstant bool `json:"-"`
 }
 
 // noteUsage retains a usage object a frame carried (nil: none) as the
@@ -187,7 +199,11 @@ func (a *Action) Usage() TurnUsage {
 func (a *Action) Timing() TurnTiming {
 	a.sync()
 	var t TurnTiming
-	if !a.occFirst.set {
+	if !a.occFirst.set || a.occAbsurd {
+		return t // no times, or none to believe (an anomaly says so)
+	}
+	if a.occFirstSeq != a.occLastSeq && a.occFirst == a.occLast {
+		t.OneInstant = true
 		return t
 	}
 	t.DurationMS, t.HasDuration = msBetween(a.occFirst, a.occLast), true
@@ -207,6 +223,12 @@ func (a *Action) noteOccurred(seq uint64, t instant) {
 	}
 	if !a.occLast.set || seq > a.occLastSeq {
 		a.occLast, a.occLastSeq = t, seq
+	}
+	if !a.occAbsurd && absurdSpan(a.occFirst.time(), a.occLast.time()) {
+		a.occAbsurd = true
+		a.addIngestAnomaly(Anomaly{Kind: AnomalyTimes, Sequence: seq, Detail: "chunk " + strconv.FormatUint(seq, 10) +
+			"'s time is more than " + maxTurnSpanText + " from chunk " + strconv.FormatUint(a.occFirstSeq, 10) +
+			"'s (aipd's occurred_at): no duration or first-token time is given"})
 	}
 }
 

@@ -285,20 +285,47 @@ func TestCostLine(t *testing.T) {
 		tm   TurnTiming
 		want string
 	}{
-		{TurnUsage{1840, 212, 2052, true}, TurnTiming{400, 3100, true, true}, "2,052 tokens (1,840 in, 212 out) · first token 0.4s · 3.1s"},
-		{TurnUsage{}, TurnTiming{400, 3100, true, true}, "no usage reported · first token 0.4s · 3.1s"},
-		{TurnUsage{1_234_567, 0, 1_234_567, true}, TurnTiming{0, 125_400, false, true}, "1,234,567 tokens (1,234,567 in, 0 out) · 2m05s"},
-		{TurnUsage{0, 0, 0, true}, TurnTiming{}, "0 tokens (0 in, 0 out)"},
-		{TurnUsage{}, TurnTiming{43, 99, true, true}, "no usage reported · first token 43ms · 99ms"},
+		{TurnUsage{1840, 212, 2052, true}, TurnTiming{400, 3100, true, true, false}, "2,052 tokens (1,840 in, 212 out) · first token 0.4s · 3.1s"},
+		{TurnUsage{}, TurnTiming{400, 3100, true, true, false}, "no usage reported · first token 0.4s · 3.1s"},
+		{TurnUsage{1_234_567, 0, 1_234_567, true}, TurnTiming{0, 125_400, false, true, false}, "1,234,567 tokens (1,234,567 in, 0 out) · 2m05s"},
+		{TurnUsage{0, 0, 0, true}, TurnTiming{}, "usage not counted (0 tokens reported)"},
+		{TurnUsage{}, TurnTiming{43, 99, true, true, false}, "no usage reported · first token 43ms · 99ms"},
 	} {
 		if got := CostLine(tc.u, tc.tm); got != tc.want {
 			t.Errorf("CostLine(%+v, %+v) = %q, want %q", tc.u, tc.tm, got, tc.want)
 		}
 	}
-	if got := CostLineShort(TurnUsage{1840, 212, 2052, true}, TurnTiming{400, 3100, true, true}); got != "2,052 tokens · first token 0.4s · 3.1s" {
+	if got := CostLineShort(TurnUsage{1840, 212, 2052, true}, TurnTiming{400, 3100, true, true, false}); got != "2,052 tokens · first token 0.4s · 3.1s" {
 		t.Errorf("short %q", got)
 	}
-	if got := CostLineShort(TurnUsage{}, TurnTiming{0, 3100, false, true}); got != "no usage reported · 3.1s" {
+	if got := CostLineShort(TurnUsage{}, TurnTiming{0, 3100, false, true, false}); got != "no usage reported · 3.1s" {
 		t.Errorf("short %q", got)
+	}
+}
+
+// A provider that reported usage 0/0/0 and a daemon that stamped every
+// chunk event at one instant measured nothing: the cost line says so
+// instead of "0 tokens · first token 0ms · 0ms", which reads as measured.
+// One chunk, or usage that counts, is shown as before.
+func TestCostLineSaysWhatWasNotMeasured(t *testing.T) {
+	a := NewAction("act_z")
+	timed(t, a, chatTurn("act_z", usageObj(0, 0)), 0, 0, 0, 0)
+	tm := a.Timing()
+	if !tm.OneInstant || tm.HasDuration || tm.HasFirstToken {
+		t.Fatalf("timing %+v", tm)
+	}
+	if u := a.Usage(); !u.Reported || u.Counted() {
+		t.Fatalf("usage %+v", u)
+	}
+	for _, line := range []string{a.Cost(), CostLineShort(a.Usage(), a.Timing())} {
+		if strings.Contains(line, "0 tokens ·") || strings.Contains(line, "0ms") ||
+			!strings.Contains(line, "usage not counted") || !strings.Contains(line, "times not measured") {
+			t.Fatalf("cost line %q", line)
+		}
+	}
+	b := NewAction("act_z")
+	timed(t, b, chatTurn("act_z", usageObj(5, 0)), 0, 0, 0, 0)
+	if line := b.Cost(); !strings.HasPrefix(line, "5 tokens (5 in, 0 out)") || !strings.Contains(line, "times not measured") {
+		t.Fatalf("counted usage, one instant: %q", line)
 	}
 }

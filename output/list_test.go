@@ -17,7 +17,7 @@ var listNow = time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
 // synchronous one, a journal-only one, a listed and journalled one.
 func listRows() []model.ActionRow {
 	return []model.ActionRow{
-		{ActionID: "act_stuck", CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "running", QueuedState: "leased",
+		{ActionID: "act_stuck", CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "running", QueuedState: "queued",
 			StartedAt: listNow.Add(-3 * time.Minute), UpdatedAt: listNow.Add(-90 * time.Second),
 			LeaseWorker: "worker-7", LeaseExpires: listNow.Add(-2 * time.Minute), Attempts: 2, Listed: true},
 		{ActionID: "act_done", CapabilityID: "cap:hermes_agent:prod:responses_stream", State: "completed", QueuedState: "completed",
@@ -41,7 +41,7 @@ func TestListTable(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	want := [][]string{
 		{"ACTION", "CAPABILITY", "STATE", "RESULT", "STARTED", "UPDATED", "LEASE", "TRIES", "JOURNAL"},
-		{"act_stuck", "hermes_agent:prod:chat_stream", "running", "(queue", "leased)", "-", "3m", "1m", "worker-7", "EXPIRED", "2m", "ago:", "stuck?", "2", "-"},
+		{"act_stuck", "hermes_agent:prod:chat_stream", "running", "(queue", "queued)", "-", "3m", "1m", "worker-7", "EXPIRED", "2m", "ago:", "stuck?", "2", "-"},
 		{"act_done", "hermes_agent:prod:responses_stream", "completed", "completed", "2h", "1h", "worker-1", "-", "yes"},
 		{"act_live", "(sync,", "streaming)", "streaming", "-", "-", "-", "-", "-", "yes"},
 		{"act_gone", "-", "-", "-", "-", "-", "-", "-", "yes", "(not", "listed)"},
@@ -88,7 +88,7 @@ func TestListJSONL(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"type": "action", "action_id": "act_stuck", "capability_id": "cap:hermes_agent:prod:chat_stream",
-		"endpoint": "prod", "operation": "chat_stream", "state": "running", "queued_state": "leased", "result_status": "",
+		"endpoint": "prod", "operation": "chat_stream", "state": "running", "queued_state": "queued", "result_status": "",
 		"started_at": "2026-12-04T11:57:00Z", "updated_at": "2026-12-04T11:58:30Z", "lease_worker": "worker-7",
 		"lease_expires_at": "2026-12-04T11:58:00Z", "lease_stuck": true, "retry_attempts": float64(2), "listed": true, "journal": false,
 		"context": "", "unreachable": "", "verdict": ""}

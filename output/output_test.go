@@ -118,7 +118,7 @@ func TestPlainMarksTextCutByAStatusLine(t *testing.T) {
 	if strings.Contains(buf.String(), "\n… \n") {
 		t.Fatalf("a marker alone on a line where the text went on with a newline:\n%s", buf.String())
 	}
-	want := "connected\npasses \nreconnecting 2, next try in 1s: reset\nresumed (attempt 2) from cursor aev_cursor_2_1\n… now ✅\nnext line"
+	want := "connected\npasses \nreconnecting 2, next try in 1.0s: reset\nresumed (attempt 2) from cursor aev_cursor_2_1\n… now ✅\nnext line"
 	if got := buf.String(); !strings.HasPrefix(got, want) {
 		t.Fatalf("plain output:\n%s\nwant it to start:\n%s", got, want)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"strings"
-	"time"
 
 	"aipwatch/model"
 	"aipwatch/safe"
@@ -57,11 +56,11 @@ func (p *Plain) handle(a *model.Action, _ stream.Msg) {
 		case model.HapResumed:
 			p.line("resumed (attempt %d) from cursor %s", h.Attempt, orDash(h.Cursor))
 		case model.HapReconnecting:
-			p.line("reconnecting %d, next try in %s: %s", h.Attempt, roundWait(h.Wait), h.Detail)
+			p.line("reconnecting %d, next try in %s: %s", h.Attempt, model.HumanDuration(h.Wait), h.Detail)
 		case model.HapConnected, model.HapRestart, model.HapNoRecord, model.HapCursorFree, model.HapResultWait:
 			p.line("%s", h.Text()) // the timeline's own wording
 		case model.HapUnsettled:
-			p.line("no progress for %s and aipd holds no record or result: the run ended without one", roundWait(h.Wait))
+			p.line("no progress for %s and aipd holds no record or result: the run ended without one", model.HumanDuration(h.Wait))
 		case model.HapSubmit:
 			p.line("submit: %s", safe.Line(h.Detail))
 		case model.HapTerminal:
@@ -141,7 +140,7 @@ func toolLine(a *model.Action, t *model.Tool, redact bool) safe.Str {
 	}
 	parts = append(parts, safe.Sprintf(": %s", t.Status))
 	if t.Status == model.ToolCompleted && !t.DoneAt.IsZero() {
-		parts = append(parts, safe.Sprintf(" in %s", roundWait(a.ToolDuration(t, t.DoneAt))))
+		parts = append(parts, safe.Sprintf(" in %s", model.HumanDuration(a.ToolDuration(t, t.DoneAt))))
 	}
 	return safe.Concat(parts...)
 }
@@ -293,15 +292,6 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func roundWait(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return d.Round(10 * time.Millisecond).String()
-	default:
-		return d.Round(100 * time.Millisecond).String()
-	}
 }
 
 // ReconcileLines is what plain prints before the verdict of an unverified

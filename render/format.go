@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"aipwatch/model"
 	"aipwatch/safe"
 )
 
@@ -25,13 +26,9 @@ func PrettyJSON(s string) (string, bool) {
 	return Clean(string(safe.JSON(buf.Bytes()))), true
 }
 
-// Duration formats a measured duration for humans: 0.4s, 12s, 3m05s, 1h02m.
-func Duration(d time.Duration) string {
-	if d < 10*time.Second {
-		return fmt.Sprintf("%.1fs", max(d, 0).Seconds())
-	}
-	return Age(d) // whole seconds from ten seconds on, as an age reads
-}
+// Duration formats a measured duration for humans: model.HumanDuration,
+// the one rule every output shows.
+func Duration(d time.Duration) string { return model.HumanDuration(d) }
 
 // Age formats how long ago something happened, in whole seconds.
 func Age(d time.Duration) string {

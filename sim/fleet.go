@@ -73,6 +73,11 @@ type FleetKnobs struct {
 	// point before the page instead of after it.
 	TotalSizeSkew        int
 	ListCursorsBackwards bool
+	// ListPageRows caps every list page at this many rows whatever the
+	// limit asked (0 = the limit): a proxy, or a daemon that clamps lower,
+	// within protocol §2.1, where the page's cursor says where the next
+	// one begins.
+	ListPageRows int
 }
 
 // Member is one action of a Fleet: a scenario with its knobs (Knobs.ActionID
@@ -245,6 +250,7 @@ func (f *Fleet) Close() {
 // listRow is one row of the action list and what it is filtered and
 // ordered by.
 type listRow struct {
+	id         string // the action's, which breaks a tie of updated_at
 	v          obj
 	updated    time.Time
 	state      string

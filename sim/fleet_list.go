@@ -2,6 +2,7 @@ package sim
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +33,9 @@ func (f *Fleet) handleList(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = int(min(max(n, 1), 1000))
 	}
+	if f.k.ListPageRows > 0 {
+		limit = min(limit, f.k.ListPageRows) // fewer rows than asked: the cursor goes on (§2.1)
+	}
 	offset := 0
 	if c := q.Get("cursor"); c != "" {
 		n, err := strconv.Atoi(strings.TrimPrefix(c, "offset:"))
@@ -48,6 +52,9 @@ func (f *Fleet) handleList(w http.ResponseWriter, r *http.Request) {
 	h := f.hist
 	f.mu.Unlock()
 	hs := h.selection(state, capability)
+	if !ownersMatch(q) {
+		members, hs.indices = nil, []int{}
+	}
 	total := hs.count() + len(members)
 	from := min(offset, total)
 	to := min(from+limit, total)
@@ -70,6 +77,27 @@ func (f *Fleet) handleList(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, compact(o("action_list", list)))
 }
 
+// sortListRows orders rows as the list does: updated_at ascending as a
+// time, a tie broken by action ID (protocol §2.1).
+func sortListRows(rows []listRow) {
+	slices.SortStableFunc(rows, func(a, b listRow) int {
+		if c := a.updated.Compare(b.updated); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+}
+
+// ownersMatch applies the filters session_id, principal_id and tenant_id,
+// which the daemon honours (protocol §2.1): no row here has an AIP
+// session or a verified tenant (the native edge has none), and every row
+// is the native principal's, so a session or tenant filter keeps no row
+// and a principal filter keeps all or none.
+func ownersMatch(q url.Values) bool {
+	return q.Get("session_id") == "" && q.Get("tenant_id") == "" &&
+		(q.Get("principal_id") == "" || q.Get("principal_id") == nativePrincipal)
+}
+
 // memberRows are the members' listed rows (and the reads they served,
 // open point 5), ordered by updated_at as a time (the spec's "Also" list: a
 // string sort misorders sub-second times).
@@ -83,14 +111,14 @@ func (f *Fleet) memberRows(state, capability string) []obj {
 		s.mu.Unlock()
 		if recorded {
 			v, _, _ := s.statusObj(s.ActionID(), false)
-			rows = append(rows, listRow{v: v, updated: updated, state: st, capability: "cap:hermes_agent:" + simEndpoint + ":" + s.sc.operation})
+			rows = append(rows, listRow{id: s.ActionID(), v: v, updated: updated, state: st, capability: "cap:hermes_agent:" + simEndpoint + ":" + s.sc.operation})
 		}
 		rows = append(rows, s.readRows()...)
 	}
 	rows = slices.DeleteFunc(rows, func(r listRow) bool {
 		return (state != "" && state != r.state) || (capability != "" && capability != r.capability)
 	})
-	slices.SortStableFunc(rows, func(a, b listRow) int { return a.updated.Compare(b.updated) })
+	sortListRows(rows)
 	out := make([]obj, len(rows))
 	for i := range rows {
 		out[i] = rows[i].v

@@ -130,6 +130,10 @@ func queryError(w http.ResponseWriter, msg string) {
 // runtimeSource is the runtime's error source (protocol §10.8 B5).
 func runtimeSource() obj { return o("component", "aip-runtime") }
 
+// simWorkerID is the one worker of the simulator's queue: its leases and
+// its aip.action.worker_result events name it.
+const simWorkerID = "worker_sim_1"
+
 // actionID reads the path id; a non-act_ id is query.invalid.
 func (s *Server) actionIDFrom(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id := r.PathValue("id")
@@ -256,7 +260,7 @@ func (s *Server) statusObj(id string, withChunks bool) (obj, *resultRec, []chunk
 		if s.k.LeaseExpired {
 			expires = started.Add(-time.Second) // its heartbeat never renewed it: a stuck worker
 		}
-		v = append(v, kv{"retry", o("attempts", 1)}, kv{"lease", o("worker_id", "worker_sim_1", "lease_id", "lease_"+fakeHex(id, 16),
+		v = append(v, kv{"retry", o("attempts", 1)}, kv{"lease", o("worker_id", simWorkerID, "lease_id", "lease_"+fakeHex(id, 16),
 			"acquired_at", started.Format(time.RFC3339Nano), "expires_at", expires.Format(time.RFC3339Nano))})
 	}
 	return v, res, chunks

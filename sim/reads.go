@@ -73,7 +73,7 @@ func (s *Server) readRows() []listRow {
 func (r readRec) row() listRow {
 	at := r.at.Format(time.RFC3339Nano)
 	base := "/aip/v1/actions/" + r.id
-	return listRow{state: "completed", capability: r.capability, updated: r.at, v: o("action_id", r.id,
+	return listRow{id: r.id, state: "completed", capability: r.capability, updated: r.at, v: o("action_id", r.id,
 		"capability_id", r.capability, "state", "completed", "queued_state", "completed", "result_status", "completed",
 		"started_at", at, "updated_at", at, "completed_at", at,
 		"links", o("self", base, "result", base+"/result", "events", base+"/events", "chunks", base+"/chunks", "cancel", base+"/cancel"))}

@@ -716,6 +716,11 @@ func (s *Server) cancelRunLocked() {
 func (s *Server) settleLocked(r *resultRec) {
 	s.result, s.prev = r, nil
 	s.appendEventLocked("aip.action.result", o("action_id", s.actionID, "status", r.status))
+	if s.mode == ModeAsync {
+		// The worker that settled it says so after the result (protocol
+		// §2.2: aip.action.worker_result {action_id, status, worker_id?}).
+		s.appendEventLocked("aip.action.worker_result", o("action_id", s.actionID, "status", r.status, "worker_id", simWorkerID))
+	}
 	s.completedAt = s.updatedAt
 	close(s.settled)
 }

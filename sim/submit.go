@@ -110,8 +110,13 @@ type boundRec struct {
 const nativePrincipal = "service:getaip:server:http-edge"
 
 type keyRec struct {
-	actionID string // its owner, for idempotency.in_progress
+	actionID string    // its owner, for idempotency.in_progress
+	expires  time.Time // when its reservation ends: the timeout and 60 s (§1.3)
 }
+
+// keyReservation is how long a key's reservation lasts: a Hermes stream's
+// timeout (300 s) and 60 s (protocol §1.3, acquire_idempotency).
+const keyReservation = 300*time.Second + 60*time.Second
 
 // Submissions is a copy of the submission log.
 func (s *Server) Submissions() []SubmissionLog {
@@ -483,7 +488,7 @@ func (s *Server) keyedReply(w http.ResponseWriter, env *envelopeIn, a *actionIn,
 			if s.sub.keys == nil {
 				s.sub.keys = map[string]keyRec{}
 			}
-			s.sub.keys[scoped] = keyRec{a.ID}
+			s.sub.keys[scoped] = keyRec{a.ID, time.Now().Add(keyReservation)}
 		}
 	}
 	if !seen {
@@ -507,8 +512,14 @@ func (s *Server) keyedReply(w http.ResponseWriter, env *envelopeIn, a *actionIn,
 		s.sub.mu.Unlock()
 		return false
 	case !s.isSettled():
-		s.replyFailed(w, env, a.ID, &protoErr{Code: "idempotency.in_progress", Message: "an action with this idempotency key is in progress",
-			Category: "temporary", Retryable: true, RetryAfterMs: 1000, Details: o("owner_action_id", k.actionID), Source: runtimeSource()}, lg)
+		// protocol §1.3 (acquire_idempotency): retry_after_ms is the time
+		// left on the owner's reservation (up to 360,000 ms), and the
+		// details name the scoped key and when the reservation ends.
+		left := max(time.Until(k.expires).Milliseconds(), 1)
+		s.replyFailed(w, env, a.ID, &protoErr{Code: "idempotency.in_progress", Message: "another execution owns this idempotency key",
+			Category: "temporary", Retryable: true, RetryAfterMs: int(left),
+			Details: o("key", scoped, "owner_action_id", k.actionID, "reservation_expires_at", k.expires.UTC().Format(time.RFC3339Nano)),
+			Source:  runtimeSource()}, lg)
 		return true
 	case noResult:
 		// The key's async run was cancelled and never got a result
@@ -579,11 +590,19 @@ func actionContract(a *actionIn, mode string) []byte {
 // query (non-empty strings) and messages (a non-empty array);
 // responses_stream takes its provider request at the top or under an
 // optional body, which must then be an object. Both must be objects.
+// schemaInvalid is the runtime's input schema refusal (protocol §11 item 4,
+// validate_capability_value): permanent, the capability and the
+// violations in its details, the schema checker as its source. The
+// violations' own shape is not recorded: each is the simulator's sentence.
+func schemaInvalid(capability, violation string) *protoErr {
+	return &protoErr{Code: "action.input_schema_invalid", Message: "action input does not satisfy the capability input schema",
+		Category: "permanent", Details: o("capability_id", capability, "violations", []any{violation}),
+		Source: o("component", "aip-runtime.schema")}
+}
+
 func checkStreamInput(op string, input json.RawMessage) *protoErr {
 	var top map[string]json.RawMessage
-	bad := func(msg string) *protoErr {
-		return &protoErr{Code: "action.input_schema_invalid", Message: msg, Category: "permanent", Source: runtimeSource()}
-	}
+	bad := func(msg string) *protoErr { return schemaInvalid("cap:hermes_agent:"+simEndpoint+":"+op, msg) }
 	if json.Unmarshal(input, &top) != nil || top == nil {
 		return bad("input must be an object")
 	}
@@ -710,8 +729,13 @@ func (s *Server) storedStatus() string {
 // settles (open point 5, reads.go).
 func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn, op, mode string, lg *SubmissionLog) {
 	if mode != "sync" {
-		s.replyFailed(w, req, a.ID, &protoErr{Code: "execution.mode_unsupported", Message: op + " supports sync execution only",
-			Category: "permanent", Source: runtimeSource()}, lg)
+		// The runtime's contract check (protocol §11 item 7, contract_violation):
+		// a policy error naming the capability, the mode asked and
+		// what the contract's execution supports (its other fields left out).
+		s.replyFailed(w, req, a.ID, &protoErr{Code: "execution.mode_unsupported", Message: "capability does not support the requested action mode",
+			Category: "policy", Details: o("capability_id", a.CapabilityID, "requested_mode", mode,
+				"execution", o("supports_sync", true, "supports_async", false, "supports_streaming", false)),
+			Source: runtimeSource()}, lg)
 		return
 	}
 	field := "response_id"
@@ -722,8 +746,7 @@ func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn,
 	_ = json.Unmarshal(a.Input, &in)
 	var want string
 	if json.Unmarshal(in[field], &want) != nil || want == "" || len(want) > 512 {
-		s.replyFailed(w, req, a.ID, &protoErr{Code: "action.input_schema_invalid", Message: field + " must be a non-empty string of at most 512 bytes",
-			Category: "permanent", Source: runtimeSource()}, lg)
+		s.replyFailed(w, req, a.ID, schemaInvalid(a.CapabilityID, field+" must be a non-empty string of at most 512 bytes"), lg)
 		return
 	}
 	scopedKey := ""
@@ -751,8 +774,10 @@ func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn,
 	}
 	providerErr := func(code, category string, status int) {
 		lg.Reply = "error:" + code
+		// A provider 429 or 5xx is remote_temporary, retryable (protocol
+		// §8.3: "429/5xx, retryable"); the others are not.
 		s.writeError(w, &protoErr{Code: code, Message: "Hermes endpoint `" + simEndpoint + "` returned HTTP " + strconv.Itoa(status),
-			Category: category, Source: o("connector", "hermes_agent")})
+			Category: category, Retryable: code == "connector.hermes_agent.remote_temporary", Source: o("connector", "hermes_agent")})
 	}
 	switch {
 	case status == "denied":

@@ -23,7 +23,12 @@ type Error struct {
 
 	retryAfter time.Duration // Retry-After / retry_after_ms, when the server gave one
 	transport  bool          // no reply at all: refused, reset, TLS, a timeout (transportError)
+	plain      bool          // an https:// URL whose port answered in plain HTTP
 }
+
+// PlainHTTP reports whether an https:// URL's port answered in plain HTTP:
+// the scheme is wrong, and no retry changes that.
+func (e *Error) PlainHTTP() bool { return e != nil && e.plain }
 
 // Transport reports whether the request got no reply at all (a refused or
 // reset connection, a TLS failure, a timeout), as opposed to a reply that

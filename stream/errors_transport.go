@@ -4,7 +4,9 @@ package stream
 // struct dumps or userinfo, and the token scrubbed from any error text.
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
@@ -19,7 +21,22 @@ import (
 // "connection refused (127.0.0.1:8080)", never a Go struct dump or a URL
 // with userinfo.
 func (c *Client) transportError(op string, err error) *Error {
+	if plainHTTP(err) {
+		// No retry answers in TLS: the URL's scheme is wrong, at once.
+		return c.clean(&Error{Op: op, Message: "this port speaks plain HTTP, not HTTPS (" + c.base.Host + ")", transport: true, plain: true})
+	}
 	return c.clean(&Error{Op: op, Message: c.transportMessage(err), Retryable: true, transport: true})
+}
+
+// plainHTTP reports whether err is the TLS client's on a server that
+// answered the handshake in plain HTTP: the transport's "server gave HTTP
+// response to HTTPS client", or the TLS record header it read ("HTTP/").
+func plainHTTP(err error) bool {
+	var rh tls.RecordHeaderError
+	if errors.As(err, &rh) && bytes.HasPrefix(rh.RecordHeader[:], []byte("HTTP/")) {
+		return true
+	}
+	return err != nil && strings.Contains(err.Error(), "server gave HTTP response to HTTPS client")
 }
 
 func (c *Client) transportMessage(err error) string {
@@ -56,9 +73,6 @@ func (c *Client) transportMessage(err error) string {
 		err = ue.Err // drop "Get \"http://user:pw@…\":"
 	}
 	msg := err.Error()
-	if strings.Contains(msg, "server gave HTTP response to HTTPS client") {
-		return host + " speaks plain HTTP, not HTTPS"
-	}
 	if i := strings.LastIndex(msg, ": "); i >= 0 && len(msg)-i > 8 {
 		msg = msg[i+2:] // the innermost cause, e.g. "no route to host"
 	}

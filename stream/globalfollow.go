@@ -30,6 +30,19 @@ const DefaultJoinWindow = 500
 // page but a keep-alive, 15 s later).
 const defaultCatchUpQuiet = time.Second
 
+// A live batch is handed over at a cursor frame (the end of a page), and
+// also once it holds maxGlobalBatch events or maxGlobalBatchBytes bytes,
+// or has waited DefaultBatchInterval, whatever the frames: a log that
+// streams events and never sends a cursor frame is followed in bounded
+// batches, not gathered for ever. The catching-up window is bounded the
+// same way in bytes (maxGlobalWindowBytes) as well as in events. The sink
+// takes one batch at a time, so what the follow holds stays flat.
+const (
+	maxGlobalBatch       = 128
+	maxGlobalBatchBytes  = 1 << 20
+	maxGlobalWindowBytes = 8 << 20
+)
+
 // GlobalOptions tune FollowGlobal; zero values take the defaults.
 type GlobalOptions struct {
 	Kinds  []string      // the event kinds to read (none = all)
@@ -75,8 +88,9 @@ type globalFollow struct {
 	seek     bool // find the head before the next connection
 	refused  bool // the daemon refused the seek: reading from the beginning
 	caughtUp bool
-	ring     []model.Event // while catching up: the last window events, a ring
-	ringAt   int           // where the next event goes once the ring is full
+	ring     []model.Event // while catching up: the last events, oldest at ringAt
+	ringAt   int           // the oldest event kept (those before it are dropped)
+	ringSize int           // the bytes of the events kept
 	start    int64         // the position reading began at
 	pos      int64         // the current position (-1 unknown)
 	head     int64         // the head the seek found (-1 unknown)
@@ -168,30 +182,68 @@ func (g *globalFollow) join(ctx context.Context) *Error {
 
 // catchUp starts catching up: events go to the window until the head.
 func (g *globalFollow) catchUp() {
-	g.caughtUp, g.ring, g.ringAt, g.read = false, g.ring[:0], 0, 0
+	g.caughtUp, g.ring, g.ringAt, g.ringSize, g.read = false, nil, 0, 0, 0
 }
 
-// keep puts an event into the window, over the oldest once it is full
-// (a ring: catching up on millions of events moves none of them).
+// eventSize is what an event holds in memory, near enough to bound it.
+func eventSize(ev *model.Event) int {
+	return len(ev.ID) + len(ev.Kind) + len(ev.OccurredAt) + len(ev.SessionID) + len(ev.ActionID) +
+		len(ev.CorrelationID) + len(ev.Actor) + len(ev.Data) + len(ev.Context)
+}
+
+// keep puts an event into the window and drops the oldest past the
+// window's count or bytes (the newest one is always kept). The dropped
+// slots are reused once they are half the slice, so catching up on
+// millions of events moves each of them at most once.
 func (g *globalFollow) keep(ev model.Event) {
 	g.read++
-	if len(g.ring) < g.window {
-		g.ring = append(g.ring, ev)
-		return
+	g.ring = append(g.ring, ev)
+	g.ringSize += eventSize(&ev)
+	for n := len(g.ring) - g.ringAt; n > 1 && (n > g.window || g.ringSize > maxGlobalWindowBytes); n-- {
+		g.ringSize -= eventSize(&g.ring[g.ringAt])
+		g.ring[g.ringAt] = model.Event{} // let it go
+		g.ringAt++
 	}
-	g.ring[g.ringAt] = ev
-	g.ringAt = (g.ringAt + 1) % g.window
+	if g.ringAt >= g.window && g.ringAt*2 >= len(g.ring) {
+		g.ring = g.ring[:copy(g.ring, g.ring[g.ringAt:])]
+		g.ringAt = 0
+	}
 }
 
 // arrived hands the window over, oldest first: the follow is at the head.
 func (g *globalFollow) arrived(at time.Time) {
 	g.caughtUp = true
-	if len(g.ring) > 0 {
-		evs := append(g.ring[g.ringAt:len(g.ring):len(g.ring)], g.ring[:g.ringAt]...)
-		g.sink.Send(GlobalEventsMsg{Events: evs, At: at})
+	if len(g.ring) > g.ringAt {
+		g.sink.Send(GlobalEventsMsg{Events: g.ring[g.ringAt:], At: at})
 	}
-	g.ring, g.ringAt = nil, 0
+	g.ring, g.ringAt, g.ringSize = nil, 0, 0
 	g.sink.Send(GlobalLinkMsg{Live: true})
+}
+
+// liveBatch gathers the events read at the head until they are handed
+// over (see maxGlobalBatch).
+type liveBatch struct {
+	events []model.Event
+	size   int
+	since  time.Time // when its first event came
+}
+
+// add takes an event and reports whether the batch is full.
+func (b *liveBatch) add(ev model.Event, at time.Time) bool {
+	if len(b.events) == 0 {
+		b.since = at
+	}
+	b.events = append(b.events, ev)
+	b.size += eventSize(&ev)
+	return len(b.events) >= maxGlobalBatch || b.size >= maxGlobalBatchBytes
+}
+
+// flush hands the batch over, if it holds anything.
+func (b *liveBatch) flush(sink Sink, at time.Time) {
+	if len(b.events) > 0 {
+		sink.Send(GlobalEventsMsg{Events: b.events, At: at})
+	}
+	*b = liveBatch{}
 }
 
 // progress reports the catching up, at most four times a second.
@@ -247,7 +299,7 @@ func (g *globalFollow) connection(ctx context.Context) *Error {
 	defer fr.stop()
 	quiet := time.NewTimer(g.quiet)
 	defer quiet.Stop()
-	var batch []model.Event
+	var batch liveBatch
 	pageEvents := 0
 	for {
 		select {
@@ -261,6 +313,7 @@ func (g *globalFollow) connection(ctx context.Context) *Error {
 			if !g.caughtUp {
 				g.arrived(time.Now()) // nothing more to read: the head
 			}
+			batch.flush(g.sink, time.Now())
 		case items := <-fr.items:
 			quiet.Reset(g.quiet)
 			for i := range items {
@@ -273,7 +326,9 @@ func (g *globalFollow) connection(ctx context.Context) *Error {
 				case routeEvent:
 					pageEvents++
 					if g.caughtUp {
-						batch = append(batch, rt.event)
+						if batch.add(rt.event, it.frame.At) {
+							batch.flush(g.sink, it.frame.At)
+						}
 					} else {
 						g.keep(rt.event)
 					}
@@ -282,10 +337,7 @@ func (g *globalFollow) connection(ctx context.Context) *Error {
 					g.moved(rt.cursor)
 					switch {
 					case g.caughtUp:
-						if len(batch) > 0 {
-							g.sink.Send(GlobalEventsMsg{Events: batch, At: it.frame.At})
-							batch = nil
-						}
+						batch.flush(g.sink, it.frame.At)
 					case pageEvents < pageLimit:
 						g.arrived(it.frame.At) // a short page: the head
 					default:
@@ -296,6 +348,9 @@ func (g *globalFollow) connection(ctx context.Context) *Error {
 					pe := rt.perr
 					return g.c.clean(&Error{Op: "events", Code: pe.Code, Message: pe.Message, Retryable: retryablePE(pe)})
 				}
+			}
+			if n := len(items); n > 0 && len(batch.events) > 0 && items[n-1].frame.At.Sub(batch.since) >= DefaultBatchInterval {
+				batch.flush(g.sink, items[n-1].frame.At) // no cursor frame came to end the page
 			}
 		}
 	}

@@ -222,3 +222,62 @@ func (j *Judge) read(ctx context.Context, id string) (Judgement, *model.Action) 
 	}
 	return Judgement{ID: id, Word: v.Word, Verdict: v, Usage: a.Usage(), Timing: a.Timing()}, a
 }
+
+// VerdictNotJudged is the word of a row a listing did not judge within its
+// bound (Listing): neither a verdict nor a failed read.
+const VerdictNotJudged = "not_judged"
+
+// DefaultListingBound bounds the judgements of one listing as a whole
+// (`ls --verdict`): each judgement has its own bound (DefaultJudgeTimeout),
+// but a daemon that stalls every read would otherwise cost that for every
+// four rows, without end on a long listing.
+const DefaultListingBound = 2 * time.Minute
+
+// Listing judges the rows of one listing within one bound for them all.
+// Safe for concurrent use; Close it when the listing ends.
+type Listing struct {
+	j      *Judge
+	ctx    context.Context
+	cancel context.CancelFunc
+	bound  time.Duration
+
+	mu        sync.Mutex
+	notJudged []string
+}
+
+// errListingBound is the cause of a listing's end.
+var errListingBound = errors.New("the listing's bound for judging ran out")
+
+// NewListing starts a listing's bound (DefaultListingBound when bound <= 0).
+func (j *Judge) NewListing(bound time.Duration) *Listing {
+	if bound <= 0 {
+		bound = DefaultListingBound
+	}
+	ctx, cancel := context.WithTimeoutCause(context.Background(), bound, errListingBound)
+	return &Listing{j: j, ctx: ctx, cancel: cancel, bound: bound}
+}
+
+// Judge is the judgement of id, or VerdictNotJudged once the listing's
+// bound has run out (before or while it was read), and then id is kept
+// among NotJudged.
+func (l *Listing) Judge(id string) Judgement {
+	jg := l.j.Judge(l.ctx, id)
+	if jg.Word == VerdictUnknown && l.ctx.Err() != nil {
+		jg.Word, jg.Err = VerdictNotJudged, errListingBound
+		l.mu.Lock()
+		l.notJudged = append(l.notJudged, id)
+		l.mu.Unlock()
+	}
+	return jg
+}
+
+// NotJudged are the IDs the bound stopped, in the order they were stopped,
+// and the bound.
+func (l *Listing) NotJudged() ([]string, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.notJudged...), l.bound
+}
+
+// Close ends the listing's bound.
+func (l *Listing) Close() { l.cancel() }

@@ -39,13 +39,10 @@ type ListPage struct {
 }
 
 // ListAt reads the n rows (at most pageLimit) from offset of the list q
-// filters.
+// filters, on by the cursors when a page holds fewer (see ReadRange).
 func (c *Client) ListAt(ctx context.Context, q ListQuery, offset, n int) (ListPage, error) {
-	p, e := c.listPage(ctx, q, offset, n)
-	if e != nil {
-		return p, ctxErr(ctx, e)
-	}
-	return p, nil
+	p, _, e := c.readRange(ctx, q, offset, offset+max(n, 1))
+	return p, ctxErr(ctx, e)
 }
 
 func (c *Client) listPage(ctx context.Context, q ListQuery, offset, n int) (ListPage, *Error) {
@@ -86,25 +83,37 @@ type Tail struct {
 	// Note names a fault met on the way (total_size past the last row,
 	// cursors going backwards, an end that kept moving); "" = none.
 	Note string
+	// Partial: Rows may not be the list's last rows (Note says why). A
+	// poll shows them with the note; a listing must not print them as if
+	// they were the whole tail.
+	Partial bool
 }
 
 // ReadTail reads the last n rows (at most pageLimit) of the list q
 // filters. hint is where an earlier read found the end (0 = unknown): the
 // next read starts there, one request when nothing changed. total_size
 // names the last page's offset; when it points past the last row (it lies,
-// or the list shrank), the end is found by bisection instead; every step
-// is bounded.
+// or the list shrank), the end is found by bisection instead. A page may
+// hold fewer rows than asked (protocol §2.1: the cursor says where the
+// next begins), so the tail is read on by the cursors to the list's end,
+// keeping the last n rows; every step is bounded, and a tail not read
+// whole within the bound comes back Partial.
 func (c *Client) ReadTail(ctx context.Context, q ListQuery, n, hint int) (Tail, error) {
 	n = min(max(n, 1), pageLimit)
 	off := max(0, hint-n)
+	budget := maxTailReads + n // a page holds at least one row, or ends the list
+	reads, end := 0, 0
 	var t Tail
-	var last ListPage
-	for range maxTailReads {
-		p, e := c.listPage(ctx, q, off, n)
+	read := func(at int) (ListPage, *Error) {
+		reads++
+		return c.listPage(ctx, q, at, n)
+	}
+attempt:
+	for reads < budget {
+		p, e := read(off)
 		if e != nil {
 			return t, ctxErr(ctx, e)
 		}
-		end := off + len(p.Rows)
 		switch {
 		case len(p.Rows) == 0 && off > 0:
 			// Past the last row: total_size lied, or the list shrank.
@@ -117,35 +126,112 @@ func (c *Client) ReadTail(ctx context.Context, q ListQuery, n, hint int) (Tail, 
 			}
 			off = max(0, realEnd-n)
 			continue
-		case p.Next == "":
-			// The last page. One that holds fewer than n rows although
-			// earlier ones exist is read again from n rows before its end.
-			if len(p.Rows) < n && off > 0 {
-				last, off = p, max(0, end-n)
-				continue
-			}
-			t.Rows, t.Offset, t.End = p.Rows, off, end
-			return t, nil
-		case p.Total-n > off:
-			last, off = p, p.Total-n // trust total_size: the last page
+		case p.Next != "" && p.Total-n >= off+len(p.Rows):
+			off = p.Total - n // trust total_size: the tail is further on
 			continue
 		}
-		// Rows after this page, and total_size does not say where they
-		// end: walk on by the cursor, which must move forward.
-		k, ok := listOffset(p.Next)
-		if !ok || k <= off {
-			t.Note = "the list's cursors go backwards (" + oneLine(p.Next, 40) + " after offset:" + strconv.Itoa(off) + "): its tail may be incomplete"
-			t.Rows, t.Offset, t.End = p.Rows, off, end
-			return t, nil
+		t.Rows = append(t.Rows[:0], p.Rows...)
+		end = off + len(p.Rows)
+		for p.Next != "" {
+			// Rows after this page: read on by its cursor, which must
+			// move forward.
+			if reads >= budget {
+				t.Note = fmt.Sprintf("the list's tail was not read to its end in %d requests", reads)
+				break attempt
+			}
+			next, e := c.pageAfter(ctx, q, p, n, &reads)
+			if e != nil {
+				return t, ctxErr(ctx, e)
+			}
+			if next == nil {
+				t.Note = "the list's cursors go backwards (" + oneLine(p.Next, 40) + " after offset:" + strconv.Itoa(p.Offset) + "): its tail may be incomplete"
+				t.Rows, t.Offset, t.End, t.Partial = lastRows(t.Rows, n), end-min(len(t.Rows), n), end, true
+				return t, nil
+			}
+			p = *next
+			if len(p.Rows) == 0 {
+				break // the list shrank under the read: it ends here
+			}
+			t.Rows = lastRows(append(t.Rows, p.Rows...), n)
+			end = p.Offset + len(p.Rows)
+			if p.Next != "" && p.Total-n >= end {
+				off = p.Total - n // total_size says where the tail is
+				continue attempt
+			}
 		}
-		last, off = p, max(k, end-n)
+		if len(t.Rows) < n && off > 0 {
+			// Fewer rows than asked although earlier ones exist: read
+			// again from n rows before the end.
+			off = max(0, end-n)
+			continue
+		}
+		t.Offset, t.End = end-len(t.Rows), end
+		return t, nil
 	}
-	// The end kept moving: keep the last page read.
+	// The end kept moving, or the pages were too short to reach it: keep
+	// what was read last, and say that it may not be the tail.
 	if t.Note == "" {
 		t.Note = "the list's end kept moving while it was read"
 	}
-	t.Rows, t.Offset, t.End = last.Rows, last.Offset, last.Offset+len(last.Rows)
+	t.Offset, t.End, t.Partial = end-len(t.Rows), end, true
 	return t, nil
+}
+
+// pageAfter reads the page p's cursor names, counting the request; nil
+// when the cursor does not move forward (or is not an offset).
+func (c *Client) pageAfter(ctx context.Context, q ListQuery, p ListPage, n int, reads *int) (*ListPage, *Error) {
+	k, ok := listOffset(p.Next)
+	if !ok || k <= p.Offset {
+		return nil, nil
+	}
+	*reads++
+	next, e := c.listPage(ctx, q, k, n)
+	if e != nil {
+		return nil, e
+	}
+	return &next, nil
+}
+
+// lastRows keeps the last n of rows, in the same array.
+func lastRows(rows []model.ActionStatus, n int) []model.ActionStatus {
+	if len(rows) <= n {
+		return rows
+	}
+	return append(rows[:0], rows[len(rows)-n:]...)
+}
+
+// ReadRange reads the rows from offset from to offset to of the list q
+// filters (at most pageLimit), by the cursors whatever a page holds
+// (protocol §2.1); fewer when the list ends first. note says when the
+// cursors went wrong and rows may be missing.
+func (c *Client) ReadRange(ctx context.Context, q ListQuery, from, to int) (rows []model.ActionStatus, note string, err error) {
+	p, note, e := c.readRange(ctx, q, from, to)
+	return p.Rows, note, ctxErr(ctx, e)
+}
+
+// readRange is ReadRange as one page: the rows, from's offset, the last
+// page's total_size and cursor.
+func (c *Client) readRange(ctx context.Context, q ListQuery, from, to int) (ListPage, string, *Error) {
+	to = min(to, from+pageLimit)
+	reads := 0
+	out := ListPage{Offset: from}
+	p, e := c.listPage(ctx, q, from, to-from)
+	for e == nil {
+		out.Rows = append(out.Rows, p.Rows[:max(0, min(len(p.Rows), to-p.Offset))]...)
+		out.Total, out.Next = p.Total, p.Next
+		if len(p.Rows) == 0 || p.Next == "" || p.Offset+len(p.Rows) >= to {
+			return out, "", nil
+		}
+		var next *ListPage
+		next, e = c.pageAfter(ctx, q, p, to-p.Offset-len(p.Rows), &reads)
+		if e == nil && next == nil {
+			return out, "the list's cursors go backwards (" + oneLine(p.Next, 40) + " after offset:" + strconv.Itoa(p.Offset) + "): rows may be missing", nil
+		}
+		if next != nil {
+			p = *next
+		}
+	}
+	return out, "", e
 }
 
 // findListEnd bisects for the list's end below off (where a page is

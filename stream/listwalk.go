@@ -124,6 +124,11 @@ func (n *Newest) fill(ctx context.Context, w *walker) error {
 		if err != nil {
 			return err
 		}
+		if t.Partial {
+			// The newest rows are not known: printing these as the list's
+			// newest would be a wrong list that looks whole.
+			return &Error{Op: "list", Message: "the list's newest rows could not be read: " + t.Note}
+		}
 		w.buf, w.next, w.note = t.Rows, t.Offset, t.Note
 		return nil
 	}
@@ -131,12 +136,15 @@ func (n *Newest) fill(ctx context.Context, w *walker) error {
 		return nil
 	}
 	off := max(0, w.next-n.pageSize)
-	p, err := n.c.ListAt(ctx, w.q, off, w.next-off)
+	rows, note, err := n.c.ReadRange(ctx, w.q, off, w.next)
 	if err != nil {
 		return err
 	}
-	w.buf, w.next = p.Rows, off
-	if len(p.Rows) == 0 {
+	if note != "" {
+		return &Error{Op: "list", Message: note}
+	}
+	w.buf, w.next = rows, off
+	if len(rows) == 0 {
 		w.next = 0 // the list shrank under the walk: it ends here
 	}
 	return nil
