@@ -110,8 +110,8 @@ func TestCapabilityLinesExact(t *testing.T) {
 	}
 	got := CapabilityLines(stats, 160)
 	want := []string{
-		"chat_stream       first token p50 0.4s p95 1.9s (180) · duration p50 6.2s p95 41.0s (180) · 180 judged of 190 · 1.2M tokens",
-		"responses_stream  first token p50 0.7s p95 2.6s (32) · duration p50 9.8s p95 55.0s (32) · 32 judged of 32",
+		"chat_stream       first token p50 0.4s p95 1.9s (180) · duration p50 6.2s p95 41s (180) · 180 judged of 190 · 1.2M tokens",
+		"responses_stream  first token p50 0.7s p95 2.6s (32) · duration p50 9.8s p95 55s (32) · 32 judged of 32",
 		"(none)            first token – · duration – · 0 judged of 1",
 		"evil␛]0;x␇        first token – · duration – · 1 judged of 1",
 	}
