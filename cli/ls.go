@@ -132,7 +132,24 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 
 // runList lists one daemon's actions.
 func runList(e *runEnv, o *options, lf lsFlags) int {
-	stdout, stderr, getenv := e.stdout, e.stderr, e.getenv
+	var w *output.ListWriter
+	return runListing(e, o, lf, "ls", true, func(client *stream.Client) (rowWriter, *rowJudge) {
+		w = output.NewListWriter(e.stdout, o.output == "jsonl", time.Now(), termWidth(e.stdout))
+		var rj *rowJudge
+		if lf.verdict {
+			w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr)
+		}
+		return w, rj
+	}, func() error { return w.Close() })
+}
+
+// runListing reads one daemon's list as ls reads it, for ls and stats:
+// the --demo daemon, the two-minute bound, this machine's journal marks
+// when journal is set, the paging's notes and a failure on stderr under
+// the command's name. setup makes what takes the rows and their judge
+// (nil: none) once the client is made; done ends the output.
+func runListing(e *runEnv, o *options, lf lsFlags, cmd string, journal bool,
+	setup func(*stream.Client) (rowWriter, *rowJudge), done func() error) int {
 	client, stop, code := openList(e, o)
 	if client == nil {
 		return code
@@ -140,23 +157,23 @@ func runList(e *runEnv, o *options, lf lsFlags) int {
 	defer stop()
 	ctx, cancel := listContextFor(lf)
 	defer cancel()
-	w := output.NewListWriter(stdout, o.output == "jsonl", time.Now(), termWidth(stdout))
-	var rj *rowJudge
-	if lf.verdict {
-		w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), stderr)
+	w, rj := setup(client)
+	var ids []string
+	if journal {
+		ids = journalIDs(e.getenv, o.url, func(ws []string) { warnJournal(e.stderr, "aipwatch "+cmd, ws) })
 	}
-	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), w, rj)
+	notes, err := listRows(ctx, client, lf, ids, w, rj)
 	rj.end()
 	if err == nil {
-		err = w.Close()
+		err = done()
 	}
 	for _, n := range notes {
-		fmt.Fprintf(stderr, "aipwatch ls: %s\n", safe.Line(n))
+		fmt.Fprintf(e.stderr, "aipwatch %s: %s\n", cmd, safe.Line(n))
 	}
 	if err != nil {
-		code := fail(o, stdout, stderr, err)
+		code := fail(o, e.stdout, e.stderr, err)
 		if o.output != "jsonl" {
-			printHint(stderr, o, err)
+			printHint(e.stderr, o, err)
 		}
 		return code
 	}

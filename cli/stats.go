@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"aipwatch/model"
 	"aipwatch/output"
-	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
@@ -53,34 +50,14 @@ over, and the tokens reported.`,
 
 // runStats lists, judges and prints the figures.
 func runStats(e *runEnv, o *options, lf lsFlags) int {
-	client, stop, code := openList(e, o)
-	if client == nil {
-		return code
-	}
-	defer stop()
-	ctx, cancel := listContextFor(lf)
-	defer cancel()
 	var judged []model.Judged
-	rj := newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr)
-	rj.judged = func(r *model.ActionRow, jg stream.Judgement) { // one at a time
-		judged = append(judged, jg.Judged(r))
-	}
-	notes, err := listRows(ctx, client, lf, nil, discardRows{}, rj)
-	rj.end()
-	for _, n := range notes {
-		fmt.Fprintf(e.stderr, "aipwatch stats: %s\n", safe.Line(n))
-	}
-	if err == nil {
-		err = output.WriteStats(e.stdout, model.Summarise(judged), o.output == "jsonl")
-	}
-	if err != nil {
-		code := fail(o, e.stdout, e.stderr, err)
-		if o.output != "jsonl" {
-			printHint(e.stderr, o, err)
+	return runListing(e, o, lf, "stats", false, func(client *stream.Client) (rowWriter, *rowJudge) {
+		rj := newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr)
+		rj.judged = func(r *model.ActionRow, jg stream.Judgement) { // one at a time
+			judged = append(judged, jg.Judged(r))
 		}
-		return code
-	}
-	return 0
+		return discardRows{}, rj
+	}, func() error { return output.WriteStats(e.stdout, model.Summarise(judged), o.output == "jsonl") })
 }
 
 // discardRows takes the listed rows and keeps none: stats prints figures,

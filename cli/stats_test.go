@@ -14,15 +14,8 @@ import (
 // same rows (one judge, one rule), per capability; its timings are the
 // reviews' (the simulator's history stamps its runs as they went).
 func TestStatsAgreesWithListVerdict(t *testing.T) {
-	f, err := sim.ProductionFleet(1, sim.History{Actions: 60, Events: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := f.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
+	u := startFleet(t, sim.FleetKnobs{History: sim.History{Actions: 60, Events: 600}},
+		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_sync"}}).URL()
 
 	code, lsOut, errOut := runCLI(t, "ls", "--url", u, "--limit", "40", "--verdict", "--output", "jsonl")
 	if code != 0 {

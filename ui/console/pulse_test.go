@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,27 +15,18 @@ import (
 	"aipwatch/stream"
 )
 
-// timedJudge judges with timings and usage, so that the figures per
-// capability have something to hold: the first token and duration grow
-// with the row's number; words by ID, verified otherwise.
-type timedJudge struct {
-	mu    sync.Mutex
-	words map[string]string
-	asked []string
-}
+// timedJudge is fakeJudge with timings and usage, so that the figures
+// per capability have something to hold: the first token and duration
+// grow with the row's number.
+type timedJudge struct{ fakeJudge }
 
-func (j *timedJudge) Judge(_ context.Context, id string) stream.Judgement {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.asked = append(j.asked, id)
-	w, ok := j.words[id]
-	if !ok {
-		w = model.VerdictVerified
-	}
+func (j *timedJudge) Judge(ctx context.Context, id string) stream.Judgement {
+	jg := j.fakeJudge.Judge(ctx, id)
 	n, _ := strconv.ParseInt(id[len(id)-3:], 10, 64)
-	return stream.Judgement{ID: id, Word: w, Verdict: model.Verdict{Word: w, Final: true, Reasons: []string{"AIP result " + w}},
-		Usage:  model.TurnUsage{TotalTokens: 1000, Reported: true},
-		Timing: model.TurnTiming{FirstTokenMS: 300 + 40*n, HasFirstToken: true, DurationMS: 4000 + 900*n, HasDuration: true}}
+	jg.Verdict = model.Verdict{Word: jg.Word, Final: true, Reasons: []string{"AIP result " + jg.Word}}
+	jg.Usage = model.TurnUsage{TotalTokens: 1000, Reported: true}
+	jg.Timing = model.TurnTiming{FirstTokenMS: 300 + 40*n, HasFirstToken: true, DurationMS: 4000 + 900*n, HasDuration: true}
+	return jg
 }
 
 func (j *timedJudge) Review(ctx context.Context, id string) (*model.Action, stream.Judgement) {
@@ -98,7 +88,7 @@ func failedWords() map[string]string {
 func TestConsolePulseGoldens(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 45}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			c, _ := pulseConsole(t, size[0], size[1], &timedJudge{words: failedWords()})
+			c, _ := pulseConsole(t, size[0], size[1], &timedJudge{fakeJudge{words: failedWords()}})
 			s := screenOf(c)
 			lines := strings.Split(s, "\n")
 			if !strings.HasPrefix(lines[1], "chunks/s ") {
@@ -161,7 +151,7 @@ func TestConsolePulseCostsNoJudgement(t *testing.T) {
 // failed (a completed Chat turn among them), not a completed row judged
 // otherwise; 5 every row not judged verified.
 func TestConsoleFiltersByVerdict(t *testing.T) {
-	c, _ := pulseConsole(t, 160, 45, &timedJudge{words: failedWords()})
+	c, _ := pulseConsole(t, 160, 45, &timedJudge{fakeJudge{words: failedWords()}})
 	press(c, "4")
 	s := screenOf(c)
 	for id, in := range map[string]bool{"act_done_001": true, "act_done_004": true, "act_done_005": false, "act_done_000": false, "act_live_900": false} {
@@ -196,7 +186,7 @@ func TestConsoleNotifyOnFoldsABurst(t *testing.T) {
 	d := &fakeDaemon{list: list}
 	var sent []string
 	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
-		Judge: &timedJudge{words: words}, Clock: clock.now, NoColor: true, NotifyOn: []string{"failed", "incomplete"},
+		Judge: &timedJudge{fakeJudge{words: words}}, Clock: clock.now, NoColor: true, NotifyOn: []string{"failed", "incomplete"},
 		NotifyOnBytes: func(text string) string { return "\a\x1b]9;" + text + "\x1b\\" }})
 	t.Cleanup(c.Close)
 	c.update(tea.WindowSizeMsg{Width: 160, Height: 45})
