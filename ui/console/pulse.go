@@ -53,7 +53,9 @@ func (c *Console) pulseList() {
 			continue
 		}
 		c.pulse.Settle(k, model.Judged{CapabilityID: r.CapabilityID, SettledAt: r.UpdatedAt}, now)
-		if c.notifyOn != nil && (c.watch.live[k] || c.watch.polled && !c.watch.known[k]) {
+		// Settled while watched: seen live, or new in the list's tail after
+		// the first poll (an older page scrolled to is history, not news).
+		if c.notifyOn != nil && (c.watch.live[k] || c.watch.polled && !c.watch.known[k] && !r.Older) {
 			c.watch.settling[k] = true
 		}
 		delete(c.watch.live, k)

@@ -211,6 +211,13 @@ func TestConsoleNotifyOnFoldsABurst(t *testing.T) {
 	if len(c.watch.settling) != 0 || len(sent) != 0 {
 		t.Fatalf("rows settled before the console opened: %v, sent %q", c.watch.settling, sent)
 	}
+	// An older page scrolled to is history: none of it is told.
+	c.update(olderMsg{page: stream.ListPage{Rows: []model.ActionStatus{{ActionID: "act_old_001", State: "failed", ResultStatus: "failed",
+		UpdatedAt: t0.Add(-time.Hour).Format(time.RFC3339Nano)}}}})
+	c.update(c.listCmd()())
+	if len(c.watch.settling) != 0 {
+		t.Fatalf("an older page's rows are taken for news: %v", c.watch.settling)
+	}
 	// The four settle; the list shows them at the next poll.
 	clock.t = t0.Add(3 * time.Second)
 	for i := range d.list {
