@@ -31,7 +31,8 @@ type statsObject struct {
 }
 
 // statsVerdicts counts the actions by the judge's word: every verdict,
-// and unknown for those that could not be read. An action listed settled
+// and unknown for those that could not be read or were not judged within
+// the listing's bound (the judge's unknown and not_judged). An action listed settled
 // but read live (not judged, as ls --verdict leaves its verdict empty) is
 // in actions and in none of these.
 type statsVerdicts struct {
