@@ -197,6 +197,8 @@ type Console struct {
 	watch     watch            // the rows --notify-on saw settle
 	hinted    bool             // NotifyHint was said
 
+	shortLine shortLine // the one help line of the last frame (help.go)
+
 	live       *ui.Live // the live view open, nil in the list
 	liveCancel context.CancelFunc
 
@@ -379,6 +381,9 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.String() == "ctrl+c" {
 			return c, tea.Quit
 		}
+		if key.Matches(msg, c.keys.Suspend) { // from the list or a live view, as other TUIs
+			return c, tea.Suspend
+		}
 		if c.live != nil {
 			if c.live.Mode() == ui.ModeNormal && key.Matches(msg, c.keys.Back) {
 				c.closeLive()
@@ -522,10 +527,8 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Open):
 		return c.open(askNothing)
 	case key.Matches(msg, k.Cancel):
-		if i := c.table.Cursor(); i >= 0 && i < len(c.rows) && model.TerminalState(c.rows[i].State) {
-			// Settled as the list says: no prompt for a cancel that would
-			// only come too late.
-			c.note = render.Line(c.rows[i].ActionID) + " has settled (" + render.Line(c.rows[i].State) + "): there is nothing to cancel"
+		if why := c.noCancel(); why != "" {
+			c.note = why
 			return nil
 		}
 		// The live view's own confirmation, so it is the same one.
@@ -790,8 +793,11 @@ func (c *Console) View() tea.View {
 	}
 	var status string
 	style, kind := c.st.Dim, 0
+	// The filter line, while typing it and while it filters, but a key's
+	// answer (c, n) shows over it until the next key, or the key looks dead.
+	filterLine := c.filtering || (c.filter.Value() != "" && c.note == "")
 	switch {
-	case c.filtering || c.filter.Value() != "":
+	case filterLine:
 		status = c.filter.View()
 	case c.listErr != "":
 		status, style, kind = c.listErr, c.st.Error, 1
@@ -808,7 +814,7 @@ func (c *Console) View() tea.View {
 	// of the global log that moves nothing on screen costs no drawing.
 	c.pulseLines() // drawn again, if at all, at the next step of aipd's clock
 	key := consoleFrameKey{table: c.tableGen, width: c.width, height: c.height, title: title, status: status,
-		filtering: c.filtering || c.filter.Value() != "", style: kind, help: c.showHelp, pulse: c.pulse.Gen()}
+		filtering: filterLine, style: kind, help: c.showHelp, pulse: c.pulse.Gen()}
 	if key != c.frameKey || c.frame == "" {
 		c.frameKey, c.frame = key, c.drawFrame(title, status, style, key.filtering)
 	}
@@ -853,11 +859,7 @@ func (c *Console) drawFrame(title, status string, style lipgloss.Style, filterin
 	} else {
 		b.WriteString(render.Truncate(style.Render(status), c.width, "…") + "\n")
 	}
-	help := "↑↓ select • enter follow • c cancel • R reconcile • n notify • / filter • 1-5 filters • ? all keys • q quit"
-	if len(c.opts.Contexts) > 0 {
-		help = "↑↓ select • enter follow • c cancel • R reconcile • n notify • / filter • 1-5 • x context • ? keys • q quit"
-	}
-	b.WriteString(render.Truncate(c.st.Dim.Render(help), c.width, "…"))
+	b.WriteString(c.shortHelp(max(c.width, 1)))
 	// The same last check as the live view's rows: no control but our own
 	// colours reaches the terminal, and no piece of the token.
 	lines := strings.Split(lipgloss.NewStyle().MaxWidth(max(c.width, 1)).Render(b.String()), "\n")
