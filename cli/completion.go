@@ -96,12 +96,16 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 		return actionIDs(e, g), cobra.ShellCompDirectiveNoFileComp
 	}
 	root.ValidArgsFunction = ids
+	_ = root.RegisterFlagCompletionFunc("notify-on", completeVerdicts)
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "reconcile":
 			c.ValidArgsFunction = ids
 		case "ls":
 			_ = c.RegisterFlagCompletionFunc("state", words(model.LifecycleStates))
+			_ = c.RegisterFlagCompletionFunc("demo", words([]string{demoConsole}))
+			_ = c.RegisterFlagCompletionFunc("verdict", completeVerdicts)
+		case "stats":
 			_ = c.RegisterFlagCompletionFunc("demo", words([]string{demoConsole}))
 		case "submit":
 			_ = c.RegisterFlagCompletionFunc("demo", words(sim.Scenarios()))

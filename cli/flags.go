@@ -58,6 +58,8 @@ type followFlags struct {
 	cursor string
 	replay string
 	speed  float64
+	// notifyOn is the console's --notify-on, as given (notify.go).
+	notifyOn string
 }
 
 const defaultReason = "cancelled by an operator from aipwatch"

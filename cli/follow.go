@@ -37,6 +37,7 @@ func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 	addDemoFlag(fs, &o.runFlags, "follow a scripted action on the built-in simulator (`SCENARIO`s below; default chat-tools)", "chat-tools")
 	fs.StringVar(&o.replay, "replay", "", "review a recording `FILE` made with --record, with no network")
 	fs.Float64Var(&o.speed, "speed", 0, "with --replay: recorded time divided by `N` (default 0: instant)")
+	fs.StringVar(&o.notifyOn, "notify-on", "", "the console: ring and notify when any action settles with one of these `VERDICTS` (failed,incomplete,partial); a burst is one notification (default: the context's notify_on)")
 	root.RunE = versioned(e, g, func(c *cobra.Command, args []string) error {
 		o.globalFlags = *g
 		if err := o.resolve(c, args, e.getenv); err != nil {
@@ -71,6 +72,9 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 		o.actionID = args[0]
 	default:
 		o.actionID = getenv("AIP_ACTION_ID")
+	}
+	if err := o.checkNotifyOn(c.Flags(), args); err != nil {
+		return err
 	}
 	switch {
 	case o.speed < 0:
@@ -345,6 +349,7 @@ func exitCode(o *options, a *model.Action, w io.Writer) int {
 // plain once the alt screen is gone.
 func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
 	noColor := o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
+	note, noteHint := notification(o, isTTY)
 	a, err := ui.Run(ctx, ui.Options{
 		ActionID:     o.actionID,
 		Keys:         o.keys.Live,
@@ -362,7 +367,8 @@ func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Read
 		RawCap:       o.rawCap(),
 		Reconcile:    reconcilerFor(o, &o.conn), // R (reconcile.go)
 		Notify:       o.notify,
-		Notification: notification(o, isTTY), // --notify and n (notify.go)
+		Notification: note, // --notify and n (notify.go)
+		NotifyHint:   noteHint,
 		Session:      o.session,
 	})
 	if a == nil {

@@ -108,12 +108,13 @@ func runMany(ctx context.Context, o *options, e *runEnv) int {
 // (tagged) once the alt screen is gone.
 func runManyTUI(ctx context.Context, o *options, e *runEnv, runners []stream.Runner, isTTY bool) int {
 	noColor := o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
+	note, noteHint := notification(o, isTTY) // asked once for every pane
 	panes := make([]ui.Options, len(o.targets))
 	for i := range o.targets {
 		t := &o.targets[i]
 		panes[i] = ui.Options{ActionID: t.id, Keys: o.keys.Live, Backend: runners[i], Redact: o.redact, NoColor: noColor,
 			CancelReason: o.reason, Version: versionString(), RawCap: o.rawCap(), Context: t.context,
-			Reconcile: reconcilerFor(o, &t.conn), Notify: o.notify, Notification: notification(o, isTTY)}
+			Reconcile: reconcilerFor(o, &t.conn), Notify: o.notify, Notification: note, NotifyHint: noteHint}
 	}
 	lives, err := split.Run(ctx, split.Options{Panes: panes, Keys: o.keys.Live, NoColor: noColor,
 		Input: e.stdin, Output: safe.Unwrap(e.stdout)})

@@ -108,7 +108,7 @@ func newRoot(e *runEnv) *cobra.Command {
 		contextsCommand(e, g),
 		versionCommand(e),
 		completionCommand(e),
-		// stats: its command file adds itself here.
+		statsCommand(e, g),
 	)
 	addCompletions(root, e, g)
 	root.InitDefaultHelpCmd()

@@ -293,6 +293,9 @@ type ConsoleKeyMap struct {
 	// Mark marks a row, at most four; Open then opens the marked ones in
 	// a split view (design §12).
 	Mark key.Binding
+	// Pulse folds the pulse away or back; Figures opens the figures per
+	// capability under it (design §13).
+	Pulse, Figures key.Binding
 	// Select is the list's own keys (the table moves the selection).
 	Select key.Help
 	// Suspend: ctrl+z, as in the live view.
@@ -305,4 +308,6 @@ type ConsoleKeyMap struct {
 // order.
 type ConsoleShortHelp struct {
 	Select, Open, Cancel, Reconcile, Notify, Filter, States, Context, Help, Quit key.Help
+	// Pulse and Figures: the pulse's keys (design §13), the first left out.
+	Pulse, Figures key.Help
 }

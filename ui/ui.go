@@ -66,6 +66,10 @@ type Options struct {
 	// it from the start; n asks for it, or not, while the action runs.
 	Notification func(*model.Action) string
 	Notify       bool
+	// NotifyHint, when set, is the notice shown when the notification is
+	// sent instead of "notified": the multiplexer drops it, and how to let
+	// it through (design §13).
+	NotifyHint string
 	// Session is the Hermes session_id the input carried when it was
 	// submitted (model.Action.SubmittedSession).
 	Session string

@@ -29,10 +29,12 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"aipwatch/model"
+	"aipwatch/output"
 	"aipwatch/render"
 	"aipwatch/safe"
 	"aipwatch/stream"
 	"aipwatch/ui"
+	"aipwatch/ui/pulse"
 	"aipwatch/ui/split"
 )
 
@@ -73,6 +75,15 @@ type Options struct {
 	// Notification is what the terminal is sent when an action n armed
 	// settles (design §10; ui.Options.Notification's); nil = n is off.
 	Notification func(*model.Action) string
+	// NotifyOn are the verdicts --notify-on (a context's notify_on)
+	// notifies on when any action settles with one while the console
+	// watches (design §13; pulse.go); NotifyOnBytes makes a notification's
+	// bytes of its text (nil: the output is no terminal, nothing is sent);
+	// NotifyHint is said once, when the first notification goes out, when
+	// the multiplexer drops them (safe.PassthroughHint).
+	NotifyOn      []string
+	NotifyOnBytes func(text string) string
+	NotifyHint    string
 	// Reconcile is the live view's R (nil = no R).
 	Reconcile    ui.ReconcileFunc
 	Redact       bool
@@ -99,19 +110,25 @@ const journalRecent = 100
 var consoleKinds = []string{"aip.stream.chunk", "aip.action.result", "aip.action.cancelled",
 	"aip.action.worker_result", "aip.action.retry_scheduled"}
 
-// stateFilters are the console's filter keys 1 to 5: by state, and the
-// settled rows not judged verified (verdict.go).
+// stateFilters are the console's filter keys 1 to 5: by state, and by
+// verdict (design §7, §13: filters select by verdict). A filter by verdict
+// keeps the settled rows judged one of its verdicts, and those not judged
+// yet: they are judged as they are drawn, and leave when their verdict is
+// another (verdict.go).
 var stateFilters = []struct {
-	name       string
-	states     []string
-	unverified bool
+	name    string
+	states  []string
+	verdict func(word string) bool // nil: by state alone
 }{
-	{"all", nil, false},
-	{"live", []string{model.StateQueued, model.StateRunning, model.StateStreaming, model.StatePendingApproval}, false},
-	{"settled", []string{model.StateCompleted, model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}, false},
-	{"failed", []string{model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}, false},
-	{"unverified", []string{model.StateCompleted, model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}, true},
+	{"all", nil, nil},
+	{"live", []string{model.StateQueued, model.StateRunning, model.StateStreaming, model.StatePendingApproval}, nil},
+	{"settled", settledStates, nil},
+	{"failed", settledStates, func(w string) bool { return w == model.VerdictFailed }},
+	{"unverified", settledStates, func(w string) bool { return w != model.VerdictVerified }},
 }
+
+// settledStates are the AIP states of a settled action.
+var settledStates = []string{model.StateCompleted, model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}
 
 // Console messages.
 type (
@@ -176,6 +193,12 @@ type Console struct {
 
 	verdict verdicts // the VERDICT column and the pending notifications (verdict.go)
 
+	pulse     *pulse.Strip     // the fleet at a glance (design §13; pulse.go)
+	pulseRows int              // the lines the layout gave it
+	notifyOn  *output.NotifyOn // --notify-on's burst (nil: off)
+	watch     watch            // the rows --notify-on saw settle
+	hinted    bool             // NotifyHint was said
+
 	shortLine shortLine // the one help line of the last frame (help.go)
 
 	split      *split.Split // the live views open (one, or several split), nil in the list
@@ -203,7 +226,11 @@ func New(ctx context.Context, opts Options) *Console {
 	t := table.New(table.WithColumns(consoleColumns(100, opts.Contexts)), table.WithFocused(true), table.WithHeight(10))
 	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
-		globalNote: "global event log: connecting", olderOff: -1, verdict: newVerdicts()}
+		globalNote: "global event log: connecting", olderOff: -1, verdict: newVerdicts(),
+		pulse: pulse.New(), watch: newWatch()}
+	if opts.NotifyOnBytes != nil {
+		c.notifyOn = output.NewNotifyOn(opts.NotifyOn)
+	}
 	return c
 }
 
@@ -305,7 +332,7 @@ func (c *Console) listen() tea.Cmd {
 // sent (verdict.go).
 func (c *Console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m, cmd := c.update(msg)
-	if more := tea.Batch(c.judgeVisible(), c.notifySettled()); more != nil {
+	if more := tea.Batch(c.judgeVisible(), c.judgeSettling(), c.notifySettled()); more != nil {
 		cmd = tea.Batch(cmd, more)
 	}
 	return m, cmd
@@ -315,7 +342,9 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case judgedMsg:
 		c.onJudged(msg)
-		return c, nil
+		return c, c.pulseJudged(msg.key, msg.j)
+	case notifyDueMsg:
+		return c, c.onNotifyDue()
 	case notifiedMsg:
 		return c, c.onNotified(msg)
 	case tea.WindowSizeMsg:
@@ -392,6 +421,7 @@ func (c *Console) onList(msg listMsg) (stop bool) {
 	clear(c.verdict.later) // judged again once drawn (verdict.go)
 	c.listNote = render.Line(strings.Join(msg.w.Notes, "; "))
 	c.fleet.SetWindow(msg.w.Live, msg.w.Recent.Rows)
+	defer c.pulseList() // after the journal's marks: the rows as held
 	c.listEnd = msg.w.Recent.End
 	if c.olderOff < 0 {
 		c.olderOff = msg.w.Recent.Offset
@@ -424,6 +454,7 @@ func (c *Console) onGlobal(m stream.Msg) {
 	switch m := m.(type) {
 	case stream.GlobalEventsMsg:
 		c.fleet.AddEvents(m.Events)
+		c.pulse.AddEvents(m.Events, c.clock())
 		c.refresh()
 	case stream.GlobalProgressMsg:
 		c.globalNote = "global event log: " + progressText(m)
@@ -486,6 +517,14 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		c.refresh()
 	case key.Matches(msg, k.Refresh):
 		return c.pollCmd(true)
+	case key.Matches(msg, k.Pulse):
+		c.pulse.ToggleFold()
+		c.layout()
+		c.refresh()
+	case key.Matches(msg, k.Figures):
+		c.pulse.ToggleCapabilities()
+		c.layout()
+		c.refresh()
 	case key.Matches(msg, k.Notify):
 		c.toggleNotify()
 	case key.Matches(msg, k.Open):
@@ -547,6 +586,9 @@ func (c *Console) refresh() {
 	sel := ""
 	if c.picked || c.holding() {
 		sel = c.selectedKey()
+	}
+	if len(c.pulseLines()) != c.pulseRows {
+		c.layout() // the figures per capability grew or shrank
 	}
 	c.rows = c.arrange(c.verdictFilter(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states, Context: c.context()})))
 	now := c.clock()
@@ -738,7 +780,8 @@ func (c *Console) layout() {
 	c.trows = nil // drawn again at the new width
 	c.table.SetColumns(consoleColumns(c.width, c.opts.Contexts))
 	c.table.SetWidth(c.width)
-	c.table.SetHeight(max(3, c.height-5))
+	c.pulseRows = len(c.pulseLines())
+	c.table.SetHeight(max(3, c.height-5-c.pulseRows))
 	c.filter.SetWidth(max(10, c.width-4))
 }
 
@@ -778,8 +821,9 @@ func (c *Console) View() tea.View {
 	}
 	// The frame is drawn again only when what it shows changed: a batch
 	// of the global log that moves nothing on screen costs no drawing.
+	c.pulseLines() // drawn again, if at all, at the next step of aipd's clock
 	key := consoleFrameKey{table: c.tableGen, width: c.width, height: c.height, title: title, status: status,
-		filtering: filterLine, style: kind, help: c.showHelp}
+		filtering: filterLine, style: kind, help: c.showHelp, pulse: c.pulse.Gen()}
 	if key != c.frameKey || c.frame == "" {
 		c.frameKey, c.frame = key, c.drawFrame(title, status, style, key.filtering)
 	}
@@ -794,11 +838,20 @@ type consoleFrameKey struct {
 	title, status        string
 	style                int // which style the status line has
 	filtering, help      bool
+	pulse                uint64 // the pulse's lines (pulse.Strip.Gen)
 }
 
 func (c *Console) drawFrame(title, status string, style lipgloss.Style, filtering bool) string {
 	var b strings.Builder
 	b.WriteString(render.Truncate(c.st.Header.Render(title), c.width, "…") + "\n")
+	// The pulse takes the lines the layout gave it, no more, no fewer.
+	pl := c.pulseLines()
+	for i := range c.pulseRows {
+		if i < len(pl) {
+			b.WriteString(pl[i])
+		}
+		b.WriteString("\n")
+	}
 	if c.showHelp {
 		lines := c.helpLines(max(c.width, 1))
 		for i := 0; i < max(c.table.Height()+1, len(lines)); i++ {

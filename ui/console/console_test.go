@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,7 +91,7 @@ func press(c *Console, keys ...string) {
 }
 
 func TestConsoleGoldens(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {160, 45}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			c, _ := newConsoleHarness(t, size[0], size[1])
 			golden.RequireEqual(t, []byte(screenOf(c)))
@@ -112,7 +113,8 @@ func TestConsoleListContent(t *testing.T) {
 		}
 	}
 	lines := strings.Split(s, "\n")
-	if !strings.Contains(lines[2], "6f70") || !strings.Contains(lines[5], "6f73") {
+	head := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, " ACTION ") })
+	if head < 0 || !strings.Contains(lines[head+1], "6f70") || !strings.Contains(lines[head+4], "6f73") {
 		t.Fatalf("not sorted by update time:\n%s", s)
 	}
 	// The journal entry that the daemon does not list stays, marked.

@@ -177,16 +177,18 @@ func (c *Console) pruneVerdicts() {
 	}
 }
 
-// verdictFilter keeps, for the "unverified" filter, the settled rows not
-// judged verified: those judged otherwise, and those not judged yet (they
-// are judged as they are drawn, and a verified one then leaves).
+// verdictFilter keeps, for a filter by verdict (4 failed, 5 not
+// verified), the settled rows judged one of its verdicts, and those not
+// judged yet (they are judged as they are drawn, and leave then if their
+// verdict is another).
 func (c *Console) verdictFilter(rows []model.ActionRow) []model.ActionRow {
-	if !stateFilters[c.stateIdx].unverified {
+	keep := stateFilters[c.stateIdx].verdict
+	if keep == nil {
 		return rows
 	}
 	out := rows[:0]
 	for _, r := range rows {
-		if c.verdict.words[r.Key()] != model.VerdictVerified {
+		if w, judged := c.verdict.words[r.Key()]; !judged || keep(w) {
 			out = append(out, r)
 		}
 	}
