@@ -23,13 +23,13 @@ install:
 # The man pages, one a command, generated from the command tree into
 # bin/man (man -l bin/man/aipwatch.1).
 man:
-	$(GO) run ./cmd/aipwatch-man bin/man
+	$(GO) run ./cmd/aipwatch-docs man bin/man
 
 # The generated reference, committed: docs/commands/*.md (each command's
 # --help, from the command tree) and docs/keys.md (from keymap.go).
 # cmd/aipwatch-docs's test fails when they are stale.
 docs:
-	$(GO) run ./cmd/aipwatch-docs . docs
+	$(GO) run ./cmd/aipwatch-docs docs docs
 
 # The test command (README and .ci/run use exactly this).
 test:

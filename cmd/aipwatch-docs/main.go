@@ -1,67 +1,40 @@
-// Command aipwatch-docs writes the generated part of aipwatch's reference
-// docs (make docs): docs/commands/*.md, one page a command with exactly what
-// its --help prints, from the command tree every invocation runs (cli.Tree),
-// and docs/keys.md, every key binding and help text, read from keymap.go
-// (internal/keysrc). Like cmd/aipwatch-man it is not part of the shipped
-// binary. main_test.go regenerates both and fails when the committed files
-// differ, so they cannot drift from the code.
+// Command aipwatch-docs writes aipwatch's reference from the code itself,
+// so it cannot say what the program does not:
+//
+//	aipwatch-docs docs DIR   docs/commands/*.md, one page a command with
+//	                         exactly what its --help prints, from the command
+//	                         tree every invocation runs (cli.Tree), and
+//	                         docs/keys.md, every key binding and help text,
+//	                         read from keymap.go (internal/keysrc): make docs
+//	aipwatch-docs man DIR    the man pages, one a command, from the same
+//	                         tree: make man
+//
+// It runs from the repository's root (keymap.go is read there) and is not
+// part of the shipped binary. main_test.go regenerates the docs and fails
+// when the committed files differ.
 package main
 
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: aipwatch-docs REPO_ROOT DOCS_DIR  (make docs)")
+	if len(os.Args) != 3 || (os.Args[1] != "docs" && os.Args[1] != "man") {
+		fmt.Fprintln(os.Stderr, "usage: aipwatch-docs docs|man DIR  (make docs, make man)")
 		os.Exit(2)
 	}
-	files, err := generate(filepath.Join(os.Args[1], "keymap.go"))
-	if err == nil {
-		err = write(os.Args[2], files)
+	var err error
+	if os.Args[1] == "man" {
+		err = writeMan(os.Args[2])
+	} else {
+		var files map[string][]byte
+		if files, err = generate("keymap.go"); err == nil {
+			err = write(os.Args[2], files)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "aipwatch-docs:", err)
 		os.Exit(1)
 	}
-}
-
-// generate returns every generated file, by its path under the docs folder.
-func generate(keymapPath string) (map[string][]byte, error) {
-	files, err := commandPages()
-	if err != nil {
-		return nil, err
-	}
-	keys, err := keysPage(keymapPath)
-	if err != nil {
-		return nil, err
-	}
-	files["keys.md"] = keys
-	return files, nil
-}
-
-// write puts files under dir, and removes a command page that no command
-// has any more (a renamed or removed command leaves no stale page).
-func write(dir string, files map[string][]byte) error {
-	old, _ := filepath.Glob(filepath.Join(dir, commandsDir, "*.md"))
-	for _, p := range old {
-		rel, _ := filepath.Rel(dir, p)
-		if _, ok := files[filepath.ToSlash(rel)]; !ok {
-			if err := os.Remove(p); err != nil {
-				return err
-			}
-		}
-	}
-	for name, b := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
