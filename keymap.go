@@ -55,6 +55,8 @@ func keyMap() ui.KeyMap {
 		Reconcile:    bind("R", "reconcile (one read-only action)", "R"),
 		Notify:       bind("n", "notify when it settles (bell, OSC 9)", "n"),
 
+		Suspend: bind("ctrl+z", "suspend (fg resumes)", "ctrl+z"),
+
 		In: ui.ContextHelp{
 			QuitLive:     hint("q", "detach (keeps running)"),
 			QuitSettled:  hint("q", "quit"),
@@ -98,6 +100,21 @@ func consoleKeyMap() ui.ConsoleKeyMap {
 		Help:      bind("?", "all keys", "?"),
 		Quit:      bind("q", "quit", "q"),
 		Select:    hint("↑↓ j k g G", "select a row (g/G: first/last, pgup/pgdn: a page)"),
+
+		Suspend: bind("ctrl+z", "suspend (fg resumes)", "ctrl+z"),
+
+		Short: ui.ConsoleShortHelp{
+			Select:    hint("↑↓", "select"),
+			Open:      hint("enter", "follow"),
+			Cancel:    hint("c", "cancel"),
+			Reconcile: hint("R", "reconcile"),
+			Notify:    hint("n", "notify"),
+			Filter:    hint("/", "filter"),
+			States:    hint("1-5", "filters"),
+			Context:   hint("x", "context"),
+			Help:      hint("?", "more"),
+			Quit:      hint("q", "quit"),
+		},
 	}
 }
 

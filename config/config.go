@@ -114,6 +114,11 @@ func Load(path string, getenv func(string) string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parse(path, b, getenv)
+}
+
+// parse reads b, the config file at path.
+func parse(path string, b []byte, getenv func(string) string) (*File, error) {
 	var r raw
 	dec := toml.NewDecoder(bytes.NewReader(b)).DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 )
@@ -38,6 +39,14 @@ func SetCurrent(path, name string, getenv func(string) string) error {
 		return err
 	}
 	out, err := withCurrent(string(b), name)
+	if err == nil {
+		// Read back as Load reads it: a line that only looks like the
+		// key (a quoted "current", a line of a multi-line string) must
+		// not be rewritten into a broken file or a changed context.
+		if g, perr := parse(path, []byte(out), getenv); perr != nil || g.Current != name || !reflect.DeepEqual(g.Contexts, f.Contexts) {
+			err = errors.New("its current key could not be rewritten in place: edit it by hand")
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

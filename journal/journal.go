@@ -236,13 +236,16 @@ func ReadLog(path string, limit int64) (Log, error) {
 		}
 		return Log{}, err
 	}
-	b, skipped, err := safe.LimitedReadPrivate(path, limit)
+	// One byte more than limit: the byte before the newest limit bytes
+	// says whether their first line is whole (it follows a '\n').
+	b, skipped, err := safe.LimitedReadPrivate(path, limit+1)
 	if err != nil {
 		return Log{}, err
 	}
 	l := Log{Skipped: skipped}
-	if skipped > 0 {
-		// The first line read is a line's end: not a line.
+	if skipped > 0 || int64(len(b)) > limit {
+		// Up to the first '\n' is the end of a line begun before the
+		// newest limit bytes (or that byte alone): not a line.
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
 			l.Skipped += int64(i + 1)
 			b = b[i+1:]

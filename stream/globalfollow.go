@@ -140,7 +140,8 @@ func (g *globalFollow) run(ctx context.Context) error {
 		}
 		failures++
 		wait := r.backoff(failures, e.retryAfter)
-		g.sink.Send(GlobalLinkMsg{Cause: fmt.Sprintf("reconnecting in %s: %s", wait.Round(time.Millisecond), cause(e))})
+		// The console's footer: a wait as people read it (3.7s, not 3.702s).
+		g.sink.Send(GlobalLinkMsg{Cause: fmt.Sprintf("reconnecting in %s: %s", model.Seconds(wait.Round(time.Millisecond).Milliseconds()), cause(e))})
 		if !sleep(ctx, wait) {
 			return ctx.Err()
 		}

@@ -226,8 +226,9 @@ func TestJudgeAtMostFourAtOnce(t *testing.T) {
 			t.Errorf("%s: %q", members[i].Knobs.ActionID, w)
 		}
 	}
-	if p.maxIDs > DefaultJudgeLimit || p.maxIDs == 0 {
-		t.Fatalf("%d actions read at once, want 1..%d", p.maxIDs, DefaultJudgeLimit)
+	const atOnce = 4 // design §7, written as the contract states it
+	if p.maxIDs > atOnce || p.maxIDs == 0 {
+		t.Fatalf("%d actions read at once, want 1..%d", p.maxIDs, atOnce)
 	}
 }
 

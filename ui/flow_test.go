@@ -484,6 +484,22 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// startRun runs the real program of one action on backend b at 100x30 in
+// the background: what Run returns comes on done, what it writes is out,
+// and the keys typed go into in (closed when the test ends).
+func startRun(t *testing.T, b stream.Runner) (done <-chan error, out *lockedBuffer, in *io.PipeWriter) {
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.Close() })
+	out = &lockedBuffer{}
+	ch := make(chan error, 1)
+	go func() {
+		_, err := run(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: b, Input: pr, Output: out, NoColor: true},
+			tea.WithWindowSize(100, 30))
+		ch <- err
+	}()
+	return ch, out, pw
+}
+
 // TestRunErasesTheStartLine: the start line is drawn on the normal screen
 // before aipd answers; once the alt screen is gone, the cursor is back at
 // the start of an empty line, so the closing lines printed next are not
@@ -493,15 +509,7 @@ func TestRunErasesTheStartLine(t *testing.T) {
 	script, after := liveChat(t)
 	script[0].delay = 200 * time.Millisecond // the start line is drawn first
 	fb := newFake(script, true, after...)
-	in, inW := io.Pipe()
-	defer inW.Close()
-	out := &lockedBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		_, err := run(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: fb, Input: in, Output: out, NoColor: true},
-			tea.WithWindowSize(100, 30))
-		done <- err
-	}()
+	done, out, inW := startRun(t, fb)
 	deadline := time.Now().Add(time.Minute)
 	for !strings.Contains(out.String(), "ctrl+c stops") || !strings.Contains(out.String(), ansi.SetModeAltScreenSaveCursor) {
 		if time.Now().After(deadline) {

@@ -66,6 +66,9 @@ type KeyMap struct {
 	Times, Wrap                                  key.Binding // timestamps, wrapping
 	Reconcile                                    key.Binding // R: read the stored state (design §8)
 	Notify                                       key.Binding // n: notify when the action settles (design §10)
+	// Suspend: ctrl+z hands the terminal back to the shell, as other TUIs
+	// do (fg resumes).
+	Suspend key.Binding
 
 	// In is the help text that depends on the context (For).
 	In ContextHelp
@@ -208,6 +211,14 @@ func (k KeyMap) ShortHelpFit(max int, width func([]key.Binding) int) []key.Bindi
 		return k.ShortHelp()
 	}
 	out, prio := k.short()
+	return FitHelp(out, prio, max, width)
+}
+
+// FitHelp is a help line of bindings, each with its priority, for a width:
+// the least important left out first (the later of two equals first)
+// until width, which measures a line of bindings as it will be drawn,
+// says it fits in max. The live view's line and the console's.
+func FitHelp(out []key.Binding, prio []int, max int, width func([]key.Binding) int) []key.Binding {
 	for len(out) > 1 && width(out) > max {
 		lo := len(prio) - 1
 		for i := len(prio) - 1; i >= 0; i-- {
@@ -270,4 +281,14 @@ type ConsoleKeyMap struct {
 	Context key.Binding
 	// Select is the list's own keys (the table moves the selection).
 	Select key.Help
+	// Suspend: ctrl+z, as in the live view.
+	Suspend key.Binding
+	// Short is the one help line's compact forms.
+	Short ConsoleShortHelp
+}
+
+// ConsoleShortHelp is the console's one help line, compact, in its display
+// order.
+type ConsoleShortHelp struct {
+	Select, Open, Cancel, Reconcile, Notify, Filter, States, Context, Help, Quit key.Help
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -304,5 +305,25 @@ func TestHelpOverlayScrollsWhenSmall(t *testing.T) {
 	h.press("?", "?")
 	if !strings.Contains(h.screen(), "scroll up") {
 		t.Error("reopening starts at the top")
+	}
+}
+
+// The unknown-ID wait (aipd has no record, --appear-timeout) that ends on
+// its error ends the program of one action by itself, as plain ends: no
+// full screen that waits for q; Run returns the error (main prints its
+// line, exit 1). The real program, with no key pressed.
+func TestUnknownWaitEndsWithoutAKey(t *testing.T) {
+	unknown := &stream.Error{Op: "follow", Code: "action.unknown", Message: "no event or chunk of " + testAction + " within 3s"}
+	st := status(model.StateUnknown, false)
+	fb := newFake(steps(time.Millisecond, st, stream.ModeMsg{}, stream.NoRecordMsg{ActionID: testAction, AppearTimeout: 3 * time.Second},
+		stream.ErrorMsg{Err: unknown}, stream.DoneMsg{}), false)
+	done, out, _ := startRun(t, fb)
+	select {
+	case err := <-done:
+		if !errors.Is(err, unknown) {
+			t.Fatalf("Run returned %v, want the unknown-ID error", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("the program still waits for a key after the unknown-ID wait ended:\n%q", out.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"aipwatch/model"
 	"aipwatch/render"
 )
 
@@ -51,9 +52,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.Detached() {
 		return m, tea.Quit
 	}
-	if !m.Attached() && m.Failed() && !m.startFailed {
-		// aipd never answered: no full screen to read, the error goes to
-		// stderr with a hint once the program is gone.
+	if m.Failed() && !m.startFailed && (!m.Attached() || m.nothingArrived()) {
+		// aipd never answered, or never knew the action and nothing of it
+		// came (the unknown-ID wait of --appear-timeout ended): no full
+		// screen to read, the error goes to stderr once the program is
+		// gone, as plain prints it, with no key to press.
 		m.startFailed = true
 		return m, tea.Quit
 	}
@@ -63,10 +66,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
+// nothingArrived: aipd has no record of the action (its status read
+// unknown, or none was read) and no chunk or event of it came.
+func (m *Model) nothingArrived() bool {
+	a := m.Action()
+	return (a.Status == nil || a.Status.State == model.StateUnknown) && a.ChunkCount() == 0 && len(a.Events()) == 0
+}
+
 // View is the start line until aipd answers, then the live view on the
 // alt screen.
 func (m *Model) View() tea.View {
-	if !m.Attached() {
+	if !m.Attached() || m.startFailed {
 		return m.startView()
 	}
 	if m.inlineShown && !m.inlineCleared {

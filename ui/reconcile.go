@@ -38,6 +38,11 @@ func (m *Live) askReconcile() tea.Cmd {
 		m.setNotice("reconcile needs a live aipd (not a replay): aipwatch reconcile ACTION_ID", false)
 	case !m.action.Settled():
 		m.setNotice("reconcile reads the stored state once the action has settled", false)
+	case !m.runDone():
+		// Settled but not read whole: asked now, R would miss what the log
+		// still holds (its response.id); the confirmation follows the read.
+		m.reconcileOnSettle = true
+		m.setNotice("reconcile: reading the action first, then the confirmation", true)
 	case m.rec.busy:
 		m.setNotice("the reconcile read is in flight", false)
 	default:
@@ -53,16 +58,23 @@ func (m *Live) askReconcile() tea.Cmd {
 	return nil
 }
 
-// AskReconcileOnceSettled is R as soon as the action has settled: now, if
-// it has (the console's R on a row: the same confirmation as the live
-// view's R).
+// AskReconcileOnceSettled is R as soon as the action has settled and has
+// been read: now, if it has (the console's R on a row: the same
+// confirmation as the live view's R).
 func (m *Live) AskReconcileOnceSettled() tea.Cmd {
-	if m.action.Settled() && m.mode == ModeNormal {
+	if m.reconcileReady() && m.mode == ModeNormal {
 		return m.askReconcile()
 	}
 	m.reconcileOnSettle = true
 	return nil
 }
+
+// reconcileReady: the action has settled and its run is over, so the
+// model holds all that R plans from. A review reads the status first (a
+// cancelled, expired or dead-lettered action is settled by it alone) and
+// the log after: planned in between, R found no response.id that the
+// header showed a moment later.
+func (m *Live) reconcileReady() bool { return m.action.Settled() && m.runDone() }
 
 // onReconcileConfirm is y / n while the R confirmation is shown.
 func (m *Live) onReconcileConfirm(msg tea.KeyPressMsg) tea.Cmd {

@@ -5,10 +5,15 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
+	"aipwatch/journal"
 	"aipwatch/model"
+	"aipwatch/reconcile"
+	"aipwatch/stream"
 )
 
 // R on a settled action asks first, saying that it submits one read-only
@@ -74,4 +79,49 @@ func TestFlowReconcileNothing(t *testing.T) {
 	sc.waitText(t, "nothing to reconcile for act_x")
 	tm.Type("q")
 	finalModel(t, tm)
+}
+
+// The console's R on a row opens the view and asks once the action has
+// settled (AskReconcileOnceSettled). A review reads the status first (a
+// dead-lettered action is settled by it alone) and the log after: asked
+// in between, R said "nothing to reconcile … neither is known" of a
+// Responses action whose response.id the header showed a moment later.
+// R is asked once the action has been read; R pressed meanwhile waits too.
+func TestReconcileAsksOnceTheActionIsRead(t *testing.T) {
+	rec := func(a *model.Action) (string, func(context.Context) string) {
+		p, err := reconcile.PlanFrom(testAction, a, journal.Entry{})
+		if err != nil {
+			return err.Error(), nil
+		}
+		return p.Op + " of " + p.Target, func(context.Context) string { return "stored: failed" }
+	}
+	m := newLive(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Reconcile: rec, Clock: func() time.Time { return t0 }})
+	t.Cleanup(m.Close)
+	m.SetSize(120, 30)
+	screen := func() string { return ansi.Strip(m.View(120, 30)) }
+	st := status(model.StateDeadLettered, false)
+	st.Status.CapabilityID = "cap:hermes_agent:hermes-local:responses_stream"
+	m.Update(st)
+	m.Update(stream.ModeMsg{Review: true})
+	m.AskReconcileOnceSettled()
+	m.Update(tea.KeyPressMsg{Code: 'R', Text: "R"})
+	if s := screen(); m.Mode() != ModeNormal || strings.Contains(s, "nothing to reconcile") {
+		t.Fatalf("R was planned before the action's log was read:\n%s", s)
+	}
+	f := newFx(t)
+	r := f.responses()
+	msg := "msg_5e2c7b0a9d4f1e6c3b8a2d7f"
+	final := status(model.StateDeadLettered, true)
+	final.Status.CapabilityID = st.Status.CapabilityID
+	for _, x := range []stream.Msg{f.batch(r.created(), r.msgAdded(0, msg), r.text(0, msg, "Working on it")),
+		result(t, model.ResultFailed, model.OpResponses, "connector.hermes_agent.stream_failed", false, false), final} {
+		m.Update(x)
+		if m.Mode() != ModeNormal {
+			t.Fatalf("R asked before the run was over, after %T", x)
+		}
+	}
+	m.Update(stream.DoneMsg{})
+	if s := screen(); m.Mode() != ModeConfirm || !strings.Contains(s, "response_get of "+respID) {
+		t.Fatalf("R did not ask once the action was read:\n%s", s)
+	}
 }

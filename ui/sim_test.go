@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
 	"aipwatch/model"
 	"aipwatch/sim"
 	"aipwatch/stream"
@@ -44,9 +46,17 @@ func TestSimCancel(t *testing.T) {
 	if n := srv.CancelCount(); n != 0 {
 		t.Fatalf("c alone made %d cancel requests", n)
 	}
+	confirmLongCancel(t, tm, sc, srv, func(f string) bool { return strings.Contains(f, "CANCELLED") })
+}
+
+// confirmLongCancel answers the open cancel confirmation of the "long"
+// scenario's action, waits for a frame cancelled accepts, quits, and
+// checks that exactly one cancel was sent and the verdict is cancelled.
+func confirmLongCancel(t *testing.T, tm *teatest.TestModel, sc *screens, srv *sim.Server, cancelled func(string) bool) {
+	t.Helper()
 	tm.Type("g_01") // the last characters of act_sim_long_01
 	tm.Send(keyMsg("enter"))
-	sc.waitText(t, "CANCELLED")
+	sc.waitFor(t, "the action cancelled", cancelled)
 	tm.Type("q")
 	fm := finalModel(t, tm)
 	if n := srv.CancelCount(); n != 1 {

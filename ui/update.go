@@ -93,7 +93,7 @@ func (m *Live) Update(msg tea.Msg) (*Live, tea.Cmd) {
 			m.scrollBy(d)
 		}
 	}
-	if m.reconcileOnSettle && m.action.Settled() && m.mode == ModeNormal {
+	if m.reconcileOnSettle && m.reconcileReady() && m.mode == ModeNormal {
 		m.reconcileOnSettle = false
 		cmds = append(cmds, m.askReconcile())
 	}
@@ -265,6 +265,11 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		m.detached = true // detach, from anywhere
 		return nil
+	}
+	if key.Matches(msg, k.Suspend) {
+		// From anywhere too: the runtime's own message (untagged), which
+		// hands the terminal back to the shell until fg.
+		return tea.Suspend
 	}
 	switch m.mode {
 	case ModeSearch:

@@ -41,7 +41,11 @@ func keysPage(keymapPath string) ([]byte, error) {
 		"In an action opened from the list, the live view's keys apply.\n\n")
 	bindings(&b, reflect.ValueOf(console))
 	b.WriteString("\nSelecting a row:\n\n")
-	hints(&b, reflect.ValueOf(reflect.ValueOf(console).FieldByName("Select").Interface()))
+	hints(&b, reflect.ValueOf(console.Select))
+	b.WriteString("\n### The console's one-line help, in its order\n\n" +
+		"On a narrow terminal the least important are left out first (`?` and `q` stay);\n" +
+		"`x` only in a console across contexts.\n\n")
+	hints(&b, reflect.ValueOf(console.Short))
 	return b.Bytes(), nil
 }
 

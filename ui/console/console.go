@@ -174,6 +174,8 @@ type Console struct {
 
 	verdict verdicts // the VERDICT column and the pending notifications (verdict.go)
 
+	shortLine shortLine // the one help line of the last frame (help.go)
+
 	live       *ui.Live // the live view open, nil in the list
 	liveCancel context.CancelFunc
 
@@ -350,6 +352,9 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.String() == "ctrl+c" {
 			return c, tea.Quit
 		}
+		if key.Matches(msg, c.keys.Suspend) { // from the list or a live view, as other TUIs
+			return c, tea.Suspend
+		}
 		if c.live != nil {
 			if c.live.Mode() == ui.ModeNormal && key.Matches(msg, c.keys.Back) {
 				c.closeLive()
@@ -483,10 +488,8 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Open):
 		return c.open(askNothing)
 	case key.Matches(msg, k.Cancel):
-		if i := c.table.Cursor(); i >= 0 && i < len(c.rows) && model.TerminalState(c.rows[i].State) {
-			// Settled as the list says: no prompt for a cancel that would
-			// only come too late.
-			c.note = render.Line(c.rows[i].ActionID) + " has settled (" + render.Line(c.rows[i].State) + "): there is nothing to cancel"
+		if why := c.noCancel(); why != "" {
+			c.note = why
 			return nil
 		}
 		// The live view's own confirmation, so it is the same one.
@@ -747,8 +750,11 @@ func (c *Console) View() tea.View {
 	}
 	var status string
 	style, kind := c.st.Dim, 0
+	// The filter line, while typing it and while it filters, but a key's
+	// answer (c, n) shows over it until the next key, or the key looks dead.
+	filterLine := c.filtering || (c.filter.Value() != "" && c.note == "")
 	switch {
-	case c.filtering || c.filter.Value() != "":
+	case filterLine:
 		status = c.filter.View()
 	case c.listErr != "":
 		status, style, kind = c.listErr, c.st.Error, 1
@@ -764,7 +770,7 @@ func (c *Console) View() tea.View {
 	// The frame is drawn again only when what it shows changed: a batch
 	// of the global log that moves nothing on screen costs no drawing.
 	key := consoleFrameKey{table: c.tableGen, width: c.width, height: c.height, title: title, status: status,
-		filtering: c.filtering || c.filter.Value() != "", style: kind, help: c.showHelp}
+		filtering: filterLine, style: kind, help: c.showHelp}
 	if key != c.frameKey || c.frame == "" {
 		c.frameKey, c.frame = key, c.drawFrame(title, status, style, key.filtering)
 	}
@@ -800,11 +806,7 @@ func (c *Console) drawFrame(title, status string, style lipgloss.Style, filterin
 	} else {
 		b.WriteString(render.Truncate(style.Render(status), c.width, "…") + "\n")
 	}
-	help := "↑↓ select • enter follow • c cancel • R reconcile • n notify • / filter • 1-5 filters • ? all keys • q quit"
-	if len(c.opts.Contexts) > 0 {
-		help = "↑↓ select • enter follow • c cancel • R reconcile • n notify • / filter • 1-5 • x context • ? keys • q quit"
-	}
-	b.WriteString(render.Truncate(c.st.Dim.Render(help), c.width, "…"))
+	b.WriteString(c.shortHelp(max(c.width, 1)))
 	// The same last check as the live view's rows: no control but our own
 	// colours reaches the terminal, and no piece of the token.
 	lines := strings.Split(lipgloss.NewStyle().MaxWidth(max(c.width, 1)).Render(b.String()), "\n")

@@ -217,7 +217,7 @@ func TestConsoleCancelOnSettledRow(t *testing.T) {
 	c, b := newConsoleHarness(t, 160, 30)
 	press(c, "down", "down") // 6f72: completed
 	press(c, "c")
-	if c.live != nil || !strings.Contains(screenOf(c), "has settled (completed): there is nothing to cancel") {
+	if c.live != nil || !strings.Contains(screenOf(c), "has settled (AIP state completed, verdict not judged yet)") {
 		t.Fatalf("c on a settled row:\n%s", screenOf(c))
 	}
 	press(c, "up")

@@ -3,13 +3,15 @@ package console
 import (
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // ? in the console lists every binding of the list (from keymap.go), and
 // any key closes it; the one-line help offers it.
 func TestConsoleHelpOverlay(t *testing.T) {
 	c, _ := newConsoleHarness(t, 100, 30)
-	if !strings.Contains(screenOf(c), "? all keys") {
+	if !strings.Contains(screenOf(c), "? more") {
 		t.Fatalf("the help line does not offer ?:\n%s", screenOf(c))
 	}
 	press(c, "?")
@@ -36,5 +38,26 @@ func TestConsoleStateWholeAt80(t *testing.T) {
 	s := screenOf(c)
 	if !strings.Contains(s, " completed ") || strings.Contains(s, "comple…") {
 		t.Fatalf("the state is cut at 80 columns:\n%s", s)
+	}
+}
+
+// The one help line fits 80 columns (design's width) by leaving out the
+// least important keys first: ? and q stay, on one daemon and across
+// contexts (the line was cut at its end, losing x, ? and q).
+func TestConsoleHelpLineKeepsHelpAndQuitAt80(t *testing.T) {
+	one, _ := newConsoleHarness(t, 80, 24)
+	several, _ := newContextsConsole(t)
+	several.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	for name, c := range map[string]*Console{"one daemon": one, "contexts": several} {
+		lines := strings.Split(screenOf(c), "\n")
+		last := lines[len(lines)-1]
+		for _, want := range []string{"? more", "q quit", "enter follow"} {
+			if !strings.Contains(last, want) || strings.Contains(last, "…") {
+				t.Errorf("%s: the help line at 80 columns lacks %q or is cut: %q", name, want, last)
+			}
+		}
+		if name == "contexts" && !strings.Contains(last, "x context") {
+			t.Errorf("across contexts the help line lacks x: %q", last)
+		}
 	}
 }

@@ -130,8 +130,9 @@ func TestConsoleJudgesVisibleRowsFourAtOnce(t *testing.T) {
 	j := &fakeJudge{}
 	c, _ := verdictConsole(t, 120, 15, list, j)
 	first := c.judgeVisible()
-	if n := len(flattenNoRun(first)); n != maxJudging {
-		t.Fatalf("%d judgements asked for at once, want %d", n, maxJudging)
+	const atOnce = 4 // design §7, written as the contract states it
+	if n := len(flattenNoRun(first)); n != atOnce {
+		t.Fatalf("%d judgements asked for at once, want %d", n, atOnce)
 	}
 	if c.judgeVisible() != nil {
 		t.Fatal("a fifth judgement asked for while four are out")

@@ -1,0 +1,58 @@
+package console
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"aipwatch/model"
+	"aipwatch/stream"
+)
+
+// Across contexts each settled row is judged by its own daemon's judge
+// (design §9: the VERDICT column acts on the row's own daemon, with its
+// own credentials): one action ID on two daemons is two judgements, each
+// asked of its own judge, each shown on its own row.
+func TestConsoleAcrossContextsJudgesOnTheRowsDaemon(t *testing.T) {
+	const id = "act_same_on_both"
+	settled := []model.ActionStatus{{ActionID: id, CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "completed",
+		ResultStatus: "completed", UpdatedAt: t0.Add(-time.Minute).Format(time.RFC3339Nano)}}
+	d := &contextsDaemon{multi: &stream.Multi{Sources: []stream.MultiSource{{Name: "east"}, {Name: "west"}}},
+		lists: map[string][]model.ActionStatus{"east": settled, "west": settled}}
+	judges := map[string]*fakeJudge{
+		"east": {words: map[string]string{id: model.VerdictFailed}},
+		"west": {words: map[string]string{id: model.VerdictVerified}},
+	}
+	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		Contexts: []string{"east", "west"}, JudgeIn: func(name string) Judge {
+			if j, ok := judges[name]; ok {
+				return j
+			}
+			return nil
+		},
+		Clock: (&testClock{t: t0}).now, NoColor: true})
+	t.Cleanup(c.Close)
+	c.update(tea.WindowSizeMsg{Width: 140, Height: 24})
+	c.update(c.listCmd()())
+	judgeAll(t, c)
+	for name, j := range judges {
+		if len(j.asked) != 1 || j.asked[0] != id {
+			t.Errorf("%s's judge was asked %v, want %s once", name, j.asked, id)
+		}
+	}
+	var east, west string
+	for _, l := range strings.Split(screenOf(c), "\n") {
+		switch {
+		case strings.Contains(l, id) && strings.Contains(l, "east"):
+			east = l
+		case strings.Contains(l, id) && strings.Contains(l, "west"):
+			west = l
+		}
+	}
+	if !strings.Contains(east, "FAILED") || !strings.Contains(west, "VERIFIED") {
+		t.Fatalf("east's row %q, west's row %q: each shows its own daemon's verdict", east, west)
+	}
+}
