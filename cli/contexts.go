@@ -200,7 +200,7 @@ func runContexts(e *runEnv, g *globalFlags) error {
 		return e.fail(g.output, err)
 	}
 	if f == nil {
-		fmt.Fprintf(e.stderr, "aipwatch: no config file at %s: aipwatch uses --url, $AIP_URL and the token variables (README, \"Several daemons\")\n", configPathShown(e.getenv))
+		fmt.Fprintf(e.stderr, "aipwatch: no config file at %s: aipwatch uses --url, $AIP_URL and the token variables (docs/contexts.md)\n", configPathShown(e.getenv))
 		return nil
 	}
 	rows := probeAll(f, e.getenv)

@@ -220,7 +220,7 @@ func wantsJSONL(args []string) bool {
 }
 
 // Tree is the command tree as documentation sees it (the man pages of
-// cmd/aipwatch-man): the same commands and flags every invocation runs,
+// cmd/aipwatch-docs): the same commands and flags every invocation runs,
 // with no environment (paths read as their variables).
 func Tree() *cobra.Command {
 	return newRoot(&runEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard,
