@@ -419,6 +419,7 @@ func (c *Console) onList(msg listMsg) (stop bool) {
 	}
 	c.listErr = ""
 	clear(c.verdict.later) // judged again once drawn (verdict.go)
+	c.retryUnknown()
 	c.listNote = render.Line(strings.Join(msg.w.Notes, "; "))
 	c.fleet.SetWindow(msg.w.Live, msg.w.Recent.Rows)
 	defer c.pulseList() // after the journal's marks: the rows as held

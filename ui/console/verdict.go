@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -33,6 +34,14 @@ type Judge interface {
 // (design §7: four); the rows that wait are asked for as these come back.
 const maxJudging = 4
 
+// unknownRetry is how long an unreadable judgement (stream.VerdictUnknown:
+// the daemon did not answer, or refused the read) stands before the row is
+// judged again: a settled action does not change, but a daemon that failed
+// a read may answer the next one, and a row that stayed "unknown" for the
+// whole session would hide a verdict the operator asked for. Once a minute
+// a row keeps a permanently unreadable action from costing a read a poll.
+const unknownRetry = time.Minute
+
 // maxVerdictsKept bounds the console's own table of verdicts (the judge
 // caches them too): beyond it, those of rows no longer held are dropped.
 const maxVerdictsKept = 4096
@@ -60,6 +69,9 @@ type verdicts struct {
 	// later: listed settled but read live (the list ran ahead of the
 	// action's record): asked for again after the next poll, not at once.
 	later map[string]bool
+	// retry: rows judged unknown (unreadable), by when they are asked for
+	// again (unknownRetry).
+	retry map[string]time.Time
 	// cells are the styled cells drawn, by what they show: a refresh
 	// draws every row's cell, and a style's Render allocates each time.
 	cells map[cellKey]string
@@ -75,7 +87,7 @@ type cellKey struct {
 const maxCellsKept = 64
 
 func newVerdicts() verdicts {
-	return verdicts{words: map[string]string{}, judging: map[string]bool{}, notify: map[string]bool{}, later: map[string]bool{}, cells: map[cellKey]string{}}
+	return verdicts{words: map[string]string{}, judging: map[string]bool{}, notify: map[string]bool{}, later: map[string]bool{}, retry: map[string]time.Time{}, cells: map[cellKey]string{}}
 }
 
 // verdictCell is the VERDICT cell of r: the verdict, upper case; the AIP
@@ -161,7 +173,24 @@ func (c *Console) onJudged(m judgedMsg) {
 		c.pruneVerdicts()
 	}
 	c.verdict.words[m.key] = m.j.Word
+	if m.j.Word == stream.VerdictUnknown {
+		c.verdict.retry[m.key] = c.clock().Add(unknownRetry)
+	}
 	c.refresh()
+}
+
+// retryUnknown forgets the unreadable judgements whose time has come, so
+// the rows are judged again once drawn (after a poll: never more often).
+func (c *Console) retryUnknown() {
+	now := c.clock()
+	for key, at := range c.verdict.retry {
+		if !now.Before(at) {
+			delete(c.verdict.retry, key)
+			if c.verdict.words[key] == stream.VerdictUnknown {
+				delete(c.verdict.words, key)
+			}
+		}
+	}
 }
 
 // pruneVerdicts drops the verdicts of rows the fleet no longer holds.
