@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -49,7 +48,7 @@ func completionCommand(e *runEnv) *cobra.Command {
   aipwatch completion fish > ~/.config/fish/completions/aipwatch.fish`,
 		ValidArgs: shells,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 || !oneOf(args[0], shells) {
+			if len(args) != 1 || !slices.Contains(shells, args[0]) {
 				return output.UsageError("completion takes one shell: " + strings.Join(shells, ", "))
 			}
 			return nil
@@ -90,7 +89,7 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 		return contextNames(e.getenv), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = root.RegisterFlagCompletionFunc("output", words(outputModes))
-	_ = root.RegisterFlagCompletionFunc("demo", words(append(sim.Scenarios(), demoConsole, demoFleet)))
+	_ = root.RegisterFlagCompletionFunc("demo", words(rootDemos()))
 	// ids completes up to most action IDs, never one already given.
 	ids := func(most int) cobra.CompletionFunc {
 		return func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -157,15 +156,13 @@ func actionIDs(e *runEnv, g *globalFlags) []string {
 			out = append(out, safe.Line(id))
 		}
 	}
-	if c.check() == nil {
-		if client, err := c.daemon(io.Discard); err == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
-			tail, err := client.ReadTail(ctx, stream.ListQuery{}, completionRows, 0)
-			cancel()
-			if err == nil {
-				for i := len(tail.Rows) - 1; i >= 0; i-- { // the tail is oldest first
-					add(tail.Rows[i].ActionID)
-				}
+	if client, err := c.quietDaemon(); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+		tail, err := client.ReadTail(ctx, stream.ListQuery{}, completionRows, 0)
+		cancel()
+		if err == nil {
+			for i := len(tail.Rows) - 1; i >= 0; i-- { // the tail is oldest first
+				add(tail.Rows[i].ActionID)
 			}
 		}
 	}

@@ -207,6 +207,15 @@ func (c *conn) daemon(stderr io.Writer) (*stream.Client, error) {
 	return newClient(cfg)
 }
 
+// quietDaemon is daemon for a read of several daemons or a shell's
+// completion: the URL checked first, nothing said on stderr.
+func (c *conn) quietDaemon() (*stream.Client, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	return c.daemon(io.Discard)
+}
+
 // tokenSource names where the token comes from, for the journal: never
 // the token.
 func (c *conn) tokenSource() string {

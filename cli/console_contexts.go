@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"aipwatch/config"
 	"aipwatch/sim"
 	"aipwatch/stream"
 	"aipwatch/ui"
@@ -27,11 +26,10 @@ func consoleContexts(o *options, getenv func(string) string) []string {
 	if o.demo != "" || o.replay != "" || o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
 		return nil
 	}
-	f, err := config.Load(config.Path(getenv), getenv)
-	if err != nil || f == nil || len(f.Contexts) < 2 {
-		return nil
+	if names := contextNames(getenv); len(names) >= 2 {
+		return names
 	}
-	return f.Names()
+	return nil
 }
 
 // contextDaemon is one daemon as the console and ls read it: its
@@ -116,13 +114,8 @@ func configDaemons(o *options, names []string) []contextDaemon {
 	out := make([]contextDaemon, 0, len(names))
 	for _, name := range names {
 		c := forContext(o.cf, name, o.getenv)
-		d := contextDaemon{name: name, c: &c, run: o, err: c.ctx.err}
-		if d.err == nil {
-			d.err = c.check()
-		}
-		if d.err == nil {
-			d.client, d.err = c.daemon(io.Discard)
-		}
+		d := contextDaemon{name: name, c: &c, run: o}
+		d.client, d.err = c.quietDaemon()
 		out = append(out, d)
 	}
 	return out

@@ -242,10 +242,7 @@ func probeAll(f *config.File, getenv func(string) string) []contextRow {
 // whether the daemon answers and whether it takes the token.
 func probe(c config.Context, getenv func(string) string) (string, bool) {
 	cn := forContext(connFlags{}, c.Name, getenv)
-	if err := cn.check(); err != nil {
-		return err.Error(), false
-	}
-	client, err := cn.daemon(io.Discard)
+	client, err := cn.quietDaemon()
 	if err != nil {
 		return err.Error(), false
 	}

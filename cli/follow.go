@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +63,7 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 		return o.resolveMany(args, getenv)
 	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "act_") {
-		if o.demo != "" && (knownScenario(args[0]) || args[0] == demoConsole || args[0] == demoFleet) {
+		if o.demo != "" && slices.Contains(rootDemos(), args[0]) {
 			return output.UsageError(fmt.Sprintf("--demo follows its own action: give no ACTION_ID (for the %s scenario: --demo=%s)", args[0], args[0]))
 		}
 		return unknownVerb(c.Root(), args[0])
@@ -97,7 +98,7 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 		return nil
 	}
 	if o.demo != "" {
-		if !knownScenario(o.demo) && o.demo != demoConsole && o.demo != demoFleet {
+		if !slices.Contains(rootDemos(), o.demo) {
 			return output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
 		}
 		if len(args) == 1 {
@@ -132,7 +133,7 @@ func runFollow(o *options, e *runEnv) (code int) {
 	ctx, stop := detachContext()
 	defer stop()
 
-	if o.console || o.demo == demoConsole || o.demo == demoFleet {
+	if o.console || isConsoleDemo(o.demo) {
 		return runConsole(ctx, o, stdout, stderr)
 	}
 	if len(o.targets) > 0 { // several actions (follow_many.go)
@@ -306,18 +307,29 @@ func runMode(ctx context.Context, o *options, mode string, runner stream.Runner,
 	return a, code
 }
 
+// liveOptions are what every live view of the run shares (one action's,
+// or each pane of several): keys, privacy, colour, notifications (--notify
+// and n: notify.go, asked once).
+func liveOptions(o *options, isTTY bool) ui.Options {
+	note, noteHint := notification(o, isTTY)
+	return ui.Options{Keys: o.keys.Live, Redact: o.redact, NoColor: o.noColor || o.getenv("NO_COLOR") != "" || !isTTY,
+		CancelReason: o.reason, Version: versionString(), RawCap: o.rawCap(),
+		Notify: o.notify, Notification: note, NotifyHint: noteHint}
+}
+
+// lineOptions are what plain's or jsonl's printer of the action id shares
+// with every other of the run.
+func (o *options) lineOptions(id, mode string) output.RunOptions {
+	return output.RunOptions{Options: output.Options{Redact: o.redact, Timestamps: o.timestamps},
+		ActionID: id, JSONL: mode == "jsonl", RawCap: o.rawCap(), CancelReason: o.reason}
+}
+
 // runLines drives the plain or jsonl printer from the stream client
 // (output.Run), then prints the closing lines and picks the exit code.
 func runLines(ctx context.Context, o *options, mode string, client stream.Runner, stdout, stderr io.Writer) (*model.Action, int) {
-	a, err := output.Run(ctx, client, stdout, output.RunOptions{
-		Options:      output.Options{Redact: o.redact, Timestamps: o.timestamps},
-		ActionID:     o.actionID,
-		JSONL:        mode == "jsonl",
-		RawCap:       o.rawCap(),
-		Cancel:       o.cancel,
-		CancelReason: o.reason,
-		Session:      o.session,
-	})
+	ro := o.lineOptions(o.actionID, mode)
+	ro.Cancel, ro.Session = o.cancel, o.session
+	a, err := output.Run(ctx, client, stdout, ro)
 	if err != nil {
 		if !attached(a) {
 			printHint(stderr, o, err)
@@ -344,29 +356,11 @@ func exitCode(o *options, a *model.Action, w io.Writer) int {
 // runTUI runs the live interface, then prints the same closing lines as
 // plain once the alt screen is gone.
 func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
-	noColor := o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
-	note, noteHint := notification(o, isTTY)
-	a, err := ui.Run(ctx, ui.Options{
-		ActionID:     o.actionID,
-		Keys:         o.keys.Live,
-		Backend:      client,
-		Redact:       o.redact,
-		NoColor:      noColor,
-		CancelReason: o.reason,
-		AutoCancel:   o.cancel,
-		Resume:       tuiResume(o),
-		Input:        stdin,
-		Output:       safe.Unwrap(stdout),
-		ExportPath:   o.export,
-		Version:      versionString(),
-		Replay:       o.replay != "",
-		RawCap:       o.rawCap(),
-		Reconcile:    reconcilerFor(o, &o.conn), // R (reconcile.go)
-		Notify:       o.notify,
-		Notification: note, // --notify and n (notify.go)
-		NotifyHint:   noteHint,
-		Session:      o.session,
-	})
+	uo := liveOptions(o, isTTY)
+	uo.ActionID, uo.Backend, uo.AutoCancel, uo.Resume = o.actionID, client, o.cancel, tuiResume(o)
+	uo.Input, uo.Output, uo.ExportPath, uo.Replay = stdin, safe.Unwrap(stdout), o.export, o.replay != ""
+	uo.Reconcile, uo.Session = reconcilerFor(o, &o.conn), o.session // R (reconcile.go)
+	a, err := ui.Run(ctx, uo)
 	if a == nil {
 		return nil, fail(o, stdout, stderr, err)
 	}

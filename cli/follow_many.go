@@ -107,16 +107,14 @@ func runMany(ctx context.Context, o *options, e *runEnv) int {
 // runManyTUI runs the split view, then prints each action's closing lines
 // (tagged) once the alt screen is gone.
 func runManyTUI(ctx context.Context, o *options, e *runEnv, runners []stream.Runner, isTTY bool) int {
-	noColor := o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
-	note, noteHint := notification(o, isTTY) // asked once for every pane
+	base := liveOptions(o, isTTY)
 	panes := make([]ui.Options, len(o.targets))
 	for i := range o.targets {
 		t := &o.targets[i]
-		panes[i] = ui.Options{ActionID: t.id, Keys: o.keys.Live, Backend: runners[i], Redact: o.redact, NoColor: noColor,
-			CancelReason: o.reason, Version: versionString(), RawCap: o.rawCap(), Context: t.context,
-			Reconcile: reconcilerFor(o, &t.conn), Notify: o.notify, Notification: note, NotifyHint: noteHint}
+		panes[i] = base
+		panes[i].ActionID, panes[i].Backend, panes[i].Context, panes[i].Reconcile = t.id, runners[i], t.context, reconcilerFor(o, &t.conn)
 	}
-	lives, err := split.Run(ctx, split.Options{Panes: panes, Keys: o.keys.Live, NoColor: noColor,
+	lives, err := split.Run(ctx, split.Options{Panes: panes, Keys: o.keys.Live, NoColor: base.NoColor,
 		Input: e.stdin, Output: safe.Unwrap(e.stdout)})
 	var se *stream.Error
 	if err != nil && errors.As(err, &se) && se.Op == "internal" { // a caught panic: no action was touched
@@ -164,10 +162,7 @@ func runManyLines(ctx context.Context, o *options, mode string, runners []stream
 			if mode == "plain" {
 				w.tag = tags[i]
 			}
-			a, err := output.Run(ctx, runners[i], w, output.RunOptions{
-				Options:  output.Options{Redact: o.redact, Timestamps: o.timestamps},
-				ActionID: o.targets[i].id, JSONL: mode == "jsonl", RawCap: o.rawCap(), CancelReason: o.reason,
-			})
+			a, err := output.Run(ctx, runners[i], w, o.lineOptions(o.targets[i].id, mode))
 			w.flush()
 			runs[i] = manyRun{a: a, err: err}
 		}()
@@ -190,16 +185,16 @@ func (o *options) manyExit(runs []manyRun, w io.Writer) int {
 	code := model.ExitVerified
 	var live []target
 	for i, r := range runs {
-		c := model.ExitError
-		switch v := r.a.Verdict(); {
+		v, c := r.a.Verdict(), model.ExitError
+		switch {
 		case r.err != nil:
 		case !v.Final:
 			c = model.ExitPending
+			if !r.a.Ended() {
+				live = append(live, o.targets[i])
+			}
 		default:
 			c = v.ExitCode
-		}
-		if r.err == nil && !r.a.Verdict().Final && !r.a.Ended() {
-			live = append(live, o.targets[i])
 		}
 		if code == model.ExitVerified {
 			code = c

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,7 +102,7 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 		return err
 	}
 	for _, s := range lf.states {
-		if !oneOf(s, model.LifecycleStates) {
+		if !slices.Contains(model.LifecycleStates, s) {
 			return output.UsageError(fmt.Sprintf("--state %q is not an AIP state (%s)", s, strings.Join(model.LifecycleStates, ", ")))
 		}
 	}
@@ -137,7 +138,7 @@ func runList(e *runEnv, o *options, lf lsFlags) int {
 		w = output.NewListWriter(e.stdout, o.output == "jsonl", time.Now(), termWidth(e.stdout))
 		var rj *rowJudge
 		if lf.verdict {
-			w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr)
+			w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true)
 		}
 		return w, rj
 	}, func() error { return w.Close() })
@@ -282,7 +283,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 // runConsole opens the live console (no ACTION_ID on a terminal).
 func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 	if !isTerminal(stdout) || (o.output != "" && o.output != "tui") {
-		if o.demo == demoConsole || o.demo == demoFleet {
+		if isConsoleDemo(o.demo) {
 			fmt.Fprintf(stderr, "aipwatch: --demo=%s is the console, which needs a terminal (no --output plain or jsonl); for lines: aipwatch ls --demo\n", o.demo)
 		} else {
 			fmt.Fprintln(stderr, "aipwatch: no ACTION_ID given (argument or $AIP_ACTION_ID); `aipwatch ls` lists the actions, and on a terminal `aipwatch` alone opens the console")
@@ -458,11 +459,10 @@ func warnJournal(stderr io.Writer, prefix string, warnings []string) {
 // table piped to a file or a pager keeps its cells whole (scripts read
 // --output jsonl).
 func termWidth(w io.Writer) int {
-	f, ok := safe.Unwrap(w).(*os.File)
-	if !ok || !term.IsTerminal(f.Fd()) {
+	if !isTerminal(w) {
 		return 0
 	}
-	width, _, err := term.GetSize(f.Fd())
+	width, _, err := term.GetSize(safe.Unwrap(w).(*os.File).Fd())
 	if err != nil {
 		return 0
 	}

@@ -115,7 +115,7 @@ func listContext(ctx context.Context, d contextDaemon, lf lsFlags, stderr io.Wri
 	marked := contextWriter{name: d.name, w: w}
 	var rj *rowJudge
 	if lf.verdict { // each context's own judge, with its credentials; no progress line (they run at once)
-		rj = quietRowJudge(d.judge(), stderr)
+		rj = newRowJudge(d.judge(), stderr, false)
 		defer rj.end()
 	}
 	notes, err := listRows(ctx, d.client, lf, journalIDs(d.run.getenv, d.c.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), &marked, rj)

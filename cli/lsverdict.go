@@ -94,19 +94,13 @@ func (rj *rowJudge) end() {
 }
 
 // newRowJudge is the judge of ls --verdict with j (the daemon's judge:
-// contextDaemon.judge); progress goes to stderr on a terminal.
-func newRowJudge(j *stream.Judge, stderr io.Writer) *rowJudge {
-	rj := quietRowJudge(j, stderr)
-	if isTerminal(stderr) {
+// contextDaemon.judge); with progress, its progress goes to stderr on a
+// terminal.
+func newRowJudge(j *stream.Judge, stderr io.Writer, progress bool) *rowJudge {
+	rj := &rowJudge{j: j, stderr: stderr, listing: j.NewListing(0)}
+	if progress && isTerminal(stderr) {
 		rj.progress = safe.Unwrap(stderr)
 	}
-	return rj
-}
-
-// quietRowJudge is a judge of ls --verdict with no progress line.
-func quietRowJudge(j *stream.Judge, stderr io.Writer) *rowJudge {
-	rj := &rowJudge{j: j, stderr: stderr}
-	rj.listing = rj.j.NewListing(0)
 	return rj
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -63,19 +64,10 @@ var outputModes = []string{"tui", "plain", "jsonl"}
 
 // check refuses a value aipwatch can check before any request.
 func (g *globalFlags) checkValues() error {
-	if g.output != "" && !oneOf(g.output, outputModes) {
+	if g.output != "" && !slices.Contains(outputModes, g.output) {
 		return output.UsageError(fmt.Sprintf("--output must be %s, not %q", strings.Join(outputModes, ", "), g.output))
 	}
 	return nil
-}
-
-func oneOf(s string, list []string) bool {
-	for _, v := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }
 
 // newRoot builds the tree for one invocation.

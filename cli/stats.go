@@ -52,7 +52,7 @@ over, and the tokens reported.`,
 func runStats(e *runEnv, o *options, lf lsFlags) int {
 	var judged []model.Judged
 	return runListing(e, o, lf, "stats", false, func(client *stream.Client) (rowWriter, *rowJudge) {
-		rj := newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr)
+		rj := newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true)
 		rj.judged = func(r *model.ActionRow, jg stream.Judgement) { // one at a time
 			judged = append(judged, jg.Judged(r))
 		}
