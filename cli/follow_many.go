@@ -151,14 +151,14 @@ type manyRun struct {
 // their lines go out whole, plain's tagged with the action's.
 func runManyLines(ctx context.Context, o *options, mode string, runners []stream.Runner, stdout, stderr io.Writer) int {
 	tags := o.tags()
-	mux := &lineMux{w: stdout}
+	var mu sync.Mutex // one line at a time
 	runs := make([]manyRun, len(runners))
 	var wg sync.WaitGroup
 	for i := range runners {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &tagged{mux: mux}
+			w := &tagged{mu: &mu, w: stdout}
 			if mode == "plain" {
 				w.tag = tags[i]
 			}
@@ -246,15 +246,11 @@ func tagLines(tag, s string) string {
 	return tag + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+tag) + "\n"
 }
 
-// lineMux writes whole lines of several writers to one, one at a time.
-type lineMux struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-// tagged is one action's writer: its lines go out whole, after its tag.
+// tagged is one action's writer into w, which several share: its lines go
+// out whole, one at a time (mu), after its tag.
 type tagged struct {
-	mux *lineMux
+	mu  *sync.Mutex
+	w   io.Writer
 	tag string
 	buf []byte
 }
@@ -280,8 +276,8 @@ func (t *tagged) flush() {
 }
 
 func (t *tagged) line(l []byte) {
-	t.mux.mu.Lock()
-	defer t.mux.mu.Unlock()
-	_, _ = io.WriteString(t.mux.w, t.tag)
-	_, _ = t.mux.w.Write(l)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, _ = io.WriteString(t.w, t.tag)
+	_, _ = t.w.Write(l)
 }

@@ -18,8 +18,8 @@ const helpWidth = 80
 const helpFlagCol = 26
 
 // demoHelp describes the demo scenarios for an operator, in the words of
-// what they show rather than how the simulator builds them (sim.Describe,
-// the fallback for a scenario missing here). A test keeps it complete.
+// what they show rather than how the simulator builds them (sim.Describe).
+// A test keeps it complete.
 var demoHelp = map[string]string{
 	"chat-tools":          "a Chat turn with two tools: verified (the default)",
 	"chat-length":         "a Chat turn cut by the output limit: partial",
@@ -134,11 +134,7 @@ Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
 // demoScenarios lists the scenarios named, each with what it shows.
 func demoScenarios(w io.Writer, names []string) {
 	for _, s := range names {
-		d := demoHelp[s]
-		if d == "" {
-			d = sim.Describe(s)
-		}
-		writeWrapped(w, fmt.Sprintf("  %-20s ", s), d, 23)
+		writeWrapped(w, fmt.Sprintf("  %-20s ", s), demoHelp[s], 23)
 	}
 }
 

@@ -382,36 +382,28 @@ func paced(cfg stream.Config) stream.Config {
 }
 
 // consoleDemo starts the console's simulated daemon when --demo=console
-// asks for it; stop ends it. ok is false when it could not start.
+// asks for it and points the run at it; stop ends it. ok is false when it
+// could not start (said on stderr).
 func consoleDemo(o *options, stderr io.Writer) (stop func(), ok bool) {
 	if o.demo != demoConsole {
 		return func() {}, true
 	}
-	f, err := startConsoleDemo(o)
+	f, err := sim.ConsoleFleet(1)
+	var u string
+	if err == nil {
+		if u, err = f.Start(); err != nil {
+			f.Close()
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
 		return nil, false
-	}
-	return f.Close, true
-}
-
-// startConsoleDemo runs the console's simulated daemon and points the run
-// at it.
-func startConsoleDemo(o *options) (*sim.Fleet, error) {
-	f, err := sim.ConsoleFleet(1)
-	if err != nil {
-		return nil, err
-	}
-	u, err := f.Start()
-	if err != nil {
-		f.Close()
-		return nil, err
 	}
 	o.local(u)
 	if !o.stallSet {
 		o.stallTimeout = demoStallTimeout
 	}
-	return f, nil
+	return f.Close, true
 }
 
 // journalIDs are the action IDs this machine's submission journal knows

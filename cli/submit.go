@@ -49,7 +49,7 @@ aipwatch prints the command that follows the same ID.`,
 		Example: `  aipwatch submit cap:hermes_agent:ops:chat_stream --input @request.json
   aipwatch submit --dry-run cap:hermes_agent:ops:responses_stream --input @-
   aipwatch submit --demo=responses-tools`,
-		Annotations: map[string]string{helpAfter: "submit-demos"},
+		Annotations: map[string]string{helpAfter: helpAfterSubmit},
 		Args:        cobra.ArbitraryArgs,
 	}
 	fs := c.Flags()
