@@ -124,19 +124,17 @@ func runManyTUI(ctx context.Context, o *options, e *runEnv, runners []stream.Run
 	} else if err != nil {
 		return fail(o, e.stdout, e.stderr, err)
 	}
-	runs := make([]manyRun, len(lives))
+	runs, tags := make([]manyRun, len(lives)), o.tags()
 	for i, l := range lives {
-		runs[i] = manyRun{a: l.Action(), err: l.Failure()}
-		if !runs[i].a.Settled() {
-			runs[i].a.Stop()
+		r := manyRun{a: l.Action(), err: l.Failure()}
+		if !r.a.Settled() {
+			r.a.Stop()
 		}
-	}
-	tags := o.tags()
-	for i, r := range runs {
 		if r.err != nil {
 			fmt.Fprintf(e.stderr, "aipwatch: error: %s%s\n", tags[i], safe.Line(r.err.Error()))
 		}
 		fmt.Fprint(e.stdout, tagLines(tags[i], output.ClosingLines(r.a, o.redact, true)))
+		runs[i] = r
 	}
 	return o.manyExit(runs, e.stdout)
 }

@@ -45,6 +45,9 @@ type lsFlags struct {
 	verdictArg string
 	keep       []string
 	demo       string
+	// context is the context whose daemon is read (ls --all-contexts),
+	// marked on each of its rows.
+	context string
 }
 
 // defaultListLimit is how many rows ls prints without --limit, --since or
@@ -252,6 +255,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 			break
 		}
 		row := model.RowOf(&st)
+		row.Context = lf.context
 		if lf.since > 0 && row.UpdatedAt.Before(cutoff) {
 			break
 		}
@@ -269,7 +273,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 			for _, id := range journalIDs {
 				if !mine[id] {
 					mine[id] = true
-					batch = append(batch, model.ActionRow{ActionID: id, Journal: true})
+					batch = append(batch, model.ActionRow{ActionID: id, Journal: true, Context: lf.context})
 				}
 			}
 		}

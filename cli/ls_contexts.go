@@ -107,18 +107,18 @@ func (s *rowSink) Add(rows []model.ActionRow) error {
 }
 
 // listContext lists one context's daemon into w, each row marked with the
-// context's name.
+// context's name (lsFlags.context).
 func listContext(ctx context.Context, d contextDaemon, lf lsFlags, stderr io.Writer, w rowWriter) ([]string, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	marked := contextWriter{name: d.name, w: w}
+	lf.context = d.name
 	var rj *rowJudge
 	if lf.verdict { // each context's own judge, with its credentials; no progress line (they run at once)
 		rj = newRowJudge(d.judge(), stderr, false)
 		defer rj.end()
 	}
-	notes, err := listRows(ctx, d.client, lf, journalIDs(d.run.getenv, d.c.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), &marked, rj)
+	notes, err := listRows(ctx, d.client, lf, journalIDs(d.run.getenv, d.c.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), w, rj)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within 2m (%w)", err)
 	}
@@ -128,19 +128,6 @@ func listContext(ctx context.Context, d contextDaemon, lf lsFlags, stderr io.Wri
 // rowWriter takes a batch of rows (output.ListWriter, or rowSink).
 type rowWriter interface {
 	Add(rows []model.ActionRow) error
-}
-
-// contextWriter marks each row with its context.
-type contextWriter struct {
-	name string
-	w    rowWriter
-}
-
-func (c *contextWriter) Add(rows []model.ActionRow) error {
-	for i := range rows {
-		rows[i].Context = c.name
-	}
-	return c.w.Add(rows)
 }
 
 // mostRecent keeps the n most recent action rows of rows (newest first),
