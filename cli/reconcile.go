@@ -198,19 +198,11 @@ func printReconcile(o *options, jsonl bool, stdout io.Writer, a *model.Action, r
 		return
 	}
 	fmt.Fprint(stdout, output.VerdictLine(a))
-	status := r.StoredStatus
-	if status == "" {
-		status = "no answer"
-	}
-	fmt.Fprintf(stdout, "stored: %s (%s of %s by %s; the verdict above is unchanged)\n", status, r.Op, r.Shown(o.redact), r.ActionID)
+	fmt.Fprintf(stdout, "stored: %s (%s of %s by %s; the verdict above is unchanged)\n", r.Status(), r.Op, r.Shown(o.redact), r.ActionID)
 	fmt.Fprintf(stdout, "stored: %s\n", r.Meaning)
 }
 
 func reconcileMarkdown(o *options, r reconcile.Result) string {
-	status := r.StoredStatus
-	if status == "" {
-		status = "no answer"
-	}
 	target := safe.MDCode(r.Target)
 	if o.redact {
 		target = safe.MDInline(safe.Masked)
@@ -218,5 +210,5 @@ func reconcileMarkdown(o *options, r reconcile.Result) string {
 	// Untrusted parts (the meaning can quote aipd's message) go through
 	// the export's Markdown route (design §5).
 	return safe.MDSprintf("\n## Reconciled\n\n- stored status: **%s** (%s of %s, read by %s; the verdict is unchanged)\n- %s\n",
-		status, r.Op, target, safe.MDCode(r.ActionID), r.Meaning).String()
+		r.Status(), r.Op, target, safe.MDCode(r.ActionID), r.Meaning).String()
 }
