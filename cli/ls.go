@@ -154,13 +154,24 @@ func runList(e *runEnv, o *options, lf lsFlags) int {
 // (nil: none) once the client is made; done ends the output.
 func runListing(e *runEnv, o *options, lf lsFlags, cmd string, journal bool,
 	setup func(*stream.Client) (rowWriter, *rowJudge), done func() error) int {
-	client, stop, code := openList(e, o)
-	if client == nil {
-		return code
+	stop, ok := consoleDemo(o, e.stderr)
+	if !ok {
+		return model.ExitError
 	}
 	defer stop()
-	ctx, cancel := listContextFor(lf)
+	client, err := o.daemon(e.stderr)
+	if err != nil {
+		return fail(o, e.stdout, e.stderr, err)
+	}
+	// A bounded listing's reads: two minutes (the reviews of --verdict
+	// have their own bound: stream.Listing).
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if lf.limit > 0 {
+		var cancelBound context.CancelFunc
+		ctx, cancelBound = context.WithTimeout(ctx, listBound)
+		defer cancelBound()
+	}
 	w, rj := setup(client)
 	var ids []string
 	if journal {
@@ -193,30 +204,9 @@ func listOptions(e *runEnv, g *globalFlags, demo string) (*options, error) {
 	return o, o.check()
 }
 
-// openList starts the --demo daemon when asked and makes the client of
-// the daemon ls (and stats) lists; a nil client with the exit code when it
-// cannot (said on stderr).
-func openList(e *runEnv, o *options) (*stream.Client, func(), int) {
-	stop, ok := consoleDemo(o, e.stderr)
-	if !ok {
-		return nil, nil, model.ExitError
-	}
-	client, err := o.daemon(e.stderr)
-	if err != nil {
-		stop()
-		return nil, nil, fail(o, e.stdout, e.stderr, err)
-	}
-	return client, stop, 0
-}
-
-// listContextFor bounds a bounded listing's reads to two minutes (the
-// reviews of --verdict have their own bound: stream.Listing).
-func listContextFor(lf lsFlags) (context.Context, context.CancelFunc) {
-	if lf.limit > 0 {
-		return context.WithTimeout(context.Background(), 2*time.Minute)
-	}
-	return context.WithCancel(context.Background())
-}
+// listBound bounds the reads of a bounded listing (the default 100,
+// --limit, --since), of each daemon's of ls --all-contexts too.
+const listBound = 2 * time.Minute
 
 // listRows prints the rows ls asked for, newest first, a page at a time
 // (memory flat in the list's length: design §7), and returns the notes of

@@ -91,7 +91,7 @@ type contextRows struct {
 // readContexts reads every context at once, each within two minutes.
 func readContexts(daemons []contextDaemon, lf lsFlags, stderr io.Writer) []contextRows {
 	out := make([]contextRows, len(daemons))
-	multiOf(daemons).Each(context.Background(), 2*time.Minute, func(ctx context.Context, i int, _ stream.MultiSource) {
+	multiOf(daemons).Each(context.Background(), listBound, func(ctx context.Context, i int, _ stream.MultiSource) {
 		out[i].name = daemons[i].name
 		out[i].notes, out[i].err = listContext(ctx, daemons[i], lf, stderr, (*rowSink)(&out[i].rows))
 	})
