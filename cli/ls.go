@@ -81,19 +81,28 @@ action appears only once it has settled).`,
 	fs.StringVar(&lf.demo, "demo", "", "list the actions of the `console` demo's simulated daemon")
 	fs.Lookup("demo").NoOptDefVal = demoConsole
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
-		if err := lf.check(c.Flags()); err != nil {
-			return err
-		}
-		if lf.contexts {
-			return e.exit(listAllContexts(e, g, lf))
-		}
-		o, err := listOptions(e, g, lf.demo)
-		if err != nil {
-			return err
-		}
-		return e.exit(runList(e, o, lf))
+		return lf.run(c, e, g, func(o *options) int { return runList(e, o, lf) })
 	})
 	return c
+}
+
+// run checks lf, then lists: every context's daemon for --all-contexts,
+// else the one daemon the run names (ls, stats: list), whose options are
+// checked before any request.
+func (lf *lsFlags) run(c *cobra.Command, e *runEnv, g *globalFlags, list func(*options) int) error {
+	if err := lf.check(c.Flags()); err != nil {
+		return err
+	}
+	if lf.contexts {
+		return e.exit(listAllContexts(e, g, *lf))
+	}
+	o := &options{globalFlags: *g, getenv: e.getenv}
+	o.demo = lf.demo
+	o.conn = newConn(g.cf, lf.demo == "", e.getenv)
+	if err := o.check(); err != nil {
+		return err
+	}
+	return e.exit(list(o))
 }
 
 // check refuses what ls cannot do, before any request.
@@ -193,15 +202,6 @@ func runListing(e *runEnv, o *options, lf lsFlags, cmd string, journal bool,
 		return code
 	}
 	return 0
-}
-
-// listOptions are the options of a listing of one daemon (ls, stats),
-// checked before any request.
-func listOptions(e *runEnv, g *globalFlags, demo string) (*options, error) {
-	o := &options{globalFlags: *g, getenv: e.getenv}
-	o.demo = demo
-	o.conn = newConn(g.cf, demo == "", e.getenv)
-	return o, o.check()
 }
 
 // listBound bounds the reads of a bounded listing (the default 100,

@@ -63,18 +63,13 @@ func (rj *rowJudge) judgeRows(_ context.Context, batch []model.ActionRow) {
 				rj.judged(&batch[i], jg)
 			}
 			rj.done++
-			rj.say()
+			if rj.progress != nil { // over the last one
+				fmt.Fprintf(rj.progress, "\rjudging %d of %d…", rj.done, rj.total)
+			}
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
-}
-
-// say writes the progress line over the last one.
-func (rj *rowJudge) say() {
-	if rj.progress != nil {
-		fmt.Fprintf(rj.progress, "\rjudging %d of %d…", rj.done, rj.total)
-	}
 }
 
 // end clears the progress line and names the rows the listing's bound

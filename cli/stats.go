@@ -36,14 +36,7 @@ over, and the tokens reported.`,
 	fs.Lookup("demo").NoOptDefVal = demoConsole
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
 		lf.verdictArg = verdictAll // every settled row judged
-		if err := lf.check(c.Flags()); err != nil {
-			return err
-		}
-		o, err := listOptions(e, g, lf.demo)
-		if err != nil {
-			return err
-		}
-		return e.exit(runStats(e, o, lf))
+		return lf.run(c, e, g, func(o *options) int { return runStats(e, o, lf) })
 	})
 	return c
 }
