@@ -89,9 +89,10 @@ func addReviewFlags(fs *pflag.FlagSet, r *runFlags) {
 	fs.DurationVar(&r.stallTimeout, "stall-timeout", stream.DefaultStallTimeout, "how long an action with chunks but no record or result may show no new chunk before it is reported unsettled (`D`, default "+stream.DefaultStallTimeout.String()+")")
 }
 
-// addDemoFlag adds --demo with the command's own meaning.
-func addDemoFlag(fs *pflag.FlagSet, r *runFlags, usage, def string) {
-	fs.StringVar(&r.demo, "demo", "", usage)
+// addDemoFlag adds --demo with the command's own meaning and its scenario
+// when given bare.
+func addDemoFlag(fs *pflag.FlagSet, demo *string, usage, def string) {
+	fs.StringVar(demo, "demo", "", usage)
 	fs.Lookup("demo").NoOptDefVal = def
 }
 

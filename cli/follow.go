@@ -35,7 +35,7 @@ func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 	fs := root.Flags()
 	fs.StringVar(&o.cursor, "cursor", "", "start from this `CURSOR` (the one a detached run printed)")
 	addRunFlags(fs, &o.runFlags)
-	addDemoFlag(fs, &o.runFlags, "follow a scripted action on the built-in simulator (`SCENARIO`s below; default chat-tools)", "chat-tools")
+	addDemoFlag(fs, &o.demo, "follow a scripted action on the built-in simulator (`SCENARIO`s below; default chat-tools)", "chat-tools")
 	fs.StringVar(&o.replay, "replay", "", "review a recording `FILE` made with --record, with no network")
 	fs.Float64Var(&o.speed, "speed", 0, "with --replay: recorded time divided by `N` (default 0: instant)")
 	fs.StringVar(&o.notifyOn, "notify-on", "", "the console: ring and notify when any action settles with one of these `VERDICTS` (failed,incomplete,partial); a burst is one notification (default: the context's notify_on)")

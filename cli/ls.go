@@ -78,8 +78,7 @@ action appears only once it has settled).`,
 	fs.BoolVar(&lf.all, "all", false, "every action of the daemon's list, newest first, printed page by page as it is read (on a daemon with a long history: one request per 1,000 rows)")
 	fs.StringVar(&lf.verdictArg, "verdict", "", "judge each settled row printed and show its verdict (a review of each: its whole log, at most 4 at once); =`VERDICTS` (failed,incomplete) keeps only the rows judged so")
 	fs.Lookup("verdict").NoOptDefVal = verdictAll
-	fs.StringVar(&lf.demo, "demo", "", "list the actions of the `console` demo's simulated daemon")
-	fs.Lookup("demo").NoOptDefVal = demoConsole
+	addDemoFlag(fs, &lf.demo, "list the actions of the `console` demo's simulated daemon", demoConsole)
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
 		return lf.run(c, e, g, func(o *options) int { return runList(e, o, lf) })
 	})

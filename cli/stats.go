@@ -32,8 +32,7 @@ over, and the tokens reported.`,
 	fs.SortFlags = false
 	fs.IntVar(&lf.limit, "limit", defaultListLimit, "the `N` most recently updated actions (default 100; with --since: at most N)")
 	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h), all of them unless --limit is given")
-	fs.StringVar(&lf.demo, "demo", "", "the figures of the `console` demo's simulated daemon")
-	fs.Lookup("demo").NoOptDefVal = demoConsole
+	addDemoFlag(fs, &lf.demo, "the figures of the `console` demo's simulated daemon", demoConsole)
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
 		lf.verdictArg = verdictAll // every settled row judged
 		return lf.run(c, e, g, func(o *options) int { return runStats(e, o, lf) })

@@ -60,7 +60,7 @@ aipwatch prints the command that follows the same ID.`,
 	fs.StringVar(&so.mode, "mode", submit.ModeAsync, "`MODE`: async (aipd keeps a record at once; the action outlives this terminal) or sync (the guide's action call)")
 	fs.BoolVar(&so.dryRun, "dry-run", false, "check the input and print the envelope that would be sent; send nothing, write no journal")
 	addRunFlags(fs, &o.runFlags)
-	addDemoFlag(fs, &o.runFlags, "submit a scripted action to the built-in simulator and follow it (`SCENARIO`s below; default chat-tools)", "chat-tools")
+	addDemoFlag(fs, &o.demo, "submit a scripted action to the built-in simulator and follow it (`SCENARIO`s below; default chat-tools)", "chat-tools")
 	c.RunE = versioned(e, g, func(c *cobra.Command, args []string) error {
 		o.globalFlags = *g
 		if err := o.checkRun(c.Flags()); err != nil {
