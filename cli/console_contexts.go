@@ -77,28 +77,26 @@ func multiOf(daemons []contextDaemon) *stream.Multi {
 // reads.
 func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, stderr io.Writer) int {
 	multi := multiOf(daemons)
-	byName := map[string]contextDaemon{}
+	reached := map[string]contextDaemon{} // the daemons with a client
 	judges := map[string]console.Judge{}
 	names := make([]string, 0, len(daemons))
 	for _, d := range daemons {
 		if d.client != nil {
-			// The VERDICT column's reviews, on the row's own daemon.
-			judges[d.name] = d.judge()
+			reached[d.name] = d
+			judges[d.name] = d.judge() // the VERDICT column's reviews, on the row's own daemon
 		}
-		byName[d.name] = d
 		names = append(names, d.name)
 	}
 	co := consoleOptions(o)
 	co.Daemon, co.Contexts = multi, names
 	co.FollowIn = func(name, id string) stream.Runner {
-		d, ok := byName[name]
-		if !ok || d.client == nil {
-			return nil
+		if d, ok := reached[name]; ok {
+			return d.follow(id)
 		}
-		return d.follow(id)
+		return nil
 	}
 	co.ReconcileIn = func(name string) ui.ReconcileFunc {
-		if d, ok := byName[name]; ok && d.client != nil {
+		if d, ok := reached[name]; ok {
 			return reconcilerFor(d.run, d.c)
 		}
 		return nil

@@ -68,11 +68,9 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 		}
 		return unknownVerb(c.Root(), args[0])
 	}
-	switch {
-	case len(args) == 1:
+	o.actionID = getenv("AIP_ACTION_ID")
+	if len(args) == 1 {
 		o.actionID = args[0]
-	default:
-		o.actionID = getenv("AIP_ACTION_ID")
 	}
 	if err := o.checkNotifyOn(c.Flags(), args); err != nil {
 		return err
