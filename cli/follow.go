@@ -58,9 +58,11 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 	if err := o.checkRun(c.Flags()); err != nil {
 		return err
 	}
-	if len(args) > 0 && isTarget(args[0]) && (len(args) > 1 || strings.Contains(args[0], "/")) {
-		// Several actions, or one of another context (design §12).
-		return o.resolveMany(args, getenv)
+	if len(args) > 1 || (len(args) == 1 && strings.Contains(args[0], "/")) {
+		if _, _, ok := contextTarget(args[0]); ok || strings.HasPrefix(args[0], "act_") {
+			// Several actions, or one of another context (design §12).
+			return o.resolveMany(args, getenv)
+		}
 	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "act_") {
 		if o.demo != "" && slices.Contains(rootDemos(), args[0]) {
@@ -355,7 +357,12 @@ func exitCode(o *options, a *model.Action, w io.Writer) int {
 // plain once the alt screen is gone.
 func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
 	uo := liveOptions(o, isTTY)
-	uo.ActionID, uo.Backend, uo.AutoCancel, uo.Resume = o.actionID, client, o.cancel, tuiResume(o)
+	uo.ActionID, uo.Backend, uo.AutoCancel = o.actionID, client, o.cancel
+	if o.demo == "" && o.replay == "" {
+		// The resume command the help shows: none for a demo (its simulator
+		// dies with aipwatch) or a replay (nothing is running).
+		uo.Resume = func(cursor string) string { return resumeCommand(o, cursor) }
+	}
 	uo.Input, uo.Output, uo.ExportPath, uo.Replay = stdin, safe.Unwrap(stdout), o.export, o.replay != ""
 	uo.Reconcile, uo.Session = reconcilerFor(o, &o.conn), o.session // R (reconcile.go)
 	a, err := ui.Run(ctx, uo)
@@ -392,15 +399,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// tuiResume is the resume command the TUI's help shows: none for a demo
-// (its simulator dies with aipwatch) or a replay (nothing is running).
-func tuiResume(o *options) func(string) string {
-	if o.demo != "" || o.replay != "" {
-		return nil
-	}
-	return func(cursor string) string { return resumeCommand(o, cursor) }
 }
 
 // fail reports an error that stops aipwatch before or outside a run.

@@ -35,13 +35,6 @@ func contextTarget(word string) (name, id string, ok bool) {
 	return name, id, ok && name != "" && strings.HasPrefix(id, "act_")
 }
 
-// isTarget: the word names an action, of the run's daemon or another
-// context's.
-func isTarget(word string) bool {
-	_, _, ok := contextTarget(word)
-	return ok || strings.HasPrefix(word, "act_")
-}
-
 // resolveMany checks the words of several actions (or one of another
 // context) and decides each one's daemon: every mistake is a usage error
 // before any request.

@@ -83,8 +83,13 @@ func notifyLines(o *options, a *model.Action, stdout, stderr io.Writer, terminal
 	if !o.notify || a == nil || !a.Settled() {
 		return
 	}
-	w := notifyTo(stdout, stderr, terminal)
-	if w == nil {
+	var w io.Writer
+	switch {
+	case terminal(stdout):
+		w = stdout
+	case terminal(stderr):
+		w = stderr
+	default:
 		return
 	}
 	if sw, ok := w.(*safe.Writer); ok {
@@ -98,16 +103,6 @@ func notifyLines(o *options, a *model.Action, stdout, stderr io.Writer, terminal
 	if hint != "" {
 		fmt.Fprintln(stderr, "aipwatch: "+hint)
 	}
-}
-
-// notifyTo is the first of stdout and stderr that is a terminal, or nil.
-func notifyTo(stdout, stderr io.Writer, terminal func(io.Writer) bool) io.Writer {
-	for _, w := range []io.Writer{stdout, stderr} {
-		if terminal(w) {
-			return w
-		}
-	}
-	return nil
 }
 
 // checkNotifyOn reads --notify-on (design §13): verdict words
