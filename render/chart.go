@@ -80,7 +80,9 @@ type Bar struct {
 
 // BarGroups draws groups of bars as two rows of the same width: the bars,
 // a cell each with no space inside a group and one between groups, and
-// under each bar its letter. Every bar is on one scale, as Spark's. The
+// under each bar its letter. Every bar is on one scale, as Spark's, but a
+// bar of zero is no bar (a blank over its letter): a minute where nothing
+// settled reads empty, not as a row of baselines. The
 // groups that do not fit in width are left out whole, the first ones
 // first (the oldest, when groups are minutes). With colour a bar is drawn
 // in its word's colour (BadgeColor); the letters are never coloured.
@@ -111,7 +113,7 @@ func (st *Styles) BarGroups(groups [][]Bar, width int) (bars, letters string) {
 			l.WriteByte(' ')
 		}
 		for _, br := range g {
-			cell := string(glyph(br.Value, top))
+			cell := string(barGlyph(br.Value, top))
 			if st.Color && cell != string(noData) {
 				cell = ansi.Style{}.ForegroundColor(ansi.BasicColor(uint8(BadgeColor(br.Word)))).Styled(cell) //nolint:gosec // BadgeColor is 0–15
 			}
@@ -120,6 +122,14 @@ func (st *Styles) BarGroups(groups [][]Bar, width int) (bars, letters string) {
 		}
 	}
 	return b.String(), l.String()
+}
+
+// barGlyph is a bar's cell: glyph's, but blank at zero and below.
+func barGlyph(v, top float64) rune {
+	if v <= 0 {
+		return ' '
+	}
+	return glyph(v, top)
 }
 
 // printable is c when it is a printable ASCII letter or sign, else '?':
