@@ -58,9 +58,7 @@ func benchSplit(b *testing.B, panes, perSecond int) {
 	at := now
 	for i, p := range s.Panes() {
 		feeds[i] = &feed{tb: b, id: opts[i].ActionID}
-		p.Update(stream.StatusMsg{Status: model.ActionStatus{ActionID: opts[i].ActionID, CapabilityID: "hermes_agent.chat_stream", State: "streaming"}})
-		p.Update(stream.ConnectedMsg{Attempt: 1})
-		p.Update(stream.BatchMsg{Chunks: []model.StreamChunk{feeds[i].role()}, At: at})
+		feeds[i].start(p, at)
 	}
 	_ = s.View(240, 60)
 	// The batches, made before the clock runs: one a pane a tick.
@@ -129,6 +127,18 @@ func (f *feed) decode(raw []byte) model.StreamChunk {
 		f.tb.Fatal(err)
 	}
 	return c
+}
+
+// start makes p's action a streaming Chat turn: its status, the
+// connection, the role chunk and a delta for each of words.
+func (f *feed) start(p *ui.Live, at time.Time, words ...string) {
+	p.Update(stream.StatusMsg{Status: model.ActionStatus{ActionID: f.id, CapabilityID: "hermes_agent.chat_stream", State: "streaming"}})
+	p.Update(stream.ConnectedMsg{Attempt: 1})
+	chunks := []model.StreamChunk{f.role()}
+	for _, w := range words {
+		chunks = append(chunks, f.delta(w))
+	}
+	p.Update(stream.BatchMsg{Chunks: chunks, At: at})
 }
 
 func (f *feed) role() model.StreamChunk { return f.decode(benchgen.Chat(f.id, 4)[0]) }

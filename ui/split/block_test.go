@@ -39,9 +39,7 @@ func newPaneBench(t *testing.T, n, w, h int) *paneBench {
 	for i, p := range pb.s.Panes() {
 		f := &feed{tb: t, id: opts[i].ActionID}
 		pb.feeds = append(pb.feeds, f)
-		p.Update(stream.StatusMsg{Status: model.ActionStatus{ActionID: f.id, CapabilityID: "hermes_agent.chat_stream", State: "streaming"}})
-		p.Update(stream.ConnectedMsg{Attempt: 1})
-		p.Update(stream.BatchMsg{Chunks: []model.StreamChunk{f.role(), f.delta("first words ")}, At: pb.now})
+		f.start(p, pb.now, "first words ")
 	}
 	return pb
 }
