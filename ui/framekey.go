@@ -5,9 +5,10 @@ import "time"
 // FrameKey is everything a live view's frame depends on: its state as of
 // its last change (every Update, resize and host call that changes it
 // counts one), its size, and the clock in the steps its screen shows time
-// in. Two frames drawn under one key are the same, so a host that draws
-// several views (the split view's panes, design §12) keeps a view's block
-// and draws it again only when the key changed.
+// in. Two frames drawn under one key differ at most in the time they
+// show, by less than a step (clockStep), so a host that draws several
+// views (the split view's panes, design §12) keeps a view's block and
+// draws it again only when the key changed.
 type FrameKey struct {
 	version       uint64
 	width, height int
