@@ -345,10 +345,17 @@ func exitCode(o *options, a *model.Action, w io.Writer) int {
 	return v.ExitCode
 }
 
+// colorless says the TUI draws without colour: --no-color, $NO_COLOR, or
+// an output that is no terminal (the one rule for every TUI: one action,
+// the split view, the console).
+func (o *options) colorless(isTTY bool) bool {
+	return o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
+}
+
 // runTUI runs the live interface, then prints the same closing lines as
 // plain once the alt screen is gone.
 func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
-	noColor := o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
+	noColor := o.colorless(isTTY)
 	note, noteHint := notification(o, isTTY)
 	a, err := ui.Run(ctx, ui.Options{
 		ActionID:     o.actionID,

@@ -349,7 +349,7 @@ func consoleOptions(o *options) console.Options {
 		NotifyOnBytes: func(text string) string { return output.NotifyOnBytes(text, route) },
 		NotifyHint:    hint,
 		Redact:        o.redact,
-		NoColor:       o.noColor || os.Getenv("NO_COLOR") != "",
+		NoColor:       o.colorless(true), // the console runs on a terminal only
 		CancelReason:  o.reason,
 		Version:       versionString(),
 	}
