@@ -259,11 +259,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*
 		}
 		if rec != nil {
 			if a != nil {
-				v := a.Record()
-				if o.redact {
-					v = output.RedactRecord(v)
-				}
-				rec.Verdict(v)
+				rec.Verdict(output.RecordOf(a, o.redact))
 			}
 			if err := rec.Close(); err != nil {
 				errs = append(errs, err)
