@@ -123,13 +123,10 @@ var stateFilters = []struct {
 }{
 	{"all", nil, nil},
 	{"live", []string{model.StateQueued, model.StateRunning, model.StateStreaming, model.StatePendingApproval}, nil},
-	{"settled", settledStates, nil},
-	{"failed", settledStates, func(w string) bool { return w == model.VerdictFailed }},
-	{"unverified", settledStates, func(w string) bool { return w != model.VerdictVerified }},
+	{"settled", model.SettledStates, nil},
+	{"failed", model.SettledStates, func(w string) bool { return w == model.VerdictFailed }},
+	{"unverified", model.SettledStates, func(w string) bool { return w != model.VerdictVerified }},
 }
-
-// settledStates are the AIP states of a settled action.
-var settledStates = []string{model.StateCompleted, model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}
 
 // Console messages.
 type (
