@@ -88,7 +88,7 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 		return contextNames(e.getenv), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = root.RegisterFlagCompletionFunc("output", words(outputModes))
-	_ = root.RegisterFlagCompletionFunc("demo", words(append(sim.Scenarios(), demoConsole, demoFleet)))
+	_ = root.RegisterFlagCompletionFunc("demo", words(rootDemos()))
 	ids := func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp // one ACTION_ID

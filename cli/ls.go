@@ -282,7 +282,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 // runConsole opens the live console (no ACTION_ID on a terminal).
 func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 	if !isTerminal(stdout) || (o.output != "" && o.output != "tui") {
-		if o.demo == demoConsole || o.demo == demoFleet {
+		if isConsoleDemo(o.demo) {
 			fmt.Fprintf(stderr, "aipwatch: --demo=%s is the console, which needs a terminal (no --output plain or jsonl); for lines: aipwatch ls --demo\n", o.demo)
 		} else {
 			fmt.Fprintln(stderr, "aipwatch: no ACTION_ID given (argument or $AIP_ACTION_ID); `aipwatch ls` lists the actions, and on a terminal `aipwatch` alone opens the console")
