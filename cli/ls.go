@@ -158,6 +158,9 @@ func runListing(e *runEnv, o *options, lf lsFlags, cmd string, journal bool,
 	ctx, cancel := listContextFor(lf)
 	defer cancel()
 	w, rj := setup(client)
+	if rj != nil {
+		rj.cmd = cmd
+	}
 	var ids []string
 	if journal {
 		ids = journalIDs(e.getenv, o.url, func(ws []string) { warnJournal(e.stderr, "aipwatch "+cmd, ws) })
