@@ -109,6 +109,8 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 	switch {
 	case lf.demo != "" && lf.demo != demoConsole:
 		return output.UsageError("ls --demo lists the console demo's daemon: --demo or --demo=" + demoConsole)
+	case lf.limit <= 0 && fs.Lookup("all") == nil: // stats: no --all
+		return output.UsageError("--limit takes a number of actions above 0 (all within a span: --since D)")
 	case lf.limit <= 0:
 		return output.UsageError("--limit takes a number of actions above 0 (every action: --all)")
 	case lf.all && limitSet:

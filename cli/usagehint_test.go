@@ -19,3 +19,14 @@ func TestUnknownDemoNamesEveryScenario(t *testing.T) {
 		}
 	}
 }
+
+// A usage error offers only what the command takes: stats has no --all.
+func TestLimitZeroOffersWhatTheCommandTakes(t *testing.T) {
+	for cmd, want := range map[string]string{"ls": "--all", "stats": "--since"} {
+		code, out, errOut := runCLI(t, cmd, "--limit", "0")
+		wantExit(t, code, model.ExitUsage, out, errOut)
+		if !strings.Contains(errOut, want) || (cmd == "stats" && strings.Contains(errOut, "--all")) {
+			t.Errorf("%s --limit 0: %q, want a hint of %s only", cmd, errOut, want)
+		}
+	}
+}
