@@ -419,13 +419,17 @@ func startConsoleDemo(o *options) (*sim.Fleet, error) {
 }
 
 // journalIDs are the action IDs this machine's submission journal knows
-// for the daemon at baseURL: its submissions and reconcile reads (
-// journal/). An entry made against another daemon (another host or port,
-// a demo's simulator long gone) names an action this one does not have:
-// its row would be empty. getenv is the run's, for the journal's path;
-// warn, when set, gets what the read has to say (a refused journal, the
-// entries skipped).
+// for the daemon at baseURL (journalIDsIn of readJournal). getenv is the
+// run's, for the journal's path; warn, when set, gets what the read has to
+// say (a refused journal, the entries skipped).
 func journalIDs(getenv func(string) string, baseURL string, warn func([]string)) []string {
+	return journalIDsIn(readJournal(getenv, warn), baseURL)
+}
+
+// readJournal reads this machine's submission journal (journal/), nil
+// when there is none or it cannot be read; warn, when set, gets what the
+// read has to say. A listing of several daemons reads it once.
+func readJournal(getenv func(string) string, warn func([]string)) []journal.Entry {
 	path, err := journal.Path(getenv)
 	if err != nil {
 		return nil
@@ -440,10 +444,18 @@ func journalIDs(getenv func(string) string, baseURL string, warn func([]string))
 	if err != nil {
 		return nil
 	}
+	return l.Entries
+}
+
+// journalIDsIn are the action IDs of entries, submissions and reconcile
+// reads, made against the daemon at baseURL. An entry made against
+// another daemon (another host or port, a demo's simulator long gone)
+// names an action this one does not have: its row would be empty.
+func journalIDsIn(entries []journal.Entry, baseURL string) []string {
 	daemon := journal.SameDaemon(baseURL)
 	seen := map[string]bool{}
 	var ids []string
-	for _, e := range l.Entries {
+	for _, e := range entries {
 		if (e.Kind == journal.KindSubmit || e.Kind == journal.KindReconcile) && !seen[e.ActionID] && daemon(e.BaseURL) {
 			seen[e.ActionID] = true
 			ids = append(ids, e.ActionID)
