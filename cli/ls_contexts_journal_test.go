@@ -15,19 +15,7 @@ import (
 // what it has to say (a torn line) is said once, and each context's rows
 // are marked from the entries made against its own daemon only.
 func TestListAllContextsReadsTheJournalOnce(t *testing.T) {
-	var urls []string
-	for range 2 {
-		fl, err := sim.ConsoleFleet(1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, err := fl.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(fl.Close)
-		urls = append(urls, u)
-	}
+	urls := consoleDaemons(t, 2)
 	f := newContextFixture(t, fmt.Sprintf("[contexts.east]\nurl = %q\n[contexts.west]\nurl = %q\n", urls[0], urls[1]))
 	f.write(t, filepath.Join("aipwatch", journal.FileName), `{"kind":"submit","action_id":"act_torn","base_ur`+"\n"+
 		`{"kind":"submit","action_id":"act_sim_console_done_chat_error","base_url":"`+urls[1]+`"}`+"\n")
@@ -55,4 +43,24 @@ func TestListAllContextsReadsTheJournalOnce(t *testing.T) {
 	if len(marked) != 1 || !marked["west/act_sim_console_done_chat_error"] {
 		t.Errorf("journal marks %v, want west's row alone", marked)
 	}
+}
+
+// consoleDaemons starts n simulated daemons of the console demo's actions
+// (the same IDs on each) and returns their URLs.
+func consoleDaemons(t *testing.T, n int) []string {
+	t.Helper()
+	var urls []string
+	for range n {
+		fl, err := sim.ConsoleFleet(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := fl.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(fl.Close)
+		urls = append(urls, u)
+	}
+	return urls
 }
