@@ -90,7 +90,7 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 		return contextNames(e.getenv), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = root.RegisterFlagCompletionFunc("output", words(outputModes))
-	_ = root.RegisterFlagCompletionFunc("demo", words(append(sim.Scenarios(), demoConsole, demoFleet)))
+	_ = root.RegisterFlagCompletionFunc("demo", words(rootDemos()))
 	// ids completes up to most action IDs, never one already given.
 	ids := func(most int) cobra.CompletionFunc {
 		return func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,14 +111,17 @@ func (r *runFlags) checkRun(fs *pflag.FlagSet) error {
 	return nil
 }
 
-func knownScenario(name string) bool {
-	for _, s := range sim.Scenarios() {
-		if s == name {
-			return true
-		}
-	}
-	return false
-}
+// knownScenario: name is one of the simulator's scenarios (submit's
+// --demo).
+func knownScenario(name string) bool { return slices.Contains(sim.Scenarios(), name) }
+
+// rootDemos are the root's --demo scenarios: the simulator's, then the
+// console's two (isConsoleDemo), in the order help and completion offer
+// them.
+func rootDemos() []string { return append(sim.Scenarios(), demoConsole, demoFleet) }
+
+// isConsoleDemo: the --demo scenario opens the console.
+func isConsoleDemo(name string) bool { return name == demoConsole || name == demoFleet }
 
 // checkURL enforces the transport rule of design §1: plain http:// only
 // to a loopback host unless --allow-insecure-http.

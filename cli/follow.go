@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +63,7 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 		return o.resolveMany(args, getenv)
 	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "act_") {
-		if o.demo != "" && (knownScenario(args[0]) || args[0] == demoConsole || args[0] == demoFleet) {
+		if o.demo != "" && slices.Contains(rootDemos(), args[0]) {
 			return output.UsageError(fmt.Sprintf("--demo follows its own action: give no ACTION_ID (for the %s scenario: --demo=%s)", args[0], args[0]))
 		}
 		return unknownVerb(c.Root(), args[0])
@@ -97,8 +98,8 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 		return nil
 	}
 	if o.demo != "" {
-		if !knownScenario(o.demo) && o.demo != demoConsole && o.demo != demoFleet {
-			return output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
+		if !slices.Contains(rootDemos(), o.demo) {
+			return output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(rootDemos(), ", ")))
 		}
 		if len(args) == 1 {
 			return output.UsageError("--demo follows its own action: give no ACTION_ID")
@@ -132,7 +133,7 @@ func runFollow(o *options, e *runEnv) (code int) {
 	ctx, stop := detachContext()
 	defer stop()
 
-	if o.console || o.demo == demoConsole || o.demo == demoFleet {
+	if o.console || isConsoleDemo(o.demo) {
 		return runConsole(ctx, o, stdout, stderr)
 	}
 	if len(o.targets) > 0 { // several actions (follow_many.go)
@@ -259,11 +260,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*
 		}
 		if rec != nil {
 			if a != nil {
-				v := a.Record()
-				if o.redact {
-					v = output.RedactRecord(v)
-				}
-				rec.Verdict(v)
+				rec.Verdict(output.RecordOf(a, o.redact))
 			}
 			if err := rec.Close(); err != nil {
 				errs = append(errs, err)
@@ -345,10 +342,17 @@ func exitCode(o *options, a *model.Action, w io.Writer) int {
 	return v.ExitCode
 }
 
+// colorless says the TUI draws without colour: --no-color, $NO_COLOR, or
+// an output that is no terminal (the one rule for every TUI: one action,
+// the split view, the console).
+func (o *options) colorless(isTTY bool) bool {
+	return o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
+}
+
 // runTUI runs the live interface, then prints the same closing lines as
 // plain once the alt screen is gone.
 func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
-	noColor := o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
+	noColor := o.colorless(isTTY)
 	note, noteHint := notification(o, isTTY)
 	a, err := ui.Run(ctx, ui.Options{
 		ActionID:     o.actionID,

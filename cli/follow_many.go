@@ -107,7 +107,7 @@ func runMany(ctx context.Context, o *options, e *runEnv) int {
 // runManyTUI runs the split view, then prints each action's closing lines
 // (tagged) once the alt screen is gone.
 func runManyTUI(ctx context.Context, o *options, e *runEnv, runners []stream.Runner, isTTY bool) int {
-	noColor := o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
+	noColor := o.colorless(isTTY)
 	note, noteHint := notification(o, isTTY) // asked once for every pane
 	panes := make([]ui.Options, len(o.targets))
 	for i := range o.targets {

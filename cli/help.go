@@ -115,7 +115,7 @@ func writeHelp(c *cobra.Command, w io.Writer) {
 	switch c.Annotations[helpAfter] {
 	case helpAfterRoot:
 		fmt.Fprint(w, "\nDemo scenarios (--demo=NAME):\n")
-		demoScenarios(w, append(sim.Scenarios(), demoConsole, demoFleet))
+		demoScenarios(w, rootDemos())
 		fmt.Fprint(w, `
 Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
 4 failed, 5 truncated, 6 incomplete, 7 cancelled, 8 pending (stopped first).

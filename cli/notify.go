@@ -120,7 +120,7 @@ func (o *options) checkNotifyOn(fs *pflag.FlagSet, args []string) error {
 	if _, err := model.ParseVerdicts(o.notifyOn); err != nil {
 		return output.UsageError("--notify-on: " + err.Error())
 	}
-	if len(args) > 0 || o.replay != "" || (o.demo != "" && o.demo != demoConsole && o.demo != demoFleet) {
+	if len(args) > 0 || o.replay != "" || (o.demo != "" && !isConsoleDemo(o.demo)) {
 		return output.UsageError("--notify-on is the console's (aipwatch alone on a terminal); for one action: --notify")
 	}
 	return nil

@@ -105,11 +105,7 @@ func runReconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io
 		fmt.Fprintf(stderr, "aipwatch: reconcile stopped before %s settled: nothing was submitted\n", safe.Line(o.actionID))
 		if jsonl { // the last line is the verdict object, as a follow stopped early writes it: pending
 			a.Stop()
-			rec := a.Record()
-			if o.redact {
-				rec = output.RedactRecord(rec)
-			}
-			_ = output.WriteObject(stdout, rec)
+			_ = output.WriteObject(stdout, output.RecordOf(a, o.redact))
 		}
 		return model.ExitPending
 	}
@@ -188,10 +184,7 @@ func reconcilerFor(o *options, c *conn) ui.ReconcileFunc {
 
 func printReconcile(o *options, jsonl bool, stdout io.Writer, a *model.Action, r reconcile.Result) {
 	if jsonl {
-		v := a.Record()
-		if o.redact {
-			v = output.RedactRecord(v)
-		}
+		v := output.RecordOf(a, o.redact)
 		line := struct {
 			Type         string              `json:"type"`
 			Verdict      model.VerdictRecord `json:"verdict"`

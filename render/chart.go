@@ -141,25 +141,15 @@ func printable(c byte) byte {
 	return c
 }
 
-// VerdictLetter is the letter that stands for a verdict under a bar: V
-// verified, P partial, F failed, T truncated, I incomplete, C cancelled;
-// '?' for any other word.
+// VerdictLetter is the letter that stands for a verdict under a bar: its
+// word's first, capital (V verified, P partial, F failed, T truncated, I
+// incomplete, C cancelled: the verdicts' initials differ); '?' for any
+// other word.
 func VerdictLetter(word string) byte {
-	switch word {
-	case model.VerdictVerified:
-		return 'V'
-	case model.VerdictPartial:
-		return 'P'
-	case model.VerdictFailed:
-		return 'F'
-	case model.VerdictTruncated:
-		return 'T'
-	case model.VerdictIncomplete:
-		return 'I'
-	case model.VerdictCancelled:
-		return 'C'
+	if model.VerdictIndex(word) < 0 {
+		return '?'
 	}
-	return '?'
+	return word[0] - 'a' + 'A'
 }
 
 // Compact is a rate or count in at most five cells: 0, 7, 2.5, 42, 999,
