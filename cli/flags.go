@@ -112,13 +112,16 @@ func (r *runFlags) checkRun(fs *pflag.FlagSet) error {
 	return nil
 }
 
+// knownScenario: name is one of the simulator's scenarios (submit's
+// --demo).
 func knownScenario(name string) bool { return slices.Contains(sim.Scenarios(), name) }
 
-// rootDemos are the root's --demo scenarios: the simulator's, and the
-// console's two.
+// rootDemos are the root's --demo scenarios: the simulator's, then the
+// console's two (isConsoleDemo), in the order help and completion offer
+// them.
 func rootDemos() []string { return append(sim.Scenarios(), demoConsole, demoFleet) }
 
-// isConsoleDemo: name is a --demo scenario of the console (one daemon or two).
+// isConsoleDemo: the --demo scenario opens the console.
 func isConsoleDemo(name string) bool { return name == demoConsole || name == demoFleet }
 
 // checkURL enforces the transport rule of design §1: plain http:// only

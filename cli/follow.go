@@ -99,7 +99,7 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 	}
 	if o.demo != "" {
 		if !slices.Contains(rootDemos(), o.demo) {
-			return output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
+			return output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(rootDemos(), ", ")))
 		}
 		if len(args) == 1 {
 			return output.UsageError("--demo follows its own action: give no ACTION_ID")
@@ -260,7 +260,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*
 		}
 		if rec != nil {
 			if a != nil {
-				rec.Verdict(output.Record(a, o.redact))
+				rec.Verdict(output.RecordOf(a, o.redact))
 			}
 			if err := rec.Close(); err != nil {
 				errs = append(errs, err)
@@ -312,7 +312,7 @@ func runMode(ctx context.Context, o *options, mode string, runner stream.Runner,
 // and n: notify.go, asked once).
 func liveOptions(o *options, isTTY bool) ui.Options {
 	note, noteHint := notification(o, isTTY)
-	return ui.Options{Keys: o.keys.Live, Redact: o.redact, NoColor: o.noColor || o.getenv("NO_COLOR") != "" || !isTTY,
+	return ui.Options{Keys: o.keys.Live, Redact: o.redact, NoColor: o.colorless(isTTY),
 		CancelReason: o.reason, Version: versionString(), RawCap: o.rawCap(),
 		Notify: o.notify, Notification: note, NotifyHint: noteHint}
 }
@@ -351,6 +351,13 @@ func exitCode(o *options, a *model.Action, w io.Writer) int {
 		return model.ExitPending
 	}
 	return v.ExitCode
+}
+
+// colorless says the TUI draws without colour: --no-color, $NO_COLOR, or
+// an output that is no terminal (the one rule for every TUI: one action,
+// the split view, the console).
+func (o *options) colorless(isTTY bool) bool {
+	return o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
 }
 
 // runTUI runs the live interface, then prints the same closing lines as

@@ -121,6 +121,8 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 	switch {
 	case lf.demo != "" && lf.demo != demoConsole:
 		return output.UsageError("ls --demo lists the console demo's daemon: --demo or --demo=" + demoConsole)
+	case lf.limit <= 0 && fs.Lookup("all") == nil: // stats: no --all
+		return output.UsageError("--limit takes a number of actions above 0 (all within a span: --since D)")
 	case lf.limit <= 0:
 		return output.UsageError("--limit takes a number of actions above 0 (every action: --all)")
 	case lf.all && limitSet:
@@ -181,6 +183,9 @@ func runListing(e *runEnv, o *options, lf lsFlags, cmd string, journal bool,
 		defer cancelBound()
 	}
 	w, rj := setup(client)
+	if rj != nil {
+		rj.cmd = cmd
+	}
 	var ids []string
 	if journal {
 		ids = journalIDs(e.getenv, o.url, func(ws []string) { warnJournal(e.stderr, "aipwatch "+cmd, ws) })
@@ -343,7 +348,7 @@ func consoleOptions(o *options) console.Options {
 		NotifyOnBytes: func(text string) string { return output.NotifyOnBytes(text, route) },
 		NotifyHint:    hint,
 		Redact:        o.redact,
-		NoColor:       o.noColor || os.Getenv("NO_COLOR") != "",
+		NoColor:       o.colorless(true), // the console runs on a terminal only
 		CancelReason:  o.reason,
 		Version:       versionString(),
 	}
@@ -400,13 +405,17 @@ func consoleDemo(o *options, stderr io.Writer) (stop func(), ok bool) {
 }
 
 // journalIDs are the action IDs this machine's submission journal knows
-// for the daemon at baseURL: its submissions and reconcile reads (
-// journal/). An entry made against another daemon (another host or port,
-// a demo's simulator long gone) names an action this one does not have:
-// its row would be empty. getenv is the run's, for the journal's path;
-// warn, when set, gets what the read has to say (a refused journal, the
-// entries skipped).
+// for the daemon at baseURL (journalIDsIn of readJournal). getenv is the
+// run's, for the journal's path; warn, when set, gets what the read has to
+// say (a refused journal, the entries skipped).
 func journalIDs(getenv func(string) string, baseURL string, warn func([]string)) []string {
+	return journalIDsIn(readJournal(getenv, warn), baseURL)
+}
+
+// readJournal reads this machine's submission journal (journal/), nil
+// when there is none or it cannot be read; warn, when set, gets what the
+// read has to say. A listing of several daemons reads it once.
+func readJournal(getenv func(string) string, warn func([]string)) []journal.Entry {
 	path, err := journal.Path(getenv)
 	if err != nil {
 		return nil
@@ -421,10 +430,18 @@ func journalIDs(getenv func(string) string, baseURL string, warn func([]string))
 	if err != nil {
 		return nil
 	}
+	return l.Entries
+}
+
+// journalIDsIn are the action IDs of entries, submissions and reconcile
+// reads, made against the daemon at baseURL. An entry made against
+// another daemon (another host or port, a demo's simulator long gone)
+// names an action this one does not have: its row would be empty.
+func journalIDsIn(entries []journal.Entry, baseURL string) []string {
 	daemon := journal.SameDaemon(baseURL)
 	seen := map[string]bool{}
 	var ids []string
-	for _, e := range l.Entries {
+	for _, e := range entries {
 		if (e.Kind == journal.KindSubmit || e.Kind == journal.KindReconcile) && !seen[e.ActionID] && daemon(e.BaseURL) {
 			seen[e.ActionID] = true
 			ids = append(ids, e.ActionID)

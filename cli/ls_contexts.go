@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"aipwatch/config"
+	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
@@ -37,6 +38,9 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	w := output.NewListWriter(stdout, base.output == "jsonl", time.Now(), termWidth(stdout)).WithContexts()
 	w.Verdicts = lf.verdict
 	daemons := configDaemons(base, f.Names())
+	// The journal is read once for every daemon (each keeps its own
+	// entries, listContext), and says what it has to say once.
+	entries := readJournal(getenv, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) })
 	failed := 0
 	// report says a context's notes and error on stderr; a daemon that
 	// could not be read is also a row of its own, with its error (jsonl:
@@ -54,14 +58,14 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	}
 	if lf.limit == 0 {
 		for _, d := range daemons {
-			notes, err := listContext(context.Background(), d, lf, stderr, w)
+			notes, err := listContext(context.Background(), d, lf, entries, stderr, w)
 			if err := w.Add(report(d.name, notes, err)); err != nil {
 				return fail(base, stdout, stderr, err)
 			}
 		}
 	} else {
 		var rows []model.ActionRow
-		for _, r := range readContexts(daemons, lf, stderr) {
+		for _, r := range readContexts(daemons, lf, entries, stderr) {
 			rows = append(rows, r.rows...)
 			rows = append(rows, report(r.name, r.notes, r.err)...)
 		}
@@ -89,11 +93,11 @@ type contextRows struct {
 }
 
 // readContexts reads every context at once, each within two minutes.
-func readContexts(daemons []contextDaemon, lf lsFlags, stderr io.Writer) []contextRows {
+func readContexts(daemons []contextDaemon, lf lsFlags, entries []journal.Entry, stderr io.Writer) []contextRows {
 	out := make([]contextRows, len(daemons))
 	multiOf(daemons).Each(context.Background(), listBound, func(ctx context.Context, i int, _ stream.MultiSource) {
 		out[i].name = daemons[i].name
-		out[i].notes, out[i].err = listContext(ctx, daemons[i], lf, stderr, (*rowSink)(&out[i].rows))
+		out[i].notes, out[i].err = listContext(ctx, daemons[i], lf, entries, stderr, (*rowSink)(&out[i].rows))
 	})
 	return out
 }
@@ -107,8 +111,9 @@ func (s *rowSink) Add(rows []model.ActionRow) error {
 }
 
 // listContext lists one context's daemon into w, each row marked with the
-// context's name (lsFlags.context).
-func listContext(ctx context.Context, d contextDaemon, lf lsFlags, stderr io.Writer, w rowWriter) ([]string, error) {
+// context's name, and marks the rows of the journal's entries made
+// against that daemon.
+func listContext(ctx context.Context, d contextDaemon, lf lsFlags, entries []journal.Entry, stderr io.Writer, w rowWriter) ([]string, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -118,7 +123,7 @@ func listContext(ctx context.Context, d contextDaemon, lf lsFlags, stderr io.Wri
 		rj = newRowJudge(d.judge(), stderr, false)
 		defer rj.end()
 	}
-	notes, err := listRows(ctx, d.client, lf, journalIDs(d.run.getenv, d.c.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), w, rj)
+	notes, err := listRows(ctx, d.client, lf, journalIDsIn(entries, d.c.url), w, rj)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within 2m (%w)", err)
 	}

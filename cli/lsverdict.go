@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,7 +34,13 @@ type rowJudge struct {
 	// judged, when set, is given each row judged and its judgement, one
 	// at a time (stats counts them).
 	judged func(r *model.ActionRow, jg stream.Judgement)
+	cmd    string // the command whose rows these are, for stderr ("" = ls)
 }
+
+// listingBound bounds the judgements of one listing as a whole (0:
+// stream.DefaultListingBound; no flag changes it). A test shortens it to
+// see what the end of the bound says without waiting two minutes.
+var listingBound time.Duration
 
 // judgeRows sets the Verdict of each settled row of batch. The listing's
 // two minutes bound the list's reads, not the reviews: each judgement has
@@ -41,7 +48,7 @@ type rowJudge struct {
 // listing's (stream.Listing).
 func (rj *rowJudge) judgeRows(_ context.Context, batch []model.ActionRow) {
 	if rj.listing == nil {
-		rj.listing = rj.j.NewListing(0)
+		rj.listing = rj.j.NewListing(listingBound)
 	}
 	var todo []int
 	for i := range batch {
@@ -83,8 +90,12 @@ func (rj *rowJudge) end() {
 	}
 	rj.listing.Close()
 	if ids, bound := rj.listing.NotJudged(); len(ids) > 0 {
-		fmt.Fprintf(rj.stderr, "aipwatch ls: %d rows not judged within the listing's bound of %s (verdict %s): %s\n",
-			len(ids), bound, stream.VerdictNotJudged, safe.Line(strings.Join(ids, " ")))
+		cmd := rj.cmd
+		if cmd == "" {
+			cmd = "ls"
+		}
+		fmt.Fprintf(rj.stderr, "aipwatch %s: %d rows not judged within the listing's bound of %s (verdict %s): %s\n",
+			cmd, len(ids), bound, stream.VerdictNotJudged, safe.Line(strings.Join(ids, " ")))
 	}
 }
 
@@ -92,7 +103,7 @@ func (rj *rowJudge) end() {
 // contextDaemon.judge); with progress, its progress goes to stderr on a
 // terminal.
 func newRowJudge(j *stream.Judge, stderr io.Writer, progress bool) *rowJudge {
-	rj := &rowJudge{j: j, stderr: stderr, listing: j.NewListing(0)}
+	rj := &rowJudge{j: j, stderr: stderr, listing: j.NewListing(listingBound)}
 	if progress && isTerminal(stderr) {
 		rj.progress = safe.Unwrap(stderr)
 	}

@@ -128,19 +128,7 @@ func TestListVerdictProgress(t *testing.T) {
 // daemon: the chat-error row of both reads failed, and CONTEXT still comes
 // first.
 func TestListVerdictAllContexts(t *testing.T) {
-	var urls []string
-	for range 2 {
-		fl, err := sim.ConsoleFleet(1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, err := fl.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(fl.Close)
-		urls = append(urls, u)
-	}
+	urls := consoleDaemons(t, 2)
 	f := newContextFixture(t, fmt.Sprintf("[contexts.east]\nurl = %q\n[contexts.west]\nurl = %q\n", urls[0], urls[1]))
 	code, out, errOut := f.run("ls", "--all-contexts", "--verdict")
 	if code != 0 {

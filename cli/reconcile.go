@@ -105,7 +105,7 @@ func runReconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io
 		fmt.Fprintf(stderr, "aipwatch: reconcile stopped before %s settled: nothing was submitted\n", safe.Line(o.actionID))
 		if jsonl { // the last line is the verdict object, as a follow stopped early writes it: pending
 			a.Stop()
-			_ = output.WriteObject(stdout, output.Record(a, o.redact))
+			_ = output.WriteObject(stdout, output.RecordOf(a, o.redact))
 		}
 		return model.ExitPending
 	}
@@ -193,7 +193,7 @@ func printReconcile(o *options, jsonl bool, stdout io.Writer, a *model.Action, r
 			StoredStatus string              `json:"stored_status,omitempty"`
 			Meaning      string              `json:"meaning"`
 			Refused      bool                `json:"refused,omitempty"`
-		}{"reconcile", output.Record(a, o.redact), r.Op, r.ActionID, r.Shown(o.redact), r.StoredStatus, r.Meaning, r.Refused}
+		}{"reconcile", output.RecordOf(a, o.redact), r.Op, r.ActionID, r.Shown(o.redact), r.StoredStatus, r.Meaning, r.Refused}
 		_ = output.WriteObject(stdout, line)
 		return
 	}

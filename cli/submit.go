@@ -129,7 +129,6 @@ func runSubmit(e *runEnv, o *options, so *submitOptions, rest []string) error {
 		return e.fail(o.output, fmt.Errorf("%w (nothing was sent)", err))
 	}
 	defer j.Close()
-	warnJournal(e.stderr, "aipwatch", j.Warnings())
 
 	mode, isTTY := outputMode(o, e.stdout)
 	cont := submit.ContinuityOf(input)

@@ -165,3 +165,24 @@ func TestPulseHostileTimes(t *testing.T) {
 		t.Errorf("Now %v", got)
 	}
 }
+
+// A synchronous action is judged while only the global log has shown it,
+// with no capability; once listed, its row names the capability, and the
+// figures per capability count it there (the judgement kept), not under
+// "" for ever.
+func TestPulseJudgedRowTakesItsListedCapability(t *testing.T) {
+	p := NewPulse()
+	at := pt0.Add(-20 * time.Second)
+	timed := TurnTiming{FirstTokenMS: 42, HasFirstToken: true}
+	p.Settle("s", Judged{Verdict: VerdictVerified, SettledAt: at, Timing: timed}, pt0)
+	if !p.Settle("s", Judged{CapabilityID: capChat, SettledAt: at}, pt0) {
+		t.Error("the row's capability, read once listed, did not change the figures")
+	}
+	c := p.Capabilities(pt0)
+	if len(c) != 1 || c[0].CapabilityID != capChat || c[0].Verdicts[VerdictVerified] != 1 || c[0].FirstToken.N != 1 {
+		t.Fatalf("capabilities %+v, want the verified action under %s", c, capChat)
+	}
+	if p.Settle("s", Judged{CapabilityID: capChat, SettledAt: at}, pt0) {
+		t.Error("the same row read again changed the figures")
+	}
+}

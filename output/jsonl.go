@@ -178,7 +178,7 @@ func (j *JSONL) Finish(a *model.Action, err error) {
 		}
 		emit(j, l)
 	}
-	j.record(Record(a, j.opts.Redact))
+	j.record(RecordOf(a, j.opts.Redact))
 	j.end()
 }
 

@@ -36,14 +36,18 @@ func (o Options) now() time.Time {
 	return time.Now()
 }
 
-// Record is a's verdict object as every output writes it (jsonl, records,
-// reconcile): under redact (design §1 --redact) its content fields are
-// masked, the text and provider IDs. Words, codes and counts stay.
-func Record(a *model.Action, redact bool) model.VerdictRecord {
-	rec := a.Record()
-	if !redact {
-		return rec
+// RecordOf is a's verdict object as every output writes it: masked under
+// --redact (RedactRecord).
+func RecordOf(a *model.Action, redact bool) model.VerdictRecord {
+	if redact {
+		return RedactRecord(a.Record())
 	}
+	return a.Record()
+}
+
+// RedactRecord masks the content fields of a verdict object (design §1
+// --redact): the text and provider IDs. Words, codes and counts stay.
+func RedactRecord(rec model.VerdictRecord) model.VerdictRecord {
 	rec.Text = safe.Mask(rec.Text)
 	rec.ResponseID = safe.Mask(rec.ResponseID)
 	rec.Detail = safe.Mask(rec.Detail)

@@ -80,7 +80,9 @@ type Bar struct {
 
 // BarGroups draws groups of bars as two rows of the same width: the bars,
 // a cell each with no space inside a group and one between groups, and
-// under each bar its letter. Every bar is on one scale, as Spark's. The
+// under each bar its letter. Every bar is on one scale, as Spark's, but a
+// bar of zero is no bar (a blank over its letter): a minute where nothing
+// settled reads empty, not as a row of baselines. The
 // groups that do not fit in width are left out whole, the first ones
 // first (the oldest, when groups are minutes). With colour a bar is drawn
 // in its word's colour (BadgeColor); the letters are never coloured.
@@ -111,7 +113,7 @@ func (st *Styles) BarGroups(groups [][]Bar, width int) (bars, letters string) {
 			l.WriteByte(' ')
 		}
 		for _, br := range g {
-			cell := string(glyph(br.Value, top))
+			cell := string(barGlyph(br.Value, top))
 			if st.Color && cell != string(noData) {
 				cell = ansi.Style{}.ForegroundColor(ansi.BasicColor(uint8(BadgeColor(br.Word)))).Styled(cell) //nolint:gosec // BadgeColor is 0–15
 			}
@@ -120,6 +122,14 @@ func (st *Styles) BarGroups(groups [][]Bar, width int) (bars, letters string) {
 		}
 	}
 	return b.String(), l.String()
+}
+
+// barGlyph is a bar's cell: glyph's, but blank at zero and below.
+func barGlyph(v, top float64) rune {
+	if v <= 0 {
+		return ' '
+	}
+	return glyph(v, top)
 }
 
 // printable is c when it is a printable ASCII letter or sign, else '?':
@@ -131,25 +141,15 @@ func printable(c byte) byte {
 	return c
 }
 
-// VerdictLetter is the letter that stands for a verdict under a bar: V
-// verified, P partial, F failed, T truncated, I incomplete, C cancelled;
-// '?' for any other word.
+// VerdictLetter is the letter that stands for a verdict under a bar: its
+// word's first, capital (V verified, P partial, F failed, T truncated, I
+// incomplete, C cancelled: the verdicts' initials differ); '?' for any
+// other word.
 func VerdictLetter(word string) byte {
-	switch word {
-	case model.VerdictVerified:
-		return 'V'
-	case model.VerdictPartial:
-		return 'P'
-	case model.VerdictFailed:
-		return 'F'
-	case model.VerdictTruncated:
-		return 'T'
-	case model.VerdictIncomplete:
-		return 'I'
-	case model.VerdictCancelled:
-		return 'C'
+	if model.VerdictIndex(word) < 0 {
+		return '?'
 	}
-	return '?'
+	return word[0] - 'a' + 'A'
 }
 
 // Compact is a rate or count in at most five cells: 0, 7, 2.5, 42, 999,

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -101,15 +102,28 @@ func notVerified(f *model.PulseFigures) string {
 // PulseVerdictLines are the pulse's second and third lines, at most width
 // cells: the rows judged in each minute of the window, a group of bars a
 // minute (the oldest left out first when they do not fit), a bar a
-// verdict with its letter under it.
+// verdict judged in the window with its letter under it.
 func (st *Styles) PulseVerdictLines(f *model.PulseFigures, width int) [2]string {
 	const label = "by verdict  "
+	// Only the verdicts judged in the window have a bar: six letters
+	// under every minute would be mostly blanks to read past.
+	seen := make([]bool, len(model.SettledVerdicts))
+	for _, counts := range f.PerMinute {
+		for i, c := range counts {
+			seen[i] = seen[i] || c > 0
+		}
+	}
+	if !slices.Contains(seen, true) { // the lines keep their place: no re-flow when one comes
+		return [2]string{Truncate(label+"none judged in the window yet", width, ""), ""}
+	}
 	groups := make([][]Bar, len(f.PerMinute))
 	for m, counts := range f.PerMinute {
-		g := make([]Bar, len(counts))
+		var g []Bar
 		for i, c := range counts {
-			w := model.SettledVerdicts[i]
-			g[i] = Bar{Value: float64(c), Letter: VerdictLetter(w), Word: w}
+			if seen[i] {
+				w := model.SettledVerdicts[i]
+				g = append(g, Bar{Value: float64(c), Letter: VerdictLetter(w), Word: w})
+			}
 		}
 		groups[m] = g
 	}

@@ -81,8 +81,10 @@ func TestPulseVerdictLinesExact(t *testing.T) {
 	st := NewStyles(false)
 	got := st.PulseVerdictLines(f, 80)
 	want := [2]string{
-		"by verdict  ▆▁▁▁▁▁ ▆▁▂▁▂▁ ▇▁▂▁▂▁ ▇▁▁▁▂▁ ▇▁▂▁▂▁ █▁▂▁▂▁ █▁▁▁▂▁ █▁▂▁▂▁ █▁▂▁▂▁",
-		"            VPFTIC VPFTIC VPFTIC VPFTIC VPFTIC VPFTIC VPFTIC VPFTIC VPFTIC",
+		// Only the verdicts judged in the window (verified, failed,
+		// incomplete) have bars; a zero is no bar.
+		"by verdict  ▄   ▅▂  ▅▂  ▅   ▆▂  ▆▂  ▆   ▆▂▂ ▇▂▂ ▇ ▂ ▇▂▂ █▂▂ █ ▂ █▂▂ █▂▂",
+		"            VFI VFI VFI VFI VFI VFI VFI VFI VFI VFI VFI VFI VFI VFI VFI",
 	}
 	if got != want {
 		t.Errorf("\n got %q\n     %q\nwant %q\n     %q", got[0], got[1], want[0], want[1])
@@ -93,7 +95,7 @@ func TestPulseVerdictLinesExact(t *testing.T) {
 		}
 	}
 	wide := st.PulseVerdictLines(f, 160)
-	if n := strings.Count(wide[1], "VPFTIC"); n != 15 {
+	if n := strings.Count(wide[1], "VFI"); n != 15 {
 		t.Errorf("at 160: %d minutes, want the 15", n)
 	}
 }
@@ -122,5 +124,15 @@ func TestCapabilityLinesExact(t *testing.T) {
 		if Width(l) > 80 {
 			t.Errorf("%d cells: %q", Width(l), l)
 		}
+	}
+}
+
+// With nothing judged in the window the verdict lines say so, and keep
+// their place (no bars of zeros, no row of letters to read past).
+func TestPulseVerdictLinesNothingJudged(t *testing.T) {
+	f := &model.PulseFigures{PerMinute: make([]model.VerdictCounts, 15)}
+	got := NewStyles(false).PulseVerdictLines(f, 80)
+	if got[0] != "by verdict  none judged in the window yet" || got[1] != "" {
+		t.Errorf("%q", got)
 	}
 }

@@ -83,7 +83,8 @@ func failedWords() map[string]string {
 }
 
 // design §13: the pulse at the top of the console, at 80 columns its first
-// line alone, at 160 three lines (the bars with V P F T I C under them);
+// line alone, at 160 three lines (the bars with the letters of the
+// verdicts judged in the window under them: V P F I here);
 // s opens the figures per capability. Goldens, no colour.
 func TestConsolePulseGoldens(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 45}} {
@@ -94,7 +95,7 @@ func TestConsolePulseGoldens(t *testing.T) {
 			if !strings.HasPrefix(lines[1], "chunks/s ") {
 				t.Fatalf("no pulse under the title:\n%s", s)
 			}
-			if tall := strings.Contains(s, "VPFTIC"); tall != (size[0] >= 100) {
+			if tall := strings.Contains(s, "VPFI"); tall != (size[0] >= 100) {
 				t.Fatalf("the bars at %d columns: %v\n%s", size[0], tall, s)
 			}
 			press(c, "s")
