@@ -130,17 +130,21 @@ func TestPulseSettled(t *testing.T) {
 	}
 }
 
+// design §13: whatever the history, the pulse keeps at most 4,096 actions
+// streaming and 4,096 settled rows (written as the design writes it, not
+// read from the code's constants).
 func TestPulseBounded(t *testing.T) {
+	const bound = 4096
 	p := NewPulse()
-	for i := range 3 * pulseMaxStreams {
+	for i := range 3 * bound {
 		at := pt0.Add(time.Duration(i) * time.Second)
 		p.AddEvents([]Event{chunkEv("", "act_"+strconv.Itoa(i), 0, at)}, at)
 		p.Settle(strconv.Itoa(i), Judged{Verdict: VerdictVerified, SettledAt: at}, at)
 	}
-	if len(p.last) > pulseMaxStreams || len(p.settled) > pulseMaxSettled {
+	if len(p.last) > bound || len(p.settled) > bound {
 		t.Fatalf("%d streams and %d settled kept", len(p.last), len(p.settled))
 	}
-	f := p.Figures(pt0.Add(time.Duration(3*pulseMaxStreams) * time.Second))
+	f := p.Figures(pt0.Add(time.Duration(3*bound) * time.Second))
 	if f.Settled == 0 || f.Settled > int(PulseWindow/time.Second)+1 {
 		t.Errorf("%d settled in the window", f.Settled)
 	}

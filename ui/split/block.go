@@ -53,8 +53,16 @@ func (s *Split) block(i int, c cell) *block {
 	return b
 }
 
-// box draws pane i's box in cell c around b.content: its border (the
-// accent colour when it has the focus, dim otherwise) with its number and
+// boxGlyphs are the lines of a pane's box.
+type boxGlyphs struct{ tl, tr, bl, br, h, v string }
+
+var (
+	lightBox = boxGlyphs{"┌", "┐", "└", "┘", "─", "│"}
+	heavyBox = boxGlyphs{"┏", "┓", "┗", "┛", "━", "┃"} // the focused pane's
+)
+
+// box draws pane i's box in cell c around b.content: its border (heavy
+// and the accent colour when it has the focus, light and dim otherwise) with its number and
 // ID on top, and the live view inside, each row padded to the cell's
 // width. In the box of the same cell, focus and zoom (same), the border
 // stays and so does each row whose line did not change: a batch changes
@@ -62,21 +70,23 @@ func (s *Split) block(i int, c cell) *block {
 func (s *Split) box(b *block, i int, c cell, same bool) {
 	iw, ih := max(c.w-2, 1), max(c.h-2, 1)
 	if !same {
-		style := s.st.Rule
+		style, g := s.st.Rule, lightBox
 		if i == s.focus {
-			style = s.st.Focus
+			// Heavy lines as well as the accent colour: with NO_COLOR (or
+			// a capture) the focused pane still reads as the focused one.
+			style, g = s.st.Focus, heavyBox
 		}
 		title := " " + strconv.Itoa(i+1) + " " + render.Short(s.panes[i].Action().ID, max(iw-24, 12)) + " "
 		if s.zoom {
 			title += "· zoomed (z: all panes) "
 		}
 		title = render.Truncate(title, iw, "…")
-		b.rows = append(b.rows[:0], safe.Row(style.Render("┌"+title+strings.Repeat("─", max(iw-render.Width(title), 0))+"┐")))
+		b.rows = append(b.rows[:0], safe.Row(style.Render(g.tl+title+strings.Repeat(g.h, max(iw-render.Width(title), 0))+g.tr)))
 		for range ih {
 			b.rows = append(b.rows, "")
 		}
-		b.rows = append(b.rows, safe.Row(style.Render("└"+strings.Repeat("─", iw)+"┘")))
-		b.side, b.lines = style.Render("│"), b.lines[:0]
+		b.rows = append(b.rows, safe.Row(style.Render(g.bl+strings.Repeat(g.h, iw)+g.br)))
+		b.side, b.lines = style.Render(g.v), b.lines[:0]
 	}
 	content := b.content
 	for k := range ih {
