@@ -89,7 +89,7 @@ func TestStatsAgreesWithListVerdict(t *testing.T) {
 // The table, and a usage error before any request.
 func TestStatsTableAndUsage(t *testing.T) {
 	code, out, errOut := runCLI(t, "stats", "--demo")
-	if code != 0 || !strings.HasPrefix(out, "CAPABILITY ") || !strings.Contains(out, "cap:hermes_agent:sim:chat_stream") {
+	if code != 0 || !strings.HasPrefix(out, "CAPABILITY ") || !strings.Contains(out, "\nhermes_agent:sim:chat_stream ") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, args := range [][]string{{"--limit", "0"}, {"--since", "-1h"}, {"extra"}} {

@@ -34,7 +34,7 @@ func (r *ActionRow) Cells(now time.Time, compact bool, clean func(string) string
 	case compact:
 		c.Capability = clean(r.Endpoint() + ":" + r.Operation())
 	default:
-		c.Capability = clean(strings.TrimPrefix(r.CapabilityID, "cap:"))
+		c.Capability = clean(CapabilityWords(r.CapabilityID))
 	}
 	if r.QueuedState != "" && r.QueuedState != r.State {
 		q := vocab(r.QueuedState, KnownQueuedState, compact, clean)
@@ -83,3 +83,8 @@ func vocab(word string, known func(string) bool, compact bool, clean func(string
 		return "unknown (" + clean(word) + "?)"
 	}
 }
+
+// CapabilityWords is a capability as a table shows it to people (ls, the
+// console's wide list, stats): its ID without the "cap:" every ID starts
+// with. jsonl keeps the whole capability_id.
+func CapabilityWords(id string) string { return strings.TrimPrefix(id, "cap:") }

@@ -101,12 +101,12 @@ func WriteStats(w io.Writer, stats []model.CapabilityStats, jsonl bool) error {
 	for i := range stats {
 		c := &stats[i]
 		tokens := "-"
-		if c.Reported > 0 {
-			tokens = model.Thousands(c.TotalTokens)
+		if c.Reported > 0 { // over the actions whose usage was reported, as a figure says its n
+			tokens = model.Thousands(c.TotalTokens) + " (" + strconv.Itoa(c.Reported) + ")"
 		}
 		p50, p95 := quantileCells(c.FirstToken)
 		d50, d95 := quantileCells(c.Duration)
-		table = append(table, []string{cell(orDash(c.CapabilityID)), strconv.Itoa(c.Actions),
+		table = append(table, []string{cell(orDash(model.CapabilityWords(c.CapabilityID))), strconv.Itoa(c.Actions),
 			verdictsCell(c.Verdicts), p50, p95, d50, d95, tokens})
 	}
 	for _, row := range table {

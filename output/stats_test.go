@@ -42,10 +42,12 @@ func TestWriteStatsTable(t *testing.T) {
 	if err := WriteStats(&b, statsFixture(), false); err != nil {
 		t.Fatal(err)
 	}
+	// The capability in ls's words (model.Cells), the tokens over the
+	// actions that reported them, as each figure says its n.
 	want := "" +
-		"CAPABILITY                           ACTIONS  VERDICTS                            FIRST TOKEN p50  p95   DURATION p50  p95  TOKENS\n" +
-		"cap:hermes_agent:ep:chat_stream      190      170 verified, 10 failed, 2 unknown  0.4s (180)       1.9s  6.2s (180)    41s  1,234,567\n" +
-		"cap:hermes_agent:ep:responses␛]0;x␇  1        1 cancelled                         -                -     -             -    -\n"
+		"CAPABILITY                       ACTIONS  VERDICTS                            FIRST TOKEN p50  p95   DURATION p50  p95  TOKENS\n" +
+		"hermes_agent:ep:chat_stream      190      170 verified, 10 failed, 2 unknown  0.4s (180)       1.9s  6.2s (180)    41s  1,234,567 (170)\n" +
+		"hermes_agent:ep:responses␛]0;x␇  1        1 cancelled                         -                -     -             -    -\n"
 	if b.String() != want {
 		t.Errorf("\n got\n%s\nwant\n%s", b.String(), want)
 	}
