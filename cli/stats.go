@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"context"
+	"fmt"
+	"math"
+
 	"github.com/spf13/cobra"
 
 	"aipwatch/model"
@@ -9,10 +13,15 @@ import (
 )
 
 // `aipwatch stats` (design §13): the fleet's figures per capability over
-// the settled actions listed, as ls lists them (the most recent 100, or
-// --limit N, --since D), each judged as `ls --verdict` judges it (the same
-// rowJudge: one judge, one rule) and counted by model.Summarise, as the
-// console's pulse counts its rows.
+// the most recent settled actions, each judged as `ls --verdict` judges it
+// (the same rowJudge: one judge, one rule) and counted by
+// model.Summarise, as the console's pulse counts its rows.
+//
+// Every judgement is a review, one action's whole log (design §7), so
+// stats judges at most --limit settled actions (100 by default), never a
+// span's whole history: with --since it reads the list (not the logs) to
+// the span's edge and says how many settled actions there it left
+// unjudged, and how to ask for them.
 
 // statsCommand is `aipwatch stats [--since D] [--limit N]`.
 func statsCommand(e *runEnv, g *globalFlags) *cobra.Command {
@@ -20,40 +29,96 @@ func statsCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "stats [flags]",
 		Short: "the fleet's figures per capability: verdicts, first token and duration p50/p95, tokens",
-		Long: `Judge the settled actions listed, as ls --verdict judges them (a review of
-each, at most 4 at once), and print per capability: the verdicts counted, the
-first token and the duration p50/p95 with the number of actions each holds
-over, and the tokens reported.`,
+		Long: `Judge the most recent settled actions, as ls --verdict judges them (a review
+of each: its whole log, at most 4 at once), and print per capability: the
+verdicts counted, the first token and the duration p50/p95 and the tokens
+reported, each with the number of actions it holds over.
+
+At most --limit actions are judged (100 by default): without --since, the
+settled ones among the 100 (or N) most recent rows; with --since, the 100
+(or N) most recent settled actions of the span, the others counted from the
+list and named on stderr with the --limit that would judge them all.`,
 		Example: `  aipwatch stats --since 1h
-  aipwatch stats --limit 500 --output jsonl | jq 'select(.verdicts.failed > 0)'`,
+  aipwatch stats --since 24h --limit 500 --output jsonl | jq '.verdicts.failed'`,
 		Args: noArgs,
 	}
 	fs := c.Flags()
 	fs.SortFlags = false
-	fs.IntVar(&lf.limit, "limit", defaultListLimit, "the `N` most recently updated actions (default 100; with --since: at most N)")
-	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h), all of them unless --limit is given")
+	fs.IntVar(&lf.limit, "limit", defaultListLimit, "judge at most `N` settled actions, the most recent (default 100; without --since: of the N most recent rows)")
+	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h): the most recent --limit settled ones judged, the rest counted")
 	addDemoFlag(fs, &lf.demo, "the figures of the `console` demo's simulated daemon", demoConsole)
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
-		lf.verdictArg = verdictAll // every settled row judged
-		return lf.run(c, e, g, func(o *options) int { return runStats(e, o, lf) })
+		lf.verdictArg = verdictAll // every settled row judged, up to the bound
+		limit := lf.limit          // lsFlags.check drops it for --since alone
+		return lf.run(c, e, g, func(o *options) int { return runStats(e, o, lf, limit) })
 	})
 	return c
 }
 
-// runStats lists, judges and prints the figures.
-func runStats(e *runEnv, o *options, lf lsFlags) int {
-	var judged []model.Judged
+// runStats lists, judges at most limit settled rows and prints the
+// figures; what the bound left unjudged goes to stderr.
+func runStats(e *runEnv, o *options, lf lsFlags, limit int) int {
+	var rows *statsRows
+	if lf.since > 0 {
+		// The span's rows, to its edge: list pages only (1,000 rows a
+		// request), within the listing's two minutes; the reviews stop
+		// at limit.
+		lf.limit = math.MaxInt
+	}
 	return runListing(e, o, lf, "stats", false, func(client *stream.Client) (rowWriter, *rowJudge) {
-		rj := newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true)
-		rj.judged = func(r *model.ActionRow, jg stream.Judgement) { // one at a time
-			judged = append(judged, jg.Judged(r))
+		rows = &statsRows{max: limit, rj: newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true)}
+		rows.rj.cmd = "stats"
+		rows.rj.judged = func(r *model.ActionRow, jg stream.Judgement) { // one at a time
+			rows.judged = append(rows.judged, jg.Judged(r))
 		}
-		return discardRows{}, rj
-	}, func() error { return output.WriteStats(e.stdout, model.Summarise(judged), o.output == "jsonl") })
+		return rows, nil // rows judges what it takes: the listing's own judge would judge them all
+	}, func() error {
+		rows.rj.end()
+		rows.tell(e, lf)
+		return output.WriteStats(e.stdout, model.Summarise(rows.judged), o.output == "jsonl")
+	})
 }
 
-// discardRows takes the listed rows and keeps none: stats prints figures,
-// not rows.
-type discardRows struct{}
+// statsRows takes the listed rows, judges the settled ones until max are
+// judged and counts the rest: stats prints figures, not rows.
+type statsRows struct {
+	max    int // settled rows to judge at most (--limit)
+	rj     *rowJudge
+	judged []model.Judged
+	listed int // rows listed
+	taken  int // settled rows given to the judge
+	beyond int // settled rows listed past max, not judged
+}
 
-func (discardRows) Add([]model.ActionRow) error { return nil }
+func (s *statsRows) Add(batch []model.ActionRow) error {
+	s.listed += len(batch)
+	var todo []model.ActionRow
+	for _, r := range batch {
+		switch {
+		case !r.Settled():
+		case s.taken < s.max:
+			s.taken++
+			todo = append(todo, r)
+		default:
+			s.beyond++
+		}
+	}
+	if len(todo) > 0 {
+		s.rj.judgeRows(context.Background(), todo)
+	}
+	return nil
+}
+
+// tell says on stderr what the bound left out, never silently: the
+// span's settled actions not judged, or, without --since, that the list
+// holds more than the rows read.
+func (s *statsRows) tell(e *runEnv, lf lsFlags) {
+	switch {
+	case s.beyond > 0:
+		fmt.Fprintf(e.stderr, "aipwatch stats: the %s most recent settled actions of the last %s judged; %s more in it not judged (all of them: --limit %d)\n",
+			model.Thousands(s.taken), model.HumanDuration(lf.since), model.Thousands(s.beyond), s.taken+s.beyond)
+	case lf.since == 0 && s.listed >= lf.limit:
+		fmt.Fprintf(e.stderr, "aipwatch stats: the settled actions among the %s most recent rows judged (%s); more with --since D (at most --limit N judged)\n",
+			model.Thousands(s.listed), model.Thousands(s.taken))
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,6 +97,68 @@ func TestStatsTableAndUsage(t *testing.T) {
 		code, out, errOut := runCLI(t, append([]string{"stats", "--url", "http://127.0.0.1:1"}, args...)...)
 		if code != model.ExitUsage || out != "" || errOut == "" {
 			t.Errorf("%v: exit %d %q %q", args, code, out, errOut)
+		}
+	}
+}
+
+// design §13, §7: stats judges at most the 100 most recent settled actions
+// without --limit, whatever its span holds (a review each: the reviews the
+// daemon served are counted), and says on stderr how many of the span it
+// left unjudged and the --limit that would judge them; --limit N judges N.
+func TestStatsJudgesAtMostItsLimit(t *testing.T) {
+	const history = 300 // 30 s apart on the simulator: 2.5 h, inside 24h
+	f := startFleet(t, sim.FleetKnobs{History: sim.History{Actions: history, Events: 3 * history}},
+		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_async"}})
+	p := newJudgeReads(t, f.URL())
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // no wait at the door: only the count matters here
+		for {
+			select {
+			case p.gate <- struct{}{}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	const bound = 100 // design §13: as ls prints 100 rows
+	for _, c := range []struct {
+		args   []string
+		judged int
+	}{
+		{[]string{"--since", "24h"}, bound},
+		{[]string{"--since", "24h", "--limit", "120"}, 120},
+		{nil, bound - 1}, // the 100 most recent rows, one of them live
+	} {
+		p.mu.Lock()
+		clear(p.read)
+		p.mu.Unlock()
+		args := append([]string{"stats", "--url", p.srv.URL, "--output", "jsonl"}, c.args...)
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut)
+		}
+		p.mu.Lock()
+		reviews := len(p.read)
+		p.mu.Unlock()
+		actions := 0
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var s struct{ Actions int }
+			if err := json.Unmarshal([]byte(l), &s); err != nil {
+				t.Fatal(err)
+			}
+			actions += s.Actions
+		}
+		if reviews != c.judged || actions != c.judged {
+			t.Errorf("%v: %d reviews served, %d actions counted; want %d", c.args, reviews, actions, c.judged)
+		}
+		if len(c.args) > 0 {
+			rest := history - c.judged
+			if want := fmt.Sprintf("%d more in it not judged (all of them: --limit %d)", rest, history); !strings.Contains(errOut, want) {
+				t.Errorf("%v: stderr %q, want %q", c.args, errOut, want)
+			}
+		} else if !strings.Contains(errOut, "among the "+strconv.Itoa(bound)+" most recent rows") {
+			t.Errorf("stderr %q does not say the list holds more", errOut)
 		}
 	}
 }
