@@ -59,6 +59,11 @@ list and named on stderr with the --limit that would judge them all.`,
 // figures; what the bound left unjudged goes to stderr.
 func runStats(e *runEnv, o *options, lf lsFlags, limit int) int {
 	var rows *statsRows
+	defer func() { // done is not called when the listing fails: its reviews end here
+		if rows != nil {
+			rows.rj.listing.Close()
+		}
+	}()
 	if lf.since > 0 {
 		// The span's rows, to its edge: list pages only (1,000 rows a
 		// request), within the listing's two minutes; the reviews stop

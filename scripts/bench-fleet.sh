@@ -40,22 +40,10 @@ go build -o "$tmp/new" . && go build -o "$tmp/aipdsim" ./cmd/aipdsim
 mkdir "$tmp/naive-src"
 git archive "$NAIVE_REF" | tar -x -C "$tmp/naive-src"
 (cd "$tmp/naive-src" && go build -o "$tmp/naive" .)
-tck=$(getconf CLK_TCK)
 port=18800
-
-start_sim() {
-  [ -n "$sim" ] && { kill "$sim" 2>/dev/null || true; wait "$sim" 2>/dev/null || true; }
-  port=$((port + 1))
-  "$tmp/aipdsim" --fleet=production --history-actions "$ACTIONS" --history-events "$EVENTS" --listen "127.0.0.1:$port" >"$tmp/sim.out" 2>&1 &
-  sim=$!
-  for _ in $(seq 100); do grep -q '^url:' "$tmp/sim.out" 2>/dev/null && break; sleep 0.05; done
-  url="http://127.0.0.1:$port"
-}
-stat() { curl -s "$url/sim/stats" | jq -r ".$1"; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-cpu() { awk -v t="$tck" '{ print ($14 + $15) / t }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-rss_mb() { awk '/^VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+# shellcheck source=scripts/fleet-lib.sh
+. scripts/fleet-lib.sh
+start_sim() { start_fleet_sim --history-actions "$ACTIONS" --history-events "$EVENTS"; }
 
 # console CLIENT: the console's measures against a fresh simulator.
 console() {

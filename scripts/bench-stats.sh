@@ -21,6 +21,7 @@ BIN=${AIPWATCH_BIN:-}
 sock=aipwatch-bench-stats-$$
 tmp=$(mktemp -d)
 sim=""
+proxy=""
 cleanup() {
   tmux -L "$sock" kill-server 2>/dev/null || true
   [ -n "$sim" ] && kill "$sim" 2>/dev/null || true
@@ -72,27 +73,19 @@ func main() {
 }
 GO
 (cd "$tmp/proxy" && go build -o "$tmp/countproxy" main.go)
-proxy=""
-tck=$(getconf CLK_TCK)
 port=18900
+# shellcheck source=scripts/fleet-lib.sh
+. scripts/fleet-lib.sh
 
+# start_sim: a fresh simulator behind a fresh counting proxy; url is the proxy's.
 start_sim() {
-  [ -n "$sim" ] && { kill "$sim" 2>/dev/null || true; wait "$sim" 2>/dev/null || true; }
-  port=$((port + 1))
-  "$tmp/aipdsim" --fleet=production --listen "127.0.0.1:$port" >"$tmp/sim.out" 2>&1 &
-  sim=$!
-  for _ in $(seq 100); do grep -q '^url:' "$tmp/sim.out" 2>/dev/null && break; sleep 0.05; done
+  start_fleet_sim
   [ -n "$proxy" ] && { kill "$proxy" 2>/dev/null || true; wait "$proxy" 2>/dev/null || true; }
-  "$tmp/countproxy" "127.0.0.1:$((port + 50))" "http://127.0.0.1:$port" &
+  "$tmp/countproxy" "127.0.0.1:$((port + 50))" "$url" &
   proxy=$!
   url="http://127.0.0.1:$((port + 50))"
   for _ in $(seq 100); do curl -sf "$url/proxy/stats" >/dev/null && break; sleep 0.05; done
 }
-stat() { curl -s "$url/sim/stats" | jq -r ".$1"; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-cpu() { awk -v t="$tck" '{ print ($14 + $15) / t }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-rss_mb() { awk '/^VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 
 # cmd NAME ARGS...: one command, jsonl, against a fresh simulator.
 cmd() {
