@@ -58,8 +58,8 @@ func (d contextDaemon) judge() *stream.Judge {
 	return stream.NewJudge(d.run.withTimeouts(d.client.Config()), stream.JudgeOptions{})
 }
 
-// multiOf reads daemons as one (the console, ls --all-contexts): a
-// source each, in their order.
+// multiOf reads daemons as one for the console's polls: a source each,
+// in their order, with its Poller.
 func multiOf(daemons []contextDaemon) *stream.Multi {
 	m := &stream.Multi{}
 	for _, d := range daemons {
