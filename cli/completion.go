@@ -157,17 +157,29 @@ func actionIDs(e *runEnv, g *globalFlags) []string {
 		}
 	}
 	if client, err := c.quietDaemon(); err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
-		tail, err := client.ReadTail(ctx, stream.ListQuery{}, completionRows, 0)
-		cancel()
-		if err == nil {
-			for i := len(tail.Rows) - 1; i >= 0; i-- { // the tail is oldest first
-				add(tail.Rows[i].ActionID)
-			}
+		for _, id := range recentIDs(client) {
+			add(id)
 		}
 	}
 	for _, id := range journalIDs(e.getenv, c.url, nil) {
 		add(id)
 	}
 	return out
+}
+
+// recentIDs are the daemon's most recently updated actions, newest first:
+// one read of the list's tail within completionTimeout (none when the
+// daemon does not answer in time).
+func recentIDs(client *stream.Client) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+	defer cancel()
+	tail, err := client.ReadTail(ctx, stream.ListQuery{}, completionRows, 0)
+	if err != nil {
+		return nil
+	}
+	ids := make([]string, 0, len(tail.Rows))
+	for i := len(tail.Rows) - 1; i >= 0; i-- { // the tail is oldest first
+		ids = append(ids, tail.Rows[i].ActionID)
+	}
+	return ids
 }

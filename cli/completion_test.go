@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"aipwatch/model"
+	"aipwatch/stream"
 )
 
 // complete asks the tree for the words that fit, as a shell's script does.
@@ -98,8 +100,59 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// A daemon that does not answer holds an ID completion at most about a
-// second (design §11): the journal's IDs are offered all the same.
+// deadlineLog carries each request to the daemon and keeps its context's
+// deadline.
+type deadlineLog struct {
+	mu        sync.Mutex
+	deadlines []time.Time
+	none      int // requests with no deadline
+}
+
+func (d *deadlineLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	d.mu.Lock()
+	if dl, ok := r.Context().Deadline(); ok {
+		d.deadlines = append(d.deadlines, dl)
+	} else {
+		d.none++
+	}
+	d.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// An ID completion's read of the daemon is bounded by 1 s (design §11): its
+// requests carry a deadline 1 s from the read's start. Read from the
+// requests' deadlines (of a daemon that refuses at once, so that the read
+// ends long before its bound), not from how long a stalled read took.
+func TestCompletionReadIsBoundedByOneSecond(t *testing.T) {
+	refusing := newAuthLog(t, func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, `{"error":{"code":"auth.forbidden","message":"no"}}`, http.StatusForbidden)
+	})
+	log := &deadlineLog{}
+	client, err := stream.NewDaemon(stream.Config{BaseURL: refusing.srv.URL, HTTP: &http.Client{Transport: log}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	ids := recentIDs(client)
+	after := time.Now()
+	if len(ids) != 0 {
+		t.Fatalf("a daemon that refuses gave %v", ids)
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	if log.none > 0 || len(log.deadlines) == 0 {
+		t.Fatalf("%d requests without a deadline, %d with", log.none, len(log.deadlines))
+	}
+	const bound = time.Second // design §11
+	for _, dl := range log.deadlines {
+		if dl.Before(before.Add(bound)) || dl.After(after.Add(bound)) {
+			t.Fatalf("a request's deadline is %v after the read started, want %v", dl.Sub(before).Round(time.Millisecond), bound)
+		}
+	}
+}
+
+// A daemon that does not answer in time still lets an ID completion offer
+// the journal's IDs (its bound: TestCompletionReadIsBoundedByOneSecond).
 func TestCompletionOfAStalledDaemon(t *testing.T) {
 	release := make(chan struct{})
 	stalled := newAuthLog(t, func(w http.ResponseWriter, r *http.Request) {
@@ -111,11 +164,8 @@ func TestCompletionOfAStalledDaemon(t *testing.T) {
 	defer close(release)
 	getenv, path := stateEnv(t)
 	writeJournal(t, path, `{"kind":"submit","action_id":"act_journalled","base_url":"`+stalled.srv.URL+`"}`+"\n")
-	start := time.Now()
-	w := complete(t, getenv, "--url", stalled.srv.URL, "")
-	// Generous: the bound is 1 s; a loaded machine may add some.
-	if took := time.Since(start); took > 20*time.Second || !has(w, "act_journalled") {
-		t.Errorf("took %v, words %v", took, w)
+	if w := complete(t, getenv, "--url", stalled.srv.URL, ""); !has(w, "act_journalled") {
+		t.Errorf("words %v", w)
 	}
 }
 
