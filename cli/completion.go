@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"aipwatch/config"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
@@ -86,7 +85,7 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 		}
 	}
 	_ = root.RegisterFlagCompletionFunc("context", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return contextNames(e.getenv), cobra.ShellCompDirectiveNoFileComp
+		return contextNames(filesOf(g.cf, e.getenv)), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = root.RegisterFlagCompletionFunc("output", words(outputModes))
 	_ = root.RegisterFlagCompletionFunc("demo", words(rootDemos()))
@@ -126,7 +125,7 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 					if len(args) > 0 {
 						return nil, cobra.ShellCompDirectiveNoFileComp
 					}
-					return contextNames(e.getenv), cobra.ShellCompDirectiveNoFileComp
+					return contextNames(filesOf(g.cf, e.getenv)), cobra.ShellCompDirectiveNoFileComp
 				}
 			}
 		}
@@ -134,8 +133,8 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 }
 
 // contextNames are the config file's contexts (none when it cannot be read).
-func contextNames(getenv func(string) string) []string {
-	f, err := config.Load(config.Path(getenv), getenv)
+func contextNames(fs *invocationFiles) []string {
+	f, err := fs.config()
 	if err != nil || f == nil {
 		return nil
 	}

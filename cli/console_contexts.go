@@ -26,7 +26,7 @@ func consoleContexts(o *options, getenv func(string) string) []string {
 	if o.demo != "" || o.replay != "" || o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
 		return nil
 	}
-	if names := contextNames(getenv); len(names) >= 2 {
+	if names := contextNames(filesOf(o.cf, getenv)); len(names) >= 2 {
 		return names
 	}
 	return nil

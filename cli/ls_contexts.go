@@ -8,7 +8,6 @@ import (
 	"sort"
 	"time"
 
-	"aipwatch/config"
 	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
@@ -28,7 +27,7 @@ import (
 func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	stdout, stderr, getenv := e.stdout, e.stderr, e.getenv
 	base := &options{globalFlags: *g, getenv: getenv}
-	f, err := config.Load(config.Path(getenv), getenv)
+	f, err := filesOf(g.cf, getenv).config()
 	if err == nil && (f == nil || len(f.Contexts) == 0) {
 		err = fmt.Errorf("--all-contexts: no contexts in %s (docs/contexts.md)", configPathShown(getenv))
 	}
