@@ -5,10 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"aipwatch/internal/deadlines"
 	"aipwatch/model"
 	"aipwatch/stream"
 )
@@ -100,25 +100,6 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// deadlineLog carries each request to the daemon and keeps its context's
-// deadline.
-type deadlineLog struct {
-	mu        sync.Mutex
-	deadlines []time.Time
-	none      int // requests with no deadline
-}
-
-func (d *deadlineLog) RoundTrip(r *http.Request) (*http.Response, error) {
-	d.mu.Lock()
-	if dl, ok := r.Context().Deadline(); ok {
-		d.deadlines = append(d.deadlines, dl)
-	} else {
-		d.none++
-	}
-	d.mu.Unlock()
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // An ID completion's read of the daemon is bounded by 1 s (design §11): its
 // requests carry a deadline 1 s from the read's start. Read from the
 // requests' deadlines (of a daemon that refuses at once, so that the read
@@ -127,7 +108,7 @@ func TestCompletionReadIsBoundedByOneSecond(t *testing.T) {
 	refusing := newAuthLog(t, func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, `{"error":{"code":"auth.forbidden","message":"no"}}`, http.StatusForbidden)
 	})
-	log := &deadlineLog{}
+	log := &deadlines.Log{}
 	client, err := stream.NewDaemon(stream.Config{BaseURL: refusing.srv.URL, HTTP: &http.Client{Transport: log}})
 	if err != nil {
 		t.Fatal(err)
@@ -138,16 +119,8 @@ func TestCompletionReadIsBoundedByOneSecond(t *testing.T) {
 	if len(ids) != 0 {
 		t.Fatalf("a daemon that refuses gave %v", ids)
 	}
-	log.mu.Lock()
-	defer log.mu.Unlock()
-	if log.none > 0 || len(log.deadlines) == 0 {
-		t.Fatalf("%d requests without a deadline, %d with", log.none, len(log.deadlines))
-	}
-	const bound = time.Second // design §11
-	for _, dl := range log.deadlines {
-		if dl.Before(before.Add(bound)) || dl.After(after.Add(bound)) {
-			t.Fatalf("a request's deadline is %v after the read started, want %v", dl.Sub(before).Round(time.Millisecond), bound)
-		}
+	if err := log.Within(before, after, time.Second); err != nil { // design §11
+		t.Fatal(err)
 	}
 }
 
