@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"aipwatch/config"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
@@ -86,7 +85,7 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 		}
 	}
 	_ = root.RegisterFlagCompletionFunc("context", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return contextNames(e.getenv), cobra.ShellCompDirectiveNoFileComp
+		return contextNames(filesOf(g.cf, e.getenv)), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = root.RegisterFlagCompletionFunc("output", words(outputModes))
 	_ = root.RegisterFlagCompletionFunc("demo", words(rootDemos()))
@@ -126,7 +125,7 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 					if len(args) > 0 {
 						return nil, cobra.ShellCompDirectiveNoFileComp
 					}
-					return contextNames(e.getenv), cobra.ShellCompDirectiveNoFileComp
+					return contextNames(filesOf(g.cf, e.getenv)), cobra.ShellCompDirectiveNoFileComp
 				}
 			}
 		}
@@ -134,8 +133,8 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 }
 
 // contextNames are the config file's contexts (none when it cannot be read).
-func contextNames(getenv func(string) string) []string {
-	f, err := config.Load(config.Path(getenv), getenv)
+func contextNames(fs *invocationFiles) []string {
+	f, err := fs.config()
 	if err != nil || f == nil {
 		return nil
 	}
@@ -157,17 +156,29 @@ func actionIDs(e *runEnv, g *globalFlags) []string {
 		}
 	}
 	if client, err := c.quietDaemon(); err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
-		tail, err := client.ReadTail(ctx, stream.ListQuery{}, completionRows, 0)
-		cancel()
-		if err == nil {
-			for i := len(tail.Rows) - 1; i >= 0; i-- { // the tail is oldest first
-				add(tail.Rows[i].ActionID)
-			}
+		for _, id := range recentIDs(client) {
+			add(id)
 		}
 	}
 	for _, id := range journalIDs(e.getenv, c.url, nil) {
 		add(id)
 	}
 	return out
+}
+
+// recentIDs are the daemon's most recently updated actions, newest first:
+// one read of the list's tail within completionTimeout (none when the
+// daemon does not answer in time).
+func recentIDs(client *stream.Client) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+	defer cancel()
+	tail, err := client.ReadTail(ctx, stream.ListQuery{}, completionRows, 0)
+	if err != nil {
+		return nil
+	}
+	ids := make([]string, 0, len(tail.Rows))
+	for i := len(tail.Rows) - 1; i >= 0; i-- { // the tail is oldest first
+		ids = append(ids, tail.Rows[i].ActionID)
+	}
+	return ids
 }

@@ -26,7 +26,7 @@ func consoleContexts(o *options, getenv func(string) string) []string {
 	if o.demo != "" || o.replay != "" || o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
 		return nil
 	}
-	if names := contextNames(getenv); len(names) >= 2 {
+	if names := contextNames(filesOf(o.cf, getenv)); len(names) >= 2 {
 		return names
 	}
 	return nil
@@ -58,8 +58,8 @@ func (d contextDaemon) judge() *stream.Judge {
 	return stream.NewJudge(d.run.withTimeouts(d.client.Config()), stream.JudgeOptions{})
 }
 
-// multiOf reads daemons as one (the console, ls --all-contexts): a
-// source each, in their order.
+// multiOf reads daemons as one for the console's polls: a source each,
+// in their order, with its Poller.
 func multiOf(daemons []contextDaemon) *stream.Multi {
 	m := &stream.Multi{}
 	for _, d := range daemons {

@@ -5,14 +5,12 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"aipwatch/config"
 	"aipwatch/output"
 	"aipwatch/safe"
 	"aipwatch/sim"
@@ -188,22 +186,21 @@ func redactURL(raw string) string {
 	return clean
 }
 
-// readToken reads the bearer token file, trimming the trailing newline. A
-// file readable by group or others gets a warning: the token is a secret.
-func readToken(path string, stderr io.Writer) (string, error) {
+// readToken reads the bearer token file (through fs: once an invocation),
+// trimming the trailing newline. A file readable by group or others gets a
+// warning: the token is a secret.
+func readToken(fs *invocationFiles, path string, stderr io.Writer) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	b, err := config.ReadFile(path, maxTokenFile, func(fi os.FileInfo) error {
-		if fi.Mode().Perm()&0o077 != 0 {
-			fmt.Fprintf(stderr, "warning: token file %s is readable by group or others (mode %04o); chmod 600 it\n", path, fi.Mode().Perm())
-		}
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("token file: %w", err)
+	t := fs.token(path)
+	if t.mode.Perm()&0o077 != 0 { // the mode is known once the file was opened, even when its read failed
+		fmt.Fprintf(stderr, "warning: token file %s is readable by group or others (mode %04o); chmod 600 it\n", path, t.mode.Perm())
 	}
-	tok := tokenOf(b)
+	if t.err != nil {
+		return "", fmt.Errorf("token file: %w", t.err)
+	}
+	tok := tokenOf(t.b)
 	if strings.ContainsAny(tok, "\r\n") {
 		return "", fmt.Errorf("token file %s holds more than one line", path)
 	}

@@ -140,7 +140,8 @@ func demoScenarios(w io.Writer, names []string) {
 
 // flagHelp lists the flags in their order, each "--name ARG" then its
 // description wrapped at helpWidth: no pflag type names, no
-// [=true|false] on booleans.
+// [=true|false] on booleans, a value name in capitals unless it is the
+// one value the flag takes.
 func flagHelp(fs *pflag.FlagSet) string {
 	var b strings.Builder
 	fs.VisitAll(func(f *pflag.Flag) {
@@ -155,6 +156,10 @@ func flagHelp(fs *pflag.FlagSet) string {
 		head += "--" + f.Name
 		switch {
 		case f.Value.Type() == "bool":
+		case f.NoOptDefVal != "" && arg == f.NoOptDefVal:
+			// The value named is the one the flag takes (ls --demo's
+			// console): a literal, shown as it is typed.
+			head += "[=" + arg + "]"
 		case f.NoOptDefVal != "":
 			head += "[=" + strings.ToUpper(arg) + "]"
 		default:

@@ -231,7 +231,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 	batch := make([]model.ActionRow, 0, page)
 	flush := func() error {
 		if rj != nil {
-			rj.judgeRows(ctx, batch)
+			rj.judgeRows(batch)
 		}
 		err := w.Add(keepVerdicts(batch, lf.keep))
 		batch = batch[:0]

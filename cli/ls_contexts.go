@@ -8,7 +8,6 @@ import (
 	"sort"
 	"time"
 
-	"aipwatch/config"
 	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
@@ -28,7 +27,7 @@ import (
 func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	stdout, stderr, getenv := e.stdout, e.stderr, e.getenv
 	base := &options{globalFlags: *g, getenv: getenv}
-	f, err := config.Load(config.Path(getenv), getenv)
+	f, err := filesOf(g.cf, getenv).config()
 	if err == nil && (f == nil || len(f.Contexts) == 0) {
 		err = fmt.Errorf("--all-contexts: no contexts in %s (docs/contexts.md)", configPathShown(getenv))
 	}
@@ -92,10 +91,13 @@ type contextRows struct {
 	err   error
 }
 
-// readContexts reads every context at once, each within two minutes.
+// readContexts reads every context at once, each within two minutes. ls
+// reads pages, never polls: its Multi is only the fan-out (stream.Multi's
+// Each), one source a daemon and no Poller.
 func readContexts(daemons []contextDaemon, lf lsFlags, entries []journal.Entry, stderr io.Writer) []contextRows {
 	out := make([]contextRows, len(daemons))
-	multiOf(daemons).Each(context.Background(), listBound, func(ctx context.Context, i int, _ stream.MultiSource) {
+	fanOut := stream.Multi{Sources: make([]stream.MultiSource, len(daemons))}
+	fanOut.Each(context.Background(), listBound, func(ctx context.Context, i int, _ stream.MultiSource) {
 		out[i].name = daemons[i].name
 		out[i].notes, out[i].err = listContext(ctx, daemons[i], lf, entries, stderr, (*rowSink)(&out[i].rows))
 	})

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -46,10 +45,7 @@ var listingBound time.Duration
 // two minutes bound the list's reads, not the reviews: each judgement has
 // its own bound (stream.DefaultJudgeTimeout), and all of them together the
 // listing's (stream.Listing).
-func (rj *rowJudge) judgeRows(_ context.Context, batch []model.ActionRow) {
-	if rj.listing == nil {
-		rj.listing = rj.j.NewListing(listingBound)
-	}
+func (rj *rowJudge) judgeRows(batch []model.ActionRow) {
 	var todo []int
 	for i := range batch {
 		if batch[i].Settled() {

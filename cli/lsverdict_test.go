@@ -2,9 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -111,9 +111,10 @@ func TestListVerdictProgress(t *testing.T) {
 		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 0.01, ActionID: "act_live"}},
 	)
 	var progress bytes.Buffer
-	rj := &rowJudge{j: stream.NewJudge(stream.Config{BaseURL: f.URL()}, stream.JudgeOptions{}), progress: &progress}
+	rj := newRowJudge(stream.NewJudge(stream.Config{BaseURL: f.URL()}, stream.JudgeOptions{}), io.Discard, false)
+	rj.progress = &progress // what newRowJudge sets on a terminal's stderr
 	rows := []model.ActionRow{{ActionID: "act_a", State: "completed"}, {ActionID: "act_live", State: "running"}, {ActionID: "act_b", State: "completed"}}
-	rj.judgeRows(context.Background(), rows)
+	rj.judgeRows(rows)
 	rj.end()
 	if rows[0].Verdict != "failed" || rows[2].Verdict != "failed" || rows[1].Verdict != "" {
 		t.Fatalf("verdicts %q %q %q", rows[0].Verdict, rows[1].Verdict, rows[2].Verdict)

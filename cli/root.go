@@ -72,7 +72,7 @@ func (g *globalFlags) checkValues() error {
 
 // newRoot builds the tree for one invocation.
 func newRoot(e *runEnv) *cobra.Command {
-	g := &globalFlags{}
+	g := &globalFlags{cf: connFlags{files: newInvocationFiles(e.getenv)}}
 	root := &cobra.Command{
 		Use:         "aipwatch [flags] [ACTION_ID...]",
 		Short:       "follow one AIP action live, cancel it, end on a verified verdict",

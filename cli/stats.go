@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"math"
 
@@ -109,7 +108,7 @@ func (s *statsRows) Add(batch []model.ActionRow) error {
 		}
 	}
 	if len(todo) > 0 {
-		s.rj.judgeRows(context.Background(), todo)
+		s.rj.judgeRows(todo)
 	}
 	return nil
 }

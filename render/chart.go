@@ -48,9 +48,15 @@ func Spark(values []float64, width int) string {
 func peak(values []float64) float64 {
 	top := 0.0
 	for _, v := range values {
-		if !math.IsInf(v, 0) && v > top { // NaN > top is false
-			top = v
-		}
+		top = raise(top, v)
+	}
+	return top
+}
+
+// raise is top raised to v when v is finite and above it.
+func raise(top, v float64) float64 {
+	if !math.IsInf(v, 0) && v > top { // NaN > top is false
+		return v
 	}
 	return top
 }
@@ -103,7 +109,7 @@ func (st *Styles) BarGroups(groups [][]Bar, width int) (bars, letters string) {
 	top := 0.0
 	for _, g := range groups {
 		for _, br := range g {
-			top = max(top, peak([]float64{br.Value}))
+			top = raise(top, br.Value)
 		}
 	}
 	var b, l strings.Builder

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"aipwatch/internal/deadlines"
 	"aipwatch/model"
 	"aipwatch/sim"
 )
@@ -94,22 +95,10 @@ func TestJudgeNonFinalIsNotCached(t *testing.T) {
 	}
 }
 
-// deadlineTransport answers every request at once with a refusal and
-// keeps the deadline of each request's context.
-type deadlineTransport struct {
-	mu        sync.Mutex
-	deadlines []time.Time
-	none      int // requests with no deadline
-}
+// refuse answers every request at once with a refusal.
+type refuse struct{}
 
-func (d *deadlineTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	d.mu.Lock()
-	if dl, ok := r.Context().Deadline(); ok {
-		d.deadlines = append(d.deadlines, dl)
-	} else {
-		d.none++
-	}
-	d.mu.Unlock()
+func (refuse) RoundTrip(r *http.Request) (*http.Response, error) {
 	body := `{"error":{"code":"auth.forbidden","message":"no"}}`
 	return &http.Response{StatusCode: http.StatusForbidden, Status: "403 Forbidden", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)),
@@ -122,7 +111,7 @@ func (d *deadlineTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // caller's context allows. Read from the requests' deadlines, not by
 // waiting 10 s for a daemon that never answers.
 func TestMultiGivesEachDaemonTenSeconds(t *testing.T) {
-	tr := &deadlineTransport{}
+	tr := &deadlines.Log{Next: refuse{}}
 	d, err := NewDaemon(Config{BaseURL: "http://127.0.0.1:9", HTTP: &http.Client{Transport: tr}})
 	if err != nil {
 		t.Fatal(err)
@@ -136,16 +125,8 @@ func TestMultiGivesEachDaemonTenSeconds(t *testing.T) {
 	if err != nil || len(w.Live) != 1 || w.Live[0].Context != "slow" || !strings.Contains(w.Live[0].Unreachable, "403") {
 		t.Fatalf("the refusing daemon is not one row with its error: %v %+v", err, w.Live)
 	}
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	if tr.none > 0 || len(tr.deadlines) == 0 {
-		t.Fatalf("%d requests without a deadline, %d with", tr.none, len(tr.deadlines))
-	}
-	const bound = 10 * time.Second // design §9
-	for _, dl := range tr.deadlines {
-		if dl.Before(before.Add(bound)) || dl.After(after.Add(bound)) {
-			t.Fatalf("a request's deadline is %v after the poll started, want %v", dl.Sub(before).Round(time.Millisecond), bound)
-		}
+	if err := tr.Within(before, after, 10*time.Second); err != nil { // design §9
+		t.Fatal(err)
 	}
 }
 
