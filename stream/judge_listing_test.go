@@ -7,6 +7,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"aipwatch/model"
+	"aipwatch/sim"
 )
 
 // A daemon that stalls every read: each judgement would wait its own 30 s
@@ -56,5 +59,25 @@ func TestListingBoundsTheJudgementsAsAWhole(t *testing.T) {
 	// Not judged is not cached: a later listing reads again.
 	if _, ok := j.Cached("act_0"); ok {
 		t.Fatal("a row not judged was cached")
+	}
+}
+
+// A listing asked for no bound of its own has the one design §7 states for
+// `ls --verdict`: 2 minutes for the whole listing. Within it a settled row
+// is judged (a listing whose bound had already run out would call every
+// row not judged).
+func TestListingDefaultBoundIsTwoMinutes(t *testing.T) {
+	f, err := sim.ConsoleFleet(4)
+	u := startFleet(t, f, err)
+	l := NewJudge(Config{BaseURL: u}, JudgeOptions{}).NewListing(0)
+	defer l.Close()
+	if _, bound := l.NotJudged(); bound != 2*time.Minute {
+		t.Fatalf("a listing's default bound is %s, want 2m (design §7)", bound)
+	}
+	if jg := l.Judge("act_sim_console_done_responses"); jg.Word != model.VerdictVerified {
+		t.Fatalf("judged %q (%v) within a fresh listing, want %q", jg.Word, jg.Err, model.VerdictVerified)
+	}
+	if ids, _ := l.NotJudged(); len(ids) != 0 {
+		t.Fatalf("rows not judged within a fresh listing: %q", ids)
 	}
 }
