@@ -1,6 +1,12 @@
 package reconcile
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -8,6 +14,7 @@ import (
 
 	"aipwatch/journal"
 	"aipwatch/model"
+	"aipwatch/stream"
 	"aipwatch/submit"
 )
 
@@ -101,5 +108,35 @@ func TestResultLineNamesTheRead(t *testing.T) {
 	r.ActionID, r.StoredStatus = "", ""
 	if got, want := r.Line(true), "stored: no answer (response_get of "; !strings.HasPrefix(got, want) || strings.Contains(got, " by ") || strings.Contains(got, "resp_1") {
 		t.Errorf("line %q, want it to start %q, name no read and mask the target", got, want)
+	}
+}
+
+// A refused read is journalled twice: the read before its POST, then its
+// outcome, "refused" with aipd's code (design §8: the journal holds what
+// every read did).
+func TestReadJournalsTheRefusalsCode(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, `{"aip_version":"1.0","message_type":"aip.core.v1.error","body":{"error":{"error":{"code":"auth.not_authorized","message":"no","category":"auth"}}}}`)
+	}))
+	defer srv.Close()
+	cl, err := stream.NewDaemon(stream.Config{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jpath := filepath.Join(t.TempDir(), "journal.jsonl")
+	p := Plan{Of: "act_of", Op: submit.OpResponseGet, Target: "resp_1", CapID: "cap:hermes_agent:ep:" + submit.OpResponseGet}
+	res := Read(context.Background(), Daemon{Client: cl, BaseURL: srv.URL}, jpath, p)
+	if !res.Refused {
+		t.Fatalf("a 401 read was not refused: %+v", res)
+	}
+	entries, err := journal.Read(jpath)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("journal: %+v (%v), want the read and its outcome", entries, err)
+	}
+	if last := entries[1]; last.Kind != journal.KindReconcile || last.Reply != "refused" || last.Code != "auth.not_authorized" || last.ActionID != res.ActionID {
+		t.Fatalf("the outcome's line %+v", last)
 	}
 }
