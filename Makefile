@@ -11,7 +11,7 @@ GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT_DIR     := $(CURDIR)/bin/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)
 GOLANGCI_LINT         ?= $(GOLANGCI_LINT_DIR)/golangci-lint
 
-.PHONY: build install man test demo bench lint lint-tools golangci-lint-version e2e fuzz fuzz-ci mutate clean
+.PHONY: build install man docs test demo bench lint lint-tools golangci-lint-version e2e fuzz fuzz-ci mutate clean
 
 build:
 	$(GO) build -o $(BIN) .
@@ -23,7 +23,13 @@ install:
 # The man pages, one a command, generated from the command tree into
 # bin/man (man -l bin/man/aipwatch.1).
 man:
-	$(GO) run ./cmd/aipwatch-man bin/man
+	$(GO) run ./cmd/aipwatch-docs man bin/man
+
+# The generated reference, committed: docs/commands/*.md (each command's
+# --help, from the command tree) and docs/keys.md (from keymap.go).
+# cmd/aipwatch-docs's test fails when they are stale.
+docs:
+	$(GO) run ./cmd/aipwatch-docs docs docs
 
 # The test command (README and .ci/run use exactly this).
 test:

@@ -54,6 +54,8 @@ func keyMap() ui.KeyMap {
 		Wrap:         bind("w", "wrap on/off", "w"),
 		Reconcile:    bind("R", "reconcile (one read-only action)", "R"),
 		Notify:       bind("n", "notify when it settles (bell, OSC 9)", "n"),
+		NextPane:     bind("ctrl+w", "next pane", "ctrl+w"),
+		Zoom:         bind("z", "zoom the pane, and back", "z"),
 
 		Suspend: bind("ctrl+z", "suspend (fg resumes)", "ctrl+z"),
 
@@ -81,6 +83,10 @@ func keyMap() ui.KeyMap {
 			Detach:   hint("q", "detach"),
 			Quit:     hint("q", "quit"),
 			More:     hint("?", "more"),
+			// The split view's key line (design §12).
+			Zoom:       hint("z", "zoom"),
+			CancelPane: hint("c", "cancel (this pane)"),
+			DetachAll:  hint("q", "detach all"),
 		},
 	}
 }
@@ -91,12 +97,15 @@ func consoleKeyMap() ui.ConsoleKeyMap {
 		Open:      bind("enter", "follow the action", "enter"),
 		Back:      bind("esc", "back to the list (detach, never cancel)", "esc"),
 		Filter:    bind("/", "filter by ID, capability or state", "/"),
-		States:    bind("1-5", "all, live, settled, failed; 5: settled not verified", "1", "2", "3", "4", "5"),
+		States:    bind("1-5", "all, live, settled; 4: judged failed, 5: not verified", "1", "2", "3", "4", "5"),
 		Refresh:   bind("ctrl+r", "read the list now", "ctrl+r"),
 		Cancel:    bind("c", "cancel (the live view's confirmation)", "c"),
 		Reconcile: bind("R", "reconcile", "R"),
 		Notify:    bind("n", "notify when it settles (bell, OSC 9)", "n"),
 		Context:   bind("x", "across contexts: one context, the next, all", "x"),
+		Mark:      bind("space", "mark the row for a split view (up to 4; enter opens them)", "space"),
+		Pulse:     bind("p", "fold the pulse away, or back", "p"),
+		Figures:   bind("s", "the figures per capability (first token, duration, verdicts)", "s"),
 		Help:      bind("?", "all keys", "?"),
 		Quit:      bind("q", "quit", "q"),
 		Select:    hint("↑↓ j k g G", "select a row (g/G: first/last, pgup/pgdn: a page)"),
@@ -111,6 +120,8 @@ func consoleKeyMap() ui.ConsoleKeyMap {
 			Notify:    hint("n", "notify"),
 			Filter:    hint("/", "filter"),
 			States:    hint("1-5", "filters"),
+			Pulse:     hint("p", "pulse"),
+			Figures:   hint("s", "figures"),
 			Context:   hint("x", "context"),
 			Help:      hint("?", "more"),
 			Quit:      hint("q", "quit"),

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
+	"aipwatch/ui/split"
 )
 
 // Shell completion (design §11): `aipwatch completion SHELL` prints the
@@ -89,19 +91,32 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 	})
 	_ = root.RegisterFlagCompletionFunc("output", words(outputModes))
 	_ = root.RegisterFlagCompletionFunc("demo", words(append(sim.Scenarios(), demoConsole, demoFleet)))
-	ids := func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp // one ACTION_ID
+	// ids completes up to most action IDs, never one already given.
+	ids := func(most int) cobra.CompletionFunc {
+		return func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) >= most {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []string
+			for _, id := range actionIDs(e, g) {
+				if !slices.Contains(args, id) {
+					out = append(out, id)
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
 		}
-		return actionIDs(e, g), cobra.ShellCompDirectiveNoFileComp
 	}
-	root.ValidArgsFunction = ids
+	root.ValidArgsFunction = ids(split.MaxPanes) // several split (design §12)
+	_ = root.RegisterFlagCompletionFunc("notify-on", completeVerdicts)
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "reconcile":
-			c.ValidArgsFunction = ids
+			c.ValidArgsFunction = ids(1)
 		case "ls":
 			_ = c.RegisterFlagCompletionFunc("state", words(model.LifecycleStates))
+			_ = c.RegisterFlagCompletionFunc("demo", words([]string{demoConsole}))
+			_ = c.RegisterFlagCompletionFunc("verdict", completeVerdicts)
+		case "stats":
 			_ = c.RegisterFlagCompletionFunc("demo", words([]string{demoConsole}))
 		case "submit":
 			_ = c.RegisterFlagCompletionFunc("demo", words(sim.Scenarios()))

@@ -84,6 +84,18 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("%v: %d list requests, want 1", args, n)
 		}
 	}
+	// Up to four IDs follow at once (design §12): the second is offered
+	// too, never one already given; past four, and past reconcile's one,
+	// no ID.
+	if w := complete(t, getenv, "--url", fl.URL(), "act_dead", ""); has(w, "act_dead") || !has(w, "act_mine_sync") {
+		t.Errorf("a second ID: %v", w)
+	}
+	if w := complete(t, getenv, "--url", fl.URL(), "act_a", "act_b", "act_c", "act_d", ""); len(w) != 0 {
+		t.Errorf("a fifth ID: %v", w)
+	}
+	if w := complete(t, getenv, "reconcile", "--url", fl.URL(), "act_dead", ""); len(w) != 0 {
+		t.Errorf("reconcile's second ID: %v", w)
+	}
 }
 
 // A daemon that does not answer holds an ID completion at most about a

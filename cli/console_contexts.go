@@ -143,7 +143,10 @@ func startFleetDemo(o *options) (daemons []contextDaemon, stop func(), err error
 	west, err := sim.NewFleet(sim.FleetKnobs{GlobalEvents: true},
 		sim.Member{Scenario: "responses-tools", Knobs: sim.Knobs{Speed: 0.5, Mode: sim.ModeAsync, ActionID: "act_sim_west_async_responses"}},
 		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_sim_west_sync_long"}},
-		sim.Member{Scenario: "chat-length", Knobs: sim.Knobs{Finished: true, ActionID: "act_sim_west_done_length"}},
+		// Ran before the demo started, at a pace of its own: its review
+		// reads a first token and a duration (the pulse's figures).
+		sim.Member{Scenario: "chat-length", Knobs: sim.Knobs{Finished: true, ActionID: "act_sim_west_done_length",
+			Past: sim.PastRun{End: time.Now(), Pace: 1.5, Think: 800 * time.Millisecond}}},
 	)
 	if err != nil {
 		east.Close()

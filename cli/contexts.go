@@ -13,6 +13,7 @@ import (
 
 	"aipwatch/config"
 	"aipwatch/journal"
+	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
 	"aipwatch/stream"
@@ -39,6 +40,9 @@ type contextUse struct {
 	// skipped names the context not used because --url or $AIP_URL named
 	// another daemon.
 	skipped string
+	// notifyOn is the context's notify_on (the console's --notify-on,
+	// design §13), as written.
+	notifyOn string
 }
 
 // applyContext fills what flags and environment left empty from the
@@ -70,7 +74,13 @@ func (o *conn) applyContext(name string, f *config.File, err error, getenv func(
 		o.ctx.skipped = c.Name
 		return
 	}
-	o.ctx.name = c.Name
+	o.ctx.name, o.ctx.notifyOn = c.Name, c.NotifyOn
+	if c.NotifyOn != "" {
+		if _, err := model.ParseVerdicts(c.NotifyOn); err != nil {
+			o.ctx.err = fmt.Errorf("%s: contexts.%s.notify_on: %w", f.Path, c.Name, err)
+			return
+		}
+	}
 	if !o.urlGiven {
 		o.url, o.urlGiven, o.ctx.url = c.URL, true, true
 	}
@@ -190,7 +200,7 @@ func runContexts(e *runEnv, g *globalFlags) error {
 		return e.fail(g.output, err)
 	}
 	if f == nil {
-		fmt.Fprintf(e.stderr, "aipwatch: no config file at %s: aipwatch uses --url, $AIP_URL and the token variables (README, \"Several daemons\")\n", configPathShown(e.getenv))
+		fmt.Fprintf(e.stderr, "aipwatch: no config file at %s: aipwatch uses --url, $AIP_URL and the token variables (docs/contexts.md)\n", configPathShown(e.getenv))
 		return nil
 	}
 	rows := probeAll(f, e.getenv)

@@ -30,6 +30,7 @@ type options struct {
 	readTimeout time.Duration       // reconcile's --read-timeout (0: defaultReadTimeout)
 	console     bool                // no ACTION_ID: the console on a terminal, else a usage error
 	actionID    string              //
+	targets     []target            // several actions, or one of another context (follow_many.go)
 	submission  *stream.Submission  // aipwatch submit (submit.go)
 	session     string              // the Hermes session_id submitted (model.Action.SubmittedSession)
 	getenv      func(string) string // for the journal's path (R, submit)
@@ -57,6 +58,8 @@ type followFlags struct {
 	cursor string
 	replay string
 	speed  float64
+	// notifyOn is the console's --notify-on, as given (notify.go).
+	notifyOn string
 }
 
 const defaultReason = "cancelled by an operator from aipwatch"

@@ -37,6 +37,7 @@ func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 	addDemoFlag(fs, &o.runFlags, "follow a scripted action on the built-in simulator (`SCENARIO`s below; default chat-tools)", "chat-tools")
 	fs.StringVar(&o.replay, "replay", "", "review a recording `FILE` made with --record, with no network")
 	fs.Float64Var(&o.speed, "speed", 0, "with --replay: recorded time divided by `N` (default 0: instant)")
+	fs.StringVar(&o.notifyOn, "notify-on", "", "the console: ring and notify when any action settles with one of these `VERDICTS` (failed,incomplete,partial); a burst is one notification (default: the context's notify_on)")
 	root.RunE = versioned(e, g, func(c *cobra.Command, args []string) error {
 		o.globalFlags = *g
 		if err := o.resolve(c, args, e.getenv); err != nil {
@@ -56,6 +57,10 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 	if err := o.checkRun(c.Flags()); err != nil {
 		return err
 	}
+	if len(args) > 0 && isTarget(args[0]) && (len(args) > 1 || strings.Contains(args[0], "/")) {
+		// Several actions, or one of another context (design §12).
+		return o.resolveMany(args, getenv)
+	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "act_") {
 		if o.demo != "" && (knownScenario(args[0]) || args[0] == demoConsole || args[0] == demoFleet) {
 			return output.UsageError(fmt.Sprintf("--demo follows its own action: give no ACTION_ID (for the %s scenario: --demo=%s)", args[0], args[0]))
@@ -63,12 +68,13 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 		return unknownVerb(c.Root(), args[0])
 	}
 	switch {
-	case len(args) > 1:
-		return output.UsageError("one ACTION_ID at most")
 	case len(args) == 1:
 		o.actionID = args[0]
 	default:
 		o.actionID = getenv("AIP_ACTION_ID")
+	}
+	if err := o.checkNotifyOn(c.Flags(), args); err != nil {
+		return err
 	}
 	switch {
 	case o.speed < 0:
@@ -128,6 +134,9 @@ func runFollow(o *options, e *runEnv) (code int) {
 
 	if o.console || o.demo == demoConsole || o.demo == demoFleet {
 		return runConsole(ctx, o, stdout, stderr)
+	}
+	if len(o.targets) > 0 { // several actions (follow_many.go)
+		return runMany(ctx, o, e)
 	}
 	if o.demo != "" {
 		if !o.stallSet {
@@ -340,6 +349,7 @@ func exitCode(o *options, a *model.Action, w io.Writer) int {
 // plain once the alt screen is gone.
 func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
 	noColor := o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
+	note, noteHint := notification(o, isTTY)
 	a, err := ui.Run(ctx, ui.Options{
 		ActionID:     o.actionID,
 		Keys:         o.keys.Live,
@@ -357,7 +367,8 @@ func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Read
 		RawCap:       o.rawCap(),
 		Reconcile:    reconcilerFor(o, &o.conn), // R (reconcile.go)
 		Notify:       o.notify,
-		Notification: notification(o, isTTY), // --notify and n (notify.go)
+		Notification: note, // --notify and n (notify.go)
+		NotifyHint:   noteHint,
 		Session:      o.session,
 	})
 	if a == nil {

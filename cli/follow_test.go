@@ -174,7 +174,15 @@ func TestUsageErrors(t *testing.T) {
 		{"not_an_action"},
 		{"--output", "xml", "act_1"},
 		{},
-		{"act_1", "act_2"},
+		// Several actions (design §12): four at most, each an action's
+		// word, once; the flags of one action's run refuse them.
+		{"act_1", "act_2", "act_3", "act_4", "act_5"},
+		{"act_1", "nope"},
+		{"act_1", "act_1"},
+		{"--cursor", "aev_1", "act_1", "act_2"},
+		{"--cancel", "act_1", "act_2"},
+		{"--export", "x.md", "act_1", "act_2"},
+		{"--url", "http://example.com:8080", "act_1", "act_2"},
 		{"--url", "http://example.com:8080", "act_1"},
 		{"--url", "ftp://127.0.0.1", "act_1"},
 		{"--demo=nope"},

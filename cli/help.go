@@ -56,12 +56,15 @@ that resumes.`
 
 // rootUsage are the ways to call the root.
 const rootUsage = `  aipwatch [flags] ACTION_ID   follow one action: live, or review once finished
+  aipwatch [flags] ID1 ID2 …   up to four at once: split panes on a terminal
   aipwatch [flags]             on a terminal: the console (a live action list)
   aipwatch COMMAND [flags]     one of the commands below
   aipwatch --demo[=SCENARIO]   follow a scripted action on a built-in simulator
   aipwatch --replay FILE       review a recording made with --record, offline
 
 ACTION_ID may also come from $AIP_ACTION_ID; it must start with act_.
+CONTEXT/act_… follows an action of the config file's context CONTEXT. With
+several, the exit code is 0 when all are verified, else the first other's.
 `
 
 // rootExamples end the root's help.

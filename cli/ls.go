@@ -39,6 +39,10 @@ type lsFlags struct {
 	all        bool
 	contexts   bool // --all-contexts
 	verdict    bool // judge each printed row (lsverdict.go)
+	// verdictArg is --verdict's value: "all" for the bare flag (judge and
+	// show), else the verdict words to keep (keep, lsverdict.go).
+	verdictArg string
+	keep       []string
 	demo       string
 }
 
@@ -68,7 +72,8 @@ action appears only once it has settled).`,
 	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h), all of them unless --limit is given")
 	fs.BoolVar(&lf.contexts, "all-contexts", false, "list the actions of every context of the config file, with a CONTEXT column (aipwatch contexts)")
 	fs.BoolVar(&lf.all, "all", false, "every action of the daemon's list, newest first, printed page by page as it is read (on a daemon with a long history: one request per 1,000 rows)")
-	fs.BoolVar(&lf.verdict, "verdict", false, "judge each settled row printed and show its verdict (a review of each: its whole log, at most 4 at once)")
+	fs.StringVar(&lf.verdictArg, "verdict", "", "judge each settled row printed and show its verdict (a review of each: its whole log, at most 4 at once); =`VERDICTS` (failed,incomplete) keeps only the rows judged so")
+	fs.Lookup("verdict").NoOptDefVal = verdictAll
 	fs.StringVar(&lf.demo, "demo", "", "list the actions of the `console` demo's simulated daemon")
 	fs.Lookup("demo").NoOptDefVal = demoConsole
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
@@ -78,10 +83,8 @@ action appears only once it has settled).`,
 		if lf.contexts {
 			return e.exit(listAllContexts(e, g, lf))
 		}
-		o := &options{globalFlags: *g, getenv: e.getenv}
-		o.demo = lf.demo
-		o.conn = newConn(g.cf, lf.demo == "", e.getenv)
-		if err := o.check(); err != nil {
+		o, err := listOptions(e, g, lf.demo)
+		if err != nil {
 			return err
 		}
 		return e.exit(runList(e, o, lf))
@@ -91,6 +94,12 @@ action appears only once it has settled).`,
 
 // check refuses what ls cannot do, before any request.
 func (lf *lsFlags) check(fs *pflag.FlagSet) error {
+	if fs.Changed("verdict") && lf.verdictArg == "" {
+		lf.verdictArg = "," // --verdict= names no verdict: the usage error says so
+	}
+	if err := lf.checkVerdict(); err != nil {
+		return err
+	}
 	for _, s := range lf.states {
 		if !oneOf(s, model.LifecycleStates) {
 			return output.UsageError(fmt.Sprintf("--state %q is not an AIP state (%s)", s, strings.Join(model.LifecycleStates, ", ")))
@@ -123,43 +132,86 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 
 // runList lists one daemon's actions.
 func runList(e *runEnv, o *options, lf lsFlags) int {
-	stdout, stderr, getenv := e.stdout, e.stderr, e.getenv
-	stop, ok := consoleDemo(o, stderr)
-	if !ok {
-		return model.ExitError
+	var w *output.ListWriter
+	return runListing(e, o, lf, "ls", true, func(client *stream.Client) (rowWriter, *rowJudge) {
+		w = output.NewListWriter(e.stdout, o.output == "jsonl", time.Now(), termWidth(e.stdout))
+		var rj *rowJudge
+		if lf.verdict {
+			w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr)
+		}
+		return w, rj
+	}, func() error { return w.Close() })
+}
+
+// runListing reads one daemon's list as ls reads it, for ls and stats:
+// the --demo daemon, the two-minute bound, this machine's journal marks
+// when journal is set, the paging's notes and a failure on stderr under
+// the command's name. setup makes what takes the rows and their judge
+// (nil: none) once the client is made; done ends the output.
+func runListing(e *runEnv, o *options, lf lsFlags, cmd string, journal bool,
+	setup func(*stream.Client) (rowWriter, *rowJudge), done func() error) int {
+	client, stop, code := openList(e, o)
+	if client == nil {
+		return code
 	}
 	defer stop()
-	client, err := o.daemon(stderr)
-	if err != nil {
-		return fail(o, stdout, stderr, err)
+	ctx, cancel := listContextFor(lf)
+	defer cancel()
+	w, rj := setup(client)
+	var ids []string
+	if journal {
+		ids = journalIDs(e.getenv, o.url, func(ws []string) { warnJournal(e.stderr, "aipwatch "+cmd, ws) })
 	}
-	ctx := context.Background()
-	if lf.limit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
-		defer cancel()
-	}
-	w := output.NewListWriter(stdout, o.output == "jsonl", time.Now(), termWidth(stdout))
-	var rj *rowJudge
-	if lf.verdict {
-		w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), stderr)
-	}
-	notes, err := listRows(ctx, client, lf, journalIDs(getenv, o.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), w, rj)
+	notes, err := listRows(ctx, client, lf, ids, w, rj)
 	rj.end()
 	if err == nil {
-		err = w.Close()
+		err = done()
 	}
 	for _, n := range notes {
-		fmt.Fprintf(stderr, "aipwatch ls: %s\n", safe.Line(n))
+		fmt.Fprintf(e.stderr, "aipwatch %s: %s\n", cmd, safe.Line(n))
 	}
 	if err != nil {
-		code := fail(o, stdout, stderr, err)
+		code := fail(o, e.stdout, e.stderr, err)
 		if o.output != "jsonl" {
-			printHint(stderr, o, err)
+			printHint(e.stderr, o, err)
 		}
 		return code
 	}
 	return 0
+}
+
+// listOptions are the options of a listing of one daemon (ls, stats),
+// checked before any request.
+func listOptions(e *runEnv, g *globalFlags, demo string) (*options, error) {
+	o := &options{globalFlags: *g, getenv: e.getenv}
+	o.demo = demo
+	o.conn = newConn(g.cf, demo == "", e.getenv)
+	return o, o.check()
+}
+
+// openList starts the --demo daemon when asked and makes the client of
+// the daemon ls (and stats) lists; a nil client with the exit code when it
+// cannot (said on stderr).
+func openList(e *runEnv, o *options) (*stream.Client, func(), int) {
+	stop, ok := consoleDemo(o, e.stderr)
+	if !ok {
+		return nil, nil, model.ExitError
+	}
+	client, err := o.daemon(e.stderr)
+	if err != nil {
+		stop()
+		return nil, nil, fail(o, e.stdout, e.stderr, err)
+	}
+	return client, stop, 0
+}
+
+// listContextFor bounds a bounded listing's reads to two minutes (the
+// reviews of --verdict have their own bound: stream.Listing).
+func listContextFor(lf lsFlags) (context.Context, context.CancelFunc) {
+	if lf.limit > 0 {
+		return context.WithTimeout(context.Background(), 2*time.Minute)
+	}
+	return context.WithCancel(context.Background())
 }
 
 // listRows prints the rows ls asked for, newest first, a page at a time
@@ -183,7 +235,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 		if rj != nil {
 			rj.judgeRows(ctx, batch)
 		}
-		err := w.Add(batch)
+		err := w.Add(keepVerdicts(batch, lf.keep))
 		batch = batch[:0]
 		return err
 	}
@@ -287,14 +339,19 @@ func startConsole(ctx context.Context, co console.Options, stderr io.Writer, hin
 // consoleOptions are the console's options that do not depend on its
 // daemons: keys, notifications, privacy, colour.
 func consoleOptions(o *options) console.Options {
+	route, hint := notifyRoute(o)
 	return console.Options{
 		Keys:         o.keys.Console,
 		LiveKeys:     o.keys.Live,
-		Notification: notification(o, true), // n on a row (notify.go); the console is a terminal
-		Redact:       o.redact,
-		NoColor:      o.noColor || os.Getenv("NO_COLOR") != "",
-		CancelReason: o.reason,
-		Version:      versionString(),
+		Notification: notifyWith(route), // n on a row (notify.go); the console is a terminal
+		// --notify-on, else the context's notify_on (design §13; notify.go)
+		NotifyOn:      notifyOnWords(o),
+		NotifyOnBytes: func(text string) string { return output.NotifyOnBytes(text, route) },
+		NotifyHint:    hint,
+		Redact:        o.redact,
+		NoColor:       o.noColor || os.Getenv("NO_COLOR") != "",
+		CancelReason:  o.reason,
+		Version:       versionString(),
 	}
 }
 

@@ -29,7 +29,7 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	base := &options{globalFlags: *g, getenv: getenv}
 	f, err := config.Load(config.Path(getenv), getenv)
 	if err == nil && (f == nil || len(f.Contexts) == 0) {
-		err = fmt.Errorf("--all-contexts: no contexts in %s (README, \"Several daemons\")", configPathShown(getenv))
+		err = fmt.Errorf("--all-contexts: no contexts in %s (docs/contexts.md)", configPathShown(getenv))
 	}
 	if err != nil {
 		return fail(base, stdout, stderr, err)

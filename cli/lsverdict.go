@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/spf13/cobra"
+
 	"aipwatch/model"
+	"aipwatch/output"
 	"aipwatch/safe"
 	"aipwatch/stream"
 )
@@ -26,6 +30,9 @@ type rowJudge struct {
 	progress io.Writer       // stderr when it is a terminal, else nil: no progress lines
 	done     int             // rows judged so far, over every batch
 	total    int             // rows to judge: the batch's size is known, the list's is not
+	// judged, when set, is given each row judged and its judgement, one
+	// at a time (stats counts them).
+	judged func(r *model.ActionRow, jg stream.Judgement)
 }
 
 // judgeRows sets the Verdict of each settled row of batch. The listing's
@@ -52,6 +59,9 @@ func (rj *rowJudge) judgeRows(_ context.Context, batch []model.ActionRow) {
 			jg := rj.listing.Judge(batch[i].ActionID)
 			batch[i].Verdict = jg.Word
 			mu.Lock()
+			if rj.judged != nil {
+				rj.judged(&batch[i], jg)
+			}
 			rj.done++
 			rj.say()
 			mu.Unlock()
@@ -98,4 +108,56 @@ func quietRowJudge(j *stream.Judge, stderr io.Writer) *rowJudge {
 	rj := &rowJudge{j: j, stderr: stderr}
 	rj.listing = rj.j.NewListing(0)
 	return rj
+}
+
+// verdictAll is --verdict's value when it is given bare: judge and show
+// every row. --verdict=failed,incomplete keeps only the rows judged so
+// (design §13).
+const verdictAll = "all"
+
+// checkVerdict reads --verdict's value: bare, every row is judged and
+// shown; with verdict words (model.ParseVerdicts), only the rows judged one
+// of them are kept. A word that is no verdict is a usage error, before any
+// request.
+func (lf *lsFlags) checkVerdict() error {
+	lf.verdict, lf.keep = lf.verdictArg != "", nil
+	if !lf.verdict || lf.verdictArg == verdictAll {
+		return nil
+	}
+	keep, err := model.ParseVerdicts(lf.verdictArg)
+	if err != nil {
+		return output.UsageError("--verdict: " + err.Error())
+	}
+	lf.keep = keep
+	return nil
+}
+
+// keepVerdicts keeps, in place, the rows of batch judged one of keep;
+// every row when keep is empty. A live row, or one not judged, has no
+// verdict and is left out.
+func keepVerdicts(batch []model.ActionRow, keep []string) []model.ActionRow {
+	if len(keep) == 0 {
+		return batch
+	}
+	out := batch[:0]
+	for _, r := range batch {
+		if slices.Contains(keep, r.Verdict) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// completeVerdicts offers the verdict words to a shell's completion
+// (--verdict=, --notify-on): after a comma, the word after it.
+func completeVerdicts(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
+	head := ""
+	if i := strings.LastIndexByte(typed, ','); i >= 0 {
+		head = typed[:i+1]
+	}
+	out := make([]string, 0, len(model.SettledVerdicts))
+	for _, w := range model.SettledVerdicts {
+		out = append(out, head+w)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }

@@ -161,3 +161,51 @@ func TestListVerdictAllContexts(t *testing.T) {
 		t.Fatalf("chat-error rows judged failed: %d\n%s", failed, out)
 	}
 }
+
+// design §13: ls --verdict=failed,incomplete judges the rows and keeps only
+// those judged so (the Chat turn whose AIP result is completed but whose
+// provider failed among them); the bare --verdict still shows every row.
+func TestListVerdictKeepsOnlyThose(t *testing.T) {
+	code, out, errOut := runCLI(t, "ls", "--demo", "--output", "jsonl", "--verdict=failed,incomplete")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var row struct {
+			ID      string `json:"action_id"`
+			Verdict string `json:"verdict"`
+		}
+		if err := json.Unmarshal([]byte(l), &row); err != nil {
+			t.Fatalf("%v: %q", err, l)
+		}
+		got[row.ID] = row.Verdict
+	}
+	want := map[string]string{"act_sim_console_done_chat_error": "failed", "act_sim_console_dead_lettered": "failed"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("kept %v, want %v", got, want)
+	}
+	_, all, _ := runCLI(t, "ls", "--demo", "--output", "jsonl", "--verdict")
+	if n := strings.Count(all, "\n"); n <= len(want) {
+		t.Errorf("the bare --verdict kept %d rows:\n%s", n, all)
+	}
+}
+
+// A word that is no verdict is a usage error, before any request (no
+// daemon listens at the URL).
+func TestListVerdictUnknownWord(t *testing.T) {
+	for _, arg := range []string{"--verdict=failed,completed", "--verdict=", "--verdict=FAILED"} {
+		code, out, errOut := runCLI(t, "ls", "--url", "http://127.0.0.1:1", arg)
+		if code != model.ExitUsage || out != "" || !strings.Contains(errOut, "verdict") || !strings.Contains(errOut, "verified, partial, failed") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", arg, code, out, errOut)
+		}
+	}
+}
+
+// Completion offers the verdict words, after a comma too.
+func TestListVerdictCompletion(t *testing.T) {
+	code, out, errOut := runCLI(t, "__complete", "ls", "--verdict=failed,inc")
+	if code != 0 || !strings.Contains(out, "failed,incomplete\n") || !strings.Contains(out, "failed,verified\n") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}

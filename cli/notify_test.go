@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -107,5 +108,81 @@ func TestNotifyNothingToANonTerminal(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "ls", "--notify"); code != model.ExitUsage || !strings.Contains(errs, "--notify") {
 		t.Fatalf("ls --notify: exit %d, %s", code, errs)
+	}
+}
+
+// design §13: under tmux the OSCs are wrapped for passthrough (the bell is
+// not); when tmux's allow-passthrough is off, stderr says once how to
+// allow it; under screen the OSCs are wrapped in screen's DCS.
+func TestNotifyThroughAMultiplexer(t *testing.T) {
+	a := failedAction(t, "")
+	text := "act_n: failed (AIP result failed, x␛]0;pwn␇)"
+	tmuxWrapped := "\a\x1bPtmux;\x1b\x1b]9;" + text + "\x1b\x1b\\\x1b\\"
+	asked := 0
+	defer func(f func() string) { tmuxPassthrough = f }(tmuxPassthrough)
+	for _, tc := range []struct {
+		name, passthrough string
+		env               map[string]string
+		want, hint        string
+	}{
+		{"tmux, passthrough on", "on", map[string]string{"TMUX": "/tmp/tmux-1/default,1,0", "TERM": "screen-256color"}, tmuxWrapped, ""},
+		{"tmux, passthrough off", "off", map[string]string{"TMUX": "/tmp/tmux-1/default,1,0", "TERM": "tmux-256color"}, tmuxWrapped,
+			"aipwatch: tmux drops the desktop notification (allow-passthrough is off): tmux set -g allow-passthrough on lets it through; the bell still rings\n"},
+		{"tmux not asked", "", map[string]string{"TMUX": "/tmp/tmux-1/default,1,0"}, tmuxWrapped, ""},
+		{"tmux over ssh: not asked", "off", map[string]string{"TERM": "tmux-256color"}, tmuxWrapped, ""},
+		{"screen", "off", map[string]string{"STY": "1.pts-0.host", "TERM": "screen"}, "\a\x1bP\x1b]9;" + text + "\a\x1b\\", ""},
+		{"no multiplexer", "off", map[string]string{"TERM": "xterm-256color"}, "\a\x1b]9;" + text + "\x1b\\", ""},
+	} {
+		asked = 0
+		tmuxPassthrough = func() string { asked++; return tc.passthrough }
+		var out, errb bytes.Buffer
+		o := &options{runFlags: runFlags{notify: true}, getenv: func(k string) string { return tc.env[k] }}
+		notifyLines(o, a, &out, &errb, func(w io.Writer) bool { return w == io.Writer(&out) })
+		if out.String() != tc.want || errb.String() != tc.hint {
+			t.Errorf("%s:\nstdout %q\nwant   %q\nstderr %q\nwant   %q", tc.name, out.String(), tc.want, errb.String(), tc.hint)
+		}
+		if asked > 1 {
+			t.Errorf("%s: tmux asked %d times", tc.name, asked)
+		}
+	}
+}
+
+// design §13: --notify-on is the console's: its verdicts reach the
+// console's options, else the context's notify_on; a word that is no
+// verdict, or --notify-on with one action, is a usage error before any
+// request; a notify_on that is no verdict is an error naming the file,
+// the context and the key.
+func TestNotifyOnFlagAndConfig(t *testing.T) {
+	f := newContextFixture(t, `current = "prod"
+[contexts.prod]
+url = "http://127.0.0.1:1"
+notify_on = "incomplete, failed"
+[contexts.bad]
+url = "http://127.0.0.1:1"
+notify_on = "failed,oops"
+`)
+	o, _, err := parse(nil, io.Discard, f.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := consoleOptions(o).NotifyOn; fmt.Sprint(got) != "[failed incomplete]" {
+		t.Errorf("the context's notify_on: %v", got)
+	}
+	o, _, err = parse([]string{"--notify-on", "partial"}, io.Discard, f.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := consoleOptions(o).NotifyOn; fmt.Sprint(got) != "[partial]" {
+		t.Errorf("--notify-on over notify_on: %v", got)
+	}
+	for _, args := range [][]string{{"--notify-on", "failed,completed"}, {"--notify-on="}, {"--notify-on", "failed", "act_1"}, {"--notify-on", "failed", "--demo"}} {
+		code, out, errOut := f.run(args...)
+		if code != model.ExitUsage || out != "" || !strings.Contains(errOut, "--notify-on") {
+			t.Errorf("%v: exit %d, %q %q", args, code, out, errOut)
+		}
+	}
+	code, _, errOut := f.run("ls", "--context", "bad")
+	if code != 1 || !strings.Contains(errOut, "contexts.bad.notify_on: not a verdict: \"oops\"") || !strings.Contains(errOut, "config.toml") {
+		t.Errorf("ls --context bad: exit %d, %q", code, errOut)
 	}
 }

@@ -59,6 +59,12 @@ func unseen(a *model.Action) bool {
 // the export of a resumed run holds only what follows the cursor, and the
 // same path would overwrite the export this run just wrote.
 func resumeCommand(o *options, cursor string) string {
+	return resumeWith(o, cursor, o.actionID)
+}
+
+// resumeWith is resumeCommand for the actions ids name (several: design
+// §12, each as given, CONTEXT/act_… too).
+func resumeWith(o *options, cursor string, ids ...string) string {
 	parts := []string{invokedAs()}
 	if o.ctx.name != "" {
 		// The context names the daemon and its credentials: what it gave
@@ -106,7 +112,9 @@ func resumeCommand(o *options, cursor string) string {
 	if cursor != "" {
 		parts = append(parts, "--cursor", shellQuote(cursor))
 	}
-	parts = append(parts, shellQuote(o.actionID))
+	for _, id := range ids {
+		parts = append(parts, shellQuote(id))
+	}
 	return safe.Line(strings.Join(parts, " "))
 }
 

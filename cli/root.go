@@ -82,7 +82,7 @@ func oneOf(s string, list []string) bool {
 func newRoot(e *runEnv) *cobra.Command {
 	g := &globalFlags{}
 	root := &cobra.Command{
-		Use:         "aipwatch [flags] [ACTION_ID]",
+		Use:         "aipwatch [flags] [ACTION_ID...]",
 		Short:       "follow one AIP action live, cancel it, end on a verified verdict",
 		Long:        rootLong,
 		Annotations: map[string]string{helpAfter: helpAfterRoot},
@@ -108,7 +108,7 @@ func newRoot(e *runEnv) *cobra.Command {
 		contextsCommand(e, g),
 		versionCommand(e),
 		completionCommand(e),
-		// stats: its command file adds itself here.
+		statsCommand(e, g),
 	)
 	addCompletions(root, e, g)
 	root.InitDefaultHelpCmd()
@@ -220,7 +220,7 @@ func wantsJSONL(args []string) bool {
 }
 
 // Tree is the command tree as documentation sees it (the man pages of
-// cmd/aipwatch-man): the same commands and flags every invocation runs,
+// cmd/aipwatch-docs): the same commands and flags every invocation runs,
 // with no environment (paths read as their variables).
 func Tree() *cobra.Command {
 	return newRoot(&runEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard,

@@ -39,6 +39,10 @@ type Context struct {
 	TokenFile         string
 	CACert            string
 	AllowInsecureHTTP bool
+	// NotifyOn is the console's --notify-on for this context's daemon
+	// (design §13): verdict words, comma-separated, as written (the
+	// command checks them).
+	NotifyOn string
 }
 
 // File is a read config file.
@@ -99,6 +103,7 @@ type rawContext struct {
 	TokenFile         string `toml:"token_file"`
 	CACert            string `toml:"cacert"`
 	AllowInsecureHTTP bool   `toml:"allow_insecure_http"`
+	NotifyOn          string `toml:"notify_on"`
 }
 
 // Load reads the config file at path. No file is no error: f is nil and
@@ -248,7 +253,7 @@ func resolve(name string, rc rawContext, all map[string]rawContext, exp expander
 	if !validName(name) {
 		return Context{}, fmt.Errorf("context name %q: use letters, digits, '-', '_' or '.'", name)
 	}
-	c := Context{Name: name, URL: strings.TrimSpace(rc.URL), AllowInsecureHTTP: rc.AllowInsecureHTTP}
+	c := Context{Name: name, URL: strings.TrimSpace(rc.URL), AllowInsecureHTTP: rc.AllowInsecureHTTP, NotifyOn: rc.NotifyOn}
 	switch {
 	case c.URL == "":
 		return Context{}, fmt.Errorf("%s is missing: every context names its aipd", key("url"))

@@ -31,6 +31,12 @@
 //     anything; the final ActionResult wins over a conflicting last chunk.
 //     Until the action settles the verdict is a live word (following,
 //     awaiting result), and pending once the viewer stops.
+//   - The fleet at a glance (design §13): Summarise computes the figures
+//     per capability (verdict counts, first token and duration p50/p95,
+//     tokens) from judged settled actions, for `aipwatch stats` and the
+//     console alike; Pulse keeps the console's recent window (chunks a
+//     second from the global log's chunk events, settled rows by minute
+//     and verdict) from what the console already reads.
 //
 // The tests replay fixtures in testdata/ (written by testdata/gen.py from
 // the frame shapes of docs/protocol.md §9) and check that replays,

@@ -210,8 +210,9 @@ func storedLines(a *model.Action) safe.Str {
 // "verdict: WORD (reason, reason ...)\n".
 func VerdictLine(a *model.Action) string { return verdictLine(a).String() }
 
-func verdictLine(a *model.Action) safe.Str {
-	v := a.Verdict()
+func verdictLine(a *model.Action) safe.Str { return verdictLineOf(a.Verdict()) }
+
+func verdictLineOf(v model.Verdict) safe.Str {
 	reasons := make([]safe.Str, len(v.Reasons))
 	for i, r := range v.Reasons {
 		reasons[i] = safe.L(r)

@@ -10,7 +10,7 @@ import (
 	"aipwatch/model"
 )
 
-// Every verdict's badge is its word and its colour (README: "a word and a
+// Every verdict's badge is its word and its colour (docs/live.md: "a word and a
 // colour"); the goldens strip ANSI, so this is the test that holds the
 // colour. SGR 4N is the background of ANSI colour N.
 func TestBadgeColourOfEveryVerdict(t *testing.T) {

@@ -193,6 +193,13 @@ wait_for "global event log: live" 10
 wait_for "act_sim_console_done_responses" 10
 wait_for "(sync)" 10          # a synchronous stream, known only from the global log
 wait_for "EXPIRED" 10         # the stuck worker's lease
+wait_for "chunks/s" 5         # the pulse (design §13)
+wait_for "not verified" 15    # once rows are judged
+tmux send-keys -t "$SESSION" p
+sleep 0.3
+absent "chunks/s"             # p folds it away
+tmux send-keys -t "$SESSION" p
+wait_for "chunks/s" 5
 tmux send-keys -t "$SESSION" / d o n e _ r e s p Enter
 wait_for "1 actions" 5
 tmux send-keys -t "$SESSION" Enter

@@ -128,17 +128,22 @@ func NewFleet(k FleetKnobs, members ...Member) (*Fleet, error) {
 // ConsoleFleet is the demo of the console: mixed modes, states and
 // capabilities, one action streaming synchronously (visible only on the
 // global event log until it settles), one worker whose lease expired.
+// Its settled actions ran before it started, each at a pace of its own
+// (Knobs.Past), so that their reviews, stats and the pulse read a first
+// token and a duration.
 func ConsoleFleet(speed float64) (*Fleet, error) {
+	now := time.Now()
+	past := func(pace float64, think time.Duration) PastRun { return PastRun{End: now, Pace: pace, Think: think} }
 	return NewFleet(FleetKnobs{GlobalEvents: true},
 		Member{"chat-tools", Knobs{Speed: speed, ActionID: "act_sim_console_sync_chat"}},
 		Member{"long", Knobs{Speed: speed, ActionID: "act_sim_console_sync_long"}},
 		Member{"async-long", Knobs{Speed: speed, ActionID: "act_sim_console_async_long"}},
 		Member{"responses-tools", Knobs{Speed: speed / 2, Mode: ModeAsync, ActionID: "act_sim_console_async_responses"}},
 		Member{"async-long", Knobs{Speed: speed, ActionID: "act_sim_console_stuck_worker", LeaseExpired: true}},
-		Member{"chat-error", Knobs{Finished: true, ActionID: "act_sim_console_done_chat_error"}},
-		Member{"async-dead-lettered", Knobs{Finished: true, ActionID: "act_sim_console_dead_lettered"}},
-		Member{"async-long", Knobs{Finished: true, ActionID: "act_sim_console_cancelled"}},
-		Member{"responses-tools", Knobs{Finished: true, ActionID: "act_sim_console_done_responses"}},
+		Member{"chat-error", Knobs{Finished: true, ActionID: "act_sim_console_done_chat_error", Past: past(1.2, 450*time.Millisecond)}},
+		Member{"async-dead-lettered", Knobs{Finished: true, ActionID: "act_sim_console_dead_lettered", Past: past(2, 1200*time.Millisecond)}},
+		Member{"async-long", Knobs{Finished: true, ActionID: "act_sim_console_cancelled", Past: past(1, 300*time.Millisecond)}},
+		Member{"responses-tools", Knobs{Finished: true, ActionID: "act_sim_console_done_responses", Past: past(3, 2*time.Second)}},
 	)
 }
 

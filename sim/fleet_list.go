@@ -197,8 +197,9 @@ func (f *Fleet) histRoute(id string) http.Handler {
 		}
 	}
 	name, mode := f.hist.scenario(a)
+	past := f.hist.past(a)
 	f.mu.Unlock()
-	s, err := New(name, Knobs{Finished: true, Mode: mode, ActionID: id, Token: f.k.Token})
+	s, err := New(name, Knobs{Finished: true, Mode: mode, ActionID: id, Token: f.k.Token, Past: past})
 	if err != nil {
 		return nil
 	}

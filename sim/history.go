@@ -240,6 +240,33 @@ func (h *history) row(a int) obj {
 	return v
 }
 
+// past is how action a ran, for the review of its run (past.go): ending
+// at its updated_at, at a pace and with a time to first content of its
+// own, the same at every read. Providers' turns vary that way: most think
+// well under a second and run for seconds, a few think for seconds and run
+// near a minute (the square and cube of a uniform draw skew the spread
+// towards the short ones).
+func (h *history) past(a int) PastRun {
+	u, v := unitDraw(a, 1), unitDraw(a, 2)
+	return PastRun{
+		End:   h.updated(a),
+		Pace:  0.5 + 7.5*u*u,                                                     // chat-tools: 2.7 s to 43 s
+		Think: 200*time.Millisecond + time.Duration(v*v*v*3800)*time.Millisecond, // 0.2 s to 4 s
+	}
+}
+
+// unitDraw is a deterministic draw in [0, 1) for action a (splitmix64 of
+// a and salt).
+func unitDraw(a, salt int) float64 {
+	x := uint64(a)*0x9E3779B97F4A7C15 + uint64(salt)*0xD1B54A32D192ED03 //nolint:gosec // any bits will do
+	x ^= x >> 30
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 27
+	x *= 0x94D049BB133111EB
+	x ^= x >> 31
+	return float64(x>>11) / (1 << 53)
+}
+
 // scenario is the script whose settled run stands for action a when its
 // own routes are read (the list row's times and the global log's events
 // are the history's; the run's are when it was opened).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -217,5 +218,76 @@ func TestHistoryProductionSizeMemory(t *testing.T) {
 	}
 	if st := f.Stats(); st.ListRequests != 2 || st.EventRequests != 1 || st.EventBytes < 1000*200 {
 		t.Fatalf("stats %+v", st)
+	}
+}
+
+// protocol §7.1: each chunk's Event carries occurred_at, the daemon's time
+// of storing it, one chunk per provider frame as it arrived (§8.2). A
+// history action's review reads the times its run had: its first content
+// some hundreds of milliseconds to seconds after the opening frame, its
+// chunks spread over seconds, its result at the row's updated_at; the same
+// at every read and on every fleet; not one instant for the whole run.
+func TestHistoryReviewHasTheRunsTimes(t *testing.T) {
+	const n = 40
+	read := func() (map[string][]time.Time, map[string]string) {
+		_, u := startFleet(t, FleetKnobs{History: History{Actions: n, Events: 400}},
+			Member{"chat-tools", Knobs{Finished: true, ActionID: "act_done_chat"}})
+		times, updated := map[string][]time.Time{}, map[string]string{}
+		for _, a := range listT(t, u, "limit=1000&state=completed").L.Actions {
+			id := a["action_id"].(string)
+			if !strings.HasPrefix(id, "act_") || id == "act_done_chat" {
+				continue
+			}
+			updated[id] = a["updated_at"].(string)
+			p, _ := readPageT(t, u, id, "limit=1000")
+			for _, e := range p.Events {
+				at, err := time.Parse(time.RFC3339Nano, e.OccurredAt)
+				if err != nil {
+					t.Fatalf("%s: occurred_at %q: %v", id, e.OccurredAt, err)
+				}
+				times[id] = append(times[id], at)
+			}
+		}
+		return times, updated
+	}
+	// Each fleet's history ends when it starts: its times are compared
+	// from each action's first event.
+	offsets := func(ts []time.Time) []time.Duration {
+		var d []time.Duration
+		for _, at := range ts {
+			d = append(d, at.Sub(ts[0]))
+		}
+		return d
+	}
+	times, updated := read()
+	again, _ := read()
+	if len(times) < 20 {
+		t.Fatalf("%d completed history actions read", len(times))
+	}
+	var durations []time.Duration
+	for id, ts := range times {
+		if len(ts) < 10 {
+			t.Fatalf("%s: %d events", id, len(ts))
+		}
+		if fmt.Sprint(offsets(ts)) != fmt.Sprint(offsets(again[id])) {
+			t.Fatalf("%s: another fleet, other times: %v, %v", id, offsets(ts), offsets(again[id]))
+		}
+		for i := 1; i < len(ts); i++ {
+			if ts[i].Before(ts[i-1]) {
+				t.Fatalf("%s: event %d at %s before %s", id, i, ts[i], ts[i-1])
+			}
+		}
+		if end := ts[len(ts)-1].Format(time.RFC3339Nano); end != updated[id] {
+			t.Fatalf("%s: the result at %s, the row's updated_at %s", id, end, updated[id])
+		}
+		// The opening frame, then the first content at least 200 ms later.
+		if think := ts[1].Sub(ts[0]); think < 200*time.Millisecond || think > 10*time.Second {
+			t.Fatalf("%s: first content %s after the opening frame", id, think)
+		}
+		durations = append(durations, ts[len(ts)-1].Sub(ts[0]))
+	}
+	slices.Sort(durations)
+	if lo, hi := durations[0], durations[len(durations)-1]; lo < time.Second || hi > 2*time.Minute || hi < 3*lo {
+		t.Fatalf("durations from %s to %s: not seconds to a minute, or all alike", lo, hi)
 	}
 }

@@ -101,6 +101,9 @@ type Knobs struct {
 	LeaseExpired bool
 	// Submit tunes POST /aip/v1/actions (sim/submit.go).
 	Submit SubmitKnobs
+	// Past, with Finished and a non-zero End, stamps the run's events at
+	// the times it ran (past.go) instead of all at the server's start.
+	Past PastRun
 }
 
 // Execution modes and cursor behaviours (protocol §1.2,
@@ -123,16 +126,20 @@ type RequestLog struct {
 
 // Server is the simulated daemon with its one action.
 type Server struct {
-	sc        *scenario
-	k         Knobs
-	actionID  string
-	steps     func(yield func(step) bool)
-	handler   http.Handler
-	ctx       context.Context // cancelled by Close
-	stop      context.CancelFunc
-	settled   chan struct{}
-	cancelCh  chan struct{} // closed by the first cancel of a running action
-	runDone   chan struct{}
+	sc       *scenario
+	k        Knobs
+	actionID string
+	steps    func(yield func(step) bool)
+	handler  http.Handler
+	ctx      context.Context // cancelled by Close
+	stop     context.CancelFunc
+	settled  chan struct{}
+	cancelCh chan struct{} // closed by the first cancel of a running action
+	runDone  chan struct{}
+	// virtual: the run's events are stamped by virt, the past run's clock
+	// (past.go), not the wall clock.
+	virtual   bool
+	virt      time.Time
 	beginOnce sync.Once
 	closeOnce sync.Once
 
@@ -512,6 +519,9 @@ func (s *Server) run(parked chan struct{}) {
 	runDone, cancelCh, steps := s.runDone, s.cancelCh, s.steps // a re-run replaces them
 	s.mu.Unlock()
 	defer close(runDone)
+	if s.k.Finished && !s.k.Past.End.IsZero() {
+		steps = s.stampPast(steps)
+	}
 	park := sync.OnceFunc(func() { close(parked) })
 	defer park()
 	var timer *time.Timer
@@ -634,7 +644,7 @@ func (s *Server) feed(f frame) bool {
 
 func (s *Server) appendChunkLocked(rec chunkRec) {
 	s.chunks = append(s.chunks, rec)
-	s.updatedAt = time.Now().UTC()
+	s.updatedAt = s.nowLocked()
 	s.events = append(s.events, eventRec{kind: "aip.stream.chunk", at: s.updatedAt, seq: rec.seq, chunkKind: rec.kind})
 }
 
@@ -650,7 +660,7 @@ func chunkEventID(actionID string, seq uint64) string {
 
 // appendEventLocked appends a runtime Event other than a chunk's.
 func (s *Server) appendEventLocked(kind string, data obj) {
-	now := time.Now().UTC()
+	now := s.nowLocked()
 	s.updatedAt = now
 	s.eventSerial++
 	id := "evt_" + fakeHex(s.actionID+"/"+kind+"/"+strconv.Itoa(s.eventSerial), 32)
@@ -695,7 +705,7 @@ func (s *Server) requestCancelLocked(reason string) {
 func (s *Server) cancelRunLocked() {
 	if s.mode == ModeAsync {
 		s.asyncCancelled = true
-		s.updatedAt = time.Now().UTC()
+		s.updatedAt = s.nowLocked()
 		s.completedAt = s.updatedAt
 		close(s.settled)
 		return

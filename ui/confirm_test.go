@@ -17,8 +17,8 @@ func TestConfirmSuffix(t *testing.T) {
 		{"abc", []string{"xabc"}, "abc"},
 	}
 	for _, tc := range cases {
-		if got := confirmSuffix(tc.id, tc.others); got != tc.want {
-			t.Errorf("confirmSuffix(%q, %q) = %q, want %q", tc.id, tc.others, got, tc.want)
+		if got := DistinctSuffix(tc.id, tc.others); got != tc.want {
+			t.Errorf("DistinctSuffix(%q, %q) = %q, want %q", tc.id, tc.others, got, tc.want)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"runtime"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -132,11 +131,4 @@ func BenchmarkLatency(b *testing.B) {
 func p99ms(d []time.Duration) float64 { return pct(d, 99) }
 
 // pct is the p-th percentile of d in milliseconds.
-func pct(d []time.Duration, p int) float64 {
-	if len(d) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return float64(s[min((len(s)*p)/100, len(s)-1)]) / float64(time.Millisecond)
-}
+func pct(d []time.Duration, p int) float64 { return cputime.Pct(d, p) }

@@ -47,6 +47,9 @@ type KeyContext struct {
 	Reconcile bool
 	// Reconciling: the confirmation shown is R's (y / n), not the cancel's.
 	Reconciling bool
+	// Pane: the view is one pane of a split view (design §12): ctrl+w
+	// and z are the split's.
+	Pane bool
 }
 
 // KeyMap is every binding of the live view, with its help texts. main
@@ -69,6 +72,9 @@ type KeyMap struct {
 	// Suspend: ctrl+z hands the terminal back to the shell, as other TUIs
 	// do (fg resumes).
 	Suspend key.Binding
+	// NextPane and Zoom are the split view's (design §12): the focus to
+	// the next pane, the focused pane on the whole screen and back.
+	NextPane, Zoom key.Binding
 
 	// In is the help text that depends on the context (For).
 	In ContextHelp
@@ -96,6 +102,9 @@ type ShortHelp struct {
 	Follow, NextPrev, Scroll, Next, Toggle key.Help
 	Tools, Search, Export                  key.Help
 	Detach, Quit, More                     key.Help
+	// Zoom, CancelPane and DetachAll are z, c and q on the split view's
+	// key line (design §12).
+	Zoom, CancelPane, DetachAll key.Help
 }
 
 // For returns the key map with its help adapted to the context: texts that
@@ -141,6 +150,8 @@ func (k KeyMap) For(c KeyContext) KeyMap {
 	k.Tools.SetEnabled(c.HasTools)
 	k.Raw.SetEnabled(!c.Redact)
 	k.Copy.SetEnabled(!c.Redact)
+	k.NextPane.SetEnabled(c.Pane)
+	k.Zoom.SetEnabled(c.Pane)
 	return k
 }
 
@@ -253,7 +264,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		enabled(k.Top, k.Bottom, k.Next, k.Prev, k.Toggle),
 		enabled(k.Tools, k.Markdown, k.Plain, k.Times, k.Wrap, k.Raw, k.Copy, k.Log),
 		enabled(k.Search, k.SearchNext, k.SearchPrev, k.SearchClear, k.Export),
-		enabled(k.Cancel, k.RetryNow, k.Reconcile, k.Notify, k.Help, k.Quit),
+		enabled(k.Cancel, k.RetryNow, k.Reconcile, k.Notify, k.NextPane, k.Zoom, k.Help, k.Quit),
 	}
 }
 
@@ -279,6 +290,12 @@ type ConsoleKeyMap struct {
 	// Context narrows a console across contexts to one context, then the
 	// next, then all again.
 	Context key.Binding
+	// Mark marks a row, at most four; Open then opens the marked ones in
+	// a split view (design §12).
+	Mark key.Binding
+	// Pulse folds the pulse away or back; Figures opens the figures per
+	// capability under it (design §13).
+	Pulse, Figures key.Binding
 	// Select is the list's own keys (the table moves the selection).
 	Select key.Help
 	// Suspend: ctrl+z, as in the live view.
@@ -291,4 +308,6 @@ type ConsoleKeyMap struct {
 // order.
 type ConsoleShortHelp struct {
 	Select, Open, Cancel, Reconcile, Notify, Filter, States, Context, Help, Quit key.Help
+	// Pulse and Figures: the pulse's keys (design §13), the first left out.
+	Pulse, Figures key.Help
 }

@@ -185,6 +185,7 @@ func (m *Live) keyContext() KeyContext {
 		Reconcile:   m.opts.Reconcile != nil,
 		Notify:      m.opts.Notification != nil,
 		Reconciling: m.rec.pending,
+		Pane:        m.opts.Pane,
 	}
 }
 

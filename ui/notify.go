@@ -15,7 +15,11 @@ func (m *Live) notifyCmd() tea.Cmd {
 		return nil
 	}
 	m.notifyArmed = false
-	m.setNotice("notified: the action settled", true)
+	if m.opts.NotifyHint != "" {
+		m.setNotice(m.opts.NotifyHint, true)
+	} else {
+		m.setNotice("notified: the action settled", true)
+	}
 	return tea.Raw(m.opts.Notification(m.action))
 }
 

@@ -101,3 +101,18 @@ func TestNotifyNeedsATerminal(t *testing.T) {
 		t.Fatalf("sent %v with no terminal", sent)
 	}
 }
+
+// design §13: when tmux drops the notification, the notice says how to
+// let it through instead of "notified".
+func TestNotifyHintWhenTheMultiplexerDropsIt(t *testing.T) {
+	hint := "tmux drops the desktop notification (allow-passthrough is off)"
+	h := newHarness(t, 160, 30, notifyOpts(true), func(o *Options) { o.NotifyHint = hint })
+	msgs := chatToolsDone(t, h.f, "stop", false, result(t, model.ResultCompleted, model.OpChat, "", true, false))
+	h.feed(msgs[:3]...)
+	if sent := feedNotify(h, msgs[3:]); len(sent) != 1 {
+		t.Fatalf("sent %v", sent)
+	}
+	if s := h.screen(); !strings.Contains(s, hint) || strings.Contains(s, "notified: the action settled") {
+		t.Fatalf("the notice:\n%s", s)
+	}
+}

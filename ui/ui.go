@@ -66,6 +66,10 @@ type Options struct {
 	// it from the start; n asks for it, or not, while the action runs.
 	Notification func(*model.Action) string
 	Notify       bool
+	// NotifyHint, when set, is the notice shown when the notification is
+	// sent instead of "notified": the multiplexer drops it, and how to let
+	// it through (design §13).
+	NotifyHint string
 	// Session is the Hermes session_id the input carried when it was
 	// submitted (model.Action.SubmittedSession).
 	Session string
@@ -77,6 +81,11 @@ type Options struct {
 	// (a console across contexts): the header and the cancel's
 	// confirmation name it.
 	Context string
+	// Pane: the view is one pane of a split view (design §12), whose host
+	// draws one key line for every pane: the view's own last row shows
+	// only its notices (and the search line while one is typed), and its ?
+	// lists the split's keys.
+	Pane bool
 
 	// Clock is the time source for elapsed times, ages, durations and the
 	// spinner (nil = time.Now). Tests inject a fixed clock so screens are
@@ -185,6 +194,10 @@ func (m *Live) finish() {
 		m.action.Stop()
 	}
 }
+
+// Failure is the error that stopped the following, if any (once the view
+// is closed: Close).
+func (m *Live) Failure() error { return m.failure() }
 
 // failure is the error that stopped the following, if any.
 func (m *Live) failure() error {

@@ -499,13 +499,14 @@ const confirmLen = 4
 // as operators know from dangerous prompts. No key pressed by habit (y,
 // enter, c twice) can send a cancel.
 func (m *Live) confirmWord() string {
-	return confirmSuffix(m.opts.ActionID, m.opts.Neighbours)
+	return DistinctSuffix(m.opts.ActionID, m.opts.Neighbours)
 }
 
-// confirmSuffix is the shortest end of id, confirmLen characters at least,
+// DistinctSuffix is the shortest end of id, confirmLen characters at least,
 // that no other ID ends with: …sync_long beside …async_long asks for
-// _sync_long, which names one action.
-func confirmSuffix(id string, others []string) string {
+// _sync_long, which names one action. The cancel's confirmation asks for
+// it, and plain's lines of several actions are tagged with it.
+func DistinctSuffix(id string, others []string) string {
 	r := []rune(id)
 	n := min(confirmLen, len(r))
 	for _, o := range others {

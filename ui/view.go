@@ -36,6 +36,9 @@ func (m *Live) SetSize(width, height int) tea.Cmd {
 
 // Title is the terminal's title for this view, as of its last frame.
 func (m *Live) Title() string {
+	if m.in.action == nil { // no frame yet
+		m.in = m.barInput()
+	}
 	return "aipwatch " + render.Line(m.opts.ActionID) + " · " + m.bar.badgeWord(&m.in)
 }
 
@@ -380,7 +383,24 @@ func (m *Live) helpRows() []string {
 		}
 		return []string{render.Truncate(s.Render(render.Line(m.notice)), m.width, "…")}
 	}
+	if m.opts.Pane {
+		return []string{""} // the split's key line says the keys
+	}
 	return m.help.shortLine(m.keys, m.keyContext(), m.width)
+}
+
+// HelpLine is the one help line of the view's keys now, at width (a
+// split view shows its focused pane's while that pane asks for a
+// confirmation or a query).
+func (m *Live) HelpLine(width int) string {
+	return m.help.shortLine(m.keys, m.keyContext(), width)[0]
+}
+
+// StatusLine is the view's status line alone (the verdict badge and what
+// backs it), at the view's width: a pane shrunk to one row shows it.
+func (m *Live) StatusLine() string {
+	in := m.barInput()
+	return safe.Scrub(safe.Row(m.bar.statusLine(&in)))
 }
 
 // helpLines is the ? view: every binding that works here, in as many

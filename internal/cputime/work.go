@@ -2,6 +2,7 @@ package cputime
 
 import (
 	"runtime"
+	"slices"
 	"time"
 )
 
@@ -15,4 +16,14 @@ func Work(f func()) time.Duration {
 	c0 := Process()
 	f()
 	return Process() - c0
+}
+
+// Pct is the p-th percentile of d, in milliseconds (0 for none).
+func Pct(d []time.Duration, p int) float64 {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return float64(s[min((len(s)*p)/100, len(s)-1)]) / float64(time.Millisecond)
 }

@@ -15,7 +15,7 @@ func TestConsoleCancelOnSettledRowNamesTheVerdict(t *testing.T) {
 	judgeAll(t, c)
 	press(c, "down", "down") // 6f72: completed, judged FAILED
 	press(c, "c")
-	if s := screenOf(c); c.live != nil || !strings.Contains(s, "nothing to cancel: act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72 has settled (FAILED, AIP state completed)") {
+	if s := screenOf(c); c.split != nil || !strings.Contains(s, "nothing to cancel: act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72 has settled (FAILED, AIP state completed)") {
 		t.Fatalf("c on a settled FAILED row:\n%s", s)
 	}
 }
@@ -32,7 +32,7 @@ func TestConsoleCancelOnJournalOnlyRow(t *testing.T) {
 		}
 	}
 	press(c, "c")
-	if s := screenOf(c); c.live != nil || !strings.Contains(s, "no cancel here: act_0193b8e2c1a07d3e9f1a2b3c4d5e6f7f is only in this machine's journal") {
+	if s := screenOf(c); c.split != nil || !strings.Contains(s, "no cancel here: act_0193b8e2c1a07d3e9f1a2b3c4d5e6f7f is only in this machine's journal") {
 		t.Fatalf("c on a journal-only row:\n%s", s)
 	}
 	if b.cancels.Load() != 0 {

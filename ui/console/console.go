@@ -29,10 +29,13 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"aipwatch/model"
+	"aipwatch/output"
 	"aipwatch/render"
 	"aipwatch/safe"
 	"aipwatch/stream"
 	"aipwatch/ui"
+	"aipwatch/ui/pulse"
+	"aipwatch/ui/split"
 )
 
 // Daemon is what the console needs of the daemon-wide client.
@@ -72,6 +75,15 @@ type Options struct {
 	// Notification is what the terminal is sent when an action n armed
 	// settles (design §10; ui.Options.Notification's); nil = n is off.
 	Notification func(*model.Action) string
+	// NotifyOn are the verdicts --notify-on (a context's notify_on)
+	// notifies on when any action settles with one while the console
+	// watches (design §13; pulse.go); NotifyOnBytes makes a notification's
+	// bytes of its text (nil: the output is no terminal, nothing is sent);
+	// NotifyHint is said once, when the first notification goes out, when
+	// the multiplexer drops them (safe.PassthroughHint).
+	NotifyOn      []string
+	NotifyOnBytes func(text string) string
+	NotifyHint    string
 	// Reconcile is the live view's R (nil = no R).
 	Reconcile    ui.ReconcileFunc
 	Redact       bool
@@ -98,19 +110,25 @@ const journalRecent = 100
 var consoleKinds = []string{"aip.stream.chunk", "aip.action.result", "aip.action.cancelled",
 	"aip.action.worker_result", "aip.action.retry_scheduled"}
 
-// stateFilters are the console's filter keys 1 to 5: by state, and the
-// settled rows not judged verified (verdict.go).
+// stateFilters are the console's filter keys 1 to 5: by state, and by
+// verdict (design §7, §13: filters select by verdict). A filter by verdict
+// keeps the settled rows judged one of its verdicts, and those not judged
+// yet: they are judged as they are drawn, and leave when their verdict is
+// another (verdict.go).
 var stateFilters = []struct {
-	name       string
-	states     []string
-	unverified bool
+	name    string
+	states  []string
+	verdict func(word string) bool // nil: by state alone
 }{
-	{"all", nil, false},
-	{"live", []string{model.StateQueued, model.StateRunning, model.StateStreaming, model.StatePendingApproval}, false},
-	{"settled", []string{model.StateCompleted, model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}, false},
-	{"failed", []string{model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}, false},
-	{"unverified", []string{model.StateCompleted, model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}, true},
+	{"all", nil, nil},
+	{"live", []string{model.StateQueued, model.StateRunning, model.StateStreaming, model.StatePendingApproval}, nil},
+	{"settled", settledStates, nil},
+	{"failed", settledStates, func(w string) bool { return w == model.VerdictFailed }},
+	{"unverified", settledStates, func(w string) bool { return w != model.VerdictVerified }},
 }
+
+// settledStates are the AIP states of a settled action.
+var settledStates = []string{model.StateCompleted, model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}
 
 // Console messages.
 type (
@@ -130,10 +148,11 @@ type (
 	globalMsg struct{ m stream.Msg }
 )
 
-// Console is the console's program model. It hosts the live view it opens
-// as a component (ui.Live): it gives it its size, the keys while it is
-// open and the messages its commands tagged with its ID, and reads its
-// Detached; the view's private state is its own.
+// Console is the console's program model. It hosts the live views it opens
+// as a component (split.Split: one live view, or up to four in panes): it
+// gives it its size, the keys while it is open and the messages the views'
+// commands tagged with their IDs, and reads its Done; the views' private
+// state is their own.
 type Console struct {
 	opts   Options
 	ctx    context.Context
@@ -174,10 +193,17 @@ type Console struct {
 
 	verdict verdicts // the VERDICT column and the pending notifications (verdict.go)
 
+	pulse     *pulse.Strip     // the fleet at a glance (design §13; pulse.go)
+	pulseRows int              // the lines the layout gave it
+	notifyOn  *output.NotifyOn // --notify-on's burst (nil: off)
+	watch     watch            // the rows --notify-on saw settle
+	hinted    bool             // NotifyHint was said
+
 	shortLine shortLine // the one help line of the last frame (help.go)
 
-	live       *ui.Live // the live view open, nil in the list
+	split      *split.Split // the live views open (one, or several split), nil in the list
 	liveCancel context.CancelFunc
+	marks      []string // the rows marked for a split view, by key, in order (marks.go)
 
 	width, height int
 }
@@ -200,7 +226,11 @@ func New(ctx context.Context, opts Options) *Console {
 	t := table.New(table.WithColumns(consoleColumns(100, opts.Contexts)), table.WithFocused(true), table.WithHeight(10))
 	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
-		globalNote: "global event log: connecting", olderOff: -1, verdict: newVerdicts()}
+		globalNote: "global event log: connecting", olderOff: -1, verdict: newVerdicts(),
+		pulse: pulse.New(), watch: newWatch()}
+	if opts.NotifyOnBytes != nil {
+		c.notifyOn = output.NewNotifyOn(opts.NotifyOn)
+	}
 	return c
 }
 
@@ -302,7 +332,7 @@ func (c *Console) listen() tea.Cmd {
 // sent (verdict.go).
 func (c *Console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m, cmd := c.update(msg)
-	if more := tea.Batch(c.judgeVisible(), c.notifySettled()); more != nil {
+	if more := tea.Batch(c.judgeVisible(), c.judgeSettling(), c.notifySettled()); more != nil {
 		cmd = tea.Batch(cmd, more)
 	}
 	return m, cmd
@@ -312,14 +342,16 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case judgedMsg:
 		c.onJudged(msg)
-		return c, nil
+		return c, c.pulseJudged(msg.key, msg.j)
+	case notifyDueMsg:
+		return c, c.onNotifyDue()
 	case notifiedMsg:
 		return c, c.onNotified(msg)
 	case tea.WindowSizeMsg:
 		c.width, c.height = msg.Width, msg.Height
 		c.layout()
-		if c.live != nil {
-			return c, c.live.SetSize(c.width, c.height)
+		if c.split != nil {
+			return c, c.split.SetSize(c.width, c.height)
 		}
 		return c, nil
 	case listMsg:
@@ -344,10 +376,10 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		c.onGlobal(msg.m)
 		return c, c.listen()
 	case ui.ViewMsg:
-		if c.live == nil || msg.ID != c.live.ID() {
+		if c.split == nil {
 			return c, nil // a live view's closed meanwhile
 		}
-		return c, c.liveUpdate(msg)
+		return c, c.liveUpdate(msg) // the split view drops one of no pane of its own
 	case tea.KeyPressMsg:
 		if msg.String() == "ctrl+c" {
 			return c, tea.Quit
@@ -355,8 +387,8 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if key.Matches(msg, c.keys.Suspend) { // from the list or a live view, as other TUIs
 			return c, tea.Suspend
 		}
-		if c.live != nil {
-			if c.live.Mode() == ui.ModeNormal && key.Matches(msg, c.keys.Back) {
+		if c.split != nil {
+			if c.split.Mode() == ui.ModeNormal && key.Matches(msg, c.keys.Back) {
 				c.closeLive()
 				return c, nil
 			}
@@ -364,7 +396,7 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return c, c.onKey(msg)
 	case tea.MouseWheelMsg, tea.PasteMsg:
-		if c.live != nil {
+		if c.split != nil {
 			return c, c.liveUpdate(msg)
 		}
 	}
@@ -387,8 +419,10 @@ func (c *Console) onList(msg listMsg) (stop bool) {
 	}
 	c.listErr = ""
 	clear(c.verdict.later) // judged again once drawn (verdict.go)
+	c.retryUnknown()
 	c.listNote = render.Line(strings.Join(msg.w.Notes, "; "))
 	c.fleet.SetWindow(msg.w.Live, msg.w.Recent.Rows)
+	defer c.pulseList() // after the journal's marks: the rows as held
 	c.listEnd = msg.w.Recent.End
 	if c.olderOff < 0 {
 		c.olderOff = msg.w.Recent.Offset
@@ -421,6 +455,7 @@ func (c *Console) onGlobal(m stream.Msg) {
 	switch m := m.(type) {
 	case stream.GlobalEventsMsg:
 		c.fleet.AddEvents(m.Events)
+		c.pulse.AddEvents(m.Events, c.clock())
 		c.refresh()
 	case stream.GlobalProgressMsg:
 		c.globalNote = "global event log: " + progressText(m)
@@ -483,10 +518,20 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		c.refresh()
 	case key.Matches(msg, k.Refresh):
 		return c.pollCmd(true)
+	case key.Matches(msg, k.Pulse):
+		c.pulse.ToggleFold()
+		c.layout()
+		c.refresh()
+	case key.Matches(msg, k.Figures):
+		c.pulse.ToggleCapabilities()
+		c.layout()
+		c.refresh()
 	case key.Matches(msg, k.Notify):
 		c.toggleNotify()
 	case key.Matches(msg, k.Open):
 		return c.open(askNothing)
+	case key.Matches(msg, k.Mark):
+		c.toggleMark()
 	case key.Matches(msg, k.Cancel):
 		if why := c.noCancel(); why != "" {
 			c.note = why
@@ -543,13 +588,16 @@ func (c *Console) refresh() {
 	if c.picked || c.holding() {
 		sel = c.selectedKey()
 	}
+	if len(c.pulseLines()) != c.pulseRows {
+		c.layout() // the figures per capability grew or shrank
+	}
 	c.rows = c.arrange(c.verdictFilter(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states, Context: c.context()})))
 	now := c.clock()
 	trows := make([]table.Row, len(c.rows))
 	cursor := 0
 	for i := range c.rows {
 		r := &c.rows[i]
-		trows[i] = consoleRow(r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(r), len(c.opts.Contexts) > 0)
+		trows[i] = consoleRow(r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(r), len(c.opts.Contexts) > 0, c.marked(r))
 		if sel != "" && r.Key() == sel {
 			cursor = i
 		}
@@ -592,62 +640,70 @@ const (
 	askReconcile     // its R, once the action has settled
 )
 
-// open shows the live view of the selected action, and asks it for what
-// the key pressed on the row means there.
+// open shows the live view of the selected action, or (enter with rows
+// marked) the split view of the marked ones, and asks the focused view for
+// what the key pressed on the row means there.
 func (c *Console) open(what ask) tea.Cmd {
-	id := c.selectedID()
-	inCtx := ""
-	if i := c.table.Cursor(); i >= 0 && i < len(c.rows) {
-		inCtx = c.rows[i].Context // "" on one daemon
-	}
-	follow, reconcile := c.inContext(inCtx)
-	if id == "" || follow == nil {
+	rows := c.toOpen(what)
+	if len(rows) == 0 {
 		return nil
 	}
-	b := follow(id)
-	if b == nil {
-		c.listErr = "cannot follow " + render.Line(id)
-		return nil
+	ctx, cancel := context.WithCancel(c.ctx)
+	neighbours := c.listedIDs()
+	var panes []ui.Options
+	for _, r := range rows {
+		follow, reconcile := c.inContext(r.Context) // Context: "" on one daemon
+		var b stream.Runner
+		if follow != nil {
+			b = follow(r.ActionID)
+		}
+		if b == nil {
+			c.listErr = "cannot follow " + render.Line(r.ActionID)
+			cancel()
+			return nil
+		}
+		// Inside the console the screen is already full: no start line, and
+		// an error before aipd answers stays on it instead of quitting the
+		// console.
+		panes = append(panes, ui.Options{ActionID: r.ActionID, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact,
+			NoColor: c.opts.NoColor, CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock,
+			Reconcile: reconcile, Neighbours: neighbours, Context: r.Context})
 	}
 	c.picked = true // back in the list, the selection is this action
-	ctx, cancel := context.WithCancel(c.ctx)
+	c.marks = nil
 	c.liveCancel = cancel
-	// Inside the console the screen is already full: no start line, and an
-	// error before aipd answers stays on it instead of quitting the console.
-	c.live = ui.NewLive(ctx, ui.Options{ActionID: id, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact, NoColor: c.opts.NoColor,
-		CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock, Reconcile: reconcile,
-		Neighbours: c.listedIDs(), Context: inCtx})
-	cmds := []tea.Cmd{c.live.Init()}
+	c.split = split.New(ctx, panes, c.opts.LiveKeys, c.opts.NoColor)
+	cmds := []tea.Cmd{c.split.Init()}
 	if c.width > 0 {
-		cmds = append(cmds, c.live.SetSize(c.width, c.height))
+		cmds = append(cmds, c.split.SetSize(c.width, c.height))
 	}
 	switch what {
 	case askCancel:
-		c.live.AskCancel()
+		c.split.Focused().AskCancel()
 	case askReconcile:
-		cmds = append(cmds, c.live.AskReconcileOnceSettled())
+		cmds = append(cmds, c.split.Focused().AskReconcileOnceSettled())
 	}
 	return tea.Batch(cmds...)
 }
 
-// closeLive detaches from the live view (never a cancellation) and shows
-// the list again, its selection and scroll kept. Its messages still out
-// name its ID, which no view has any more: they are dropped.
+// closeLive detaches from the live views (never a cancellation) and shows
+// the list again, its selection and scroll kept. Their messages still out
+// name their IDs, which no view has any more: they are dropped.
 func (c *Console) closeLive() {
-	if c.live == nil {
+	if c.split == nil {
 		return
 	}
-	c.live.Close()
+	c.split.Close()
 	c.liveCancel()
-	c.live = nil
+	c.split = nil
 	c.refresh()
 }
 
-// liveUpdate gives the open live view a message; its detach (q) comes back
-// to the list.
+// liveUpdate gives the open views a message (the split view routes it);
+// their detach (q) comes back to the list.
 func (c *Console) liveUpdate(msg tea.Msg) tea.Cmd {
-	_, cmd := c.live.Update(msg)
-	if c.live.Detached() {
+	_, cmd := c.split.Update(msg)
+	if c.split.Done() {
 		c.closeLive()
 	}
 	return cmd
@@ -691,10 +747,14 @@ func tail(s string, w int) string {
 }
 
 // consoleRow is r's cells; verdict is its VERDICT cell (verdictCell);
-// contexts puts its context first (a console across contexts).
-func consoleRow(r *model.ActionRow, now time.Time, idWidth int, verdict string, contexts bool) table.Row {
+// contexts puts its context first (a console across contexts); a marked
+// row's ID starts with + (marks.go).
+func consoleRow(r *model.ActionRow, now time.Time, idWidth int, verdict string, contexts, marked bool) table.Row {
 	c := r.Cells(now, true, render.Line)
 	id := tail(render.Line(r.ActionID), idWidth)
+	if marked {
+		id = "+ " + tail(render.Line(r.ActionID), idWidth-2)
+	}
 	if r.Unreachable != "" {
 		id = "(daemon not read)"
 	}
@@ -721,24 +781,17 @@ func (c *Console) layout() {
 	c.trows = nil // drawn again at the new width
 	c.table.SetColumns(consoleColumns(c.width, c.opts.Contexts))
 	c.table.SetWidth(c.width)
-	c.table.SetHeight(max(3, c.height-5))
+	c.pulseRows = len(c.pulseLines())
+	c.table.SetHeight(max(3, c.height-5-c.pulseRows))
 	c.filter.SetWidth(max(10, c.width-4))
 }
 
 // View draws the list, or the live view when one is open.
 func (c *Console) View() tea.View {
-	if c.live != nil {
-		content := c.live.View(c.width, c.height)
-		v := tea.NewView(content)
-		v.AltScreen = true
-		if c.live.Mouse() {
-			v.MouseMode = tea.MouseModeCellMotion
-		}
-		v.WindowTitle = c.live.Title()
-		v.Cursor = c.live.Cursor(content)
-		return v
+	if c.split != nil {
+		return c.split.Screen(c.width, c.height)
 	}
-	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name) + c.contextTitle()
+	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name) + c.contextTitle() + c.marksTitle()
 	switch {
 	case c.listEnd > c.fleet.Len() && len(c.opts.Contexts) > 0:
 		title += fmt.Sprintf(" · live and recent of %d listed", c.listEnd) // older pages: one daemon's (stream.Multi)
@@ -769,8 +822,9 @@ func (c *Console) View() tea.View {
 	}
 	// The frame is drawn again only when what it shows changed: a batch
 	// of the global log that moves nothing on screen costs no drawing.
+	c.pulseLines() // drawn again, if at all, at the next step of aipd's clock
 	key := consoleFrameKey{table: c.tableGen, width: c.width, height: c.height, title: title, status: status,
-		filtering: filterLine, style: kind, help: c.showHelp}
+		filtering: filterLine, style: kind, help: c.showHelp, pulse: c.pulse.Gen()}
 	if key != c.frameKey || c.frame == "" {
 		c.frameKey, c.frame = key, c.drawFrame(title, status, style, key.filtering)
 	}
@@ -785,11 +839,20 @@ type consoleFrameKey struct {
 	title, status        string
 	style                int // which style the status line has
 	filtering, help      bool
+	pulse                uint64 // the pulse's lines (pulse.Strip.Gen)
 }
 
 func (c *Console) drawFrame(title, status string, style lipgloss.Style, filtering bool) string {
 	var b strings.Builder
 	b.WriteString(render.Truncate(c.st.Header.Render(title), c.width, "…") + "\n")
+	// The pulse takes the lines the layout gave it, no more, no fewer.
+	pl := c.pulseLines()
+	for i := range c.pulseRows {
+		if i < len(pl) {
+			b.WriteString(pl[i])
+		}
+		b.WriteString("\n")
+	}
 	if c.showHelp {
 		lines := c.helpLines(max(c.width, 1))
 		for i := 0; i < max(c.table.Height()+1, len(lines)); i++ {

@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,13 +81,17 @@ func press(c *Console, keys ...string) {
 			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
 		case "down":
 			msg = tea.KeyPressMsg{Code: tea.KeyDown}
+		case "up":
+			msg = tea.KeyPressMsg{Code: tea.KeyUp}
+		case "space":
+			msg = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 		}
 		c.Update(msg)
 	}
 }
 
 func TestConsoleGoldens(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {160, 45}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			c, _ := newConsoleHarness(t, size[0], size[1])
 			golden.RequireEqual(t, []byte(screenOf(c)))
@@ -108,7 +113,8 @@ func TestConsoleListContent(t *testing.T) {
 		}
 	}
 	lines := strings.Split(s, "\n")
-	if !strings.Contains(lines[2], "6f70") || !strings.Contains(lines[5], "6f73") {
+	head := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, " ACTION ") })
+	if head < 0 || !strings.Contains(lines[head+1], "6f70") || !strings.Contains(lines[head+4], "6f73") {
 		t.Fatalf("not sorted by update time:\n%s", s)
 	}
 	// The journal entry that the daemon does not list stays, marked.
@@ -134,12 +140,12 @@ func TestConsoleEnterEscKeepsSelection(t *testing.T) {
 		t.Fatalf("selected %s", sel)
 	}
 	press(c, "enter")
-	if c.live == nil || !strings.Contains(screenOf(c), "aipwatch · "+sel) {
+	if c.split == nil || !strings.Contains(screenOf(c), "aipwatch · "+sel) {
 		t.Fatalf("the live view did not open:\n%s", screenOf(c))
 	}
 	press(c, "esc")
-	if c.live != nil || c.selectedID() != sel {
-		t.Fatalf("back: live %v, selected %s", c.live != nil, c.selectedID())
+	if c.split != nil || c.selectedID() != sel {
+		t.Fatalf("back: live %v, selected %s", c.split != nil, c.selectedID())
 	}
 	if b.cancels.Load() != 0 {
 		t.Fatal("going back cancelled the action")
@@ -147,7 +153,7 @@ func TestConsoleEnterEscKeepsSelection(t *testing.T) {
 	// Enter again, then the live view's own quit (q) comes back to the
 	// list.
 	press(c, "enter", "q")
-	if c.live != nil || c.selectedID() != sel {
+	if c.split != nil || c.selectedID() != sel {
 		t.Fatal("the live view's quit did not come back to the list")
 	}
 	if b.cancels.Load() != 0 {
@@ -158,7 +164,7 @@ func TestConsoleEnterEscKeepsSelection(t *testing.T) {
 func TestConsoleCancelUsesTheLiveConfirmation(t *testing.T) {
 	c, b := newConsoleHarness(t, 120, 40)
 	press(c, "c")
-	if c.live == nil || c.live.Mode() != ui.ModeConfirm {
+	if c.split == nil || c.split.Mode() != ui.ModeConfirm {
 		t.Fatalf("c did not open the live view's confirmation:\n%s", screenOf(c))
 	}
 	press(c, "esc")
@@ -217,7 +223,7 @@ func TestConsoleCancelOnSettledRow(t *testing.T) {
 	c, b := newConsoleHarness(t, 160, 30)
 	press(c, "down", "down") // 6f72: completed
 	press(c, "c")
-	if c.live != nil || !strings.Contains(screenOf(c), "has settled (AIP state completed, verdict not judged yet)") {
+	if c.split != nil || !strings.Contains(screenOf(c), "has settled (AIP state completed, verdict not judged yet)") {
 		t.Fatalf("c on a settled row:\n%s", screenOf(c))
 	}
 	press(c, "up")
@@ -242,11 +248,11 @@ func TestConsoleLateMessageOfAClosedViewIsDropped(t *testing.T) {
 		return cmd
 	}
 	late := confirm()
-	if c.live == nil || late == nil {
+	if c.split == nil || late == nil {
 		t.Fatal("no cancel was sent")
 	}
 	press(c, "esc", "enter")
-	if c.live == nil || c.live.Mode() != ui.ModeNormal {
+	if c.split == nil || c.split.Mode() != ui.ModeNormal {
 		t.Fatal("the second live view did not open")
 	}
 	for _, m := range flatten(late) {

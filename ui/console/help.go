@@ -15,7 +15,7 @@ import (
 func consoleBindings(k ui.ConsoleKeyMap, contexts bool) []key.Binding {
 	// Keys only so that the help shows it (a binding without is off).
 	sel := key.NewBinding(key.WithKeys("up", "down"), key.WithHelp(k.Select.Key, k.Select.Desc))
-	all := []key.Binding{sel, k.Open, k.Back, k.Cancel, k.Reconcile, k.Notify, k.Filter, k.States, k.Refresh}
+	all := []key.Binding{sel, k.Open, k.Mark, k.Back, k.Cancel, k.Reconcile, k.Notify, k.Filter, k.States, k.Pulse, k.Figures, k.Refresh}
 	if contexts { // a console across contexts only
 		all = append(all, k.Context)
 	}
@@ -66,6 +66,8 @@ func (c *Console) shortHelp(width int) string {
 	add(k.Notify, s.Notify, 4)
 	add(k.Filter, s.Filter, 6)
 	add(k.States, s.States, 3)
+	add(k.Pulse, s.Pulse, 1)
+	add(k.Figures, s.Figures, 2)
 	if len(c.opts.Contexts) > 0 { // a console across contexts only
 		add(k.Context, s.Context, 7)
 	}

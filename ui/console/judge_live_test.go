@@ -26,7 +26,7 @@ func TestConsoleJudgesNothingUnderALiveView(t *testing.T) {
 	c.update(c.listCmd()())
 	c.update(globalMsg{stream.GlobalLinkMsg{Denied: true}})
 	c.update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	if c.live == nil {
+	if c.split == nil {
 		t.Fatal("enter opened no live view")
 	}
 	// Three polls under the live view, each listing settled rows; every
@@ -46,7 +46,7 @@ func TestConsoleJudgesNothingUnderALiveView(t *testing.T) {
 		t.Fatalf("judged %v under the live view", j.asked)
 	}
 	c.update(tea.KeyPressMsg{Code: tea.KeyEscape}) // judgeAll asks for the judgements, and runs them
-	if c.live != nil {
+	if c.split != nil {
 		t.Fatal("esc did not close the live view")
 	}
 	judgeAll(t, c)

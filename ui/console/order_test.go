@@ -54,11 +54,11 @@ func TestConsoleRowsHoldUnderKeys(t *testing.T) {
 		t.Fatalf("j selected %s, not %s, the second row on screen when g was pressed", got, second)
 	}
 	press(c, "c")
-	if c.live == nil || c.live.Action().ID != second {
+	if c.split == nil || c.split.Focused().Action().ID != second {
 		t.Fatalf("c opened the cancel of another action than %s", second)
 	}
 	press(c, "esc", "esc")
-	if c.live != nil || c.selectedID() != second {
+	if c.split != nil || c.selectedID() != second {
 		t.Fatalf("back in the list the selection is %s", c.selectedID())
 	}
 	// Idle: the next poll sorts by update time, the selection follows.
@@ -109,7 +109,7 @@ func TestConsoleCancelWordTellsNeighboursApart(t *testing.T) {
 		t.Fatalf("top row %s", c.selectedID())
 	}
 	press(c, "j", "c")
-	if c.live == nil || c.live.Mode() != ui.ModeConfirm {
+	if c.split == nil || c.split.Mode() != ui.ModeConfirm {
 		t.Fatal("no confirmation")
 	}
 	if !strings.Contains(screenOf(c), "last 10 characters, _sync_long") {
@@ -119,7 +119,7 @@ func TestConsoleCancelWordTellsNeighboursApart(t *testing.T) {
 	// keeps the action running) do not send it; the ten asked for do.
 	press(c, "_", "s", "y", "n")
 	c.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	if b.cancels.Load() != 0 || c.live == nil || c.live.Mode() != ui.ModeConfirm {
+	if b.cancels.Load() != 0 || c.split == nil || c.split.Mode() != ui.ModeConfirm {
 		t.Fatal("four characters sent the cancel")
 	}
 	press(c, "c", "_", "l", "o", "n", "g")

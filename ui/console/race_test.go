@@ -3,15 +3,14 @@ package console
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"aipwatch/internal/frames"
 	"aipwatch/stream"
 )
 
@@ -37,77 +36,22 @@ func TestConsoleOpensAndClosesLiveViewsInTheRealProgram(t *testing.T) {
 			return s
 		}})
 	t.Cleanup(c.Close)
-	fr := &frames{}
-	tm := teatest.NewTestModel(t, recorded{c, fr}, teatest.WithInitialTermSize(160, 40),
+	rec, fr := frames.Record(c)
+	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(160, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	fr.wait(t, "the list", func(s string) bool { return strings.Contains(s, "act_sim_console") })
+	fr.Wait(t, "the list", func(s string) bool { return strings.Contains(s, "act_sim_console") })
 	enter, esc, down := tea.KeyPressMsg{Code: tea.KeyEnter}, tea.KeyPressMsg{Code: tea.KeyEscape}, tea.KeyPressMsg{Code: tea.KeyDown}
 	for i := range 16 {
 		tm.Send(enter)
-		fr.wait(t, "a live view that came to life", func(s string) bool {
+		fr.Wait(t, "a live view that came to life", func(s string) bool {
 			return strings.Contains(s, "aipwatch · act_sim") && !strings.Contains(s, "reading the action status")
 		})
 		tm.Send(esc)
-		fr.wait(t, "the list again", func(s string) bool { return strings.Contains(s, "aipwatch · console") })
+		fr.Wait(t, "the list again", func(s string) bool { return strings.Contains(s, "aipwatch · console") })
 		if i%2 == 1 { // the next row: another action, another daemon stream
 			tm.Send(down)
 		}
 	}
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
-}
-
-// recorded is the console, whose frames the test sees.
-type recorded struct {
-	*Console
-	fr *frames
-}
-
-func (r recorded) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	_, cmd := r.Console.Update(msg)
-	return r, cmd
-}
-
-func (r recorded) View() tea.View {
-	v := r.Console.View()
-	r.fr.add(ansi.Strip(v.Content))
-	return v
-}
-
-// frames are the frames drawn; wait looks at those drawn since its last
-// match.
-type frames struct {
-	mu   sync.Mutex
-	all  []string
-	next int
-}
-
-func (f *frames) add(s string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.all = append(f.all, s)
-}
-
-func (f *frames) wait(tb testing.TB, what string, pred func(string) bool) {
-	tb.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		f.mu.Lock()
-		for ; f.next < len(f.all); f.next++ {
-			if pred(f.all[f.next]) {
-				f.next++
-				f.mu.Unlock()
-				return
-			}
-		}
-		f.mu.Unlock()
-		time.Sleep(10 * time.Millisecond)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	last := ""
-	if len(f.all) > 0 {
-		last = f.all[len(f.all)-1]
-	}
-	tb.Fatalf("timed out waiting for %s; the screen is:\n%s", what, last)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"aipwatch/internal/frames"
 	"aipwatch/stream"
 )
 
@@ -31,8 +32,8 @@ func TestConsoleCtrlZSuspends(t *testing.T) {
 	c := New(context.Background(), Options{Daemon: &fakeDaemon{list: consoleList()}, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
 		Follow: func(string) stream.Runner { return b }, NoColor: true})
 	t.Cleanup(c.Close)
-	fr := &frames{}
-	tm := teatest.NewTestModel(t, recorded{c, fr}, teatest.WithInitialTermSize(120, 30),
+	rec, fr := frames.Record(c)
+	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(120, 30),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii), tea.WithFilter(filter)))
 	ctrlZ := tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl}
 	waitSuspends := func(n int32, where string) {
@@ -43,7 +44,7 @@ func TestConsoleCtrlZSuspends(t *testing.T) {
 			}
 		}
 	}
-	fr.wait(t, "the list", func(s string) bool { return strings.Contains(s, "e6f70") })
+	fr.Wait(t, "the list", func(s string) bool { return strings.Contains(s, "e6f70") })
 	tm.Send(ctrlZ)
 	waitSuspends(1, "in the list")
 	tm.Type("/")
@@ -51,11 +52,11 @@ func TestConsoleCtrlZSuspends(t *testing.T) {
 	waitSuspends(2, "while the filter is typed")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	fr.wait(t, "the live view", func(s string) bool { return strings.Contains(s, "aipwatch · act_") })
+	fr.Wait(t, "the live view", func(s string) bool { return strings.Contains(s, "aipwatch · act_") })
 	tm.Send(ctrlZ)
 	waitSuspends(3, "in a live view")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
-	fr.wait(t, "the list again", func(s string) bool { return strings.Contains(s, "aipwatch · console") })
+	fr.Wait(t, "the list again", func(s string) bool { return strings.Contains(s, "aipwatch · console") })
 	tm.Type("q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
 }

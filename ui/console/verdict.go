@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -33,6 +34,14 @@ type Judge interface {
 // (design §7: four); the rows that wait are asked for as these come back.
 const maxJudging = 4
 
+// unknownRetry is how long an unreadable judgement (stream.VerdictUnknown:
+// the daemon did not answer, or refused the read) stands before the row is
+// judged again: a settled action does not change, but a daemon that failed
+// a read may answer the next one, and a row that stayed "unknown" for the
+// whole session would hide a verdict the operator asked for. Once a minute
+// a row keeps a permanently unreadable action from costing a read a poll.
+const unknownRetry = time.Minute
+
 // maxVerdictsKept bounds the console's own table of verdicts (the judge
 // caches them too): beyond it, those of rows no longer held are dropped.
 const maxVerdictsKept = 4096
@@ -60,6 +69,9 @@ type verdicts struct {
 	// later: listed settled but read live (the list ran ahead of the
 	// action's record): asked for again after the next poll, not at once.
 	later map[string]bool
+	// retry: rows judged unknown (unreadable), by when they are asked for
+	// again (unknownRetry).
+	retry map[string]time.Time
 	// cells are the styled cells drawn, by what they show: a refresh
 	// draws every row's cell, and a style's Render allocates each time.
 	cells map[cellKey]string
@@ -75,7 +87,7 @@ type cellKey struct {
 const maxCellsKept = 64
 
 func newVerdicts() verdicts {
-	return verdicts{words: map[string]string{}, judging: map[string]bool{}, notify: map[string]bool{}, later: map[string]bool{}, cells: map[cellKey]string{}}
+	return verdicts{words: map[string]string{}, judging: map[string]bool{}, notify: map[string]bool{}, later: map[string]bool{}, retry: map[string]time.Time{}, cells: map[cellKey]string{}}
 }
 
 // verdictCell is the VERDICT cell of r: the verdict, upper case; the AIP
@@ -125,7 +137,7 @@ func (c *Console) judgeOf(name string) Judge {
 // judgeVisible asks for the verdicts of the settled rows the table draws
 // that have none yet, while fewer than maxJudging are out.
 func (c *Console) judgeVisible() tea.Cmd {
-	if !c.judging() || c.live != nil || len(c.rows) == 0 {
+	if !c.judging() || c.split != nil || len(c.rows) == 0 {
 		return nil
 	}
 	h := max(1, c.table.Height())
@@ -161,7 +173,24 @@ func (c *Console) onJudged(m judgedMsg) {
 		c.pruneVerdicts()
 	}
 	c.verdict.words[m.key] = m.j.Word
+	if m.j.Word == stream.VerdictUnknown {
+		c.verdict.retry[m.key] = c.clock().Add(unknownRetry)
+	}
 	c.refresh()
+}
+
+// retryUnknown forgets the unreadable judgements whose time has come, so
+// the rows are judged again once drawn (after a poll: never more often).
+func (c *Console) retryUnknown() {
+	now := c.clock()
+	for key, at := range c.verdict.retry {
+		if !now.Before(at) {
+			delete(c.verdict.retry, key)
+			if c.verdict.words[key] == stream.VerdictUnknown {
+				delete(c.verdict.words, key)
+			}
+		}
+	}
 }
 
 // pruneVerdicts drops the verdicts of rows the fleet no longer holds.
@@ -177,16 +206,18 @@ func (c *Console) pruneVerdicts() {
 	}
 }
 
-// verdictFilter keeps, for the "unverified" filter, the settled rows not
-// judged verified: those judged otherwise, and those not judged yet (they
-// are judged as they are drawn, and a verified one then leaves).
+// verdictFilter keeps, for a filter by verdict (4 failed, 5 not
+// verified), the settled rows judged one of its verdicts, and those not
+// judged yet (they are judged as they are drawn, and leave then if their
+// verdict is another).
 func (c *Console) verdictFilter(rows []model.ActionRow) []model.ActionRow {
-	if !stateFilters[c.stateIdx].unverified {
+	keep := stateFilters[c.stateIdx].verdict
+	if keep == nil {
 		return rows
 	}
 	out := rows[:0]
 	for _, r := range rows {
-		if c.verdict.words[r.Key()] != model.VerdictVerified {
+		if w, judged := c.verdict.words[r.Key()]; !judged || keep(w) {
 			out = append(out, r)
 		}
 	}

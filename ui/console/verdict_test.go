@@ -261,3 +261,54 @@ func TestConsoleLiveJudgementWaitsForThePoll(t *testing.T) {
 		t.Fatalf("a live judgement shows the AIP status still: %q", l)
 	}
 }
+
+// An unreadable judgement (the daemon failed the read) is not a verdict
+// for good: the row is judged again after a poll once a minute has passed,
+// never sooner, so a daemon that answers again shows the verdict, and one
+// that never does costs a read a minute, not one a poll.
+func TestConsoleJudgesAnUnreadableRowAgainAfterAMinute(t *testing.T) {
+	const id = "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72"
+	j := &fakeJudge{words: map[string]string{id: stream.VerdictUnknown}}
+	clock := &testClock{t: t0}
+	c := New(context.Background(), Options{Daemon: &fakeDaemon{list: consoleList()}, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		Judge: j, Clock: clock.now, NoColor: true})
+	t.Cleanup(c.Close)
+	c.update(tea.WindowSizeMsg{Width: 120, Height: 12})
+	c.update(c.listCmd()())
+	c.update(globalMsg{stream.GlobalLinkMsg{Denied: true}})
+	judgeAll(t, c)
+	count := func() (n int) {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		for _, a := range j.asked {
+			if a == id {
+				n++
+			}
+		}
+		return n
+	}
+	if count() != 1 {
+		t.Fatalf("asked %d times", count())
+	}
+	if l := lineOf(screenOf(c), "e6f72"); !strings.Contains(l, "UNKNOWN") {
+		t.Fatalf("an unreadable row reads %q", l)
+	}
+	clock.t = t0.Add(59 * time.Second) // polls within the minute: not asked again
+	c.update(c.listCmd()())
+	judgeAll(t, c)
+	if count() != 1 {
+		t.Fatalf("asked again within a minute: %d", count())
+	}
+	j.mu.Lock()
+	delete(j.words, id) // the daemon answers again
+	j.mu.Unlock()
+	clock.t = t0.Add(61 * time.Second)
+	c.update(c.listCmd()())
+	judgeAll(t, c)
+	if count() != 2 {
+		t.Fatalf("not asked again after a minute and a poll: %d", count())
+	}
+	if l := lineOf(screenOf(c), "e6f72"); !strings.Contains(l, "VERIFIED") {
+		t.Fatalf("the row judged again reads %q", l)
+	}
+}

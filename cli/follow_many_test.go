@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"aipwatch/model"
+	"aipwatch/sim"
+)
+
+// Several actions in plain and jsonl (design §12): each action's lines,
+// plain's tagged with the end of its ID that tells it from the others',
+// one verdict each; the exit code is the first non-verified action's in
+// argument order.
+func TestSeveralActionsLines(t *testing.T) {
+	f := startFleet(t, sim.FleetKnobs{},
+		sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{ActionID: "act_many_verified_01"}},
+		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{ActionID: "act_many_failed_02"}},
+		sim.Member{Scenario: "chat-length", Knobs: sim.Knobs{ActionID: "act_many_partial_03"}})
+	ids := []string{"act_many_verified_01", "act_many_failed_02", "act_many_partial_03"}
+
+	code, out, errOut := runCLI(t, append([]string{"--url", f.URL(), "--output", "plain"}, ids...)...)
+	if code != 4 { // chat-error's failed (4) comes before chat-length's partial (3)
+		t.Fatalf("exit %d, want 4 (the first non-verified in argument order)\nstderr: %s\n%s", code, errOut, out)
+	}
+	verdicts := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		tag, rest, ok := strings.Cut(l, "] ")
+		if !ok || !strings.HasPrefix(tag, "[") {
+			t.Fatalf("an untagged line: %q\n%s", l, out)
+		}
+		if strings.HasPrefix(rest, "verdict: ") {
+			if _, twice := verdicts[tag]; twice {
+				t.Fatalf("two verdicts for %s]:\n%s", tag, out)
+			}
+			verdicts[tag] = strings.Fields(rest)[1]
+		}
+	}
+	want := map[string]string{"[d_01": "verified", "[d_02": "failed", "[l_03": "partial"}
+	if fmt.Sprint(verdicts) != fmt.Sprint(want) {
+		t.Fatalf("verdicts by tag %v, want %v\n%s", verdicts, want, out)
+	}
+
+	code, out, _ = runCLI(t, "--url", f.URL(), "--output", "jsonl", ids[2], ids[1], ids[0])
+	if code != 3 {
+		t.Fatalf("exit %d, want 3 (partial, given first)", code)
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(l), &obj); err != nil {
+			t.Fatalf("not one JSON object a line: %q", l)
+		}
+		if obj["type"] == "verdict" {
+			got[fmt.Sprint(obj["action_id"])] = fmt.Sprint(obj["verdict"])
+		}
+	}
+	if got[ids[0]] != "verified" || got[ids[1]] != "failed" || got[ids[2]] != "partial" || len(got) != 3 {
+		t.Fatalf("jsonl verdicts %v\n%s", got, out)
+	}
+
+	if code, out, _ := runCLI(t, "--url", f.URL(), "--output", "plain", "--appear-timeout", "300ms", ids[0], "act_many_unknown_04"); code == 0 {
+		t.Fatalf("an action aipd does not know was verified:\n%s", out)
+	}
+}
+
+// Every action verified: exit 0. CONTEXT/act_… follows an action of the
+// config file's context, beside one of the run's own daemon.
+func TestSeveralActionsAcrossContexts(t *testing.T) {
+	here := startFleet(t, sim.FleetKnobs{}, sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{ActionID: "act_here_01"}})
+	there := startFleet(t, sim.FleetKnobs{}, sim.Member{Scenario: "responses-tools", Knobs: sim.Knobs{ActionID: "act_there_02"}})
+	f := newContextFixture(t, fmt.Sprintf("[contexts.west]\nurl = %q\n", there.URL()))
+	code, out, errOut := f.run("--url", here.URL(), "--output", "jsonl", "act_here_01", "west/act_there_02")
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\n%s", code, errOut, out)
+	}
+	if n := strings.Count(out, `"type":"verdict"`); n != 2 {
+		t.Fatalf("%d verdicts, want 2:\n%s", n, out)
+	}
+}
+
+// Quitting never cancels: the resume command names every action still
+// live, as given (CONTEXT/act_… too), and none that stopped on an error.
+func TestSeveralActionsResumeNamesTheLiveOnes(t *testing.T) {
+	o := &options{conn: conn{url: "http://127.0.0.1:8080"}}
+	o.targets = []target{{arg: "act_a_01", id: "act_a_01"}, {arg: "west/act_b_02", id: "act_b_02"}, {arg: "act_c_03", id: "act_c_03"}}
+	runs := []manyRun{{a: model.NewAction("act_a_01")}, {a: model.NewAction("act_b_02")},
+		{a: model.NewAction("act_c_03"), err: errors.New("status: connection refused")}}
+	var w strings.Builder
+	if code := o.manyExit(runs, &w); code != model.ExitPending {
+		t.Fatalf("exit %d, want pending (%d): the first is still running", code, model.ExitPending)
+	}
+	if !strings.Contains(w.String(), "2 actions keep running") || !strings.HasSuffix(w.String(), " act_a_01 west/act_b_02\n") {
+		t.Fatalf("the resume command:\n%s", w.String())
+	}
+}

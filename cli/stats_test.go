@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"aipwatch/model"
+	"aipwatch/sim"
+)
+
+// design §13: stats counts the verdicts exactly as ls --verdict judges the
+// same rows (one judge, one rule), per capability; its timings are the
+// reviews' (the simulator's history stamps its runs as they went).
+func TestStatsAgreesWithListVerdict(t *testing.T) {
+	u := startFleet(t, sim.FleetKnobs{History: sim.History{Actions: 60, Events: 600}},
+		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_sync"}}).URL()
+
+	code, lsOut, errOut := runCLI(t, "ls", "--url", u, "--limit", "40", "--verdict", "--output", "jsonl")
+	if code != 0 {
+		t.Fatalf("ls: exit %d: %s", code, errOut)
+	}
+	want := map[string]map[string]int{} // capability -> verdict -> rows
+	settled := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(lsOut), "\n") {
+		var r struct {
+			Capability string `json:"capability_id"`
+			State      string `json:"state"`
+			Verdict    string `json:"verdict"`
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if !model.TerminalState(r.State) {
+			continue
+		}
+		if want[r.Capability] == nil {
+			want[r.Capability] = map[string]int{}
+		}
+		want[r.Capability][r.Verdict]++
+		settled[r.Capability]++
+	}
+	if len(want) < 2 {
+		t.Fatalf("the listing holds %d capabilities:\n%s", len(want), lsOut)
+	}
+
+	code, out, errOut := runCLI(t, "stats", "--url", u, "--limit", "40", "--output", "jsonl")
+	if code != 0 {
+		t.Fatalf("stats: exit %d: %s", code, errOut)
+	}
+	got := map[string]map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var s struct {
+			Type       string         `json:"type"`
+			Capability string         `json:"capability_id"`
+			Actions    int            `json:"actions"`
+			Verdicts   map[string]int `json:"verdicts"`
+			FirstToken struct {
+				P50, P95 *int64
+				N        int
+			} `json:"first_token_ms"`
+			Duration struct {
+				P50, P95 *int64
+				N        int
+			} `json:"duration_ms"`
+		}
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Type != "stats" || s.Actions != settled[s.Capability] {
+			t.Errorf("%s: type %q, %d actions; ls lists %d settled", s.Capability, s.Type, s.Actions, settled[s.Capability])
+		}
+		got[s.Capability] = map[string]int{}
+		for w, n := range s.Verdicts {
+			if n > 0 {
+				got[s.Capability][w] = n
+			}
+		}
+		if s.FirstToken.N == 0 || *s.FirstToken.P50 < 200 || s.Duration.N == 0 || *s.Duration.P95 < 1000 {
+			t.Errorf("%s: first token %+v, duration %+v: not the runs' times", s.Capability, s.FirstToken, s.Duration)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("stats counts %v\nls --verdict judges %v", got, want)
+	}
+}
+
+// The table, and a usage error before any request.
+func TestStatsTableAndUsage(t *testing.T) {
+	code, out, errOut := runCLI(t, "stats", "--demo")
+	if code != 0 || !strings.HasPrefix(out, "CAPABILITY ") || !strings.Contains(out, "cap:hermes_agent:sim:chat_stream") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, args := range [][]string{{"--limit", "0"}, {"--since", "-1h"}, {"extra"}} {
+		code, out, errOut := runCLI(t, append([]string{"stats", "--url", "http://127.0.0.1:1"}, args...)...)
+		if code != model.ExitUsage || out != "" || errOut == "" {
+			t.Errorf("%v: exit %d %q %q", args, code, out, errOut)
+		}
+	}
+}

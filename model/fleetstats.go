@@ -1,0 +1,113 @@
+package model
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// The fleet's figures per capability (design §13): what `aipwatch stats`
+// prints and the console's pulse shows when a key opens it, computed here
+// once for both from the settled actions judged (one judge, one rule: the
+// verdicts are the judge's, Action.Verdict of each action's review).
+
+// Judged is one settled action as the fleet's figures count it: its row's
+// capability and settle time, and its judgement's verdict, usage and
+// timing (on aipd's clock, Action.Timing).
+type Judged struct {
+	CapabilityID string
+	Verdict      string    // the judge's word; "" while not judged
+	SettledAt    time.Time // the row's updated_at once settled
+	Usage        TurnUsage
+	Timing       TurnTiming
+}
+
+// Quantiles are the median and 95th percentile of N figures in
+// milliseconds (nearest rank: the smallest figure with at least that share
+// of them at or below it); N = 0 when none was known, and then P50 and P95
+// mean nothing.
+type Quantiles struct {
+	P50 int64 `json:"p50"`
+	P95 int64 `json:"p95"`
+	N   int   `json:"-"`
+}
+
+// QuantilesOf are the quantiles of ms (the slice is sorted in place).
+func QuantilesOf(ms []int64) Quantiles {
+	if len(ms) == 0 {
+		return Quantiles{}
+	}
+	slices.Sort(ms)
+	return Quantiles{P50: nearestRank(ms, 50), P95: nearestRank(ms, 95), N: len(ms)}
+}
+
+// nearestRank is the p-th percentile of sorted: the figure at rank
+// ceil(p/100 × n), counted from 1.
+func nearestRank(sorted []int64, p int) int64 {
+	r := (p*len(sorted) + 99) / 100
+	return sorted[min(max(r, 1), len(sorted))-1]
+}
+
+// CapabilityStats are the figures of one capability over the settled
+// actions counted.
+type CapabilityStats struct {
+	CapabilityID string
+	Actions      int            // settled actions counted, judged or not
+	Verdicts     map[string]int // by the judge's word (an unreadable action's too); "" not judged yet
+	FirstToken   Quantiles      // over the judged actions whose first token was timed
+	Duration     Quantiles      // over the judged actions whose duration was timed
+	TotalTokens  int            // the provider's total tokens, summed over Reported actions
+	Reported     int            // judged actions whose usage was reported
+}
+
+// Judged is the number of its actions judged (every verdict word but "").
+func (c *CapabilityStats) Judged() int { return c.Actions - c.Verdicts[""] }
+
+// Summarise computes the figures of each capability, the one with the
+// most actions first (then by ID). A capability the daemon did not name
+// is "".
+func Summarise(js []Judged) []CapabilityStats {
+	type acc struct {
+		s          CapabilityStats
+		first, dur []int64
+	}
+	by := map[string]*acc{}
+	for i := range js {
+		j := &js[i]
+		a := by[j.CapabilityID]
+		if a == nil {
+			a = &acc{s: CapabilityStats{CapabilityID: j.CapabilityID, Verdicts: map[string]int{}}}
+			by[j.CapabilityID] = a
+		}
+		a.s.Actions++
+		a.s.Verdicts[j.Verdict]++
+		if j.Verdict == "" {
+			continue // not judged: its figures are not known
+		}
+		if j.Timing.HasFirstToken {
+			a.first = append(a.first, j.Timing.FirstTokenMS)
+		}
+		if j.Timing.HasDuration {
+			a.dur = append(a.dur, j.Timing.DurationMS)
+		}
+		if j.Usage.Reported {
+			a.s.TotalTokens += j.Usage.TotalTokens
+			a.s.Reported++
+		}
+	}
+	out := make([]CapabilityStats, 0, len(by))
+	for _, a := range by {
+		a.s.FirstToken, a.s.Duration = QuantilesOf(a.first), QuantilesOf(a.dur)
+		if a.s.Verdicts[""] == 0 {
+			delete(a.s.Verdicts, "")
+		}
+		out = append(out, a.s)
+	}
+	slices.SortFunc(out, func(a, b CapabilityStats) int {
+		if c := cmp.Compare(b.Actions, a.Actions); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.CapabilityID, b.CapabilityID)
+	})
+	return out
+}

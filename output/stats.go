@@ -1,0 +1,153 @@
+package output
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"aipwatch/model"
+	"aipwatch/safe"
+)
+
+// The `aipwatch stats` outputs (design §13): the fleet's figures per
+// capability (model.Summarise of the settled actions listed, each judged
+// as `ls --verdict` judges it), a table for people, one object per
+// capability for scripts.
+
+// statsObject is one capability in jsonl; its keys are fixed.
+type statsObject struct {
+	Type         string        `json:"type"`
+	CapabilityID string        `json:"capability_id"`
+	Actions      int           `json:"actions"`
+	Verdicts     statsVerdicts `json:"verdicts"`
+	FirstTokenMS statsFigure   `json:"first_token_ms"`
+	DurationMS   statsFigure   `json:"duration_ms"`
+	TotalTokens  int           `json:"total_tokens"`
+	// Reported is the number of actions whose usage the provider
+	// reported: total_tokens is theirs.
+	Reported int `json:"usage_reported"`
+}
+
+// statsVerdicts counts the actions by the judge's word: every verdict,
+// and unknown for those that could not be read or were not judged within
+// the listing's bound (the judge's unknown and not_judged). An action listed settled
+// but read live (not judged, as ls --verdict leaves its verdict empty) is
+// in actions and in none of these.
+type statsVerdicts struct {
+	Verified   int `json:"verified"`
+	Partial    int `json:"partial"`
+	Failed     int `json:"failed"`
+	Truncated  int `json:"truncated"`
+	Incomplete int `json:"incomplete"`
+	Cancelled  int `json:"cancelled"`
+	Unknown    int `json:"unknown"`
+}
+
+// statsFigure is a figure's median and 95th percentile in milliseconds,
+// null when no action was timed, and n, the actions it holds over.
+type statsFigure struct {
+	P50 *int64 `json:"p50"`
+	P95 *int64 `json:"p95"`
+	N   int    `json:"n"`
+}
+
+func figureOf(q model.Quantiles) statsFigure {
+	if q.N == 0 {
+		return statsFigure{}
+	}
+	p50, p95 := q.P50, q.P95
+	return statsFigure{P50: &p50, P95: &p95, N: q.N}
+}
+
+func verdictsOf(m map[string]int) statsVerdicts {
+	v := statsVerdicts{Verified: m[model.VerdictVerified], Partial: m[model.VerdictPartial],
+		Failed: m[model.VerdictFailed], Truncated: m[model.VerdictTruncated],
+		Incomplete: m[model.VerdictIncomplete], Cancelled: m[model.VerdictCancelled]}
+	for w, n := range m {
+		if w != "" && model.VerdictIndex(w) < 0 {
+			v.Unknown += n // the judge's unknown, and any word that is no verdict
+		}
+	}
+	return v
+}
+
+// WriteStats prints the figures of each capability: one object per
+// capability in jsonl (WriteObject neutralises its strings), else a table;
+// nothing settled says so in the table.
+func WriteStats(w io.Writer, stats []model.CapabilityStats, jsonl bool) error {
+	if jsonl {
+		for i := range stats {
+			c := &stats[i]
+			o := statsObject{Type: "stats", CapabilityID: c.CapabilityID, Actions: c.Actions,
+				Verdicts: verdictsOf(c.Verdicts), FirstTokenMS: figureOf(c.FirstToken),
+				DurationMS: figureOf(c.Duration), TotalTokens: c.TotalTokens, Reported: c.Reported}
+			if err := WriteObject(w, o); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(stats) == 0 {
+		bw := bufio.NewWriter(w)
+		bw.WriteString("no settled actions listed\n")
+		return bw.Flush()
+	}
+	tw := tabwriter.NewWriter(w, 2, 8, listGap, ' ', 0)
+	bw := bufio.NewWriter(tw)
+	table := [][]string{{"CAPABILITY", "ACTIONS", "VERDICTS", "FIRST TOKEN p50", "p95", "DURATION p50", "p95", "TOKENS"}}
+	for i := range stats {
+		c := &stats[i]
+		tokens := "-"
+		if c.Reported > 0 {
+			tokens = model.Thousands(c.TotalTokens)
+		}
+		p50, p95 := quantileCells(c.FirstToken)
+		d50, d95 := quantileCells(c.Duration)
+		table = append(table, []string{cell(orDash(c.CapabilityID)), strconv.Itoa(c.Actions),
+			verdictsCell(verdictsOf(c.Verdicts)), p50, p95, d50, d95, tokens})
+	}
+	for _, row := range table {
+		for j, s := range row {
+			if j > 0 {
+				bw.WriteString("\t")
+			}
+			bw.WriteString(safe.Sprintf("%s", s).String())
+		}
+		bw.WriteString("\n")
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return tw.Flush()
+}
+
+// quantileCells are a figure's p50 and p95 as the table shows them
+// ("0.4s (180)", "1.9s"), dashes when nothing was timed.
+func quantileCells(q model.Quantiles) (string, string) {
+	if q.N == 0 {
+		return "-", "-"
+	}
+	return model.Seconds(q.P50) + " (" + strconv.Itoa(q.N) + ")", model.Seconds(q.P95)
+}
+
+// verdictsCell is "170 verified, 10 failed": the verdicts counted, in
+// their order, unknown last.
+func verdictsCell(v statsVerdicts) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		word string
+	}{{v.Verified, model.VerdictVerified}, {v.Partial, model.VerdictPartial}, {v.Failed, model.VerdictFailed},
+		{v.Truncated, model.VerdictTruncated}, {v.Incomplete, model.VerdictIncomplete},
+		{v.Cancelled, model.VerdictCancelled}, {v.Unknown, "unknown"}} {
+		if c.n > 0 {
+			parts = append(parts, strconv.Itoa(c.n)+" "+c.word)
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
