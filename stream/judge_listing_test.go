@@ -101,3 +101,23 @@ func TestJudgeCacheHitIsAUse(t *testing.T) {
 		t.Error("the judgement used last but one was dropped")
 	}
 }
+
+// A read that fails within the listing's bound is unknown, not "not
+// judged": only the bound running out makes a row not judged (design §7),
+// and only those rows are named.
+func TestListingFailedReadIsUnknownNotNotJudged(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(`{"error":{"code":"auth.forbidden","message":"no"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	l := NewJudge(Config{BaseURL: srv.URL}, JudgeOptions{}).NewListing(time.Hour)
+	defer l.Close()
+	if jg := l.Judge("act_refused"); jg.Word != VerdictUnknown || jg.Err == nil {
+		t.Fatalf("a refused read judged %q (%v), want %q with its error", jg.Word, jg.Err, VerdictUnknown)
+	}
+	if ids, _ := l.NotJudged(); len(ids) != 0 {
+		t.Fatalf("a refused read was named not judged: %q", ids)
+	}
+}
