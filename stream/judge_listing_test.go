@@ -121,3 +121,27 @@ func TestListingFailedReadIsUnknownNotNotJudged(t *testing.T) {
 		t.Fatalf("a refused read was named not judged: %q", ids)
 	}
 }
+
+// One judgement's reads are bounded by its timeout, and by that only: the
+// deadline of each request is the timeout from the judgement's start (read
+// from the requests, not waited for).
+func TestJudgeReadsWithinItsTimeout(t *testing.T) {
+	tr := &deadlineTransport{}
+	j := NewJudge(Config{BaseURL: "http://127.0.0.1:9", HTTP: &http.Client{Transport: tr}}, JudgeOptions{Timeout: time.Hour})
+	before := time.Now()
+	jg := j.Judge(context.Background(), "act_refused")
+	after := time.Now()
+	if jg.Word != VerdictUnknown {
+		t.Fatalf("a refused read judged %+v", jg)
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.none > 0 || len(tr.deadlines) == 0 {
+		t.Fatalf("%d requests without a deadline, %d with", tr.none, len(tr.deadlines))
+	}
+	for _, dl := range tr.deadlines {
+		if dl.Before(before.Add(time.Hour)) || dl.After(after.Add(time.Hour)) {
+			t.Fatalf("a request's deadline is %v after the judgement started, want 1h", dl.Sub(before).Round(time.Millisecond))
+		}
+	}
+}
