@@ -30,7 +30,7 @@ func TestConsoleUnverifiedFilterKeepsRowsNotJudgedYet(t *testing.T) {
 func TestConsoleNotifiedLiveReviewIsNoVerdict(t *testing.T) {
 	const id = "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70"
 	c, d := verdictConsole(t, 120, 12, consoleList(), &fakeJudge{words: map[string]string{id: "live"}})
-	press(c, "n") // the top row: running
+	press(c, "n")                                                   // the top row: running
 	d.list[0].State, d.list[0].ResultStatus = "completed", "failed" // the VERDICT cell's AIP status
 	c.update(c.listCmd()())
 	sent := false
