@@ -83,25 +83,6 @@ func TestListingDefaultBoundIsTwoMinutes(t *testing.T) {
 	}
 }
 
-// A judgement answered from the cache counts as a use too: the row the
-// console judges again is kept, and the one not asked for since goes.
-func TestJudgeCacheHitIsAUse(t *testing.T) {
-	f, err := sim.ConsoleFleet(4)
-	u := startFleet(t, f, err)
-	j := NewJudge(Config{BaseURL: u}, JudgeOptions{Cache: 2})
-	ctx := context.Background()
-	j.Judge(ctx, "act_sim_console_done_chat_error")
-	j.Judge(ctx, "act_sim_console_done_responses")
-	j.Judge(ctx, "act_sim_console_done_chat_error") // from the cache: now the most recent
-	j.Judge(ctx, "act_sim_console_cancelled")
-	if _, ok := j.Cached("act_sim_console_done_responses"); ok {
-		t.Error("the least recently used judgement was kept beyond the bound")
-	}
-	if _, ok := j.Cached("act_sim_console_done_chat_error"); !ok {
-		t.Error("the judgement used last but one was dropped")
-	}
-}
-
 // A read that fails within the listing's bound is unknown, not "not
 // judged": only the bound running out makes a row not judged (design §7),
 // and only those rows are named.
