@@ -2,7 +2,6 @@ package stream
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"aipwatch/internal/deadlines"
 	"aipwatch/model"
 	"aipwatch/sim"
 )
@@ -94,35 +94,13 @@ func TestJudgeNonFinalIsNotCached(t *testing.T) {
 	}
 }
 
-// deadlineTransport answers every request at once with a refusal and
-// keeps the deadline of each request's context.
-type deadlineTransport struct {
-	mu        sync.Mutex
-	deadlines []time.Time
-	none      int // requests with no deadline
-}
-
-func (d *deadlineTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	d.mu.Lock()
-	if dl, ok := r.Context().Deadline(); ok {
-		d.deadlines = append(d.deadlines, dl)
-	} else {
-		d.none++
-	}
-	d.mu.Unlock()
-	body := `{"error":{"code":"auth.forbidden","message":"no"}}`
-	return &http.Response{StatusCode: http.StatusForbidden, Status: "403 Forbidden", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)),
-		ContentLength: int64(len(body)), Request: r}, nil
-}
-
 // Across contexts each daemon's part of a poll has 10 s (design §9: a
 // slow daemon does not hold the others' rows back longer): the requests
 // to a daemon carry a deadline 10 s from the poll's start, whatever the
 // caller's context allows. Read from the requests' deadlines, not by
 // waiting 10 s for a daemon that never answers.
 func TestMultiGivesEachDaemonTenSeconds(t *testing.T) {
-	tr := &deadlineTransport{}
+	tr := &deadlines.Recorder{}
 	d, err := NewDaemon(Config{BaseURL: "http://127.0.0.1:9", HTTP: &http.Client{Transport: tr}})
 	if err != nil {
 		t.Fatal(err)
@@ -136,16 +114,8 @@ func TestMultiGivesEachDaemonTenSeconds(t *testing.T) {
 	if err != nil || len(w.Live) != 1 || w.Live[0].Context != "slow" || !strings.Contains(w.Live[0].Unreachable, "403") {
 		t.Fatalf("the refusing daemon is not one row with its error: %v %+v", err, w.Live)
 	}
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	if tr.none > 0 || len(tr.deadlines) == 0 {
-		t.Fatalf("%d requests without a deadline, %d with", tr.none, len(tr.deadlines))
-	}
-	const bound = 10 * time.Second // design §9
-	for _, dl := range tr.deadlines {
-		if dl.Before(before.Add(bound)) || dl.After(after.Add(bound)) {
-			t.Fatalf("a request's deadline is %v after the poll started, want %v", dl.Sub(before).Round(time.Millisecond), bound)
-		}
+	if err := tr.Check(before, after, 10*time.Second); err != nil { // design §9
+		t.Fatal(err)
 	}
 }
 

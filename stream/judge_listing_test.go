@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"aipwatch/internal/deadlines"
 	"aipwatch/model"
 	"aipwatch/sim"
 )
@@ -107,7 +108,7 @@ func TestListingFailedReadIsUnknownNotNotJudged(t *testing.T) {
 // deadline of each request is the timeout from the judgement's start (read
 // from the requests, not waited for).
 func TestJudgeReadsWithinItsTimeout(t *testing.T) {
-	tr := &deadlineTransport{}
+	tr := &deadlines.Recorder{}
 	j := NewJudge(Config{BaseURL: "http://127.0.0.1:9", HTTP: &http.Client{Transport: tr}}, JudgeOptions{Timeout: time.Hour})
 	before := time.Now()
 	jg := j.Judge(context.Background(), "act_refused")
@@ -115,14 +116,7 @@ func TestJudgeReadsWithinItsTimeout(t *testing.T) {
 	if jg.Word != VerdictUnknown {
 		t.Fatalf("a refused read judged %+v", jg)
 	}
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	if tr.none > 0 || len(tr.deadlines) == 0 {
-		t.Fatalf("%d requests without a deadline, %d with", tr.none, len(tr.deadlines))
-	}
-	for _, dl := range tr.deadlines {
-		if dl.Before(before.Add(time.Hour)) || dl.After(after.Add(time.Hour)) {
-			t.Fatalf("a request's deadline is %v after the judgement started, want 1h", dl.Sub(before).Round(time.Millisecond))
-		}
+	if err := tr.Check(before, after, time.Hour); err != nil {
+		t.Fatal(err)
 	}
 }
