@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"aipwatch/config"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
@@ -49,7 +47,7 @@ func completionCommand(e *runEnv) *cobra.Command {
   aipwatch completion fish > ~/.config/fish/completions/aipwatch.fish`,
 		ValidArgs: shells,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 || !oneOf(args[0], shells) {
+			if len(args) != 1 || !slices.Contains(shells, args[0]) {
 				return output.UsageError("completion takes one shell: " + strings.Join(shells, ", "))
 			}
 			return nil
@@ -87,10 +85,10 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 		}
 	}
 	_ = root.RegisterFlagCompletionFunc("context", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return contextNames(e.getenv), cobra.ShellCompDirectiveNoFileComp
+		return contextNames(filesOf(g.cf, e.getenv)), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = root.RegisterFlagCompletionFunc("output", words(outputModes))
-	_ = root.RegisterFlagCompletionFunc("demo", words(append(sim.Scenarios(), demoConsole, demoFleet)))
+	_ = root.RegisterFlagCompletionFunc("demo", words(rootDemos()))
 	// ids completes up to most action IDs, never one already given.
 	ids := func(most int) cobra.CompletionFunc {
 		return func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -127,7 +125,7 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 					if len(args) > 0 {
 						return nil, cobra.ShellCompDirectiveNoFileComp
 					}
-					return contextNames(e.getenv), cobra.ShellCompDirectiveNoFileComp
+					return contextNames(filesOf(g.cf, e.getenv)), cobra.ShellCompDirectiveNoFileComp
 				}
 			}
 		}
@@ -135,8 +133,8 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 }
 
 // contextNames are the config file's contexts (none when it cannot be read).
-func contextNames(getenv func(string) string) []string {
-	f, err := config.Load(config.Path(getenv), getenv)
+func contextNames(fs *invocationFiles) []string {
+	f, err := fs.config()
 	if err != nil || f == nil {
 		return nil
 	}
@@ -157,20 +155,30 @@ func actionIDs(e *runEnv, g *globalFlags) []string {
 			out = append(out, safe.Line(id))
 		}
 	}
-	if c.check() == nil {
-		if client, err := c.daemon(io.Discard); err == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
-			tail, err := client.ReadTail(ctx, stream.ListQuery{}, completionRows, 0)
-			cancel()
-			if err == nil {
-				for i := len(tail.Rows) - 1; i >= 0; i-- { // the tail is oldest first
-					add(tail.Rows[i].ActionID)
-				}
-			}
+	if client, err := c.quietDaemon(); err == nil {
+		for _, id := range recentIDs(client) {
+			add(id)
 		}
 	}
 	for _, id := range journalIDs(e.getenv, c.url, nil) {
 		add(id)
 	}
 	return out
+}
+
+// recentIDs are the daemon's most recently updated actions, newest first:
+// one read of the list's tail within completionTimeout (none when the
+// daemon does not answer in time).
+func recentIDs(client *stream.Client) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+	defer cancel()
+	tail, err := client.ReadTail(ctx, stream.ListQuery{}, completionRows, 0)
+	if err != nil {
+		return nil
+	}
+	ids := make([]string, 0, len(tail.Rows))
+	for i := len(tail.Rows) - 1; i >= 0; i-- { // the tail is oldest first
+		ids = append(ids, tail.Rows[i].ActionID)
+	}
+	return ids
 }

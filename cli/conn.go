@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"aipwatch/config"
-	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
@@ -23,6 +22,8 @@ type connFlags struct {
 	tokenFile         string
 	cacert            string
 	allowInsecureHTTP bool
+
+	files *invocationFiles // the invocation's config and token files, each read once (files.go)
 }
 
 // conn is one daemon, credentials and TLS decided.
@@ -35,8 +36,9 @@ type conn struct {
 	urlGiven          bool       // --url, $AIP_URL or a context's url, not the default
 	ctx               contextUse // the config file's context this connection uses (contexts.go)
 
-	loaded bool         // load ran: the token is read and protected
-	http   *http.Client // the TLS client, built once (stream.HTTPClient)
+	loaded bool             // load ran: the token is read and protected
+	http   *http.Client     // the TLS client, built once (stream.HTTPClient)
+	files  *invocationFiles // where the token file is read (nil: read afresh)
 }
 
 // defaultURL is the daemon when nothing names one (design §1).
@@ -46,7 +48,7 @@ const defaultURL = "http://127.0.0.1:8080"
 // config file's context, field by field (design §9). readConfig is false
 // for a demo (its daemon is its own) and a replay (it reaches none).
 func newConn(f connFlags, readConfig bool, getenv func(string) string) conn {
-	c := conn{url: f.url, tokenFile: f.tokenFile, cacert: f.cacert, allowInsecureHTTP: f.allowInsecureHTTP}
+	c := conn{url: f.url, tokenFile: f.tokenFile, cacert: f.cacert, allowInsecureHTTP: f.allowInsecureHTTP, files: filesOf(f, getenv)}
 	if c.url == "" {
 		c.url = getenv("AIP_URL")
 	}
@@ -61,7 +63,7 @@ func newConn(f connFlags, readConfig bool, getenv func(string) string) conn {
 		// The token itself may come from the environment, never a flag.
 		c.token = getenv("AIP_TOKEN")
 	}
-	file, err := config.Load(config.Path(getenv), getenv)
+	file, err := c.files.config()
 	c.protectTokens(file)
 	if readConfig {
 		c.applyContext(f.context, file, err, getenv)
@@ -77,9 +79,10 @@ func newConn(f connFlags, readConfig bool, getenv func(string) string) conn {
 // one the config file names. The rule is by value (design §5): no piece
 // of a token is written, whatever carries it (a URL's query, an error, a
 // replay's record, another daemon's echo). A file that cannot be read is
-// left to load, which says why.
+// left to load, which says why. Each file is read, and each token
+// protected, once an invocation (invocationFiles).
 func (c *conn) protectTokens(f *config.File) {
-	safe.Protect(c.token)
+	c.files.protect(c.token)
 	paths := []string{c.tokenFile}
 	if f != nil {
 		for _, name := range f.Names() {
@@ -90,9 +93,7 @@ func (c *conn) protectTokens(f *config.File) {
 		if p == "" {
 			continue
 		}
-		if b, err := config.ReadFile(p, maxTokenFile, nil); err == nil {
-			safe.Protect(tokenOf(b))
-		}
+		c.files.token(p)
 	}
 }
 
@@ -132,14 +133,17 @@ func (c *conn) load(stderr io.Writer) error {
 	if err := c.ctx.check(c, stderr); err != nil {
 		return err
 	}
-	tok, err := readToken(c.tokenFile, stderr)
+	if c.files == nil {
+		c.files = newInvocationFiles(nil) // a conn not made by newConn: its token file only
+	}
+	tok, err := readToken(c.files, c.tokenFile, stderr)
 	if err != nil {
 		return c.ctx.wrap("token_file", c.ctx.token, err)
 	}
 	if tok != "" {
 		c.token = tok
 	}
-	safe.Protect(c.token)
+	c.files.protect(c.token)
 	c.loaded = true
 	return nil
 }
@@ -205,6 +209,15 @@ func (c *conn) daemon(stderr io.Writer) (*stream.Client, error) {
 		return nil, err
 	}
 	return newClient(cfg)
+}
+
+// quietDaemon is daemon for a read of several daemons or a shell's
+// completion: the URL checked first, nothing said on stderr.
+func (c *conn) quietDaemon() (*stream.Client, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	return c.daemon(io.Discard)
 }
 
 // tokenSource names where the token comes from, for the journal: never

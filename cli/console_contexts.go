@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"aipwatch/config"
 	"aipwatch/sim"
 	"aipwatch/stream"
 	"aipwatch/ui"
@@ -27,11 +26,10 @@ func consoleContexts(o *options, getenv func(string) string) []string {
 	if o.demo != "" || o.replay != "" || o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
 		return nil
 	}
-	f, err := config.Load(config.Path(getenv), getenv)
-	if err != nil || f == nil || len(f.Contexts) < 2 {
-		return nil
+	if names := contextNames(filesOf(o.cf, getenv)); len(names) >= 2 {
+		return names
 	}
-	return f.Names()
+	return nil
 }
 
 // contextDaemon is one daemon as the console and ls read it: its
@@ -60,8 +58,8 @@ func (d contextDaemon) judge() *stream.Judge {
 	return stream.NewJudge(d.run.withTimeouts(d.client.Config()), stream.JudgeOptions{})
 }
 
-// multiOf reads daemons as one (the console, ls --all-contexts): a
-// source each, in their order.
+// multiOf reads daemons as one for the console's polls: a source each,
+// in their order, with its Poller.
 func multiOf(daemons []contextDaemon) *stream.Multi {
 	m := &stream.Multi{}
 	for _, d := range daemons {
@@ -79,28 +77,26 @@ func multiOf(daemons []contextDaemon) *stream.Multi {
 // reads.
 func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, stderr io.Writer) int {
 	multi := multiOf(daemons)
-	byName := map[string]contextDaemon{}
+	reached := map[string]contextDaemon{} // the daemons with a client
 	judges := map[string]console.Judge{}
 	names := make([]string, 0, len(daemons))
 	for _, d := range daemons {
 		if d.client != nil {
-			// The VERDICT column's reviews, on the row's own daemon.
-			judges[d.name] = d.judge()
+			reached[d.name] = d
+			judges[d.name] = d.judge() // the VERDICT column's reviews, on the row's own daemon
 		}
-		byName[d.name] = d
 		names = append(names, d.name)
 	}
 	co := consoleOptions(o)
 	co.Daemon, co.Contexts = multi, names
 	co.FollowIn = func(name, id string) stream.Runner {
-		d, ok := byName[name]
-		if !ok || d.client == nil {
-			return nil
+		if d, ok := reached[name]; ok {
+			return d.follow(id)
 		}
-		return d.follow(id)
+		return nil
 	}
 	co.ReconcileIn = func(name string) ui.ReconcileFunc {
-		if d, ok := byName[name]; ok && d.client != nil {
+		if d, ok := reached[name]; ok {
 			return reconcilerFor(d.run, d.c)
 		}
 		return nil
@@ -116,13 +112,8 @@ func configDaemons(o *options, names []string) []contextDaemon {
 	out := make([]contextDaemon, 0, len(names))
 	for _, name := range names {
 		c := forContext(o.cf, name, o.getenv)
-		d := contextDaemon{name: name, c: &c, run: o, err: c.ctx.err}
-		if d.err == nil {
-			d.err = c.check()
-		}
-		if d.err == nil {
-			d.client, d.err = c.daemon(io.Discard)
-		}
+		d := contextDaemon{name: name, c: &c, run: o}
+		d.client, d.err = c.quietDaemon()
 		out = append(out, d)
 	}
 	return out

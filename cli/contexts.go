@@ -195,7 +195,7 @@ func runContexts(e *runEnv, g *globalFlags) error {
 	if g.output == "tui" {
 		g.output = "plain"
 	}
-	f, err := config.Load(config.Path(e.getenv), e.getenv)
+	f, err := filesOf(g.cf, e.getenv).config()
 	if err != nil {
 		return e.fail(g.output, err)
 	}
@@ -203,7 +203,7 @@ func runContexts(e *runEnv, g *globalFlags) error {
 		fmt.Fprintf(e.stderr, "aipwatch: no config file at %s: aipwatch uses --url, $AIP_URL and the token variables (docs/contexts.md)\n", configPathShown(e.getenv))
 		return nil
 	}
-	rows := probeAll(f, e.getenv)
+	rows := probeAll(f, g.cf, e.getenv)
 	printContexts(e.stdout, g.output == "jsonl", rows)
 	return nil
 }
@@ -218,7 +218,7 @@ type contextRow struct {
 }
 
 // probeAll probes every context at once, each within probeTimeout.
-func probeAll(f *config.File, getenv func(string) string) []contextRow {
+func probeAll(f *config.File, cf connFlags, getenv func(string) string) []contextRow {
 	names := f.Names()
 	rows := make([]contextRow, len(names))
 	var wg sync.WaitGroup
@@ -231,7 +231,7 @@ func probeAll(f *config.File, getenv func(string) string) []contextRow {
 		wg.Add(1)
 		go func(r *contextRow) {
 			defer wg.Done()
-			r.status, r.ok = probe(r.Context, getenv)
+			r.status, r.ok = probe(r.Context, cf, getenv)
 		}(&rows[i])
 	}
 	wg.Wait()
@@ -239,13 +239,11 @@ func probeAll(f *config.File, getenv func(string) string) []contextRow {
 }
 
 // probe reads one list row with the context's own credentials: it says
-// whether the daemon answers and whether it takes the token.
-func probe(c config.Context, getenv func(string) string) (string, bool) {
-	cn := forContext(connFlags{}, c.Name, getenv)
-	if err := cn.check(); err != nil {
-		return err.Error(), false
-	}
-	client, err := cn.daemon(io.Discard)
+// whether the daemon answers and whether it takes the token. cf are the
+// invocation's flags: forContext keeps none that names a daemon.
+func probe(c config.Context, cf connFlags, getenv func(string) string) (string, bool) {
+	cn := forContext(cf, c.Name, getenv)
+	client, err := cn.quietDaemon()
 	if err != nil {
 		return err.Error(), false
 	}

@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"aipwatch/model"
-	"aipwatch/sim"
 )
 
 // contextFixture is a config home with a config file and token files.
@@ -276,19 +275,7 @@ url = "http://127.0.0.1:1"
 // context; a daemon that is down is one line on stderr and exit 1, never
 // hiding the others.
 func TestListAllContexts(t *testing.T) {
-	var urls []string
-	for i := 0; i < 2; i++ {
-		fl, err := sim.ConsoleFleet(1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, err := fl.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(fl.Close)
-		urls = append(urls, u)
-	}
+	urls := consoleDaemons(t, 2)
 	f := newContextFixture(t, fmt.Sprintf(`[contexts.east]
 url = %q
 [contexts.west]

@@ -5,13 +5,12 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"aipwatch/config"
 	"aipwatch/output"
 	"aipwatch/safe"
 	"aipwatch/sim"
@@ -88,9 +87,10 @@ func addReviewFlags(fs *pflag.FlagSet, r *runFlags) {
 	fs.DurationVar(&r.stallTimeout, "stall-timeout", stream.DefaultStallTimeout, "how long an action with chunks but no record or result may show no new chunk before it is reported unsettled (`D`, default "+stream.DefaultStallTimeout.String()+")")
 }
 
-// addDemoFlag adds --demo with the command's own meaning.
-func addDemoFlag(fs *pflag.FlagSet, r *runFlags, usage, def string) {
-	fs.StringVar(&r.demo, "demo", "", usage)
+// addDemoFlag adds --demo with the command's own meaning and its scenario
+// when given bare.
+func addDemoFlag(fs *pflag.FlagSet, demo *string, usage, def string) {
+	fs.StringVar(demo, "demo", "", usage)
 	fs.Lookup("demo").NoOptDefVal = def
 }
 
@@ -110,14 +110,17 @@ func (r *runFlags) checkRun(fs *pflag.FlagSet) error {
 	return nil
 }
 
-func knownScenario(name string) bool {
-	for _, s := range sim.Scenarios() {
-		if s == name {
-			return true
-		}
-	}
-	return false
-}
+// knownScenario: name is one of the simulator's scenarios (submit's
+// --demo).
+func knownScenario(name string) bool { return slices.Contains(sim.Scenarios(), name) }
+
+// rootDemos are the root's --demo scenarios: the simulator's, then the
+// console's two (isConsoleDemo), in the order help and completion offer
+// them.
+func rootDemos() []string { return append(sim.Scenarios(), demoConsole, demoFleet) }
+
+// isConsoleDemo: the --demo scenario opens the console.
+func isConsoleDemo(name string) bool { return name == demoConsole || name == demoFleet }
 
 // checkURL enforces the transport rule of design §1: plain http:// only
 // to a loopback host unless --allow-insecure-http.
@@ -183,22 +186,21 @@ func redactURL(raw string) string {
 	return clean
 }
 
-// readToken reads the bearer token file, trimming the trailing newline. A
-// file readable by group or others gets a warning: the token is a secret.
-func readToken(path string, stderr io.Writer) (string, error) {
+// readToken reads the bearer token file (through fs: once an invocation),
+// trimming the trailing newline. A file readable by group or others gets a
+// warning: the token is a secret.
+func readToken(fs *invocationFiles, path string, stderr io.Writer) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	b, err := config.ReadFile(path, maxTokenFile, func(fi os.FileInfo) error {
-		if fi.Mode().Perm()&0o077 != 0 {
-			fmt.Fprintf(stderr, "warning: token file %s is readable by group or others (mode %04o); chmod 600 it\n", path, fi.Mode().Perm())
-		}
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("token file: %w", err)
+	t := fs.token(path)
+	if t.mode.Perm()&0o077 != 0 { // the mode is known once the file was opened, even when its read failed
+		fmt.Fprintf(stderr, "warning: token file %s is readable by group or others (mode %04o); chmod 600 it\n", path, t.mode.Perm())
 	}
-	tok := tokenOf(b)
+	if t.err != nil {
+		return "", fmt.Errorf("token file: %w", t.err)
+	}
+	tok := tokenOf(t.b)
 	if strings.ContainsAny(tok, "\r\n") {
 		return "", fmt.Errorf("token file %s holds more than one line", path)
 	}

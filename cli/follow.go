@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,7 +35,7 @@ func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 	fs := root.Flags()
 	fs.StringVar(&o.cursor, "cursor", "", "start from this `CURSOR` (the one a detached run printed)")
 	addRunFlags(fs, &o.runFlags)
-	addDemoFlag(fs, &o.runFlags, "follow a scripted action on the built-in simulator (`SCENARIO`s below; default chat-tools)", "chat-tools")
+	addDemoFlag(fs, &o.demo, "follow a scripted action on the built-in simulator (`SCENARIO`s below; default chat-tools)", "chat-tools")
 	fs.StringVar(&o.replay, "replay", "", "review a recording `FILE` made with --record, with no network")
 	fs.Float64Var(&o.speed, "speed", 0, "with --replay: recorded time divided by `N` (default 0: instant)")
 	fs.StringVar(&o.notifyOn, "notify-on", "", "the console: ring and notify when any action settles with one of these `VERDICTS` (failed,incomplete,partial); a burst is one notification (default: the context's notify_on)")
@@ -57,21 +58,21 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 	if err := o.checkRun(c.Flags()); err != nil {
 		return err
 	}
-	if len(args) > 0 && isTarget(args[0]) && (len(args) > 1 || strings.Contains(args[0], "/")) {
-		// Several actions, or one of another context (design §12).
-		return o.resolveMany(args, getenv)
+	if len(args) > 1 || (len(args) == 1 && strings.Contains(args[0], "/")) {
+		if _, _, ok := contextTarget(args[0]); ok || strings.HasPrefix(args[0], "act_") {
+			// Several actions, or one of another context (design §12).
+			return o.resolveMany(args, getenv)
+		}
 	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "act_") {
-		if o.demo != "" && (knownScenario(args[0]) || args[0] == demoConsole || args[0] == demoFleet) {
+		if o.demo != "" && slices.Contains(rootDemos(), args[0]) {
 			return output.UsageError(fmt.Sprintf("--demo follows its own action: give no ACTION_ID (for the %s scenario: --demo=%s)", args[0], args[0]))
 		}
 		return unknownVerb(c.Root(), args[0])
 	}
-	switch {
-	case len(args) == 1:
+	o.actionID = getenv("AIP_ACTION_ID")
+	if len(args) == 1 {
 		o.actionID = args[0]
-	default:
-		o.actionID = getenv("AIP_ACTION_ID")
 	}
 	if err := o.checkNotifyOn(c.Flags(), args); err != nil {
 		return err
@@ -97,8 +98,8 @@ func (o *options) resolve(c *cobra.Command, args []string, getenv func(string) s
 		return nil
 	}
 	if o.demo != "" {
-		if !knownScenario(o.demo) && o.demo != demoConsole && o.demo != demoFleet {
-			return output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
+		if !slices.Contains(rootDemos(), o.demo) {
+			return output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(rootDemos(), ", ")))
 		}
 		if len(args) == 1 {
 			return output.UsageError("--demo follows its own action: give no ACTION_ID")
@@ -132,7 +133,7 @@ func runFollow(o *options, e *runEnv) (code int) {
 	ctx, stop := detachContext()
 	defer stop()
 
-	if o.console || o.demo == demoConsole || o.demo == demoFleet {
+	if o.console || isConsoleDemo(o.demo) {
 		return runConsole(ctx, o, stdout, stderr)
 	}
 	if len(o.targets) > 0 { // several actions (follow_many.go)
@@ -259,11 +260,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*
 		}
 		if rec != nil {
 			if a != nil {
-				v := a.Record()
-				if o.redact {
-					v = output.RedactRecord(v)
-				}
-				rec.Verdict(v)
+				rec.Verdict(output.RecordOf(a, o.redact))
 			}
 			if err := rec.Close(); err != nil {
 				errs = append(errs, err)
@@ -310,18 +307,29 @@ func runMode(ctx context.Context, o *options, mode string, runner stream.Runner,
 	return a, code
 }
 
+// liveOptions are what every live view of the run shares (one action's,
+// or each pane of several): keys, privacy, colour, notifications (--notify
+// and n: notify.go, asked once).
+func liveOptions(o *options, isTTY bool) ui.Options {
+	note, noteHint := notification(o, isTTY)
+	return ui.Options{Keys: o.keys.Live, Redact: o.redact, NoColor: o.colorless(isTTY),
+		CancelReason: o.reason, Version: versionString(), RawCap: o.rawCap(),
+		Notify: o.notify, Notification: note, NotifyHint: noteHint}
+}
+
+// lineOptions are what plain's or jsonl's printer of the action id shares
+// with every other of the run.
+func (o *options) lineOptions(id, mode string) output.RunOptions {
+	return output.RunOptions{Options: output.Options{Redact: o.redact, Timestamps: o.timestamps},
+		ActionID: id, JSONL: mode == "jsonl", RawCap: o.rawCap(), CancelReason: o.reason}
+}
+
 // runLines drives the plain or jsonl printer from the stream client
 // (output.Run), then prints the closing lines and picks the exit code.
 func runLines(ctx context.Context, o *options, mode string, client stream.Runner, stdout, stderr io.Writer) (*model.Action, int) {
-	a, err := output.Run(ctx, client, stdout, output.RunOptions{
-		Options:      output.Options{Redact: o.redact, Timestamps: o.timestamps},
-		ActionID:     o.actionID,
-		JSONL:        mode == "jsonl",
-		RawCap:       o.rawCap(),
-		Cancel:       o.cancel,
-		CancelReason: o.reason,
-		Session:      o.session,
-	})
+	ro := o.lineOptions(o.actionID, mode)
+	ro.Cancel, ro.Session = o.cancel, o.session
+	a, err := output.Run(ctx, client, stdout, ro)
 	if err != nil {
 		if !attached(a) {
 			printHint(stderr, o, err)
@@ -345,32 +353,26 @@ func exitCode(o *options, a *model.Action, w io.Writer) int {
 	return v.ExitCode
 }
 
+// colorless says the TUI draws without colour: --no-color, $NO_COLOR, or
+// an output that is no terminal (the one rule for every TUI: one action,
+// the split view, the console).
+func (o *options) colorless(isTTY bool) bool {
+	return o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
+}
+
 // runTUI runs the live interface, then prints the same closing lines as
 // plain once the alt screen is gone.
 func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Reader, stdout, stderr io.Writer, isTTY bool) (*model.Action, int) {
-	noColor := o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
-	note, noteHint := notification(o, isTTY)
-	a, err := ui.Run(ctx, ui.Options{
-		ActionID:     o.actionID,
-		Keys:         o.keys.Live,
-		Backend:      client,
-		Redact:       o.redact,
-		NoColor:      noColor,
-		CancelReason: o.reason,
-		AutoCancel:   o.cancel,
-		Resume:       tuiResume(o),
-		Input:        stdin,
-		Output:       safe.Unwrap(stdout),
-		ExportPath:   o.export,
-		Version:      versionString(),
-		Replay:       o.replay != "",
-		RawCap:       o.rawCap(),
-		Reconcile:    reconcilerFor(o, &o.conn), // R (reconcile.go)
-		Notify:       o.notify,
-		Notification: note, // --notify and n (notify.go)
-		NotifyHint:   noteHint,
-		Session:      o.session,
-	})
+	uo := liveOptions(o, isTTY)
+	uo.ActionID, uo.Backend, uo.AutoCancel = o.actionID, client, o.cancel
+	if o.demo == "" && o.replay == "" {
+		// The resume command the help shows: none for a demo (its simulator
+		// dies with aipwatch) or a replay (nothing is running).
+		uo.Resume = func(cursor string) string { return resumeCommand(o, cursor) }
+	}
+	uo.Input, uo.Output, uo.ExportPath, uo.Replay = stdin, safe.Unwrap(stdout), o.export, o.replay != ""
+	uo.Reconcile, uo.Session = reconcilerFor(o, &o.conn), o.session // R (reconcile.go)
+	a, err := ui.Run(ctx, uo)
 	if a == nil {
 		return nil, fail(o, stdout, stderr, err)
 	}
@@ -404,15 +406,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// tuiResume is the resume command the TUI's help shows: none for a demo
-// (its simulator dies with aipwatch) or a replay (nothing is running).
-func tuiResume(o *options) func(string) string {
-	if o.demo != "" || o.replay != "" {
-		return nil
-	}
-	return func(cursor string) string { return resumeCommand(o, cursor) }
 }
 
 // fail reports an error that stops aipwatch before or outside a run.

@@ -35,13 +35,6 @@ func contextTarget(word string) (name, id string, ok bool) {
 	return name, id, ok && name != "" && strings.HasPrefix(id, "act_")
 }
 
-// isTarget: the word names an action, of the run's daemon or another
-// context's.
-func isTarget(word string) bool {
-	_, _, ok := contextTarget(word)
-	return ok || strings.HasPrefix(word, "act_")
-}
-
 // resolveMany checks the words of several actions (or one of another
 // context) and decides each one's daemon: every mistake is a usage error
 // before any request.
@@ -107,16 +100,14 @@ func runMany(ctx context.Context, o *options, e *runEnv) int {
 // runManyTUI runs the split view, then prints each action's closing lines
 // (tagged) once the alt screen is gone.
 func runManyTUI(ctx context.Context, o *options, e *runEnv, runners []stream.Runner, isTTY bool) int {
-	noColor := o.noColor || o.getenv("NO_COLOR") != "" || !isTTY
-	note, noteHint := notification(o, isTTY) // asked once for every pane
+	base := liveOptions(o, isTTY)
 	panes := make([]ui.Options, len(o.targets))
 	for i := range o.targets {
 		t := &o.targets[i]
-		panes[i] = ui.Options{ActionID: t.id, Keys: o.keys.Live, Backend: runners[i], Redact: o.redact, NoColor: noColor,
-			CancelReason: o.reason, Version: versionString(), RawCap: o.rawCap(), Context: t.context,
-			Reconcile: reconcilerFor(o, &t.conn), Notify: o.notify, Notification: note, NotifyHint: noteHint}
+		panes[i] = base
+		panes[i].ActionID, panes[i].Backend, panes[i].Context, panes[i].Reconcile = t.id, runners[i], t.context, reconcilerFor(o, &t.conn)
 	}
-	lives, err := split.Run(ctx, split.Options{Panes: panes, Keys: o.keys.Live, NoColor: noColor,
+	lives, err := split.Run(ctx, split.Options{Panes: panes, Keys: o.keys.Live, NoColor: base.NoColor,
 		Input: e.stdin, Output: safe.Unwrap(e.stdout)})
 	var se *stream.Error
 	if err != nil && errors.As(err, &se) && se.Op == "internal" { // a caught panic: no action was touched
@@ -126,19 +117,17 @@ func runManyTUI(ctx context.Context, o *options, e *runEnv, runners []stream.Run
 	} else if err != nil {
 		return fail(o, e.stdout, e.stderr, err)
 	}
-	runs := make([]manyRun, len(lives))
+	runs, tags := make([]manyRun, len(lives)), o.tags()
 	for i, l := range lives {
-		runs[i] = manyRun{a: l.Action(), err: l.Failure()}
-		if !runs[i].a.Settled() {
-			runs[i].a.Stop()
+		r := manyRun{a: l.Action(), err: l.Failure()}
+		if !r.a.Settled() {
+			r.a.Stop()
 		}
-	}
-	tags := o.tags()
-	for i, r := range runs {
 		if r.err != nil {
 			fmt.Fprintf(e.stderr, "aipwatch: error: %s%s\n", tags[i], safe.Line(r.err.Error()))
 		}
 		fmt.Fprint(e.stdout, tagLines(tags[i], output.ClosingLines(r.a, o.redact, true)))
+		runs[i] = r
 	}
 	return o.manyExit(runs, e.stdout)
 }
@@ -153,21 +142,18 @@ type manyRun struct {
 // their lines go out whole, plain's tagged with the action's.
 func runManyLines(ctx context.Context, o *options, mode string, runners []stream.Runner, stdout, stderr io.Writer) int {
 	tags := o.tags()
-	mux := &lineMux{w: stdout}
+	var mu sync.Mutex // one line at a time
 	runs := make([]manyRun, len(runners))
 	var wg sync.WaitGroup
 	for i := range runners {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &tagged{mux: mux}
+			w := &tagged{mu: &mu, w: stdout}
 			if mode == "plain" {
 				w.tag = tags[i]
 			}
-			a, err := output.Run(ctx, runners[i], w, output.RunOptions{
-				Options:  output.Options{Redact: o.redact, Timestamps: o.timestamps},
-				ActionID: o.targets[i].id, JSONL: mode == "jsonl", RawCap: o.rawCap(), CancelReason: o.reason,
-			})
+			a, err := output.Run(ctx, runners[i], w, o.lineOptions(o.targets[i].id, mode))
 			w.flush()
 			runs[i] = manyRun{a: a, err: err}
 		}()
@@ -190,16 +176,16 @@ func (o *options) manyExit(runs []manyRun, w io.Writer) int {
 	code := model.ExitVerified
 	var live []target
 	for i, r := range runs {
-		c := model.ExitError
-		switch v := r.a.Verdict(); {
+		v, c := r.a.Verdict(), model.ExitError
+		switch {
 		case r.err != nil:
 		case !v.Final:
 			c = model.ExitPending
+			if !r.a.Ended() {
+				live = append(live, o.targets[i])
+			}
 		default:
 			c = v.ExitCode
-		}
-		if r.err == nil && !r.a.Verdict().Final && !r.a.Ended() {
-			live = append(live, o.targets[i])
 		}
 		if code == model.ExitVerified {
 			code = c
@@ -251,15 +237,11 @@ func tagLines(tag, s string) string {
 	return tag + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+tag) + "\n"
 }
 
-// lineMux writes whole lines of several writers to one, one at a time.
-type lineMux struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-// tagged is one action's writer: its lines go out whole, after its tag.
+// tagged is one action's writer into w, which several share: its lines go
+// out whole, one at a time (mu), after its tag.
 type tagged struct {
-	mux *lineMux
+	mu  *sync.Mutex
+	w   io.Writer
 	tag string
 	buf []byte
 }
@@ -285,8 +267,8 @@ func (t *tagged) flush() {
 }
 
 func (t *tagged) line(l []byte) {
-	t.mux.mu.Lock()
-	defer t.mux.mu.Unlock()
-	_, _ = io.WriteString(t.mux.w, t.tag)
-	_, _ = t.mux.w.Write(l)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, _ = io.WriteString(t.w, t.tag)
+	_, _ = t.w.Write(l)
 }

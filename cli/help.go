@@ -18,8 +18,8 @@ const helpWidth = 80
 const helpFlagCol = 26
 
 // demoHelp describes the demo scenarios for an operator, in the words of
-// what they show rather than how the simulator builds them (sim.Describe,
-// the fallback for a scenario missing here). A test keeps it complete.
+// what they show rather than how the simulator builds them (sim.Describe).
+// A test keeps it complete.
 var demoHelp = map[string]string{
 	"chat-tools":          "a Chat turn with two tools: verified (the default)",
 	"chat-length":         "a Chat turn cut by the output limit: partial",
@@ -115,7 +115,7 @@ func writeHelp(c *cobra.Command, w io.Writer) {
 	switch c.Annotations[helpAfter] {
 	case helpAfterRoot:
 		fmt.Fprint(w, "\nDemo scenarios (--demo=NAME):\n")
-		demoScenarios(w, append(sim.Scenarios(), demoConsole, demoFleet))
+		demoScenarios(w, rootDemos())
 		fmt.Fprint(w, `
 Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
 4 failed, 5 truncated, 6 incomplete, 7 cancelled, 8 pending (stopped first).
@@ -134,17 +134,14 @@ Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
 // demoScenarios lists the scenarios named, each with what it shows.
 func demoScenarios(w io.Writer, names []string) {
 	for _, s := range names {
-		d := demoHelp[s]
-		if d == "" {
-			d = sim.Describe(s)
-		}
-		writeWrapped(w, fmt.Sprintf("  %-20s ", s), d, 23)
+		writeWrapped(w, fmt.Sprintf("  %-20s ", s), demoHelp[s], 23)
 	}
 }
 
 // flagHelp lists the flags in their order, each "--name ARG" then its
 // description wrapped at helpWidth: no pflag type names, no
-// [=true|false] on booleans.
+// [=true|false] on booleans, a value name in capitals unless it is the
+// one value the flag takes.
 func flagHelp(fs *pflag.FlagSet) string {
 	var b strings.Builder
 	fs.VisitAll(func(f *pflag.Flag) {
@@ -159,6 +156,10 @@ func flagHelp(fs *pflag.FlagSet) string {
 		head += "--" + f.Name
 		switch {
 		case f.Value.Type() == "bool":
+		case f.NoOptDefVal != "" && arg == f.NoOptDefVal:
+			// The value named is the one the flag takes (ls --demo's
+			// console): a literal, shown as it is typed.
+			head += "[=" + arg + "]"
 		case f.NoOptDefVal != "":
 			head += "[=" + strings.ToUpper(arg) + "]"
 		default:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,6 +45,9 @@ type lsFlags struct {
 	verdictArg string
 	keep       []string
 	demo       string
+	// context is the context whose daemon is read (ls --all-contexts),
+	// marked on each of its rows.
+	context string
 }
 
 // defaultListLimit is how many rows ls prints without --limit, --since or
@@ -74,22 +78,30 @@ action appears only once it has settled).`,
 	fs.BoolVar(&lf.all, "all", false, "every action of the daemon's list, newest first, printed page by page as it is read (on a daemon with a long history: one request per 1,000 rows)")
 	fs.StringVar(&lf.verdictArg, "verdict", "", "judge each settled row printed and show its verdict (a review of each: its whole log, at most 4 at once); =`VERDICTS` (failed,incomplete) keeps only the rows judged so")
 	fs.Lookup("verdict").NoOptDefVal = verdictAll
-	fs.StringVar(&lf.demo, "demo", "", "list the actions of the `console` demo's simulated daemon")
-	fs.Lookup("demo").NoOptDefVal = demoConsole
+	addDemoFlag(fs, &lf.demo, "list the actions of the `console` demo's simulated daemon", demoConsole)
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
-		if err := lf.check(c.Flags()); err != nil {
-			return err
-		}
-		if lf.contexts {
-			return e.exit(listAllContexts(e, g, lf))
-		}
-		o, err := listOptions(e, g, lf.demo)
-		if err != nil {
-			return err
-		}
-		return e.exit(runList(e, o, lf))
+		return lf.run(c, e, g, func(o *options) int { return runList(e, o, lf) })
 	})
 	return c
+}
+
+// run checks lf, then lists: every context's daemon for --all-contexts,
+// else the one daemon the run names (ls, stats: list), whose options are
+// checked before any request.
+func (lf *lsFlags) run(c *cobra.Command, e *runEnv, g *globalFlags, list func(*options) int) error {
+	if err := lf.check(c.Flags()); err != nil {
+		return err
+	}
+	if lf.contexts {
+		return e.exit(listAllContexts(e, g, *lf))
+	}
+	o := &options{globalFlags: *g, getenv: e.getenv}
+	o.demo = lf.demo
+	o.conn = newConn(g.cf, lf.demo == "", e.getenv)
+	if err := o.check(); err != nil {
+		return err
+	}
+	return e.exit(list(o))
 }
 
 // check refuses what ls cannot do, before any request.
@@ -101,7 +113,7 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 		return err
 	}
 	for _, s := range lf.states {
-		if !oneOf(s, model.LifecycleStates) {
+		if !slices.Contains(model.LifecycleStates, s) {
 			return output.UsageError(fmt.Sprintf("--state %q is not an AIP state (%s)", s, strings.Join(model.LifecycleStates, ", ")))
 		}
 	}
@@ -109,6 +121,8 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 	switch {
 	case lf.demo != "" && lf.demo != demoConsole:
 		return output.UsageError("ls --demo lists the console demo's daemon: --demo or --demo=" + demoConsole)
+	case lf.limit <= 0 && fs.Lookup("all") == nil: // stats: no --all
+		return output.UsageError("--limit takes a number of actions above 0 (all within a span: --since D)")
 	case lf.limit <= 0:
 		return output.UsageError("--limit takes a number of actions above 0 (every action: --all)")
 	case lf.all && limitSet:
@@ -137,7 +151,7 @@ func runList(e *runEnv, o *options, lf lsFlags) int {
 		w = output.NewListWriter(e.stdout, o.output == "jsonl", time.Now(), termWidth(e.stdout))
 		var rj *rowJudge
 		if lf.verdict {
-			w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr)
+			w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true)
 		}
 		return w, rj
 	}, func() error { return w.Close() })
@@ -150,14 +164,28 @@ func runList(e *runEnv, o *options, lf lsFlags) int {
 // (nil: none) once the client is made; done ends the output.
 func runListing(e *runEnv, o *options, lf lsFlags, cmd string, journal bool,
 	setup func(*stream.Client) (rowWriter, *rowJudge), done func() error) int {
-	client, stop, code := openList(e, o)
-	if client == nil {
-		return code
+	stop, ok := consoleDemo(o, e.stderr)
+	if !ok {
+		return model.ExitError
 	}
 	defer stop()
-	ctx, cancel := listContextFor(lf)
+	client, err := o.daemon(e.stderr)
+	if err != nil {
+		return fail(o, e.stdout, e.stderr, err)
+	}
+	// A bounded listing's reads: two minutes (the reviews of --verdict
+	// have their own bound: stream.Listing).
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if lf.limit > 0 {
+		var cancelBound context.CancelFunc
+		ctx, cancelBound = context.WithTimeout(ctx, listBound)
+		defer cancelBound()
+	}
 	w, rj := setup(client)
+	if rj != nil {
+		rj.cmd = cmd
+	}
 	var ids []string
 	if journal {
 		ids = journalIDs(e.getenv, o.url, func(ws []string) { warnJournal(e.stderr, "aipwatch "+cmd, ws) })
@@ -180,39 +208,9 @@ func runListing(e *runEnv, o *options, lf lsFlags, cmd string, journal bool,
 	return 0
 }
 
-// listOptions are the options of a listing of one daemon (ls, stats),
-// checked before any request.
-func listOptions(e *runEnv, g *globalFlags, demo string) (*options, error) {
-	o := &options{globalFlags: *g, getenv: e.getenv}
-	o.demo = demo
-	o.conn = newConn(g.cf, demo == "", e.getenv)
-	return o, o.check()
-}
-
-// openList starts the --demo daemon when asked and makes the client of
-// the daemon ls (and stats) lists; a nil client with the exit code when it
-// cannot (said on stderr).
-func openList(e *runEnv, o *options) (*stream.Client, func(), int) {
-	stop, ok := consoleDemo(o, e.stderr)
-	if !ok {
-		return nil, nil, model.ExitError
-	}
-	client, err := o.daemon(e.stderr)
-	if err != nil {
-		stop()
-		return nil, nil, fail(o, e.stdout, e.stderr, err)
-	}
-	return client, stop, 0
-}
-
-// listContextFor bounds a bounded listing's reads to two minutes (the
-// reviews of --verdict have their own bound: stream.Listing).
-func listContextFor(lf lsFlags) (context.Context, context.CancelFunc) {
-	if lf.limit > 0 {
-		return context.WithTimeout(context.Background(), 2*time.Minute)
-	}
-	return context.WithCancel(context.Background())
-}
+// listBound bounds the reads of a bounded listing (the default 100,
+// --limit, --since), of each daemon's of ls --all-contexts too.
+const listBound = 2 * time.Minute
 
 // listRows prints the rows ls asked for, newest first, a page at a time
 // (memory flat in the list's length: design §7), and returns the notes of
@@ -233,7 +231,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 	batch := make([]model.ActionRow, 0, page)
 	flush := func() error {
 		if rj != nil {
-			rj.judgeRows(ctx, batch)
+			rj.judgeRows(batch)
 		}
 		err := w.Add(keepVerdicts(batch, lf.keep))
 		batch = batch[:0]
@@ -251,6 +249,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 			break
 		}
 		row := model.RowOf(&st)
+		row.Context = lf.context
 		if lf.since > 0 && row.UpdatedAt.Before(cutoff) {
 			break
 		}
@@ -268,7 +267,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 			for _, id := range journalIDs {
 				if !mine[id] {
 					mine[id] = true
-					batch = append(batch, model.ActionRow{ActionID: id, Journal: true})
+					batch = append(batch, model.ActionRow{ActionID: id, Journal: true, Context: lf.context})
 				}
 			}
 		}
@@ -282,7 +281,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 // runConsole opens the live console (no ACTION_ID on a terminal).
 func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 	if !isTerminal(stdout) || (o.output != "" && o.output != "tui") {
-		if o.demo == demoConsole || o.demo == demoFleet {
+		if isConsoleDemo(o.demo) {
 			fmt.Fprintf(stderr, "aipwatch: --demo=%s is the console, which needs a terminal (no --output plain or jsonl); for lines: aipwatch ls --demo\n", o.demo)
 		} else {
 			fmt.Fprintln(stderr, "aipwatch: no ACTION_ID given (argument or $AIP_ACTION_ID); `aipwatch ls` lists the actions, and on a terminal `aipwatch` alone opens the console")
@@ -349,7 +348,7 @@ func consoleOptions(o *options) console.Options {
 		NotifyOnBytes: func(text string) string { return output.NotifyOnBytes(text, route) },
 		NotifyHint:    hint,
 		Redact:        o.redact,
-		NoColor:       o.noColor || os.Getenv("NO_COLOR") != "",
+		NoColor:       o.colorless(true), // the console runs on a terminal only
 		CancelReason:  o.reason,
 		Version:       versionString(),
 	}
@@ -381,46 +380,42 @@ func paced(cfg stream.Config) stream.Config {
 }
 
 // consoleDemo starts the console's simulated daemon when --demo=console
-// asks for it; stop ends it. ok is false when it could not start.
+// asks for it and points the run at it; stop ends it. ok is false when it
+// could not start (said on stderr).
 func consoleDemo(o *options, stderr io.Writer) (stop func(), ok bool) {
 	if o.demo != demoConsole {
 		return func() {}, true
 	}
-	f, err := startConsoleDemo(o)
+	f, err := sim.ConsoleFleet(1)
+	var u string
+	if err == nil {
+		if u, err = f.Start(); err != nil {
+			f.Close()
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
 		return nil, false
-	}
-	return f.Close, true
-}
-
-// startConsoleDemo runs the console's simulated daemon and points the run
-// at it.
-func startConsoleDemo(o *options) (*sim.Fleet, error) {
-	f, err := sim.ConsoleFleet(1)
-	if err != nil {
-		return nil, err
-	}
-	u, err := f.Start()
-	if err != nil {
-		f.Close()
-		return nil, err
 	}
 	o.local(u)
 	if !o.stallSet {
 		o.stallTimeout = demoStallTimeout
 	}
-	return f, nil
+	return f.Close, true
 }
 
 // journalIDs are the action IDs this machine's submission journal knows
-// for the daemon at baseURL: its submissions and reconcile reads (
-// journal/). An entry made against another daemon (another host or port,
-// a demo's simulator long gone) names an action this one does not have:
-// its row would be empty. getenv is the run's, for the journal's path;
-// warn, when set, gets what the read has to say (a refused journal, the
-// entries skipped).
+// for the daemon at baseURL (journalIDsIn of readJournal). getenv is the
+// run's, for the journal's path; warn, when set, gets what the read has to
+// say (a refused journal, the entries skipped).
 func journalIDs(getenv func(string) string, baseURL string, warn func([]string)) []string {
+	return journalIDsIn(readJournal(getenv, warn), baseURL)
+}
+
+// readJournal reads this machine's submission journal (journal/), nil
+// when there is none or it cannot be read; warn, when set, gets what the
+// read has to say. A listing of several daemons reads it once.
+func readJournal(getenv func(string) string, warn func([]string)) []journal.Entry {
 	path, err := journal.Path(getenv)
 	if err != nil {
 		return nil
@@ -435,10 +430,18 @@ func journalIDs(getenv func(string) string, baseURL string, warn func([]string))
 	if err != nil {
 		return nil
 	}
+	return l.Entries
+}
+
+// journalIDsIn are the action IDs of entries, submissions and reconcile
+// reads, made against the daemon at baseURL. An entry made against
+// another daemon (another host or port, a demo's simulator long gone)
+// names an action this one does not have: its row would be empty.
+func journalIDsIn(entries []journal.Entry, baseURL string) []string {
 	daemon := journal.SameDaemon(baseURL)
 	seen := map[string]bool{}
 	var ids []string
-	for _, e := range l.Entries {
+	for _, e := range entries {
 		if (e.Kind == journal.KindSubmit || e.Kind == journal.KindReconcile) && !seen[e.ActionID] && daemon(e.BaseURL) {
 			seen[e.ActionID] = true
 			ids = append(ids, e.ActionID)
@@ -458,11 +461,10 @@ func warnJournal(stderr io.Writer, prefix string, warnings []string) {
 // table piped to a file or a pager keeps its cells whole (scripts read
 // --output jsonl).
 func termWidth(w io.Writer) int {
-	f, ok := safe.Unwrap(w).(*os.File)
-	if !ok || !term.IsTerminal(f.Fd()) {
+	if !isTerminal(w) {
 		return 0
 	}
-	width, _, err := term.GetSize(f.Fd())
+	width, _, err := term.GetSize(safe.Unwrap(w).(*os.File).Fd())
 	if err != nil {
 		return 0
 	}

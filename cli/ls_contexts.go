@@ -8,7 +8,7 @@ import (
 	"sort"
 	"time"
 
-	"aipwatch/config"
+	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
@@ -27,7 +27,7 @@ import (
 func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	stdout, stderr, getenv := e.stdout, e.stderr, e.getenv
 	base := &options{globalFlags: *g, getenv: getenv}
-	f, err := config.Load(config.Path(getenv), getenv)
+	f, err := filesOf(g.cf, getenv).config()
 	if err == nil && (f == nil || len(f.Contexts) == 0) {
 		err = fmt.Errorf("--all-contexts: no contexts in %s (docs/contexts.md)", configPathShown(getenv))
 	}
@@ -37,6 +37,9 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	w := output.NewListWriter(stdout, base.output == "jsonl", time.Now(), termWidth(stdout)).WithContexts()
 	w.Verdicts = lf.verdict
 	daemons := configDaemons(base, f.Names())
+	// The journal is read once for every daemon (each keeps its own
+	// entries, listContext), and says what it has to say once.
+	entries := readJournal(getenv, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) })
 	failed := 0
 	// report says a context's notes and error on stderr; a daemon that
 	// could not be read is also a row of its own, with its error (jsonl:
@@ -54,14 +57,14 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	}
 	if lf.limit == 0 {
 		for _, d := range daemons {
-			notes, err := listContext(context.Background(), d, lf, stderr, w)
+			notes, err := listContext(context.Background(), d, lf, entries, stderr, w)
 			if err := w.Add(report(d.name, notes, err)); err != nil {
 				return fail(base, stdout, stderr, err)
 			}
 		}
 	} else {
 		var rows []model.ActionRow
-		for _, r := range readContexts(daemons, lf, stderr) {
+		for _, r := range readContexts(daemons, lf, entries, stderr) {
 			rows = append(rows, r.rows...)
 			rows = append(rows, report(r.name, r.notes, r.err)...)
 		}
@@ -88,12 +91,15 @@ type contextRows struct {
 	err   error
 }
 
-// readContexts reads every context at once, each within two minutes.
-func readContexts(daemons []contextDaemon, lf lsFlags, stderr io.Writer) []contextRows {
+// readContexts reads every context at once, each within two minutes. ls
+// reads pages, never polls: its Multi is only the fan-out (stream.Multi's
+// Each), one source a daemon and no Poller.
+func readContexts(daemons []contextDaemon, lf lsFlags, entries []journal.Entry, stderr io.Writer) []contextRows {
 	out := make([]contextRows, len(daemons))
-	multiOf(daemons).Each(context.Background(), 2*time.Minute, func(ctx context.Context, i int, _ stream.MultiSource) {
+	fanOut := stream.Multi{Sources: make([]stream.MultiSource, len(daemons))}
+	fanOut.Each(context.Background(), listBound, func(ctx context.Context, i int, _ stream.MultiSource) {
 		out[i].name = daemons[i].name
-		out[i].notes, out[i].err = listContext(ctx, daemons[i], lf, stderr, (*rowSink)(&out[i].rows))
+		out[i].notes, out[i].err = listContext(ctx, daemons[i], lf, entries, stderr, (*rowSink)(&out[i].rows))
 	})
 	return out
 }
@@ -107,18 +113,19 @@ func (s *rowSink) Add(rows []model.ActionRow) error {
 }
 
 // listContext lists one context's daemon into w, each row marked with the
-// context's name.
-func listContext(ctx context.Context, d contextDaemon, lf lsFlags, stderr io.Writer, w rowWriter) ([]string, error) {
+// context's name, and marks the rows of the journal's entries made
+// against that daemon.
+func listContext(ctx context.Context, d contextDaemon, lf lsFlags, entries []journal.Entry, stderr io.Writer, w rowWriter) ([]string, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	marked := contextWriter{name: d.name, w: w}
+	lf.context = d.name
 	var rj *rowJudge
 	if lf.verdict { // each context's own judge, with its credentials; no progress line (they run at once)
-		rj = quietRowJudge(d.judge(), stderr)
+		rj = newRowJudge(d.judge(), stderr, false)
 		defer rj.end()
 	}
-	notes, err := listRows(ctx, d.client, lf, journalIDs(d.run.getenv, d.c.url, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) }), &marked, rj)
+	notes, err := listRows(ctx, d.client, lf, journalIDsIn(entries, d.c.url), w, rj)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within 2m (%w)", err)
 	}
@@ -128,19 +135,6 @@ func listContext(ctx context.Context, d contextDaemon, lf lsFlags, stderr io.Wri
 // rowWriter takes a batch of rows (output.ListWriter, or rowSink).
 type rowWriter interface {
 	Add(rows []model.ActionRow) error
-}
-
-// contextWriter marks each row with its context.
-type contextWriter struct {
-	name string
-	w    rowWriter
-}
-
-func (c *contextWriter) Add(rows []model.ActionRow) error {
-	for i := range rows {
-		rows[i].Context = c.name
-	}
-	return c.w.Add(rows)
 }
 
 // mostRecent keeps the n most recent action rows of rows (newest first),

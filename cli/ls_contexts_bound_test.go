@@ -3,7 +3,6 @@ package cli
 import (
 	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 // never answers costs that, never the whole listing for ever. The bound
 // is read from the requests' deadlines, not waited for.
 func TestListAllContextsBoundsEachDaemon(t *testing.T) {
-	tr := &deadlines.Recorder{}
+	tr := &deadlines.Log{} // to a port nothing listens on: refused at once
 	client, err := stream.NewDaemon(stream.Config{BaseURL: "http://127.0.0.1:9", HTTP: &http.Client{Transport: tr}})
 	if err != nil {
 		t.Fatal(err)
@@ -24,12 +23,12 @@ func TestListAllContextsBoundsEachDaemon(t *testing.T) {
 	d := contextDaemon{name: "slow", c: &conn{url: "http://127.0.0.1:9"},
 		run: &options{getenv: func(string) string { return "" }}, client: client}
 	before := time.Now()
-	out := readContexts([]contextDaemon{d}, lsFlags{limit: 5}, io.Discard)
+	out := readContexts([]contextDaemon{d}, lsFlags{limit: 5}, nil, io.Discard)
 	after := time.Now()
-	if len(out) != 1 || out[0].err == nil || !strings.Contains(out[0].err.Error(), "403") {
-		t.Fatalf("the refusing daemon's part: %+v", out)
+	if len(out) != 1 || out[0].err == nil {
+		t.Fatalf("the unreachable daemon's part: %+v", out)
 	}
-	if err := tr.Check(before, after, 2*time.Minute); err != nil { // "no answer within 2m"
+	if err := tr.Within(before, after, 2*time.Minute); err != nil { // "no answer within 2m"
 		t.Fatal(err)
 	}
 }

@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,16 +33,19 @@ type rowJudge struct {
 	// judged, when set, is given each row judged and its judgement, one
 	// at a time (stats counts them).
 	judged func(r *model.ActionRow, jg stream.Judgement)
+	cmd    string // the command whose rows these are, for stderr ("" = ls)
 }
+
+// listingBound bounds the judgements of one listing as a whole (0:
+// stream.DefaultListingBound; no flag changes it). A test shortens it to
+// see what the end of the bound says without waiting two minutes.
+var listingBound time.Duration
 
 // judgeRows sets the Verdict of each settled row of batch. The listing's
 // two minutes bound the list's reads, not the reviews: each judgement has
 // its own bound (stream.DefaultJudgeTimeout), and all of them together the
 // listing's (stream.Listing).
-func (rj *rowJudge) judgeRows(_ context.Context, batch []model.ActionRow) {
-	if rj.listing == nil {
-		rj.listing = rj.j.NewListing(0)
-	}
+func (rj *rowJudge) judgeRows(batch []model.ActionRow) {
 	var todo []int
 	for i := range batch {
 		if batch[i].Settled() {
@@ -63,18 +66,13 @@ func (rj *rowJudge) judgeRows(_ context.Context, batch []model.ActionRow) {
 				rj.judged(&batch[i], jg)
 			}
 			rj.done++
-			rj.say()
+			if rj.progress != nil { // over the last one
+				fmt.Fprintf(rj.progress, "\rjudging %d of %d…", rj.done, rj.total)
+			}
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
-}
-
-// say writes the progress line over the last one.
-func (rj *rowJudge) say() {
-	if rj.progress != nil {
-		fmt.Fprintf(rj.progress, "\rjudging %d of %d…", rj.done, rj.total)
-	}
 }
 
 // end clears the progress line and names the rows the listing's bound
@@ -88,25 +86,23 @@ func (rj *rowJudge) end() {
 	}
 	rj.listing.Close()
 	if ids, bound := rj.listing.NotJudged(); len(ids) > 0 {
-		fmt.Fprintf(rj.stderr, "aipwatch ls: %d rows not judged within the listing's bound of %s (verdict %s): %s\n",
-			len(ids), bound, stream.VerdictNotJudged, safe.Line(strings.Join(ids, " ")))
+		cmd := rj.cmd
+		if cmd == "" {
+			cmd = "ls"
+		}
+		fmt.Fprintf(rj.stderr, "aipwatch %s: %d rows not judged within the listing's bound of %s (verdict %s): %s\n",
+			cmd, len(ids), bound, stream.VerdictNotJudged, safe.Line(strings.Join(ids, " ")))
 	}
 }
 
 // newRowJudge is the judge of ls --verdict with j (the daemon's judge:
-// contextDaemon.judge); progress goes to stderr on a terminal.
-func newRowJudge(j *stream.Judge, stderr io.Writer) *rowJudge {
-	rj := quietRowJudge(j, stderr)
-	if isTerminal(stderr) {
+// contextDaemon.judge); with progress, its progress goes to stderr on a
+// terminal.
+func newRowJudge(j *stream.Judge, stderr io.Writer, progress bool) *rowJudge {
+	rj := &rowJudge{j: j, stderr: stderr, listing: j.NewListing(listingBound)}
+	if progress && isTerminal(stderr) {
 		rj.progress = safe.Unwrap(stderr)
 	}
-	return rj
-}
-
-// quietRowJudge is a judge of ls --verdict with no progress line.
-func quietRowJudge(j *stream.Judge, stderr io.Writer) *rowJudge {
-	rj := &rowJudge{j: j, stderr: stderr}
-	rj.listing = rj.j.NewListing(0)
 	return rj
 }
 

@@ -2,9 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -111,9 +111,10 @@ func TestListVerdictProgress(t *testing.T) {
 		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 0.01, ActionID: "act_live"}},
 	)
 	var progress bytes.Buffer
-	rj := &rowJudge{j: stream.NewJudge(stream.Config{BaseURL: f.URL()}, stream.JudgeOptions{}), progress: &progress}
+	rj := newRowJudge(stream.NewJudge(stream.Config{BaseURL: f.URL()}, stream.JudgeOptions{}), io.Discard, false)
+	rj.progress = &progress // what newRowJudge sets on a terminal's stderr
 	rows := []model.ActionRow{{ActionID: "act_a", State: "completed"}, {ActionID: "act_live", State: "running"}, {ActionID: "act_b", State: "completed"}}
-	rj.judgeRows(context.Background(), rows)
+	rj.judgeRows(rows)
 	rj.end()
 	if rows[0].Verdict != "failed" || rows[2].Verdict != "failed" || rows[1].Verdict != "" {
 		t.Fatalf("verdicts %q %q %q", rows[0].Verdict, rows[1].Verdict, rows[2].Verdict)
@@ -128,19 +129,7 @@ func TestListVerdictProgress(t *testing.T) {
 // daemon: the chat-error row of both reads failed, and CONTEXT still comes
 // first.
 func TestListVerdictAllContexts(t *testing.T) {
-	var urls []string
-	for range 2 {
-		fl, err := sim.ConsoleFleet(1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, err := fl.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(fl.Close)
-		urls = append(urls, u)
-	}
+	urls := consoleDaemons(t, 2)
 	f := newContextFixture(t, fmt.Sprintf("[contexts.east]\nurl = %q\n[contexts.west]\nurl = %q\n", urls[0], urls[1]))
 	code, out, errOut := f.run("ls", "--all-contexts", "--verdict")
 	if code != 0 {

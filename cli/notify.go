@@ -83,8 +83,13 @@ func notifyLines(o *options, a *model.Action, stdout, stderr io.Writer, terminal
 	if !o.notify || a == nil || !a.Settled() {
 		return
 	}
-	w := notifyTo(stdout, stderr, terminal)
-	if w == nil {
+	var w io.Writer
+	switch {
+	case terminal(stdout):
+		w = stdout
+	case terminal(stderr):
+		w = stderr
+	default:
 		return
 	}
 	if sw, ok := w.(*safe.Writer); ok {
@@ -100,16 +105,6 @@ func notifyLines(o *options, a *model.Action, stdout, stderr io.Writer, terminal
 	}
 }
 
-// notifyTo is the first of stdout and stderr that is a terminal, or nil.
-func notifyTo(stdout, stderr io.Writer, terminal func(io.Writer) bool) io.Writer {
-	for _, w := range []io.Writer{stdout, stderr} {
-		if terminal(w) {
-			return w
-		}
-	}
-	return nil
-}
-
 // checkNotifyOn reads --notify-on (design §13): verdict words
 // (model.ParseVerdicts), for the console only; a mistake is a usage error
 // before any request.
@@ -120,7 +115,7 @@ func (o *options) checkNotifyOn(fs *pflag.FlagSet, args []string) error {
 	if _, err := model.ParseVerdicts(o.notifyOn); err != nil {
 		return output.UsageError("--notify-on: " + err.Error())
 	}
-	if len(args) > 0 || o.replay != "" || (o.demo != "" && o.demo != demoConsole && o.demo != demoFleet) {
+	if len(args) > 0 || o.replay != "" || (o.demo != "" && !isConsoleDemo(o.demo)) {
 		return output.UsageError("--notify-on is the console's (aipwatch alone on a terminal); for one action: --notify")
 	}
 	return nil

@@ -105,11 +105,7 @@ func runReconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io
 		fmt.Fprintf(stderr, "aipwatch: reconcile stopped before %s settled: nothing was submitted\n", safe.Line(o.actionID))
 		if jsonl { // the last line is the verdict object, as a follow stopped early writes it: pending
 			a.Stop()
-			rec := a.Record()
-			if o.redact {
-				rec = output.RedactRecord(rec)
-			}
-			_ = output.WriteObject(stdout, rec)
+			_ = output.WriteObject(stdout, output.RecordOf(a, o.redact))
 		}
 		return model.ExitPending
 	}
@@ -188,10 +184,6 @@ func reconcilerFor(o *options, c *conn) ui.ReconcileFunc {
 
 func printReconcile(o *options, jsonl bool, stdout io.Writer, a *model.Action, r reconcile.Result) {
 	if jsonl {
-		v := a.Record()
-		if o.redact {
-			v = output.RedactRecord(v)
-		}
 		line := struct {
 			Type         string              `json:"type"`
 			Verdict      model.VerdictRecord `json:"verdict"`
@@ -201,24 +193,16 @@ func printReconcile(o *options, jsonl bool, stdout io.Writer, a *model.Action, r
 			StoredStatus string              `json:"stored_status,omitempty"`
 			Meaning      string              `json:"meaning"`
 			Refused      bool                `json:"refused,omitempty"`
-		}{"reconcile", v, r.Op, r.ActionID, r.Shown(o.redact), r.StoredStatus, r.Meaning, r.Refused}
+		}{"reconcile", output.RecordOf(a, o.redact), r.Op, r.ActionID, r.Shown(o.redact), r.StoredStatus, r.Meaning, r.Refused}
 		_ = output.WriteObject(stdout, line)
 		return
 	}
 	fmt.Fprint(stdout, output.VerdictLine(a))
-	status := r.StoredStatus
-	if status == "" {
-		status = "no answer"
-	}
-	fmt.Fprintf(stdout, "stored: %s (%s of %s by %s; the verdict above is unchanged)\n", status, r.Op, r.Shown(o.redact), r.ActionID)
+	fmt.Fprintf(stdout, "stored: %s (%s of %s by %s; the verdict above is unchanged)\n", r.Status(), r.Op, r.Shown(o.redact), r.ActionID)
 	fmt.Fprintf(stdout, "stored: %s\n", r.Meaning)
 }
 
 func reconcileMarkdown(o *options, r reconcile.Result) string {
-	status := r.StoredStatus
-	if status == "" {
-		status = "no answer"
-	}
 	target := safe.MDCode(r.Target)
 	if o.redact {
 		target = safe.MDInline(safe.Masked)
@@ -226,5 +210,5 @@ func reconcileMarkdown(o *options, r reconcile.Result) string {
 	// Untrusted parts (the meaning can quote aipd's message) go through
 	// the export's Markdown route (design §5).
 	return safe.MDSprintf("\n## Reconciled\n\n- stored status: **%s** (%s of %s, read by %s; the verdict is unchanged)\n- %s\n",
-		status, r.Op, target, safe.MDCode(r.ActionID), r.Meaning).String()
+		r.Status(), r.Op, target, safe.MDCode(r.ActionID), r.Meaning).String()
 }

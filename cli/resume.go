@@ -66,52 +66,29 @@ func resumeCommand(o *options, cursor string) string {
 // §12, each as given, CONTEXT/act_… too).
 func resumeWith(o *options, cursor string, ids ...string) string {
 	parts := []string{invokedAs()}
-	if o.ctx.name != "" {
-		// The context names the daemon and its credentials: what it gave
-		// is not repeated, what flags or variables gave still is.
-		parts = append(parts, "--context", shellQuote(o.ctx.name))
-	}
-	if !o.ctx.url {
-		parts = append(parts, "--url", shellQuote(redactURL(o.url)))
-	}
-	path := func(flag, p string, fromContext bool) {
-		if p != "" && !fromContext {
-			parts = append(parts, flag, shellQuote(absPath(p)))
+	flag := func(given bool, words ...string) {
+		if given {
+			parts = append(parts, words...)
 		}
 	}
+	path := func(name, p string, fromContext bool) { flag(p != "" && !fromContext, name, shellQuote(absPath(p))) }
+	// The context names the daemon and its credentials: what it gave is
+	// not repeated, what flags or variables gave still is.
+	flag(o.ctx.name != "", "--context", shellQuote(o.ctx.name))
+	flag(!o.ctx.url, "--url", shellQuote(redactURL(o.url)))
 	path("--token-file", o.tokenFile, o.ctx.token)
 	path("--cacert", o.cacert, o.ctx.cacert)
-	if o.allowInsecureHTTP {
-		parts = append(parts, "--allow-insecure-http")
-	}
-	if o.redact {
-		parts = append(parts, "--redact")
-	}
-	if o.output != "" {
-		parts = append(parts, "--output", o.output)
-	}
-	if o.noColor {
-		parts = append(parts, "--no-color")
-	}
-	if o.timestamps {
-		parts = append(parts, "--timestamps")
-	}
+	flag(o.allowInsecureHTTP, "--allow-insecure-http")
+	flag(o.redact, "--redact")
+	flag(o.output != "", "--output", o.output)
+	flag(o.noColor, "--no-color")
+	flag(o.timestamps, "--timestamps")
 	path("--record", o.record, false)
-	if o.rawCapMiB != defaultRawCapMiB {
-		parts = append(parts, "--raw-cap-mib", strconv.Itoa(o.rawCapMiB))
-	}
-	if o.appearTimeout != 0 && o.appearTimeout != stream.DefaultAppearTimeout {
-		parts = append(parts, "--appear-timeout", o.appearTimeout.String())
-	}
-	if o.stallTimeout != 0 && o.stallTimeout != stream.DefaultStallTimeout {
-		parts = append(parts, "--stall-timeout", o.stallTimeout.String())
-	}
-	if o.reason != "" && o.reason != defaultReason {
-		parts = append(parts, "--reason", shellQuote(o.reason))
-	}
-	if cursor != "" {
-		parts = append(parts, "--cursor", shellQuote(cursor))
-	}
+	flag(o.rawCapMiB != defaultRawCapMiB, "--raw-cap-mib", strconv.Itoa(o.rawCapMiB))
+	flag(o.appearTimeout != 0 && o.appearTimeout != stream.DefaultAppearTimeout, "--appear-timeout", o.appearTimeout.String())
+	flag(o.stallTimeout != 0 && o.stallTimeout != stream.DefaultStallTimeout, "--stall-timeout", o.stallTimeout.String())
+	flag(o.reason != "" && o.reason != defaultReason, "--reason", shellQuote(o.reason))
+	flag(cursor != "", "--cursor", shellQuote(cursor))
 	for _, id := range ids {
 		parts = append(parts, shellQuote(id))
 	}

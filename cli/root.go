@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -63,24 +64,15 @@ var outputModes = []string{"tui", "plain", "jsonl"}
 
 // check refuses a value aipwatch can check before any request.
 func (g *globalFlags) checkValues() error {
-	if g.output != "" && !oneOf(g.output, outputModes) {
+	if g.output != "" && !slices.Contains(outputModes, g.output) {
 		return output.UsageError(fmt.Sprintf("--output must be %s, not %q", strings.Join(outputModes, ", "), g.output))
 	}
 	return nil
 }
 
-func oneOf(s string, list []string) bool {
-	for _, v := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
-
 // newRoot builds the tree for one invocation.
 func newRoot(e *runEnv) *cobra.Command {
-	g := &globalFlags{}
+	g := &globalFlags{cf: connFlags{files: newInvocationFiles(e.getenv)}}
 	root := &cobra.Command{
 		Use:         "aipwatch [flags] [ACTION_ID...]",
 		Short:       "follow one AIP action live, cancel it, end on a verified verdict",

@@ -32,18 +32,10 @@ over, and the tokens reported.`,
 	fs.SortFlags = false
 	fs.IntVar(&lf.limit, "limit", defaultListLimit, "the `N` most recently updated actions (default 100; with --since: at most N)")
 	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h), all of them unless --limit is given")
-	fs.StringVar(&lf.demo, "demo", "", "the figures of the `console` demo's simulated daemon")
-	fs.Lookup("demo").NoOptDefVal = demoConsole
+	addDemoFlag(fs, &lf.demo, "the figures of the `console` demo's simulated daemon", demoConsole)
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
 		lf.verdictArg = verdictAll // every settled row judged
-		if err := lf.check(c.Flags()); err != nil {
-			return err
-		}
-		o, err := listOptions(e, g, lf.demo)
-		if err != nil {
-			return err
-		}
-		return e.exit(runStats(e, o, lf))
+		return lf.run(c, e, g, func(o *options) int { return runStats(e, o, lf) })
 	})
 	return c
 }
@@ -52,7 +44,7 @@ over, and the tokens reported.`,
 func runStats(e *runEnv, o *options, lf lsFlags) int {
 	var judged []model.Judged
 	return runListing(e, o, lf, "stats", false, func(client *stream.Client) (rowWriter, *rowJudge) {
-		rj := newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr)
+		rj := newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true)
 		rj.judged = func(r *model.ActionRow, jg stream.Judgement) { // one at a time
 			judged = append(judged, jg.Judged(r))
 		}

@@ -49,7 +49,7 @@ aipwatch prints the command that follows the same ID.`,
 		Example: `  aipwatch submit cap:hermes_agent:ops:chat_stream --input @request.json
   aipwatch submit --dry-run cap:hermes_agent:ops:responses_stream --input @-
   aipwatch submit --demo=responses-tools`,
-		Annotations: map[string]string{helpAfter: "submit-demos"},
+		Annotations: map[string]string{helpAfter: helpAfterSubmit},
 		Args:        cobra.ArbitraryArgs,
 	}
 	fs := c.Flags()
@@ -60,7 +60,7 @@ aipwatch prints the command that follows the same ID.`,
 	fs.StringVar(&so.mode, "mode", submit.ModeAsync, "`MODE`: async (aipd keeps a record at once; the action outlives this terminal) or sync (the guide's action call)")
 	fs.BoolVar(&so.dryRun, "dry-run", false, "check the input and print the envelope that would be sent; send nothing, write no journal")
 	addRunFlags(fs, &o.runFlags)
-	addDemoFlag(fs, &o.runFlags, "submit a scripted action to the built-in simulator and follow it (`SCENARIO`s below; default chat-tools)", "chat-tools")
+	addDemoFlag(fs, &o.demo, "submit a scripted action to the built-in simulator and follow it (`SCENARIO`s below; default chat-tools)", "chat-tools")
 	c.RunE = versioned(e, g, func(c *cobra.Command, args []string) error {
 		o.globalFlags = *g
 		if err := o.checkRun(c.Flags()); err != nil {
@@ -129,7 +129,6 @@ func runSubmit(e *runEnv, o *options, so *submitOptions, rest []string) error {
 		return e.fail(o.output, fmt.Errorf("%w (nothing was sent)", err))
 	}
 	defer j.Close()
-	warnJournal(e.stderr, "aipwatch", j.Warnings())
 
 	mode, isTTY := outputMode(o, e.stdout)
 	cont := submit.ContinuityOf(input)

@@ -19,24 +19,29 @@ var ErrUnknownContext = errors.New("no such context")
 var currentLine = regexp.MustCompile(`^(\s*current\s*=\s*)("(?:[^"\\\n]|\\.)*"|'[^'\n]*')(.*)$`)
 
 // SetCurrent makes name the file's current context (design §11): the file
-// is read as Load reads it, its `current` line rewritten (or one added at
-// the top), every other byte kept, and the result written to a new file in
-// the same directory (mode 0600) renamed over the old one, so that a crash
-// leaves the old file or the new one, never half of either.
+// is read once, as Load reads it, its `current` line rewritten (or one
+// added at the top), every other byte kept, and the result written to a new
+// file in the same directory (mode 0600) renamed over the old one, so that
+// a crash leaves the old file or the new one, never half of either. What is
+// checked (its contexts) and what is rewritten are the same bytes.
 func SetCurrent(path, name string, getenv func(string) string) error {
-	f, err := Load(path, getenv)
+	var b []byte
+	err := os.ErrNotExist
+	if path != "" {
+		b, err = readConfig(path)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("there is no config file at %s", path)
+	}
 	if err != nil {
 		return err
 	}
-	if f == nil {
-		return fmt.Errorf("there is no config file at %s", path)
+	f, err := parse(path, b, getenv)
+	if err != nil {
+		return err
 	}
 	if _, ok := f.Contexts[name]; !ok {
 		return fmt.Errorf("%w %q in %s (contexts: %s)", ErrUnknownContext, name, path, strings.Join(f.Names(), ", "))
-	}
-	b, err := readCapped(path)
-	if err != nil {
-		return err
 	}
 	out, err := withCurrent(string(b), name)
 	if err == nil {

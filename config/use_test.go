@@ -1,6 +1,10 @@
 package config
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // withCurrent rewrites only the value of the top-level current line:
 // spacing, quotes of another kind, a comment after it, CRLF endings and
@@ -22,5 +26,28 @@ func TestWithCurrent(t *testing.T) {
 	}
 	if _, err := withCurrent("current = 3\n", "b"); err == nil {
 		t.Error("a current that is not a string was rewritten")
+	}
+}
+
+// SetCurrent reads the file once: what it checks (the contexts) and what it
+// rewrites are the same bytes, and the rewrite is read back from memory.
+func TestSetCurrentReadsTheFileOnce(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte("current = \"a\"\n[contexts.a]\nurl = \"https://a\"\n[contexts.b]\nurl = \"https://b\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	read := readConfig
+	readConfig = func(path string) ([]byte, error) { reads++; return read(path) }
+	defer func() { readConfig = read }()
+	getenv := env("HOME", "/home/op")
+	if err := SetCurrent(p, "b", getenv); err != nil {
+		t.Fatal(err)
+	}
+	if reads != 1 {
+		t.Errorf("SetCurrent read the file %d times, want once", reads)
+	}
+	if f, err := Load(p, getenv); err != nil || f.Current != "b" {
+		t.Fatalf("after SetCurrent: %+v %v", f, err)
 	}
 }

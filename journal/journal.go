@@ -84,11 +84,10 @@ func Path(getenv func(string) string) (string, error) {
 
 // Journal is an open journal. Append may be called from any goroutine.
 type Journal struct {
-	mu       sync.Mutex
-	f        *os.File
-	sw       *safe.Writer // every byte goes through it, as a record's do
-	path     string
-	warnings []string
+	mu   sync.Mutex
+	f    *os.File
+	sw   *safe.Writer // every byte goes through it, as a record's do
+	path string
 }
 
 // Open opens (creating) the journal for appending: its directory with mode
@@ -111,10 +110,6 @@ func Open(path string) (*Journal, error) {
 
 // Path is where the journal is.
 func (j *Journal) Path() string { return j.path }
-
-// Warnings are what the operator should know about where the journal is,
-// one line each (none today: a loose directory is refused).
-func (j *Journal) Warnings() []string { return j.warnings }
 
 // checkDir refuses the journal's directory when it is a symbolic link or
 // may be written by group or others, as ssh refuses a loose ~/.ssh:

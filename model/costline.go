@@ -119,6 +119,16 @@ func HumanDuration(d time.Duration) string {
 	}
 }
 
+// WaitLeft is the one rule for the time left before a retry, as it counts
+// down on screen: whole seconds, rounded up ("in 4s" until the last
+// second is over, never "in 0s" while one is left), "now" at zero.
+func WaitLeft(d time.Duration) string {
+	if d <= 0 {
+		return "now"
+	}
+	return "in " + strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10) + "s"
+}
+
 func pad2(n int64) string {
 	if n < 10 {
 		return "0" + strconv.FormatInt(n, 10)

@@ -120,9 +120,9 @@ func (p *Pulse) forgetStreams(step int64) {
 
 // Settle takes a settled row of the list (key: ActionRow.Key), judged or
 // not yet (j.Verdict ""), read at now (the local clock); taken again once
-// judged, it replaces the first. A row not judged does not replace one
-// judged (the list reads it again at every poll). It reports whether the
-// figures changed.
+// judged, it replaces the first. A row not judged does not replace the
+// judgement of one judged (the list reads it again at every poll), only
+// its row's fields. It reports whether the figures changed.
 func (p *Pulse) Settle(key string, j Judged, now time.Time) bool {
 	// A row settled some time before it is read: its time moves aipd's
 	// clock only when the clock is behind it (aipd's clock ahead of this
@@ -131,8 +131,15 @@ func (p *Pulse) Settle(key string, j Judged, now time.Time) bool {
 		p.aipd, p.local = j.SettledAt, now
 	}
 	old, ok := p.settled[key]
+	if ok && j.Verdict == "" && old.Verdict != "" {
+		// Read again, not judged again: the judgement stays, and the row's
+		// own fields are the latest read (a synchronous action judged
+		// while only the global log had shown it gets its capability once
+		// it is listed).
+		j.Verdict, j.Usage, j.Timing = old.Verdict, old.Usage, old.Timing
+	}
 	switch {
-	case ok && (old == j || j.Verdict == "" && old.Verdict != ""):
+	case ok && old == j:
 		return false
 	case !ok && len(p.settled) >= pulseMaxSettled:
 		p.forgetSettled(p.Now(now))

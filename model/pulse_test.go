@@ -130,17 +130,21 @@ func TestPulseSettled(t *testing.T) {
 	}
 }
 
+// design §13: whatever the history, the pulse keeps at most 4,096 actions
+// streaming and 4,096 settled rows (written as the design writes it, not
+// read from the code's constants).
 func TestPulseBounded(t *testing.T) {
+	const bound = 4096
 	p := NewPulse()
-	for i := range 3 * pulseMaxStreams {
+	for i := range 3 * bound {
 		at := pt0.Add(time.Duration(i) * time.Second)
 		p.AddEvents([]Event{chunkEv("", "act_"+strconv.Itoa(i), 0, at)}, at)
 		p.Settle(strconv.Itoa(i), Judged{Verdict: VerdictVerified, SettledAt: at}, at)
 	}
-	if len(p.last) > pulseMaxStreams || len(p.settled) > pulseMaxSettled {
+	if len(p.last) > bound || len(p.settled) > bound {
 		t.Fatalf("%d streams and %d settled kept", len(p.last), len(p.settled))
 	}
-	f := p.Figures(pt0.Add(time.Duration(3*pulseMaxStreams) * time.Second))
+	f := p.Figures(pt0.Add(time.Duration(3*bound) * time.Second))
 	if f.Settled == 0 || f.Settled > int(PulseWindow/time.Second)+1 {
 		t.Errorf("%d settled in the window", f.Settled)
 	}
@@ -163,5 +167,26 @@ func TestPulseHostileTimes(t *testing.T) {
 	// No time read at all: the local clock stands for aipd's.
 	if got := NewPulse().Now(pt0); !got.Equal(pt0) {
 		t.Errorf("Now %v", got)
+	}
+}
+
+// A synchronous action is judged while only the global log has shown it,
+// with no capability; once listed, its row names the capability, and the
+// figures per capability count it there (the judgement kept), not under
+// "" for ever.
+func TestPulseJudgedRowTakesItsListedCapability(t *testing.T) {
+	p := NewPulse()
+	at := pt0.Add(-20 * time.Second)
+	timed := TurnTiming{FirstTokenMS: 42, HasFirstToken: true}
+	p.Settle("s", Judged{Verdict: VerdictVerified, SettledAt: at, Timing: timed}, pt0)
+	if !p.Settle("s", Judged{CapabilityID: capChat, SettledAt: at}, pt0) {
+		t.Error("the row's capability, read once listed, did not change the figures")
+	}
+	c := p.Capabilities(pt0)
+	if len(c) != 1 || c[0].CapabilityID != capChat || c[0].Verdicts[VerdictVerified] != 1 || c[0].FirstToken.N != 1 {
+		t.Fatalf("capabilities %+v, want the verified action under %s", c, capChat)
+	}
+	if p.Settle("s", Judged{CapabilityID: capChat, SettledAt: at}, pt0) {
+		t.Error("the same row read again changed the figures")
 	}
 }

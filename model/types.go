@@ -239,18 +239,6 @@ const (
 	StateDeadLettered    = "dead_lettered"
 )
 
-// KnownState reports whether s is one of AIP's lifecycle states
-// (ActionLifecycleState, protocol §6.1): a word outside them is the
-// daemon's, shown marked unknown (ActionRow.Cells), never taken for ours.
-func KnownState(s string) bool {
-	switch s {
-	case StateUnknown, StateAccepted, StateQueued, StateRunning, StateStreaming, StatePendingApproval,
-		StateCancelling, StateCancelled, StateCompleted, StateFailed, StateExpired, StateDeadLettered:
-		return true
-	}
-	return false
-}
-
 // KnownQueuedState reports whether s is one of a queue record's states
 // (ActionStatus.queued_state, protocol §6.1).
 func KnownQueuedState(s string) bool {
@@ -266,15 +254,6 @@ func KnownQueuedState(s string) bool {
 func KnownResultStatus(s string) bool {
 	switch s {
 	case ResultCompleted, ResultFailed, ResultCancelled, ResultPendingApproval, ResultRequiresHuman:
-		return true
-	}
-	return false
-}
-
-// TerminalState reports whether a lifecycle state is terminal.
-func TerminalState(s string) bool {
-	switch s {
-	case StateCancelled, StateCompleted, StateFailed, StateExpired, StateDeadLettered:
 		return true
 	}
 	return false

@@ -178,11 +178,7 @@ func (j *JSONL) Finish(a *model.Action, err error) {
 		}
 		emit(j, l)
 	}
-	rec := a.Record()
-	if j.opts.Redact {
-		rec = RedactRecord(rec)
-	}
-	j.record(rec)
+	j.record(RecordOf(a, j.opts.Redact))
 	j.end()
 }
 

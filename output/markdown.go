@@ -202,9 +202,9 @@ func (e *mdWriter) tools(a *model.Action) {
 		dur := "-"
 		switch {
 		case !t.DoneAt.IsZero():
-			dur = a.ToolDuration(t, t.DoneAt).Round(100 * time.Millisecond).String()
+			dur = model.HumanDuration(a.ToolDuration(t, t.DoneAt)) // as plain and the TUI say it
 		case !t.StartedAt.IsZero() && !a.Settled() && !e.o.Now.IsZero():
-			dur = a.ToolDuration(t, e.o.Now).Round(100*time.Millisecond).String() + " so far"
+			dur = model.HumanDuration(a.ToolDuration(t, e.o.Now)) + " so far"
 		}
 		e.p("| %d | %s | %s | %s | %s | %s |\n", i+1, name, orDashStr(e.field(t.Label)), t.Status, dur, orDashStr(e.id(t.ID)))
 	}

@@ -28,8 +28,8 @@ func TestMidStreamExport(t *testing.T) {
 	md := string(Markdown(a, MarkdownOptions{Now: at.Add(10 * time.Second), Version: "test"}))
 	for _, want := range []string{
 		"| verdict | **following** (2 tool effects to confirm, exported while the action was still running) |",
-		"| 1 | terminal | ls | completed | 1s | `call_1` |",
-		"| 2 | read_file | x | running | 7s so far | `call_2` |",
+		"| 1 | terminal | ls | completed | 1.0s | `call_1` |", // model.HumanDuration, as plain and the TUI
+		"| 2 | read_file | x | running | 7.0s so far | `call_2` |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("export lacks %q:\n%s", want, md)

@@ -36,6 +36,15 @@ func (o Options) now() time.Time {
 	return time.Now()
 }
 
+// RecordOf is a's verdict object as every output writes it: masked under
+// --redact (RedactRecord).
+func RecordOf(a *model.Action, redact bool) model.VerdictRecord {
+	if redact {
+		return RedactRecord(a.Record())
+	}
+	return a.Record()
+}
+
 // RedactRecord masks the content fields of a verdict object (design §1
 // --redact): the text and provider IDs. Words, codes and counts stay.
 func RedactRecord(rec model.VerdictRecord) model.VerdictRecord {

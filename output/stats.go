@@ -9,6 +9,7 @@ import (
 
 	"aipwatch/model"
 	"aipwatch/safe"
+	"aipwatch/stream"
 )
 
 // The `aipwatch stats` outputs (design §13): the fleet's figures per
@@ -106,7 +107,7 @@ func WriteStats(w io.Writer, stats []model.CapabilityStats, jsonl bool) error {
 		p50, p95 := quantileCells(c.FirstToken)
 		d50, d95 := quantileCells(c.Duration)
 		table = append(table, []string{cell(orDash(c.CapabilityID)), strconv.Itoa(c.Actions),
-			verdictsCell(verdictsOf(c.Verdicts)), p50, p95, d50, d95, tokens})
+			verdictsCell(c.Verdicts), p50, p95, d50, d95, tokens})
 	}
 	for _, row := range table {
 		for j, s := range row {
@@ -133,18 +134,16 @@ func quantileCells(q model.Quantiles) (string, string) {
 }
 
 // verdictsCell is "170 verified, 10 failed": the verdicts counted, in
-// their order, unknown last.
-func verdictsCell(v statsVerdicts) string {
+// their order (model.SettledVerdicts), unknown last.
+func verdictsCell(m map[string]int) string {
 	var parts []string
-	for _, c := range []struct {
-		n    int
-		word string
-	}{{v.Verified, model.VerdictVerified}, {v.Partial, model.VerdictPartial}, {v.Failed, model.VerdictFailed},
-		{v.Truncated, model.VerdictTruncated}, {v.Incomplete, model.VerdictIncomplete},
-		{v.Cancelled, model.VerdictCancelled}, {v.Unknown, "unknown"}} {
-		if c.n > 0 {
-			parts = append(parts, strconv.Itoa(c.n)+" "+c.word)
+	for _, w := range model.SettledVerdicts {
+		if n := m[w]; n > 0 {
+			parts = append(parts, strconv.Itoa(n)+" "+w)
 		}
+	}
+	if n := verdictsOf(m).Unknown; n > 0 {
+		parts = append(parts, strconv.Itoa(n)+" "+stream.VerdictUnknown)
 	}
 	if len(parts) == 0 {
 		return "-"

@@ -86,15 +86,20 @@ func PlanFrom(actionID string, a *model.Action, orig journal.Entry) (Plan, error
 
 // Line is the one-line form of a read's outcome (plain, the TUI).
 func (r Result) Line(redact bool) string {
-	status := r.StoredStatus
-	if status == "" {
-		status = "no answer"
-	}
 	by := ""
 	if r.ActionID != "" {
 		by = " by " + r.ActionID
 	}
-	return fmt.Sprintf("stored: %s (%s of %s%s; the verdict is unchanged): %s", status, r.Op, r.Shown(redact), by, r.Meaning)
+	return fmt.Sprintf("stored: %s (%s of %s%s; the verdict is unchanged): %s", r.Status(), r.Op, r.Shown(redact), by, r.Meaning)
+}
+
+// Status is the stored status read, as every output says it: "no answer"
+// when the read got none.
+func (r Result) Status() string {
+	if r.StoredStatus == "" {
+		return "no answer"
+	}
+	return r.StoredStatus
 }
 
 // Shown masks the provider ID under --redact.

@@ -48,9 +48,15 @@ func Spark(values []float64, width int) string {
 func peak(values []float64) float64 {
 	top := 0.0
 	for _, v := range values {
-		if !math.IsInf(v, 0) && v > top { // NaN > top is false
-			top = v
-		}
+		top = raise(top, v)
+	}
+	return top
+}
+
+// raise is top raised to v when v is finite and above it.
+func raise(top, v float64) float64 {
+	if !math.IsInf(v, 0) && v > top { // NaN > top is false
+		return v
 	}
 	return top
 }
@@ -103,7 +109,7 @@ func (st *Styles) BarGroups(groups [][]Bar, width int) (bars, letters string) {
 	top := 0.0
 	for _, g := range groups {
 		for _, br := range g {
-			top = max(top, peak([]float64{br.Value}))
+			top = raise(top, br.Value)
 		}
 	}
 	var b, l strings.Builder
@@ -141,25 +147,15 @@ func printable(c byte) byte {
 	return c
 }
 
-// VerdictLetter is the letter that stands for a verdict under a bar: V
-// verified, P partial, F failed, T truncated, I incomplete, C cancelled;
-// '?' for any other word.
+// VerdictLetter is the letter that stands for a verdict under a bar: its
+// word's first, capital (V verified, P partial, F failed, T truncated, I
+// incomplete, C cancelled: the verdicts' initials differ); '?' for any
+// other word.
 func VerdictLetter(word string) byte {
-	switch word {
-	case model.VerdictVerified:
-		return 'V'
-	case model.VerdictPartial:
-		return 'P'
-	case model.VerdictFailed:
-		return 'F'
-	case model.VerdictTruncated:
-		return 'T'
-	case model.VerdictIncomplete:
-		return 'I'
-	case model.VerdictCancelled:
-		return 'C'
+	if model.VerdictIndex(word) < 0 {
+		return '?'
 	}
-	return '?'
+	return word[0] - 'a' + 'A'
 }
 
 // Compact is a rate or count in at most five cells: 0, 7, 2.5, 42, 999,

@@ -58,14 +58,15 @@ func TestRefusalDetails(t *testing.T) {
 }
 
 // protocol §8.3: a provider 429/5xx on a read is remote_temporary,
-// retryable; a 404 is not.
+// retryable; a 404 is not. Either is the connector's, which names itself
+// hermes-agent in the source.
 func TestReadProviderTemporaryIsRetryable(t *testing.T) {
 	for status, retryable := range map[string]bool{"unavailable": true, "missing": false} {
 		s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{StoredStatus: status}})
 		waitSettled(t, s)
 		r := do(t, http.MethodPost, u+"/aip/v1/actions", envelope("act_read", "cap:hermes_agent:sim:response_get", `{"response_id":"resp_x"}`, "", ""))
 		want := map[bool]int{true: 503, false: 400}[retryable]
-		if pe := envelopeError(t, r, want); pe.Retryable != retryable {
+		if pe := envelopeError(t, r, want); pe.Retryable != retryable || pe.Source["connector"] != "hermes-agent" {
 			t.Errorf("%s: %+v", status, pe)
 		}
 	}

@@ -12,7 +12,7 @@ import "time"
 func publicationErr() *protoErr {
 	return &protoErr{Code: "connector.hermes_agent.stream_publication",
 		Message:  "Hermes endpoint `" + simEndpoint + "` AIP stream publication failed: stream chunk sequence 0 already exists",
-		Category: "connector", Source: o("connector", "hermes_agent")}
+		Category: "connector", Source: o("connector", "hermes-agent")} // protocol §8.3
 }
 
 // republishAsync is the async re-run (open point 1): the submission is

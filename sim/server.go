@@ -618,7 +618,7 @@ func (s *Server) handlerFailLocked() {
 func transportErr() *protoErr {
 	return &protoErr{Code: "connector.hermes_agent.transport",
 		Message:  "Hermes endpoint `" + simEndpoint + "` stream decode failed: error decoding response body",
-		Category: "transport", Source: o("connector", "hermes_agent")}
+		Category: "transport", Source: o("connector", "hermes-agent")} // protocol §8.3
 }
 
 // feed hands one frame to the connector. It reports whether the script

@@ -777,7 +777,7 @@ func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn,
 		// A provider 429 or 5xx is remote_temporary, retryable (protocol
 		// §8.3: "429/5xx, retryable"); the others are not.
 		s.writeError(w, &protoErr{Code: code, Message: "Hermes endpoint `" + simEndpoint + "` returned HTTP " + strconv.Itoa(status),
-			Category: category, Retryable: code == "connector.hermes_agent.remote_temporary", Source: o("connector", "hermes_agent")})
+			Category: category, Retryable: code == "connector.hermes_agent.remote_temporary", Source: o("connector", "hermes-agent")}) // protocol §8.3
 	}
 	switch {
 	case status == "denied":

@@ -108,7 +108,7 @@ func TestListingFailedReadIsUnknownNotNotJudged(t *testing.T) {
 // deadline of each request is the timeout from the judgement's start (read
 // from the requests, not waited for).
 func TestJudgeReadsWithinItsTimeout(t *testing.T) {
-	tr := &deadlines.Recorder{}
+	tr := &deadlines.Log{Next: refuse{}}
 	j := NewJudge(Config{BaseURL: "http://127.0.0.1:9", HTTP: &http.Client{Transport: tr}}, JudgeOptions{Timeout: time.Hour})
 	before := time.Now()
 	jg := j.Judge(context.Background(), "act_refused")
@@ -116,7 +116,7 @@ func TestJudgeReadsWithinItsTimeout(t *testing.T) {
 	if jg.Word != VerdictUnknown {
 		t.Fatalf("a refused read judged %+v", jg)
 	}
-	if err := tr.Check(before, after, time.Hour); err != nil {
+	if err := tr.Within(before, after, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 }

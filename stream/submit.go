@@ -603,7 +603,7 @@ func keyOwner(r model.ActionResult) string {
 func refusedBeforeRun(r model.ActionResult) bool {
 	out := strings.TrimSpace(string(r.Output))
 	noOutput := out == "" || out == "null" || out == "{}"
-	if r.Status == "pending_approval" { // policy.human_approval_required: it waits for a human, not a stream
+	if r.Status == model.ResultPendingApproval { // policy.human_approval_required: it waits for a human, not a stream
 		return true
 	}
 	return noOutput && r.Aggregate == nil && r.Status == model.StateFailed

@@ -298,11 +298,14 @@ func TestRunDetach(t *testing.T) {
 		err error
 	}
 	done := make(chan ret, 1)
+	out := &lockedBuffer{}
 	go func() {
-		a, err := Run(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: fb, Input: in, Output: io.Discard, NoColor: true})
+		a, err := run(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: fb, Input: in, Output: out, NoColor: true},
+			tea.WithWindowSize(100, 30))
 		done <- ret{a, err}
 	}()
-	time.Sleep(300 * time.Millisecond) // the script is sent by then
+	// q once the screen shows the turn's text: its chunks are in the model.
+	waitOutput(t, out, "the turn's text", func(s string) bool { return strings.Contains(s, "layout") })
 	if _, err := inW.Write([]byte("q")); err != nil {
 		t.Fatal(err)
 	}
@@ -484,6 +487,19 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// waitOutput waits until what the program wrote satisfies pred; the
+// deadline is generous for a loaded machine.
+func waitOutput(t *testing.T, out *lockedBuffer, what string, pred func(string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !pred(out.String()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in the output:\n%q", what, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // startRun runs the real program of one action on backend b at 100x30 in
 // the background: what Run returns comes on done, what it writes is out,
 // and the keys typed go into in (closed when the test ends).
@@ -510,13 +526,9 @@ func TestRunErasesTheStartLine(t *testing.T) {
 	script[0].delay = 200 * time.Millisecond // the start line is drawn first
 	fb := newFake(script, true, after...)
 	done, out, inW := startRun(t, fb)
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(out.String(), "ctrl+c stops") || !strings.Contains(out.String(), ansi.SetModeAltScreenSaveCursor) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no start line then full screen in the output:\n%q", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitOutput(t, out, "a start line then full screen", func(s string) bool {
+		return strings.Contains(s, "ctrl+c stops") && strings.Contains(s, ansi.SetModeAltScreenSaveCursor)
+	})
 	if _, err := inW.Write([]byte("q")); err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,7 @@ func (m *Live) renderOptions() transcript.Options {
 // resize reflows for a new size (or a new view mode) without losing the
 // reading position (transcript.Reflow).
 func (m *Live) resize(w, h int) {
+	m.changed()
 	m.width, m.height = w, h
 	m.help.hm.SetWidth(w)
 	if w == 0 {

@@ -81,6 +81,10 @@ type Live struct {
 	appearBy time.Time
 
 	ticking bool
+	// version counts the changes of what the view shows (changed,
+	// FrameKey): Update, resize and every host call that changes the
+	// state count one.
+	version uint64
 
 	head header    // the top row (ui/header.go)
 	bar  statusBar // the rule, the verdict badge, the meters (ui/statusbar.go)
@@ -141,11 +145,16 @@ type tickMsg struct{}
 // second; none once the run is over and the action settled (idle costs
 // nothing).
 func (m *Live) tick() tea.Cmd {
-	d := time.Second
+	return m.tag(tea.Tick(m.tickEvery(), func(time.Time) tea.Msg { return tickMsg{} }))
+}
+
+// tickEvery is the tick's period, the step in which the screen follows
+// the clock (FrameKey too).
+func (m *Live) tickEvery() time.Duration {
 	if m.spinning() {
-		d = 100 * time.Millisecond
+		return 100 * time.Millisecond
 	}
-	return m.tag(tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{} }))
+	return time.Second
 }
 
 func (m *Live) spinning() bool {

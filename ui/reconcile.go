@@ -62,6 +62,7 @@ func (m *Live) askReconcile() tea.Cmd {
 // been read: now, if it has (the console's R on a row: the same
 // confirmation as the live view's R).
 func (m *Live) AskReconcileOnceSettled() tea.Cmd {
+	m.changed()
 	if m.reconcileReady() && m.mode == ModeNormal {
 		return m.askReconcile()
 	}

@@ -160,11 +160,7 @@ func (b *statusBar) statusLine(in *barInput) string {
 	case word == render.WordError:
 		detail = append(detail, errText(in.fatal, in.redact))
 	case word == render.WordReconnecting:
-		left := in.conn.Wait - in.now.Sub(in.conn.Since)
-		next := "now"
-		if left > 0 {
-			next = "in " + fmt.Sprintf("%ds", int((left+time.Second-1)/time.Second))
-		}
+		next := model.WaitLeft(in.conn.Wait - in.now.Sub(in.conn.Since))
 		detail = append(detail, fmt.Sprintf("attempt %d, next try %s", in.conn.Attempt, next))
 		if c := in.conn.Cause; c != "" {
 			detail = append(detail, render.Untrusted(c, in.redact))

@@ -184,6 +184,7 @@ func (m *Live) Action() *model.Action { return m.action }
 // Close stops the backend (if it is running) and waits for it briefly,
 // then marks an unsettled action as stopped. Run does this itself.
 func (m *Live) Close() {
+	m.changed()
 	m.run.stop()
 	m.finish()
 }

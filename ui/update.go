@@ -26,6 +26,7 @@ func (m *Live) Update(msg tea.Msg) (*Live, tea.Cmd) {
 		}
 		msg = vm.msg
 	}
+	m.changed()
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
 	case incomingMsg:
@@ -418,6 +419,7 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 // there is nothing to cancel. The console's c on a live row asks here, so
 // the confirmation is the same one.
 func (m *Live) AskCancel() {
+	m.changed()
 	switch {
 	case m.opts.Replay:
 		m.setNotice("a replay has no live action to cancel", false)

@@ -61,11 +61,7 @@ func (m *Live) Cursor(content string) *tea.Cursor {
 func (m *Live) startLine() (line, keys, short string) {
 	st := m.st
 	if c := m.conn(); c.Phase == model.ConnReconnecting {
-		left := c.Wait - m.clock().Sub(c.Since)
-		next := "now"
-		if left > 0 {
-			next = fmt.Sprintf("in %ds", int((left+time.Second-1)/time.Second))
-		}
+		next := model.WaitLeft(c.Wait - m.clock().Sub(c.Since))
 		s := fmt.Sprintf("aipwatch: aipd not reachable (attempt %d, next try %s)", c.Attempt, next)
 		if c.Cause != "" {
 			s += ": " + render.Untrusted(c.Cause, m.opts.Redact)

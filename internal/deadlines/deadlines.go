@@ -1,52 +1,55 @@
-// Package deadlines is a transport for the tests of a bound (design §7,
-// §9): it refuses every request at once and keeps the deadline each one
-// carried, so that a test reads a bound from the requests instead of
-// waiting it out (a test that waited would depend on the machine's speed).
+// Package deadlines keeps the deadline of every request a client sends, for
+// the tests of a bound the contract states (the 10 s of each daemon's part
+// of a poll, the 1 s of a completion's read): a test reads the bound from
+// the requests' deadlines instead of waiting on the wall clock for a daemon
+// that never answers.
 package deadlines
 
 import (
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 )
 
-// Recorder is an http.RoundTripper that answers 403 to everything and
-// keeps each request's deadline. Safe for concurrent use.
-type Recorder struct {
+// Log is a client's transport that keeps each request's deadline, then
+// hands the request to Next (nil: http.DefaultTransport).
+type Log struct {
+	Next http.RoundTripper
+
 	mu        sync.Mutex
 	deadlines []time.Time
 	none      int // requests with no deadline
 }
 
-// RoundTrip keeps r's deadline and refuses r.
-func (d *Recorder) RoundTrip(r *http.Request) (*http.Response, error) {
-	d.mu.Lock()
+// RoundTrip keeps r's deadline and sends r on.
+func (l *Log) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.mu.Lock()
 	if dl, ok := r.Context().Deadline(); ok {
-		d.deadlines = append(d.deadlines, dl)
+		l.deadlines = append(l.deadlines, dl)
 	} else {
-		d.none++
+		l.none++
 	}
-	d.mu.Unlock()
-	body := `{"error":{"code":"auth.forbidden","message":"no"}}`
-	return &http.Response{StatusCode: http.StatusForbidden, Status: "403 Forbidden", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)),
-		ContentLength: int64(len(body)), Request: r}, nil
+	l.mu.Unlock()
+	next := l.Next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return next.RoundTrip(r)
 }
 
-// Check is nil when requests came, each with a deadline bound after the
-// start of the call that made it, which began between before and after.
-func (d *Recorder) Check(before, after time.Time, bound time.Duration) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.none > 0 || len(d.deadlines) == 0 {
-		return fmt.Errorf("%d requests without a deadline, %d with", d.none, len(d.deadlines))
+// Within says why the requests do not all carry a deadline bound after a
+// start between before and after (nil when they do): a request without
+// one, none at all, or one outside [before+bound, after+bound].
+func (l *Log) Within(before, after time.Time, bound time.Duration) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.none > 0 || len(l.deadlines) == 0 {
+		return fmt.Errorf("%d requests without a deadline, %d with", l.none, len(l.deadlines))
 	}
-	for _, dl := range d.deadlines {
+	for _, dl := range l.deadlines {
 		if dl.Before(before.Add(bound)) || dl.After(after.Add(bound)) {
-			return fmt.Errorf("a request's deadline is %v after the call started, want %v", dl.Sub(before).Round(time.Millisecond), bound)
+			return fmt.Errorf("a request's deadline is %v after the start, want %v", dl.Sub(before).Round(time.Millisecond), bound)
 		}
 	}
 	return nil

@@ -66,6 +66,7 @@ type Options struct {
 	FollowIn    func(context, actionID string) stream.Runner
 	ReconcileIn func(context string) ui.ReconcileFunc
 	// Journal lists the action IDs this machine's submission journal knows.
+	// It reads a file: the poll's command calls it, never Update.
 	Journal func() []string
 	// Judge judges the settled rows drawn (verdict.go; nil = the
 	// VERDICT column shows the AIP status, dimmed).
@@ -122,13 +123,10 @@ var stateFilters = []struct {
 }{
 	{"all", nil, nil},
 	{"live", []string{model.StateQueued, model.StateRunning, model.StateStreaming, model.StatePendingApproval}, nil},
-	{"settled", settledStates, nil},
-	{"failed", settledStates, func(w string) bool { return w == model.VerdictFailed }},
-	{"unverified", settledStates, func(w string) bool { return w != model.VerdictVerified }},
+	{"settled", model.SettledStates, nil},
+	{"failed", model.SettledStates, func(w string) bool { return w == model.VerdictFailed }},
+	{"unverified", model.SettledStates, func(w string) bool { return w != model.VerdictVerified }},
 }
-
-// settledStates are the AIP states of a settled action.
-var settledStates = []string{model.StateCompleted, model.StateFailed, model.StateCancelled, model.StateExpired, model.StateDeadLettered}
 
 // Console messages.
 type (
@@ -139,6 +137,9 @@ type (
 		// periodic one is already pending: a second loop would double
 		// the polls and run two at once on one Poller).
 		manual bool
+		// journal: the journal's action IDs, read with the list by the
+		// poll's command (Options.Journal is I/O: never in Update).
+		journal []string
 	}
 	olderMsg struct {
 		page stream.ListPage
@@ -263,12 +264,16 @@ func (c *Console) pollCmd(manual bool) tea.Cmd {
 		return nil
 	}
 	c.polling = true
-	d, ctx := c.opts.Daemon, c.ctx
+	d, ctx, journal := c.opts.Daemon, c.ctx, c.opts.Journal
 	return func() tea.Msg {
 		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		w, err := d.Poll(rctx)
-		return listMsg{w, err, manual}
+		msg := listMsg{w: w, err: err, manual: manual}
+		if err == nil && journal != nil {
+			msg.journal = journal()
+		}
+		return msg
 	}
 }
 
@@ -428,7 +433,7 @@ func (c *Console) onList(msg listMsg) (stop bool) {
 		c.olderOff = msg.w.Recent.Offset
 	}
 	if c.opts.Journal != nil {
-		ids := c.opts.Journal()
+		ids := msg.journal
 		c.fleet.MarkJournal(ids[max(0, len(ids)-journalRecent):])
 	}
 	c.refresh()

@@ -21,7 +21,7 @@ func TestConsoleMarksOpenASplitView(t *testing.T) {
 		t.Fatalf("enter did not open the two marked rows:\n%s", screenOf(c))
 	}
 	s = screenOf(c)
-	first, second := strings.Index(s, "┌ 1 act_0193b8e2c1a07d3e9f1a2b3c4d5e6f71"), strings.Index(s, "┌ 2 act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70")
+	first, second := strings.Index(s, "┏ 1 act_0193b8e2c1a07d3e9f1a2b3c4d5e6f71"), strings.Index(s, "┌ 2 act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70") // the first pane has the focus (heavy)
 	if first < 0 || second < 0 {
 		t.Fatalf("the panes are not in the order marked:\n%s", s)
 	}

@@ -20,7 +20,9 @@ import (
 // stream.DefaultBatchInterval delivers them), beside one pane fed the same
 // total, 4,000 a second. One op is one second of stream: 30 ticks, each a
 // batch a pane, each batch one Update and the frame it causes, one after
-// the other as the event loop runs them.
+// the other as the event loop runs them. The panes' clock runs at the
+// stream's pace (33 ms a tick), so what moves with the clock (the elapsed
+// time, the last byte's age) is drawn as often as it would be live.
 //
 //   - delta-p99-ms: a delta's wait from its arrival to the frame that shows
 //     it: the rest of its 33 ms batch, the frames of the panes before its
@@ -43,20 +45,20 @@ func BenchmarkSplitStream(b *testing.B) {
 func benchSplit(b *testing.B, panes, perSecond int) {
 	const tick = 33 * time.Millisecond
 	perBatch := perSecond * 33 / 1000
+	now := time.Now()
+	clock := func() time.Time { return now }
 	var opts []ui.Options
 	for i := range panes {
-		opts = append(opts, ui.Options{ActionID: fmt.Sprintf("act_bench_pane_%d", i), Keys: liveKeys(b), NoColor: true})
+		opts = append(opts, ui.Options{ActionID: fmt.Sprintf("act_bench_pane_%d", i), Keys: liveKeys(b), NoColor: true, Clock: clock})
 	}
 	s := New(context.Background(), opts, liveKeys(b), true)
 	defer s.Close()
 	s.SetSize(240, 60)
 	feeds := make([]*feed, panes)
-	at := time.Now()
+	at := now
 	for i, p := range s.Panes() {
 		feeds[i] = &feed{tb: b, id: opts[i].ActionID}
-		p.Update(stream.StatusMsg{Status: model.ActionStatus{ActionID: opts[i].ActionID, CapabilityID: "hermes_agent.chat_stream", State: "streaming"}})
-		p.Update(stream.ConnectedMsg{Attempt: 1})
-		p.Update(stream.BatchMsg{Chunks: []model.StreamChunk{feeds[i].role()}, At: at})
+		feeds[i].start(p, at)
 	}
 	_ = s.View(240, 60)
 	// The batches, made before the clock runs: one a pane a tick.
@@ -79,6 +81,7 @@ func benchSplit(b *testing.B, panes, perSecond int) {
 	b.ResetTimer()
 	for range b.N {
 		for range 30 {
+			now = now.Add(tick)
 			queue := time.Duration(0)
 			for i, p := range s.Panes() {
 				t0, c0 := time.Now(), cputime.Thread()
@@ -124,6 +127,18 @@ func (f *feed) decode(raw []byte) model.StreamChunk {
 		f.tb.Fatal(err)
 	}
 	return c
+}
+
+// start makes p's action a streaming Chat turn: its status, the
+// connection, the role chunk and a delta for each of words.
+func (f *feed) start(p *ui.Live, at time.Time, words ...string) {
+	p.Update(stream.StatusMsg{Status: model.ActionStatus{ActionID: f.id, CapabilityID: "hermes_agent.chat_stream", State: "streaming"}})
+	p.Update(stream.ConnectedMsg{Attempt: 1})
+	chunks := []model.StreamChunk{f.role()}
+	for _, w := range words {
+		chunks = append(chunks, f.delta(w))
+	}
+	p.Update(stream.BatchMsg{Chunks: chunks, At: at})
 }
 
 func (f *feed) role() model.StreamChunk { return f.decode(benchgen.Chat(f.id, 4)[0]) }

@@ -112,7 +112,9 @@ func (s *Split) layout() tea.Cmd {
 }
 
 // View draws the panes in their cells and the key line below them; one
-// pane is the live view alone.
+// pane is the live view alone. A pane whose block shows what it showed in
+// the last frame is not drawn again (block.go): the frame is its cached
+// rows, joined in one builder.
 func (s *Split) View(width, height int) string {
 	if width != s.width || height != s.height || s.cells == nil {
 		s.width, s.height = width, height
@@ -126,18 +128,28 @@ func (s *Split) View(width, height int) string {
 		s.last = s.panes[0].View(width, height)
 		return s.last
 	}
-	pieces := make([][]string, len(s.panes))
+	var pieces [MaxPanes][]string
+	size := 0
 	for i, c := range s.cells {
-		switch {
-		case c.hidden:
-		case c.shrunk:
-			pieces[i] = []string{s.shrunkLine(i, c.w)}
-		default:
-			pieces[i] = s.box(i, c)
+		if c.hidden {
+			continue
+		}
+		b := s.block(i, c)
+		pieces[i] = b.rows
+		for _, r := range b.rows {
+			size += len(r)
+		}
+		if i == s.focus {
+			s.last, s.cursorAt = b.content, [2]int{c.x + 1, c.y + 1}
 		}
 	}
+	// The last guard, as every frame's (design §5): every row of a block
+	// and the key line passed safe.Row when drawn, so no control but our
+	// styling reaches the frame; the token is scrubbed from the whole
+	// frame, even a piece that only meets another across two panes.
+	key := safe.Row(s.keyLine(width))
 	var b strings.Builder
-	b.Grow(width*height + height)
+	b.Grow(size + height + len(key))
 	for y := range height - 1 {
 		for i, c := range s.cells {
 			if !c.hidden && y >= c.y && y < c.y+c.h {
@@ -146,52 +158,8 @@ func (s *Split) View(width, height int) string {
 		}
 		b.WriteByte('\n')
 	}
-	b.WriteString(s.keyLine(width))
-	// The last guard, as every frame's (design §5): no control but our
-	// styling, and no piece of the token, even one that only meets
-	// another across two panes.
-	rows := strings.Split(b.String(), "\n")
-	for i, r := range rows {
-		rows[i] = safe.Row(r)
-	}
-	return safe.Scrub(strings.Join(rows, "\n"))
-}
-
-// box is pane i drawn in its cell: its border (the accent colour when it
-// has the focus, dim otherwise) with its number and ID on top, and the
-// live view inside, every row exactly the cell's width.
-func (s *Split) box(i int, c cell) []string {
-	p := s.panes[i]
-	iw, ih := max(c.w-2, 1), max(c.h-2, 1)
-	style := s.st.Rule
-	if i == s.focus {
-		style = s.st.Focus
-	}
-	content := p.View(iw, ih)
-	if i == s.focus {
-		s.last, s.cursorAt = content, [2]int{c.x + 1, c.y + 1}
-	}
-	title := " " + strconv.Itoa(i+1) + " " + render.Short(p.Action().ID, max(iw-24, 12)) + " "
-	if s.zoom {
-		title += "· zoomed (z: all panes) "
-	}
-	title = render.Truncate(title, iw, "…")
-	out := make([]string, 0, c.h)
-	out = append(out, style.Render("┌"+title+strings.Repeat("─", max(iw-render.Width(title), 0))+"┐"))
-	side := style.Render("│")
-	lines := strings.Split(content, "\n")
-	for k := range ih {
-		l := ""
-		if k < len(lines) {
-			l = lines[k]
-		}
-		if pad := iw - render.Width(l); pad > 0 {
-			l += strings.Repeat(" ", pad)
-		}
-		out = append(out, side+l+side)
-	}
-	out = append(out, style.Render("└"+strings.Repeat("─", iw)+"┘"))
-	return out[:c.h]
+	b.WriteString(key)
+	return safe.Scrub(b.String())
 }
 
 // shrunkLine is pane i shrunk to one row: its number and ID, then its
@@ -199,7 +167,7 @@ func (s *Split) box(i int, c cell) []string {
 func (s *Split) shrunkLine(i, w int) string {
 	p := s.panes[i]
 	head := s.st.Rule.Render("─ "+strconv.Itoa(i+1)+" ") + render.Short(p.Action().ID, 24) + " "
-	return render.Fit(head+p.StatusLine(), w)
+	return safe.Row(render.Fit(head+p.StatusLine(), w))
 }
 
 // keyLine is the one key line of the split view; while the focused pane

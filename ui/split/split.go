@@ -39,9 +39,11 @@ type Split struct {
 	line keyLine // the key line, cached by width
 
 	width, height int
-	cells         []cell // the layout for width x height (layout.go)
-	cursorAt      [2]int // where the focused pane's cell starts (x, y)
-	last          string // the focused pane's last frame, for Cursor
+	cells         []cell  // the layout for width x height (layout.go)
+	blocks        []block // each pane as the last frame drew it (block.go)
+	drawn         int     // blocks drawn since New (the tests count them)
+	cursorAt      [2]int  // where the focused pane's cell starts (x, y)
+	last          string  // the focused pane's last frame, for Cursor
 }
 
 // New makes the split view of the actions panes name (one to MaxPanes;
@@ -63,6 +65,7 @@ func New(ctx context.Context, panes []ui.Options, keys ui.KeyMap, noColor bool) 
 		}
 		s.panes = append(s.panes, ui.NewLive(ctx, o))
 	}
+	s.blocks = make([]block, len(s.panes))
 	return s
 }
 

@@ -1,0 +1,109 @@
+package split
+
+import (
+	"strconv"
+	"strings"
+
+	"aipwatch/render"
+	"aipwatch/safe"
+	"aipwatch/ui"
+)
+
+// block is one pane as the last frame drew it in its cell: its box, or
+// its one row when shrunk. It is kept between frames by what it shows,
+// so that a batch to one pane draws that pane again and no other (design
+// §12: four panes cost what changed, as one does).
+type block struct {
+	key     blockKey
+	rows    []string // the box's rows (or the shrunk row), each the cell's width, through safe.Row
+	content string   // the live view's frame (the focused pane's cursor reads it)
+	lines   []string // content's rows, as rows[1:] box them
+	side    string   // the box's side, in its border's style
+}
+
+// blockKey is everything a pane's block shows: the live view's frame
+// (its state, size and clock: ui.FrameKey), the cell, the focus (the
+// border's style), the zoom (the title says it) and whether it is shrunk.
+// The pane's number and action ID never change.
+type blockKey struct {
+	frame               ui.FrameKey
+	w, h                int
+	focus, zoom, shrunk bool
+}
+
+// block is pane i's block in cell c, drawn again only when what it shows
+// changed.
+func (s *Split) block(i int, c cell) *block {
+	k := blockKey{frame: s.panes[i].FrameKey(), w: c.w, h: c.h, focus: i == s.focus, zoom: s.zoom, shrunk: c.shrunk}
+	b := &s.blocks[i]
+	if b.rows != nil && b.key == k {
+		return b
+	}
+	s.drawn++
+	if c.shrunk {
+		b.rows, b.content, b.lines = append(b.rows[:0], s.shrunkLine(i, c.w)), "", b.lines[:0]
+	} else {
+		b.content = s.panes[i].View(max(c.w-2, 1), max(c.h-2, 1))
+		was := b.key
+		s.box(b, i, c, b.rows != nil && !was.shrunk && was.w == k.w && was.h == k.h && was.focus == k.focus && was.zoom == k.zoom)
+	}
+	// Read after drawing: a View that re-laid the pane out counted it.
+	k.frame = s.panes[i].FrameKey()
+	b.key = k
+	return b
+}
+
+// boxGlyphs are the lines of a pane's box.
+type boxGlyphs struct{ tl, tr, bl, br, h, v string }
+
+var (
+	lightBox = boxGlyphs{"┌", "┐", "└", "┘", "─", "│"}
+	heavyBox = boxGlyphs{"┏", "┓", "┗", "┛", "━", "┃"} // the focused pane's
+)
+
+// box draws pane i's box in cell c around b.content: its border (heavy
+// and the accent colour when it has the focus, light and dim otherwise) with its number and
+// ID on top, and the live view inside, each row padded to the cell's
+// width. In the box of the same cell, focus and zoom (same), the border
+// stays and so does each row whose line did not change: a batch changes
+// a few rows of a pane (its last lines, the header's time, the meters).
+func (s *Split) box(b *block, i int, c cell, same bool) {
+	iw, ih := max(c.w-2, 1), max(c.h-2, 1)
+	if !same {
+		style, g := s.st.Rule, lightBox
+		if i == s.focus {
+			// Heavy lines as well as the accent colour: with NO_COLOR (or
+			// a capture) the focused pane still reads as the focused one.
+			style, g = s.st.Focus, heavyBox
+		}
+		title := " " + strconv.Itoa(i+1) + " " + render.Short(s.panes[i].Action().ID, max(iw-24, 12)) + " "
+		if s.zoom {
+			title += "· zoomed (z: all panes) "
+		}
+		title = render.Truncate(title, iw, "…")
+		b.rows = append(b.rows[:0], safe.Row(style.Render(g.tl+title+strings.Repeat(g.h, max(iw-render.Width(title), 0))+g.tr)))
+		for range ih {
+			b.rows = append(b.rows, "")
+		}
+		b.rows = append(b.rows, safe.Row(style.Render(g.bl+strings.Repeat(g.h, iw)+g.br)))
+		b.side, b.lines = style.Render(g.v), b.lines[:0]
+	}
+	content := b.content
+	for k := range ih {
+		l, rest, _ := strings.Cut(content, "\n")
+		content = rest
+		if k < len(b.lines) {
+			if b.lines[k] == l {
+				continue
+			}
+			b.lines[k] = l
+		} else {
+			b.lines = append(b.lines, l)
+		}
+		row := l
+		if pad := iw - render.Width(l); pad > 0 {
+			row += strings.Repeat(" ", pad)
+		}
+		b.rows[k+1] = safe.Row(b.side + row + b.side)
+	}
+}
