@@ -80,6 +80,7 @@ for p in $pkgs; do
 			fi
 		done
 	fi
+	mkdir -p "$(dirname "$out/$p")" # ui/console: its log goes to $out/ui/console.log
 	echo "== $p ($(date -u +%H:%M:%S) UTC) ${exclude[*]} $flags"
 	start=$(date +%s)
 	GOFLAGS="$flags" "$gremlins" unleash --workers "$workers" --test-cpu 1 \

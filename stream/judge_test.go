@@ -169,22 +169,28 @@ func TestJudgeCacheReadsNothing(t *testing.T) {
 	}
 }
 
-// The cache is bounded: beyond its size the least recently used goes.
+// The cache is bounded: beyond its size the least recently used goes. A
+// use is a Cached read or a judgement answered from the cache.
 func TestJudgeCacheBounded(t *testing.T) {
 	f, err := sim.ConsoleFleet(4)
 	u := startFleet(t, f, err)
-	j := NewJudge(Config{BaseURL: u}, JudgeOptions{Cache: 2})
 	ctx := context.Background()
-	j.Judge(ctx, "act_sim_console_done_chat_error")
-	j.Judge(ctx, "act_sim_console_done_responses")
-	j.Cached("act_sim_console_done_chat_error") // used: now the most recent
-	j.Judge(ctx, "act_sim_console_cancelled")
-	if _, ok := j.Cached("act_sim_console_done_responses"); ok {
-		t.Error("the least recently used judgement was kept beyond the bound")
-	}
-	for _, id := range []string{"act_sim_console_done_chat_error", "act_sim_console_cancelled"} {
-		if _, ok := j.Cached(id); !ok {
-			t.Errorf("%s dropped", id)
+	for name, use := range map[string]func(j *Judge, id string){
+		"Cached": func(j *Judge, id string) { j.Cached(id) },
+		"Judge":  func(j *Judge, id string) { j.Judge(ctx, id) },
+	} {
+		j := NewJudge(Config{BaseURL: u}, JudgeOptions{Cache: 2})
+		j.Judge(ctx, "act_sim_console_done_chat_error")
+		j.Judge(ctx, "act_sim_console_done_responses")
+		use(j, "act_sim_console_done_chat_error") // now the most recent
+		j.Judge(ctx, "act_sim_console_cancelled")
+		if _, ok := j.Cached("act_sim_console_done_responses"); ok {
+			t.Errorf("%s: the least recently used judgement was kept beyond the bound", name)
+		}
+		for _, id := range []string{"act_sim_console_done_chat_error", "act_sim_console_cancelled"} {
+			if _, ok := j.Cached(id); !ok {
+				t.Errorf("%s: %s dropped", name, id)
+			}
 		}
 	}
 }
