@@ -24,18 +24,7 @@ func productionConsole(t *testing.T, h sim.History) (*Console, *sim.Fleet) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := f.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
-	client, err := stream.NewDaemon(stream.Config{BaseURL: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := New(context.Background(), Options{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t),
-		LiveKeys: realKeys(t), NoColor: true})
-	t.Cleanup(c.Close)
+	c := fleetConsole(t, f)
 	c.Update(tea.WindowSizeMsg{Width: 160, Height: 30})
 	c.Update(c.listCmd()())
 	c.globalCmd()()
@@ -144,6 +133,19 @@ func TestConsoleListFaultOnTheStatusLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := fleetConsole(t, f)
+	c.Update(tea.WindowSizeMsg{Width: 200, Height: 20})
+	c.Update(c.listCmd()())
+	s := screenOf(c)
+	if !strings.Contains(s, "list: the list's total_size (53001) is past its last row (3001)") || !strings.Contains(s, "act_live_async") {
+		t.Fatalf("%s", s)
+	}
+}
+
+// fleetConsole starts f and a console on its daemon, both closed with the
+// test.
+func fleetConsole(t *testing.T, f *sim.Fleet) *Console {
+	t.Helper()
 	u, err := f.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -153,12 +155,8 @@ func TestConsoleListFaultOnTheStatusLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := New(context.Background(), Options{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t), LiveKeys: realKeys(t), NoColor: true})
+	c := New(context.Background(), Options{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t),
+		LiveKeys: realKeys(t), NoColor: true})
 	t.Cleanup(c.Close)
-	c.Update(tea.WindowSizeMsg{Width: 200, Height: 20})
-	c.Update(c.listCmd()())
-	s := screenOf(c)
-	if !strings.Contains(s, "list: the list's total_size (53001) is past its last row (3001)") || !strings.Contains(s, "act_live_async") {
-		t.Fatalf("%s", s)
-	}
+	return c
 }
