@@ -294,7 +294,16 @@ func normResult(r ActionResult) ActionResult {
 	return r
 }
 
+// fastSeeds is every seed of the fast decoders: what the testdata holds,
+// then the hand-picked edge cases.
 func fastSeeds(tb testing.TB) [][]byte {
+	return append(testdataSeeds(tb), edgeSeeds()...)
+}
+
+// testdataSeeds is what aipd and the connector send: the testdata's
+// results, each chunk line with its data and its provider frame, and each
+// file's chunks as an events page.
+func testdataSeeds(tb testing.TB) [][]byte {
 	var out [][]byte
 	results, _ := filepath.Glob("testdata/*.result.json")
 	for _, p := range results {
@@ -340,6 +349,14 @@ func fastSeeds(tb testing.TB) [][]byte {
 		out = append(out, fmt.Appendf(nil, `{"events":[%s],"chunks":[%s],"cursor":"cur_%d","terminal":false}`,
 			bytes.Join(evs, []byte(",")), bytes.Join(chs, []byte(", ")), len(chs)))
 	}
+	return out
+}
+
+// edgeSeeds are the hand-picked edge cases: duplicate and case-folded
+// keys, nulls where values go, numbers out of range or not integers,
+// escapes, surrogates, invalid UTF-8, keys hidden in strings.
+func edgeSeeds() [][]byte {
+	var out [][]byte
 	for _, s := range []string{
 		`{"events":[5,{"id":"a","id":"b"},{"id":"e"}],"chunks":[{"sequence":"x"},{"Sequence":2},{"action_id":"a","sequence":1,"kind":"data","data":{}}],"cursor":null,"terminal":true}`,
 		`{"chunks":null,"events":[],"terminal":null}`, `{"chunks":[],"chunks":[]}`, `{"Chunks":[{}]}`, `{"cursor":5}`,
@@ -367,19 +384,36 @@ func fastSeeds(tb testing.TB) [][]byte {
 }
 
 func TestFastDecodersAgreeWithEncodingJSON(t *testing.T) {
-	for _, b := range fastSeeds(t) {
+	// Truncated input must never be accepted: every prefix of each
+	// hand-picked edge case.
+	for _, b := range edgeSeeds() {
 		checkFast(t, b)
-		// Prefixes too: truncated input must never be accepted (every
-		// prefix of a small seed, 64 of a large one).
-		step := max(1, len(b)/64)
-		if len(b) <= 2048 {
-			step = 1
-		}
-		for i := 0; i < len(b); i += step {
+		for i := range len(b) {
 			checkFast(t, b[:i])
 		}
 	}
+	// The testdata whole, and a sample of its prefixes: the cut before
+	// the last byte and a few at random in each. FuzzFastDecode (run by
+	// make fuzz-ci) starts from these same seeds and carries the rest:
+	// checkFast on whatever its mutations cut, splice or flip. (Every
+	// prefix of each seed was 17 s of CPU under -race.)
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, b := range testdataSeeds(t) {
+		checkFast(t, b)
+		if len(b) == 0 {
+			continue
+		}
+		checkFast(t, b[:len(b)-1])
+		for range fastPrefixSample {
+			checkFast(t, b[:r.IntN(len(b))])
+		}
+	}
 }
+
+// fastPrefixSample is how many random prefixes of each testdata seed the
+// differential test checks (the seeds are a few hundred, mostly of a few
+// shapes, so together they cut each shape at most of its bytes).
+const fastPrefixSample = 12
 
 // TestFastPathAnswers: the one-pass reader answers for what aipd and the
 // connector send (else it is only a slower way to the slow path).
