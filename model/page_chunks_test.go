@@ -13,15 +13,30 @@ import (
 // pageOf builds an events page of events chunk events, each padded to
 // about eventSize bytes, then the chunks.
 func pageOf(events, eventSize int, chunks []StreamChunk) []byte {
+	return pageWith(eventsOf(events, eventSize), chunks)
+}
+
+// eventsOf is the members of a page's events array: events chunk events,
+// each padded to about eventSize bytes.
+func eventsOf(events, eventSize int) []byte {
 	var b bytes.Buffer
-	b.WriteString(`{"events":[`)
 	pad := strings.Repeat("p", max(0, eventSize-150))
 	for i := range events {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `{"id":"evt_%d","kind":"aip.action.updated","occurred_at":"2026-01-01T00:00:00Z","action_id":"act_1","data":{"pad":%q}}`, i, pad)
+		fmt.Fprintf(&b, `{"id":"evt_%d","kind":"aip.action.updated","occurred_at":"2026-01-01T00:00:00Z","action_id":"act_1","data":{"pad":"%s"}}`, i, pad)
 	}
+	return b.Bytes()
+}
+
+// pageWith builds a page of those events, then the chunks, in bytes of
+// its own.
+func pageWith(events []byte, chunks []StreamChunk) []byte {
+	var b bytes.Buffer
+	b.Grow(len(events) + 64)
+	b.WriteString(`{"events":[`)
+	b.Write(events)
 	b.WriteString(`],"chunks":[`)
 	for i, c := range chunks {
 		if i > 0 {
@@ -99,12 +114,13 @@ func TestRawCapHoldsChunksNotPages(t *testing.T) {
 	runtime.ReadMemStats(&ms)
 	before := ms.HeapAlloc
 	a := NewAction("act_1")
+	events := eventsOf(400, 1000) // ~0.4 MB; each page is a copy of its own
 	for i := range pages {
 		c := chatSeq("act_1", content(fmt.Sprintf("token %d", i)))[0]
 		c.Sequence = uint64(i)
 		raw := []byte(strings.Replace(string(c.Raw), `"sequence":0`, fmt.Sprintf(`"sequence":%d`, i), 1))
 		c = rawChunk(t, string(raw))
-		p, err := DecodePage(pageOf(400, 1000, []StreamChunk{c})) // ~0.4 MB a page
+		p, err := DecodePage(pageWith(events, []StreamChunk{c}))
 		if err != nil || len(p.Chunks) != 1 {
 			t.Fatalf("page %d: %v", i, err)
 		}
