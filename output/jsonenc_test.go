@@ -132,9 +132,12 @@ func checkLinesMatchMarshal(t *testing.T, s []string, n []int64) {
 }
 
 func TestLineEncodersMatchMarshal(t *testing.T) {
+	// A sample of random lines of the pieces; FuzzLineEncoders (run by
+	// make fuzz-ci) holds the same property for any strings and numbers
+	// and carries the rest (20,000 here were 2 s of CPU under -race).
 	rng := rand.New(rand.NewSource(16))
 	s, n := make([]string, 5), make([]int64, 2)
-	for i := 0; i < 20000; i++ {
+	for i := 0; i < 2000; i++ {
 		for k := range s {
 			s[k] = randText(rng)
 		}
