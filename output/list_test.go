@@ -122,13 +122,17 @@ func TestListJSONL(t *testing.T) {
 
 // A column is as wide as its widest cell: one hostile 1 MB field padded
 // every row of the table to it. Each cell is cut to maxCell columns; the
-// other rows stay narrow.
+// other rows stay narrow. The 1 MB field is the one of the report; the
+// other columns' fields are 64 KiB each, a thousand cells wide and sixteen
+// times the table's bound in bytes (six of 1 MB were 1 s of CPU under
+// -race, measuring their widths).
 func TestListTableCapsEachCell(t *testing.T) {
 	huge := strings.Repeat("x", 1<<20)
+	wide := strings.Repeat("x", 64<<10)
 	rows := []model.ActionRow{
 		{ActionID: "act_1", CapabilityID: "cap:hermes_agent:sim:responses_stream", State: "completed", ResultStatus: huge, Listed: true},
-		{ActionID: "act_2", CapabilityID: "cap:" + huge, State: huge, QueuedState: huge, LeaseWorker: huge, Listed: true},
-		{ActionID: "act_3" + huge, CapabilityID: "cap:hermes_agent:sim:chat_stream", State: "running", Listed: true},
+		{ActionID: "act_2", CapabilityID: "cap:" + wide, State: wide, QueuedState: wide, LeaseWorker: wide, Listed: true},
+		{ActionID: "act_3" + wide, CapabilityID: "cap:hermes_agent:sim:chat_stream", State: "running", Listed: true},
 	}
 	var b bytes.Buffer
 	if err := WriteListTable(&b, rows, time.Now()); err != nil {
