@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -35,8 +36,7 @@ func newRouteChecker(t *testing.T) *routeChecker {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
-	args := append([]string{"list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \",\"}}"}, printerPackages...)
-	out, err := exec.Command("go", args...).Output()
+	out, err := goListPrinters()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -49,6 +49,14 @@ func newRouteChecker(t *testing.T) *routeChecker {
 	}
 	return rc
 }
+
+// goListPrinters is go list's answer for the printer packages and their
+// dependencies, asked once for the tests that check the route (the go
+// command is most of their time; the answer is only read).
+var goListPrinters = sync.OnceValues(func() ([]byte, error) {
+	args := append([]string{"list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \",\"}}"}, printerPackages...)
+	return exec.Command("go", args...).Output()
+})
 
 func (rc *routeChecker) importer() types.Importer {
 	return importer.ForCompiler(rc.fset, "gc", func(path string) (io.ReadCloser, error) {
