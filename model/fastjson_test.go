@@ -384,6 +384,7 @@ func edgeSeeds() [][]byte {
 }
 
 func TestFastDecodersAgreeWithEncodingJSON(t *testing.T) {
+	t.Parallel()
 	// Truncated input must never be accepted: every prefix of each
 	// hand-picked edge case.
 	for _, b := range edgeSeeds() {

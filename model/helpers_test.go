@@ -14,6 +14,11 @@ import (
 	"unicode/utf16"
 )
 
+// The longest differential and property tests call t.Parallel: they read
+// only the testdata and build their own actions, and the package's globals
+// are read-only tables. Tests that measure the heap or count allocations
+// stay sequential, and Go starts the parallel ones only after those.
+
 // t0 is the fixed receive time used by the tests; times never decide anything.
 var t0 = time.Date(2026, 9, 20, 12, 0, 0, 0, time.UTC)
 

@@ -55,6 +55,7 @@ var hashSeeds = []string{
 }
 
 func TestJSONHashAgreesWithJSONEqual(t *testing.T) {
+	t.Parallel()
 	for _, s := range hashSeeds {
 		checkHash(t, []byte(s))
 	}

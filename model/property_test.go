@@ -53,6 +53,7 @@ func drawArrivals(t *rapid.T, n int) []arrival {
 // including out-of-order arrival, gives the same final model and verdict as
 // the sequence applied once in order.
 func TestPropertyReplayAndOrderInvariance(t *testing.T) {
+	t.Parallel()
 	type fixture struct {
 		chunks []StreamChunk
 		result ActionResult
@@ -96,6 +97,7 @@ func TestPropertyReplayAndOrderInvariance(t *testing.T) {
 // A conflicting repeat (same sequence, other content, after the original)
 // never changes the text, the items or the tools; each is one anomaly.
 func TestPropertyConflictNeverChangesText(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
 		name := rapid.SampledFrom(propertyScenarios).Draw(rt, "scenario")
 		chunks := loadChunks(t, name)

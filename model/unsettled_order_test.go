@@ -78,6 +78,7 @@ func drawRunEnd(t *rapid.T, raw []byte) runEnd {
 // arrival order. Every chunk order, with every such end, gives the model
 // the same chunks give in order.
 func TestPropertyOrderFreeWhateverTheEnd(t *testing.T) {
+	t.Parallel()
 	names, _ := filepath.Glob(filepath.Join("testdata", "*.chunks.jsonl"))
 	if len(names) == 0 {
 		t.Fatal("no scenarios")
