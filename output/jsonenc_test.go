@@ -132,6 +132,7 @@ func checkLinesMatchMarshal(t *testing.T, s []string, n []int64) {
 }
 
 func TestLineEncodersMatchMarshal(t *testing.T) {
+	t.Parallel() // only encodes values of its own (and TestListTableCapsEachCell only writes its table)
 	// A sample of random lines of the pieces; FuzzLineEncoders (run by
 	// make fuzz-ci) holds the same property for any strings and numbers
 	// and carries the rest (20,000 here were 2 s of CPU under -race).

@@ -127,6 +127,7 @@ func TestListJSONL(t *testing.T) {
 // times the table's bound in bytes (six of 1 MB were 1 s of CPU under
 // -race, measuring their widths).
 func TestListTableCapsEachCell(t *testing.T) {
+	t.Parallel() // its own rows, into its own buffer
 	huge := strings.Repeat("x", 1<<20)
 	wide := strings.Repeat("x", 64<<10)
 	rows := []model.ActionRow{
