@@ -193,17 +193,6 @@ func TestIncrementalSyncEqualsFull(t *testing.T) {
 			// render keeps no state between them: the sources run side by
 			// side.
 			t.Parallel()
-			// Decoded once: each check ingests the same chunks (a chunk is
-			// a value its action copies; the decode is not what this
-			// test is about, and was a quarter of its CPU).
-			chunks := make([]model.StreamChunk, len(raws))
-			for i, r := range raws {
-				c, err := model.DecodeChunk(r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				chunks[i] = c
-			}
 			rapid.Check(t, func(rt *rapid.T) {
 				a := model.NewAction(act)
 				query := render.NewQuery(rapid.SampledFrom([]string{"", "text", "item 1", "tok"}).Draw(rt, "query"))
@@ -212,9 +201,13 @@ func TestIncrementalSyncEqualsFull(t *testing.T) {
 				inc.SyncMarkdown = true
 				inc.SetOptions(opts)
 				inc.SetQuery(query)
-				for i := 0; i < len(chunks); {
+				for i := 0; i < len(raws); {
 					n := rapid.IntRange(1, 8).Draw(rt, "batch")
-					for _, c := range chunks[i:min(i+n, len(chunks))] {
+					for _, r := range raws[i:min(i+n, len(raws))] {
+						c, err := model.DecodeChunk(r)
+						if err != nil {
+							rt.Fatal(err)
+						}
 						a.IngestChunk(c, time.Unix(0, 0))
 					}
 					i += n
