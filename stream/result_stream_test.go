@@ -242,6 +242,12 @@ func (r *pieceReader) Read(p []byte) (int, error) {
 // their structure only.
 func checkReduce(t *testing.T, body []byte) {
 	t.Helper()
+	checkReduceReading(t, body, readers(body))
+}
+
+// checkReduceReading is checkReduce with the given readers of body.
+func checkReduceReading(t *testing.T, body []byte, rs []io.Reader) {
+	t.Helper()
 	want, ok := refReduce(t, body)
 	if json.Valid(body) {
 		w, _ := withoutEvents(t, body)
@@ -249,7 +255,7 @@ func checkReduce(t *testing.T, body []byte) {
 			t.Fatalf("the reference refuses or changes a valid document\n%q", body)
 		}
 	}
-	for _, r := range readers(body) {
+	for _, r := range rs {
 		got, err := reduceResult(r)
 		if (err == nil) != ok {
 			if err != nil && errors.Is(err, errTooDeep) {
@@ -457,22 +463,38 @@ func TestReduceResult(t *testing.T) {
 	for _, s := range reduceSeeds {
 		checkReduce(t, []byte(s))
 	}
-	// A long events array across many buffer refills.
+	// A long events array across many refills of the 64 KiB window, each
+	// landing at another place in an element. Its elements are all alike:
+	// a reader that hands over a few bytes at a time sees the same states
+	// element after element wherever it is, so those readers (one byte,
+	// 7-byte pieces) read enough of them to pass the window once; the
+	// whole 3 MB goes through the readers whose reads fill the window.
+	checkReduce(t, alikeEvents(500))
+	body := alikeEvents(20000)
+	checkReduceReading(t, body, []io.Reader{
+		bytes.NewReader(body),
+		iotest.HalfReader(bytes.NewReader(body)),
+		&pieceReader{b: body, rnd: rand.New(rand.NewPCG(uint64(len(body)), 2)), max: 200},
+	})
+	got, err := reduceResult(bytes.NewReader(body))
+	if err != nil || len(got) > 200 {
+		t.Fatalf("reduced to %d bytes (%v): %s", len(got), err, got)
+	}
+}
+
+// alikeEvents is a result reply whose events array holds n alike elements
+// (about 160 bytes each) with escapes in their strings.
+func alikeEvents(n int) []byte {
 	var b strings.Builder
 	b.WriteString(`{"action_result":{"action_id":"act_big","status":"completed","output":{"operation":"chat_stream","events":[`)
-	for i := 0; i < 20000; i++ {
+	for i := 0; i < n; i++ {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(`{"event":null,"data":{"choices":[{"delta":{"content":"tok \"q\" \\ \u00e9"}}]},"raw_data":"{\"choices\":[{\"delta\":{\"content\":\"tok\"}}]}","terminal":false}`)
 	}
 	b.WriteString(`],"text":"t","terminal":true,"truncated":false}}}`)
-	body := []byte(b.String())
-	checkReduce(t, body)
-	got, err := reduceResult(bytes.NewReader(body))
-	if err != nil || len(got) > 200 {
-		t.Fatalf("reduced to %d bytes (%v): %s", len(got), err, got)
-	}
+	return []byte(b.String())
 }
 
 func TestReduceResultReaderError(t *testing.T) {
