@@ -94,6 +94,7 @@ func startFleet(t *testing.T, f *sim.Fleet, err error) string {
 // the Chat turn whose AIP result is completed but whose provider failed
 // reads failed (design §7), never completed.
 func TestJudgeConsoleFleet(t *testing.T) {
+	t.Parallel()
 	f, err := sim.ConsoleFleet(4)
 	u := startFleet(t, f, err)
 	j := NewJudge(Config{BaseURL: u}, JudgeOptions{})
@@ -172,6 +173,7 @@ func TestJudgeCacheReadsNothing(t *testing.T) {
 // The cache is bounded: beyond its size the least recently used goes. A
 // use is a Cached read or a judgement answered from the cache.
 func TestJudgeCacheBounded(t *testing.T) {
+	t.Parallel()
 	f, err := sim.ConsoleFleet(4)
 	u := startFleet(t, f, err)
 	ctx := context.Background()
@@ -198,6 +200,7 @@ func TestJudgeCacheBounded(t *testing.T) {
 // At most Limit actions are read at once, however many are asked for
 // together (design §7: at most four judgements at once).
 func TestJudgeAtMostFourAtOnce(t *testing.T) {
+	t.Parallel()
 	const n = 12
 	members := make([]sim.Member, n)
 	for i := range members {

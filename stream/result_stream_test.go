@@ -329,6 +329,7 @@ var reduceSeeds = []string{
 // The rule, case by case: a dropped array is checked by its structure
 // only; everything kept is checked as encoding/json would.
 func TestReduceResultRule(t *testing.T) {
+	t.Parallel()
 	const kept = `{"status":"completed","output":{"terminal":true}}`
 	for _, c := range []struct {
 		body string
@@ -378,6 +379,7 @@ func TestReduceResultRule(t *testing.T) {
 
 // A dropped array may nest as deep as encoding/json allows, and no deeper.
 func TestReduceResultDepth(t *testing.T) {
+	t.Parallel()
 	for k := maxDepth - 5; k <= maxDepth; k++ { // 2 + k containers
 		body := `{"output":{"events":` + strings.Repeat("[{\"a\":", k/2) + []string{"0", "[]"}[k%2] +
 			strings.Repeat("}]", k/2) + `}}`
@@ -392,6 +394,7 @@ func TestReduceResultDepth(t *testing.T) {
 // and of the reads: a quote after 0..5 backslashes, at every offset from
 // 50 to 80, ends the string or does not.
 func TestSkipBoundaries(t *testing.T) {
+	t.Parallel()
 	for pad := 50; pad <= 80; pad++ {
 		for run := 0; run <= 5; run++ {
 			for _, tail := range []string{`"]`, `"],"x"]`, `]"]`, `"}]`} {
@@ -483,6 +486,7 @@ func closeAll(b []byte) []byte {
 }
 
 func TestReduceResult(t *testing.T) {
+	t.Parallel()
 	for _, s := range reduceSeeds {
 		checkReduce(t, []byte(s))
 	}
