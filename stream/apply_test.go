@@ -21,6 +21,7 @@ var (
 // frame named aip.stream.chunk without a chunk) is never verified; an
 // undecodable frame of another kind is only logged.
 func TestUndecodableChunkFrameIsConflict(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		bad  string
 		word string

@@ -134,6 +134,7 @@ func TestMultiGivesEachDaemonTenSeconds(t *testing.T) {
 // daemon that never answers gives an unknown verdict that says so, and
 // gives its slot back for the next judgement.
 func TestJudgeIsBoundedByItsTimeout(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { hang(r) }))
 	defer srv.Close()
 	j := NewJudge(Config{BaseURL: srv.URL}, JudgeOptions{Limit: 1, Timeout: 50 * time.Millisecond})
@@ -150,6 +151,7 @@ func TestJudgeIsBoundedByItsTimeout(t *testing.T) {
 // change names its context only when it has a cause to name: a refusal
 // reads "east: …", a link that went live carries no cause.
 func TestMultiSumsTheEndsAndNamesCauses(t *testing.T) {
+	t.Parallel()
 	east := fleetClient(t, sim.FleetKnobs{History: sim.History{Actions: 30}},
 		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_east_1"}})
 	west := fleetClient(t, sim.FleetKnobs{GlobalEvents: true, History: sim.History{Actions: 50}},

@@ -70,6 +70,7 @@ func TestCursorFreeRetriesAndReportsBadChunks(t *testing.T) {
 // MaxReconnectsWithoutProgress failed reads in a row end the run, naming
 // the cause; a read refused for good ends it at once.
 func TestCursorFreeGivesUp(t *testing.T) {
+	t.Parallel()
 	f := cursorFreeFake(t, func(int) (int, string) { return 503, envelope("storage.unavailable", "temporary", "busy") })
 	msgs, err := runWith(t, testConfig(f))
 	if err == nil || !strings.Contains(err.Error(), "30 failed reads in a row; last: ") {
@@ -96,6 +97,7 @@ func TestCursorFreeGivesUp(t *testing.T) {
 // record of (design §2 step 6b): chunks that stop coming, the state
 // still unknown and no result, settle it unsettled.
 func TestCursorFreeStallOfAnUnknownAction(t *testing.T) {
+	t.Parallel()
 	f := cursorFreeFake(t, func(int) (int, string) { return 200, statusChunksJSON("streaming", 0, 1) })
 	f.status = func(int) (int, string) { return 200, statusJSON("unknown") }
 	f.result = func(int) (int, string) { return 404, envelope("action.not_found", "not_found", "no result") }

@@ -64,6 +64,7 @@ func (g *globalLog) cursors() []string {
 // without progress, and after MaxReconnectsWithoutProgress of those in a
 // row it gives up, saying why (design §7, the action follow's rule).
 func TestFollowEventsReconnectsAndGivesUp(t *testing.T) {
+	t.Parallel()
 	g := &globalLog{conn: func(w http.ResponseWriter, r *http.Request, n int) {
 		sseOK(w)
 		if n < 2 {
@@ -134,6 +135,7 @@ func TestFollowEventsReconnectsAndGivesUp(t *testing.T) {
 // Without kinds the follow asks for every kind (no kinds parameter), and a
 // connection that goes silent is left after IdleTimeout, from its cursor.
 func TestFollowEventsIdleWatchdog(t *testing.T) {
+	t.Parallel()
 	g := &globalLog{conn: func(w http.ResponseWriter, r *http.Request, n int) {
 		sseOK(w)
 		if n == 0 {

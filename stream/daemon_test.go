@@ -31,6 +31,7 @@ func fleetClient(t *testing.T, k sim.FleetKnobs, members ...sim.Member) *Client 
 
 // The whole list, newest first, through its offset pages (ls --all).
 func TestNewestReadsEveryPage(t *testing.T) {
+	t.Parallel()
 	var members []sim.Member
 	for i := range 1003 {
 		members = append(members, sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_x_" + itoa(i)}})

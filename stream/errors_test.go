@@ -87,6 +87,7 @@ func oneClearLine(t *testing.T, what, line, code string) {
 // category's status and as an aip.error frame, gives one clear line
 // naming it, in the error itself and in every message that shows it.
 func TestErrorCodesOneLine(t *testing.T) {
+	t.Parallel()
 	for _, tc := range wireCodes {
 		t.Run(tc.code, func(t *testing.T) {
 			status := statusFor(tc.category)

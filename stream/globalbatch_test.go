@@ -47,6 +47,7 @@ func (b *batchSizes) read() (total, largest, bytes int) {
 // count and by bytes, while the connection is still open, instead of
 // gathering them until a cursor that never comes.
 func TestGlobalFollowBoundsABatchWithoutCursorFrames(t *testing.T) {
+	t.Parallel()
 	const small, big, bigData = 3000, 200, 32 << 10
 	frame := func(i int, data string) string {
 		return fmt.Sprintf("event: aip.action.progress\ndata: {\"event\":{\"id\":\"evt_%d\",\"kind\":\"aip.action.progress\",\"action_id\":\"act_%d\",\"data\":{\"pad\":%q}}}\nid: evt_%d\n\n", i, i, data, i)

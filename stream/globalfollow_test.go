@@ -88,6 +88,7 @@ var productionLive = []sim.Member{
 // of a percent of the log, keeps at most the window, and follows the live
 // synchronous stream.
 func TestGlobalFollowJoinsNearTheHead(t *testing.T) {
+	t.Parallel()
 	f, c := historyFleet(t, sim.FleetKnobs{GlobalEvents: true, History: sim.History{Actions: 1000, Events: 1_000_000},
 		PollInterval: 5 * time.Millisecond}, productionLive...)
 	rec, stop := followGlobal(t, c, GlobalOptions{Kinds: []string{"aip.stream.chunk", "aip.action.result"}, Window: 200})
@@ -128,6 +129,7 @@ func TestGlobalFollowJoinsNearTheHead(t *testing.T) {
 // log is read from its start with progress shown, and only the window's
 // events are kept and handed over.
 func TestGlobalFollowSeekRefused(t *testing.T) {
+	t.Parallel()
 	_, c := historyFleet(t, sim.FleetKnobs{GlobalEvents: true, EventCursors: sim.CursorsPostgres,
 		History: sim.History{Actions: 100, Events: 20_000}, PollInterval: 5 * time.Millisecond},
 		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_done"}})
@@ -150,6 +152,7 @@ func TestGlobalFollowSeekRefused(t *testing.T) {
 // Both answers to a cursor past the head (open point 9): the seek finds
 // the head with either.
 func TestGlobalFollowPastHeadEitherAnswer(t *testing.T) {
+	t.Parallel()
 	for _, empty := range []bool{false, true} {
 		f, c := historyFleet(t, sim.FleetKnobs{GlobalEvents: true, PastHeadEmpty: empty,
 			History: sim.History{Actions: 100, Events: 300_000}, PollInterval: 5 * time.Millisecond},
@@ -185,6 +188,7 @@ func eventsOfMember(t *testing.T, f *sim.Fleet) int {
 // cursor is past the new head, and the follow joins it again at its head,
 // saying why, and goes on with the new events.
 func TestGlobalFollowLogRestarts(t *testing.T) {
+	t.Parallel()
 	f, c := historyFleet(t, sim.FleetKnobs{GlobalEvents: true, History: sim.History{Actions: 100, Events: 10_000},
 		PollInterval: 5 * time.Millisecond}, productionLive...)
 	rec, stop := followGlobal(t, c, GlobalOptions{Window: 100})

@@ -20,6 +20,7 @@ import (
 // waiting or being read are not judged, say so in their word, and are
 // named.
 func TestListingBoundsTheJudgementsAsAWhole(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		select { // stall
@@ -69,6 +70,7 @@ func TestListingBoundsTheJudgementsAsAWhole(t *testing.T) {
 // is judged (a listing whose bound had already run out would call every
 // row not judged).
 func TestListingDefaultBoundIsTwoMinutes(t *testing.T) {
+	t.Parallel()
 	f, err := sim.ConsoleFleet(4)
 	u := startFleet(t, f, err)
 	l := NewJudge(Config{BaseURL: u}, JudgeOptions{}).NewListing(0)

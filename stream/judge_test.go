@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"aipwatch/model"
 	"aipwatch/sim"
@@ -77,6 +78,15 @@ func actionOf(path string) string {
 	return id
 }
 
+// quickRetries is a judge's configuration for u with short back-offs. The
+// cancelled action of the console fleet answers its result reads "not
+// ready" until the third settles it by its state (settle.go): at the
+// default 250 ms back-off that is 0.6 s of waiting a judgement, which no
+// judge test is about (the reads are counted, not timed).
+func quickRetries(u string) Config {
+	return Config{BaseURL: u, BackoffMin: time.Millisecond, BackoffMax: 20 * time.Millisecond}
+}
+
 func startFleet(t *testing.T, f *sim.Fleet, err error) string {
 	t.Helper()
 	if err != nil {
@@ -94,9 +104,10 @@ func startFleet(t *testing.T, f *sim.Fleet, err error) string {
 // the Chat turn whose AIP result is completed but whose provider failed
 // reads failed (design §7), never completed.
 func TestJudgeConsoleFleet(t *testing.T) {
+	t.Parallel()
 	f, err := sim.ConsoleFleet(4)
 	u := startFleet(t, f, err)
-	j := NewJudge(Config{BaseURL: u}, JudgeOptions{})
+	j := NewJudge(quickRetries(u), JudgeOptions{})
 	want := map[string]string{
 		"act_sim_console_done_chat_error": model.VerdictFailed,
 		"act_sim_console_done_responses":  model.VerdictVerified,
@@ -172,6 +183,7 @@ func TestJudgeCacheReadsNothing(t *testing.T) {
 // The cache is bounded: beyond its size the least recently used goes. A
 // use is a Cached read or a judgement answered from the cache.
 func TestJudgeCacheBounded(t *testing.T) {
+	t.Parallel()
 	f, err := sim.ConsoleFleet(4)
 	u := startFleet(t, f, err)
 	ctx := context.Background()
@@ -179,7 +191,7 @@ func TestJudgeCacheBounded(t *testing.T) {
 		"Cached": func(j *Judge, id string) { j.Cached(id) },
 		"Judge":  func(j *Judge, id string) { j.Judge(ctx, id) },
 	} {
-		j := NewJudge(Config{BaseURL: u}, JudgeOptions{Cache: 2})
+		j := NewJudge(quickRetries(u), JudgeOptions{Cache: 2})
 		j.Judge(ctx, "act_sim_console_done_chat_error")
 		j.Judge(ctx, "act_sim_console_done_responses")
 		use(j, "act_sim_console_done_chat_error") // now the most recent
@@ -198,6 +210,7 @@ func TestJudgeCacheBounded(t *testing.T) {
 // At most Limit actions are read at once, however many are asked for
 // together (design §7: at most four judgements at once).
 func TestJudgeAtMostFourAtOnce(t *testing.T) {
+	t.Parallel()
 	const n = 12
 	members := make([]sim.Member, n)
 	for i := range members {

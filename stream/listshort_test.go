@@ -32,6 +32,7 @@ func newestIDs(t *testing.T, n *Newest) []string {
 // newest rows, each once, in order, with no note, in a bounded number of
 // requests.
 func TestReadTailShortPages(t *testing.T) {
+	t.Parallel()
 	for _, rows := range []int{1, 2, 3, 7} {
 		t.Run(fmt.Sprint("rows=", rows), func(t *testing.T) {
 			f, c := historyFleet(t, sim.FleetKnobs{History: sim.History{Actions: 5}, ListPageRows: rows}, liveMembers...)

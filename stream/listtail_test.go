@@ -88,6 +88,7 @@ func TestReadTailTotalSizeLies(t *testing.T) {
 // Cursors that go backwards: the tail trusts total_size and does not need
 // them; a state read whole stops at the first one and says so.
 func TestListCursorsBackwards(t *testing.T) {
+	t.Parallel()
 	_, c := historyFleet(t, sim.FleetKnobs{History: sim.History{Actions: 3000}, ListCursorsBackwards: true}, liveMembers...)
 	tl, err := c.ReadTail(context.Background(), ListQuery{}, 100, 0)
 	if err != nil || len(tl.Rows) != 100 || tl.Rows[99].ActionID != "act_newest_done" {
@@ -102,6 +103,7 @@ func TestListCursorsBackwards(t *testing.T) {
 // Newest walks newest first, one page in memory per state, merging states
 // by updated_at, each row once.
 func TestNewestMergesStatesNewestFirst(t *testing.T) {
+	t.Parallel()
 	_, c := historyFleet(t, sim.FleetKnobs{History: sim.History{Actions: 2500}}, liveMembers...)
 	n := c.NewNewest([]string{"failed", "cancelled", "completed"}, "", 300)
 	seen := map[string]bool{}

@@ -10,6 +10,7 @@ import (
 // 0x59 set and bit 7 clear, for every byte value at every position and
 // for random blocks.
 func TestBlockMasks(t *testing.T) {
+	t.Parallel()
 	check := func(p *[64]byte) {
 		t.Helper()
 		q, bs, br := blockMasks(p)

@@ -14,6 +14,7 @@ import (
 // with its context, gives a daemon that cannot be read as one row of its
 // own, and fails only when none could be read.
 func TestMultiTagsRowsAndKeepsGoing(t *testing.T) {
+	t.Parallel()
 	east := fleetClient(t, sim.FleetKnobs{GlobalEvents: true, PollInterval: 20 * time.Millisecond},
 		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_east_1"}})
 	west := fleetClient(t, sim.FleetKnobs{GlobalEvents: true, PollInterval: 20 * time.Millisecond},

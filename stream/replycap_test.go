@@ -57,6 +57,7 @@ func readCapped(t *testing.T, body []byte, encoding string, max int64) ([]byte, 
 // as they are read: a gzip bomb stops at the cap of inflated bytes, a large
 // body at the cap of wire bytes, and an honest gzip reply reads whole.
 func TestReplyCapCompressedAndDecompressed(t *testing.T) {
+	t.Parallel()
 	const max = 64 << 10
 	bomb := gzipped(t, make([]byte, 64*max)) // 4 MiB of zeros in a few KiB
 	if len(bomb) > max {

@@ -280,6 +280,7 @@ func TestRunHTTPErrorsOnFollow(t *testing.T) {
 }
 
 func TestRunStatusErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		code int
@@ -531,6 +532,7 @@ func TestRunIdleWatchdog(t *testing.T) {
 }
 
 func TestRunBackoffReset(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.follow = func(w http.ResponseWriter, r *http.Request, n int) {
 		switch n {
@@ -683,6 +685,7 @@ func TestRunDrain(t *testing.T) {
 }
 
 func TestRunContextCancel(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.follow = func(w http.ResponseWriter, r *http.Request, n int) {
 		sseOK(w)

@@ -13,6 +13,7 @@ import (
 // transient failures with a growing back-off and reports the state it
 // finally read, never the failed read's empty one.
 func TestFinalStatusRetries(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.follow = stream(canned)
 	var mu sync.Mutex
@@ -60,6 +61,7 @@ func TestFinalStatusRetries(t *testing.T) {
 // appear timeout checked between reconnects (design §2 step 1), with
 // the error, not quietly.
 func TestAppearTimeoutBetweenReconnects(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.status = func(int) (int, string) { return 200, statusJSON("unknown") }
 	f.follow = func(w http.ResponseWriter, r *http.Request, n int) { sseOK(w) } // EOF, nothing read
@@ -80,6 +82,7 @@ func TestAppearTimeoutBetweenReconnects(t *testing.T) {
 // no action counts (aipd's replies may leave the ID out), one for another
 // action does not.
 func TestStallResultWithoutActionID(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		id        string
 		unsettled bool

@@ -55,6 +55,7 @@ func TestRunUnknownIsFollowed(t *testing.T) {
 }
 
 func TestRunAppearTimeout(t *testing.T) {
+	t.Parallel()
 	// Nothing of the action ever arrives: give up after AppearTimeout with
 	// one line naming the ID, what was checked and the three causes.
 	f := newFake(t)
@@ -83,6 +84,7 @@ func TestRunAppearTimeout(t *testing.T) {
 }
 
 func TestRunAppearLateRecord(t *testing.T) {
+	t.Parallel()
 	// The appear check finds a record (an async action queued late): the
 	// follow goes on, and ends on the terminal frame.
 	f := newFake(t)
@@ -112,6 +114,7 @@ func TestRunAppearLateRecord(t *testing.T) {
 }
 
 func TestRunStallUnsettled(t *testing.T) {
+	t.Parallel()
 	// §2 step 6b: chunks, no record, no result, no new chunk for the stall
 	// timeout: settled incomplete, "no AIP result". /result of such a run
 	// answers action.not_found (protocol §10, the table).
@@ -139,6 +142,7 @@ func TestRunStallUnsettled(t *testing.T) {
 }
 
 func TestRunStallNotForRecordedActions(t *testing.T) {
+	t.Parallel()
 	// An action with a record (async, running) is never declared
 	// unsettled, however quiet it is.
 	f := newFake(t)
@@ -184,6 +188,7 @@ func TestRunCancelledWithoutResult(t *testing.T) {
 }
 
 func TestRunResultBound(t *testing.T) {
+	t.Parallel()
 	// A result that is never ready (and a state that does not settle the
 	// action) ends the run visibly after MaxResultReads.
 	f := newFake(t)
@@ -214,6 +219,7 @@ func TestRunForeignResult(t *testing.T) {
 }
 
 func TestRunReconnectBound(t *testing.T) {
+	t.Parallel()
 	// Every connection delivers one frame, then drops, never moving the
 	// cursor: the run ends (exit 1, naming the cause) instead of looping,
 	// and the back-off is not reset by the frame.
@@ -237,6 +243,7 @@ func TestRunReconnectBound(t *testing.T) {
 }
 
 func TestRunWatchdogCountsFrames(t *testing.T) {
+	t.Parallel()
 	// One byte at a time inside a frame that never ends is not liveness.
 	f := newFake(t)
 	f.follow = func(w http.ResponseWriter, r *http.Request, n int) {
@@ -343,6 +350,7 @@ func TestRunUndecodablePageChunkIsAConflict(t *testing.T) {
 // keep-alive: a budget of 20 s for a 200 ms timeout, below the transport's
 // 30 s reply-header limit, which ended the wait before the fix.
 func TestAppearTimeoutFiresWithoutFrames(t *testing.T) {
+	t.Parallel()
 	hourly := func(w http.ResponseWriter, r *http.Request) {
 		for {
 			select {

@@ -163,6 +163,7 @@ func TestIdempotentReplayMark(t *testing.T) {
 // on what aipd shows then (the old run, verified); a review after the
 // worker failed it ends failed, on the code that says why.
 func TestFollowAsyncKeylessResend(t *testing.T) {
+	t.Parallel()
 	s, err := sim.New("chat-tools", sim.Knobs{Speed: 8, PollInterval: 5 * time.Millisecond, Submit: sim.SubmitKnobs{Await: true}})
 	if err != nil {
 		t.Fatal(err)
