@@ -12,6 +12,7 @@ import (
 // owner's reservation (the 300 s timeout and 60 s: at most 360,000 ms),
 // with the scoped key, the owner and when the reservation ends.
 func TestInProgressDetails(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{Speed: 4, Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	go postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "k-ip"))
@@ -41,6 +42,7 @@ func TestInProgressDetails(t *testing.T) {
 // is a policy error naming the capability, the mode and what the contract
 // supports.
 func TestRefusalDetails(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "responses-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	_, env := postT(t, u, envelope(s.ActionID(), "cap:hermes_agent:sim:response_get", `{"response_id":""}`, "", ""))
 	e := env.Body.ActionResult.Error
@@ -61,6 +63,7 @@ func TestRefusalDetails(t *testing.T) {
 // retryable; a 404 is not. Either is the connector's, which names itself
 // hermes-agent in the source.
 func TestReadProviderTemporaryIsRetryable(t *testing.T) {
+	t.Parallel()
 	for status, retryable := range map[string]bool{"unavailable": true, "missing": false} {
 		s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{StoredStatus: status}})
 		waitSettled(t, s)
@@ -76,6 +79,7 @@ func TestReadProviderTemporaryIsRetryable(t *testing.T) {
 // aip.action.worker_result {action_id, status, worker_id}; a sync one has
 // none.
 func TestAsyncSettleHasWorkerResult(t *testing.T) {
+	t.Parallel()
 	for mode, want := range map[string]bool{ModeAsync: true, ModeSync: false} {
 		s, u := start(t, "chat-tools", Knobs{Finished: true, Mode: mode})
 		var kinds []string
@@ -92,6 +96,7 @@ func TestAsyncSettleHasWorkerResult(t *testing.T) {
 // protocol §1.3: an async resend of the same ID and key after the run
 // settled returns the original result, marked idempotent_replay.
 func TestAsyncResendReturnsMarkedResult(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	if r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "k-re")); r.status != 200 || env.Body.Ack == nil {
@@ -109,6 +114,7 @@ func TestAsyncResendReturnsMarkedResult(t *testing.T) {
 // honoured (no row here has an AIP session or a verified tenant; all are
 // the native principal's), and a tie of updated_at is broken by action ID.
 func TestListOwnerFiltersAndTies(t *testing.T) {
+	t.Parallel()
 	_, u := startFleet(t, FleetKnobs{History: History{Actions: 5}},
 		Member{"chat-tools", Knobs{Finished: true, ActionID: "act_done_chat"}})
 	all := listT(t, u, "").L.Total

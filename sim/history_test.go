@@ -38,6 +38,7 @@ func logT(t *testing.T, u, query string) logPage {
 // updated_at ascending and offset-paged, then the members'; a state filter
 // finds exactly the rows in that state; total_size counts them all.
 func TestHistoryList(t *testing.T) {
+	t.Parallel()
 	const n = 97
 	_, u := startFleet(t, FleetKnobs{History: History{Actions: n, Events: 1000}},
 		Member{"async-long", Knobs{Speed: 1, ActionID: "act_live_async"}},
@@ -112,6 +113,7 @@ func TestHistoryList(t *testing.T) {
 // past it is 400 stream.cursor_expired (open point 9), or with
 // PastHeadEmpty an empty page with the head's cursor.
 func TestHistoryLogPositions(t *testing.T) {
+	t.Parallel()
 	const events = 1000
 	f, u := startFleet(t, FleetKnobs{GlobalEvents: true, History: History{Actions: 30, Events: events}},
 		Member{"chat-error", Knobs{Finished: true, ActionID: "act_done"}})
@@ -160,6 +162,7 @@ func TestHistoryLogPositions(t *testing.T) {
 // A restart on a new store: the history is gone, positions start again,
 // and the old head is past the new one.
 func TestHistoryRestartLog(t *testing.T) {
+	t.Parallel()
 	f, u := startFleet(t, FleetKnobs{GlobalEvents: true, History: History{Actions: 10, Events: 500}},
 		Member{"chat-error", Knobs{Finished: true, ActionID: "act_done"}})
 	head := logT(t, u, "cursor=evt_cursor_400&limit=1000").S.Next
@@ -178,6 +181,7 @@ func TestHistoryRestartLog(t *testing.T) {
 
 // The faults: a total_size that lies, list cursors that go backwards.
 func TestHistoryListFaults(t *testing.T) {
+	t.Parallel()
 	_, u := startFleet(t, FleetKnobs{History: History{Actions: 50}, TotalSizeSkew: 1000, ListCursorsBackwards: true},
 		Member{"chat-tools", Knobs{Finished: true, ActionID: "act_done_chat"}})
 	l := listT(t, u, "limit=10&cursor=offset:20")
@@ -228,6 +232,7 @@ func TestHistoryProductionSizeMemory(t *testing.T) {
 // chunks spread over seconds, its result at the row's updated_at; the same
 // at every read and on every fleet; not one instant for the whole run.
 func TestHistoryReviewHasTheRunsTimes(t *testing.T) {
+	t.Parallel()
 	const n = 40
 	read := func() (map[string][]time.Time, map[string]string) {
 		_, u := startFleet(t, FleetKnobs{History: History{Actions: n, Events: 400}},

@@ -11,6 +11,7 @@ import (
 // named after the section of docs/protocol.md they model.
 
 func TestA1AsyncCancelHasNoResult(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "async-long", Knobs{Speed: 4, PollInterval: 10 * time.Millisecond})
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		if st := statusT(t, u, s.ActionID(), "include_chunks=true"); st["state"] == "streaming" {
@@ -52,6 +53,7 @@ func TestA1AsyncCancelHasNoResult(t *testing.T) {
 }
 
 func TestA7AsyncFailureIsDeadLettered(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "async-dead-lettered", Knobs{})
 	waitSettled(t, s)
 	st := statusT(t, u, s.ActionID())
@@ -64,6 +66,7 @@ func TestA7AsyncFailureIsDeadLettered(t *testing.T) {
 }
 
 func TestA2PostgresRefusesItsOwnCursors(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "postgres", Knobs{Speed: 4, PollInterval: 10 * time.Millisecond})
 	for deadline := time.Now().Add(5 * time.Second); statusT(t, u, s.ActionID(), "include_chunks=true")["state"] != "streaming"; {
 		if time.Now().After(deadline) {
@@ -112,6 +115,7 @@ func TestA2PostgresRefusesItsOwnCursors(t *testing.T) {
 }
 
 func TestA3SyncHandlerFailureNeverSettles(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "sync-handler-failed", Knobs{})
 	waitSettled(t, s)
 	if st := statusT(t, u, s.ActionID()); st["state"] != "unknown" || st["capability_id"] != nil {
@@ -142,6 +146,7 @@ func TestA3SyncHandlerFailureNeverSettles(t *testing.T) {
 }
 
 func TestA6CancelErrorReply(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "long", Knobs{Speed: 4, CancelErrorReply: true})
 	time.Sleep(50 * time.Millisecond)
 	pe := envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions/"+s.ActionID()+"/cancel", `{"reason":"x"}`), http.StatusServiceUnavailable)
@@ -155,6 +160,7 @@ func TestA6CancelErrorReply(t *testing.T) {
 }
 
 func TestB4LateCancelAsyncQueuedState(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{Mode: ModeAsync})
 	waitSettled(t, s)
 	do(t, http.MethodPost, u+"/aip/v1/actions/"+s.ActionID()+"/cancel", `{}`)
@@ -164,6 +170,7 @@ func TestB4LateCancelAsyncQueuedState(t *testing.T) {
 }
 
 func TestModeKnobsAreChecked(t *testing.T) {
+	t.Parallel()
 	if _, err := New("chat-tools", Knobs{Mode: "streaming"}); err == nil {
 		t.Fatal("an unknown mode was accepted")
 	}

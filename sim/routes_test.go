@@ -11,6 +11,7 @@ import (
 )
 
 func TestBearerToken(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{Token: "s3cret-token"})
 	status := u + "/aip/v1/actions/" + s.ActionID()
 	cases := []struct {
@@ -57,6 +58,7 @@ func TestBearerToken(t *testing.T) {
 }
 
 func TestTokenSentToTokenlessDaemon(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{})
 	r := get(t, u+"/aip/v1/actions/"+s.ActionID(), "Authorization", "Bearer whatever")
 	pe := envelopeError(t, r, http.StatusUnauthorized)
@@ -69,6 +71,7 @@ func TestTokenSentToTokenlessDaemon(t *testing.T) {
 }
 
 func TestActionIDMustStartWithAct(t *testing.T) {
+	t.Parallel()
 	_, u := start(t, "late-cancel", Knobs{})
 	for _, r := range []reply{
 		get(t, u+"/aip/v1/actions/sim_1"),
@@ -85,6 +88,7 @@ func TestActionIDMustStartWithAct(t *testing.T) {
 }
 
 func TestUnknownAction(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{})
 	const other = "act_nobody_here"
 	st := statusT(t, u, other)
@@ -189,6 +193,7 @@ func TestStatusResultLifecycleAsync(t *testing.T) {
 var cursorRE = regexp.MustCompile(`^aev_cursor_\d+_(\d+|none)$`)
 
 func TestPaging(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{})
 	full, _ := readPageT(t, u, s.ActionID(), "include_chunks=true&limit=1000")
 	nc := len(full.Chunks)
@@ -290,6 +295,7 @@ func TestPaging(t *testing.T) {
 }
 
 func TestLimitClampHigh(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "firehose", Knobs{FirehoseN: 1200})
 	p, _ := readPageT(t, u, s.ActionID(), "limit=5000&include_chunks=true")
 	if len(p.Events) != 1000 || len(p.Chunks) != 0 || p.Cursor != "aev_cursor_1000_none" {
@@ -301,6 +307,7 @@ func TestLimitClampHigh(t *testing.T) {
 }
 
 func TestCursors(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{})
 	id := s.ActionID()
 	full, _ := readPageT(t, u, id, "include_chunks=true&limit=1000")
@@ -357,6 +364,7 @@ func TestCursors(t *testing.T) {
 }
 
 func TestResultNotReadyKnob(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{ResultNotReady: 2})
 	for i := range 2 {
 		pe := envelopeError(t, get(t, u+"/aip/v1/actions/"+s.ActionID()+"/result"), http.StatusServiceUnavailable)
@@ -370,6 +378,7 @@ func TestResultNotReadyKnob(t *testing.T) {
 }
 
 func TestHandlerWithoutStart(t *testing.T) {
+	t.Parallel()
 	s, err := New("chat-crash", Knobs{})
 	if err != nil {
 		t.Fatal(err)
@@ -386,6 +395,7 @@ func TestHandlerWithoutStart(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
+	t.Parallel()
 	_, err := New("nope", Knobs{})
 	if err == nil || !strings.Contains(err.Error(), "chat-tools") || !strings.Contains(err.Error(), "firehose") {
 		t.Fatalf("unknown scenario error should list the names: %v", err)

@@ -40,6 +40,7 @@ var finiteScenarios = map[string]outcome{
 var specialScenarios = []string{"long", "async-long", "sync-handler-failed", "postgres", "async-dead-lettered"}
 
 func TestEveryScenarioIsCovered(t *testing.T) {
+	t.Parallel()
 	for _, name := range Scenarios() {
 		if _, ok := finiteScenarios[name]; !ok && !slices.Contains(specialScenarios, name) {
 			t.Errorf("scenario %s has no expected outcome", name)
@@ -219,6 +220,7 @@ func finishOf(t *testing.T, frames []map[string]any) map[string]any {
 var chatIDRE = regexp.MustCompile(`^chatcmpl-[0-9a-f]{29}$`)
 
 func TestChatScenarios(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"chat-tools", "chat-length", "chat-error", "chat-crash", "chat-unterminated", "chat-truncated", "late-cancel"} {
 		t.Run(name, func(t *testing.T) {
 			log, _, agg := runScenario(t, name, finiteScenarios[name])
@@ -280,6 +282,7 @@ func TestChatScenarios(t *testing.T) {
 }
 
 func TestChatToolsFrames(t *testing.T) {
+	t.Parallel()
 	log, _, _ := runScenario(t, "chat-tools", finiteScenarios["chat-tools"])
 	var raws []string
 	for _, c := range log.Chunks {
@@ -328,6 +331,7 @@ func TestChatToolsFrames(t *testing.T) {
 }
 
 func TestChatTruncatedLandsOnTheLimit(t *testing.T) {
+	t.Parallel()
 	log, res, agg := runScenario(t, "chat-truncated", finiteScenarios["chat-truncated"])
 	if res.Error.Message != "Hermes stream exceeded its configured event limit" ||
 		!reflect.DeepEqual(res.Error.Details, map[string]any{"operation": "chat_stream"}) {
@@ -385,6 +389,7 @@ func responsesFrames(t *testing.T, log actionEvents) []map[string]any {
 }
 
 func TestResponsesTools(t *testing.T) {
+	t.Parallel()
 	log, _, agg := runScenario(t, "responses-tools", finiteScenarios["responses-tools"])
 	frames := responsesFrames(t, log)
 	var deltas, msgID string
@@ -479,6 +484,7 @@ func TestResponsesTools(t *testing.T) {
 }
 
 func TestResponsesFailed(t *testing.T) {
+	t.Parallel()
 	log, res, _ := runScenario(t, "responses-failed", finiteScenarios["responses-failed"])
 	frames := responsesFrames(t, log)
 	last := frames[len(frames)-1]
@@ -493,6 +499,7 @@ func TestResponsesFailed(t *testing.T) {
 }
 
 func TestFirehose(t *testing.T) {
+	t.Parallel()
 	const n = 3000
 	s, u := start(t, "firehose", Knobs{FirehoseN: n})
 	log := everything(t, s, u)
@@ -516,6 +523,7 @@ func TestFirehose(t *testing.T) {
 }
 
 func TestCancelLong(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "long", Knobs{PollInterval: 10 * time.Millisecond})
 	// A follower that is attached when the cancel lands.
 	st := openFollow(t, followURL(u, s.ActionID(), ""))
@@ -577,6 +585,7 @@ func TestCancelLong(t *testing.T) {
 }
 
 func TestLateCancel(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{})
 	waitSettled(t, s)
 	before := everything(t, s, u)
@@ -603,6 +612,7 @@ func TestLateCancel(t *testing.T) {
 }
 
 func TestFinished(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{Speed: 1, Finished: true})
 	select {
 	case <-s.Settled():
@@ -653,6 +663,7 @@ func TestSpeed(t *testing.T) {
 // stays completed, the turn played out); without the knob the same cancel
 // stops the turn.
 func TestCancelInTransit(t *testing.T) {
+	t.Parallel()
 	for _, transit := range []time.Duration{0, 20 * time.Millisecond} {
 		s, u := start(t, "late-cancel", Knobs{Speed: 4, CancelInTransit: transit})
 		r := do(t, http.MethodPost, u+"/aip/v1/actions/"+s.ActionID()+"/cancel", "")
