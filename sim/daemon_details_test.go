@@ -13,12 +13,13 @@ import (
 // with the scoped key, the owner and when the reservation ends.
 func TestInProgressDetails(t *testing.T) {
 	t.Parallel()
-	s, u := start(t, "chat-tools", Knobs{Speed: 4, Submit: SubmitKnobs{Await: true}})
+	// The run is held in flight after its first chunk until the test has
+	// resent (Knobs.Hold), then plays out at once.
+	hold := make(chan struct{})
+	s, u := start(t, "chat-tools", Knobs{Hold: hold, Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
-	go postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "k-ip"))
-	deadline := time.Now().Add(10 * time.Second)
-	for s.SubmittedMode() == "" && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	if r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "k-ip")); env.Body.Ack == nil {
+		t.Fatalf("first submission: %d %s", r.status, truncate(r.body))
 	}
 	r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "k-ip"))
 	res := env.Body.ActionResult
@@ -34,6 +35,7 @@ func TestInProgressDetails(t *testing.T) {
 		time.Until(at) > 360*time.Second || e.Source["component"] != "aip-runtime" {
 		t.Fatalf("details: %v %+v", err, e)
 	}
+	close(hold)
 	waitSettled(t, s)
 }
 

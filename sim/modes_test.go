@@ -3,6 +3,7 @@ package sim
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -67,7 +68,14 @@ func TestA7AsyncFailureIsDeadLettered(t *testing.T) {
 
 func TestA2PostgresRefusesItsOwnCursors(t *testing.T) {
 	t.Parallel()
-	s, u := start(t, "postgres", Knobs{Speed: 4, PollInterval: 10 * time.Millisecond})
+	// The run is held after its first chunk (Knobs.Hold) while the
+	// cursors are tried, then plays out at once. Should a follow not die on
+	// its cursor, the hold ends after 10 s and the follow with it: a
+	// failure, not a hang.
+	hold := make(chan struct{})
+	release := sync.OnceFunc(func() { close(hold) })
+	time.AfterFunc(10*time.Second, release)
+	s, u := start(t, "postgres", Knobs{Hold: hold, PollInterval: 10 * time.Millisecond})
 	for deadline := time.Now().Add(5 * time.Second); statusT(t, u, s.ActionID(), "include_chunks=true")["state"] != "streaming"; {
 		if time.Now().After(deadline) {
 			t.Fatal("never streams")
@@ -101,6 +109,7 @@ func TestA2PostgresRefusesItsOwnCursors(t *testing.T) {
 	}
 	// What works: requests without a cursor; the status with chunks holds
 	// every chunk.
+	release()
 	waitSettled(t, s)
 	r := get(t, u+"/aip/v1/actions/"+s.ActionID()+"?include_chunks=true")
 	var st struct {

@@ -65,6 +65,11 @@ type Knobs struct {
 	// Finished makes the script complete before the server starts serving
 	// (review mode). The long scenario then ends cancelled.
 	Finished bool
+	// Hold, when set, stops the script after its first chunk until Hold is
+	// closed (or the action is cancelled): the action is in flight for as
+	// long as a test needs it to be, whatever the Speed, and not a moment
+	// longer. No daemon behaviour: a test's pause button.
+	Hold <-chan struct{}
 	// EchoToken, when set, makes the simulator hostile: it echoes this
 	// string into every SSE id and every text, tool, ID, cursor and
 	// message field it sends (echo.go). No daemon behaviour: a hostile server (design §5).
@@ -548,6 +553,7 @@ func (s *Server) run(parked chan struct{}) {
 		}
 		s.mu.Unlock()
 	}
+	hold := s.k.Hold // after the first chunk, once
 	for st := range steps {
 		if d := s.scale(st); d > 0 {
 			park()
@@ -568,6 +574,16 @@ func (s *Server) run(parked chan struct{}) {
 		}
 		if !s.feed(st.f) {
 			return
+		}
+		if hold != nil {
+			park()
+			select {
+			case <-hold:
+			case <-cancelCh:
+			case <-s.ctx.Done():
+				return
+			}
+			hold = nil
 		}
 	}
 	s.mu.Lock()

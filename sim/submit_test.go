@@ -132,7 +132,10 @@ func TestSubmitAsyncReplayConflict(t *testing.T) {
 // result. A resend of the same key while it runs is idempotency.in_progress.
 func TestSubmitSyncHeldOpen(t *testing.T) {
 	t.Parallel()
-	s, u := start(t, "chat-tools", Knobs{Speed: 4, Submit: SubmitKnobs{Await: true}})
+	// The run is held in flight after its first chunk (Knobs.Hold) until
+	// the resend has its answer; then it plays out at once.
+	hold := make(chan struct{})
+	s, u := start(t, "chat-tools", Knobs{Hold: hold, Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	done := make(chan replyEnv, 1)
 	go func() {
@@ -148,6 +151,12 @@ func TestSubmitSyncHeldOpen(t *testing.T) {
 		env.Body.ActionResult.Error.Code != "idempotency.in_progress" || !env.Body.ActionResult.Error.Retryable {
 		t.Fatalf("in progress: %d %s", r.status, r.body)
 	}
+	select {
+	case <-done:
+		t.Fatal("the sync POST answered while its run was in flight")
+	default:
+	}
+	close(hold)
 	select {
 	case env := <-done:
 		if env.Body.ActionResult == nil || env.Body.ActionResult.Status != "completed" || len(env.Body.ActionResult.Output) == 0 {
