@@ -405,6 +405,7 @@ func TestUnavailable(t *testing.T) {
 }
 
 func TestPollInterval(t *testing.T) {
+	t.Parallel()
 	// late-cancel's first frame is 300 ms in; the first poll finds nothing.
 	for _, c := range []struct {
 		poll     time.Duration

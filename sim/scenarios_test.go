@@ -633,6 +633,7 @@ func TestFinished(t *testing.T) {
 }
 
 func TestSpeed(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{Speed: 1})
 	time.Sleep(100 * time.Millisecond)
 	select {
