@@ -190,6 +190,13 @@ func TestConsoleNotifyOnFoldsABurst(t *testing.T) {
 		Judge: &timedJudge{fakeJudge{words: words}}, Clock: clock.now, NoColor: true, NotifyOn: []string{"failed", "incomplete"},
 		NotifyOnBytes: func(text string) string { return "\a\x1b]9;" + text + "\x1b\\" }})
 	t.Cleanup(c.Close)
+	// The console asks to come back when the window ends; the test's clock
+	// says when that is, so the ask is answered at once, not slept.
+	var waits []time.Duration
+	c.after = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+		waits = append(waits, d)
+		return func() tea.Msg { return fn(clock.t.Add(d)) }
+	}
 	c.update(tea.WindowSizeMsg{Width: 160, Height: 45})
 	c.update(c.listCmd()())
 	run := func(cmd tea.Cmd) {
@@ -230,6 +237,10 @@ func TestConsoleNotifyOnFoldsABurst(t *testing.T) {
 	run(tea.Batch(c.judgeVisible(), c.judgeSettling()))
 	if len(sent) != 0 {
 		t.Fatalf("told before the window ended: %q", sent)
+	}
+	// One wait for the burst, the window design §13 gives: 3 s.
+	if len(waits) != 1 || waits[0] != 3*time.Second {
+		t.Fatalf("the console waits %v, want once 3s", waits)
 	}
 	clock.t = clock.t.Add(5 * time.Second)
 	_, cmd := c.Update(notifyDueMsg{})
