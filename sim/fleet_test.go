@@ -45,7 +45,6 @@ func listT(t *testing.T, u, query string) listReply {
 // synchronous action is not); filters are exact; offset paging with a
 // cursor omitted on the last page; updated_at ascending.
 func TestFleetList(t *testing.T) {
-	t.Parallel()
 	_, u := startFleet(t, FleetKnobs{},
 		Member{"long", Knobs{Speed: 1, ActionID: "act_live_sync"}},
 		Member{"async-long", Knobs{Speed: 1, ActionID: "act_live_async"}},

@@ -38,7 +38,6 @@ func logT(t *testing.T, u, query string) logPage {
 // updated_at ascending and offset-paged, then the members'; a state filter
 // finds exactly the rows in that state; total_size counts them all.
 func TestHistoryList(t *testing.T) {
-	t.Parallel()
 	const n = 97
 	_, u := startFleet(t, FleetKnobs{History: History{Actions: n, Events: 1000}},
 		Member{"async-long", Knobs{Speed: 1, ActionID: "act_live_async"}},

@@ -113,7 +113,6 @@ func TestUnknownAction(t *testing.T) {
 }
 
 func TestStatusResultLifecycle(t *testing.T) {
-	t.Parallel()
 	// Synchronous (the guide's action call): no record while it runs
 	// (protocol §10, the table and A5).
 	s, u := start(t, "chat-error", Knobs{Speed: 4})
@@ -161,7 +160,6 @@ func TestStatusResultLifecycle(t *testing.T) {
 }
 
 func TestStatusResultLifecycleAsync(t *testing.T) {
-	t.Parallel()
 	// Asynchronous: a queue record at once, queued then running under a
 	// worker's lease; the result route answers not ready, temporary but
 	// retryable false (protocol §1.2, §2.1, A5, B5).
