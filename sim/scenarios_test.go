@@ -666,10 +666,40 @@ func TestSpeed(t *testing.T) {
 func TestCancelInTransit(t *testing.T) {
 	t.Parallel()
 	for _, transit := range []time.Duration{0, 20 * time.Millisecond} {
-		s, u := start(t, "late-cancel", Knobs{Speed: 4, CancelInTransit: transit})
-		r := do(t, http.MethodPost, u+"/aip/v1/actions/"+s.ActionID()+"/cancel", "")
-		if r.status != http.StatusOK {
-			t.Fatalf("transit %v: cancel %d %s", transit, r.status, r.body)
+		// The turn is held after its first chunk (Knobs.Hold) until the
+		// cancel has reached the simulator (in transit: its request is in,
+		// the daemon has not seen it) or, without transit, has its answer:
+		// the cancel leaves while the turn runs, by construction; then the
+		// turn plays out at once.
+		hold := make(chan struct{})
+		s, u := start(t, "late-cancel", Knobs{Hold: hold, CancelInTransit: transit})
+		replied := make(chan int, 1)
+		go func() {
+			resp, err := http.Post(u+"/aip/v1/actions/"+s.ActionID()+"/cancel", "application/json", nil)
+			if err != nil {
+				replied <- 0
+				return
+			}
+			resp.Body.Close()
+			replied <- resp.StatusCode
+		}()
+		for deadline := time.Now().Add(10 * time.Second); !slices.ContainsFunc(s.Requests(), func(r RequestLog) bool {
+			return strings.HasSuffix(r.Path, "/cancel")
+		}); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the cancel never left")
+			}
+		}
+		status := 0
+		if transit == 0 {
+			status = <-replied
+		}
+		close(hold)
+		if transit != 0 {
+			status = <-replied
+		}
+		if status != http.StatusOK {
+			t.Fatalf("transit %v: cancel %d", transit, status)
 		}
 		waitSettled(t, s)
 		res := resultT(t, s, u)
