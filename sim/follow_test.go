@@ -414,17 +414,18 @@ func TestPollInterval(t *testing.T) {
 		{1200 * time.Millisecond, 1100 * time.Millisecond, 5 * time.Second},
 		{20 * time.Millisecond, 250 * time.Millisecond, 1000 * time.Millisecond},
 	} {
-		s, u := start(t, "late-cancel", Knobs{Speed: 1, PollInterval: c.poll})
-		t0 := time.Now()
-		st := openFollow(t, followURL(u, s.ActionID(), ""))
-		f, ok := st.next()
-		if !ok {
-			t.Fatal(st.err)
-		}
-		if d := f.at.Sub(t0); d < c.min || d > c.max {
-			t.Fatalf("poll %v: first frame after %v", c.poll, d)
-		}
-		st.close()
-		s.Close()
+		t.Run(c.poll.String(), func(t *testing.T) {
+			t.Parallel()
+			s, u := start(t, "late-cancel", Knobs{Speed: 1, PollInterval: c.poll})
+			t0 := time.Now()
+			st := openFollow(t, followURL(u, s.ActionID(), ""))
+			f, ok := st.next()
+			if !ok {
+				t.Fatal(st.err)
+			}
+			if d := f.at.Sub(t0); d < c.min || d > c.max {
+				t.Fatalf("poll %v: first frame after %v", c.poll, d)
+			}
+		})
 	}
 }
