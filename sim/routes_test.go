@@ -113,9 +113,13 @@ func TestUnknownAction(t *testing.T) {
 }
 
 func TestStatusResultLifecycle(t *testing.T) {
+	t.Parallel()
 	// Synchronous (the guide's action call): no record while it runs
-	// (protocol §10, the table and A5).
-	s, u := start(t, "chat-error", Knobs{Speed: 4})
+	// (protocol §10, the table and A5). The run is held after its first
+	// chunk (Knobs.Hold) until its states while it runs are read, then
+	// settles at once.
+	hold := make(chan struct{})
+	s, u := start(t, "chat-error", Knobs{Speed: 4, Hold: hold})
 	st := statusT(t, u, s.ActionID())
 	if st["state"] != "unknown" || st["capability_id"] != nil || st["started_at"] != nil || st["queued_state"] != nil {
 		t.Fatalf("before the first chunk: %v", st)
@@ -136,6 +140,7 @@ func TestStatusResultLifecycle(t *testing.T) {
 	if st = statusT(t, u, s.ActionID()); st["state"] != "unknown" {
 		t.Fatalf("streaming without include_chunks: %v", st)
 	}
+	close(hold)
 	waitSettled(t, s)
 	st = statusT(t, u, s.ActionID())
 	if st["state"] != "completed" || st["result_status"] != "completed" || st["completed_at"] == nil ||
@@ -162,8 +167,11 @@ func TestStatusResultLifecycle(t *testing.T) {
 func TestStatusResultLifecycleAsync(t *testing.T) {
 	// Asynchronous: a queue record at once, queued then running under a
 	// worker's lease; the result route answers not ready, temporary but
-	// retryable false (protocol §1.2, §2.1, A5, B5).
-	s, u := start(t, "chat-error", Knobs{Speed: 2, Mode: ModeAsync})
+	// retryable false (protocol §1.2, §2.1, A5, B5). Speed 2: 125 ms in
+	// the queue; the run is then held after its first chunk (Knobs.Hold)
+	// until it was read running, and settles at once.
+	hold := make(chan struct{})
+	s, u := start(t, "chat-error", Knobs{Speed: 2, Mode: ModeAsync, Hold: hold})
 	st := statusT(t, u, s.ActionID())
 	if st["state"] != "queued" || st["queued_state"] != "queued" || st["capability_id"] != "cap:hermes_agent:sim:chat_stream" || st["started_at"] == nil {
 		t.Fatalf("queued: %v", st)
@@ -184,6 +192,7 @@ func TestStatusResultLifecycleAsync(t *testing.T) {
 	if lease, _ := st["lease"].(map[string]any); lease["worker_id"] == nil || lease["expires_at"] == nil {
 		t.Fatalf("running without a lease: %v", st)
 	}
+	close(hold)
 	waitSettled(t, s)
 	if st = statusT(t, u, s.ActionID()); st["state"] != "completed" || st["lease"] != nil {
 		t.Fatalf("settled: %v", st)
