@@ -12,12 +12,14 @@ import (
 // owner's reservation (the 300 s timeout and 60 s: at most 360,000 ms),
 // with the scoped key, the owner and when the reservation ends.
 func TestInProgressDetails(t *testing.T) {
-	s, u := start(t, "chat-tools", Knobs{Speed: 4, Submit: SubmitKnobs{Await: true}})
+	t.Parallel()
+	// The run is held in flight after its first chunk until the test has
+	// resent (Knobs.Hold), then plays out at once.
+	hold := make(chan struct{})
+	s, u := start(t, "chat-tools", Knobs{Hold: hold, Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
-	go postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "k-ip"))
-	deadline := time.Now().Add(10 * time.Second)
-	for s.SubmittedMode() == "" && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	if r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "k-ip")); env.Body.Ack == nil {
+		t.Fatalf("first submission: %d %s", r.status, truncate(r.body))
 	}
 	r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "k-ip"))
 	res := env.Body.ActionResult
@@ -33,6 +35,7 @@ func TestInProgressDetails(t *testing.T) {
 		time.Until(at) > 360*time.Second || e.Source["component"] != "aip-runtime" {
 		t.Fatalf("details: %v %+v", err, e)
 	}
+	close(hold)
 	waitSettled(t, s)
 }
 
@@ -41,6 +44,7 @@ func TestInProgressDetails(t *testing.T) {
 // is a policy error naming the capability, the mode and what the contract
 // supports.
 func TestRefusalDetails(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "responses-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	_, env := postT(t, u, envelope(s.ActionID(), "cap:hermes_agent:sim:response_get", `{"response_id":""}`, "", ""))
 	e := env.Body.ActionResult.Error
@@ -61,6 +65,7 @@ func TestRefusalDetails(t *testing.T) {
 // retryable; a 404 is not. Either is the connector's, which names itself
 // hermes-agent in the source.
 func TestReadProviderTemporaryIsRetryable(t *testing.T) {
+	t.Parallel()
 	for status, retryable := range map[string]bool{"unavailable": true, "missing": false} {
 		s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{StoredStatus: status}})
 		waitSettled(t, s)
@@ -76,6 +81,7 @@ func TestReadProviderTemporaryIsRetryable(t *testing.T) {
 // aip.action.worker_result {action_id, status, worker_id}; a sync one has
 // none.
 func TestAsyncSettleHasWorkerResult(t *testing.T) {
+	t.Parallel()
 	for mode, want := range map[string]bool{ModeAsync: true, ModeSync: false} {
 		s, u := start(t, "chat-tools", Knobs{Finished: true, Mode: mode})
 		var kinds []string
@@ -92,6 +98,7 @@ func TestAsyncSettleHasWorkerResult(t *testing.T) {
 // protocol §1.3: an async resend of the same ID and key after the run
 // settled returns the original result, marked idempotent_replay.
 func TestAsyncResendReturnsMarkedResult(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	if r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "k-re")); r.status != 200 || env.Body.Ack == nil {
@@ -109,6 +116,7 @@ func TestAsyncResendReturnsMarkedResult(t *testing.T) {
 // honoured (no row here has an AIP session or a verified tenant; all are
 // the native principal's), and a tie of updated_at is broken by action ID.
 func TestListOwnerFiltersAndTies(t *testing.T) {
+	t.Parallel()
 	_, u := startFleet(t, FleetKnobs{History: History{Actions: 5}},
 		Member{"chat-tools", Knobs{Finished: true, ActionID: "act_done_chat"}})
 	all := listT(t, u, "").L.Total

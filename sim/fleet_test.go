@@ -89,6 +89,7 @@ func TestFleetList(t *testing.T) {
 // §2.2: the global log needs events:read:any; it shows the live
 // synchronous action's chunks; its follow never ends with a terminal frame.
 func TestFleetGlobalEvents(t *testing.T) {
+	t.Parallel()
 	_, u := startFleet(t, FleetKnobs{Token: "tok"}, Member{"chat-tools", Knobs{Finished: true, ActionID: "act_a"}})
 	pe := envelopeError(t, get(t, u+"/aip/v1/events", "Authorization", "Bearer tok"), http.StatusUnauthorized)
 	if pe.Code != "auth.not_authorized" || !strings.Contains(pe.Message, "events:read:any") {
@@ -134,6 +135,7 @@ func TestFleetGlobalEvents(t *testing.T) {
 }
 
 func TestConsoleFleetStarts(t *testing.T) {
+	t.Parallel()
 	f, err := ConsoleFleet(4)
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +155,7 @@ func TestConsoleFleetStarts(t *testing.T) {
 // provider's 404) is not, and a replayed one (the same idempotency key)
 // is the first read again, with its action_id, not a second row.
 func TestFleetListsCompletedReads(t *testing.T) {
+	t.Parallel()
 	f, u := startFleet(t, FleetKnobs{}, Member{"responses-tools", Knobs{Finished: true, ActionID: "act_done_resp"}})
 	var respID string
 	for _, c := range everything(t, f.Actions()[0], u).Chunks {

@@ -25,6 +25,7 @@ func checkFrame(t *testing.T, f sseFrame) {
 }
 
 func TestFollowFraming(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{})
 	full := everything(t, s, u)
 	st := openFollow(t, followURL(u, s.ActionID(), ""))
@@ -77,6 +78,7 @@ func TestFollowFraming(t *testing.T) {
 // A terminal action with more than limit unread items closes after one
 // page; the rest is drained with JSON pages (docs/protocol.md §5.4 caveat 1).
 func TestFollowTerminalWithDataLeft(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{})
 	frames, _ := followAll(t, eventsURL(u, s.ActionID(), "follow=true&include_chunks=true&limit=5"))
 	if len(frames) != 7 || frames[5].event != "aip.stream.cursor" || frames[6].event != "aip.stream.terminal" {
@@ -92,6 +94,7 @@ func TestFollowTerminalWithDataLeft(t *testing.T) {
 }
 
 func TestFollowLive(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-error", Knobs{Speed: 4, PollInterval: 20 * time.Millisecond})
 	frames, _ := followAll(t, followURL(u, s.ActionID(), ""))
 	var seqs []uint64
@@ -132,6 +135,7 @@ func TestFollowLive(t *testing.T) {
 }
 
 func TestKeepalive(t *testing.T) {
+	t.Parallel()
 	// An unknown action is never terminal: the follow polls forever.
 	_, u := start(t, "late-cancel", Knobs{PollInterval: 10 * time.Millisecond, KeepaliveInterval: 40 * time.Millisecond})
 	st := openFollow(t, followURL(u, "act_nobody_here", ""))
@@ -148,6 +152,7 @@ func TestKeepalive(t *testing.T) {
 }
 
 func TestFollowCursorErrorsAreFrames(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{})
 	for cur, code := range map[string]string{
 		"bogus":                  "query.invalid_cursor",
@@ -231,6 +236,7 @@ func TestCloseEndsOpenFollows(t *testing.T) {
 }
 
 func TestDropAfterFrames(t *testing.T) {
+	t.Parallel()
 	for _, cut := range []bool{false, true} {
 		t.Run("cut="+strconv.FormatBool(cut), func(t *testing.T) {
 			s, u := start(t, "chat-tools", Knobs{DropAfterFrames: 4, CutFrame: cut})
@@ -255,6 +261,7 @@ func TestDropAfterFrames(t *testing.T) {
 }
 
 func TestRepeatFrames(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{RepeatFrames: true})
 	full := everything(t, s, u)
 	frames, _ := followAll(t, followURL(u, s.ActionID(), ""))
@@ -285,6 +292,7 @@ func TestRepeatFrames(t *testing.T) {
 }
 
 func TestExpireCursors(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{ExpireCursors: 1})
 	// A follow without a cursor is not affected and does not count.
 	frames, _ := followAll(t, followURL(u, s.ActionID(), ""))
@@ -350,6 +358,7 @@ func TestStall(t *testing.T) {
 }
 
 func TestSlowBytes(t *testing.T) {
+	t.Parallel()
 	const delay = 3 * time.Millisecond
 	s, u := start(t, "late-cancel", Knobs{SlowBytes: delay})
 	st := openFollow(t, followURL(u, s.ActionID(), ""))
@@ -376,6 +385,7 @@ func TestSlowBytes(t *testing.T) {
 }
 
 func TestUnavailable(t *testing.T) {
+	t.Parallel()
 	// A storage failure on the follow route arrives as HTTP 200 and an
 	// aip.error frame (protocol §10.8 B6).
 	s, u := start(t, "late-cancel", Knobs{Unavailable: 2})
@@ -395,6 +405,7 @@ func TestUnavailable(t *testing.T) {
 }
 
 func TestPollInterval(t *testing.T) {
+	t.Parallel()
 	// late-cancel's first frame is 300 ms in; the first poll finds nothing.
 	for _, c := range []struct {
 		poll     time.Duration
@@ -403,17 +414,18 @@ func TestPollInterval(t *testing.T) {
 		{1200 * time.Millisecond, 1100 * time.Millisecond, 5 * time.Second},
 		{20 * time.Millisecond, 250 * time.Millisecond, 1000 * time.Millisecond},
 	} {
-		s, u := start(t, "late-cancel", Knobs{Speed: 1, PollInterval: c.poll})
-		t0 := time.Now()
-		st := openFollow(t, followURL(u, s.ActionID(), ""))
-		f, ok := st.next()
-		if !ok {
-			t.Fatal(st.err)
-		}
-		if d := f.at.Sub(t0); d < c.min || d > c.max {
-			t.Fatalf("poll %v: first frame after %v", c.poll, d)
-		}
-		st.close()
-		s.Close()
+		t.Run(c.poll.String(), func(t *testing.T) {
+			t.Parallel()
+			s, u := start(t, "late-cancel", Knobs{Speed: 1, PollInterval: c.poll})
+			t0 := time.Now()
+			st := openFollow(t, followURL(u, s.ActionID(), ""))
+			f, ok := st.next()
+			if !ok {
+				t.Fatal(st.err)
+			}
+			if d := f.at.Sub(t0); d < c.min || d > c.max {
+				t.Fatalf("poll %v: first frame after %v", c.poll, d)
+			}
+		})
 	}
 }

@@ -112,6 +112,7 @@ func TestHistoryList(t *testing.T) {
 // past it is 400 stream.cursor_expired (open point 9), or with
 // PastHeadEmpty an empty page with the head's cursor.
 func TestHistoryLogPositions(t *testing.T) {
+	t.Parallel()
 	const events = 1000
 	f, u := startFleet(t, FleetKnobs{GlobalEvents: true, History: History{Actions: 30, Events: events}},
 		Member{"chat-error", Knobs{Finished: true, ActionID: "act_done"}})
@@ -160,6 +161,7 @@ func TestHistoryLogPositions(t *testing.T) {
 // A restart on a new store: the history is gone, positions start again,
 // and the old head is past the new one.
 func TestHistoryRestartLog(t *testing.T) {
+	t.Parallel()
 	f, u := startFleet(t, FleetKnobs{GlobalEvents: true, History: History{Actions: 10, Events: 500}},
 		Member{"chat-error", Knobs{Finished: true, ActionID: "act_done"}})
 	head := logT(t, u, "cursor=evt_cursor_400&limit=1000").S.Next
@@ -178,6 +180,7 @@ func TestHistoryRestartLog(t *testing.T) {
 
 // The faults: a total_size that lies, list cursors that go backwards.
 func TestHistoryListFaults(t *testing.T) {
+	t.Parallel()
 	_, u := startFleet(t, FleetKnobs{History: History{Actions: 50}, TotalSizeSkew: 1000, ListCursorsBackwards: true},
 		Member{"chat-tools", Knobs{Finished: true, ActionID: "act_done_chat"}})
 	l := listT(t, u, "limit=10&cursor=offset:20")
@@ -228,6 +231,7 @@ func TestHistoryProductionSizeMemory(t *testing.T) {
 // chunks spread over seconds, its result at the row's updated_at; the same
 // at every read and on every fleet; not one instant for the whole run.
 func TestHistoryReviewHasTheRunsTimes(t *testing.T) {
+	t.Parallel()
 	const n = 40
 	read := func() (map[string][]time.Time, map[string]string) {
 		_, u := startFleet(t, FleetKnobs{History: History{Actions: n, Events: 400}},

@@ -9,6 +9,7 @@ import (
 // The expected strings are what CPython 3 json.dumps writes for the same
 // values (checked against python3 when the tests were written).
 func TestAppendPyMatchesPythonJSONDumps(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		v    any
 		want string
@@ -33,6 +34,7 @@ func TestAppendPyMatchesPythonJSONDumps(t *testing.T) {
 }
 
 func TestAppendCompactLikeSerde(t *testing.T) {
+	t.Parallel()
 	v := o("z", "café 💻", "a", o("y", 1, "b", []any{"\n\"\\", nil}), "m", rawJSON(`{"k":true}`))
 	if got, want := string(appendCompact(nil, v, true)), `{"a":{"b":["\n\"\\",null],"y":1},"m":{"k":true},"z":"café 💻"}`; got != want {
 		t.Errorf("sorted\n got %s\nwant %s", got, want)
@@ -51,6 +53,7 @@ func TestAppendCompactLikeSerde(t *testing.T) {
 
 // Whatever the dialect, both encodings decode to the same value.
 func TestDialectsAgree(t *testing.T) {
+	t.Parallel()
 	v := newRespGen("x").completed(1, 2)[0].value
 	var a, b any
 	if err := json.Unmarshal(appendPy(nil, v), &a); err != nil {

@@ -3,6 +3,7 @@ package sim
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -11,6 +12,7 @@ import (
 // named after the section of docs/protocol.md they model.
 
 func TestA1AsyncCancelHasNoResult(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "async-long", Knobs{Speed: 4, PollInterval: 10 * time.Millisecond})
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		if st := statusT(t, u, s.ActionID(), "include_chunks=true"); st["state"] == "streaming" {
@@ -52,6 +54,7 @@ func TestA1AsyncCancelHasNoResult(t *testing.T) {
 }
 
 func TestA7AsyncFailureIsDeadLettered(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "async-dead-lettered", Knobs{})
 	waitSettled(t, s)
 	st := statusT(t, u, s.ActionID())
@@ -64,7 +67,15 @@ func TestA7AsyncFailureIsDeadLettered(t *testing.T) {
 }
 
 func TestA2PostgresRefusesItsOwnCursors(t *testing.T) {
-	s, u := start(t, "postgres", Knobs{Speed: 4, PollInterval: 10 * time.Millisecond})
+	t.Parallel()
+	// The run is held after its first chunk (Knobs.Hold) while the
+	// cursors are tried, then plays out at once. Should a follow not die on
+	// its cursor, the hold ends after 10 s and the follow with it: a
+	// failure, not a hang.
+	hold := make(chan struct{})
+	release := sync.OnceFunc(func() { close(hold) })
+	time.AfterFunc(10*time.Second, release)
+	s, u := start(t, "postgres", Knobs{Hold: hold, PollInterval: 10 * time.Millisecond})
 	for deadline := time.Now().Add(5 * time.Second); statusT(t, u, s.ActionID(), "include_chunks=true")["state"] != "streaming"; {
 		if time.Now().After(deadline) {
 			t.Fatal("never streams")
@@ -98,6 +109,7 @@ func TestA2PostgresRefusesItsOwnCursors(t *testing.T) {
 	}
 	// What works: requests without a cursor; the status with chunks holds
 	// every chunk.
+	release()
 	waitSettled(t, s)
 	r := get(t, u+"/aip/v1/actions/"+s.ActionID()+"?include_chunks=true")
 	var st struct {
@@ -112,6 +124,7 @@ func TestA2PostgresRefusesItsOwnCursors(t *testing.T) {
 }
 
 func TestA3SyncHandlerFailureNeverSettles(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "sync-handler-failed", Knobs{})
 	waitSettled(t, s)
 	if st := statusT(t, u, s.ActionID()); st["state"] != "unknown" || st["capability_id"] != nil {
@@ -142,6 +155,7 @@ func TestA3SyncHandlerFailureNeverSettles(t *testing.T) {
 }
 
 func TestA6CancelErrorReply(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "long", Knobs{Speed: 4, CancelErrorReply: true})
 	time.Sleep(50 * time.Millisecond)
 	pe := envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions/"+s.ActionID()+"/cancel", `{"reason":"x"}`), http.StatusServiceUnavailable)
@@ -155,6 +169,7 @@ func TestA6CancelErrorReply(t *testing.T) {
 }
 
 func TestB4LateCancelAsyncQueuedState(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{Mode: ModeAsync})
 	waitSettled(t, s)
 	do(t, http.MethodPost, u+"/aip/v1/actions/"+s.ActionID()+"/cancel", `{}`)
@@ -164,6 +179,7 @@ func TestB4LateCancelAsyncQueuedState(t *testing.T) {
 }
 
 func TestModeKnobsAreChecked(t *testing.T) {
+	t.Parallel()
 	if _, err := New("chat-tools", Knobs{Mode: "streaming"}); err == nil {
 		t.Fatal("an unknown mode was accepted")
 	}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestBearerToken(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{Token: "s3cret-token"})
 	status := u + "/aip/v1/actions/" + s.ActionID()
 	cases := []struct {
@@ -57,6 +58,7 @@ func TestBearerToken(t *testing.T) {
 }
 
 func TestTokenSentToTokenlessDaemon(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{})
 	r := get(t, u+"/aip/v1/actions/"+s.ActionID(), "Authorization", "Bearer whatever")
 	pe := envelopeError(t, r, http.StatusUnauthorized)
@@ -69,6 +71,7 @@ func TestTokenSentToTokenlessDaemon(t *testing.T) {
 }
 
 func TestActionIDMustStartWithAct(t *testing.T) {
+	t.Parallel()
 	_, u := start(t, "late-cancel", Knobs{})
 	for _, r := range []reply{
 		get(t, u+"/aip/v1/actions/sim_1"),
@@ -85,6 +88,7 @@ func TestActionIDMustStartWithAct(t *testing.T) {
 }
 
 func TestUnknownAction(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{})
 	const other = "act_nobody_here"
 	st := statusT(t, u, other)
@@ -109,9 +113,13 @@ func TestUnknownAction(t *testing.T) {
 }
 
 func TestStatusResultLifecycle(t *testing.T) {
+	t.Parallel()
 	// Synchronous (the guide's action call): no record while it runs
-	// (protocol §10, the table and A5).
-	s, u := start(t, "chat-error", Knobs{Speed: 4})
+	// (protocol §10, the table and A5). The run is held after its first
+	// chunk (Knobs.Hold) until its states while it runs are read, then
+	// settles at once.
+	hold := make(chan struct{})
+	s, u := start(t, "chat-error", Knobs{Speed: 4, Hold: hold})
 	st := statusT(t, u, s.ActionID())
 	if st["state"] != "unknown" || st["capability_id"] != nil || st["started_at"] != nil || st["queued_state"] != nil {
 		t.Fatalf("before the first chunk: %v", st)
@@ -132,6 +140,7 @@ func TestStatusResultLifecycle(t *testing.T) {
 	if st = statusT(t, u, s.ActionID()); st["state"] != "unknown" {
 		t.Fatalf("streaming without include_chunks: %v", st)
 	}
+	close(hold)
 	waitSettled(t, s)
 	st = statusT(t, u, s.ActionID())
 	if st["state"] != "completed" || st["result_status"] != "completed" || st["completed_at"] == nil ||
@@ -158,8 +167,11 @@ func TestStatusResultLifecycle(t *testing.T) {
 func TestStatusResultLifecycleAsync(t *testing.T) {
 	// Asynchronous: a queue record at once, queued then running under a
 	// worker's lease; the result route answers not ready, temporary but
-	// retryable false (protocol §1.2, §2.1, A5, B5).
-	s, u := start(t, "chat-error", Knobs{Speed: 2, Mode: ModeAsync})
+	// retryable false (protocol §1.2, §2.1, A5, B5). Speed 2: 125 ms in
+	// the queue; the run is then held after its first chunk (Knobs.Hold)
+	// until it was read running, and settles at once.
+	hold := make(chan struct{})
+	s, u := start(t, "chat-error", Knobs{Speed: 2, Mode: ModeAsync, Hold: hold})
 	st := statusT(t, u, s.ActionID())
 	if st["state"] != "queued" || st["queued_state"] != "queued" || st["capability_id"] != "cap:hermes_agent:sim:chat_stream" || st["started_at"] == nil {
 		t.Fatalf("queued: %v", st)
@@ -180,6 +192,7 @@ func TestStatusResultLifecycleAsync(t *testing.T) {
 	if lease, _ := st["lease"].(map[string]any); lease["worker_id"] == nil || lease["expires_at"] == nil {
 		t.Fatalf("running without a lease: %v", st)
 	}
+	close(hold)
 	waitSettled(t, s)
 	if st = statusT(t, u, s.ActionID()); st["state"] != "completed" || st["lease"] != nil {
 		t.Fatalf("settled: %v", st)
@@ -189,6 +202,7 @@ func TestStatusResultLifecycleAsync(t *testing.T) {
 var cursorRE = regexp.MustCompile(`^aev_cursor_\d+_(\d+|none)$`)
 
 func TestPaging(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{})
 	full, _ := readPageT(t, u, s.ActionID(), "include_chunks=true&limit=1000")
 	nc := len(full.Chunks)
@@ -290,6 +304,7 @@ func TestPaging(t *testing.T) {
 }
 
 func TestLimitClampHigh(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "firehose", Knobs{FirehoseN: 1200})
 	p, _ := readPageT(t, u, s.ActionID(), "limit=5000&include_chunks=true")
 	if len(p.Events) != 1000 || len(p.Chunks) != 0 || p.Cursor != "aev_cursor_1000_none" {
@@ -301,6 +316,7 @@ func TestLimitClampHigh(t *testing.T) {
 }
 
 func TestCursors(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{})
 	id := s.ActionID()
 	full, _ := readPageT(t, u, id, "include_chunks=true&limit=1000")
@@ -357,6 +373,7 @@ func TestCursors(t *testing.T) {
 }
 
 func TestResultNotReadyKnob(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{ResultNotReady: 2})
 	for i := range 2 {
 		pe := envelopeError(t, get(t, u+"/aip/v1/actions/"+s.ActionID()+"/result"), http.StatusServiceUnavailable)
@@ -370,6 +387,7 @@ func TestResultNotReadyKnob(t *testing.T) {
 }
 
 func TestHandlerWithoutStart(t *testing.T) {
+	t.Parallel()
 	s, err := New("chat-crash", Knobs{})
 	if err != nil {
 		t.Fatal(err)
@@ -386,6 +404,7 @@ func TestHandlerWithoutStart(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
+	t.Parallel()
 	_, err := New("nope", Knobs{})
 	if err == nil || !strings.Contains(err.Error(), "chat-tools") || !strings.Contains(err.Error(), "firehose") {
 		t.Fatalf("unknown scenario error should list the names: %v", err)

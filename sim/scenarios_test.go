@@ -40,6 +40,7 @@ var finiteScenarios = map[string]outcome{
 var specialScenarios = []string{"long", "async-long", "sync-handler-failed", "postgres", "async-dead-lettered"}
 
 func TestEveryScenarioIsCovered(t *testing.T) {
+	t.Parallel()
 	for _, name := range Scenarios() {
 		if _, ok := finiteScenarios[name]; !ok && !slices.Contains(specialScenarios, name) {
 			t.Errorf("scenario %s has no expected outcome", name)
@@ -219,6 +220,7 @@ func finishOf(t *testing.T, frames []map[string]any) map[string]any {
 var chatIDRE = regexp.MustCompile(`^chatcmpl-[0-9a-f]{29}$`)
 
 func TestChatScenarios(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"chat-tools", "chat-length", "chat-error", "chat-crash", "chat-unterminated", "chat-truncated", "late-cancel"} {
 		t.Run(name, func(t *testing.T) {
 			log, _, agg := runScenario(t, name, finiteScenarios[name])
@@ -280,6 +282,7 @@ func TestChatScenarios(t *testing.T) {
 }
 
 func TestChatToolsFrames(t *testing.T) {
+	t.Parallel()
 	log, _, _ := runScenario(t, "chat-tools", finiteScenarios["chat-tools"])
 	var raws []string
 	for _, c := range log.Chunks {
@@ -328,6 +331,7 @@ func TestChatToolsFrames(t *testing.T) {
 }
 
 func TestChatTruncatedLandsOnTheLimit(t *testing.T) {
+	t.Parallel()
 	log, res, agg := runScenario(t, "chat-truncated", finiteScenarios["chat-truncated"])
 	if res.Error.Message != "Hermes stream exceeded its configured event limit" ||
 		!reflect.DeepEqual(res.Error.Details, map[string]any{"operation": "chat_stream"}) {
@@ -385,6 +389,7 @@ func responsesFrames(t *testing.T, log actionEvents) []map[string]any {
 }
 
 func TestResponsesTools(t *testing.T) {
+	t.Parallel()
 	log, _, agg := runScenario(t, "responses-tools", finiteScenarios["responses-tools"])
 	frames := responsesFrames(t, log)
 	var deltas, msgID string
@@ -479,6 +484,7 @@ func TestResponsesTools(t *testing.T) {
 }
 
 func TestResponsesFailed(t *testing.T) {
+	t.Parallel()
 	log, res, _ := runScenario(t, "responses-failed", finiteScenarios["responses-failed"])
 	frames := responsesFrames(t, log)
 	last := frames[len(frames)-1]
@@ -493,7 +499,11 @@ func TestResponsesFailed(t *testing.T) {
 }
 
 func TestFirehose(t *testing.T) {
-	const n = 3000
+	t.Parallel()
+	// More chunks than one page of the 1000 a read may ask for, so the
+	// log and its result are read across pages; the default
+	// DefaultFirehoseN is cmd/aipdsim's and the benchmarks'.
+	const n = 1500
 	s, u := start(t, "firehose", Knobs{FirehoseN: n})
 	log := everything(t, s, u)
 	if len(log.Chunks) != n+3 {
@@ -516,6 +526,7 @@ func TestFirehose(t *testing.T) {
 }
 
 func TestCancelLong(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "long", Knobs{PollInterval: 10 * time.Millisecond})
 	// A follower that is attached when the cancel lands.
 	st := openFollow(t, followURL(u, s.ActionID(), ""))
@@ -577,6 +588,7 @@ func TestCancelLong(t *testing.T) {
 }
 
 func TestLateCancel(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "late-cancel", Knobs{})
 	waitSettled(t, s)
 	before := everything(t, s, u)
@@ -603,6 +615,7 @@ func TestLateCancel(t *testing.T) {
 }
 
 func TestFinished(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{Speed: 1, Finished: true})
 	select {
 	case <-s.Settled():
@@ -623,6 +636,7 @@ func TestFinished(t *testing.T) {
 }
 
 func TestSpeed(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{Speed: 1})
 	time.Sleep(100 * time.Millisecond)
 	select {
@@ -653,11 +667,42 @@ func TestSpeed(t *testing.T) {
 // stays completed, the turn played out); without the knob the same cancel
 // stops the turn.
 func TestCancelInTransit(t *testing.T) {
+	t.Parallel()
 	for _, transit := range []time.Duration{0, 20 * time.Millisecond} {
-		s, u := start(t, "late-cancel", Knobs{Speed: 4, CancelInTransit: transit})
-		r := do(t, http.MethodPost, u+"/aip/v1/actions/"+s.ActionID()+"/cancel", "")
-		if r.status != http.StatusOK {
-			t.Fatalf("transit %v: cancel %d %s", transit, r.status, r.body)
+		// The turn is held after its first chunk (Knobs.Hold) until the
+		// cancel has reached the simulator (in transit: its request is in,
+		// the daemon has not seen it) or, without transit, has its answer:
+		// the cancel leaves while the turn runs, by construction; then the
+		// turn plays out at once.
+		hold := make(chan struct{})
+		s, u := start(t, "late-cancel", Knobs{Hold: hold, CancelInTransit: transit})
+		replied := make(chan int, 1)
+		go func() {
+			resp, err := http.Post(u+"/aip/v1/actions/"+s.ActionID()+"/cancel", "application/json", nil)
+			if err != nil {
+				replied <- 0
+				return
+			}
+			resp.Body.Close()
+			replied <- resp.StatusCode
+		}()
+		for deadline := time.Now().Add(10 * time.Second); !slices.ContainsFunc(s.Requests(), func(r RequestLog) bool {
+			return strings.HasSuffix(r.Path, "/cancel")
+		}); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the cancel never left")
+			}
+		}
+		status := 0
+		if transit == 0 {
+			status = <-replied
+		}
+		close(hold)
+		if transit != 0 {
+			status = <-replied
+		}
+		if status != http.StatusOK {
+			t.Fatalf("transit %v: cancel %d", transit, status)
 		}
 		waitSettled(t, s)
 		res := resultT(t, s, u)

@@ -65,6 +65,12 @@ type Knobs struct {
 	// Finished makes the script complete before the server starts serving
 	// (review mode). The long scenario then ends cancelled.
 	Finished bool
+	// Hold, when set, stops the script after its first chunk until Hold is
+	// closed (or the action is cancelled), and the rest then comes at once
+	// (as at Speed 0; an endless script keeps its floor): the action is in
+	// flight for as long as a test needs it to be, whatever the Speed, and
+	// not a moment longer. No daemon behaviour: a test's pause button.
+	Hold <-chan struct{}
 	// EchoToken, when set, makes the simulator hostile: it echoes this
 	// string into every SSE id and every text, tool, ID, cursor and
 	// message field it sends (echo.go). No daemon behaviour: a hostile server (design §5).
@@ -548,8 +554,13 @@ func (s *Server) run(parked chan struct{}) {
 		}
 		s.mu.Unlock()
 	}
+	hold, released := s.k.Hold, false // after the first chunk, once
 	for st := range steps {
-		if d := s.scale(st); d > 0 {
+		d := s.scale(st)
+		if released && !st.floor {
+			d = 0
+		}
+		if d > 0 {
 			park()
 			if timer == nil {
 				timer = time.NewTimer(d)
@@ -568,6 +579,16 @@ func (s *Server) run(parked chan struct{}) {
 		}
 		if !s.feed(st.f) {
 			return
+		}
+		if hold != nil {
+			park()
+			select {
+			case <-hold:
+			case <-cancelCh:
+			case <-s.ctx.Done():
+				return
+			}
+			hold, released = nil, true
 		}
 	}
 	s.mu.Lock()

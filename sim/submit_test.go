@@ -63,6 +63,7 @@ func postT(t *testing.T, u, body string) (reply, replyEnv) {
 
 // §1.1: the body must be JSON (axum) and an Envelope (schema, decode).
 func TestSubmitEnvelopeChecks(t *testing.T) {
+	t.Parallel()
 	_, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	if r := do(t, http.MethodPost, u+"/aip/v1/actions", "", "Content-Type", "text/plain"); r.status != http.StatusUnsupportedMediaType {
 		t.Fatalf("no JSON content type: %d", r.status)
@@ -86,6 +87,7 @@ func TestSubmitEnvelopeChecks(t *testing.T) {
 // §1.1: the replay window; §1.2: an async ack, and the action exists at
 // once; §1.3: the same ID with another contract is action.id_conflict.
 func TestSubmitAsyncReplayConflict(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	if st := statusT(t, u, id); st["state"] != "unknown" {
@@ -129,7 +131,11 @@ func TestSubmitAsyncReplayConflict(t *testing.T) {
 // §1.2: a sync POST is held open until the stream ends; its reply is the
 // result. A resend of the same key while it runs is idempotency.in_progress.
 func TestSubmitSyncHeldOpen(t *testing.T) {
-	s, u := start(t, "chat-tools", Knobs{Speed: 4, Submit: SubmitKnobs{Await: true}})
+	t.Parallel()
+	// The run is held in flight after its first chunk (Knobs.Hold) until
+	// the resend has its answer; then it plays out at once.
+	hold := make(chan struct{})
+	s, u := start(t, "chat-tools", Knobs{Hold: hold, Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	done := make(chan replyEnv, 1)
 	go func() {
@@ -146,6 +152,12 @@ func TestSubmitSyncHeldOpen(t *testing.T) {
 		t.Fatalf("in progress: %d %s", r.status, r.body)
 	}
 	select {
+	case <-done:
+		t.Fatal("the sync POST answered while its run was in flight")
+	default:
+	}
+	close(hold)
+	select {
 	case env := <-done:
 		if env.Body.ActionResult == nil || env.Body.ActionResult.Status != "completed" || len(env.Body.ActionResult.Output) == 0 {
 			t.Fatalf("sync reply: %+v", env.Body)
@@ -161,6 +173,7 @@ func TestSubmitSyncHeldOpen(t *testing.T) {
 // §1.2: the rejections that are 200 failed results; an unknown capability
 // is 400 resource.not_found; none starts the script.
 func TestSubmitRejections(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "responses-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	cases := []struct{ capID, input, mode, code string }{
@@ -185,6 +198,7 @@ func TestSubmitRejections(t *testing.T) {
 // Part A §3: response_get reads the stored state; a 404 is HTTP 400
 // connector.hermes_agent.remote_rejected.
 func TestSubmitResponseGet(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "responses-failed", Knobs{})
 	waitSettled(t, s)
 	var respID string
@@ -212,6 +226,7 @@ func TestSubmitResponseGet(t *testing.T) {
 // (RT ~142k [C]); on the bearer path both principals are the daemon's
 // native principal (§1.1, §1.6).
 func TestSubmitIDConflictDetails(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	if r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "k")); r.status != 200 || env.Body.Ack == nil {
@@ -236,6 +251,7 @@ func TestSubmitIDConflictDetails(t *testing.T) {
 // output.idempotent_replay: true, with the original action_id; nothing
 // runs again. /result keeps the stored result without the mark.
 func TestSubmitIdempotentReplay(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"async", ""} {
 		t.Run("mode="+mode, func(t *testing.T) {
 			s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
@@ -279,6 +295,7 @@ func TestSubmitIdempotentReplay(t *testing.T) {
 
 // The replay mark goes last into whatever output object the result has.
 func TestWithReplayFlag(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`{}`:                   `{"idempotent_replay":true}`,
 		`{"cancelled":true}`:   `{"cancelled":true,"idempotent_replay":true}`,
@@ -298,13 +315,17 @@ func TestWithReplayFlag(t *testing.T) {
 // dead_lettered with the old result overwritten by the failed publication;
 // the old chunks kept, and no second aip.action.result event.
 func TestSubmitKeylessResendAsyncDeadLetters(t *testing.T) {
-	s, u := start(t, "chat-tools", Knobs{Speed: 8, Submit: SubmitKnobs{Await: true}})
+	t.Parallel()
+	// chat-error: a short completed turn (about 190 ms at Speed 8); Speed 8
+	// keeps the re-run 31 ms in the queue.
+	s, u := start(t, "chat-error", Knobs{Speed: 8, Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	body := func() string { return envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "") }
 	if r, env := postT(t, u, body()); r.status != 200 || env.Body.Ack == nil {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	waitSettled(t, s)
+	firstChunks := len(everything(t, s, u).Chunks)
 	firstSettled := s.Settled()
 	r, env := postT(t, u, body())
 	if r.status != 200 || env.Body.Ack == nil || env.Body.Ack.Status != "queued" || env.Body.ActionResult != nil {
@@ -338,7 +359,7 @@ func TestSubmitKeylessResendAsyncDeadLetters(t *testing.T) {
 		}
 	}
 	log := s.Submissions()
-	if len(all.Chunks) != 47 || results != 1 || len(log) != 2 || !log[1].Rerun || log[1].Reply != "ack" {
+	if len(all.Chunks) != firstChunks || firstChunks == 0 || results != 1 || len(log) != 2 || !log[1].Rerun || log[1].Reply != "ack" {
 		t.Fatalf("%d chunks, %d results, %+v", len(all.Chunks), results, log)
 	}
 }
@@ -347,6 +368,7 @@ func TestSubmitKeylessResendAsyncDeadLetters(t *testing.T) {
 // refused, its POST gets 502 connector.hermes_agent.stream_publication, and
 // the old record, result and chunks stay as they were.
 func TestSubmitKeylessResendSyncPublicationRefused(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	body := func() string { return envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "") }
@@ -378,6 +400,7 @@ func TestSubmitKeylessResendSyncPublicationRefused(t *testing.T) {
 // run's chunks are there, so the second's publication is refused (open
 // point 1). A sync transport error is HTTP 503 (open point 8).
 func TestSubmitKeyReleasedBySyncHandlerError(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "sync-handler-failed", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	body := func() string { return envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "key-f") }
@@ -400,7 +423,10 @@ func TestSubmitKeyReleasedBySyncHandlerError(t *testing.T) {
 // time: one re-runs, the others find it in flight (the simulator's 503);
 // two runs never share one connector.
 func TestSubmitResendsAtOnceStartOneRerun(t *testing.T) {
-	s, u := start(t, "chat-tools", Knobs{Speed: 8, Submit: SubmitKnobs{Await: true}})
+	t.Parallel()
+	// chat-error: a short completed turn (about 190 ms at Speed 8); Speed 8
+	// keeps the re-run 31 ms in the queue.
+	s, u := start(t, "chat-error", Knobs{Speed: 8, Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	body := func() string { return envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "async", "") }
 	if r, env := postT(t, u, body()); r.status != 200 || env.Body.Ack == nil {
@@ -440,6 +466,7 @@ func TestSubmitResendsAtOnceStartOneRerun(t *testing.T) {
 // and a re-run takes its own submission's mode (async: a queue record at
 // once, §1.2).
 func TestSubmitAfterSyncFailureRunsAgainInItsMode(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "sync-handler-failed", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	envelopeError(t, do(t, http.MethodPost, u+"/aip/v1/actions", envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "")), 503)
@@ -468,6 +495,7 @@ func TestSubmitAfterSyncFailureRunsAgainInItsMode(t *testing.T) {
 // submission that breaks the schema is the 200 failed
 // action.input_schema_invalid.
 func TestSubmitStreamInputSchema(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		scenario, op, input string
 		ok                  bool
@@ -500,6 +528,7 @@ func TestSubmitStreamInputSchema(t *testing.T) {
 // check: acked, then the worker fails it, dead-lettered with the failed
 // result, and nothing streamed.
 func TestSubmitAsyncSkipsInputCheck(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", `{"prompt":"a","query":"b"}`, "async", "k"))
@@ -523,6 +552,7 @@ func TestSubmitAsyncSkipsInputCheck(t *testing.T) {
 // action ID, marked as a replay with the original action_id; neither
 // idempotency.conflict nor idempotency.input_hash_mismatch occurs.
 func TestSubmitKeyReusedReturnsOriginalResult(t *testing.T) {
+	t.Parallel()
 	s, u := start(t, "chat-tools", Knobs{Submit: SubmitKnobs{Await: true}})
 	id := s.ActionID()
 	if r, env := postT(t, u, envelope(id, "cap:hermes_agent:sim:chat_stream", chatIn, "", "key-o")); r.status != 200 || env.Body.ActionResult == nil {
@@ -549,6 +579,7 @@ func TestSubmitKeyReusedReturnsOriginalResult(t *testing.T) {
 // connector.hermes_agent.authentication (category auth: the daemon's key
 // for Hermes, not the caller's token); a provider 5xx is 503.
 func TestSubmitReadProviderErrors(t *testing.T) {
+	t.Parallel()
 	for status, want := range map[string]struct {
 		http int
 		code string

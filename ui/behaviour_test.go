@@ -14,6 +14,7 @@ import (
 // TestUntrustedTextIsNeutralised: escape sequences in model output, tool
 // names, labels, IDs and error text never reach the terminal.
 func TestUntrustedTextIsNeutralised(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 120, 40)
 	f := h.f
 	evil := "\x1b]52;c;ZXZpbA==\x07\x1b[2J\u009b31m\u202e"
@@ -37,6 +38,7 @@ func TestUntrustedTextIsNeutralised(t *testing.T) {
 }
 
 func TestFollowPauseResume(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 80, 24)
 	f := h.f
 	h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1}, f.batch(f.role()), f.batch(f.deltas(longText(20))...))
@@ -81,6 +83,7 @@ func TestFollowPauseResume(t *testing.T) {
 }
 
 func TestFocusToggleCopy(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 120, 40)
 	h.feed(responsesTools(h.tb, h.f, true)...)
 	m := h.m
@@ -112,6 +115,7 @@ func TestFocusToggleCopy(t *testing.T) {
 }
 
 func TestRedactRefusesRawAndCopy(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30, func(o *Options) { o.Redact = true })
 	h.feed(chatToolsLive(h.f)...)
 	h.press("r")
@@ -133,6 +137,7 @@ func TestRedactRefusesRawAndCopy(t *testing.T) {
 }
 
 func TestCancelRefusedOnceSettled(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30)
 	h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
 	_, cmd := h.m.Update(keyMsg("c"))
@@ -145,6 +150,7 @@ func TestCancelRefusedOnceSettled(t *testing.T) {
 }
 
 func TestQuitKeys(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{"q", "ctrl+c"} {
 		h := newHarness(t, 100, 30)
 		h.feed(chatToolsLive(h.f)...)
@@ -169,6 +175,7 @@ func TestQuitKeys(t *testing.T) {
 }
 
 func TestTooSmall(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 20, 5)
 	if !strings.Contains(h.screen(), "too small") {
 		t.Errorf("screen %q", h.screen())
@@ -192,6 +199,7 @@ func BenchmarkBatchAndView(b *testing.B) {
 }
 
 func TestConnectionLog(t *testing.T) {
+	t.Parallel()
 	for _, redact := range []bool{false, true} {
 		h := newHarness(t, 100, 30, func(o *Options) { o.Redact = redact })
 		h.feed(chatToolsLive(h.f)...)
@@ -222,6 +230,7 @@ func TestConnectionLog(t *testing.T) {
 // view of a chunk whose raw bytes went under the cap says so instead of
 // showing an empty envelope.
 func TestRawViewDroppedUnderCap(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30, func(o *Options) { o.RawCap = 1 })
 	f := h.f
 	h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1},

@@ -19,6 +19,7 @@ func confirmCancel(h *harness) {
 // settled, sends nothing: the notice says it settled meanwhile.
 // Completed before it settles, the same keys do cancel.
 func TestConfirmThenSettleThenConfirm(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30)
 	live := chatToolsLive(h.f)
 	h.feed(live...)
@@ -54,6 +55,7 @@ func TestConfirmThenSettleThenConfirm(t *testing.T) {
 // At 40 columns the confirmation still shows what to type and what was
 // typed (the long sentence was cut before the characters).
 func TestConfirmationNarrowShowsTheCharacters(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 40, 12)
 	h.feed(chatToolsLive(h.f)...)
 	h.press("c")

@@ -5,6 +5,7 @@ import "testing"
 // The cancel's confirmation asks for as many of the ID's last characters
 // as tell it from its neighbours (the console's test presses it).
 func TestConfirmSuffix(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		id     string
 		others []string

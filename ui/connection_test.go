@@ -17,6 +17,7 @@ import (
 // timeline entries and connection state, one switch over the messages
 // (stream.Apply) upstream of them.
 func TestConnectionNotices(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		msgs   []stream.Msg
@@ -52,6 +53,7 @@ func TestConnectionNotices(t *testing.T) {
 // The status bar reads the connection from the model: resumes, the
 // reconnect countdown on the TUI's clock, ctrl+r, the end of the stream.
 func TestConnectionStatus(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 120, 30)
 	h.feed(status("streaming", false), stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1}, h.f.batch(h.f.role()))
 	h.at(10 * time.Second).feed(stream.ReconnectingMsg{Attempt: 2, Wait: 4 * time.Second, Cause: "read: reset"})
@@ -77,6 +79,7 @@ func TestConnectionStatus(t *testing.T) {
 // The error that stopped the following is the stream's ErrorMsg; the
 // backend's exit error only when the stream sent none.
 func TestConnectionFatal(t *testing.T) {
+	t.Parallel()
 	follow := &stream.Error{Op: "follow", Code: "auth.not_authorized", Message: "no"}
 	h := newHarness(t, 100, 30)
 	h.feed(status("streaming", false), stream.ErrorMsg{Err: follow})
@@ -104,6 +107,7 @@ func TestConnectionFatal(t *testing.T) {
 // as an event or a chunk comes (a sync action streams with no record), not
 // on a keep-alive; its six seconds otherwise hid the key help.
 func TestNoRecordNoticeGoesWithTheFirstChunk(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30)
 	h.feed(stream.NoRecordMsg{ActionID: testAction, AppearTimeout: time.Minute}, stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1})
 	h.feed(stream.LivenessMsg{At: t0})
@@ -129,6 +133,7 @@ func TestNoRecordNoticeGoesWithTheFirstChunk(t *testing.T) {
 // stopped, the elapsed time stops, progress notices go, and c sends no
 // cancel that nothing would follow (design §2.9), saying how to send one.
 func TestFatalRunLooksStopped(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 120, 30)
 	h.feed(stream.NoRecordMsg{ActionID: testAction, AppearTimeout: 2 * time.Second}, stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1})
 	h.at(2 * time.Second).feed(stream.ErrorMsg{Err: &stream.Error{Op: "follow", Code: "action.unknown", Message: "no event or chunk"}})
@@ -159,6 +164,7 @@ func TestFatalRunLooksStopped(t *testing.T) {
 // On a narrow terminal the cancel confirmation says its warning shorter
 // rather than cutting it, and still says how to back out.
 func TestCancelPromptNarrow(t *testing.T) {
+	t.Parallel()
 	for _, w := range []int{40, 60, 100} {
 		h := newHarness(t, w, 14)
 		h.feed(status("streaming", false), stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1}, h.f.batch(h.f.role(), h.f.delta("hello")))
@@ -174,6 +180,7 @@ func TestCancelPromptNarrow(t *testing.T) {
 // on (record/replay.go): the clock stopped at the failure runs again once
 // the later run starts.
 func TestElapsedRunsAgainWhenALaterRunGoesOn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 120, 30)
 	h.feed(stream.ModeMsg{}, stream.ErrorMsg{Err: &stream.Error{Op: "status", Code: "auth.native_http_unauthorized", HTTPStatus: 401}})
 	stopped := h.m.elapsed()
@@ -187,6 +194,7 @@ func TestElapsedRunsAgainWhenALaterRunGoesOn(t *testing.T) {
 // bar counts down the wait; the error that ends it is shown whole in the
 // body, wrapped, where the status bar cuts it at the terminal's width.
 func TestAppearWaitCountsDownThenShowsTheWholeError(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 80, 24)
 	h.feed(stream.NoRecordMsg{ActionID: testAction, AppearTimeout: time.Minute}, stream.ModeMsg{}, stream.ConnectedMsg{Attempt: 1})
 	if s := h.screen(); !strings.Contains(s, "waiting for "+testAction+" to appear: 60s left") {

@@ -148,6 +148,7 @@ func (s *screens) waitFor(tb testing.TB, what string, pred func(string) bool) st
 // waitFor finds a frame that was drawn and replaced before it looked, and
 // a second wait starts from the frame the first matched.
 func TestScreensWaitSeesEveryFrame(t *testing.T) {
+	t.Parallel()
 	s := &screens{}
 	for _, f := range []string{"following", "RECONNECTING 2", "following", "VERIFIED"} {
 		s.hook(f)
@@ -209,6 +210,7 @@ func liveChat(tb testing.TB) ([]step, []stream.Msg) {
 }
 
 func TestFlowCancelConfirmed(t *testing.T) {
+	t.Parallel()
 	script, after := liveChat(t)
 	fb := newFake(script, true, after...)
 	tm, _, sc := startFlow(t, fb, 100, 30)
@@ -255,6 +257,7 @@ func TestFlowCancelConfirmed(t *testing.T) {
 }
 
 func TestFlowCancelDeclined(t *testing.T) {
+	t.Parallel()
 	script, after := liveChat(t)
 	fb := newFake(script, true, after...)
 	tm, _, sc := startFlow(t, fb, 100, 30)
@@ -275,6 +278,7 @@ func TestFlowCancelDeclined(t *testing.T) {
 }
 
 func TestFlowAutoCancel(t *testing.T) {
+	t.Parallel()
 	script, after := liveChat(t)
 	fb := newFake(script, true, after...)
 	tm, _, sc := startFlow(t, fb, 100, 30, func(o *Options) { o.AutoCancel = true })
@@ -289,6 +293,7 @@ func TestFlowAutoCancel(t *testing.T) {
 // TestRunDetach drives Run itself: q detaches, sends no cancel, returns
 // the unsettled action stopped (pending), and the backend has ended.
 func TestRunDetach(t *testing.T) {
+	t.Parallel()
 	script, after := liveChat(t)
 	fb := newFake(script, true, after...)
 	in, inW := io.Pipe()
@@ -336,6 +341,7 @@ func TestRunDetach(t *testing.T) {
 
 // TestRunContextEnds: the caller's context ending (SIGTERM) is a detach.
 func TestRunContextEnds(t *testing.T) {
+	t.Parallel()
 	script, after := liveChat(t)
 	fb := newFake(script, true, after...)
 	in, inW := io.Pipe()
@@ -353,6 +359,7 @@ func TestRunContextEnds(t *testing.T) {
 
 // TestRunError: a stream error ends the following; Run returns it.
 func TestRunError(t *testing.T) {
+	t.Parallel()
 	fb := newFake(steps(5*time.Millisecond, status("streaming", false),
 		stream.ErrorMsg{Err: &stream.Error{Op: "follow", Code: "auth.native_http_unauthorized", HTTPStatus: 401, Message: "missing bearer token"}},
 		stream.DoneMsg{}), false)
@@ -379,6 +386,7 @@ func TestRunError(t *testing.T) {
 // TestFlowReconnect: a dropped connection shows reconnecting, then resumes;
 // chunks replayed after the resume are not shown twice.
 func TestFlowReconnect(t *testing.T) {
+	t.Parallel()
 	f := newFx(t)
 	role := f.role()
 	d := f.deltas("one two three four five six seven eight ")
@@ -415,6 +423,7 @@ func TestFlowReconnect(t *testing.T) {
 // TestFlowResize: resizing mid-stream reflows, keeps every row within the
 // width, and keeps the reading position while paused.
 func TestFlowResize(t *testing.T) {
+	t.Parallel()
 	f := newFx(t)
 	var s []step
 	s = append(s, steps(5*time.Millisecond, status("streaming", false), stream.ConnectedMsg{Attempt: 1}, f.batch(f.role()))...)
@@ -455,6 +464,7 @@ func TestFlowResize(t *testing.T) {
 // TestFlowMarkdownAsync: a finished message is rendered with Glamour in a
 // command, replacing the plain wrap once ready; m turns it off again.
 func TestFlowMarkdownAsync(t *testing.T) {
+	t.Parallel()
 	f := newFx(t)
 	s := steps(5*time.Millisecond, status("streaming", false), stream.ConnectedMsg{Attempt: 1}, f.batch(f.role()),
 		f.batch(f.deltas(chatText3)...), f.batch(f.finish("stop", false), f.done()),
@@ -522,6 +532,7 @@ func startRun(t *testing.T, b stream.Runner) (done <-chan error, out *lockedBuff
 // glued to "· ctrl+c stops" (the empty frame meant to erase it is dropped
 // whenever another frame follows it before the renderer's tick).
 func TestRunErasesTheStartLine(t *testing.T) {
+	t.Parallel()
 	script, after := liveChat(t)
 	script[0].delay = 200 * time.Millisecond // the start line is drawn first
 	fb := newFake(script, true, after...)

@@ -14,6 +14,7 @@ import (
 // screen moves with time. A host that keeps the view's frame by its key
 // (the split view) shows what a frame drawn anew would.
 func TestFrameKeyFollowsWhatTheScreenShows(t *testing.T) {
+	t.Parallel()
 	now := t0
 	m := newLive(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Clock: func() time.Time { return now }})
 	t.Cleanup(m.Close)

@@ -311,6 +311,7 @@ func cancelledFrame(f *fx) model.StreamChunk {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	for _, sc := range scenes() {
 		t.Run(sc.name, func(t *testing.T) {
 			for _, sz := range sizes {

@@ -15,6 +15,7 @@ import (
 // and only the chunk events' occurred_at tell the turn took 5.4 s. The
 // header's elapsed time is that, not 0.0s.
 func TestReviewElapsedFromEventTimes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 120, 30)
 	f := h.f
 	ran := t0.Add(-time.Hour) // when the turn settled

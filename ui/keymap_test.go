@@ -15,6 +15,7 @@ func helpKeys(bs []key.Binding) map[string]string {
 }
 
 func TestEveryBindingHasHelp(t *testing.T) {
+	t.Parallel()
 	k := realKeys(t)
 	for _, g := range k.For(KeyContext{HasTools: true}).FullHelp() {
 		for _, b := range g {
@@ -26,6 +27,7 @@ func TestEveryBindingHasHelp(t *testing.T) {
 }
 
 func TestConfirmShowsOnlyEnterAndNo(t *testing.T) {
+	t.Parallel()
 	k := realKeys(t).For(KeyContext{Mode: ModeConfirm, HasTools: true})
 	short := helpKeys(k.ShortHelp())
 	if len(short) != 2 || short["enter"] == "" || short["n/esc"] == "" {
@@ -41,6 +43,7 @@ func TestConfirmShowsOnlyEnterAndNo(t *testing.T) {
 }
 
 func TestContextChangesHelp(t *testing.T) {
+	t.Parallel()
 	live := helpKeys(realKeys(t).For(KeyContext{HasTools: true}).ShortHelp())
 	if live["c"] == "" || live["q"] != "detach" || live["t"] == "" {
 		t.Errorf("live help = %v", live)
@@ -74,6 +77,7 @@ func TestContextChangesHelp(t *testing.T) {
 }
 
 func TestSearchAndExportHelp(t *testing.T) {
+	t.Parallel()
 	all := func(c KeyContext) map[string]string {
 		var bs []key.Binding
 		for _, g := range realKeys(t).For(c).FullHelp() {
@@ -106,6 +110,7 @@ func TestSearchAndExportHelp(t *testing.T) {
 }
 
 func TestShortHelpFit(t *testing.T) {
+	t.Parallel()
 	width := func(bs []key.Binding) int {
 		n := 0
 		for i, b := range bs {

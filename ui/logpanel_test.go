@@ -18,6 +18,7 @@ import (
 // every sync), and the rows are those of a log drawn from scratch, at
 // each width.
 func TestLogPanelDrawsOnlyNewEntries(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30)
 	h.feed(chatToolsLive(h.f)...)
 	h.press("l")
@@ -54,6 +55,7 @@ func TestLogPanelDrawsOnlyNewEntries(t *testing.T) {
 // Before the timeline has an entry the log says so, and the first entry
 // replaces that line.
 func TestLogPanelEmptyThenFirstEntry(t *testing.T) {
+	t.Parallel()
 	var r logRows
 	dim := func(s ...string) string { return strings.Join(s, "") }
 	if !r.update(nil, 80, false, dim) || !slices.Equal(r.lines, []string{"nothing yet"}) {

@@ -52,6 +52,7 @@ func notifyOpts(notify bool) func(*Options) {
 // --notify: the notification goes out once, when the result settles the
 // action, with the settled verdict.
 func TestNotifyWhenItSettles(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30, notifyOpts(true))
 	msgs := chatToolsDone(t, h.f, "stop", false, result(t, model.ResultCompleted, model.OpChat, "", true, false))
 	if !strings.Contains(h.feed(msgs[:3]...).screen(), "notify on settle") {
@@ -78,6 +79,7 @@ func TestNotifyWhenItSettles(t *testing.T) {
 
 // n asks for it while the action runs, and n again takes it back.
 func TestNotifyKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		keys []string
 		want int
@@ -94,6 +96,7 @@ func TestNotifyKey(t *testing.T) {
 // With no terminal to notify (Notification nil), --notify and n send
 // nothing.
 func TestNotifyNeedsATerminal(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30, func(o *Options) { o.Notify = true })
 	msgs := chatToolsDone(t, h.f, "stop", false, result(t, model.ResultCompleted, model.OpChat, "", true, false))
 	h.feed(msgs[:3]...).press("n")
@@ -105,6 +108,7 @@ func TestNotifyNeedsATerminal(t *testing.T) {
 // design §13: when tmux drops the notification, the notice says how to
 // let it through instead of "notified".
 func TestNotifyHintWhenTheMultiplexerDropsIt(t *testing.T) {
+	t.Parallel()
 	hint := "tmux drops the desktop notification (allow-passthrough is off)"
 	h := newHarness(t, 160, 30, notifyOpts(true), func(o *Options) { o.NotifyHint = hint })
 	msgs := chatToolsDone(t, h.f, "stop", false, result(t, model.ResultCompleted, model.OpChat, "", true, false))

@@ -34,6 +34,7 @@ func isQuit(cmd tea.Cmd) bool {
 // Until aipd answers there is no full screen, and an error
 // before that quits at once (main prints it on stderr with a hint).
 func TestStartupFailureQuitsWithoutAFullScreen(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30)
 	v := h.m.View()
 	if v.AltScreen || !strings.Contains(v.Content, "connecting to aipd for "+testAction) {
@@ -62,6 +63,7 @@ func TestStartupFailureQuitsWithoutAFullScreen(t *testing.T) {
 }
 
 func TestErrorAfterAttachKeepsTheScreen(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30)
 	h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1}, h.f.batch(h.f.role(), h.f.delta("hello")))
 	if v := h.m.View(); !v.AltScreen {
@@ -79,6 +81,7 @@ func TestErrorAfterAttachKeepsTheScreen(t *testing.T) {
 // After a Responses turn settles, G (and End) reach the
 // last line, and scrolling back down to the end resumes follow.
 func TestBottomAfterResponsesTurnSettles(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 80, 24)
 	h.feed(responsesTools(h.tb, h.f, true)...)
 	m := h.m
@@ -120,6 +123,7 @@ func TestBottomAfterResponsesTurnSettles(t *testing.T) {
 // Q in the raw view or the log closes it (ctrl+c still
 // detaches); once settled the ? overlay no longer says "q detaches".
 func TestQClosesPanelsAndSettledHelp(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30)
 	h.feed(chatToolsLive(h.f)...)
 	for _, open := range []string{"r", "l"} {
@@ -148,6 +152,7 @@ func TestQClosesPanelsAndSettledHelp(t *testing.T) {
 // A --replay runs its header and tool timers on the
 // recording's time, not on the time since the recording was made.
 func TestReplayTimesAreRecordingTimes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30, func(o *Options) { o.Replay = true })
 	h.clock.t = t0.Add(26 * time.Hour) // replayed a day later
 	for _, m := range chatToolsLive(h.f) {
@@ -168,6 +173,7 @@ func TestReplayTimesAreRecordingTimes(t *testing.T) {
 // The start line is erased (one empty frame) before the alt screen, so it
 // is not left glued to the closing lines.
 func TestStartLineErasedBeforeFullScreen(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30)
 	if v := h.m.View(); v.AltScreen || v.Content == "" {
 		t.Fatal("no start line")
@@ -186,6 +192,7 @@ func TestStartLineErasedBeforeFullScreen(t *testing.T) {
 
 // The header keeps the action ID at 40 columns.
 func TestHeaderKeepsTheActionIDWhenNarrow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 40, 12)
 	h.feed(chatToolsLive(h.f)...)
 	head := strings.SplitN(h.screen(), "\n", 2)[0]
@@ -197,6 +204,7 @@ func TestHeaderKeepsTheActionIDWhenNarrow(t *testing.T) {
 // Also expected by operators: a "retry now" key while reconnecting. It ends
 // the backend's wait (stream.WithRetryNow) and says so.
 func TestRetryNowWakesTheBackend(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30)
 	h.feed(chatToolsLive(h.f)...)
 	h.feed(stream.ReconnectingMsg{Attempt: 3, Wait: 8 * time.Second, Cause: "connection refused"})
@@ -222,6 +230,7 @@ func TestRetryNowWakesTheBackend(t *testing.T) {
 // A synchronous action's record is written when it settles: its started_at
 // equals its completed_at. The elapsed time is then the watched span, not 0.
 func TestElapsedOfASyncRecordWrittenAtSettle(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30)
 	h.feed(chatToolsLive(h.f)...)
 	end := t0.Add(6 * time.Second)
@@ -238,6 +247,7 @@ func TestElapsedOfASyncRecordWrittenAtSettle(t *testing.T) {
 
 // Also expected by operators: a timestamps toggle (T) and a wrap toggle (w).
 func TestTimestampsAndWrapToggles(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 60, 30)
 	h.feed(chatToolsLive(h.f)...)
 	stamp := t0.Add(400 * time.Millisecond).Local().Format("15:04:05") // the role chunk
@@ -268,6 +278,7 @@ func TestTimestampsAndWrapToggles(t *testing.T) {
 
 // Search starts from the view, not from the top.
 func TestSearchStartsFromTheView(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 80, 24)
 	f := h.f
 	text := "needle at the top\n\n" + longText(30) + "\n\nneedle further down\n\n" + longText(30)
@@ -286,6 +297,7 @@ func TestSearchStartsFromTheView(t *testing.T) {
 // At 40x12 the ? overlay is longer than the screen: it
 // scrolls, and says so.
 func TestHelpOverlayScrollsWhenSmall(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 40, 12)
 	h.feed(chatToolsLive(h.f)...)
 	h.press("?")
@@ -313,6 +325,7 @@ func TestHelpOverlayScrollsWhenSmall(t *testing.T) {
 // full screen that waits for q; Run returns the error (main prints its
 // line, exit 1). The real program, with no key pressed.
 func TestUnknownWaitEndsWithoutAKey(t *testing.T) {
+	t.Parallel()
 	unknown := &stream.Error{Op: "follow", Code: "action.unknown", Message: "no event or chunk of " + testAction + " within 3s"}
 	st := status(model.StateUnknown, false)
 	fb := newFake(steps(time.Millisecond, st, stream.ModeMsg{}, stream.NoRecordMsg{ActionID: testAction, AppearTimeout: 3 * time.Second},

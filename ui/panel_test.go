@@ -10,6 +10,7 @@ import (
 // and the last page of the current body, also from an offset left past
 // the last page (the body grew when the ? overlay closed).
 func TestPanelScroll(t *testing.T) {
+	t.Parallel()
 	lines := make([]string, 20)
 	for i := range lines {
 		lines[i] = fmt.Sprintf("line %d", i)

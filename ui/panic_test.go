@@ -24,6 +24,7 @@ func (panickingBackend) Cancel(context.Context, string) stream.CancelMsg {
 // restored by the program's normal exit), never a crash, and its value is
 // not echoed.
 func TestBackendPanicBecomesAnError(t *testing.T) {
+	t.Parallel()
 	r := newRunner(context.Background(), panickingBackend{})
 	err := r.runBackend(stream.SinkFunc(func(stream.Msg) {}))
 	var se *stream.Error
@@ -35,6 +36,7 @@ func TestBackendPanicBecomesAnError(t *testing.T) {
 // A panic in Update or View is caught by the guard: the program quits
 // normally (the terminal is restored) and Run reports an internal error.
 func TestGuardCatchesUpdateAndViewPanics(t *testing.T) {
+	t.Parallel()
 	var quit atomic.Bool
 	g := guard{m: nil, panicked: new(atomic.Bool), quit: func() { quit.Store(true) }} // nil model: any call panics
 	_, cmd := g.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})

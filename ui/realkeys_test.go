@@ -46,6 +46,7 @@ func realConsoleKeys(t testing.TB) ConsoleKeyMap {
 }
 
 func TestRealKeysAreComplete(t *testing.T) {
+	t.Parallel()
 	if u := keysrc.Unset(realKeys(t), "KeyMap"); len(u) > 0 {
 		t.Errorf("../keymap.go leaves unset: %v", u)
 	}

@@ -20,6 +20,7 @@ import (
 // action; n submits nothing; y runs the read once (in a command) and shows
 // the stored status; the verdict does not change.
 func TestFlowReconcileKey(t *testing.T) {
+	t.Parallel()
 	var reads atomic.Int32
 	rec := func(a *model.Action) (string, func(context.Context) string) {
 		return "response_get of resp_x", func(context.Context) string {
@@ -70,6 +71,7 @@ func TestFlowReconcileKey(t *testing.T) {
 
 // Nothing to read: R says why and submits nothing.
 func TestFlowReconcileNothing(t *testing.T) {
+	t.Parallel()
 	rec := func(a *model.Action) (string, func(context.Context) string) {
 		return "nothing to reconcile for act_x: no response.id", nil
 	}
@@ -88,6 +90,7 @@ func TestFlowReconcileNothing(t *testing.T) {
 // Responses action whose response.id the header showed a moment later.
 // R is asked once the action has been read; R pressed meanwhile waits too.
 func TestReconcileAsksOnceTheActionIsRead(t *testing.T) {
+	t.Parallel()
 	rec := func(a *model.Action) (string, func(context.Context) string) {
 		p, err := reconcile.PlanFrom(testAction, a, journal.Entry{})
 		if err != nil {

@@ -27,6 +27,7 @@ func settledScript(tb testing.TB, review bool) []step {
 }
 
 func TestFlowSearch(t *testing.T) {
+	t.Parallel()
 	tm, _, sc := startFlow(t, newFake(settledScript(t, true), false), 100, 30)
 	sc.waitText(t, "VERIFIED")
 	tm.Type("/")
@@ -51,6 +52,7 @@ func TestFlowSearch(t *testing.T) {
 }
 
 func TestExportWritesPrivateMarkdown(t *testing.T) {
+	t.Parallel()
 	for _, redact := range []bool{false, true} {
 		name := "plain"
 		if redact {
@@ -112,6 +114,7 @@ func TestExportWritesPrivateMarkdown(t *testing.T) {
 
 func TestExportDefaultName(t *testing.T) {
 	dir := t.TempDir()
+	realKeys(t) // ../keymap.go is read once, from the package's directory: before the chdir
 	t.Chdir(dir)
 	h := chatVerified(newHarness(t, 100, 30))
 	h.at(12 * time.Second) // the name takes the UI clock
@@ -143,6 +146,7 @@ func TestExportDefaultName(t *testing.T) {
 }
 
 func TestExportErrorIsANotice(t *testing.T) {
+	t.Parallel()
 	h := chatVerified(newHarness(t, 100, 30, func(o *Options) {
 		o.ExportPath = filepath.Join(t.TempDir(), "no", "such", "dir", "x.md")
 	}))
@@ -153,6 +157,7 @@ func TestExportErrorIsANotice(t *testing.T) {
 }
 
 func TestReviewBadge(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 30)
 	msgs := chatToolsDone(t, h.f, "stop", false, result(t, model.ResultCompleted, model.OpChat, "", true, false))
 	msgs[1] = stream.ModeMsg{Review: true}
@@ -183,6 +188,7 @@ func (r replayBackend) Cancel(context.Context, string) stream.CancelMsg {
 }
 
 func TestReplayCancelRefusalIsANotice(t *testing.T) {
+	t.Parallel()
 	// A replay stopped half-way (the recording of a live run that the
 	// viewer left): ModeMsg{Review: true} from the replay, not settled.
 	live := chatToolsLive(newFx(t))
@@ -227,6 +233,7 @@ func TestReplayCancelRefusalIsANotice(t *testing.T) {
 }
 
 func TestFlowExport(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "flow.md")
 	tm, _, sc := startFlow(t, newFake(settledScript(t, true), false), 100, 30, func(o *Options) { o.ExportPath = path })
 	sc.waitText(t, "VERIFIED")

@@ -9,6 +9,7 @@ import (
 // sanitise still cannot write the clipboard, set the title, conceal the
 // verdict or start a row of its own; our own styling is untouched.
 func TestScreenRowsAreGuarded(t *testing.T) {
+	t.Parallel()
 	var sc screen
 	sc.reset(3, 256)
 	sc.row("\x1b[1mverdict\x1b[0m ", "\x1b]52;c;cm0gLXJm\x07\x1b[8m hidden\nFORGED row")

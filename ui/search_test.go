@@ -30,6 +30,7 @@ func ruleOf(t *testing.T, screen string) string {
 }
 
 func TestSearchCountsAndSteps(t *testing.T) {
+	t.Parallel()
 	h := chatVerified(newHarness(t, 100, 30))
 	m := h.m
 	h.typeQuery("ReAd")
@@ -90,6 +91,7 @@ func TestSearchCountsAndSteps(t *testing.T) {
 }
 
 func TestSearchEscWhileTypingRestores(t *testing.T) {
+	t.Parallel()
 	h := chatVerified(newHarness(t, 100, 30))
 	h.typeQuery("tree").press("enter")
 	if h.m.tr.Query().String() != "tree" {
@@ -120,6 +122,7 @@ func TestSearchEscWhileTypingRestores(t *testing.T) {
 }
 
 func TestSearchKeysTypeIntoQuery(t *testing.T) {
+	t.Parallel()
 	// While the query line is open every printable key is text: q does
 	// not quit, c does not cancel, n does not step.
 	h := newHarness(t, 100, 30)
@@ -152,6 +155,7 @@ func TestSearchKeysTypeIntoQuery(t *testing.T) {
 }
 
 func TestSearchScrollsPausesAndResumes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 80, 24)
 	f := h.f
 	h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1}, f.batch(f.role()), f.batch(f.deltas(longText(30))...))
@@ -197,6 +201,7 @@ func TestSearchScrollsPausesAndResumes(t *testing.T) {
 }
 
 func TestSearchRevealsCollapsedOutput(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 40)
 	r := h.f.responses()
 	var lines []string
@@ -248,6 +253,7 @@ func TestSearchRevealsCollapsedOutput(t *testing.T) {
 }
 
 func TestSearchPhraseAcrossWrap(t *testing.T) {
+	t.Parallel()
 	// A phrase wrapped over two lines is one match, highlighted on both.
 	h := newHarness(t, 40, 20)
 	f := h.f
@@ -264,6 +270,7 @@ func TestSearchPhraseAcrossWrap(t *testing.T) {
 }
 
 func TestSearchRedactedFindsNoSecret(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 120, 40, func(o *Options) { o.Redact = true })
 	h.feed(responsesTools(t, h.f, true)...)
 	for _, secret := range []string{"notes", "café", "test", "todo.txt", "go test"} {
@@ -279,6 +286,7 @@ func TestSearchRedactedFindsNoSecret(t *testing.T) {
 }
 
 func TestSearchCacheDiscipline(t *testing.T) {
+	t.Parallel()
 	// Many items; only one holds the query. Setting the query renders no
 	// item again, and drawing highlights only the matching lines shown.
 	h := newHarness(t, 100, 30)
@@ -318,6 +326,7 @@ func TestSearchCacheDiscipline(t *testing.T) {
 }
 
 func TestSearchStreamingCount(t *testing.T) {
+	t.Parallel()
 	// The count follows text as it streams in; a match being typed into
 	// the growing message is found once complete.
 	h := newHarness(t, 100, 30)
@@ -334,6 +343,7 @@ func TestSearchStreamingCount(t *testing.T) {
 }
 
 func TestSearchScrollsToolsPane(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 100, 24)
 	f := h.f
 	h.feed(status("streaming", false), stream.ConnectedMsg{Attempt: 1}, f.batch(f.role()), f.batch(f.delta("Working.")))
@@ -381,6 +391,7 @@ func paneOf(screen string) string {
 // Search covers every line on the screen: a tool's name is found on its
 // inline row and in the tools pane, the name highlighted in both.
 func TestSearchFindsToolNames(t *testing.T) {
+	t.Parallel()
 	h := chatVerified(newHarness(t, 100, 30))
 	for _, name := range []string{"terminal", "read_file"} {
 		h.typeQuery(name).press("enter")

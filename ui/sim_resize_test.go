@@ -35,6 +35,7 @@ func fitsWidth(w int, text string) func(string) bool {
 // it holds the live view's state against the stream's goroutine. It waits
 // on what the screen shows, generously, never on timing.
 func TestSimResizeAndCancelInFlight(t *testing.T) {
+	t.Parallel()
 	c, srv := simClient(t, "long", sim.Knobs{Speed: 4, PollInterval: 20 * time.Millisecond})
 	tm, _, sc := startFlow(t, c, 100, 30, func(o *Options) { o.ActionID = srv.ActionID() })
 	sc.waitText(t, "Paragraph 1.")

@@ -38,6 +38,7 @@ func simClient(tb testing.TB, scenario string, k sim.Knobs, tune ...func(*stream
 }
 
 func TestSimCancel(t *testing.T) {
+	t.Parallel()
 	c, srv := simClient(t, "long", sim.Knobs{Speed: 4, PollInterval: 20 * time.Millisecond})
 	tm, _, sc := startFlow(t, c, 100, 30, func(o *Options) { o.ActionID = srv.ActionID() })
 	sc.waitText(t, "Paragraph 1.")
@@ -68,6 +69,7 @@ func confirmLongCancel(t *testing.T, tm *teatest.TestModel, sc *screens, srv *si
 }
 
 func TestSimDetach(t *testing.T) {
+	t.Parallel()
 	c, srv := simClient(t, "long", sim.Knobs{Speed: 4, PollInterval: 20 * time.Millisecond})
 	tm, _, sc := startFlow(t, c, 100, 30, func(o *Options) { o.ActionID = srv.ActionID() })
 	sc.waitText(t, "Paragraph 1.")
@@ -86,6 +88,7 @@ func TestSimDetach(t *testing.T) {
 // reconnecting, then the run resumes and ends verified with no duplicated
 // text or tools.
 func TestSimReconnect(t *testing.T) {
+	t.Parallel()
 	// Slow enough that no resumed page outgrows DropAfterFrames (a page cut
 	// before its cursor frame would be replayed forever).
 	// Each reconnect waits at least 150 ms (a quarter of jitter off 200 ms),
@@ -116,6 +119,7 @@ func TestSimReconnect(t *testing.T) {
 }
 
 func TestSimResponses(t *testing.T) {
+	t.Parallel()
 	c, srv := simClient(t, "responses-tools", sim.Knobs{Speed: 8, PollInterval: 20 * time.Millisecond})
 	tm, _, sc := startFlow(t, c, 120, 40, func(o *Options) { o.ActionID = srv.ActionID() })
 	final := sc.waitText(t, "VERIFIED")
@@ -137,6 +141,7 @@ func TestSimResponses(t *testing.T) {
 // cancel outcome says "too late"; the notice "nothing was stopped" comes
 // only in the second order, so the test does not wait for it.
 func TestSimCancelInTransit(t *testing.T) {
+	t.Parallel()
 	c, srv := simClient(t, "late-cancel", sim.Knobs{Speed: 8, PollInterval: 20 * time.Millisecond, CancelInTransit: 50 * time.Millisecond})
 	tm, _, sc := startFlow(t, c, 100, 30, func(o *Options) { o.ActionID = srv.ActionID(); o.AutoCancel = true })
 	final := sc.waitText(t, "too late")
@@ -150,6 +155,7 @@ func TestSimCancelInTransit(t *testing.T) {
 // TestSimLateCancel: --cancel on an action that had already completed is
 // accepted but too late; the real outcome is shown.
 func TestSimLateCancel(t *testing.T) {
+	t.Parallel()
 	c, srv := simClient(t, "late-cancel", sim.Knobs{Speed: 8, PollInterval: 20 * time.Millisecond, Finished: true})
 	tm, _, sc := startFlow(t, c, 100, 30, func(o *Options) { o.ActionID = srv.ActionID(); o.AutoCancel = true })
 	final := sc.waitText(t, "too late")

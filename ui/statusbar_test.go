@@ -16,6 +16,7 @@ import (
 // result failed", and the code the result's own detail begins with is
 // left out where it leads that detail.
 func TestStatusReasonsNotHiddenByWording(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 220, 30)
 	h.feed(responsesFailed(h.tb, h.f, "AIP result failed: nothing to see here")...)
 	v := h.m.action.Verdict()
@@ -54,6 +55,7 @@ func statusWith(t *testing.T, screen, marker string) string {
 // not since the connection opened (a leftover of the stop-20 review: it
 // grew by 10 s a batch here).
 func TestReplayLastByteOnTheConsumersClock(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 220, 30)
 	f := h.f
 	f.at = t0.Add(-time.Hour) // the recording's clock

@@ -40,6 +40,7 @@ var ctrlZ = tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl}
 // the view shows (the transcript, a search query being typed): the real
 // program, whose runtime gets tea.SuspendMsg.
 func TestCtrlZSuspends(t *testing.T) {
+	t.Parallel()
 	sus := &suspendCatcher{}
 	m := newModel(context.Background(), Options{ActionID: testAction, Backend: newFake(settledScript(t, true), false), Keys: realKeys(t)})
 	sc := &screens{}

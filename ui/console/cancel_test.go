@@ -10,6 +10,7 @@ import (
 // c on a settled row names its verdict once judged: a completed row whose
 // turn failed is FAILED, not "(completed)".
 func TestConsoleCancelOnSettledRowNamesTheVerdict(t *testing.T) {
+	t.Parallel()
 	j := &fakeJudge{words: map[string]string{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72": model.VerdictFailed}}
 	c, _ := verdictConsole(t, 160, 30, consoleList(), j)
 	judgeAll(t, c)
@@ -23,6 +24,7 @@ func TestConsoleCancelOnSettledRowNamesTheVerdict(t *testing.T) {
 // A row known only from this machine's journal (j!) has no state aipd
 // gave: c offers no cancel prompt and says why.
 func TestConsoleCancelOnJournalOnlyRow(t *testing.T) {
+	t.Parallel()
 	c, b := newConsoleHarness(t, 160, 30)
 	for c.selectedID() != "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f7f" {
 		before := c.selectedID()
@@ -44,6 +46,7 @@ func TestConsoleCancelOnJournalOnlyRow(t *testing.T) {
 // line until the next key (they were hidden behind it: the keys looked
 // dead); then the filter line is back.
 func TestConsoleKeyAnswersShowOverTheFilter(t *testing.T) {
+	t.Parallel()
 	c, _ := newConsoleHarness(t, 160, 30)
 	press(c, "/", "6", "f", "7", "2", "enter")
 	if s := screenOf(c); !strings.Contains(s, "/6f72") || strings.Contains(s, "6f70") {

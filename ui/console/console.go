@@ -161,6 +161,10 @@ type Console struct {
 	keys   ui.ConsoleKeyMap
 	st     *render.Styles
 	clock  func() time.Time
+	// after is tea.Tick; a test that drives the clock (Options.Clock)
+	// swaps it for one that answers at once, rather than sleep the time
+	// the console asks to wait on the real clock.
+	after func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 
 	fleet      *model.Fleet
 	rows       []model.ActionRow
@@ -225,7 +229,7 @@ func New(ctx context.Context, opts Options) *Console {
 	fi.Prompt = "/"
 	fi.Placeholder = "filter by ID, capability or state"
 	t := table.New(table.WithColumns(consoleColumns(100, opts.Contexts)), table.WithFocused(true), table.WithHeight(10))
-	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock,
+	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock, after: tea.Tick,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
 		globalNote: "global event log: connecting", olderOff: -1, verdict: newVerdicts(),
 		pulse: pulse.New(), watch: newWatch()}

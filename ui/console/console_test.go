@@ -91,6 +91,7 @@ func press(c *Console, keys ...string) {
 }
 
 func TestConsoleGoldens(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {120, 40}, {160, 45}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			c, _ := newConsoleHarness(t, size[0], size[1])
@@ -100,6 +101,7 @@ func TestConsoleGoldens(t *testing.T) {
 }
 
 func TestConsoleListContent(t *testing.T) {
+	t.Parallel()
 	c, _ := newConsoleHarness(t, 160, 30)
 	s := screenOf(c)
 	for _, want := range []string{
@@ -133,6 +135,7 @@ func TestConsoleListContent(t *testing.T) {
 }
 
 func TestConsoleEnterEscKeepsSelection(t *testing.T) {
+	t.Parallel()
 	c, b := newConsoleHarness(t, 120, 40)
 	press(c, "down", "down")
 	sel := c.selectedID()
@@ -162,6 +165,7 @@ func TestConsoleEnterEscKeepsSelection(t *testing.T) {
 }
 
 func TestConsoleCancelUsesTheLiveConfirmation(t *testing.T) {
+	t.Parallel()
 	c, b := newConsoleHarness(t, 120, 40)
 	press(c, "c")
 	if c.split == nil || c.split.Mode() != ui.ModeConfirm {
@@ -178,6 +182,7 @@ func TestConsoleCancelUsesTheLiveConfirmation(t *testing.T) {
 // later poll changes it. Another failure is shown, once ("list: …"), and
 // the next poll tries again.
 func TestConsoleListDenied(t *testing.T) {
+	t.Parallel()
 	c, _ := newConsoleHarness(t, 100, 20)
 	_, cmd := c.Update(listMsg{err: &stream.Error{Op: "list", Code: "storage.unavailable", HTTPStatus: 503, Message: "busy"}})
 	if c.fatal != nil || cmd == nil { // cmd: the next poll's tick
@@ -197,6 +202,7 @@ func TestConsoleListDenied(t *testing.T) {
 // whatever arrives above; once moved, it stays on the chosen action as
 // rows come and go.
 func TestConsoleSelectionTopUntilChosen(t *testing.T) {
+	t.Parallel()
 	c, _ := newConsoleHarness(t, 160, 30)
 	d := c.opts.Daemon.(*fakeDaemon)
 	newer := model.ActionStatus{ActionID: "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f7a", CapabilityID: "cap:hermes_agent:prod:chat_stream",
@@ -220,6 +226,7 @@ func TestConsoleSelectionTopUntilChosen(t *testing.T) {
 // c on a row the list shows settled says so, with no prompt for a cancel
 // that could only come too late.
 func TestConsoleCancelOnSettledRow(t *testing.T) {
+	t.Parallel()
 	c, b := newConsoleHarness(t, 160, 30)
 	press(c, "down", "down") // 6f72: completed
 	press(c, "c")
@@ -240,6 +247,7 @@ func TestConsoleCancelOnSettledRow(t *testing.T) {
 // the same action: it names the closed view, which no view is any more.
 // The next view's own message of the same kind does reach it.
 func TestConsoleLateMessageOfAClosedViewIsDropped(t *testing.T) {
+	t.Parallel()
 	c, b := newConsoleHarness(t, 120, 40)
 	// The cancel of the top row (…6f70), confirmed; its reply is held.
 	confirm := func() tea.Cmd {

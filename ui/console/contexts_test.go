@@ -66,6 +66,7 @@ func (d *contextsDaemon) Poll(context.Context) (stream.Window, error) {
 }
 
 func TestConsoleAcrossContexts(t *testing.T) {
+	t.Parallel()
 	c, followed := newContextsConsole(t)
 	s := screenOf(c)
 	for _, want := range []string{"CONTEXT", "every context (x: one)", "(daemon not read)", "connection refused", "unreachable", "west", "act_west_only", "x context"} {
@@ -109,6 +110,7 @@ func TestConsoleAcrossContexts(t *testing.T) {
 // after a key (the held order was kept by ID: each poll added the rows
 // again), and narrowing shows only the chosen context's.
 func TestConsoleAcrossContextsSameIDHeld(t *testing.T) {
+	t.Parallel()
 	c, _ := newContextsConsole(t)
 	want := len(c.rows)
 	press(c, "down") // holds the order for a while

@@ -17,6 +17,7 @@ import (
 // own credentials): one action ID on two daemons is two judgements, each
 // asked of its own judge, each shown on its own row.
 func TestConsoleAcrossContextsJudgesOnTheRowsDaemon(t *testing.T) {
+	t.Parallel()
 	const id = "act_same_on_both"
 	settled := []model.ActionStatus{{ActionID: id, CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "completed",
 		ResultStatus: "completed", UpdatedAt: t0.Add(-time.Minute).Format(time.RFC3339Nano)}}

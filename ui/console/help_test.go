@@ -10,6 +10,7 @@ import (
 // ? in the console lists every binding of the list (from keymap.go), and
 // any key closes it; the one-line help offers it.
 func TestConsoleHelpOverlay(t *testing.T) {
+	t.Parallel()
 	c, _ := newConsoleHarness(t, 100, 30)
 	if !strings.Contains(screenOf(c), "? more") {
 		t.Fatalf("the help line does not offer ?:\n%s", screenOf(c))
@@ -34,6 +35,7 @@ func TestConsoleHelpOverlay(t *testing.T) {
 
 // At 80 columns the state is whole (completed, running), not "comple…".
 func TestConsoleStateWholeAt80(t *testing.T) {
+	t.Parallel()
 	c, _ := newConsoleHarness(t, 80, 24)
 	s := screenOf(c)
 	if !strings.Contains(s, " completed ") || strings.Contains(s, "comple…") {
@@ -45,6 +47,7 @@ func TestConsoleStateWholeAt80(t *testing.T) {
 // least important keys first: ? and q stay, on one daemon and across
 // contexts (the line was cut at its end, losing x, ? and q).
 func TestConsoleHelpLineKeepsHelpAndQuitAt80(t *testing.T) {
+	t.Parallel()
 	one, _ := newConsoleHarness(t, 80, 24)
 	several, _ := newContextsConsole(t)
 	several.Update(tea.WindowSizeMsg{Width: 80, Height: 24})

@@ -70,6 +70,7 @@ func TestConsoleMemoryFlatInHistory(t *testing.T) {
 // One poll costs the live states and the tail, not the history's pages;
 // scrolling past the last row reads the one older page before it.
 func TestConsolePollAndOlderPage(t *testing.T) {
+	t.Parallel()
 	c, f := productionConsole(t, sim.History{Actions: 100_000, Events: 1000})
 	before := f.Stats().ListRequests
 	c.Update(c.listCmd()())
@@ -112,6 +113,7 @@ func TestConsolePollAndOlderPage(t *testing.T) {
 
 // The status line while the global follow catches up, and once live.
 func TestConsoleCatchingUpGolden(t *testing.T) {
+	t.Parallel()
 	c, _ := newConsoleHarness(t, 100, 12)
 	c.onGlobal(stream.GlobalProgressMsg{Read: 1_234_567, Of: 2_000_000})
 	up := screenOf(c)
@@ -128,6 +130,7 @@ func TestConsoleCatchingUpGolden(t *testing.T) {
 // A list whose total_size lies: the console still shows the tail, and its
 // footer says what was wrong.
 func TestConsoleListFaultOnTheStatusLine(t *testing.T) {
+	t.Parallel()
 	f, err := sim.NewFleet(sim.FleetKnobs{History: sim.History{Actions: 3000}, TotalSizeSkew: 50_000},
 		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_async"}})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // Update only takes what it read (no I/O in Update, AGENTS.md); the row
 // the journal names is marked all the same.
 func TestJournalReadByThePollNotInUpdate(t *testing.T) {
+	t.Parallel()
 	var reads atomic.Int32
 	c := New(context.Background(), Options{
 		Daemon: &fakeDaemon{list: consoleList()},

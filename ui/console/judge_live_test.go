@@ -15,6 +15,7 @@ import (
 // go on, their commands are run as the program runs them, and the judge is
 // not asked; back in the list, the rows drawn are judged.
 func TestConsoleJudgesNothingUnderALiveView(t *testing.T) {
+	t.Parallel()
 	j := &fakeJudge{}
 	d := &fakeDaemon{list: consoleList()} // the top row is running: enter opens it
 	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),

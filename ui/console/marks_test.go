@@ -9,6 +9,7 @@ import (
 // marked ones in a split view, in the order marked, and esc comes back to
 // the list, the marks gone; c acts on the selected row alone.
 func TestConsoleMarksOpenASplitView(t *testing.T) {
+	t.Parallel()
 	c, b := newConsoleHarness(t, 200, 50)
 	press(c, "down", "space", "up", "space")
 	s := screenOf(c)

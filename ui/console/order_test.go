@@ -43,6 +43,7 @@ func touch(list []model.ActionStatus, id string, at time.Time) {
 // keys stop, the list is sorted again and the selection follows its
 // action.
 func TestConsoleRowsHoldUnderKeys(t *testing.T) {
+	t.Parallel()
 	c, d, clk, _ := orderHarness(t, consoleList())
 	second := c.rows[1].ActionID
 	press(c, "g")
@@ -75,6 +76,7 @@ func TestConsoleRowsHoldUnderKeys(t *testing.T) {
 // A new action that arrives while the order is held comes in below, so
 // no row moves; a filter the operator sets is sorted at once.
 func TestConsoleNewRowBelowWhileHeld(t *testing.T) {
+	t.Parallel()
 	c, d, clk, _ := orderHarness(t, consoleList())
 	before := append([]model.ActionRow(nil), c.rows...)
 	press(c, "down")
@@ -100,6 +102,7 @@ func TestConsoleNewRowBelowWhileHeld(t *testing.T) {
 // as tell it from every listed action: four of …sync_long would also be
 // the end of …async_long.
 func TestConsoleCancelWordTellsNeighboursApart(t *testing.T) {
+	t.Parallel()
 	at := t0.Format(time.RFC3339Nano)
 	c, _, _, b := orderHarness(t, []model.ActionStatus{
 		{ActionID: "act_sim_console_sync_long", State: "running", UpdatedAt: at},

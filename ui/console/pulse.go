@@ -121,7 +121,7 @@ func (c *Console) pulseJudged(key string, j stream.Judgement) tea.Cmd {
 	if !start {
 		return nil
 	}
-	return tea.Tick(max(0, due.Sub(now)), func(time.Time) tea.Msg { return notifyDueMsg{} })
+	return c.after(max(0, due.Sub(now)), func(time.Time) tea.Msg { return notifyDueMsg{} })
 }
 
 // onNotifyDue sends the burst's one notification (the bell and the OSCs,

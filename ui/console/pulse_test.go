@@ -87,6 +87,7 @@ func failedWords() map[string]string {
 // verdicts judged in the window under them: V P F I here);
 // s opens the figures per capability. Goldens, no colour.
 func TestConsolePulseGoldens(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {160, 45}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			c, _ := pulseConsole(t, size[0], size[1], &timedJudge{fakeJudge{words: failedWords()}})
@@ -107,6 +108,7 @@ func TestConsolePulseGoldens(t *testing.T) {
 // p folds the pulse away and the table takes its lines; p again brings it
 // back. No line is ever wider than the screen.
 func TestConsolePulseFolds(t *testing.T) {
+	t.Parallel()
 	c, _ := pulseConsole(t, 160, 45, &timedJudge{})
 	h := c.table.Height()
 	press(c, "p")
@@ -132,6 +134,7 @@ func TestConsolePulseFolds(t *testing.T) {
 // judges the rows it draws and no more, at most four at once, and a
 // judged row is not asked for again (the judge's bounds, §7).
 func TestConsolePulseCostsNoJudgement(t *testing.T) {
+	t.Parallel()
 	j := &timedJudge{}
 	c, _ := pulseConsole(t, 160, 45, j)
 	drawn := c.table.Height()
@@ -152,6 +155,7 @@ func TestConsolePulseCostsNoJudgement(t *testing.T) {
 // failed (a completed Chat turn among them), not a completed row judged
 // otherwise; 5 every row not judged verified.
 func TestConsoleFiltersByVerdict(t *testing.T) {
+	t.Parallel()
 	c, _ := pulseConsole(t, 160, 45, &timedJudge{fakeJudge{words: failedWords()}})
 	press(c, "4")
 	s := screenOf(c)
@@ -174,6 +178,7 @@ func TestConsoleFiltersByVerdict(t *testing.T) {
 // and one OSC 9; one judged verified is none; the rows already settled
 // when the console opened are not told.
 func TestConsoleNotifyOnFoldsABurst(t *testing.T) {
+	t.Parallel()
 	list := fleetList()
 	for i := range 4 {
 		list = append(list, model.ActionStatus{ActionID: fmt.Sprintf("act_soon_%03d", i), CapabilityID: "cap:hermes_agent:prod:chat_stream",
@@ -190,6 +195,13 @@ func TestConsoleNotifyOnFoldsABurst(t *testing.T) {
 		Judge: &timedJudge{fakeJudge{words: words}}, Clock: clock.now, NoColor: true, NotifyOn: []string{"failed", "incomplete"},
 		NotifyOnBytes: func(text string) string { return "\a\x1b]9;" + text + "\x1b\\" }})
 	t.Cleanup(c.Close)
+	// The console asks to come back when the window ends; the test's clock
+	// says when that is, so the ask is answered at once, not slept.
+	var waits []time.Duration
+	c.after = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+		waits = append(waits, d)
+		return func() tea.Msg { return fn(clock.t.Add(d)) }
+	}
 	c.update(tea.WindowSizeMsg{Width: 160, Height: 45})
 	c.update(c.listCmd()())
 	run := func(cmd tea.Cmd) {
@@ -231,6 +243,10 @@ func TestConsoleNotifyOnFoldsABurst(t *testing.T) {
 	if len(sent) != 0 {
 		t.Fatalf("told before the window ended: %q", sent)
 	}
+	// One wait for the burst, the window design §13 gives: 3 s.
+	if len(waits) != 1 || waits[0] != 3*time.Second {
+		t.Fatalf("the console waits %v, want once 3s", waits)
+	}
 	clock.t = clock.t.Add(5 * time.Second)
 	_, cmd := c.Update(notifyDueMsg{})
 	run(cmd)
@@ -250,6 +266,7 @@ func TestConsoleNotifyOnFoldsABurst(t *testing.T) {
 // Under tmux with allow-passthrough off, the first notification's note is
 // how to let it through, once.
 func TestConsoleNotifyHintOnce(t *testing.T) {
+	t.Parallel()
 	c := New(context.Background(), Options{Daemon: &fakeDaemon{}, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
 		Clock: (&testClock{t: t0}).now, NotifyOn: []string{"failed"}, NotifyHint: "tmux drops it: allow it",
 		NotifyOnBytes: func(text string) string { return text }})

@@ -22,6 +22,7 @@ import (
 // and esc must bring the list back. Nothing here waits on a duration: each
 // step waits for the screen, with a generous bound.
 func TestConsoleOpensAndClosesLiveViewsInTheRealProgram(t *testing.T) {
+	t.Parallel()
 	client := simDaemon(t)
 	c := New(context.Background(), Options{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
 		NoColor: true, PollEvery: 20 * time.Millisecond, // polls always out

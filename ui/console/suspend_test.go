@@ -20,6 +20,7 @@ import (
 // program, whose runtime gets tea.SuspendMsg (taken by a filter here: it
 // would stop the test's own process).
 func TestConsoleCtrlZSuspends(t *testing.T) {
+	t.Parallel()
 	var suspends atomic.Int32
 	filter := func(_ tea.Model, msg tea.Msg) tea.Msg {
 		if _, ok := msg.(tea.SuspendMsg); ok {

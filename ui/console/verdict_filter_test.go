@@ -11,6 +11,7 @@ import (
 // judged yet is one of them, shown, so that it is drawn and judged; only a
 // verdict takes it out.
 func TestConsoleUnverifiedFilterKeepsRowsNotJudgedYet(t *testing.T) {
+	t.Parallel()
 	c, _ := verdictConsole(t, 120, 20, consoleList(), &fakeJudge{})
 	_, cmd := c.Update(tea.KeyPressMsg{Code: '5', Text: "5"}) // nothing judged yet
 	if s := screenOf(c); !strings.Contains(s, "e6f72") {
@@ -28,6 +29,7 @@ func TestConsoleUnverifiedFilterKeepsRowsNotJudgedYet(t *testing.T) {
 // of its record) is no verdict: the bytes go out, but the row keeps its
 // AIP status, dimmed, until it is judged.
 func TestConsoleNotifiedLiveReviewIsNoVerdict(t *testing.T) {
+	t.Parallel()
 	const id = "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70"
 	c, d := verdictConsole(t, 120, 12, consoleList(), &fakeJudge{words: map[string]string{id: "live"}})
 	press(c, "n")                                                   // the top row: running

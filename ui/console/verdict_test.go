@@ -93,6 +93,7 @@ func verdictConsole(t *testing.T, w, h int, list []model.ActionStatus, j Judge) 
 // judged; the completed Chat turn whose provider failed reads FAILED, not
 // completed. Golden at 120 columns.
 func TestConsoleVerdictGolden(t *testing.T) {
+	t.Parallel()
 	j := &fakeJudge{words: map[string]string{
 		"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72": model.VerdictFailed,
 		"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f73": model.VerdictFailed,
@@ -122,6 +123,7 @@ func lineOf(screen, id string) string {
 // Only the rows the table draws are judged (never the whole list), at most
 // four asked for at once, and a judged row is not asked for again.
 func TestConsoleJudgesVisibleRowsFourAtOnce(t *testing.T) {
+	t.Parallel()
 	var list []model.ActionStatus
 	for i := range 200 {
 		list = append(list, model.ActionStatus{ActionID: fmt.Sprintf("act_%03d", i), State: "completed", ResultStatus: "completed",
@@ -168,6 +170,7 @@ func flattenNoRun(cmd tea.Cmd) []tea.Cmd {
 
 // 5 keeps the settled rows not judged verified.
 func TestConsoleUnverifiedFilter(t *testing.T) {
+	t.Parallel()
 	j := &fakeJudge{words: map[string]string{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72": model.VerdictFailed}}
 	list := consoleList()
 	list = append(list, model.ActionStatus{ActionID: "act_good", State: "completed", ResultStatus: "completed", UpdatedAt: t0.Format(time.RFC3339Nano)})
@@ -183,6 +186,7 @@ func TestConsoleUnverifiedFilter(t *testing.T) {
 // n on a live row marks it; once the list shows it settled, the
 // notification's bytes go to the terminal (tea.Raw) and the mark goes.
 func TestConsoleNotifyMark(t *testing.T) {
+	t.Parallel()
 	j := &fakeJudge{words: map[string]string{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f70": model.VerdictFailed}}
 	c, d := verdictConsole(t, 120, 12, consoleList(), j)
 	press(c, "n") // the top row: running
@@ -214,6 +218,7 @@ func TestConsoleNotifyMark(t *testing.T) {
 // Against the simulator's console demo with the real judge: the Chat turn
 // whose AIP result is completed but whose provider failed reads FAILED.
 func TestConsoleVerdictAgainstSim(t *testing.T) {
+	t.Parallel()
 	client := simDaemon(t)
 	c := New(context.Background(), Options{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t),
 		LiveKeys: realKeys(t), NoColor: true, Judge: stream.NewJudge(client.Config(), stream.JudgeOptions{})})
@@ -233,6 +238,7 @@ func TestConsoleVerdictAgainstSim(t *testing.T) {
 // A row the list shows settled but whose review finds it live is asked for
 // again after the next poll, not at every message in between.
 func TestConsoleLiveJudgementWaitsForThePoll(t *testing.T) {
+	t.Parallel()
 	j := &fakeJudge{words: map[string]string{"act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72": "live"}}
 	c, _ := verdictConsole(t, 120, 12, consoleList(), j)
 	judgeAll(t, c)
@@ -267,6 +273,7 @@ func TestConsoleLiveJudgementWaitsForThePoll(t *testing.T) {
 // never sooner, so a daemon that answers again shows the verdict, and one
 // that never does costs a read a minute, not one a poll.
 func TestConsoleJudgesAnUnreadableRowAgainAfterAMinute(t *testing.T) {
+	t.Parallel()
 	const id = "act_0193b8e2c1a07d3e9f1a2b3c4d5e6f72"
 	j := &fakeJudge{words: map[string]string{id: stream.VerdictUnknown}}
 	clock := &testClock{t: t0}

@@ -76,6 +76,7 @@ func (pb *paneBench) frameLagging() (string, int) {
 // again the panes whose view, cell, focus or zoom changed, and no other;
 // what it draws is always the frame a split view that kept nothing draws.
 func TestSplitDrawsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
 	pb := newPaneBench(t, 4, 240, 60)
 	s := pb.s
 	prev, n := pb.frame()
@@ -132,6 +133,7 @@ func TestSplitDrawsOnlyWhatChanged(t *testing.T) {
 // Shrunk panes (four at 100x30) are one row each, their status line: a
 // change of one redraws that row alone.
 func TestSplitShrunkPaneDrawsWhatChanged(t *testing.T) {
+	t.Parallel()
 	pb := newPaneBench(t, 4, 100, 30)
 	if _, n := pb.frame(); n != 4 {
 		t.Fatalf("the first frame drew %d panes, want 4", n)

@@ -10,6 +10,7 @@ import (
 // columns and 10 rows; stacked otherwise, the panes without the focus
 // shrunk to one row when stacked ones could not keep 10 rows.
 func TestArrange(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		n, w, h int

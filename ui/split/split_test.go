@@ -67,6 +67,7 @@ func startSplit(t *testing.T, w, h int, panes ...ui.Options) (*teatest.TestModel
 // back; at 100x40 the panes are stacked; q detaches from both, cancelling
 // nothing more.
 func TestSplitCancelReachesOnlyTheFocusedPane(t *testing.T) {
+	t.Parallel()
 	one, srv1 := simPane(t, "long", sim.Knobs{Speed: 4, PollInterval: 20 * time.Millisecond, ActionID: "act_sim_pane_one"})
 	two, srv2 := simPane(t, "long", sim.Knobs{Speed: 4, PollInterval: 20 * time.Millisecond, ActionID: "act_sim_pane_two"})
 	tm, fr, _ := startSplit(t, 200, 50, one, two)
@@ -124,6 +125,7 @@ func TestSplitCancelReachesOnlyTheFocusedPane(t *testing.T) {
 // Four panes at 100x30 cannot keep 10 rows each: those without the focus
 // are one row, their status line, which still shows their verdict.
 func TestSplitShrunkPanesShowTheirVerdict(t *testing.T) {
+	t.Parallel()
 	var panes []ui.Options
 	for _, id := range []string{"act_sim_done_a", "act_sim_done_b", "act_sim_done_c", "act_sim_done_d"} {
 		o, _ := simPane(t, "chat-tools", sim.Knobs{Finished: true, ActionID: id})
