@@ -15,6 +15,7 @@ import (
 // same rows (one judge, one rule), per capability; its timings are the
 // reviews' (the simulator's history stamps its runs as they went).
 func TestStatsAgreesWithListVerdict(t *testing.T) {
+	t.Parallel()
 	u := startFleet(t, sim.FleetKnobs{History: sim.History{Actions: 60, Events: 600}},
 		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_sync"}}).URL()
 
@@ -89,6 +90,7 @@ func TestStatsAgreesWithListVerdict(t *testing.T) {
 
 // The table, and a usage error before any request.
 func TestStatsTableAndUsage(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, "stats", "--demo")
 	if code != 0 || !strings.HasPrefix(out, "CAPABILITY ") || !strings.Contains(out, "\nhermes_agent:sim:chat_stream ") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
@@ -106,6 +108,7 @@ func TestStatsTableAndUsage(t *testing.T) {
 // daemon served are counted), and says on stderr how many of the span it
 // left unjudged and the --limit that would judge them; --limit N judges N.
 func TestStatsJudgesAtMostItsLimit(t *testing.T) {
+	t.Parallel()
 	const history = 300 // 30 s apart on the simulator: 2.5 h, inside 24h
 	f := startFleet(t, sim.FleetKnobs{History: sim.History{Actions: history, Events: 3 * history}},
 		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_async"}})

@@ -34,6 +34,7 @@ func caFile(t *testing.T) string {
 // --cacert, --redact. Pasted into a shell it follows the same action: the
 // daemon refuses a follow without the token.
 func TestSubmitFollowCommandKeepsTheRunsFlags(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	dir := t.TempDir()
 	tok := filepath.Join(dir, "token")
@@ -75,6 +76,7 @@ func TestSubmitFollowCommandKeepsTheRunsFlags(t *testing.T) {
 // --dry-run --redact prints the envelope with its input masked, in plain
 // and in jsonl alike: the prompt never reaches the output.
 func TestSubmitDryRunRedactsTheInputInEveryOutput(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	for _, mode := range []string{"plain", "jsonl"} {
 		code, out, errOut := runWith(getenv, "submit", "--dry-run", "--redact", "--output", mode, "--url", "http://127.0.0.1:1",

@@ -36,6 +36,7 @@ func leak12(text, secret string) (string, bool) {
 // record, the export, and every TUI screen; "[token]" is said where it
 // was.
 func TestEchoedTokenNeverWritten(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tokFile := filepath.Join(dir, "token")
 	if err := os.WriteFile(tokFile, []byte(echoedToken+"\n"), 0o600); err != nil {
@@ -138,6 +139,7 @@ func liveTUIScreens(t *testing.T, srv *sim.Server, token string) string {
 // The resume command and the panic report scrub a token the server put
 // into the cursor (design §2.8, §5).
 func TestResumeCommandScrubsAnEchoedCursor(t *testing.T) {
+	t.Parallel()
 	safe.Protect(echoedToken)
 	o := &options{conn: conn{url: "http://127.0.0.1:1", token: echoedToken}, actionID: "act_1"}
 	for where, text := range map[string]string{

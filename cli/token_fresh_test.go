@@ -16,6 +16,7 @@ import (
 // registered secrets are process-wide, so an earlier test's registration
 // would hide a command that forgot.
 func TestTokenProtectedInEveryCommand(t *testing.T) {
+	t.Parallel()
 	if args := os.Getenv("AIPWATCH_TOKEN_CHILD"); args != "" {
 		dir := os.Getenv("AIPWATCH_TOKEN_STATE")
 		getenv := func(k string) string {
