@@ -123,6 +123,7 @@ func TestRedactionAudit(t *testing.T) {
 	for _, scenario := range []string{"chat-tools", "chat-length", "chat-error", "chat-crash", "chat-unterminated",
 		"chat-truncated", "responses-tools", "responses-failed", "late-cancel"} {
 		t.Run(scenario, func(t *testing.T) {
+			t.Parallel() // a simulator and a directory each
 			srv := startSim(t, scenario, sim.Knobs{Token: echoedToken, EchoToken: echoedToken})
 			dir := t.TempDir()
 			tokFile := filepath.Join(dir, "token")

@@ -94,6 +94,7 @@ func TestSignalsDetach(t *testing.T) {
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel() // a simulator and a process each
 			srv := startSim(t, "long", sim.Knobs{Speed: 1})
 			var out lockedBuffer
 			cmd := exec.Command(bin, "--url", srv.URL(), "--output", "plain", srv.ActionID())

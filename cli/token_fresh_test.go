@@ -39,6 +39,7 @@ func TestTokenProtectedInEveryCommand(t *testing.T) {
 		"follow plain":    {"--url", srv.URL(), "--token-file", tokFile, "--output", "plain", srv.ActionID()},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // a process and a state directory each
 			cmd := exec.Command(os.Args[0], "-test.run=^TestTokenProtectedInEveryCommand$")
 			cmd.Env = append(os.Environ(), "AIPWATCH_TOKEN_CHILD="+strings.Join(args, "\x1f"), "AIPWATCH_TOKEN_STATE="+t.TempDir())
 			out, _ := cmd.CombinedOutput()
