@@ -41,7 +41,11 @@ func TestTokenProtectedInEveryCommand(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel() // a process and a state directory each
 			cmd := exec.Command(os.Args[0], "-test.run=^TestTokenProtectedInEveryCommand$")
-			cmd.Env = append(os.Environ(), "AIPWATCH_TOKEN_CHILD="+strings.Join(args, "\x1f"), "AIPWATCH_TOKEN_STATE="+t.TempDir())
+			// A -race child would sleep 1 s on exit (atexit_sleep_ms) for
+			// goroutines still to report a race; what is checked here is
+			// its output, written by then.
+			cmd.Env = append(os.Environ(), "AIPWATCH_TOKEN_CHILD="+strings.Join(args, "\x1f"), "AIPWATCH_TOKEN_STATE="+t.TempDir(),
+				"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			out, _ := cmd.CombinedOutput()
 			if !strings.Contains(string(out), "verdict") {
 				t.Fatalf("the command did not run:\n%s", out)
