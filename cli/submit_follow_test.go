@@ -96,14 +96,15 @@ func TestSubmitDryRunRedactsTheInputInEveryOutput(t *testing.T) {
 // --mode sync holds the POST open until the stream ends, with no bound:
 // with the async bound shortened far below the run's length, the sync
 // POST still gets its result (an async bound on it would cut it off and
-// leave the submission uncertain). The run lasts about 30 times the bound.
+// leave the submission uncertain). The run lasts about 30 times the bound
+// (Speed 10: 0.6 s; a loaded machine only makes it longer).
 func TestSubmitSyncPostIsNotBoundedLikeAsync(t *testing.T) {
 	saved := asyncPostTimeout
-	asyncPostTimeout = 50 * time.Millisecond
+	asyncPostTimeout = 20 * time.Millisecond
 	t.Cleanup(func() { asyncPostTimeout = saved })
 	getenv, jpath := stateEnv(t)
 	id := "act_test_submit_sync_long_01"
-	srv := startSim(t, "chat-tools", sim.Knobs{Speed: 4, PollInterval: 5 * time.Millisecond,
+	srv := startSim(t, "chat-tools", sim.Knobs{Speed: 10, PollInterval: 5 * time.Millisecond,
 		Submit: sim.SubmitKnobs{Await: true, ActionID: id, BeforeAccept: journalHas(jpath)}})
 	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id, "--mode", "sync",
 		"--appear-timeout", "5s", "cap:hermes_agent:sim:chat_stream", "--input", chatInput)
