@@ -293,10 +293,15 @@ func lsRows(t *testing.T, args ...string) []map[string]any {
 	return rows
 }
 
+// historyDaemon is a fleet of actions settled in the past, a live async
+// action and act_newest, settled as the fleet starts. The live one runs at
+// a hundredth of demo pace: its first chunk (which would make it the
+// newest row) comes long after any test has read the list, however loaded
+// the machine.
 func historyDaemon(t *testing.T, actions int) *sim.Fleet {
 	t.Helper()
 	return startFleet(t, sim.FleetKnobs{History: sim.History{Actions: actions}},
-		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_async"}},
+		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 0.01, ActionID: "act_live_async"}},
 		sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{Finished: true, ActionID: "act_newest"}})
 }
 
