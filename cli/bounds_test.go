@@ -66,6 +66,7 @@ func (l *listSizes) taken() []int {
 // through 1,000-row pages. Without --limit the pages hold the 100 rows
 // printed (design §7).
 func TestListLimitAsksForSmallPages(t *testing.T) {
+	t.Parallel()
 	f := historyDaemon(t, 5000)
 	p := newListSizes(t, f.URL())
 	for _, c := range []struct {
@@ -91,6 +92,7 @@ func TestListLimitAsksForSmallPages(t *testing.T) {
 // --since without --limit lists every row updated within the span, not
 // the default 100 (ls --help: "all of them unless --limit is given").
 func TestListSinceIsNotCappedAtTheDefault(t *testing.T) {
+	t.Parallel()
 	// The history's newest action settled a minute before the daemon
 	// started, the others 30 s apart: 3 hours hold some 360 of them.
 	f := historyDaemon(t, 1000)
@@ -113,6 +115,7 @@ func TestListSinceIsNotCappedAtTheDefault(t *testing.T) {
 // the first daemon's: here the first context (by name) holds only older
 // rows, and the second the two newest.
 func TestListAllContextsLimitKeepsTheNewest(t *testing.T) {
+	t.Parallel()
 	older := startFleet(t, sim.FleetKnobs{History: sim.History{Actions: 40}},
 		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_a_live"}}) // running: not listed below
 	newer := startFleet(t, sim.FleetKnobs{},
@@ -143,6 +146,7 @@ func TestListAllContextsLimitKeepsTheNewest(t *testing.T) {
 // than the context's token_file is said, with its source and where it
 // goes (design §9); the context's own token is not.
 func TestContextTokenFromTheEnvironmentIsSaid(t *testing.T) {
+	t.Parallel()
 	f := startFleet(t, sim.FleetKnobs{Token: "bounds-tok-file-7d1e90"},
 		sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{Finished: true, ActionID: "act_done"}})
 	fx := newContextFixture(t, fmt.Sprintf("current = \"prod\"\n[contexts.prod]\nurl = %q\ntoken_file = \"prod.token\"\n", f.URL()))
@@ -188,6 +192,7 @@ var oscSeq = regexp.MustCompile("\x1b\\][^\a\x1b]*(\a|\x1b\\\\)")
 // byte of the bell or of a desktop notification goes into the pipe (design
 // §10: nothing is sent to an output that is not a terminal).
 func TestTUIIntoAPipeSendsNoNotification(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "chat-tools", sim.Knobs{Finished: true})
 	in, keys := io.Pipe()
 	defer keys.Close()
@@ -278,6 +283,7 @@ func newJudgeReads(t *testing.T, target string) *judgeReads {
 // the whole list, nothing live), at most four at once (written as the
 // contract states it).
 func TestListVerdictReadsOnlyThePrintedRowsFourAtOnce(t *testing.T) {
+	t.Parallel()
 	var members []sim.Member
 	for i := range 12 {
 		members = append(members, sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: fmt.Sprintf("act_v_%02d", i)}})
@@ -332,6 +338,7 @@ func TestListVerdictReadsOnlyThePrintedRowsFourAtOnce(t *testing.T) {
 // A context whose daemon refuses the connection is said as that, not as
 // the 2-minute bound of a daemon that does not answer.
 func TestListAllContextsRefusedIsNotATimeout(t *testing.T) {
+	t.Parallel()
 	f := startFleet(t, sim.FleetKnobs{}, sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{Finished: true, ActionID: "act_up"}})
 	fx := newContextFixture(t, fmt.Sprintf("[contexts.down]\nurl = \"http://127.0.0.1:1\"\n[contexts.up]\nurl = %q\n", f.URL()))
 	code, out, errOut := fx.run("ls", "--all-contexts", "--output", "jsonl")

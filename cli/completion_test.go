@@ -42,6 +42,7 @@ func has(words []string, w string) bool {
 // config's contexts, AIP's states, the output modes, and action IDs from
 // the daemon's recent list (one read) and this machine's journal.
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	for shell, head := range map[string]string{"bash": "# bash completion V2 for aipwatch", "zsh": "#compdef aipwatch",
 		"fish": "# fish completion for aipwatch", "powershell": "# powershell completion for aipwatch"} {
 		code, out, errOut := runCLI(t, "completion", shell)
@@ -105,6 +106,7 @@ func TestCompletion(t *testing.T) {
 // requests' deadlines (of a daemon that refuses at once, so that the read
 // ends long before its bound), not from how long a stalled read took.
 func TestCompletionReadIsBoundedByOneSecond(t *testing.T) {
+	t.Parallel()
 	refusing := newAuthLog(t, func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, `{"error":{"code":"auth.forbidden","message":"no"}}`, http.StatusForbidden)
 	})
@@ -127,6 +129,7 @@ func TestCompletionReadIsBoundedByOneSecond(t *testing.T) {
 // A daemon that does not answer in time still lets an ID completion offer
 // the journal's IDs (its bound: TestCompletionReadIsBoundedByOneSecond).
 func TestCompletionOfAStalledDaemon(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	stalled := newAuthLog(t, func(w http.ResponseWriter, r *http.Request) {
 		select {

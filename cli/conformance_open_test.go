@@ -43,6 +43,7 @@ func rawSubmit(t *testing.T, srv *sim.Server, id, capID, input, mode string) int
 // action's contract: its own resend under a new key is action.id_conflict,
 // TestSubmitReplyForms.)
 func TestOpenPoint1KeylessResendOverwritesTheResult(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_conf_resend_01"
 	srv := awaitSim(t, "chat-tools", id, jpath)
@@ -62,6 +63,7 @@ func TestOpenPoint1KeylessResendOverwritesTheResult(t *testing.T) {
 // Open point 4: chat_stream takes a prompt (or a query) instead of
 // messages: aipwatch's pre-check lets it through and the run verifies.
 func TestOpenPoint4PromptInsteadOfMessages(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_conf_prompt_01"
 	srv := awaitSim(t, "chat-tools", id, jpath)
@@ -78,6 +80,7 @@ func TestOpenPoint4PromptInsteadOfMessages(t *testing.T) {
 // fails in the worker: the follow ends failed on action.input_schema_invalid
 // (dead_lettered with its failed result), with nothing streamed.
 func TestOpenPoint4AsyncSkipsTheInputCheck(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_conf_schema_01"
 	srv := awaitSim(t, "chat-tools", id, jpath)
@@ -95,6 +98,7 @@ func TestOpenPoint4AsyncSkipsTheInputCheck(t *testing.T) {
 // connector.hermes_agent.authentication. reconcile says Hermes refused
 // aipd's own key, and never that aipd refused the operator's token.
 func TestOpenPoint8ProviderAuthIsNotTheToken(t *testing.T) {
+	t.Parallel()
 	getenv, _ := stateEnv(t)
 	srv := startSim(t, "responses-failed", sim.Knobs{Submit: sim.SubmitKnobs{StoredStatus: "denied"}})
 	code, out, errOut := runWith(getenv, "reconcile", "--url", srv.URL(), "--output", "plain", srv.ActionID())
@@ -108,6 +112,7 @@ func TestOpenPoint8ProviderAuthIsNotTheToken(t *testing.T) {
 // Open point 8: a provider 5xx on a read is HTTP 503: a refusal to try
 // again later, not "not stored".
 func TestOpenPoint8ProviderUnavailableIsNotNotStored(t *testing.T) {
+	t.Parallel()
 	getenv, _ := stateEnv(t)
 	srv := startSim(t, "responses-failed", sim.Knobs{Submit: sim.SubmitKnobs{StoredStatus: "unavailable"}})
 	code, out, errOut := runWith(getenv, "reconcile", "--url", srv.URL(), "--output", "plain", srv.ActionID())

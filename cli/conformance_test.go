@@ -52,6 +52,7 @@ func wantExit(t *testing.T, code, want int, out, errOut string) {
 // Row: state `unknown` does not mean "no such action" (design §2 step 1).
 // The guide's default `action call` is synchronous: no record while it runs.
 func TestRowUnknownIsNotNoSuchAction(t *testing.T) {
+	t.Parallel()
 	srv := live(t, "chat-tools", sim.Knobs{Mode: sim.ModeSync})
 	code, out, errOut := plain(t, srv)
 	wantExit(t, code, 0, out, errOut)
@@ -63,6 +64,7 @@ func TestRowUnknownIsNotNoSuchAction(t *testing.T) {
 // probe reads without it, so a synchronous action attached mid-stream reads
 // unknown, and is followed from its first chunk.
 func TestRowStreamingOnlyWithIncludeChunks(t *testing.T) {
+	t.Parallel()
 	srv := live(t, "chat-tools", sim.Knobs{Speed: 4})
 	waitStreaming(t, srv)
 	before := len(srv.Requests())
@@ -83,6 +85,7 @@ func TestRowStreamingOnlyWithIncludeChunks(t *testing.T) {
 // Row and A1: an asynchronous action cancelled in flight never gets a
 // stored result; its state `cancelled` decides (design §2 step 7).
 func TestRowA1AsyncCancelNeverGetsAResult(t *testing.T) {
+	t.Parallel()
 	srv := live(t, "async-long", sim.Knobs{})
 	code, out, errOut := plain(t, srv, "--cancel")
 	wantExit(t, code, 7, out, errOut)
@@ -103,6 +106,7 @@ func TestRowA1AsyncCancelNeverGetsAResult(t *testing.T) {
 // Row and A2: a Postgres-backed daemon refuses every cursor it hands out;
 // the client restarts once, then reads without cursors and says so once.
 func TestRowA2PostgresRefusesItsOwnCursors(t *testing.T) {
+	t.Parallel()
 	srv := live(t, "postgres", sim.Knobs{})
 	waitStreaming(t, srv)
 	code, out, errOut := plain(t, srv)
@@ -123,6 +127,7 @@ func TestRowA2PostgresRefusesItsOwnCursors(t *testing.T) {
 // Row and A7: a failed async action is dead_lettered with a readable failed
 // result; the result decides (row 4 of design §3).
 func TestRowA7DeadLetteredWithFailedResult(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "async-dead-lettered", sim.Knobs{})
 	code, out, errOut := runCLI(t, "--url", srv.URL(), "--output", "jsonl", srv.ActionID())
 	wantExit(t, code, 4, out, errOut)
@@ -135,6 +140,7 @@ func TestRowA7DeadLetteredWithFailedResult(t *testing.T) {
 // Row and A4: the daemon publishes no chunk when it cancels: the transcript
 // ends on an ordinary delta, and the result decides.
 func TestRowA4CancelPublishesNoChunk(t *testing.T) {
+	t.Parallel()
 	srv := live(t, "long", sim.Knobs{})
 	code, out, errOut := runCLI(t, "--url", srv.URL(), "--output", "jsonl", "--cancel", srv.ActionID())
 	wantExit(t, code, 7, out, errOut)
@@ -147,6 +153,7 @@ func TestRowA4CancelPublishesNoChunk(t *testing.T) {
 // Row and A5: an async action reads queued, then running (never streaming
 // without include_chunks); it has a record, so nothing is said about one.
 func TestRowA5AsyncStates(t *testing.T) {
+	t.Parallel()
 	srv := live(t, "chat-tools", sim.Knobs{Mode: sim.ModeAsync})
 	code, out, errOut := runCLI(t, "--url", srv.URL(), "--output", "jsonl", srv.ActionID())
 	wantExit(t, code, 0, out, errOut)
@@ -163,6 +170,7 @@ func TestRowA5AsyncStates(t *testing.T) {
 // and stays unknown for ever: settled incomplete after --stall-timeout
 // (design §2 step 6b).
 func TestRowA3SyncHandlerFailureSettlesIncomplete(t *testing.T) {
+	t.Parallel()
 	srv := live(t, "sync-handler-failed", sim.Knobs{})
 	code, out, errOut := plain(t, srv, "--stall-timeout", "400ms")
 	wantExit(t, code, 6, out, errOut)
@@ -174,6 +182,7 @@ func TestRowA3SyncHandlerFailureSettlesIncomplete(t *testing.T) {
 // action cancelled without a result reads `streaming` for ever. Cursor-free
 // reading (on a Postgres daemon) reads both.
 func TestRowStateFromReadWithoutChunks(t *testing.T) {
+	t.Parallel()
 	srv := live(t, "async-long", sim.Knobs{Cursors: sim.CursorsPostgres})
 	waitStreaming(t, srv)
 	code, out, errOut := plain(t, srv, "--cancel")
@@ -185,6 +194,7 @@ func TestRowStateFromReadWithoutChunks(t *testing.T) {
 // Rows on the open questions of protocol §10 (its last row): limit is clamped, never refused; kinds
 // filters events only, never chunks.
 func TestRowLimitClampedKindsFilterEventsOnly(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "chat-tools", sim.Knobs{})
 	r := getJSON(t, srv.URL()+"/aip/v1/actions/"+srv.ActionID()+"/events?include_chunks=true&limit=5000&kinds=aip.action.result")
 	page := r["action_events"].(map[string]any)
@@ -199,6 +209,7 @@ func TestRowLimitClampedKindsFilterEventsOnly(t *testing.T) {
 // A6: a cancel whose reply is an error although the action was cancelled
 // is a cancel that worked (design §2 step 9).
 func TestRowA6CancelErrorReplyThatCancelled(t *testing.T) {
+	t.Parallel()
 	srv := live(t, "long", sim.Knobs{CancelErrorReply: true})
 	code, out, errOut := plain(t, srv, "--cancel")
 	wantExit(t, code, 7, out, errOut)
@@ -209,6 +220,7 @@ func TestRowA6CancelErrorReplyThatCancelled(t *testing.T) {
 // Done when: an action ID that no daemon knows is waited for at most
 // --appear-timeout, then one line says what was checked and what to check.
 func TestUnknownIDGivesUpAfterAppearTimeout(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "chat-tools", sim.Knobs{})
 	start := time.Now()
 	code, out, errOut := runCLI(t, "--url", srv.URL(), "--output", "plain", "--appear-timeout", "300ms", "act_nobody_knows")

@@ -13,6 +13,7 @@ import (
 // "one probe each"): whatever the daemon's history, a probe reads one row,
 // and a daemon that does not answer costs the probe's 3 s, said as such.
 func TestContextsProbeIsOneRowAndBounded(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var limits []string
 	one := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

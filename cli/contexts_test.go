@@ -66,6 +66,7 @@ token_file = "staging.token"
 // Flags and the AIP_* variables win over the context, field by field; the
 // context fills the rest; no file is the behaviour without contexts.
 func TestContextPrecedence(t *testing.T) {
+	t.Parallel()
 	f := newContextFixture(t, twoContexts)
 	cases := []struct {
 		name                   string
@@ -120,6 +121,7 @@ func TestContextPrecedence(t *testing.T) {
 // A context that cannot be used stops every command that talks to aipd,
 // with an error that names the context and the key.
 func TestContextErrorsNameContextAndKey(t *testing.T) {
+	t.Parallel()
 	f := newContextFixture(t, `[contexts.prod]
 url = "http://127.0.0.1:1"
 token_file = "missing.token"
@@ -157,6 +159,7 @@ cacert = "/nonexistent/ca.pem"
 
 // The resume command names the context and repeats none of what it gives.
 func TestResumeCommandNamesTheContext(t *testing.T) {
+	t.Parallel()
 	f := newContextFixture(t, twoContexts)
 	o, _, err := parse([]string{"--context", "staging", "act_1"}, io.Discard, f.getenv)
 	if err != nil {
@@ -213,6 +216,7 @@ const (
 // daemon that is down as one row with its error, and writes no piece of
 // any token.
 func TestContextsCommandTokensStayWithTheirDaemon(t *testing.T) {
+	t.Parallel()
 	a := newAuthLog(t, nil)
 	b := newAuthLog(t, nil)
 	// c redirects every request to b: b must never see c's token.
@@ -275,6 +279,7 @@ url = "http://127.0.0.1:1"
 // context; a daemon that is down is one line on stderr and exit 1, never
 // hiding the others.
 func TestListAllContexts(t *testing.T) {
+	t.Parallel()
 	urls := consoleDaemons(t, 2)
 	f := newContextFixture(t, fmt.Sprintf(`[contexts.east]
 url = %q
@@ -319,6 +324,7 @@ url = "http://127.0.0.1:1"
 // and nothing names one daemon; --context, $AIPWATCH_CONTEXT, --url or
 // $AIP_URL name one.
 func TestConsoleAcrossContextsWhenNothingNamesOne(t *testing.T) {
+	t.Parallel()
 	f := newContextFixture(t, twoContexts)
 	cases := []struct {
 		args []string
@@ -356,6 +362,7 @@ func TestConsoleAcrossContextsWhenNothingNamesOne(t *testing.T) {
 // One context's allow_insecure_http opens no other context to plain http,
 // and a demo reads no config file.
 func TestContextsStayApart(t *testing.T) {
+	t.Parallel()
 	f := newContextFixture(t, `current = "lab"
 [contexts.lab]
 url = "http://lab.example:8080"
@@ -387,6 +394,7 @@ token_file = "/t"
 // --limit bounds the listing across contexts, not each daemon's part; a
 // daemon not read stays.
 func TestMostRecentAcrossContexts(t *testing.T) {
+	t.Parallel()
 	rows := []model.ActionRow{{ActionID: "a"}, {Context: "down", Unreachable: "x"}, {ActionID: "b"}, {ActionID: "c"}}
 	got := mostRecent(rows, 2)
 	if len(got) != 3 || got[0].ActionID != "a" || got[1].Unreachable == "" || got[2].ActionID != "b" {

@@ -11,6 +11,7 @@ import (
 // the same usage and timing: both come from the provider's usage and
 // aipd's event times, not from when aipwatch read them (design §4).
 func TestReviewGivesTheLiveTiming(t *testing.T) {
+	t.Parallel()
 	for _, scenario := range []string{"chat-tools", "responses-tools"} {
 		srv := startSim(t, scenario, sim.Knobs{Speed: 50})
 		_, lout, _ := runCLI(t, "--url", srv.URL(), "--output", "jsonl", srv.ActionID())

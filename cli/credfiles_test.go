@@ -16,6 +16,7 @@ import (
 // a FIFO, a device or a huge file is refused at once with an error naming
 // the key: never waited on (contexts promises 3 s), never read whole.
 func TestCredentialFilesThatAreNotFiles(t *testing.T) {
+	t.Parallel()
 	f := newContextFixture(t, "")
 	fifo := filepath.Join(f.dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

@@ -16,6 +16,7 @@ import (
 // one verdict each; the exit code is the first non-verified action's in
 // argument order.
 func TestSeveralActionsLines(t *testing.T) {
+	t.Parallel()
 	f := startFleet(t, sim.FleetKnobs{},
 		sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{ActionID: "act_many_verified_01"}},
 		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{ActionID: "act_many_failed_02"}},
@@ -70,6 +71,7 @@ func TestSeveralActionsLines(t *testing.T) {
 // Every action verified: exit 0. CONTEXT/act_… follows an action of the
 // config file's context, beside one of the run's own daemon.
 func TestSeveralActionsAcrossContexts(t *testing.T) {
+	t.Parallel()
 	here := startFleet(t, sim.FleetKnobs{}, sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{ActionID: "act_here_01"}})
 	there := startFleet(t, sim.FleetKnobs{}, sim.Member{Scenario: "responses-tools", Knobs: sim.Knobs{ActionID: "act_there_02"}})
 	f := newContextFixture(t, fmt.Sprintf("[contexts.west]\nurl = %q\n", there.URL()))
@@ -85,6 +87,7 @@ func TestSeveralActionsAcrossContexts(t *testing.T) {
 // Quitting never cancels: the resume command names every action still
 // live, as given (CONTEXT/act_… too), and none that stopped on an error.
 func TestSeveralActionsResumeNamesTheLiveOnes(t *testing.T) {
+	t.Parallel()
 	o := &options{conn: conn{url: "http://127.0.0.1:8080"}}
 	o.targets = []target{{arg: "act_a_01", id: "act_a_01"}, {arg: "west/act_b_02", id: "act_b_02"}, {arg: "act_c_03", id: "act_c_03"}}
 	runs := []manyRun{{a: model.NewAction("act_a_01")}, {a: model.NewAction("act_b_02")},

@@ -55,6 +55,7 @@ func lastJSON(t *testing.T, out string) map[string]any {
 
 // Every scenario ends on its verdict and exit code (design §3).
 func TestScenarioVerdictsAndExitCodes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		scenario string
 		verdict  string
@@ -83,6 +84,7 @@ func TestScenarioVerdictsAndExitCodes(t *testing.T) {
 }
 
 func TestPlainEndsWithVerdictLine(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "chat-tools", sim.Knobs{})
 	code, out, _ := runCLI(t, "--url", srv.URL(), "--output", "plain", srv.ActionID())
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -96,6 +98,7 @@ func TestPlainEndsWithVerdictLine(t *testing.T) {
 
 // --cancel on a long action: exactly one cancel POST, verdict cancelled.
 func TestCancelFlag(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "long", sim.Knobs{Speed: 20})
 	code, out, _ := runCLI(t, "--url", srv.URL(), "--output", "jsonl", "--cancel", srv.ActionID())
 	if v := lastJSON(t, out); v["verdict"] != "cancelled" || code != model.ExitCancelled {
@@ -108,6 +111,7 @@ func TestCancelFlag(t *testing.T) {
 
 // A late cancel is accepted but the outcome stays completed: "too late".
 func TestLateCancelSaysTooLate(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "late-cancel", sim.Knobs{})
 	code, out, _ := runCLI(t, "--url", srv.URL(), "--output", "plain", "--cancel", srv.ActionID())
 	if code != 0 || !strings.Contains(out, "too late") || !strings.Contains(out, "verdict: verified") {
@@ -119,6 +123,7 @@ func TestLateCancelSaysTooLate(t *testing.T) {
 // while the turn still streams, the turn completes anyway, and the cancel
 // lands after the result: accepted, too late, verified.
 func TestDemoLateCancelIsLate(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, "--demo=late-cancel", "--output", "plain")
 	if code != model.ExitVerified {
 		t.Fatalf("exit %d\nstderr: %s\n%s", code, errOut, out)
@@ -133,6 +138,7 @@ func TestDemoLateCancelIsLate(t *testing.T) {
 }
 
 func TestUnknownActionIsAnError(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "chat-tools", sim.Knobs{})
 	// A short --appear-timeout: the wait itself is TestUnknownIDGivesUpAfterAppearTimeout's.
 	code, out, _ := runCLI(t, "--url", srv.URL(), "--output", "jsonl", "--appear-timeout", "300ms", "act_nobody_home")
@@ -143,6 +149,7 @@ func TestUnknownActionIsAnError(t *testing.T) {
 }
 
 func TestBadTokenNamesTheCode(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "chat-tools", sim.Knobs{Token: "right"})
 	tok := filepath.Join(t.TempDir(), "tok")
 	if err := os.WriteFile(tok, []byte("wrong\n"), 0o600); err != nil {
@@ -170,6 +177,7 @@ func TestBadTokenNamesTheCode(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	cases := [][]string{
 		{"not_an_action"},
 		{"--output", "xml", "act_1"},
@@ -201,6 +209,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestURLRules(t *testing.T) {
+	t.Parallel()
 	ok := []string{"http://127.0.0.1:8080", "http://localhost", "http://[::1]:9", "https://aipd.example.com"}
 	for _, u := range ok {
 		if err := checkURL(u, false); err != nil {
@@ -227,6 +236,7 @@ func TestURLRules(t *testing.T) {
 }
 
 func TestEnvironmentDefaults(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"AIP_URL": "https://e.example", "AIP_TOKEN_FILE": "/t", "AIP_ACTION_ID": "act_env"}
 	o, _, err := parse(nil, &bytes.Buffer{}, func(k string) string { return env[k] })
 	if err != nil || o.url != "https://e.example" || o.tokenFile != "/t" || o.actionID != "act_env" {
@@ -312,6 +322,7 @@ func TestDemoDetachSaysTheSimulatorStopped(t *testing.T) {
 }
 
 func TestHelpAndVersion(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI(t, "--help")
 	for _, want := range []string{"--token-file FILE", "--redact", "chat-tools", "Exit codes", "Examples:", "--demo[=SCENARIO]"} {
 		if code != 0 || !strings.Contains(out, want) {
@@ -349,6 +360,7 @@ func TestHelpAndVersion(t *testing.T) {
 // Record a live run, replay it: the same jsonl verdict object, text included,
 // in every scenario (issue: review, record and replay).
 func TestRecordThenReplayGivesTheSameVerdict(t *testing.T) {
+	t.Parallel()
 	for _, scenario := range []string{"chat-tools", "chat-length", "chat-error", "chat-crash", "chat-unterminated",
 		"chat-truncated", "responses-tools", "responses-failed", "late-cancel", "long"} {
 		t.Run(scenario, func(t *testing.T) {
@@ -387,6 +399,7 @@ func equalJSON(a, b map[string]any) bool {
 // The finished-action path (review by paging) gives the same verdict object
 // as a live follow of the same scenario.
 func TestReviewOfFinishedActionMatchesLive(t *testing.T) {
+	t.Parallel()
 	for _, scenario := range []string{"chat-tools", "responses-tools", "chat-truncated"} {
 		live := startSim(t, scenario, sim.Knobs{Speed: 50})
 		_, lout, _ := runCLI(t, "--url", live.URL(), "--output", "jsonl", live.ActionID())
@@ -412,6 +425,7 @@ func TestReviewOfFinishedActionMatchesLive(t *testing.T) {
 // A corrupt or truncated line is reported with its line number and
 // skipped; the rest still counts. A recording cut mid-stream is pending.
 func TestReplayOfDamagedRecordings(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "chat-tools", sim.Knobs{Speed: 50}) // live: chunk frames spread over the file
 	rec := filepath.Join(t.TempDir(), "run.jsonl")
 	runCLI(t, "--url", srv.URL(), "--output", "jsonl", "--record", rec, srv.ActionID())
@@ -463,6 +477,7 @@ func TestReplayOfDamagedRecordings(t *testing.T) {
 // A redacted recording and export hold none of the scenario's content,
 // and the redacted recording still replays to the same verdict word.
 func TestRedactedRecordAndExport(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "responses-tools", sim.Knobs{})
 	dir := t.TempDir()
 	rec, md := filepath.Join(dir, "r.jsonl"), filepath.Join(dir, "r.md")
@@ -503,6 +518,7 @@ func TestRedactedRecordAndExport(t *testing.T) {
 // "keeps running" before aipd answered, for an action aipd has no record
 // of and sent nothing of, or in a replay (nothing runs there).
 func TestDetachMessageSaysWhatWasSeen(t *testing.T) {
+	t.Parallel()
 	o := &options{conn: conn{url: "http://127.0.0.1:4"}, actionID: "act_x"}
 	never := model.NewAction("act_x")
 	unknown := model.NewAction("act_x")
@@ -535,6 +551,7 @@ func TestDetachMessageSaysWhatWasSeen(t *testing.T) {
 // token is scrubbed). Such a URL is refused, and the refusal does not
 // show the value.
 func TestURLRefusesACredentialInTheQuery(t *testing.T) {
+	t.Parallel()
 	const secret = "QUERYSECRET0123456789"
 	for _, u := range []string{
 		"https://aipd.example/?token=" + secret,

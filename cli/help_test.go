@@ -11,6 +11,7 @@ import (
 // Every command's --help fits 80 columns and ends with two or three
 // examples (design §11).
 func TestEveryCommandsHelp(t *testing.T) {
+	t.Parallel()
 	var paths [][]string
 	everyCommand(newRoot(&runEnv{getenv: noEnv}), func(c *cobra.Command) {
 		if c.IsAvailableCommand() || !c.HasParent() || c.Name() == "help" {

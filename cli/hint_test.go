@@ -12,6 +12,7 @@ import (
 
 // A start-up failure says what to check.
 func TestStartupHints(t *testing.T) {
+	t.Parallel()
 	o := &options{conn: conn{url: "http://u:pw@127.0.0.1:1", tokenFile: "/etc/aip/token"}, actionID: "act_1"}
 	cases := []struct {
 		err  error
@@ -40,6 +41,7 @@ func TestStartupHints(t *testing.T) {
 // runtime.handler_failed) is aipd answering as aipd: no hint blames --url.
 // Without an ACTION_ID (ls, the console) a 404 is the list route's.
 func TestNoHintForAipdsOwnErrors(t *testing.T) {
+	t.Parallel()
 	o := &options{conn: conn{url: "http://127.0.0.1:1"}, actionID: "act_1"}
 	for _, e := range []*stream.Error{
 		{Op: "submit", Code: "action.id_conflict", HTTPStatus: 400, Message: "taken"},
@@ -59,6 +61,7 @@ func TestNoHintForAipdsOwnErrors(t *testing.T) {
 // with a connector code; the hint must not send the operator to check a
 // token aipd accepted.
 func TestProviderAuthIsNotABadToken(t *testing.T) {
+	t.Parallel()
 	o := &options{conn: conn{url: "http://127.0.0.1:1", tokenFile: "/etc/aip/token"}, actionID: "act_1"}
 	h := startupHint(o, &stream.Error{Op: "submit", Code: "connector.hermes_agent.authentication", HTTPStatus: 401,
 		Message: "Hermes endpoint `ep` returned HTTP 401"})
@@ -72,6 +75,7 @@ func TestProviderAuthIsNotABadToken(t *testing.T) {
 
 // The hint reaches stderr, the error line stays where the mode puts it.
 func TestStartupErrorHasAHintOnStderr(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"plain", "jsonl"} {
 		code, out, errOut := runCLI(t, "--output", mode, "--url", "http://127.0.0.1:1", "act_nowhere")
 		if code != 1 || !strings.Contains(errOut, "hint: is aipd running at http://127.0.0.1:1") ||
@@ -84,6 +88,7 @@ func TestStartupErrorHasAHintOnStderr(t *testing.T) {
 // An --export path that cannot be written fails before
 // the run (exit 1 at once), and a good one leaves no file before the end.
 func TestExportPathCheckedFirst(t *testing.T) {
+	t.Parallel()
 	code, _, errOut := runCLI(t, "--demo=chat-tools", "--output", "plain", "--export", "/nonexistent-dir/x.md")
 	if code != 1 || !strings.Contains(errOut, "--export") {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -128,6 +128,7 @@ func assertInert(t *testing.T, where string, out string) {
 // plain or export output; jsonl stays valid JSON, and its decoded strings
 // hold placeholders, not the controls (design §5: jq -r prints them).
 func TestTerminalInjectionIsNeutralisedEverywhere(t *testing.T) {
+	t.Parallel()
 	for name, msgs := range hostileRuns(t) {
 		t.Run(name, func(t *testing.T) {
 			var plain, jsonl bytes.Buffer
@@ -262,6 +263,7 @@ func forgedLineAt(out string) int {
 // connection log (l) included. Plain once printed a tool's status raw and
 // the "cancel came too late" line with the result status raw.
 func TestOneLineFieldsCannotStartALine(t *testing.T) {
+	t.Parallel()
 	for _, v := range []struct {
 		cancelErr bool
 		status    string

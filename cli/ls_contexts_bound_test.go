@@ -15,6 +15,7 @@ import (
 // never answers costs that, never the whole listing for ever. The bound
 // is read from the requests' deadlines, not waited for.
 func TestListAllContextsBoundsEachDaemon(t *testing.T) {
+	t.Parallel()
 	tr := &deadlines.Log{} // to a port nothing listens on: refused at once
 	client, err := stream.NewDaemon(stream.Config{BaseURL: "http://127.0.0.1:9", HTTP: &http.Client{Transport: tr}})
 	if err != nil {

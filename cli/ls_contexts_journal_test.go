@@ -15,6 +15,7 @@ import (
 // what it has to say (a torn line) is said once, and each context's rows
 // are marked from the entries made against its own daemon only.
 func TestListAllContextsReadsTheJournalOnce(t *testing.T) {
+	t.Parallel()
 	urls := consoleDaemons(t, 2)
 	f := newContextFixture(t, fmt.Sprintf("[contexts.east]\nurl = %q\n[contexts.west]\nurl = %q\n", urls[0], urls[1]))
 	f.write(t, filepath.Join("aipwatch", journal.FileName), `{"kind":"submit","action_id":"act_torn","base_ur`+"\n"+

@@ -9,6 +9,7 @@ import (
 // (design §9): the token variables and $AIP_URL, which name one daemon,
 // take no part, so no daemon sees another's token or the environment's.
 func TestListAllContextsTokensStayWithTheirDaemon(t *testing.T) {
+	t.Parallel()
 	a, b, e := newAuthLog(t, nil), newAuthLog(t, nil), newAuthLog(t, nil)
 	f := newContextFixture(t, "")
 	f.write(t, "a.token", tokenA+"\n")

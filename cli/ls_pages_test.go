@@ -13,6 +13,7 @@ import (
 // pages' cursors go backwards) it prints no list as if whole: it exits
 // non-zero and says why.
 func TestListShortPages(t *testing.T) {
+	t.Parallel()
 	done := sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{Finished: true, ActionID: "act_newest"}}
 	whole := startFleet(t, sim.FleetKnobs{History: sim.History{Actions: 6}}, done)
 	short := startFleet(t, sim.FleetKnobs{History: sim.History{Actions: 6}, ListPageRows: 2}, done)

@@ -29,6 +29,7 @@ func startFleet(t *testing.T, k sim.FleetKnobs, members ...sim.Member) *sim.Flee
 // `aipwatch ls` (design §7): a table for people, one object per action
 // for scripts; a live synchronous action is not in the daemon's list.
 func TestListCommand(t *testing.T) {
+	t.Parallel()
 	f := startFleet(t, sim.FleetKnobs{},
 		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_sync"}},
 		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_async", LeaseExpired: true}},
@@ -64,6 +65,7 @@ func TestListCommand(t *testing.T) {
 
 // No ACTION_ID and no terminal: a usage error that says where IDs come from.
 func TestNoActionIDPointsToList(t *testing.T) {
+	t.Parallel()
 	code, _, errOut := runCLI(t, "--output", "plain")
 	if code != 2 || !strings.Contains(errOut, "aipwatch ls") {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -75,6 +77,7 @@ func TestNoActionIDPointsToList(t *testing.T) {
 // simulator long gone) names an action this one does not have. The journal
 // is the run's ($XDG_STATE_HOME), never the one of the user running tests.
 func TestListJournalIsThisDaemons(t *testing.T) {
+	t.Parallel()
 	f, getenv := fleetWithJournal(t, func(url string) string {
 		return `{"kind":"submit","action_id":"act_mine_sync","base_url":"` + url + `/"}` + "\n" +
 			`{"kind":"submit","action_id":"act_elsewhere","base_url":"http://127.0.0.1:1"}` + "\n" +
@@ -94,6 +97,7 @@ func TestListJournalIsThisDaemons(t *testing.T) {
 
 // `aipwatch ls` refused by aipd: exit 1, the error, and what to check.
 func TestListDeniedHasAHint(t *testing.T) {
+	t.Parallel()
 	f := startFleet(t, sim.FleetKnobs{Token: "right"},
 		sim.Member{Scenario: "async-dead-lettered", Knobs: sim.Knobs{Finished: true, ActionID: "act_dead"}},
 	)
@@ -106,6 +110,7 @@ func TestListDeniedHasAHint(t *testing.T) {
 // ls's help is on stdout and lists only what ls uses; the flags of
 // following one action are refused, not ignored.
 func TestListFlags(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI(t, "ls", "--help")
 	if code != 0 || !strings.Contains(out, "--state STATE") || strings.Contains(out, "--cancel") || strings.Contains(out, "--cursor") {
 		t.Fatalf("ls --help: exit %d\n%s", code, out)
@@ -124,6 +129,7 @@ func TestListFlags(t *testing.T) {
 // Filtered, ls marks the journal's actions it lists and adds none the
 // daemon did not list: those cannot be said to match the filter.
 func TestListFilterLeavesOutJournalOnlyRows(t *testing.T) {
+	t.Parallel()
 	f, getenv := fleetWithJournal(t, func(url string) string {
 		return `{"kind":"submit","action_id":"act_mine_sync","base_url":"` + url + `"}` + "\n" +
 			`{"kind":"submit","action_id":"act_dead","base_url":"` + url + `"}` + "\n"
@@ -138,6 +144,7 @@ func TestListFilterLeavesOutJournalOnlyRows(t *testing.T) {
 // token file, a bad $AIP_ACTION_ID, a scenario given as an argument,
 // the console demo without a terminal.
 func TestInvocationMistakesAreNamed(t *testing.T) {
+	t.Parallel()
 	empty := filepath.Join(t.TempDir(), "tok")
 	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -184,6 +191,7 @@ func fleetWithJournal(t *testing.T, lines func(url string) string) (*sim.Fleet, 
 // still lists), and a FIFO at the journal's path is refused at once (it
 // hung ls) with the daemon's list still printed.
 func TestListSaysWhatTheJournalRead(t *testing.T) {
+	t.Parallel()
 	f, getenv := fleetWithJournal(t, func(url string) string {
 		return `{"kind":"submit","action_id":"act_torn","base_ur` + "\n" +
 			`{"kind":"submit","action_id":"act_mine_sync","base_url":"` + url + `"}` + "\n"
@@ -223,6 +231,7 @@ func TestListSaysWhatTheJournalRead(t *testing.T) {
 // whether this machine's journal holds it, each on its own: listed and
 // journalled, listed only, journalled only (design §7).
 func TestListJSONLJournalField(t *testing.T) {
+	t.Parallel()
 	f := startFleet(t, sim.FleetKnobs{},
 		sim.Member{Scenario: "async-dead-lettered", Knobs: sim.Knobs{Finished: true, ActionID: "act_listed_journalled"}},
 		sim.Member{Scenario: "async-dead-lettered", Knobs: sim.Knobs{Finished: true, ActionID: "act_listed_only"}},
@@ -284,16 +293,22 @@ func lsRows(t *testing.T, args ...string) []map[string]any {
 	return rows
 }
 
+// historyDaemon is a fleet of actions settled in the past, a live async
+// action and act_newest, settled as the fleet starts. The live one runs at
+// a hundredth of demo pace: its first chunk (which would make it the
+// newest row) comes long after any test has read the list, however loaded
+// the machine.
 func historyDaemon(t *testing.T, actions int) *sim.Fleet {
 	t.Helper()
 	return startFleet(t, sim.FleetKnobs{History: sim.History{Actions: actions}},
-		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_async"}},
+		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 0.01, ActionID: "act_live_async"}},
 		sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{Finished: true, ActionID: "act_newest"}})
 }
 
 // design §7: ls prints the most recent 100 rows by default, newest first,
 // in a few requests whatever the history; --limit N.
 func TestListPrintsTheMostRecent(t *testing.T) {
+	t.Parallel()
 	f := historyDaemon(t, 100_000)
 	rows := lsRows(t, "--url", f.URL())
 	if len(rows) != 100 || rows[0]["action_id"] != "act_newest" {
@@ -314,6 +329,7 @@ func TestListPrintsTheMostRecent(t *testing.T) {
 
 // A second --state adds a state: the rows of both, merged newest first.
 func TestListStatesAdd(t *testing.T) {
+	t.Parallel()
 	f := historyDaemon(t, 2000)
 	rows := lsRows(t, "--url", f.URL(), "--state", "failed", "--state", "cancelled", "--limit", "30")
 	got := map[string]int{}
@@ -328,6 +344,7 @@ func TestListStatesAdd(t *testing.T) {
 // --since keeps the rows updated within the duration (all of them: no
 // default limit), newest first.
 func TestListSince(t *testing.T) {
+	t.Parallel()
 	f := historyDaemon(t, 2000)
 	// The history's newest action settled a minute before the daemon
 	// started, the others 30 s apart: 5 minutes hold about 9 of them.
@@ -345,6 +362,7 @@ func TestListSince(t *testing.T) {
 
 // --all prints every row, page by page, each once.
 func TestListAll(t *testing.T) {
+	t.Parallel()
 	f := historyDaemon(t, 2500)
 	rows := lsRows(t, "--url", f.URL(), "--all")
 	seen := map[string]bool{}
@@ -364,6 +382,7 @@ func TestListAll(t *testing.T) {
 }
 
 func TestListFlagMistakes(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--limit", "0"}, {"--all", "--limit", "5"}, {"--since", "-1m"}, {"--since", "soon"}} {
 		code, _, errOut := runCLI(t, append([]string{"ls", "--url", "http://127.0.0.1:1"}, args...)...)
 		if code != 2 || !strings.HasPrefix(errOut, "aipwatch ls: ") {

@@ -18,6 +18,7 @@ import (
 // failed reads failed. Rows keep the list's order; stderr (not a terminal
 // here) gets no progress.
 func TestListVerdictTable(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, "ls", "--demo", "--verdict")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -73,6 +74,7 @@ func TestListVerdictTable(t *testing.T) {
 // jsonl rows have the fixed key "verdict": judged with --verdict, ""
 // without it.
 func TestListVerdictJSONL(t *testing.T) {
+	t.Parallel()
 	for _, judged := range []bool{true, false} {
 		args := []string{"ls", "--demo", "--output", "jsonl"}
 		if judged {
@@ -105,6 +107,7 @@ func TestListVerdictJSONL(t *testing.T) {
 // On a terminal, ls --verdict says how far the judging got, over one line;
 // the count ends at the rows judged.
 func TestListVerdictProgress(t *testing.T) {
+	t.Parallel()
 	f := startFleet(t, sim.FleetKnobs{},
 		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_a"}},
 		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_b"}},
@@ -129,6 +132,7 @@ func TestListVerdictProgress(t *testing.T) {
 // daemon: the chat-error row of both reads failed, and CONTEXT still comes
 // first.
 func TestListVerdictAllContexts(t *testing.T) {
+	t.Parallel()
 	urls := consoleDaemons(t, 2)
 	f := newContextFixture(t, fmt.Sprintf("[contexts.east]\nurl = %q\n[contexts.west]\nurl = %q\n", urls[0], urls[1]))
 	code, out, errOut := f.run("ls", "--all-contexts", "--verdict")
@@ -155,6 +159,7 @@ func TestListVerdictAllContexts(t *testing.T) {
 // those judged so (the Chat turn whose AIP result is completed but whose
 // provider failed among them); the bare --verdict still shows every row.
 func TestListVerdictKeepsOnlyThose(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, "ls", "--demo", "--output", "jsonl", "--verdict=failed,incomplete")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -183,6 +188,7 @@ func TestListVerdictKeepsOnlyThose(t *testing.T) {
 // A word that is no verdict is a usage error, before any request (no
 // daemon listens at the URL).
 func TestListVerdictUnknownWord(t *testing.T) {
+	t.Parallel()
 	for _, arg := range []string{"--verdict=failed,completed", "--verdict=", "--verdict=FAILED"} {
 		code, out, errOut := runCLI(t, "ls", "--url", "http://127.0.0.1:1", arg)
 		if code != model.ExitUsage || out != "" || !strings.Contains(errOut, "verdict") || !strings.Contains(errOut, "verified, partial, failed") {
@@ -193,6 +199,7 @@ func TestListVerdictUnknownWord(t *testing.T) {
 
 // Completion offers the verdict words, after a comma too.
 func TestListVerdictCompletion(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, "__complete", "ls", "--verdict=failed,inc")
 	if code != 0 || !strings.Contains(out, "failed,incomplete\n") || !strings.Contains(out, "failed,verified\n") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)

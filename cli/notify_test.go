@@ -32,6 +32,7 @@ func failedAction(t *testing.T, secret string) *model.Action {
 // The exact bytes: the bell, OSC 9, OSC 777 where TERM says the terminal
 // reads it, each ended by ST; the verdict line sanitised, no token.
 func TestNotifyBytesToATerminal(t *testing.T) {
+	t.Parallel()
 	const secret = "sk-aipwatch-notify-0123456789abcdef"
 	safe.Protect(secret)
 	a := failedAction(t, secret)
@@ -65,6 +66,7 @@ func TestNotifyBytesToATerminal(t *testing.T) {
 // stdout first, else stderr, else nothing; and nothing without --notify or
 // before the action settled.
 func TestNotifyGoesOnlyToATerminal(t *testing.T) {
+	t.Parallel()
 	a := failedAction(t, "")
 	o := &options{runFlags: runFlags{notify: true}, getenv: noEnv}
 	for _, tc := range []struct {
@@ -96,6 +98,7 @@ func TestNotifyGoesOnlyToATerminal(t *testing.T) {
 
 // A whole run with --notify into a pipe or a file: not one byte of it.
 func TestNotifyNothingToANonTerminal(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"plain", "jsonl"} {
 		srv := startSim(t, "chat-tools", sim.Knobs{Finished: true})
 		code, out, errs := runCLI(t, "--url", srv.URL(), "--output", mode, "--notify", srv.ActionID())
@@ -153,6 +156,7 @@ func TestNotifyThroughAMultiplexer(t *testing.T) {
 // request; a notify_on that is no verdict is an error naming the file,
 // the context and the key.
 func TestNotifyOnFlagAndConfig(t *testing.T) {
+	t.Parallel()
 	f := newContextFixture(t, `current = "prod"
 [contexts.prod]
 url = "http://127.0.0.1:1"

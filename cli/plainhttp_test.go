@@ -10,6 +10,7 @@ import (
 // https:// to a port that speaks plain HTTP: said at once (no retries),
 // with the http:// URL to use, for a follow and for ls.
 func TestHTTPSToAPlainHTTPPortHint(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "http://")

@@ -9,6 +9,7 @@ import (
 // the submitted input (the journal keeps it) is the one to read (design
 // §8), in the closing lines of the submit and of a later follow.
 func TestChatAdviceNamesTheSubmittedSession(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_test_advice_chat_01"
 	srv := awaitSim(t, "chat-error", id, jpath)
@@ -37,6 +38,7 @@ func followPlain(t *testing.T, getenv func(string) string, url, id string) strin
 // that aipwatch reconcile would refuse, and the refusal says what Chat
 // lacks (not Responses' body.store).
 func TestChatAdviceWithoutSession(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_test_advice_chat_02"
 	srv := awaitSim(t, "chat-error", id, jpath)

@@ -32,6 +32,7 @@ func reviewed(t *testing.T, srv *sim.Server, id string) *model.Action {
 // The console's R: one reconciler serves every action the console opens
 // (its options name no action), so the read is of the action on screen.
 func TestConsoleReconcileReadsTheOpenedAction(t *testing.T) {
+	t.Parallel()
 	getenv, _ := stateEnv(t)
 	srv := startSim(t, "responses-failed", sim.Knobs{Submit: sim.SubmitKnobs{StoredStatus: "completed"}})
 	o := &options{conn: conn{url: srv.URL()}, getenv: getenv} // as the console has them: no action ID

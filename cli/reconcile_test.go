@@ -24,6 +24,7 @@ import (
 // response.id; the stored status beside the verdict, which it never
 // changes; the reconcile action's own ID in the journal.
 func TestReconcileEachStoredStatus(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ knob, want, meaning string }{
 		{"", "failed", "retained failure state"}, // from the script's outcome
 		{"completed", "completed", "terminal provider object"},
@@ -71,6 +72,7 @@ func TestReconcileEachStoredStatus(t *testing.T) {
 // Chat: the session read of the session_id the journal kept from the
 // submitted input (the sim's finish chunks carry none).
 func TestReconcileChatSession(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_test_reconcile_chat_01"
 	srv := awaitSim(t, "chat-error", id, jpath)
@@ -96,6 +98,7 @@ func TestReconcileChatSession(t *testing.T) {
 
 // Nothing captured: nothing is submitted, and the verdict is said.
 func TestReconcileNothingToRead(t *testing.T) {
+	t.Parallel()
 	getenv, _ := stateEnv(t)
 	srv := startSim(t, "chat-length", sim.Knobs{})
 	code, out, errOut := runWith(getenv, "reconcile", "--url", srv.URL(), "--output", "plain", srv.ActionID())
@@ -110,6 +113,7 @@ func TestReconcileNothingToRead(t *testing.T) {
 // The journal's session of the same action ID on another daemon is not
 // this action's: reconcile reads nothing rather than the wrong session.
 func TestReconcileIgnoresAnotherDaemonsJournal(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	srv := startSim(t, "chat-error", sim.Knobs{Finished: true})
 	if err := os.MkdirAll(filepath.Dir(jpath), 0o700); err != nil {
@@ -133,6 +137,7 @@ func TestReconcileIgnoresAnotherDaemonsJournal(t *testing.T) {
 // synchronous run whose handler failed settles incomplete within it (it
 // waited for ever before), and the operator is told it is followed.
 func TestReconcileHonoursTheStallTimeout(t *testing.T) {
+	t.Parallel()
 	getenv, _ := stateEnv(t)
 	srv := startSim(t, "sync-handler-failed", sim.Knobs{})
 	start := time.Now()
@@ -149,6 +154,7 @@ func TestReconcileHonoursTheStallTimeout(t *testing.T) {
 // nothing, says so, exits 8, and in jsonl still ends on the verdict
 // object (pending), as a stopped follow does.
 func TestReconcileStoppedBeforeSettle(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "long", sim.Knobs{Speed: 1})
 	o := &options{conn: conn{url: srv.URL()}, runFlags: runFlags{appearTimeout: time.Minute, stallTimeout: time.Minute}, actionID: srv.ActionID()}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -167,6 +173,7 @@ func TestReconcileStoppedBeforeSettle(t *testing.T) {
 // the stored state ("stored: completed", exit 0). A mismatch is an error
 // (exit 1), never a stored status; the matching answer still reads.
 func TestReconcileChecksTheAnswersIDs(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		action func(sentAction, sentResp string) (string, string)
@@ -222,6 +229,7 @@ func TestReconcileChecksTheAnswersIDs(t *testing.T) {
 // was waited for ever. --read-timeout bounds it; the read is reported
 // unanswered (exit 1) and not retried.
 func TestReconcileReadTimesOut(t *testing.T) {
+	t.Parallel()
 	getenv, _ := stateEnv(t)
 	s := startSim(t, "responses-failed", sim.Knobs{Submit: sim.SubmitKnobs{StoredStatus: "completed"}})
 	h := s.Handler()

@@ -30,6 +30,7 @@ func reconcileJSONL(t *testing.T, getenv func(string) string, args ...string) (c
 // (design §5): the provider's response ID it read, and the verdict
 // object's text and response ID; the same run without --redact shows them.
 func TestReconcileJSONLRedacts(t *testing.T) {
+	t.Parallel()
 	getenv, _ := stateEnv(t)
 	srv := startSim(t, "responses-failed", sim.Knobs{})
 	_, plainRead, _ := reconcileJSONL(t, getenv, "--url", srv.URL(), srv.ActionID())
@@ -54,6 +55,7 @@ func TestReconcileJSONLRedacts(t *testing.T) {
 // The read's journal line is synced before its POST leaves (design §6.2,
 // §8): the simulator checks the journal as the POST arrives.
 func TestReconcileJournalsBeforeItsPost(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	journalled := func(id string) error {
 		entries, err := journal.Read(jpath)
@@ -80,6 +82,7 @@ func TestReconcileJournalsBeforeItsPost(t *testing.T) {
 // A read aipd refuses is no stored status: reconcile says refused and
 // exits 1 (design §8), in plain and in jsonl; the verdict is still shown.
 func TestReconcileRefusedExitsOne(t *testing.T) {
+	t.Parallel()
 	s, err := sim.New("responses-failed", sim.Knobs{PollInterval: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

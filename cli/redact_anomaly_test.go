@@ -14,6 +14,7 @@ import (
 // its item). With --redact no output shows them: plain, jsonl, the export
 // and the TUI; without it they do, so the test can fail.
 func TestRedactionMasksAnomalyDetails(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "responses-tools", sim.Knobs{})
 	dir := t.TempDir()
 	truth := filepath.Join(dir, "truth.jsonl")
@@ -68,6 +69,7 @@ func TestRedactionMasksAnomalyDetails(t *testing.T) {
 
 // The panic report scrubs every copy of the token, not the first.
 func TestPanicReportScrubsEveryTokenCopy(t *testing.T) {
+	t.Parallel()
 	o := &options{conn: conn{url: "http://127.0.0.1:1", token: secretToken}, actionID: "act_1"}
 	r := panicReport(secretToken+" / "+secretToken+" / "+secretToken, o)
 	if strings.Contains(r, secretToken) || strings.Count(r, " / ") != 2 {
@@ -79,6 +81,7 @@ func TestPanicReportScrubsEveryTokenCopy(t *testing.T) {
 // record appends to the file, the export replaces it, and both tighten the
 // mode of a file that was already there.
 func TestRecordAndExportOntoExisting0644(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "chat-tools", sim.Knobs{})
 	dir := t.TempDir()
 	rec, md := filepath.Join(dir, "r.jsonl"), filepath.Join(dir, "r.md")

@@ -119,9 +119,11 @@ func tuiScreens(t *testing.T, path string) string {
 // provider IDs or error details; and, the server echoing the token into
 // every field it can, no 12-character piece of the token either.
 func TestRedactionAudit(t *testing.T) {
+	t.Parallel()
 	for _, scenario := range []string{"chat-tools", "chat-length", "chat-error", "chat-crash", "chat-unterminated",
 		"chat-truncated", "responses-tools", "responses-failed", "late-cancel"} {
 		t.Run(scenario, func(t *testing.T) {
+			t.Parallel() // a simulator and a directory each
 			srv := startSim(t, scenario, sim.Knobs{Token: echoedToken, EchoToken: echoedToken})
 			dir := t.TempDir()
 			tokFile := filepath.Join(dir, "token")

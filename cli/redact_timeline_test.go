@@ -88,6 +88,7 @@ func outputsOf(t *testing.T, redact bool) map[string]string {
 }
 
 func TestRedactMasksTimelineDetailsEverywhere(t *testing.T) {
+	t.Parallel()
 	// Without --redact the cause is shown everywhere: the outputs do carry
 	// the detail, so its absence below is the masking.
 	for where, s := range outputsOf(t, false) {

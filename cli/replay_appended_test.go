@@ -20,6 +20,7 @@ import (
 // run after one that read the result leaves that verdict standing, with a
 // warning. A recording whose only run failed still replays as that error.
 func TestReplayOfAppendedRuns(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "chat-tools", sim.Knobs{Token: "right"})
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "good"), filepath.Join(dir, "bad")
@@ -83,6 +84,7 @@ func TestReplayOfAppendedRuns(t *testing.T) {
 // same path for two actions) is not this action's evidence: the replay
 // skips it with a warning, and ends as the first action's runs did.
 func TestReplaySkipsAnotherActionsRun(t *testing.T) {
+	t.Parallel()
 	first := startSim(t, "chat-tools", sim.Knobs{})
 	second := startSim(t, "chat-error", sim.Knobs{})
 	rec := filepath.Join(t.TempDir(), "two.jsonl")

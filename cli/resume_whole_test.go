@@ -15,6 +15,7 @@ import (
 // the text is all of it. Its verdict object is the one of a run from the
 // beginning, cursor and all.
 func TestResumeFromACursorJudgesTheWholeAction(t *testing.T) {
+	t.Parallel()
 	for _, scenario := range []string{"chat-tools", "responses-tools"} {
 		t.Run(scenario, func(t *testing.T) {
 			srv := startSim(t, scenario, sim.Knobs{Finished: true})

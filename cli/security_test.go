@@ -23,6 +23,7 @@ const secretToken = "tok-SECRET-4f1c9a"
 // output mode, with the token from a file and from $AIP_TOKEN, with a
 // wrong token (error path) and a right one.
 func TestTokenNeverLeaks(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "chat-tools", sim.Knobs{Token: secretToken})
 	dir := t.TempDir()
 	tokFile := filepath.Join(dir, "token")
@@ -69,6 +70,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 }
 
 func TestPanicReportIsShortAndScrubbed(t *testing.T) {
+	t.Parallel()
 	o := &options{conn: conn{url: "http://127.0.0.1:1", token: secretToken}, followFlags: followFlags{cursor: "aev_cursor_1_0"}, actionID: "act_1"}
 	r := panicReport("boom with "+secretToken+"\x1b[2J\nsecond line", o)
 	if strings.Contains(r, secretToken) || strings.ContainsRune(r, 0x1b) || strings.Contains(r, "goroutine") {
@@ -82,6 +84,7 @@ func TestPanicReportIsShortAndScrubbed(t *testing.T) {
 // SIGINT, SIGTERM and SIGHUP detach: the detach message with the resume
 // command, and exit 8 (design §2.8). Run on the real binary.
 func TestSignalsDetach(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -91,6 +94,7 @@ func TestSignalsDetach(t *testing.T) {
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel() // a simulator and a process each
 			srv := startSim(t, "long", sim.Knobs{Speed: 1})
 			var out lockedBuffer
 			cmd := exec.Command(bin, "--url", srv.URL(), "--output", "plain", srv.ActionID())
@@ -137,6 +141,7 @@ func (l *lockedBuffer) String() string {
 
 // TLS verification is always on; --cacert adds a private CA.
 func TestTLSPrivateCA(t *testing.T) {
+	t.Parallel()
 	s, err := sim.New("chat-tools", sim.Knobs{PollInterval: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

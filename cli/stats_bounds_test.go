@@ -12,6 +12,7 @@ import (
 // reads the most recent 100 actions, as ls lists them, never more of a
 // long history; each of those is judged.
 func TestStatsReadsTheMostRecentHundredByDefault(t *testing.T) {
+	t.Parallel()
 	u := startFleet(t, sim.FleetKnobs{History: sim.History{Actions: 130}},
 		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_sync"}}).URL()
 	code, out, errOut := runCLI(t, "stats", "--url", u, "--output", "jsonl")

@@ -15,6 +15,7 @@ import (
 // same rows (one judge, one rule), per capability; its timings are the
 // reviews' (the simulator's history stamps its runs as they went).
 func TestStatsAgreesWithListVerdict(t *testing.T) {
+	t.Parallel()
 	u := startFleet(t, sim.FleetKnobs{History: sim.History{Actions: 60, Events: 600}},
 		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_sync"}}).URL()
 
@@ -89,6 +90,7 @@ func TestStatsAgreesWithListVerdict(t *testing.T) {
 
 // The table, and a usage error before any request.
 func TestStatsTableAndUsage(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, "stats", "--demo")
 	if code != 0 || !strings.HasPrefix(out, "CAPABILITY ") || !strings.Contains(out, "\nhermes_agent:sim:chat_stream ") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
@@ -106,59 +108,63 @@ func TestStatsTableAndUsage(t *testing.T) {
 // daemon served are counted), and says on stderr how many of the span it
 // left unjudged and the --limit that would judge them; --limit N judges N.
 func TestStatsJudgesAtMostItsLimit(t *testing.T) {
+	t.Parallel()
 	const history = 300 // 30 s apart on the simulator: 2.5 h, inside 24h
 	f := startFleet(t, sim.FleetKnobs{History: sim.History{Actions: history, Events: 3 * history}},
 		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_live_async"}})
-	p := newJudgeReads(t, f.URL())
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() { // no wait at the door: only the count matters here
-		for {
-			select {
-			case p.gate <- struct{}{}:
-			case <-stop:
-				return
-			}
-		}
-	}()
 	const bound = 100 // design §13: as ls prints 100 rows
 	for _, c := range []struct {
+		name   string
 		args   []string
 		judged int
 	}{
-		{[]string{"--since", "24h"}, bound},
-		{[]string{"--since", "24h", "--limit", "120"}, 120},
-		{nil, bound - 1}, // the 100 most recent rows, one of them live
+		{"since", []string{"--since", "24h"}, bound},
+		{"since-limit", []string{"--since", "24h", "--limit", "120"}, 120},
+		{"default", nil, bound - 1}, // the 100 most recent rows, one of them live
 	} {
-		p.mu.Lock()
-		clear(p.read)
-		p.mu.Unlock()
-		args := append([]string{"stats", "--url", p.srv.URL, "--output", "jsonl"}, c.args...)
-		code, out, errOut := runCLI(t, args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", c.args, code, errOut)
-		}
-		p.mu.Lock()
-		reviews := len(p.read)
-		p.mu.Unlock()
-		actions := 0
-		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-			var s struct{ Actions int }
-			if err := json.Unmarshal([]byte(l), &s); err != nil {
-				t.Fatal(err)
+		// Each case counts the reviews through a door of its own, so the
+		// three read the one daemon side by side.
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p := newJudgeReads(t, f.URL())
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() { // no wait at the door: only the count matters here
+				for {
+					select {
+					case p.gate <- struct{}{}:
+					case <-stop:
+						return
+					}
+				}
+			}()
+			args := append([]string{"stats", "--url", p.srv.URL, "--output", "jsonl"}, c.args...)
+			code, out, errOut := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", c.args, code, errOut)
 			}
-			actions += s.Actions
-		}
-		if reviews != c.judged || actions != c.judged {
-			t.Errorf("%v: %d reviews served, %d actions counted; want %d", c.args, reviews, actions, c.judged)
-		}
-		if len(c.args) > 0 {
-			rest := history - c.judged
-			if want := fmt.Sprintf("%d more in it not judged (all of them: --limit %d)", rest, history); !strings.Contains(errOut, want) {
-				t.Errorf("%v: stderr %q, want %q", c.args, errOut, want)
+			p.mu.Lock()
+			reviews := len(p.read)
+			p.mu.Unlock()
+			actions := 0
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				var s struct{ Actions int }
+				if err := json.Unmarshal([]byte(l), &s); err != nil {
+					t.Fatal(err)
+				}
+				actions += s.Actions
 			}
-		} else if !strings.Contains(errOut, "among the "+strconv.Itoa(bound)+" most recent rows") {
-			t.Errorf("stderr %q does not say the list holds more", errOut)
-		}
+			if reviews != c.judged || actions != c.judged {
+				t.Errorf("%v: %d reviews served, %d actions counted; want %d", c.args, reviews, actions, c.judged)
+			}
+			if len(c.args) > 0 {
+				rest := history - c.judged
+				if want := fmt.Sprintf("%d more in it not judged (all of them: --limit %d)", rest, history); !strings.Contains(errOut, want) {
+					t.Errorf("%v: stderr %q, want %q", c.args, errOut, want)
+				}
+			} else if !strings.Contains(errOut, "among the "+strconv.Itoa(bound)+" most recent rows") {
+				t.Errorf("stderr %q does not say the list holds more", errOut)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 // type names, and only the flags it takes; --version prints the version
 // without connecting (the URL below answers nothing).
 func TestSubcommandHelpAndVersion(t *testing.T) {
+	t.Parallel()
 	for _, sub := range []string{"ls", "submit", "reconcile"} {
 		code, out, errOut := runCLI(t, sub, "--help")
 		if code != 0 || !strings.Contains(out, "Usage:") || !strings.Contains(out, "--url URL") {

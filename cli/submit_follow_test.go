@@ -34,6 +34,7 @@ func caFile(t *testing.T) string {
 // --cacert, --redact. Pasted into a shell it follows the same action: the
 // daemon refuses a follow without the token.
 func TestSubmitFollowCommandKeepsTheRunsFlags(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	dir := t.TempDir()
 	tok := filepath.Join(dir, "token")
@@ -75,6 +76,7 @@ func TestSubmitFollowCommandKeepsTheRunsFlags(t *testing.T) {
 // --dry-run --redact prints the envelope with its input masked, in plain
 // and in jsonl alike: the prompt never reaches the output.
 func TestSubmitDryRunRedactsTheInputInEveryOutput(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	for _, mode := range []string{"plain", "jsonl"} {
 		code, out, errOut := runWith(getenv, "submit", "--dry-run", "--redact", "--output", mode, "--url", "http://127.0.0.1:1",
@@ -94,14 +96,15 @@ func TestSubmitDryRunRedactsTheInputInEveryOutput(t *testing.T) {
 // --mode sync holds the POST open until the stream ends, with no bound:
 // with the async bound shortened far below the run's length, the sync
 // POST still gets its result (an async bound on it would cut it off and
-// leave the submission uncertain). The run lasts about 30 times the bound.
+// leave the submission uncertain). The run lasts about 30 times the bound
+// (Speed 10: 0.6 s; a loaded machine only makes it longer).
 func TestSubmitSyncPostIsNotBoundedLikeAsync(t *testing.T) {
 	saved := asyncPostTimeout
-	asyncPostTimeout = 50 * time.Millisecond
+	asyncPostTimeout = 20 * time.Millisecond
 	t.Cleanup(func() { asyncPostTimeout = saved })
 	getenv, jpath := stateEnv(t)
 	id := "act_test_submit_sync_long_01"
-	srv := startSim(t, "chat-tools", sim.Knobs{Speed: 4, PollInterval: 5 * time.Millisecond,
+	srv := startSim(t, "chat-tools", sim.Knobs{Speed: 10, PollInterval: 5 * time.Millisecond,
 		Submit: sim.SubmitKnobs{Await: true, ActionID: id, BeforeAccept: journalHas(jpath)}})
 	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id, "--mode", "sync",
 		"--appear-timeout", "5s", "cap:hermes_agent:sim:chat_stream", "--input", chatInput)

@@ -72,6 +72,7 @@ func awaitSim(t *testing.T, scenario, id string, path string, mut ...func(*sim.S
 // receives the POST; one POST, an ack, the follow of the same ID, the
 // verdict; the journal keeps IDs and continuity, never the prompt.
 func TestSubmitJournalBeforePostAsync(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_test_submit_async_01"
 	srv := awaitSim(t, "chat-tools", id, jpath)
@@ -122,6 +123,7 @@ func TestSubmitJournalBeforePostAsync(t *testing.T) {
 // --mode sync: the POST is held open until the end and its reply is the
 // result; the follow ran at once beside it.
 func TestSubmitSyncReplyIsResult(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_test_submit_sync_01"
 	srv := awaitSim(t, "responses-failed", id, jpath)
@@ -151,6 +153,7 @@ func TestSubmitSyncReplyIsResult(t *testing.T) {
 // An uncertain submission the daemon had accepted (reply lost): the
 // original ID is found, nothing is resent, one action ID in all.
 func TestSubmitUncertainAcceptedIsNotResent(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_test_uncertain_acc_01"
 	srv := awaitSim(t, "chat-tools", id, jpath, func(k *sim.SubmitKnobs) { k.DropFirst = true })
@@ -178,6 +181,7 @@ func TestSubmitUncertainAcceptedIsNotResent(t *testing.T) {
 // unknown, exactly one resend with the same action ID and key and a new
 // message_id, journalled before it is sent; never a second action ID.
 func TestSubmitUncertainLostResendsOnceSameID(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_test_uncertain_lost_01"
 	srv := awaitSim(t, "chat-tools", id, jpath, func(k *sim.SubmitKnobs) { k.LoseFirst = true })
@@ -214,6 +218,7 @@ func TestSubmitUncertainLostResendsOnceSameID(t *testing.T) {
 
 // Each reply form that ends the submission (design §6.5).
 func TestSubmitReplyForms(t *testing.T) {
+	t.Parallel()
 	t.Run("failed result before any chunk", func(t *testing.T) {
 		getenv, jpath := stateEnv(t)
 		id := "act_test_refused_01"
@@ -369,6 +374,7 @@ func TestSubmitReplyForms(t *testing.T) {
 
 // Input problems stop everything before the journal or the network.
 func TestSubmitInputErrorsSendNothing(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	srv := awaitSim(t, "chat-tools", "act_never_01", jpath)
 	code, _, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain",
@@ -386,6 +392,7 @@ func TestSubmitInputErrorsSendNothing(t *testing.T) {
 
 // --dry-run prints the envelope and sends nothing; --redact masks the input.
 func TestSubmitDryRun(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	code, out, errOut := runWith(getenv, "submit", "--dry-run", "--action-id", "act_dry_01", "--idempotency-key", "k1",
 		"cap:hermes_agent:ep:chat_stream", "--input", chatInput)
@@ -414,6 +421,7 @@ func TestSubmitDryRun(t *testing.T) {
 // --redact: the plain output of a submission shows no prompt and no model
 // text; the journal is the same as without it (IDs and continuity only).
 func TestSubmitRedact(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_test_redact_01"
 	srv := awaitSim(t, "chat-tools", id, jpath)
@@ -433,6 +441,7 @@ func TestSubmitRedact(t *testing.T) {
 
 // --demo submits to the built-in simulator and follows, in one command.
 func TestSubmitDemoUsage(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runWith(noEnv, "submit", "--help")
 	if code != 0 || !strings.Contains(out, "--demo") || !strings.Contains(out, "submissions.jsonl") {
 		t.Fatalf("exit %d\n%s", code, out)
@@ -446,6 +455,7 @@ func TestSubmitDemoUsage(t *testing.T) {
 // --record wraps the submission, not the bare follow: the POST is sent and
 // the recording replays to the same verdict.
 func TestSubmitRecord(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_test_record_01"
 	srv := awaitSim(t, "chat-error", id, jpath)
@@ -467,6 +477,7 @@ func TestSubmitRecord(t *testing.T) {
 // aipwatch exits 1 naming the code instead of following an action that
 // never settles.
 func TestSubmitSyncHandlerFailed(t *testing.T) {
+	t.Parallel()
 	getenv, jpath := stateEnv(t)
 	id := "act_test_handler_failed_01"
 	srv := awaitSim(t, "sync-handler-failed", id, jpath)
@@ -483,6 +494,7 @@ func TestSubmitSyncHandlerFailed(t *testing.T) {
 // submit --demo names no command to follow the action later: the demo's
 // simulator stops with aipwatch.
 func TestSubmitDemoAnnouncesNoFollowCommand(t *testing.T) {
+	t.Parallel()
 	so := &submitOptions{actionID: "act_demo_01", capability: "cap:hermes_agent:sim:chat_stream", mode: "async"}
 	for _, mode := range []string{"plain", "jsonl"} {
 		var out, errb bytes.Buffer
@@ -502,6 +514,7 @@ func TestSubmitDemoAnnouncesNoFollowCommand(t *testing.T) {
 // another message) decided the verdict: a sync refusal of act_other
 // ended the run "failed". It is an error (exit 1), never evidence.
 func TestSubmitReplyAboutAnotherActionIsAnError(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, mode, reply string }{
 		{"sync result", "sync", `{"in_response_to":%q,"body":{"action_result":{"action_id":"act_test_someone_else_01","status":"failed",` +
 			`"error":{"code":"action.input_schema_invalid","message":"bad","category":"permanent"}}}}`},
@@ -545,6 +558,7 @@ func TestSubmitReplyAboutAnotherActionIsAnError(t *testing.T) {
 // code. The journal is written like a record: token scrubbed, controls
 // escaped (the data reads back exact).
 func TestSubmitJournalIsScrubbedAndEscaped(t *testing.T) {
+	t.Parallel()
 	const token = "tok-journal-echo-0123456789abcdef"
 	hostile := token + " \u0085\u202e\u009b2J"
 	for _, c := range []struct{ name, mode, reply string }{

@@ -14,6 +14,7 @@ import (
 // event times (occurred_at), not by when the pages were read (all at once:
 // every tool 0s).
 func TestReviewToolDurationsComeFromEventTimes(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, "chat-tools", sim.Knobs{Speed: 10, PollInterval: 5 * time.Millisecond})
 	resp, err := http.Get(srv.URL() + "/aip/v1/actions/" + srv.ActionID()) // starts the script
 	if err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 // in the "carries credentials" error, nor in submit's follow command,
 // both written before any request.
 func TestTokenInTheURLIsNotWritten(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(tok string) string {
 		p := filepath.Join(dir, tok[:8])
@@ -45,8 +47,12 @@ func TestTokenInTheURLIsNotWritten(t *testing.T) {
 // --replay reads no daemon, but a token given (--token-file, a context)
 // is scrubbed from what the recording holds, as in a live run.
 func TestReplayScrubsTheTokenGiven(t *testing.T) {
+	t.Parallel()
 	for _, via := range []string{"--token-file", "--context"} {
-		tok := "tokR-" + map[string]string{"--token-file": "5a1c9e7f03b2d4", "--context": "c08b6e2f7d1a93"}[via] + "-replay"
+		// The recording must hold the echo, so no earlier run may have
+		// protected a 12-character piece of the token: each run of the
+		// test (-count) has tokens of its own.
+		tok := fmt.Sprintf("tokR-%016x%08x", rand.Uint64(), rand.Uint32())
 		srv := startSim(t, "chat-tools", sim.Knobs{EchoToken: tok})
 		f := newContextFixture(t, "")
 		rec := filepath.Join(f.dir, "run.jsonl")
@@ -73,6 +79,7 @@ func TestReplayScrubsTheTokenGiven(t *testing.T) {
 // ls --context a scrubs every token the config file names, not only a's:
 // daemon a may echo b's.
 func TestListScrubsEveryContextsToken(t *testing.T) {
+	t.Parallel()
 	const tokA, tokB = "tokA-6d3f0b9e2c1a84-ls", "tokB-e97a2c5d10f3b8-ls"
 	a := newAuthLog(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

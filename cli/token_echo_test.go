@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,57 +37,72 @@ func leak12(text, secret string) (string, bool) {
 // record, the export, and every TUI screen; "[token]" is said where it
 // was.
 func TestEchoedTokenNeverWritten(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tokFile := filepath.Join(dir, "token")
 	if err := os.WriteFile(tokFile, []byte(echoedToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	marked := false
+	var marked atomic.Bool
 	// Every scenario that ends on its own (firehose has the same fields as
 	// chat-tools, only more of them; long and async-long run until
-	// cancelled).
-	for _, scenario := range []string{"chat-tools", "chat-length", "chat-error", "chat-crash", "chat-unterminated",
-		"chat-truncated", "responses-tools", "responses-failed", "late-cancel", "async-dead-lettered", "postgres",
-		"sync-handler-failed"} {
-		t.Run(scenario, func(t *testing.T) {
-			srv := startSim(t, scenario, sim.Knobs{Token: echoedToken, EchoToken: echoedToken, Finished: scenario == "late-cancel"})
-			for _, mode := range []string{"plain", "jsonl"} {
-				for _, redact := range []bool{false, true} {
-					name := mode
-					args := []string{"--url", srv.URL(), "--token-file", tokFile, "--output", mode, "--stall-timeout", "1s"}
-					if redact {
-						name += "-redact"
-						args = append(args, "--redact")
-					}
-					if scenario == "late-cancel" {
-						args = append(args, "--cancel") // the cancel reply echoes it too
-					}
-					rec, md := filepath.Join(dir, scenario+name+".jsonl"), filepath.Join(dir, scenario+name+".md")
-					args = append(args, "--record", rec, "--export", md, srv.ActionID())
-					_, stdout, stderr := runCLI(t, args...)
-					recB, _ := os.ReadFile(rec)
-					mdB, _ := os.ReadFile(md)
-					for where, text := range map[string]string{"stdout": stdout, "stderr": stderr, "record": string(recB), "export": string(mdB)} {
-						if sub, ok := leak12(text, echoedToken); ok {
-							t.Errorf("%s %s holds %q:\n%s", name, where, sub, text)
+	// cancelled). Each scenario has its own simulator and files, and each
+	// run of it its own record and export: they run side by side, so the
+	// stall timeout that ends sync-handler-failed's runs is waited once,
+	// not once per run.
+	t.Run("scenarios", func(t *testing.T) {
+		for _, scenario := range []string{"chat-tools", "chat-length", "chat-error", "chat-crash", "chat-unterminated",
+			"chat-truncated", "responses-tools", "responses-failed", "late-cancel", "async-dead-lettered", "postgres",
+			"sync-handler-failed"} {
+			t.Run(scenario, func(t *testing.T) {
+				t.Parallel()
+				srv := startSim(t, scenario, sim.Knobs{Token: echoedToken, EchoToken: echoedToken, Finished: scenario == "late-cancel"})
+				for _, mode := range []string{"plain", "jsonl"} {
+					for _, redact := range []bool{false, true} {
+						name := mode
+						args := []string{"--url", srv.URL(), "--token-file", tokFile, "--output", mode, "--stall-timeout", "1s"}
+						if redact {
+							name += "-redact"
+							args = append(args, "--redact")
 						}
-						marked = marked || strings.Contains(text, safe.TokenMark)
-					}
-					// The scrubbed record replays (to the same verdict as the
-					// live run printed) without leaking either.
-					_, rout, rerr := runCLI(t, "--replay", rec, "--output", mode)
-					if sub, ok := leak12(rout+rerr, echoedToken); ok {
-						t.Errorf("%s replay holds %q", name, sub)
+						t.Run(name, func(t *testing.T) {
+							t.Parallel()
+							if scenario == "late-cancel" {
+								args = append(args, "--cancel") // the cancel reply echoes it too
+							}
+							rec, md := filepath.Join(dir, scenario+name+".jsonl"), filepath.Join(dir, scenario+name+".md")
+							args = append(args, "--record", rec, "--export", md, srv.ActionID())
+							_, stdout, stderr := runCLI(t, args...)
+							recB, _ := os.ReadFile(rec)
+							mdB, _ := os.ReadFile(md)
+							for where, text := range map[string]string{"stdout": stdout, "stderr": stderr, "record": string(recB), "export": string(mdB)} {
+								if sub, ok := leak12(text, echoedToken); ok {
+									t.Errorf("%s holds %q:\n%s", where, sub, text)
+								}
+								if strings.Contains(text, safe.TokenMark) {
+									marked.Store(true)
+								}
+							}
+							// The scrubbed record replays (to the same verdict as the
+							// live run printed) without leaking either.
+							_, rout, rerr := runCLI(t, "--replay", rec, "--output", mode)
+							if sub, ok := leak12(rout+rerr, echoedToken); ok {
+								t.Errorf("replay holds %q", sub)
+							}
+						})
 					}
 				}
-			}
-			screens := liveTUIScreens(t, srv, echoedToken)
-			if sub, ok := leak12(screens, echoedToken); ok {
-				t.Errorf("tui holds %q", sub)
-			}
-		})
-	}
-	if !marked {
+				t.Run("tui", func(t *testing.T) {
+					t.Parallel()
+					screens := liveTUIScreens(t, srv, echoedToken)
+					if sub, ok := leak12(screens, echoedToken); ok {
+						t.Errorf("tui holds %q", sub)
+					}
+				})
+			})
+		}
+	})
+	if !marked.Load() {
 		t.Fatal("no [token] anywhere: the server echoed nothing, the test proves nothing")
 	}
 	// The error path: a server that refuses the token and echoes it in
@@ -138,6 +154,7 @@ func liveTUIScreens(t *testing.T, srv *sim.Server, token string) string {
 // The resume command and the panic report scrub a token the server put
 // into the cursor (design §2.8, §5).
 func TestResumeCommandScrubsAnEchoedCursor(t *testing.T) {
+	t.Parallel()
 	safe.Protect(echoedToken)
 	o := &options{conn: conn{url: "http://127.0.0.1:1", token: echoedToken}, actionID: "act_1"}
 	for where, text := range map[string]string{

@@ -16,6 +16,7 @@ import (
 // registered secrets are process-wide, so an earlier test's registration
 // would hide a command that forgot.
 func TestTokenProtectedInEveryCommand(t *testing.T) {
+	t.Parallel()
 	if args := os.Getenv("AIPWATCH_TOKEN_CHILD"); args != "" {
 		dir := os.Getenv("AIPWATCH_TOKEN_STATE")
 		getenv := func(k string) string {
@@ -38,8 +39,13 @@ func TestTokenProtectedInEveryCommand(t *testing.T) {
 		"follow plain":    {"--url", srv.URL(), "--token-file", tokFile, "--output", "plain", srv.ActionID()},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // a process and a state directory each
 			cmd := exec.Command(os.Args[0], "-test.run=^TestTokenProtectedInEveryCommand$")
-			cmd.Env = append(os.Environ(), "AIPWATCH_TOKEN_CHILD="+strings.Join(args, "\x1f"), "AIPWATCH_TOKEN_STATE="+t.TempDir())
+			// A -race child would sleep 1 s on exit (atexit_sleep_ms) for
+			// goroutines still to report a race; what is checked here is
+			// its output, written by then.
+			cmd.Env = append(os.Environ(), "AIPWATCH_TOKEN_CHILD="+strings.Join(args, "\x1f"), "AIPWATCH_TOKEN_STATE="+t.TempDir(),
+				"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			out, _ := cmd.CombinedOutput()
 			if !strings.Contains(string(out), "verdict") {
 				t.Fatalf("the command did not run:\n%s", out)

@@ -14,6 +14,7 @@ import (
 // `aipwatch --context west ls` is `aipwatch ls --context west`, each
 // reaching west's daemon with west's token.
 func TestGlobalFlagsBeforeOrAfterTheCommand(t *testing.T) {
+	t.Parallel()
 	east, west := newAuthLog(t, nil), newAuthLog(t, nil)
 	f := newContextFixture(t, "")
 	f.write(t, "east.token", tokenA+"\n")
@@ -50,6 +51,7 @@ token_file = "~/west.token"
 // A word that is not act_… is a verb; an unknown one is a usage error on
 // stderr (nothing on stdout) that names the nearest command.
 func TestUnknownVerbSuggests(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"submt":     "did you mean submit?",
 		"lst":       "did you mean ls?",
@@ -72,6 +74,7 @@ func TestUnknownVerbSuggests(t *testing.T) {
 // A value aipwatch can check is checked before any request, and the error
 // names the valid values.
 func TestValuesCheckedBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
 	d := newAuthLog(t, nil)
 	for _, c := range []struct {
 		args []string
@@ -98,6 +101,7 @@ func TestValuesCheckedBeforeAnyRequest(t *testing.T) {
 // Every command has its own flags: one that is not its own is unknown
 // (exit 2), with no list of refused flags anywhere.
 func TestEachCommandItsOwnFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"ls", "--cancel"},
 		{"ls", "--record", "x"},
@@ -115,6 +119,7 @@ func TestEachCommandItsOwnFlags(t *testing.T) {
 // contexts use NAME rewrites current and keeps every other byte; a name
 // the file lacks is a usage error and leaves the file as it was.
 func TestContextsUse(t *testing.T) {
+	t.Parallel()
 	const body = "# my daemons\n# current = \"old\" was staging\ncurrent = \"prod\"   # the default\n\n[contexts.prod]\nurl = \"https://p.example\"\n" +
 		"[contexts.staging]\nurl = \"http://127.0.0.1:8080\"\n"
 	f := newContextFixture(t, body)
@@ -157,6 +162,7 @@ func TestContextsUse(t *testing.T) {
 // one of its flags, so it is a usage error, not silently ignored, and
 // nothing is sent.
 func TestReconcileRefusesCursor(t *testing.T) {
+	t.Parallel()
 	d := newAuthLog(t, nil)
 	code, out, errOut := runCLI(t, "reconcile", "--url", d.srv.URL, "--output", "plain", "--cursor", "aev_cursor_1_0", "act_1")
 	if code != model.ExitUsage || out != "" || !strings.Contains(errOut, "unknown flag: --cursor") {

@@ -11,6 +11,7 @@ import (
 // root takes: the simulator's and the console's two (console, fleet), as
 // --help lists them.
 func TestUnknownDemoNamesEveryScenario(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, "--demo=nope")
 	wantExit(t, code, model.ExitUsage, out, errOut)
 	for _, want := range []string{`unknown demo scenario "nope"`, "chat-tools", "console", "fleet"} {
@@ -22,6 +23,7 @@ func TestUnknownDemoNamesEveryScenario(t *testing.T) {
 
 // A usage error offers only what the command takes: stats has no --all.
 func TestLimitZeroOffersWhatTheCommandTakes(t *testing.T) {
+	t.Parallel()
 	for cmd, want := range map[string]string{"ls": "--all", "stats": "--since"} {
 		code, out, errOut := runCLI(t, cmd, "--limit", "0")
 		wantExit(t, code, model.ExitUsage, out, errOut)
