@@ -1,0 +1,23 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"aipwatch/model"
+)
+
+// design §7: --since takes a span above zero. `--since 0` names no span:
+// it is a usage error before any request, not a listing of the default
+// 100 rows as if --since were not given (a negative span is refused in
+// TestListFlagMistakes; zero is the boundary).
+func TestSinceZeroIsAUsageError(t *testing.T) {
+	for _, cmd := range []string{"ls", "stats"} {
+		for _, since := range []string{"0", "0s"} {
+			code, out, errOut := runCLI(t, cmd, "--url", "http://127.0.0.1:1", "--since", since)
+			if code != model.ExitUsage || out != "" || !strings.Contains(errOut, "--since takes a duration above 0") {
+				t.Errorf("%s --since %s: exit %d, stdout %q, stderr %q", cmd, since, code, out, errOut)
+			}
+		}
+	}
+}
