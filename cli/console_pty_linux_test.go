@@ -4,6 +4,8 @@ package cli
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +17,8 @@ import (
 // consoleOnPty runs aipwatch with args on a pseudo-terminal (stdin and
 // stdout, as an operator's terminal), waits until the screen drawn shows
 // every one of want, then presses q (detach) and returns the exit code,
-// the screen's text and stderr. The waits only bound a failure.
+// the screen's text and stderr; with no want, it waits for the console
+// to end by itself. The waits only bound a failure.
 func consoleOnPty(t *testing.T, args []string, want ...string) (code int, screen, stderr string) {
 	t.Helper()
 	master, slave := openPty(t, 160)
@@ -42,14 +45,23 @@ func consoleOnPty(t *testing.T, args []string, want ...string) (code int, screen
 	var errb bytes.Buffer
 	done := make(chan int, 1)
 	go func() { done <- Run(args, slave, slave, &errb, noEnv, testKeys()) }()
+	wait := shown
+	if len(want) == 0 {
+		wait = nil // nothing to wait for: only the end
+	}
 	select {
-	case <-shown:
+	case <-wait:
 	case code = <-done:
+		if len(want) == 0 {
+			mu.Lock()
+			defer mu.Unlock()
+			return code, ansi.Strip(drawn.String()), errb.String()
+		}
 		t.Fatalf("%v ended (exit %d) before showing %q\n%s", args, code, want, errb.String())
 	case <-time.After(20 * time.Second):
 		mu.Lock()
 		defer mu.Unlock()
-		t.Fatalf("%v: %q not shown\n%s", args, want, ansi.Strip(drawn.String()))
+		t.Fatalf("%v: %q not shown, or no end\n%s", args, want, ansi.Strip(drawn.String()))
 	}
 	if _, err := master.Write([]byte("q")); err != nil {
 		t.Fatal(err)
@@ -85,5 +97,18 @@ func TestConsoleOnATerminal(t *testing.T) {
 	code, _, errOut = consoleOnPty(t, []string{"--demo=fleet"}, "act_sim_console_dead_lettered", "act_sim_west_done_length")
 	if code != 0 {
 		t.Errorf("--demo=fleet: exit %d\n%s", code, errOut)
+	}
+}
+
+// design §2.6: a daemon that refuses the credentials ends the console on
+// a terminal with exit 1, the refusal and what to check on stderr.
+func TestConsoleOnATerminalEndsWhenRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, `{"error":{"code":"auth.native_http_unauthorized","message":"no"}}`, http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	code, _, errOut := consoleOnPty(t, []string{"--url", srv.URL})
+	if code != 1 || !strings.Contains(errOut, "401") || !strings.Contains(errOut, "hint: aipd refused the credentials") {
+		t.Errorf("refused: exit %d, stderr %q", code, errOut)
 	}
 }
