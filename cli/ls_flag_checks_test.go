@@ -21,3 +21,15 @@ func TestSinceZeroIsAUsageError(t *testing.T) {
 		}
 	}
 }
+
+// design §9: ls --all-contexts reads the config file's daemons; with
+// --demo it is a usage error before any daemon is started or read, not
+// one or the other silently.
+func TestListAllContextsRefusesADemo(t *testing.T) {
+	for _, demo := range []string{"--demo", "--demo=console"} {
+		code, out, errOut := runCLI(t, "ls", "--all-contexts", demo)
+		if code != model.ExitUsage || out != "" || !strings.Contains(errOut, "--all-contexts reads the config file's daemons, not a --demo") {
+			t.Errorf("ls --all-contexts %s: exit %d, stdout %q, stderr %q", demo, code, out, errOut)
+		}
+	}
+}
