@@ -14,66 +14,72 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
+// ptyStep is what the screen must show (drawn since the step before's
+// keys), then the keys pressed.
+type ptyStep struct {
+	want []string
+	keys string
+}
+
 // consoleOnPty runs aipwatch with args on a pseudo-terminal (stdin and
-// stdout, as an operator's terminal), waits until the screen drawn shows
-// every one of want, then presses q (detach) and returns the exit code,
-// the screen's text and stderr; with no want, it waits for the console
-// to end by itself. The waits only bound a failure.
-func consoleOnPty(t *testing.T, args []string, want ...string) (code int, screen, stderr string) {
+// stdout, as an operator's terminal), takes steps in turn, then waits for
+// the run to end and returns its exit code, the screen's text and stderr.
+// The waits only bound a failure.
+func consoleOnPty(t *testing.T, args []string, steps ...ptyStep) (code int, screen, stderr string) {
 	t.Helper()
 	master, slave := openPty(t, 160)
 	var mu sync.Mutex
 	var drawn bytes.Buffer
-	shown := make(chan struct{})
+	drawnMore := make(chan struct{}, 1)
 	go func() {
 		b := make([]byte, 4096)
-		once := sync.Once{}
 		for {
 			n, err := master.Read(b)
 			mu.Lock()
 			drawn.Write(b[:n])
-			text := ansi.Strip(drawn.String())
 			mu.Unlock()
-			if hasAll(text, want) {
-				once.Do(func() { close(shown) })
+			select {
+			case drawnMore <- struct{}{}:
+			default:
 			}
 			if err != nil {
 				return
 			}
 		}
 	}()
+	text := func(from int) string {
+		mu.Lock()
+		defer mu.Unlock()
+		return ansi.Strip(drawn.String()[from:])
+	}
 	var errb bytes.Buffer
 	done := make(chan int, 1)
 	go func() { done <- Run(args, slave, slave, &errb, noEnv, testKeys()) }()
-	wait := shown
-	if len(want) == 0 {
-		wait = nil // nothing to wait for: only the end
-	}
-	select {
-	case <-wait:
-	case code = <-done:
-		if len(want) == 0 {
-			mu.Lock()
-			defer mu.Unlock()
-			return code, ansi.Strip(drawn.String()), errb.String()
+	from := 0
+	for _, st := range steps {
+		timeout := time.After(20 * time.Second)
+		for !hasAll(text(from), st.want) {
+			select {
+			case <-drawnMore:
+			case code = <-done:
+				t.Fatalf("%v ended (exit %d) before showing %q\n%s\n%s", args, code, st.want, text(from), errb.String())
+			case <-timeout:
+				t.Fatalf("%v: %q not shown\n%s", args, st.want, text(from))
+			}
 		}
-		t.Fatalf("%v ended (exit %d) before showing %q\n%s", args, code, want, errb.String())
-	case <-time.After(20 * time.Second):
 		mu.Lock()
-		defer mu.Unlock()
-		t.Fatalf("%v: %q not shown, or no end\n%s", args, want, ansi.Strip(drawn.String()))
-	}
-	if _, err := master.Write([]byte("q")); err != nil {
-		t.Fatal(err)
+		from = drawn.Len()
+		mu.Unlock()
+		if _, err := master.Write([]byte(st.keys)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	select {
 	case code = <-done:
 	case <-time.After(20 * time.Second):
-		t.Fatalf("%v: q did not end the console", args)
+		t.Fatalf("%v did not end\n%s", args, text(from))
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	return code, ansi.Strip(drawn.String()), errb.String()
+	return code, text(0), errb.String()
 }
 
 func hasAll(s string, want []string) bool {
@@ -90,11 +96,15 @@ func hasAll(s string, want []string) bool {
 // daemon, --demo=fleet the actions of both its daemons (east's and
 // west's); q detaches with exit 0.
 func TestConsoleOnATerminal(t *testing.T) {
-	code, screen, errOut := consoleOnPty(t, []string{"--demo=console"}, "act_sim_console_dead_lettered")
+	// enter follows the row selected: its live view (export is its key), esc
+	// back to the list, q detaches.
+	code, screen, errOut := consoleOnPty(t, []string{"--demo=console"},
+		ptyStep{[]string{"act_sim_console_dead_lettered"}, "\r"}, ptyStep{[]string{"export"}, "\x1b"},
+		ptyStep{[]string{"enter follow"}, "q"})
 	if code != 0 || strings.Contains(screen, "act_sim_west") {
 		t.Errorf("--demo=console: exit %d, west's actions shown: %v\n%s", code, strings.Contains(screen, "act_sim_west"), errOut)
 	}
-	code, _, errOut = consoleOnPty(t, []string{"--demo=fleet"}, "act_sim_console_dead_lettered", "act_sim_west_done_length")
+	code, _, errOut = consoleOnPty(t, []string{"--demo=fleet"}, ptyStep{[]string{"act_sim_console_dead_lettered", "act_sim_west_done_length"}, "q"})
 	if code != 0 {
 		t.Errorf("--demo=fleet: exit %d\n%s", code, errOut)
 	}
