@@ -96,6 +96,7 @@ func hasAll(s string, want []string) bool {
 // daemon, --demo=fleet the actions of both its daemons (east's and
 // west's); q detaches with exit 0.
 func TestConsoleOnATerminal(t *testing.T) {
+	t.Parallel()
 	// enter follows the row selected: its live view (export is its key), esc
 	// back to the list, q detaches.
 	code, screen, errOut := consoleOnPty(t, []string{"--demo=console"},
@@ -113,6 +114,7 @@ func TestConsoleOnATerminal(t *testing.T) {
 // design §2.6: a daemon that refuses the credentials ends the console on
 // a terminal with exit 1, the refusal and what to check on stderr.
 func TestConsoleOnATerminalEndsWhenRefused(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, `{"error":{"code":"auth.native_http_unauthorized","message":"no"}}`, http.StatusUnauthorized)
 	}))

@@ -11,6 +11,7 @@ import (
 // --capability, --since) it cannot be said to match, and is left out.
 // Unfiltered, it is added (the control).
 func TestListEveryFilterLeavesOutJournalOnlyRows(t *testing.T) {
+	t.Parallel()
 	f, getenv := fleetWithJournal(t, func(url string) string {
 		return `{"kind":"submit","action_id":"act_mine_sync","base_url":"` + url + `"}` + "\n" +
 			`{"kind":"submit","action_id":"act_dead","base_url":"` + url + `"}` + "\n"

@@ -12,6 +12,7 @@ import (
 // 100 rows as if --since were not given (a negative span is refused in
 // TestListFlagMistakes; zero is the boundary).
 func TestSinceZeroIsAUsageError(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{"ls", "stats"} {
 		for _, since := range []string{"0", "0s"} {
 			code, out, errOut := runCLI(t, cmd, "--url", "http://127.0.0.1:1", "--since", since)
@@ -26,6 +27,7 @@ func TestSinceZeroIsAUsageError(t *testing.T) {
 // --demo it is a usage error before any daemon is started or read, not
 // one or the other silently.
 func TestListAllContextsRefusesADemo(t *testing.T) {
+	t.Parallel()
 	for _, demo := range []string{"--demo", "--demo=console"} {
 		code, out, errOut := runCLI(t, "ls", "--all-contexts", demo)
 		if code != model.ExitUsage || out != "" || !strings.Contains(errOut, "--all-contexts reads the config file's daemons, not a --demo") {

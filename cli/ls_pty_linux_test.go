@@ -47,6 +47,7 @@ func openPty(t *testing.T, cols uint16) (master, slave *os.File) {
 // design §7: on a terminal ls's table fits the terminal's width (its wide
 // cells cut); into a pipe the same table keeps its cells whole, wider.
 func TestListFitsTheTerminalsWidth(t *testing.T) {
+	t.Parallel()
 	const cols = 60
 	master, slave := openPty(t, cols)
 	read := make(chan string)

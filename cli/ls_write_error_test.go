@@ -17,6 +17,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
 // history is not read for nobody) and fails: it reads no more than
 // `ls --limit 1000` (the first page) does, fewer than the whole list.
 func TestListStopsReadingWhenStdoutFails(t *testing.T) {
+	t.Parallel()
 	f := historyDaemon(t, 1500) // two pages of 1,000 rows
 	requests := func(run func()) int64 {
 		before := f.Stats().ListRequests

@@ -20,7 +20,8 @@ var realTmuxPassthrough = tmuxPassthrough
 // real tmux server of the test's own (a private socket, no config file,
 // killed at the end), its answer is tmux's: "on", "off"; "" once there is
 // no server to ask. The other tests replace the asking; only this one
-// holds it. Skipped only where tmux is not installed.
+// holds it. Skipped only where tmux is not installed. Not parallel: it
+// sets $TMUX and tmuxPassthrough, process-wide.
 func TestTmuxPassthroughAsksTheRealTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
