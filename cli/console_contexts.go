@@ -74,8 +74,8 @@ func multiOf(daemons []contextDaemon) *stream.Multi {
 
 // runConsoleAcross runs the console over daemons, each with its own
 // connection for its list, its global log, its follows and its reconcile
-// reads.
-func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, stderr io.Writer) int {
+// reads; on stdout, with its keys from stdin (startConsole).
+func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, stdin io.Reader, stdout, stderr io.Writer) int {
 	multi := multiOf(daemons)
 	reached := map[string]contextDaemon{} // the daemons with a client
 	judges := map[string]console.Judge{}
@@ -102,7 +102,7 @@ func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, 
 		return nil
 	}
 	co.JudgeIn = func(name string) console.Judge { return judges[name] }
-	return startConsole(ctx, co, stderr, nil)
+	return startConsole(ctx, co, stdin, stdout, stderr, nil)
 }
 
 // configDaemons are the config file's contexts' daemons, each with its own

@@ -134,7 +134,7 @@ func runFollow(o *options, e *runEnv) (code int) {
 	defer stop()
 
 	if o.console || isConsoleDemo(o.demo) {
-		return runConsole(ctx, o, stdout, stderr)
+		return runConsole(ctx, o, e.stdin, stdout, stderr)
 	}
 	if len(o.targets) > 0 { // several actions (follow_many.go)
 		return runMany(ctx, o, e)

@@ -278,8 +278,9 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 	return walk.Notes(), nil
 }
 
-// runConsole opens the live console (no ACTION_ID on a terminal).
-func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
+// runConsole opens the live console (no ACTION_ID on a terminal): on
+// stdout, the terminal it checks, reading its keys from stdin.
+func runConsole(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !isTerminal(stdout) || (o.output != "" && o.output != "tui") {
 		if isConsoleDemo(o.demo) {
 			fmt.Fprintf(stderr, "aipwatch: --demo=%s is the console, which needs a terminal (no --output plain or jsonl); for lines: aipwatch ls --demo\n", o.demo)
@@ -295,10 +296,10 @@ func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 			return model.ExitError
 		}
 		defer stop()
-		return runConsoleAcross(ctx, o, daemons, stderr)
+		return runConsoleAcross(ctx, o, daemons, stdin, stdout, stderr)
 	}
 	if names := consoleContexts(o, o.getenv); names != nil {
-		return runConsoleAcross(ctx, o, configDaemons(o, names), stderr)
+		return runConsoleAcross(ctx, o, configDaemons(o, names), stdin, stdout, stderr)
 	}
 	stop, ok := consoleDemo(o, stderr)
 	if !ok {
@@ -317,13 +318,15 @@ func runConsole(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 	// The VERDICT column's reviews: the rows drawn, four at once.
 	co.Judge = d.judge()
 	co.Reconcile = reconcilerFor(o, &o.conn)
-	return startConsole(ctx, co, stderr, func(err error) { printHint(stderr, o, err) })
+	return startConsole(ctx, co, stdin, stdout, stderr, func(err error) { printHint(stderr, o, err) })
 }
 
 // startConsole runs the console with co, one daemon or several: the one
-// place the console is started. hint, when set, follows an error with
+// place the console is started, on the run's stdout and stdin (as the live
+// view of one action is: follow.go). hint, when set, follows an error with
 // what to check.
-func startConsole(ctx context.Context, co console.Options, stderr io.Writer, hint func(error)) int {
+func startConsole(ctx context.Context, co console.Options, stdin io.Reader, stdout, stderr io.Writer, hint func(error)) int {
+	co.Input, co.Output = stdin, safe.Unwrap(stdout)
 	err := console.Run(ctx, co)
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
