@@ -3,8 +3,10 @@ package console
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -131,5 +133,32 @@ func TestConsoleAcrossContextsSameIDHeld(t *testing.T) {
 		if r.Context != "east" {
 			t.Errorf("after a poll, context east shows a %q row", r.Context)
 		}
+	}
+}
+
+// The pulse is the whole fleet's (design §13): with the list narrowed to
+// one context by x, the rows that settle in another still count, as on a
+// console showing every context.
+func TestConsolePulseCountsEveryContextWhenNarrowed(t *testing.T) {
+	t.Parallel()
+	narrowed, _ := newContextsConsole(t)
+	every, _ := newContextsConsole(t)
+	press(narrowed, "x", "x", "x") // west alone
+	if s := screenOf(narrowed); !strings.Contains(s, "context west") {
+		t.Fatalf("not narrowed to west:\n%s", s)
+	}
+	// Eight actions settle on east, over the last four minutes.
+	for _, c := range []*Console{narrowed, every} {
+		d := c.opts.Daemon.(*contextsDaemon)
+		for i := range 8 {
+			d.lists["east"] = append(d.lists["east"], model.ActionStatus{ActionID: fmt.Sprintf("act_east_new_%d", i),
+				CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "completed", QueuedState: "completed",
+				ResultStatus: "completed", UpdatedAt: t0.Add(-time.Duration(30*i) * time.Second).Format(time.RFC3339Nano)})
+		}
+		c.Update(c.listCmd()())
+	}
+	got, want := strings.Join(narrowed.pulseLines(), "\n"), strings.Join(every.pulseLines(), "\n")
+	if got != want {
+		t.Errorf("the pulse moved with the list's context:\nnarrowed to west %s\nevery context    %s", got, want)
 	}
 }
