@@ -74,7 +74,10 @@ func TestConsoleNotifyOnJudgesAndTellsEachActionOnce(t *testing.T) {
 	c, d, clock := watchConsole(t, 2, j)
 	var sent []string
 	run := func(cmd tea.Cmd) {
-		for queue := flatten(cmd); len(queue) > 0; {
+		for queue, n := flatten(cmd), 0; len(queue) > 0; n++ {
+			if n > 1000 { // two actions: a few messages each
+				t.Fatal("the judgements and notifications never end")
+			}
 			m := queue[0]
 			queue = queue[1:]
 			if r, ok := m.(tea.RawMsg); ok {
