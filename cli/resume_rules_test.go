@@ -8,7 +8,7 @@ import (
 
 // The resume command keeps --timestamps and the two timeouts when they are
 // not the defaults, and leaves them out when they are (a default given
-// explicitly too: design §2.1, 1m and 6m).
+// explicitly too: design §1, 1m and 6m).
 func TestResumeCommandKeepsTheTimeouts(t *testing.T) {
 	t.Parallel()
 	o, _, err := parse([]string{"--url", "http://127.0.0.1:1", "--timestamps", "--appear-timeout", "7s", "--stall-timeout", "3m0s", "act_9"},
