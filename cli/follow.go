@@ -370,7 +370,7 @@ func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Read
 		// dies with aipwatch) or a replay (nothing is running).
 		uo.Resume = func(cursor string) string { return resumeCommand(o, cursor) }
 	}
-	uo.Input, uo.Output, uo.ExportPath, uo.Replay = stdin, safe.Unwrap(stdout), o.export, o.replay != ""
+	uo.Input, uo.Output, uo.ExportPath, uo.Replay = keysFrom(stdin), safe.Unwrap(stdout), o.export, o.replay != ""
 	uo.Reconcile, uo.Session = reconcilerFor(o, &o.conn), o.session // R (reconcile.go)
 	a, err := ui.Run(ctx, uo)
 	if a == nil {
@@ -459,4 +459,16 @@ func outputMode(o *options, stdout io.Writer) (mode string, isTTY bool) {
 func isTerminal(w io.Writer) bool {
 	f, ok := safe.Unwrap(w).(*os.File)
 	return ok && term.IsTerminal(f.Fd())
+}
+
+// keysFrom is where a full-screen view (the live view, the split view, the
+// console) reads its keys: stdin, unless stdin is a file or pipe that is no
+// terminal (`xargs aipwatch` gives /dev/null; `… | aipwatch` a pipe). Then
+// nil: Bubble Tea opens the controlling terminal itself, so q and c still
+// reach the view instead of its quitting at stdin's end.
+func keysFrom(stdin io.Reader) io.Reader {
+	if f, ok := stdin.(*os.File); ok && !term.IsTerminal(f.Fd()) {
+		return nil
+	}
+	return stdin
 }

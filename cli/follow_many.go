@@ -108,7 +108,7 @@ func runManyTUI(ctx context.Context, o *options, e *runEnv, runners []stream.Run
 		panes[i].ActionID, panes[i].Backend, panes[i].Context, panes[i].Reconcile = t.id, runners[i], t.context, reconcilerFor(o, &t.conn)
 	}
 	lives, err := split.Run(ctx, split.Options{Panes: panes, Keys: o.keys.Live, NoColor: base.NoColor,
-		Input: e.stdin, Output: safe.Unwrap(e.stdout)})
+		Input: keysFrom(e.stdin), Output: safe.Unwrap(e.stdout)})
 	var se *stream.Error
 	if err != nil && errors.As(err, &se) && se.Op == "internal" { // a caught panic: no action was touched
 		fmt.Fprint(e.stderr, panicReport(se.Message, nil))

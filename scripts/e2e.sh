@@ -257,6 +257,14 @@ tmux send-keys -t "$SESSION" q
 wait_for "EXIT=0" 10
 tmux kill-session -t "$SESSION"
 
+echo "e2e: stdin redirected (xargs gives /dev/null): the keys still come from the terminal"
+run --demo=chat-tools "</dev/null"
+wait_for "VERIFIED" 30
+absent "EXIT="
+tmux send-keys -t "$SESSION" q
+wait_for "EXIT=0" 10
+tmux kill-session -t "$SESSION"
+
 echo "e2e: a start-up error is one line on stderr with a hint, no full screen"
 run --url http://127.0.0.1:1 act_e2e_nowhere
 wait_for "EXIT=1" 15
