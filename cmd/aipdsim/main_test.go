@@ -90,7 +90,7 @@ func serve(t *testing.T, args ...string) (url string, actions []string, stop fun
 		done <- run(append([]string{"--listen", "127.0.0.1:0"}, args...), pw, io.Discard)
 		pw.Close()
 	}()
-	lines := make(chan string)
+	lines := make(chan string, 100) // room for every line aipdsim prints
 	go func() {
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
@@ -98,8 +98,7 @@ func serve(t *testing.T, args ...string) (url string, actions []string, stop fun
 		}
 		close(lines)
 	}()
-	// The URL comes first, then one action line each; an action line after
-	// a short quiet is the last (the output is written at once).
+	// The URL comes first, then one action line each.
 	timeout := time.After(10 * time.Second)
 	for url == "" || len(actions) == 0 {
 		select {
@@ -117,10 +116,6 @@ func serve(t *testing.T, args ...string) (url string, actions []string, stop fun
 			t.Fatalf("aipdsim %v printed no url and action", args)
 		}
 	}
-	go func() {
-		for range lines { // the rest of the output
-		}
-	}()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
