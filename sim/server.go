@@ -819,20 +819,24 @@ func (s *Server) settleLocked(r *resultRec) {
 	close(s.settled)
 }
 
-// stateLocked is action_lifecycle_state (protocol §10, the table
-// and A5): `streaming` only when the caller loaded the chunks
-// (withChunks), and then before anything else, even an async action
-// cancelled without a result; a synchronous action has no record, so reads
-// `unknown`, until it settles; an async one is `queued`, then `running`; a
-// failed async action is `dead_lettered` with its failed result.
+// stateLocked is action_lifecycle_state (getaip/core
+// crates/aip-runtime/src/lib.rs, called by build_action_status; protocol
+// §6.1, §10.5, §10.7), in its order: a dead-letter reason (here a failed async
+// action) → `dead_lettered`; else a stored result → its status, even with
+// chunks loaded; else loaded chunks → `streaming`, only when the caller asked
+// for them (withChunks), and so before the queue record's status: an async
+// action cancelled without a result reads `streaming`; else the queue
+// record's status (`cancelled`, `queued`, `running`); a synchronous action
+// has no record until it settles, so reads `unknown`. A synchronous re-run
+// reads its earlier result's status until it settles (storedLocked).
 func (s *Server) stateLocked(withChunks bool) string {
 	switch {
-	case withChunks && len(s.chunks) > 0:
-		return "streaming"
 	case s.result != nil && s.mode == ModeAsync && s.result.status == "failed":
 		return "dead_lettered"
 	case s.storedLocked() != nil:
 		return s.storedLocked().status
+	case withChunks && len(s.chunks) > 0:
+		return "streaming"
 	case s.asyncCancelled:
 		return "cancelled"
 	case s.mode == ModeSync:
