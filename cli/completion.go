@@ -77,21 +77,25 @@ func completionCommand(e *runEnv) *cobra.Command {
 }
 
 // addCompletions registers the dynamic values of the tree's flags and
-// arguments.
+// arguments. Every answer passes safe.Completions (design §11: shell
+// words only, bounded).
 func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
-	words := func(list []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	words := func(list []string) cobra.CompletionFunc {
 		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return list, cobra.ShellCompDirectiveNoFileComp
 		}
 	}
-	_ = root.RegisterFlagCompletionFunc("context", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	flag := func(c *cobra.Command, name string, fn cobra.CompletionFunc) {
+		_ = c.RegisterFlagCompletionFunc(name, guarded(fn))
+	}
+	flag(root, "context", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return contextNames(filesOf(g.cf, e.getenv)), cobra.ShellCompDirectiveNoFileComp
 	})
-	_ = root.RegisterFlagCompletionFunc("output", words(outputModes))
-	_ = root.RegisterFlagCompletionFunc("demo", words(rootDemos()))
+	flag(root, "output", words(outputModes))
+	flag(root, "demo", words(rootDemos()))
 	// ids completes up to most action IDs, never one already given.
 	ids := func(most int) cobra.CompletionFunc {
-		return func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		return guarded(func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) >= most {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
@@ -102,34 +106,60 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 				}
 			}
 			return out, cobra.ShellCompDirectiveNoFileComp
-		}
+		})
 	}
 	root.ValidArgsFunction = ids(split.MaxPanes) // several split (design §12)
-	_ = root.RegisterFlagCompletionFunc("notify-on", completeVerdicts)
+	flag(root, "notify-on", completeVerdicts)
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "reconcile":
 			c.ValidArgsFunction = ids(1)
 		case "ls":
-			_ = c.RegisterFlagCompletionFunc("state", words(model.LifecycleStates))
-			_ = c.RegisterFlagCompletionFunc("demo", words([]string{demoConsole}))
-			_ = c.RegisterFlagCompletionFunc("verdict", completeVerdicts)
+			flag(c, "state", words(model.LifecycleStates))
+			flag(c, "demo", words([]string{demoConsole}))
+			flag(c, "verdict", completeVerdicts)
 		case "stats":
-			_ = c.RegisterFlagCompletionFunc("demo", words([]string{demoConsole}))
+			flag(c, "demo", words([]string{demoConsole}))
 		case "submit":
-			_ = c.RegisterFlagCompletionFunc("demo", words(sim.Scenarios()))
-			_ = c.RegisterFlagCompletionFunc("mode", words([]string{"async", "sync"}))
+			flag(c, "demo", words(sim.Scenarios()))
+			flag(c, "mode", words([]string{"async", "sync"}))
 		case "contexts":
 			for _, use := range c.Commands() {
-				use.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+				use.ValidArgsFunction = guarded(func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 					if len(args) > 0 {
 						return nil, cobra.ShellCompDirectiveNoFileComp
 					}
 					return contextNames(filesOf(g.cf, e.getenv)), cobra.ShellCompDirectiveNoFileComp
-				}
+				})
 			}
 		}
 	}
+}
+
+// guarded is fn whose answer is only what safe.Completions lets a shell
+// have.
+func guarded(fn cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, typed string) ([]string, cobra.ShellCompDirective) {
+		words, directive := fn(c, args, typed)
+		return safe.Completions(words), directive
+	}
+}
+
+// completionArgs are the words of cobra's completion request (__complete)
+// as cobra is given them: each safe.Line'd. Cobra writes a word it cannot
+// parse (an unknown flag, a bad value) into a debug line on the process's
+// stderr itself, around aipwatch's writer; a word with a control
+// character completes to nothing anyway. Other invocations' words are
+// left as they are.
+func completionArgs(args []string) []string {
+	if len(args) == 0 || (args[0] != cobra.ShellCompRequestCmd && args[0] != cobra.ShellCompNoDescRequestCmd) {
+		return args
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = safe.Line(a)
+	}
+	return out
 }
 
 // contextNames are the config file's contexts (none when it cannot be read).
@@ -150,9 +180,10 @@ func actionIDs(e *runEnv, g *globalFlags) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(id string) {
-		if strings.HasPrefix(id, "act_") && !seen[id] {
+		// Only an ID of AIP's characters reaches a shell's line (design §11).
+		if strings.HasPrefix(id, "act_") && safe.IDWord(id) && !seen[id] {
 			seen[id] = true
-			out = append(out, safe.Line(id))
+			out = append(out, id)
 		}
 	}
 	if client, err := c.quietDaemon(); err == nil {
