@@ -179,7 +179,7 @@ func isLoopback(host string) bool {
 // redactURL drops user:password and credential query parameters from a URL
 // before it is shown, journalled or recorded anywhere.
 func redactURL(raw string) string {
-	clean, _ := safe.URLSecrets(raw)
+	clean := safe.ShownURL(raw)
 	if clean == "" && raw != "" {
 		return "(unparsable URL)"
 	}
