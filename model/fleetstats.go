@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -60,8 +61,49 @@ type CapabilityStats struct {
 	Reported     int            // judged actions whose usage was reported
 }
 
-// Judged is the number of its actions judged (every verdict word but "").
-func (c *CapabilityStats) Judged() int { return c.Actions - c.Verdicts[""] }
+// NotJudged is the word of a settled action a listing's bound left
+// unjudged (design §13, as `ls --verdict` says it): neither a verdict nor
+// a failed read, and not judged.
+const NotJudged = "not_judged"
+
+// Judged is the number of its actions judged (every word but "" and
+// NotJudged).
+func (c *CapabilityStats) Judged() int { return c.Actions - c.Verdicts[""] - c.Verdicts[NotJudged] }
+
+// CapabilityNames are the capabilities of ids as a line of figures names
+// them: the fewest of each ID's last ':' parts (at least its operation,
+// chat_stream) that no other ID of ids ends with, so that two endpoints'
+// chat_stream read apart (ep1:chat_stream, ep2:chat_stream); the whole ID
+// without "cap:" when nothing shorter tells it apart, and "(none)" for "".
+func CapabilityNames(ids []string) []string {
+	parts := make([][]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strings.Split(CapabilityWords(id), ":")
+	}
+	out := make([]string, len(ids))
+	for i, p := range parts {
+		if ids[i] == "" {
+			out[i] = "(none)"
+			continue
+		}
+		n := 1
+		for ; n < len(p); n++ {
+			tail := strings.Join(p[len(p)-n:], ":")
+			shared := false
+			for j, q := range parts {
+				if j != i && ids[j] != ids[i] && len(q) >= n && strings.Join(q[len(q)-n:], ":") == tail {
+					shared = true
+					break
+				}
+			}
+			if !shared {
+				break
+			}
+		}
+		out[i] = strings.Join(p[len(p)-n:], ":")
+	}
+	return out
+}
 
 // Summarise computes the figures of each capability, the one with the
 // most actions first (then by ID). A capability the daemon did not name
