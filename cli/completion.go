@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -41,7 +44,8 @@ func completionCommand(e *runEnv) *cobra.Command {
 		Short: "print a shell completion script: bash, zsh, fish or powershell",
 		Long: "Print the completion script of SHELL on stdout. It completes commands, flags, " +
 			"context names, states, output modes, demo scenarios and action IDs (the chosen " +
-			"daemon's most recent ones and this machine's journal's, read within 1 s).",
+			"daemon's most recent ones and this machine's journal's, read within 1 s). The bash " +
+			"script works with or without the bash-completion package.",
 		Example: `  source <(aipwatch completion bash)
   aipwatch completion zsh > "${fpath[1]}/_aipwatch"
   aipwatch completion fish > ~/.config/fish/completions/aipwatch.fish`,
@@ -60,7 +64,7 @@ func completionCommand(e *runEnv) *cobra.Command {
 			var err error
 			switch args[0] {
 			case "bash":
-				err = root.GenBashCompletionV2(w, true)
+				err = writeBashCompletion(w, root)
 			case "zsh":
 				err = root.GenZshCompletion(w)
 			case "fish":
@@ -75,6 +79,50 @@ func completionCommand(e *runEnv) *cobra.Command {
 		},
 	}
 }
+
+// writeBashCompletion writes cobra's bash script (V2), made to work without
+// the bash-completion package (minimal images lack it): the script reads
+// the line's words with that package's _get_comp_words_by_ref, and failed
+// on every Tab where it is not defined. Where it is not, the words are
+// read from the line up to the cursor, split at blanks only (as the -n =:
+// the script asks for: '=' and ':' do not split a word).
+func writeBashCompletion(w io.Writer, root *cobra.Command) error {
+	var b bytes.Buffer
+	if err := root.GenBashCompletionV2(&b, true); err != nil {
+		return err
+	}
+	const call = "    _get_comp_words_by_ref \"$@\" cur prev words cword\n"
+	script := b.String()
+	if strings.Count(script, call) != 1 {
+		return errors.New("completion bash: cobra's script reads its words another way: update writeBashCompletion")
+	}
+	script = strings.Replace(script, call, bashWordsFallback, 1)
+	_, err := io.WriteString(w, script)
+	return err
+}
+
+// bashWordsFallback replaces the script's one call of the bash-completion
+// package's _get_comp_words_by_ref (in the function that stands for the
+// package's _init_completion): the package's when it is there, else the
+// line's words up to the cursor, split at blanks.
+const bashWordsFallback = `    if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+        _get_comp_words_by_ref "$@" cur prev words cword
+        return
+    fi
+    # No bash-completion package (aipwatch's fallback): the words of the
+    # line up to the cursor, split at blanks only.
+    local line=${COMP_LINE:0:COMP_POINT}
+    read -r -a words <<<"$line"
+    if [[ ${#words[@]} -eq 0 || $line == *[[:blank:]] ]]; then
+        words+=("")
+    fi
+    cword=$((${#words[@]} - 1))
+    cur=${words[cword]}
+    prev=
+    if ((cword > 0)); then
+        prev=${words[cword - 1]}
+    fi
+`
 
 // addCompletions registers the dynamic values of the tree's flags and
 // arguments. Every answer passes safe.Completions (design §11: shell

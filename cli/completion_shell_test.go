@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,5 +113,50 @@ func TestCompletionDebugLineIsSanitised(t *testing.T) {
 		if strings.Contains(string(b)+errOut, bad) {
 			t.Fatalf("%q reaches the debug line: %q %q", bad, b, errOut)
 		}
+	}
+}
+
+// The bash script works without the bash-completion package (minimal
+// images lack it): cobra's reads the line's words with that package's
+// _get_comp_words_by_ref, and every Tab failed. Run in a bash without it,
+// with aipwatch a function that answers as the binary would.
+func TestBashCompletionWithoutTheBashCompletionPackage(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	code, script, errOut := runCLI(t, "completion", "bash")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "aipwatch.bash")
+	if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	test := `source "$1"
+log=$2
+declare -F _get_comp_words_by_ref >/dev/null && { echo "bash-completion is loaded"; exit 1; }
+aipwatch() { printf '%s|' "$@" >>"$log"; printf 'submit\n:4\n'; }
+complete_line() {
+	COMP_LINE=$1; COMP_POINT=${#COMP_LINE}; COMP_WORDS=($1); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	[[ $1 == *" " ]] && { COMP_WORDS+=(""); COMP_CWORD=$((COMP_CWORD + 1)); }
+	__start_aipwatch 2>/dev/null
+	echo "[${COMPREPLY[*]}]"
+}
+complete_line "aipwatch su"
+complete_line "aipwatch --context prod "
+`
+	log := filepath.Join(dir, "calls")
+	cmd := exec.Command(bash, "--norc", "--noprofile", "-c", test, "bash", path, log)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	calls, _ := os.ReadFile(log)
+	if string(out) != "[submit]\n[submit]\n" || string(calls) != "__complete|su|__complete|--context|prod||" {
+		t.Fatalf("completions %q, requests %q", out, calls)
 	}
 }
