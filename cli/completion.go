@@ -235,7 +235,11 @@ func actionIDs(e *runEnv, g *globalFlags) []string {
 		}
 	}
 	if client, err := c.quietDaemon(); err == nil {
-		for _, id := range recentIDs(client) {
+		bound := completionTimeout
+		if e.completionBound > 0 {
+			bound = e.completionBound
+		}
+		for _, id := range recentIDs(client, bound) {
 			add(id)
 		}
 	}
@@ -246,10 +250,10 @@ func actionIDs(e *runEnv, g *globalFlags) []string {
 }
 
 // recentIDs are the daemon's most recently updated actions, newest first:
-// one read of the list's tail within completionTimeout (none when the
-// daemon does not answer in time).
-func recentIDs(client *stream.Client) []string {
-	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+// one read of the list's tail within bound (completionTimeout; none when
+// the daemon does not answer in time).
+func recentIDs(client *stream.Client, bound time.Duration) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	tail, err := client.ReadTail(ctx, stream.ListQuery{}, completionRows, 0)
 	if err != nil {

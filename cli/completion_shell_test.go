@@ -14,7 +14,7 @@ import (
 // script reads it (every line but the directive).
 func completeRaw(t *testing.T, getenv func(string) string, args ...string) string {
 	t.Helper()
-	code, out, errOut := runWith(getenv, append([]string{"__complete"}, args...)...)
+	code, out, errOut := runPatient(getenv, append([]string{"__complete"}, args...)...)
 	if code != 0 {
 		t.Fatalf("__complete %v: exit %d %s", args, code, errOut)
 	}
