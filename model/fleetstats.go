@@ -3,7 +3,6 @@ package model
 import (
 	"cmp"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -76,31 +75,37 @@ func (c *CapabilityStats) Judged() int { return c.Actions - c.Verdicts[""] - c.V
 // chat_stream read apart (ep1:chat_stream, ep2:chat_stream); the whole ID
 // without "cap:" when nothing shorter tells it apart, and "(none)" for "".
 func CapabilityNames(ids []string) []string {
-	parts := make([][]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strings.Split(CapabilityWords(id), ":")
-	}
-	out := make([]string, len(ids))
-	for i, p := range parts {
-		if ids[i] == "" {
-			out[i] = "(none)"
+	// How many distinct IDs end with each tail: one pass, so that a
+	// daemon naming thousands of capabilities costs no more than their
+	// parts.
+	tails := map[string]int{}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if id == "" || seen[id] {
 			continue
 		}
-		n := 1
-		for ; n < len(p); n++ {
-			tail := strings.Join(p[len(p)-n:], ":")
-			shared := false
-			for j, q := range parts {
-				if j != i && ids[j] != ids[i] && len(q) >= n && strings.Join(q[len(q)-n:], ":") == tail {
-					shared = true
-					break
-				}
+		seen[id] = true
+		w := CapabilityWords(id)
+		for i := len(w); i >= 0; i-- {
+			if i == 0 || w[i-1] == ':' {
+				tails[w[i:]]++
 			}
-			if !shared {
+		}
+	}
+	out := make([]string, len(ids))
+	for k, id := range ids {
+		if id == "" {
+			out[k] = "(none)"
+			continue
+		}
+		w := CapabilityWords(id)
+		out[k] = w
+		for i := len(w); i >= 0; i-- {
+			if (i == 0 || w[i-1] == ':') && i < len(w) && tails[w[i:]] == 1 {
+				out[k] = w[i:]
 				break
 			}
 		}
-		out[i] = strings.Join(p[len(p)-n:], ":")
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -112,5 +113,22 @@ func TestJudgedLeavesNotJudgedOut(t *testing.T) {
 	c := CapabilityStats{Actions: 5, Verdicts: map[string]int{"verified": 2, "unknown": 1, "not_judged": 1, "": 1}}
 	if c.Judged() != 3 {
 		t.Fatalf("%d judged, want 3", c.Judged())
+	}
+}
+
+// A daemon naming thousands of capabilities costs their parts, not their
+// pairs: 4,096 (the pulse's bound on settled rows) named at once.
+func TestCapabilityNamesOfMany(t *testing.T) {
+	ids := make([]string, 4096)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("cap:x:ep%d:chat_stream", i)
+	}
+	names := CapabilityNames(ids)
+	seen := map[string]bool{}
+	for i, n := range names {
+		if n != fmt.Sprintf("ep%d:chat_stream", i) || seen[n] {
+			t.Fatalf("%q for %q", n, ids[i])
+		}
+		seen[n] = true
 	}
 }
