@@ -118,7 +118,7 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 			_ = c.RegisterFlagCompletionFunc("demo", words([]string{demoConsole}))
 		case "submit":
 			_ = c.RegisterFlagCompletionFunc("demo", words(sim.Scenarios()))
-			_ = c.RegisterFlagCompletionFunc("mode", words([]string{"async", "sync"}))
+			_ = c.RegisterFlagCompletionFunc("mode", words([]string{"async", "sync", "streaming"}))
 		case "contexts":
 			for _, use := range c.Commands() {
 				use.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
