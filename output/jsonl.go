@@ -120,6 +120,9 @@ func (j *JSONL) handle(a *model.Action, _ stream.Msg) {
 			emit(j, noteLine{Type: "submit", Text: h.Detail})
 		case model.HapTerminal:
 			emit(j, connLine{Type: "terminal", Cursor: h.Cursor})
+		case model.HapNoLiveChunks:
+			// design §14: once, what the transcript and the verdict were read from.
+			emit(j, noteLine{Type: "no_live_chunks", Text: h.Text()})
 		}
 	}
 }

@@ -57,7 +57,7 @@ func (p *Plain) handle(a *model.Action, _ stream.Msg) {
 			p.line("resumed (attempt %d) from cursor %s", h.Attempt, orDash(h.Cursor))
 		case model.HapReconnecting:
 			p.line("reconnecting %d, next try in %s: %s", h.Attempt, model.HumanDuration(h.Wait), h.Detail)
-		case model.HapConnected, model.HapRestart, model.HapNoRecord, model.HapCursorFree, model.HapResultWait:
+		case model.HapConnected, model.HapRestart, model.HapNoRecord, model.HapCursorFree, model.HapResultWait, model.HapNoLiveChunks:
 			p.line("%s", h.Text()) // the timeline's own wording
 		case model.HapUnsettled:
 			p.line("no progress for %s and aipd holds no record or result: the run ended without one", model.HumanDuration(h.Wait))

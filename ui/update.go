@@ -181,6 +181,10 @@ func (m *Live) noticeOf(h model.Happening, resumes int) {
 		}
 	case model.HapResultWait:
 		m.setNotice(render.Line(h.Text()), true)
+	case model.HapNoLiveChunks:
+		// design §14: the transcript was read from the result; the log
+		// panel and the export's timeline keep the line.
+		m.setNotice(render.Line(h.Text()), true)
 	}
 }
 
