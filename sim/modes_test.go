@@ -180,7 +180,7 @@ func TestB4LateCancelAsyncQueuedState(t *testing.T) {
 
 func TestModeKnobsAreChecked(t *testing.T) {
 	t.Parallel()
-	if _, err := New("chat-tools", Knobs{Mode: "streaming"}); err == nil {
+	if _, err := New("chat-tools", Knobs{Mode: "stream"}); err == nil {
 		t.Fatal("an unknown mode was accepted")
 	}
 	if _, err := New("chat-tools", Knobs{Cursors: "mysql"}); err == nil {
