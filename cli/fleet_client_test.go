@@ -102,3 +102,63 @@ func TestFleetSubmitModes(t *testing.T) {
 		})
 	}
 }
+
+// design §14: on the fleet a cancel can answer the host's error while the
+// action still ends cancelled: it reads as cancelled (exit 7), the
+// daemon's error kept as a note.
+func TestFleetCancelErrorReplyReadsCancelled(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{sim.ModeStreaming, sim.ModeSync} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			srv := live(t, "long", sim.Knobs{Topology: sim.TopologyFleet, Mode: mode, CancelErrorReply: true})
+			code, out, errOut := plain(t, srv, "--cancel")
+			wantExit(t, code, 7, out, errOut)
+			wantLine(t, out, "verdict: cancelled")
+			wantLine(t, out, "cancel: cancelled")
+			wantLine(t, out, "cancel: cancelled (aipd answered the cancel with an error, yet the action was cancelled: cancel: connector_host.execution")
+		})
+	}
+}
+
+// design §14: each of the fleet's own errors reads as one line saying what
+// happened and what to do, and the submission is never resent.
+func TestFleetErrorsOneLineNoResend(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		fleetErr, says string
+	}{
+		{sim.FleetErrHostNotReady, "the connector host that runs Hermes is draining"},
+		{sim.FleetErrHostCapacity, "the connector host is running as many actions as it may"},
+		{sim.FleetErrSchedulerOverloaded, "the fleet's admission queue is full"},
+		{sim.FleetErrAdmissionCapacity, "an admission limit of the fleet is exhausted"},
+		{sim.FleetErrNoTenant, "needs a verified tenant"},
+	} {
+		for _, mode := range []string{"", "async"} {
+			t.Run(c.fleetErr+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				getenv, jpath := stateEnv(t)
+				id := "act_test_fleet_err_" + strings.NewReplacer(".", "_").Replace(c.fleetErr) + mode
+				srv := startSim(t, "chat-tools", sim.Knobs{Topology: sim.TopologyFleet, FleetError: c.fleetErr,
+					Submit: sim.SubmitKnobs{Await: true, ActionID: id, BeforeAccept: journalHas(jpath)}})
+				args := []string{"submit", "--url", srv.URL(), "--output", "plain", "--action-id", id}
+				if mode != "" {
+					args = append(args, "--mode", mode)
+				}
+				code, out, errOut := runWith(getenv, append(args, "cap:hermes_agent:sim:chat_stream", "--input", chatInput)...)
+				all := out + errOut
+				if code == 0 || !strings.Contains(all, c.says) || !strings.Contains(all, "nothing ran and aipwatch resends nothing") {
+					t.Fatalf("exit %d, want the line %q\nstdout:\n%s\nstderr:\n%s", code, c.says, out, errOut)
+				}
+				for _, l := range strings.Split(all, "\n") {
+					if strings.Contains(l, c.says) && !strings.Contains(l, "submit it again") && !strings.Contains(l, "tenant") {
+						t.Fatalf("the line does not say what to do: %s", l)
+					}
+				}
+				if n := len(srv.Submissions()); n != 1 {
+					t.Fatalf("%d POSTs, want 1 (never resent): %+v", n, srv.Submissions())
+				}
+			})
+		}
+	}
+}

@@ -251,6 +251,11 @@ func Detail(v model.Verdict, redact bool) safe.Str {
 	case redact:
 		return safe.MaskStr(v.Detail)
 	}
+	if adv := stream.FleetAdvice(v.DetailCode, v.Detail, 0, nil); adv != "" {
+		// A fleet's refusal stored as the result (an async submission):
+		// what to do, in stream's one wording.
+		return safe.L(v.Detail + " — " + adv)
+	}
 	return safe.L(v.Detail)
 }
 

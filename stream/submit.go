@@ -465,6 +465,9 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 				case CodeReplay:
 					e.Message += " — this message_id was already used or sent_at is outside aipd's replay window (check the clock); nothing is resubmitted"
 				}
+				if adv := e.Advice(); adv != "" { // the fleet's refusals (errors_fleet.go)
+					e.Message += " — " + adv
+				}
 				return fail(&e)
 			case out.Reply.Ack != nil:
 				ls.Send(SubmitMsg{Note: "aipd accepted " + id + " (ack: " + oneLine(out.Reply.Ack.Status, 40) + "); following it"})
