@@ -259,7 +259,7 @@ func journalled(j *journal.Journal, req submit.Request, base journal.Entry, appe
 		}
 		return env, nil
 	}
-	return &stream.Submission{Envelope: envelope, Sync: submit.Held(req.Mode), AppearTimeout: appear,
+	return &stream.Submission{Envelope: envelope, Sync: submit.Held(req.Mode), IdempotencyKey: req.IdempotencyKey, AppearTimeout: appear,
 		OnReply: func(_ int, out stream.PostOutcome) {
 			e := journal.Entry{Kind: journal.KindReply, ActionID: req.ActionID}
 			switch {

@@ -285,6 +285,9 @@ type Submission struct {
 	// returns; an error stops the submission before anything is sent.
 	Envelope func(try int) ([]byte, error)
 	Sync     bool // the POST is held open until the stream ends
+	// IdempotencyKey is the key every try carries (for the lines that
+	// say how to resubmit safely; the envelope holds it already).
+	IdempotencyKey string
 	// AppearTimeout is how long an uncertain submission may stay unknown
 	// before the one resend (0 = 1 minute).
 	AppearTimeout time.Duration
@@ -294,6 +297,11 @@ type Submission struct {
 
 	busy atomic.Int32 // POSTs awaiting a reply + uncertain ones being resolved
 }
+
+// HeldOpen reports whether a held-open POST (sync, streaming) has not
+// been answered: quitting now closes it, and the run goes on without a
+// reply (protocol §13).
+func (s *Submission) HeldOpen() bool { return s != nil && s.Sync && s.InFlight() }
 
 // InFlight reports whether the submission is not answered yet: a POST
 // awaits its reply, or an uncertain one is being resolved. The follow's
