@@ -180,3 +180,24 @@ func (a *Action) ReadResultEvents(r ActionResult, at time.Time) int {
 // result's output.events (ReadResultEvents): this daemon recorded none.
 // Every output says so once, from the timeline's HapNoLiveChunks entry.
 func (a *Action) NoLiveChunks() bool { return a.noLive > 0 }
+
+// NoChunksYetWait is how long a running action may show no chunk before
+// the live view says why, instead of an empty pane (design §14).
+const NoChunksYetWait = 5 * time.Second
+
+// NoChunksYet is the line the live view shows in place of an empty
+// transcript once the action has run waited (since the viewer attached)
+// with no chunk: on the fleet an async or sync action records none until
+// it settles. "" before NoChunksYetWait, once a chunk came, or once the
+// action ended.
+func (a *Action) NoChunksYet(waited time.Duration) string {
+	if waited < NoChunksYetWait || len(a.seqs) > 0 || a.Ended() {
+		return ""
+	}
+	state := StateUnknown
+	if a.Status != nil && a.Status.State != "" {
+		state = a.Status.State
+	}
+	return "no live chunk after " + HumanDuration(waited.Truncate(time.Second)) + " (state " + state + "): on the fleet deployment aipd records " +
+		"none for an async or sync action, only for a streaming one; its text and verdict will be read from its result once it settles"
+}
