@@ -162,3 +162,24 @@ func TestFleetErrorsOneLineNoResend(t *testing.T) {
 		}
 	}
 }
+
+// The fleet demo (design §14): followed, the chat-tools turn is an async
+// action that records no chunk and is read from its result; submitted, it
+// is streamed live.
+func TestFleetDemo(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, "--demo=fleet-chat-tools", "--output", "plain")
+	wantExit(t, code, 0, out, errOut)
+	wantLine(t, out, "verdict: verified (")
+	if n := strings.Count(out, noLive); n != 1 {
+		t.Fatalf("the followed fleet demo said %d times that no live chunk was recorded:\n%s", n, out)
+	}
+	getenv, _ := stateEnv(t)
+	code, out, errOut = runWith(getenv, "submit", "--demo=fleet-chat-tools", "--output", "plain")
+	wantExit(t, code, 0, out, errOut)
+	wantLine(t, out, "(mode streaming: chat_stream's expected completion")
+	wantLine(t, out, "verdict: verified (")
+	if strings.Contains(out, noLive) {
+		t.Fatalf("the submitted fleet demo was not streamed live:\n%s", out)
+	}
+}

@@ -166,7 +166,8 @@ func (so *submitOptions) request(o *options, rest []string, stdin io.Reader, std
 		if !knownScenario(o.demo) {
 			return usage(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
 		}
-		op := sim.Operation(o.demo)
+		scenario, _ := demoSim(o.demo, sim.Knobs{})
+		op := sim.Operation(scenario)
 		if len(rest) == 0 {
 			rest = []string{"cap:hermes_agent:sim:" + op}
 		}
