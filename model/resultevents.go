@@ -153,11 +153,13 @@ func connectorText(data json.RawMessage) (string, bool) {
 
 // ReadResultEvents reads a result's provider frames into the model when
 // the action has no retained chunk (design §14): the chunks of
-// ChunksOfResult, each through IngestChunk at time at. It reports how many
+// ChunksOfResult, each through IngestChunk with no receive time (none was
+// received live: tool durations and chunk times read as unknown, never
+// as the instant the result came). It reports how many
 // frames were read (0: none, the action had chunks, or the result is
 // another action's or was read before). The action then reports
 // NoLiveChunks; stream.Apply logs it once (HapNoLiveChunks).
-func (a *Action) ReadResultEvents(r ActionResult, at time.Time) int {
+func (a *Action) ReadResultEvents(r ActionResult) int {
 	if a.noLive > 0 || len(a.seqs) > 0 || !r.Of(a.ID) {
 		return 0
 	}
@@ -169,7 +171,7 @@ func (a *Action) ReadResultEvents(r ActionResult, at time.Time) int {
 		return 0
 	}
 	for _, c := range chunks {
-		a.IngestChunk(c, at)
+		a.IngestChunk(c, time.Time{})
 	}
 	a.noLive = len(chunks)
 	a.Version++

@@ -112,7 +112,7 @@ func TestPropertyResultEventsAgreeWithChunks(t *testing.T) {
 		fromChunks.SetResult(result)
 
 		fromResult := NewAction(id)
-		read := fromResult.ReadResultEvents(result, t0)
+		read := fromResult.ReadResultEvents(result)
 		fromResult.SetResult(result)
 		if read != len(chunks) || fromResult.NoLiveChunks() != (len(chunks) > 0) {
 			t.Fatalf("read %d of %d chunks from the result (NoLiveChunks %v)", read, len(chunks), fromResult.NoLiveChunks())

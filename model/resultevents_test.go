@@ -60,7 +60,7 @@ func TestResultEventsJudgeAsChunks(t *testing.T) {
 		fromResult := NewAction(id)
 		fromResult.SetCursor("aev_cursor_9_" + name) // as scenario's follow ends
 		fromResult.MarkTerminalFrame()
-		n := fromResult.ReadResultEvents(loadResult(t, name), t0)
+		n := fromResult.ReadResultEvents(loadResult(t, name))
 		fromResult.SetResult(loadResult(t, name))
 		if n != len(chunks) || !fromResult.NoLiveChunks() || live.NoLiveChunks() {
 			t.Errorf("%s: read %d chunks from the result (want %d), NoLiveChunks %v/%v", name, n, len(chunks), fromResult.NoLiveChunks(), live.NoLiveChunks())
@@ -72,7 +72,7 @@ func TestResultEventsJudgeAsChunks(t *testing.T) {
 	// The two the issue names: a stop finish verified, a length finish partial.
 	for name, word := range map[string]string{"chat_stop": VerdictVerified, "chat_length": VerdictPartial, "responses_completed": VerdictVerified} {
 		a := NewAction(loadChunks(t, name)[0].ActionID)
-		a.ReadResultEvents(loadResult(t, name), t0)
+		a.ReadResultEvents(loadResult(t, name))
 		a.SetResult(loadResult(t, name))
 		if v := a.Verdict(); v.Word != word || a.Text() == "" {
 			t.Errorf("%s from its result: %s %v, text %q; want %s", name, v.Word, v.Reasons, a.Text(), word)
@@ -89,12 +89,12 @@ func TestResultEventsNotReadOverChunks(t *testing.T) {
 	r := loadResult(t, "chat_stop")
 	a := NewAction(chunks[0].ActionID)
 	feed(t, a, chunks[:2]) // the follow saw only the first frames
-	if n := a.ReadResultEvents(r, t0); n != 0 || a.NoLiveChunks() || a.ChunkCount() != 2 {
+	if n := a.ReadResultEvents(r); n != 0 || a.NoLiveChunks() || a.ChunkCount() != 2 {
 		t.Fatalf("read %d chunks over retained ones (NoLiveChunks %v, %d chunks)", n, a.NoLiveChunks(), a.ChunkCount())
 	}
 	b := NewAction(chunks[0].ActionID)
-	first := b.ReadResultEvents(r, t0)
-	again := b.ReadResultEvents(r, t0)
+	first := b.ReadResultEvents(r)
+	again := b.ReadResultEvents(r)
 	if first != len(chunks) || again != 0 || b.ChunkCount() != len(chunks) {
 		t.Fatalf("read %d then %d, %d chunks kept", first, again, b.ChunkCount())
 	}
@@ -106,12 +106,12 @@ func TestResultEventsNotReadOverChunks(t *testing.T) {
 	}
 	// Another action's result is no evidence (design §3).
 	other := NewAction("act_other")
-	if n := other.ReadResultEvents(r, t0); n != 0 {
+	if n := other.ReadResultEvents(r); n != 0 {
 		t.Fatalf("read %d chunks of another action's result", n)
 	}
 	// A result without events (another connector, a cancelled run) reads nothing.
 	c := NewAction(chunks[0].ActionID)
-	if n := c.ReadResultEvents(completedResult(chunks[0].ActionID, OpChat), t0); n != 0 || c.NoLiveChunks() {
+	if n := c.ReadResultEvents(completedResult(chunks[0].ActionID, OpChat)); n != 0 || c.NoLiveChunks() {
 		t.Fatalf("read %d chunks of a result without events", n)
 	}
 }

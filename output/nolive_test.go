@@ -55,6 +55,12 @@ func TestNoLiveChunksSaidOnceByEachOutput(t *testing.T) {
 		!strings.Contains(got, "verdict: verified (AIP result completed, provider terminal frame, finish_reason stop") {
 		t.Fatalf("plain:\n%s", got)
 	}
+	if strings.Index(got, said) > strings.Index(got, "Hello ") {
+		t.Errorf("plain says where the text came from after the text:\n%s", got)
+	}
+	if strings.Contains(got, "completed in") {
+		t.Errorf("a tool read from the result has a duration:\n%s", got)
+	}
 	if !a.NoLiveChunks() {
 		t.Fatal("the model does not say its chunks came from the result")
 	}

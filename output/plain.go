@@ -48,8 +48,14 @@ func (p *Plain) flush() { p.w.Flush() }
 // timeline's new entries (stream.Apply logged them), each in plain's
 // wording. m itself is not read: the model is the one route.
 func (p *Plain) handle(a *model.Action, _ stream.Msg) {
+	hs := p.tr.Happenings(a, p.opts.Redact)
+	for _, h := range hs {
+		if h.Kind == model.HapNoLiveChunks { // before the text it says where it came from
+			p.line("%s", h.Text())
+		}
+	}
 	p.changes(a)
-	for _, h := range p.tr.Happenings(a, p.opts.Redact) {
+	for _, h := range hs {
 		switch h.Kind {
 		case model.HapReview:
 			p.line("reviewing a finished action (no live follow)")
@@ -57,7 +63,7 @@ func (p *Plain) handle(a *model.Action, _ stream.Msg) {
 			p.line("resumed (attempt %d) from cursor %s", h.Attempt, orDash(h.Cursor))
 		case model.HapReconnecting:
 			p.line("reconnecting %d, next try in %s: %s", h.Attempt, model.HumanDuration(h.Wait), h.Detail)
-		case model.HapConnected, model.HapRestart, model.HapNoRecord, model.HapCursorFree, model.HapResultWait, model.HapNoLiveChunks:
+		case model.HapConnected, model.HapRestart, model.HapNoRecord, model.HapCursorFree, model.HapResultWait:
 			p.line("%s", h.Text()) // the timeline's own wording
 		case model.HapUnsettled:
 			p.line("no progress for %s and aipd holds no record or result: the run ended without one", model.HumanDuration(h.Wait))

@@ -42,7 +42,7 @@ func ApplyAt(a *model.Action, m Msg, now time.Time) bool {
 		// An action whose store holds no chunk (the fleet, async or sync:
 		// design §14) is read from its result's provider frames, through
 		// IngestChunk as chunks are; chunks win when there are any.
-		n := a.ReadResultEvents(m.Result, stamp(m.At))
+		n := a.ReadResultEvents(m.Result)
 		a.SetResult(m.Result)
 		a.Log(model.Happening{At: stamp(m.At), Kind: model.HapResult, Status: m.Result.Status})
 		if n > 0 {
