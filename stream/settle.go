@@ -94,7 +94,8 @@ func (r *runner) check(ctx context.Context) (connEnd, bool) {
 		// base URL without credentials): no need to cut it to one short line.
 		return connEnd{kind: endFatal, err: &Error{Op: "follow", Code: codeUnknown, Message: fmt.Sprintf(
 			"no event or chunk of %s within %s, and aipd at %s has no record of it: it was never submitted, "+
-				"was rejected before it ran, or is a synchronous run that failed before its first chunk "+
+				"was rejected before it ran, or is a synchronous run that failed before its first chunk; "+
+				"on the fleet deployment a sync run shows nothing at all until it settles: follow it again later "+
 				"(check the ID, --url, and what the submitter printed)",
 			r.c.cfg.ActionID, r.c.cfg.AppearTimeout, r.c.base)}}, true
 	}
