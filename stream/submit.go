@@ -295,13 +295,18 @@ type Submission struct {
 	// OnReply, when set, sees each POST's outcome (for the journal).
 	OnReply func(try int, out PostOutcome)
 
-	busy atomic.Int32 // POSTs awaiting a reply + uncertain ones being resolved
+	busy     atomic.Int32 // POSTs awaiting a reply + uncertain ones being resolved
+	posted   atomic.Bool  // a POST was sent
+	answered atomic.Bool  // a POST's outcome came before the run was stopped (HeldOpen)
 }
 
-// HeldOpen reports whether a held-open POST (sync, streaming) has not
-// been answered: quitting now closes it, and the run goes on without a
-// reply (protocol §13).
-func (s *Submission) HeldOpen() bool { return s != nil && s.Sync && s.InFlight() }
+// HeldOpen reports whether a held-open POST (sync, streaming) was sent
+// and no POST of the submission has been answered: quitting closes it, and
+// the run goes on without a reply (protocol §13). It stays true once the
+// submission was stopped that way.
+func (s *Submission) HeldOpen() bool {
+	return s != nil && s.Sync && s.posted.Load() && !s.answered.Load()
+}
 
 // InFlight reports whether the submission is not answered yet: a POST
 // awaits its reply, or an uncertain one is being resolved. The follow's
@@ -343,6 +348,7 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 	go func() { followDone <- s.Client.Run(followCtx, ls) }()
 	posts := make(chan postDone, 2)
 	post := func(try int, env []byte) {
+		s.posted.Store(true)
 		s.busy.Add(1)
 		wg.Add(1)
 		go func() {
@@ -430,6 +436,9 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 		case pd := <-posts:
 			inFlight--
 			out := pd.out
+			if postCtx.Err() == nil {
+				s.answered.Store(true) // a reply, a refusal, or none: not closed by quitting
+			}
 			resolving := out.Uncertain && pd.try == 1 && !followOver && postCtx.Err() == nil
 			if !resolving {
 				s.busy.Add(-1) // else the count passes to the resolver below
