@@ -155,6 +155,9 @@ func TestFleetErrorsOneLineNoResend(t *testing.T) {
 						t.Fatalf("the line does not say what to do: %s", l)
 					}
 				}
+				if strings.Contains(all, "may already exist") {
+					t.Fatalf("a refusal before Hermes ran is reconciled as a run:\n%s", all)
+				}
 				if n := len(srv.Submissions()); n != 1 {
 					t.Fatalf("%d POSTs, want 1 (never resent): %+v", n, srv.Submissions())
 				}

@@ -115,3 +115,26 @@ func TestResultEventsNotReadOverChunks(t *testing.T) {
 		t.Fatalf("read %d chunks of a result without events", n)
 	}
 }
+
+// A fleet's refusal before Hermes ran (protocol §13.4) has no provider
+// state: reconciling says nothing ran, never that effects may exist.
+func TestReconcileOfARefusalBeforeHermes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ code, msg string }{
+		{CodeHostNotReady, "connector host is draining"},
+		{CodeSchedulerOverloaded, "remote action queue is full"},
+		{"auth.not_authorized", "authorization failed: remote connector execution requires a verified tenant"},
+	} {
+		a := NewAction("act_r")
+		a.SetResult(ActionResult{ActionID: "act_r", Status: ResultFailed, Error: &ProtocolError{Code: c.code, Message: c.msg}})
+		r, ok := a.Reconcile()
+		if !ok || !strings.HasPrefix(r.Advice, "nothing ran") || strings.Contains(r.Advice, "may already exist") {
+			t.Errorf("%s: %v %q", c.code, ok, r.Advice)
+		}
+	}
+	a := NewAction("act_r")
+	a.SetResult(ActionResult{ActionID: "act_r", Status: ResultFailed, Error: &ProtocolError{Code: "connector.hermes_agent.transport"}})
+	if r, _ := a.Reconcile(); strings.HasPrefix(r.Advice, "nothing ran") {
+		t.Errorf("a transport failure mid-run reads as nothing ran: %q", r.Advice)
+	}
+}

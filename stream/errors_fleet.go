@@ -2,7 +2,6 @@ package stream
 
 import (
 	"encoding/json"
-	"strings"
 	"time"
 
 	"aipwatch/model"
@@ -15,19 +14,15 @@ import (
 // on any of them: the operator submits again, as a new submission, once the
 // fleet has room.
 
-// Codes of the fleet deployment (protocol §13).
+// Codes of the fleet deployment (protocol §13.4; model.RefusedBeforeHermes
+// is the one list).
 const (
-	CodeHostNotReady        = "connector_host.not_ready"
-	CodeHostCapacity        = "connector_host.capacity"
-	CodeSchedulerOverloaded = "connector.scheduler_overloaded"
-	CodeAdmissionCapacity   = "connector.admission_capacity"
-	CodeRequestRejected     = "connector.request_rejected"
+	CodeHostNotReady        = model.CodeHostNotReady
+	CodeHostCapacity        = model.CodeHostCapacity
+	CodeSchedulerOverloaded = model.CodeSchedulerOverloaded
+	CodeAdmissionCapacity   = model.CodeAdmissionCapacity
+	CodeRequestRejected     = model.CodeRequestRejected
 )
-
-// noTenantText is what the daemon's message says when remote execution
-// has no verified tenant; its wire code is not settled (protocol §13), so
-// the message decides.
-const noTenantText = "requires a verified tenant"
 
 // FleetAdvice is the line that says what a fleet error means and what to
 // do ("" for any other error). message is the daemon's message (only
@@ -58,7 +53,9 @@ func FleetAdvice(code, message string, retryAfter time.Duration, details json.Ra
 			scope = " (" + oneLine(s, 40) + ")"
 		}
 		return "an admission limit of the fleet is exhausted" + scope + ": " + nothing + "; " + again + ", or ask the daemon's operator to raise the limit"
-	case strings.Contains(message, noTenantText):
+	case code == CodeRequestRejected:
+		return "the fleet's admission refused the request: " + nothing + "; check the request and the daemon's connector settings before submitting it again"
+	case model.RefusedBeforeHermes("", message): // no verified tenant
 		return "this daemon runs Hermes through a connector host, which needs a verified tenant: " + nothing +
 			"; the daemon needs a tenant on its native edge (--native-tenant-id), or use a token bound to a tenant"
 	}
