@@ -162,32 +162,44 @@ func NewFleet(k FleetKnobs, members ...Member) (*Fleet, error) {
 // global event log until it settles), one worker whose lease expired.
 // Its settled actions ran before it started, each at a pace of its own
 // (Knobs.Past), so that their reviews, stats and the pulse read a first
-// token and a duration.
+// token and a duration. Its members are ConsoleMembers, for a daemon of
+// other FleetKnobs (a token, a topology: cmd/aipdsim).
 func ConsoleFleet(speed float64) (*Fleet, error) {
+	return NewFleet(FleetKnobs{GlobalEvents: true}, ConsoleMembers(speed)...)
+}
+
+// ConsoleMembers are the actions of ConsoleFleet.
+func ConsoleMembers(speed float64) []Member {
 	now := time.Now()
 	past := func(pace float64, think time.Duration) PastRun { return PastRun{End: now, Pace: pace, Think: think} }
-	return NewFleet(FleetKnobs{GlobalEvents: true},
-		Member{"chat-tools", Knobs{Speed: speed, ActionID: "act_sim_console_sync_chat"}},
-		Member{"long", Knobs{Speed: speed, ActionID: "act_sim_console_sync_long"}},
-		Member{"async-long", Knobs{Speed: speed, ActionID: "act_sim_console_async_long"}},
-		Member{"responses-tools", Knobs{Speed: speed / 2, Mode: ModeAsync, ActionID: "act_sim_console_async_responses"}},
-		Member{"async-long", Knobs{Speed: speed, ActionID: "act_sim_console_stuck_worker", LeaseExpired: true}},
-		Member{"chat-error", Knobs{Finished: true, ActionID: "act_sim_console_done_chat_error", Past: past(1.2, 450*time.Millisecond)}},
-		Member{"async-dead-lettered", Knobs{Finished: true, ActionID: "act_sim_console_dead_lettered", Past: past(2, 1200*time.Millisecond)}},
-		Member{"async-long", Knobs{Finished: true, ActionID: "act_sim_console_cancelled", Past: past(1, 300*time.Millisecond)}},
-		Member{"responses-tools", Knobs{Finished: true, ActionID: "act_sim_console_done_responses", Past: past(3, 2*time.Second)}},
-	)
+	return []Member{
+		{"chat-tools", Knobs{Speed: speed, ActionID: "act_sim_console_sync_chat"}},
+		{"long", Knobs{Speed: speed, ActionID: "act_sim_console_sync_long"}},
+		{"async-long", Knobs{Speed: speed, ActionID: "act_sim_console_async_long"}},
+		{"responses-tools", Knobs{Speed: speed / 2, Mode: ModeAsync, ActionID: "act_sim_console_async_responses"}},
+		{"async-long", Knobs{Speed: speed, ActionID: "act_sim_console_stuck_worker", LeaseExpired: true}},
+		{"chat-error", Knobs{Finished: true, ActionID: "act_sim_console_done_chat_error", Past: past(1.2, 450*time.Millisecond)}},
+		{"async-dead-lettered", Knobs{Finished: true, ActionID: "act_sim_console_dead_lettered", Past: past(2, 1200*time.Millisecond)}},
+		{"async-long", Knobs{Finished: true, ActionID: "act_sim_console_cancelled", Past: past(1, 300*time.Millisecond)}},
+		{"responses-tools", Knobs{Finished: true, ActionID: "act_sim_console_done_responses", Past: past(3, 2*time.Second)}},
+	}
 }
 
 // ProductionFleet stands for a daemon that has run for a while: the
 // settled history h (generated when read, history.go) before two live
 // actions, one synchronous streaming (seen only on the global log until it
-// settles, §2.1) and one async running. The live IDs are ProductionLive.
+// settles, §2.1) and one async running. The live IDs are ProductionLive,
+// the members ProductionMembers.
 func ProductionFleet(speed float64, h History) (*Fleet, error) {
-	return NewFleet(FleetKnobs{GlobalEvents: true, History: h},
-		Member{"long", Knobs{Speed: speed, ActionID: ProductionLive[0]}},
-		Member{"async-long", Knobs{Speed: speed, ActionID: ProductionLive[1]}},
-	)
+	return NewFleet(FleetKnobs{GlobalEvents: true, History: h}, ProductionMembers(speed)...)
+}
+
+// ProductionMembers are the live actions of ProductionFleet.
+func ProductionMembers(speed float64) []Member {
+	return []Member{
+		{"long", Knobs{Speed: speed, ActionID: ProductionLive[0]}},
+		{"async-long", Knobs{Speed: speed, ActionID: ProductionLive[1]}},
+	}
 }
 
 // ConnectorHostFleet is a daemon of several actions on TopologyFleet (the
@@ -201,20 +213,28 @@ func ProductionFleet(speed float64, h History) (*Fleet, error) {
 // turn cut by its length (finish length: partial from its result alone)
 // and a complete one. tenantScoped makes the reader's token a tenant's
 // (FleetKnobs.TenantScoped): the global log then serves none of their
-// chunk, result or cancel events. The IDs are ConnectorHostActions.
+// chunk, result or cancel events. The IDs are ConnectorHostActions, the
+// members ConnectorHostMembers.
 func ConnectorHostFleet(speed float64, tenantScoped bool) (*Fleet, error) {
+	return NewFleet(FleetKnobs{GlobalEvents: true, Topology: TopologyFleet, TenantScoped: tenantScoped}, ConnectorHostMembers(speed)...)
+}
+
+// ConnectorHostMembers are the actions of ConnectorHostFleet. Their own
+// knobs name no topology: FleetKnobs.Topology sets it, so they run
+// in-process in a Fleet that does not.
+func ConnectorHostMembers(speed float64) []Member {
 	now := time.Now()
 	past := func(pace float64, think time.Duration) PastRun { return PastRun{End: now, Pace: pace, Think: think} }
 	ids := ConnectorHostActions
-	return NewFleet(FleetKnobs{GlobalEvents: true, Topology: TopologyFleet, TenantScoped: tenantScoped},
-		Member{"chat-tools", Knobs{Speed: speed, Mode: ModeStreaming, ActionID: ids[0]}},
-		Member{"long", Knobs{Speed: speed, Mode: ModeStreaming, ActionID: ids[1]}},
-		Member{"chat-tools", Knobs{Speed: speed, Mode: ModeAsync, ActionID: ids[2]}},
-		Member{"responses-tools", Knobs{Speed: speed / 2, Mode: ModeSync, ActionID: ids[3]}},
-		Member{"async-long", Knobs{Speed: speed, ActionID: ids[4]}},
-		Member{"chat-length", Knobs{Finished: true, Mode: ModeAsync, ActionID: ids[5], Past: past(1.5, 600*time.Millisecond)}},
-		Member{"chat-tools", Knobs{Finished: true, Mode: ModeSync, ActionID: ids[6], Past: past(1, 400*time.Millisecond)}},
-	)
+	return []Member{
+		{"chat-tools", Knobs{Speed: speed, Mode: ModeStreaming, ActionID: ids[0]}},
+		{"long", Knobs{Speed: speed, Mode: ModeStreaming, ActionID: ids[1]}},
+		{"chat-tools", Knobs{Speed: speed, Mode: ModeAsync, ActionID: ids[2]}},
+		{"responses-tools", Knobs{Speed: speed / 2, Mode: ModeSync, ActionID: ids[3]}},
+		{"async-long", Knobs{Speed: speed, ActionID: ids[4]}},
+		{"chat-length", Knobs{Finished: true, Mode: ModeAsync, ActionID: ids[5], Past: past(1.5, 600*time.Millisecond)}},
+		{"chat-tools", Knobs{Finished: true, Mode: ModeSync, ActionID: ids[6], Past: past(1, 400*time.Millisecond)}},
+	}
 }
 
 // ConnectorHostActions are the actions of ConnectorHostFleet, in order:

@@ -58,9 +58,13 @@ func (v *logView) head() int64 { return v.h.events + int64(len(v.members)) }
 // tenantless are the kinds of event that carry no data.identity, so a
 // tenant-scoped reader never gets them (FleetKnobs.TenantScoped): the
 // runtime's chunk Event {action_id, sequence, kind}, the result and cancel
-// Events, and the worker's (protocol §2.2; the spec's Part T: RT
-// stream_tenant_checked keeps an event only when its data.identity.tenant.id
-// is the reader's tenant). Every event the simulator writes is one of them.
+// Events, and the worker's (protocol §2.2). With a verified tenant the
+// global log is read through the event store's stream_tenant_checked, which
+// keeps an event only when its data.identity.tenant.id is the reader's
+// tenant (getaip/core crates/aip-storage-postgres/src/lib.rs
+// stream_tenant_checked, EventPageScope::Tenant). Every event the simulator
+// writes is one of them. Whether the next cursor then passes the hidden
+// events is not read ([I]): here it does.
 var tenantless = map[string]bool{"aip.stream.chunk": true, "aip.action.result": true, "aip.action.cancelled": true,
 	"aip.action.worker_result": true, "aip.action.async_result": true, "aip.action.retry_scheduled": true}
 
