@@ -186,3 +186,20 @@ func TestFleetDemo(t *testing.T) {
 		t.Fatalf("the submitted fleet demo was not streamed live:\n%s", out)
 	}
 }
+
+// A recording of an action read from its result replays to the same text
+// and verdict, and says the same once.
+func TestFleetAsyncRecordReplays(t *testing.T) {
+	t.Parallel()
+	srv := live(t, "chat-tools", sim.Knobs{Mode: sim.ModeAsync, Topology: sim.TopologyFleet})
+	path := t.TempDir() + "/run.jsonl"
+	code, out, errOut := plain(t, srv, "--record", path)
+	wantExit(t, code, 0, out, errOut)
+	code, replayed, errOut := runCLI(t, "--replay", path, "--output", "plain")
+	wantExit(t, code, 0, replayed, errOut)
+	wantLine(t, replayed, "verdict: verified (")
+	wantLine(t, replayed, "Everything looks tidy")
+	if n := strings.Count(replayed, noLive); n != 1 {
+		t.Fatalf("the replay said %d times that no live chunk was recorded:\n%s", n, replayed)
+	}
+}
