@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -52,29 +51,34 @@ func ChunksOfResult(actionID string, r *ActionResult) (chunks []StreamChunk, ski
 	if r == nil || r.Aggregate == nil || len(r.Aggregate.Events) == 0 {
 		return nil, 0
 	}
-	var events []json.RawMessage
-	if json.Unmarshal(r.Aggregate.Events, &events) != nil || len(events) == 0 {
+	events, ok := splitEvents(r.Aggregate.Events)
+	if !ok || len(events) == 0 {
 		return nil, 0
 	}
 	id, _ := json.Marshal(actionID)
 	var b []byte
 	for i, ev := range events {
-		var h HermesSSE
-		ev = bytes.TrimSpace(ev)
-		if len(ev) == 0 || ev[0] != '{' || json.Unmarshal(ev, &h) != nil {
-			skipped++
-			continue
+		// The frame is read by the chunks' own decoder (fastdecode.go),
+		// encoding/json where it is not sure, as a chunk's data is.
+		h, ok := whole(ev, &hermesShape)
+		if !ok {
+			var full HermesSSE
+			if len(ev) == 0 || ev[0] != '{' || json.Unmarshal(ev, &full) != nil {
+				skipped++
+				continue
+			}
+			h = hermesOf(&full)
 		}
 		b = append(b[:0], `{"action_id":`...)
 		b = append(b, id...)
 		b = append(b, `,"sequence":`...)
 		b = strconv.AppendUint(b, uint64(i), 10)
 		b = append(b, `,"kind":"`...)
-		b = append(b, connectorKind(&h)...)
+		b = append(b, connectorKind(h.name(), h.terminal)...)
 		b = append(b, `","data":{"hermes_sse":`...)
 		b = append(b, ev...)
 		b = append(b, '}')
-		if text, ok := connectorText(h.Data); ok {
+		if text, ok := connectorText(h.data); ok {
 			t, _ := json.Marshal(text)
 			b = append(b, `,"part":{"type":"text","text":`...)
 			b = append(b, t...)
@@ -105,10 +109,26 @@ func ChunksOfResult(actionID string, r *ActionResult) (chunks []StreamChunk, ski
 	return chunks, skipped
 }
 
-// connectorKind is the connector's stream_chunk_kind of one frame
-// (protocol §8.2).
-func connectorKind(h *HermesSSE) ChunkKind {
-	switch h.Name() {
+// splitEvents is the elements of an events array, each as written (the
+// fast scan, else encoding/json).
+func splitEvents(b []byte) ([]json.RawMessage, bool) {
+	s := &jscan{b: b}
+	var out []json.RawMessage
+	if array(s, &out, func(s *jscan, out *[]json.RawMessage) bool {
+		v, ok := s.value()
+		*out = append(*out, v)
+		return ok
+	}) && s.end() {
+		return out, true
+	}
+	out = nil
+	return out, json.Unmarshal(b, &out) == nil
+}
+
+// connectorKind is the connector's stream_chunk_kind of a frame named
+// name (HermesSSE.Name) (protocol §8.2).
+func connectorKind(name string, terminal bool) ChunkKind {
+	switch name {
 	case "run.failed", "response.failed", "response.incomplete", "error":
 		return KindError
 	case "done", "run.completed", "run.cancelled", "response.completed":
@@ -120,7 +140,7 @@ func connectorKind(h *HermesSSE) ChunkKind {
 	case "reasoning.available":
 		return KindThought
 	}
-	if h.Terminal {
+	if terminal {
 		return KindDone
 	}
 	return KindData
@@ -131,6 +151,27 @@ func connectorKind(h *HermesSSE) ChunkKind {
 // string (protocol §8.2).
 func connectorText(data json.RawMessage) (string, bool) {
 	if len(data) == 0 || data[0] != '{' {
+		return "", false
+	}
+	if p, ok := whole(data, &textShape); ok {
+		for k := range p.has {
+			if !p.has[k] {
+				continue
+			}
+			s := jscan{b: p.vals[k]}
+			str, sure := s.strValue()
+			switch {
+			case sure && s.end():
+				return str, str != ""
+			case p.vals[k][0] != '"':
+				return "", false // not a string
+			}
+			var slow string // an escaped string: encoding/json unquotes it
+			if json.Unmarshal(p.vals[k], &slow) != nil {
+				return "", false
+			}
+			return slow, slow != ""
+		}
 		return "", false
 	}
 	var obj map[string]json.RawMessage
@@ -203,3 +244,18 @@ func (a *Action) NoChunksYet(waited time.Duration) string {
 	return "no live chunk after " + HumanDuration(waited.Truncate(time.Second)) + " (state " + state + "): on the fleet deployment aipd records " +
 		"none for an async or sync action, only for a streaming one; its text and verdict will be read from its result once it settles"
 }
+
+// textProbe is what connectorText reads of a frame's data: the raw values
+// of delta, text and output, in that order, and which are present.
+type textProbe struct {
+	vals [3]json.RawMessage
+	has  [3]bool
+}
+
+// textShape reads a frame's data for connectorText with the chunks' own
+// scanner (fastjson.go); any other key is skipped.
+var textShape = objShape[textProbe]{fields: []field[textProbe]{
+	{name: "delta", dec: func(s *jscan, p *textProbe) bool { p.has[0] = true; return s.rawShared(&p.vals[0]) }},
+	{name: "text", dec: func(s *jscan, p *textProbe) bool { p.has[1] = true; return s.rawShared(&p.vals[1]) }},
+	{name: "output", dec: func(s *jscan, p *textProbe) bool { p.has[2] = true; return s.rawShared(&p.vals[2]) }},
+}}
