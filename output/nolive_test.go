@@ -64,6 +64,14 @@ func TestNoLiveChunksSaidOnceByEachOutput(t *testing.T) {
 	if !a.NoLiveChunks() {
 		t.Fatal("the model does not say its chunks came from the result")
 	}
+	// After the TUI its notice is gone with the alt screen: the closing
+	// lines say it; plain's printed it as it came.
+	if tui := ClosingLines(a, false, true); strings.Count(tui, said) != 1 {
+		t.Errorf("the TUI's closing lines:\n%s", tui)
+	}
+	if pl := ClosingLines(a, false, false); strings.Contains(pl, said) {
+		t.Errorf("plain's closing lines say it a second time:\n%s", pl)
+	}
 	md := string(Markdown(a, MarkdownOptions{Now: time.Unix(0, 0)}))
 	if strings.Count(md, said) != 1 {
 		t.Fatalf("the export says it %d times:\n%s", strings.Count(md, said), md)

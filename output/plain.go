@@ -185,7 +185,7 @@ func ClosingLines(a *model.Action, redact, screen bool) string {
 func closingLines(a *model.Action, redact, screen bool) safe.Str {
 	lines := []safe.Str{reconcileLines(a, redact), costLine(a), detailLine(a, redact), verdictLine(a)}
 	if screen {
-		lines = append([]safe.Str{cancelLine(a)}, append(lines, storedLines(a))...)
+		lines = append([]safe.Str{noLiveLine(a), cancelLine(a)}, append(lines, storedLines(a))...)
 	}
 	return safe.Join(lines, "")
 }
@@ -198,6 +198,18 @@ func costLine(a *model.Action) safe.Str {
 		return safe.Str{}
 	}
 	return safe.Sprintf("%s\n", a.Cost())
+}
+
+// noLiveLine is, after the TUI, the line that says the action's chunks were
+// read from its result (model.HapNoLiveChunks, design §14): its notice on
+// the alt screen is gone with it. plain printed it as it came.
+func noLiveLine(a *model.Action) safe.Str {
+	for _, h := range a.Timeline() {
+		if h.Kind == model.HapNoLiveChunks {
+			return safe.Sprintf("%s\n", h.Text())
+		}
+	}
+	return safe.Str{}
 }
 
 // storedLines are the reconcile reads the TUI logged (a read's outcome
