@@ -117,7 +117,7 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 		case "stats":
 			_ = c.RegisterFlagCompletionFunc("demo", words([]string{demoConsole}))
 		case "submit":
-			_ = c.RegisterFlagCompletionFunc("demo", words(sim.Scenarios()))
+			_ = c.RegisterFlagCompletionFunc("demo", words(append(sim.Scenarios(), demoFleetChat)))
 			_ = c.RegisterFlagCompletionFunc("mode", words([]string{"async", "sync", "streaming"}))
 		case "contexts":
 			for _, use := range c.Commands() {
