@@ -164,7 +164,7 @@ func (so *submitOptions) request(o *options, rest []string, stdin io.Reader, std
 	}
 	if o.demo != "" {
 		if !knownScenario(o.demo) {
-			return usage(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
+			return usage(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(append(sim.Scenarios(), demoFleetChat), ", ")))
 		}
 		scenario, _ := demoSim(o.demo, sim.Knobs{})
 		op := sim.Operation(scenario)
