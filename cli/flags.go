@@ -112,12 +112,33 @@ func (r *runFlags) checkRun(fs *pflag.FlagSet) error {
 
 // knownScenario: name is one of the simulator's scenarios (submit's
 // --demo).
-func knownScenario(name string) bool { return slices.Contains(sim.Scenarios(), name) }
+func knownScenario(name string) bool {
+	return name == demoFleetChat || slices.Contains(sim.Scenarios(), name)
+}
+
+// demoFleetChat is the demo of the fleet deployment (design §14): the
+// chat-tools turn on the simulator's connector-host topology.
+const demoFleetChat = "fleet-chat-tools"
+
+// demoSim is the simulator's scenario of a --demo name and the knobs it
+// adds: a fleet- demo plays its scenario on the fleet topology; followed
+// (no submission), it is the async action that records no chunk.
+func demoSim(name string, k sim.Knobs) (string, sim.Knobs) {
+	scenario, fleet := strings.CutPrefix(name, "fleet-")
+	if !fleet || !slices.Contains(sim.Scenarios(), scenario) {
+		return name, k
+	}
+	k.Topology = sim.TopologyFleet
+	if k.Submit.ActionID == "" && !k.Submit.Await {
+		k.Mode = sim.ModeAsync
+	}
+	return scenario, k
+}
 
 // rootDemos are the root's --demo scenarios: the simulator's, then the
 // console's two (isConsoleDemo), in the order help and completion offer
 // them.
-func rootDemos() []string { return append(sim.Scenarios(), demoConsole, demoFleet) }
+func rootDemos() []string { return append(sim.Scenarios(), demoFleetChat, demoConsole, demoFleet) }
 
 // isConsoleDemo: the --demo scenario opens the console.
 func isConsoleDemo(name string) bool { return name == demoConsole || name == demoFleet }

@@ -430,7 +430,8 @@ const demoLateCancelTransit = 2 * time.Second
 // 127.0.0.1:0 and points the run at it; when it cannot, it says so on
 // stderr and returns false.
 func startDemo(o *options, knobs sim.Knobs, stderr io.Writer) (*sim.Server, bool) {
-	srv, err := sim.New(o.demo, knobs)
+	scenario, knobs := demoSim(o.demo, knobs)
+	srv, err := sim.New(scenario, knobs)
 	if err == nil {
 		o.url, err = srv.Start()
 	}

@@ -40,7 +40,22 @@ func detachMessage(o *options, a *model.Action) string {
 		first = "aipwatch stopped watching; aipd has no record of " + safe.Line(a.ID) + " and sent none of its events yet: " +
 			"it may not exist, or a synchronous run has not streamed yet (quitting is not cancellation).\n"
 	}
-	return first + "resume with: " + resumeCommand(o, a.Cursor) + "\n"
+	return first + heldOpenLines(o, a) + "resume with: " + resumeCommand(o, a.Cursor) + "\n"
+}
+
+// heldOpenLines say what quitting did to a held-open submission (sync or
+// streaming, protocol §13): the POST is closed, the run goes on and its
+// result is stored on both deployments, only the reply is lost; unless
+// the handler fails, the daemon restarts or the fleet's call to its host
+// breaks, when no record is ever written. "" for any other run.
+func heldOpenLines(o *options, a *model.Action) string {
+	if o.submission == nil || !o.submission.HeldOpen() || a.Settled() {
+		return ""
+	}
+	return "the submission's POST was held open and is closed now: aipd goes on running " + safe.Line(a.ID) +
+		" and stores its result; only the reply is lost (nothing was cancelled).\n" +
+		"if it never settles, aipd may have lost its record (a failed handler, a daemon restart, or the fleet's call to its connector host broken): " +
+		"never submit " + safe.Line(a.ID) + " again without its idempotency key " + safe.Line(o.submission.IdempotencyKey) + " (the journal keeps it).\n"
 }
 
 // unseen: aipd has no record of the action (state unknown) and nothing of

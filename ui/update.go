@@ -148,6 +148,14 @@ func (m *Live) onStream(msg stream.Msg) tea.Cmd {
 		m.notice = "" // progress notices ("following to the end", "waiting for its first event") are over
 		m.appearBy = time.Time{}
 	}
+	for _, h := range m.action.Timeline()[n:] {
+		if h.Kind == model.HapNoLiveChunks {
+			// design §14: the transcript was just read from the result, as
+			// the action settled; the log panel, the closing lines and the
+			// export's timeline keep the line.
+			m.setNotice(render.Line(h.Text()), true)
+		}
+	}
 	if n := m.notifyCmd(); n != nil {
 		cmd = tea.Batch(cmd, n)
 	}

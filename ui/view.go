@@ -178,9 +178,17 @@ func (m *Live) bodyRows(sc *screen, l layout) {
 		msg := "waiting for the first chunk…"
 		if m.runDone() {
 			msg = "no chunks were retained for this action"
+		} else if why := m.action.NoChunksYet(m.clock().Sub(m.started)); why != "" && !m.review() {
+			msg = why // design §14: a fleet's async or sync action records none
 		}
-		sc.row(pad, st.Dim.Render(msg))
-		n := 1
+		n := 0
+		for _, line := range render.Wrap(msg, max(m.width-l.gutter-1, 10)) {
+			if n >= l.body {
+				break
+			}
+			sc.row(pad, st.Dim.Render(line))
+			n++
+		}
 		if m.stopped() {
 			// The error that stopped the run, whole: the status bar has
 			// one line for it, cut at the terminal's width.
