@@ -370,11 +370,14 @@ func runTUI(ctx context.Context, o *options, client stream.Runner, stdin io.Read
 		// dies with aipwatch) or a replay (nothing is running).
 		uo.Resume = func(cursor string) string { return resumeCommand(o, cursor) }
 	}
-	uo.Input, uo.Output, uo.ExportPath, uo.Replay = keysFrom(stdin), safe.Unwrap(stdout), o.export, o.replay != ""
+	uo.ExportPath, uo.Replay = o.export, o.replay != ""
 	uo.Reconcile, uo.Session = reconcilerFor(o, &o.conn), o.session // R (reconcile.go)
-	a, err := ui.Run(ctx, uo)
-	if a == nil {
-		return nil, fail(o, stdout, stderr, err)
+	single := ui.NewSingle(ctx, uo)
+	err := ui.Run(ctx, single, ui.Terminal{Input: keysFrom(stdin), Output: safe.Unwrap(stdout), NoColor: uo.NoColor})
+	single.Close()
+	a := single.Action()
+	if err == nil {
+		err = single.Failure()
 	}
 	var se *stream.Error
 	if err != nil && errors.As(err, &se) {

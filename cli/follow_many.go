@@ -107,8 +107,10 @@ func runManyTUI(ctx context.Context, o *options, e *runEnv, runners []stream.Run
 		panes[i] = base
 		panes[i].ActionID, panes[i].Backend, panes[i].Context, panes[i].Reconcile = t.id, runners[i], t.context, reconcilerFor(o, &t.conn)
 	}
-	lives, err := split.Run(ctx, split.Options{Panes: panes, Keys: o.keys.Live, NoColor: base.NoColor,
-		Input: keysFrom(e.stdin), Output: safe.Unwrap(e.stdout)})
+	sp := split.New(ctx, panes, o.keys.Live, base.NoColor)
+	err := ui.Run(ctx, sp, ui.Terminal{Input: keysFrom(e.stdin), Output: safe.Unwrap(e.stdout), NoColor: base.NoColor})
+	sp.Close()
+	lives := sp.Panes()
 	var se *stream.Error
 	if err != nil && errors.As(err, &se) && se.Op == "internal" { // a caught panic: no action was touched
 		fmt.Fprint(e.stderr, panicReport(se.Message, nil))

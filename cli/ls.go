@@ -21,6 +21,7 @@ import (
 	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
+	"aipwatch/ui"
 	"aipwatch/ui/console"
 )
 
@@ -326,8 +327,7 @@ func runConsole(ctx context.Context, o *options, stdin io.Reader, stdout, stderr
 // view of one action is: follow.go). hint, when set, follows an error with
 // what to check.
 func startConsole(ctx context.Context, co console.Options, stdin io.Reader, stdout, stderr io.Writer, hint func(error)) int {
-	co.Input, co.Output = keysFrom(stdin), safe.Unwrap(stdout)
-	err := console.Run(ctx, co)
+	err := console.Run(ctx, co, ui.Terminal{Input: keysFrom(stdin), Output: safe.Unwrap(stdout)})
 	if err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		if hint != nil {

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
@@ -130,8 +128,8 @@ func liveTUIScreens(t *testing.T, srv *sim.Server, token string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := ui.New(ui.Options{ActionID: srv.ActionID(), Keys: testKeys().Live, NoColor: true}).(*ui.Model)
-	m.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
+	m := ui.NewSingle(context.Background(), ui.Options{ActionID: srv.ActionID(), Keys: testKeys().Live, NoColor: true})
+	m.SetSize(160, 60)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	msgs := make(chan stream.Msg, 1024)
