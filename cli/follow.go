@@ -1,14 +1,20 @@
-// The follow command: one action, live while it runs and reviewed once it
-// has settled, in the TUI or a line mode (plain, jsonl).
+// The follow command (design §2, §12): one action, or several at once
+// (`aipwatch ID1 ID2 [ID3 ID4]`, each ID an act_… of the run's daemon or
+// CONTEXT/act_… of another context's), live while it runs and reviewed
+// once it has settled; aipwatch/run runs them, in the TUI or a line mode
+// (plain, jsonl).
 
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -19,6 +25,7 @@ import (
 	"aipwatch/run"
 	"aipwatch/safe"
 	"aipwatch/sim"
+	"aipwatch/ui/split"
 )
 
 // followFlags are the root's own flags: where to start, a replay, and the
@@ -57,9 +64,12 @@ func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 		if err := o.resolve(c, args, e.getenv); err != nil {
 			return err
 		}
-		if e.parsed != nil {
+		switch {
+		case e.parsed != nil:
 			e.parsed(o)
 			return nil
+		case o.console || isConsoleDemo(o.w.r.demo):
+			return e.exit(runConsole(o, e))
 		}
 		return e.exit(runFollow(o, e))
 	})
@@ -133,8 +143,7 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 	return o.w.conn.check()
 }
 
-// runFollow follows the targets (design §2, §12), a demo or a replay, or
-// with none on a terminal opens the console (ls.go).
+// runFollow follows the targets (design §2, §12), a demo or a replay.
 func runFollow(o *follow, e *runEnv) (code int) {
 	w := &o.w
 	defer func() {
@@ -147,10 +156,6 @@ func runFollow(o *follow, e *runEnv) (code int) {
 	}()
 	ctx, stop := detachContext()
 	defer stop()
-
-	if o.console || isConsoleDemo(w.r.demo) {
-		return runConsole(ctx, o, e)
-	}
 	if w.r.demo != "" {
 		if !w.r.stallSet {
 			// A demo of a run that never settles should not take six minutes
@@ -175,7 +180,7 @@ func runFollow(o *follow, e *runEnv) (code int) {
 	if err := checkExportPath(w.r.export); err != nil {
 		return w.fail(err)
 	}
-	return w.run(ctx, o.sources, o.f.replay != "", nil)
+	return runWatch(ctx, w, o.sources, o.f.replay != "", nil)
 }
 
 // sources are what the follow's targets are read from: a replay, else
@@ -299,4 +304,62 @@ func keysFrom(stdin io.Reader) io.Reader {
 		return nil
 	}
 	return stdin
+}
+
+// target is one action of several: the word given, its ID, the context
+// that names its daemon ("" = the run's own), and the connection to it.
+type target struct {
+	arg, id, context string
+	conn             conn
+}
+
+// contextTarget splits CONTEXT/act_… (ok false for any other word).
+func contextTarget(word string) (name, id string, ok bool) {
+	name, id, ok = strings.Cut(word, "/")
+	return name, id, ok && name != "" && strings.HasPrefix(id, "act_")
+}
+
+// resolveMany checks the words of several actions (or one of another
+// context) and decides each one's daemon: every mistake is a usage error
+// before any request.
+func (o *follow) resolveMany(args []string, getenv func(string) string) error {
+	r := &o.w.r
+	if len(args) > split.MaxPanes {
+		return output.UsageError(fmt.Sprintf("%d ACTION_IDs: at most %d at once", len(args), split.MaxPanes))
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"--cursor", o.f.cursor != ""}, {"--cancel", r.cancel}, {"--replay", o.f.replay != ""}, {"--demo", r.demo != ""},
+		{"--record", r.record != ""}, {"--export", r.export != ""}, {"--speed", o.f.speed != 0}} {
+		if f.set {
+			return output.UsageError(f.name + " follows one action: give one ACTION_ID")
+		}
+	}
+	o.w.conn = newConn(o.w.g.cf, true, getenv)
+	seen := map[string]bool{}
+	for _, w := range args {
+		t := target{arg: w, id: w, conn: o.w.conn}
+		if name, id, ok := contextTarget(w); ok {
+			t.id, t.context, t.conn = id, name, forContext(o.w.g.cf, name, getenv)
+		} else if !strings.HasPrefix(w, "act_") {
+			return output.UsageError(fmt.Sprintf("%q is neither an ACTION_ID (act_…) nor CONTEXT/ACTION_ID", w))
+		}
+		if seen[w] {
+			return output.UsageError(fmt.Sprintf("%s is given twice", w))
+		}
+		seen[w] = true
+		if err := t.conn.check(); err != nil {
+			return err
+		}
+		o.targets = append(o.targets, t)
+	}
+	return nil
+}
+
+// detachContext is done when the operator interrupts, terminates or hangs up
+// aipwatch: each of them detaches (design §2, exit 8), whatever the command.
+// One place, so that no command forgets one of the three signals.
+func detachContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }

@@ -12,7 +12,6 @@ import (
 
 	"aipwatch/journal"
 	"aipwatch/model"
-	"aipwatch/output"
 	"aipwatch/safe"
 	"aipwatch/submit"
 )
@@ -79,7 +78,7 @@ func PlanFrom(actionID string, a *model.Action, orig journal.Entry) (Plan, error
 		default:
 			why = "aipwatch reads back only a Responses response.id or a Chat session_id, and neither is known"
 		}
-		return Plan{}, fmt.Errorf("nothing to reconcile for %s: %s; the verdict stands: %s", actionID, why, strings.TrimSpace(output.VerdictLine(a)))
+		return Plan{}, fmt.Errorf("nothing to reconcile for %s: %s; the verdict stands: %s", actionID, why, verdictWords(a.Verdict()))
 	}
 	return Plan{Of: actionID, Op: op, Target: target, CapID: "cap:hermes_agent:" + endpoint + ":" + op}, nil
 }
@@ -108,4 +107,10 @@ func (r Result) Shown(redact bool) string {
 		return safe.Masked
 	}
 	return safe.Line(r.Target)
+}
+
+// verdictWords is the verdict as plain's verdict line says it: the word,
+// then its reasons.
+func verdictWords(v model.Verdict) string {
+	return "verdict: " + v.Word + " (" + strings.Join(v.Reasons, ", ") + ")"
 }
