@@ -65,13 +65,13 @@ func runWatch(ctx context.Context, w *watch, sources func(mode string) ([]*sourc
 func planOf(w *watch, mode string, isTTY bool, srcs []*source, replay bool) run.Plan {
 	getenv := w.e.getenv
 	p := run.Plan{Mode: mode, Keys: w.e.keys.Live, Version: versionString(),
-		Flags: run.Flags{Redact: w.g.redact, Timestamps: w.r.timestamps, Cancel: w.r.cancel, NoColor: w.colorless(isTTY),
-			Replay: replay, Reason: w.r.reason, RawCap: w.r.rawCap(), Export: w.r.export},
-		Notify: run.Notify{On: w.r.notify, Route: func() (safe.NotifyRoute, string) { return notifyRoute(getenv) }}}
+		Flags: run.Flags{Redact: w.g.redact, Timestamps: w.r.timestamps, Cancel: w.r.cancel, Notify: w.r.notify,
+			NoColor: w.colorless(isTTY), Replay: replay, Reason: w.r.reason, RawCap: w.r.rawCap(), Export: w.r.export},
+		Route: func() (safe.NotifyRoute, string) { return notifyRoute(getenv) }}
 	if w.r.demo != "" {
-		p.Resume.Demo = invokedAs() + " --demo=" + shellQuote(w.r.demo)
+		p.Again = invokedAs() + " --demo=" + shellQuote(w.r.demo)
 	} else {
-		p.Resume.Command = func(cursor string, args ...string) string { return resumeWith(w, cursor, args...) }
+		p.Resume = func(cursor string, args ...string) string { return resumeWith(w, cursor, args...) }
 	}
 	for _, s := range srcs {
 		c, id := s.t.conn, s.t.id
