@@ -189,11 +189,6 @@ func runFollow(o *follow, e *runEnv) (code int) {
 	ctx, stop := detachContext()
 	defer stop()
 	if w.r.demo != "" {
-		if !w.r.stallSet {
-			// A demo of a run that never settles should not take six minutes
-			// to say so: the scripted run's silence is known to be final.
-			w.r.stallTimeout = demoStallTimeout
-		}
 		k := sim.Knobs{Speed: 1}
 		if w.r.demo == "late-cancel" {
 			// The demo sends the cancel itself, as --cancel does, once attached;
@@ -225,7 +220,7 @@ func (o *follow) sources(mode string) ([]*source, error) {
 	}
 	out := make([]*source, len(o.targets))
 	for i, t := range o.targets {
-		s, err := o.w.source(t, o.f.cursor, nil)
+		s, err := o.w.source(t, o.f.cursor, nil, "")
 		if err != nil {
 			if len(o.targets) > 1 {
 				err = fmt.Errorf("%s: %w", t.arg, err)
@@ -272,20 +267,30 @@ const demoStallTimeout = 5 * time.Second
 const demoLateCancelTransit = 2 * time.Second
 
 // startDemo runs the simulator of --demo (the scenario w.r.demo) on
-// 127.0.0.1:0 and points the run at it; when it cannot, it says so on
-// stderr and returns false.
+// 127.0.0.1:0 and points the run at it (onDemo).
 func startDemo(w *watch, knobs sim.Knobs) (*sim.Server, bool) {
 	srv, err := sim.New(w.r.demo, knobs)
 	var u string
 	if err == nil {
 		u, err = srv.Start()
 	}
+	return srv, onDemo(w, u, err)
+}
+
+// onDemo points w at a demo's simulated daemon at u, which aipwatch runs
+// and which asks for no token; its silence is known to be final, so its
+// --stall-timeout is demoStallTimeout unless given. When it could not
+// start (err), it says so on stderr and returns false.
+func onDemo(w *watch, u string, err error) bool {
 	if err != nil {
 		fmt.Fprintf(w.e.stderr, "aipwatch: demo: %s\n", err)
-		return nil, false
+		return false
 	}
 	w.conn.local(u)
-	return srv, true
+	if !w.r.stallSet {
+		w.r.stallTimeout = demoStallTimeout
+	}
+	return true
 }
 
 // outputMode is --output, or tui on a terminal and plain elsewhere; isTTY
