@@ -84,13 +84,17 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 	if err := r.checkRun(c.Flags()); err != nil {
 		return err
 	}
-	if _, _, ok := contextTarget(firstOf(args)); len(args) > 0 && !strings.HasPrefix(args[0], "act_") && !ok {
+	first := ""
+	if len(args) > 0 {
+		first = args[0]
+	}
+	if _, _, ok := contextTarget(first); first != "" && !strings.HasPrefix(first, "act_") && !ok {
 		if r.demo != "" && slices.Contains(rootDemos(), args[0]) {
 			return output.UsageError(fmt.Sprintf("--demo follows its own action: give no ACTION_ID (for the %s scenario: --demo=%s)", args[0], args[0]))
 		}
 		return unknownVerb(c.Root(), args[0])
 	}
-	if len(args) > 1 || strings.Contains(firstOf(args), "/") {
+	if len(args) > 1 || strings.Contains(first, "/") {
 		if len(args) > split.MaxPanes {
 			return output.UsageError(fmt.Sprintf("%d ACTION_IDs: at most %d at once", len(args), split.MaxPanes))
 		}
@@ -167,14 +171,6 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 	return nil
 }
 
-// firstOf is the first of args, "" when none.
-func firstOf(args []string) string {
-	if len(args) == 0 {
-		return ""
-	}
-	return args[0]
-}
-
 // runFollow follows the targets (design §2, §12), a demo or a replay.
 func runFollow(o *follow, e *runEnv) (code int) {
 	w := &o.w
@@ -236,17 +232,13 @@ func (o *follow) sources(mode string) ([]*source, error) {
 // command that resumes it (none for a demo or a replay).
 func (o *follow) panicReport(r any) string {
 	safe.Protect(o.w.conn.token) // scrubbed with the contract's mark by safe.Line (held once)
+	var args []string
+	for _, t := range o.targets {
+		args = append(args, t.arg)
+	}
 	resume := ""
-	if len(o.targets) > 0 && o.f.replay == "" && o.w.r.demo == "" {
-		args := make([]string, len(o.targets))
-		for i, t := range o.targets {
-			args[i] = t.arg
-		}
-		cursor := ""
-		if len(args) == 1 {
-			cursor = o.f.cursor
-		}
-		resume = resumeWith(&o.w, cursor, args...)
+	if len(args) > 0 && o.f.replay == "" && o.w.r.demo == "" {
+		resume = resumeWith(&o.w, o.f.cursor, args...) // several take no --cursor
 	}
 	return run.PanicReport(r, resume)
 }
