@@ -12,6 +12,7 @@ import (
 
 	"aipwatch/model"
 	"aipwatch/output"
+	"aipwatch/run"
 	"aipwatch/safe"
 )
 
@@ -33,9 +34,9 @@ type runEnv struct {
 	args   []string // as given, for jsonl usage errors
 	code   int
 
-	// parsed, when set, receives the follow's options instead of running
-	// them (the tests' parse).
-	parsed func(*options)
+	// parsed, when set, receives what the follow decided instead of
+	// running it (the tests' parse).
+	parsed func(*follow)
 	// completionBound, when set, bounds an ID completion's read instead
 	// of completionTimeout (tests whose daemon must answer, on a loaded
 	// machine).
@@ -128,35 +129,6 @@ func everyCommand(c *cobra.Command, fn func(*cobra.Command)) {
 	}
 }
 
-// versioned runs fn unless --version was given, which prints the version
-// and nothing else (no request) on every command.
-func versioned(e *runEnv, g *globalFlags, fn func(c *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
-	return func(c *cobra.Command, args []string) error {
-		if g.version {
-			fmt.Fprint(e.stdout, versionText())
-			return nil
-		}
-		if err := g.checkValues(); err != nil {
-			return err
-		}
-		return fn(c, args)
-	}
-}
-
-func versionCommand(e *runEnv) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "print the version, the commit and the Go that built aipwatch",
-		Args:  noArgs,
-		Example: `  aipwatch version
-  aipwatch --version          the same, on any command (aipwatch ls --version)`,
-		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprint(e.stdout, versionText())
-			return nil
-		},
-	}
-}
-
 // noArgs refuses any argument: a command's filters are flags.
 func noArgs(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
@@ -204,7 +176,7 @@ func (e *runEnv) exit(code int) error {
 // fail reports an error that stops aipwatch before or outside a run
 // (exit 1): the jsonl error object on stdout, else a line on stderr.
 func (e *runEnv) fail(mode string, err error) error {
-	return e.exit(fail(&options{globalFlags: globalFlags{output: mode}}, e.stdout, e.stderr, err))
+	return e.exit(run.Fail(run.IO{Stdout: e.stdout, Stderr: e.stderr}, mode == "jsonl", err))
 }
 
 func wantsJSONL(args []string) bool {

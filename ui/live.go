@@ -16,8 +16,8 @@ import (
 // it owns its state, its Update returns its commands, and View(width,
 // height) draws it in the cell its host gives it. Every message its
 // commands make is tagged with its ID where the command is made (ViewMsg,
-// tag.go), so that a host of several live views (the program of one
-// action, Model; the console; the split view) routes each to its own view,
+// tag.go), so that a host of several live views (the screen of one
+// action, Single; the console; the split view) routes each to its own view,
 // and a closed view's late messages reach no other. It is used through a
 // pointer: Update mutates it and returns it.
 type Live struct {
@@ -92,6 +92,21 @@ type Live struct {
 	in   barInput  // what the last frame's status bar showed (Title reads it)
 }
 
+// Look is how live views draw: their styles and their Markdown renderer
+// (safe for concurrent use), made once for every view a host shows.
+type Look struct {
+	st *render.Styles
+	md *render.Markdown
+}
+
+// NewLook is the look with colour, or without.
+func NewLook(noColor bool) *Look {
+	return &Look{st: render.NewStyles(!noColor), md: render.NewMarkdown(!noColor)}
+}
+
+// Styles are the look's styles, for the host's own rows.
+func (l *Look) Styles() *render.Styles { return l.st }
+
 // NewLive returns the live view of opts.ActionID, with an ID of its own;
 // ctx bounds its backend. Its host calls Init, then SetSize before the
 // first View, and Close when it lets the view go.
@@ -105,9 +120,11 @@ func newLive(ctx context.Context, opts Options) *Live {
 	if clock == nil {
 		clock = time.Now
 	}
-	color := !opts.NoColor
-	st := render.NewStyles(color)
-	md := render.NewMarkdown(color)
+	look := opts.Look
+	if look == nil {
+		look = NewLook(opts.NoColor)
+	}
+	st, md := look.st, look.md
 	m := &Live{
 		id:        newViewID(),
 		opts:      opts,

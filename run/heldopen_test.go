@@ -1,4 +1,4 @@
-package cli
+package run
 
 import (
 	"context"
@@ -40,12 +40,19 @@ func TestQuitDuringHeldOpenSubmissionSaysTheRunGoesOn(t *testing.T) {
 			if mode == submit.ModeAsync {
 				topology = sim.TopologyInProcess // async records no chunk on the fleet
 			}
-			srv := startSim(t, "long", sim.Knobs{Speed: 20, Topology: topology, Submit: sim.SubmitKnobs{Await: true, ActionID: id}})
+			srv, err := sim.New("long", sim.Knobs{Speed: 20, Topology: topology, Submit: sim.SubmitKnobs{Await: true, ActionID: id}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(srv.Close)
 			c, err := stream.New(stream.Config{BaseURL: srv.URL(), ActionID: id, AppearTimeout: time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}
-			req := submit.Request{ActionID: id, CapabilityID: "cap:hermes_agent:sim:chat_stream", Input: []byte(chatInput),
+			req := submit.Request{ActionID: id, CapabilityID: "cap:hermes_agent:sim:chat_stream", Input: []byte(`{"messages":[{"role":"user","content":"summarise the notes"}]}`),
 				Mode: mode, IdempotencyKey: "aipwatch-key-held-1"}
 			sub := &stream.Submission{Client: c, Sync: submit.Held(mode), IdempotencyKey: req.IdempotencyKey,
 				Envelope: func(int) ([]byte, error) { return submit.Envelope(req, "msg_held_"+mode, time.Now()) }}
@@ -60,10 +67,11 @@ func TestQuitDuringHeldOpenSubmissionSaysTheRunGoesOn(t *testing.T) {
 			}
 			quit()
 			<-done
-			o := &options{conn: conn{url: srv.URL()}, actionID: id, submission: sub}
+			p := &Plan{Targets: []Target{{Arg: id, ID: id, Runner: sub}},
+				Resume: func(_ string, args ...string) string { return "aipwatch " + strings.Join(args, " ") }}
 			a := model.NewAction(id)
 			stream.Apply(a, stream.StatusMsg{Status: model.ActionStatus{ActionID: id, State: model.StateRunning}})
-			msg := detachMessage(o, a)
+			msg := p.detachOne(a, p.Targets[0])
 			held := strings.Contains(msg, "POST was held open and is closed now: aipd goes on running "+id) &&
 				strings.Contains(msg, "only the reply is lost") && strings.Contains(msg, "may have lost its record") &&
 				strings.Contains(msg, "without its idempotency key aipwatch-key-held-1") && strings.Contains(msg, "resume with: ")
