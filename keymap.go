@@ -56,6 +56,11 @@ func keyMap() ui.KeyMap {
 		Notify:       bind("n", "notify when it settles (bell, OSC 9)", "n"),
 		NextPane:     bind("ctrl+w", "next pane", "ctrl+w"),
 		Zoom:         bind("z", "zoom the pane, and back", "z"),
+		Timeline:     bind("v", "timeline of the turn, and back", "v"),
+		ZoomIn:       bind("+", "zoom the timeline in", "+", "="),
+		ZoomOut:      bind("-", "zoom the timeline out", "-", "_"),
+		PanLeft:      bind("←/h", "earlier (zoomed timeline)", "left", "h"),
+		PanRight:     bind("→/l", "later (zoomed timeline)", "right", "l"),
 
 		Suspend: bind("ctrl+z", "suspend (fg resumes)", "ctrl+z"),
 
@@ -87,6 +92,11 @@ func keyMap() ui.KeyMap {
 			Zoom:       hint("z", "zoom"),
 			CancelPane: hint("c", "cancel (this pane)"),
 			DetachAll:  hint("q", "detach all"),
+			// The timeline (design §16).
+			Timeline:      hint("v", "timeline"),
+			TimelineZoom:  hint("+/-", "zoom"),
+			TimelinePan:   hint("←→", "pan"),
+			TimelineClose: hint("v", "close"),
 		},
 	}
 }

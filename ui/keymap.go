@@ -20,11 +20,12 @@ import (
 type KeyMode int
 
 const (
-	ModeNormal  KeyMode = iota // the transcript
-	ModeConfirm                // the cancel confirmation: type the ID's last characters, enter; n / esc keep it
-	ModeRaw                    // the raw chunk view of the focused item
-	ModeLog                    // the connection timeline
-	ModeSearch                 // typing a search query: enter finds, esc cancels
+	ModeNormal   KeyMode = iota // the transcript
+	ModeConfirm                 // the cancel confirmation: type the ID's last characters, enter; n / esc keep it
+	ModeRaw                     // the raw chunk view of the focused item
+	ModeLog                     // the connection timeline
+	ModeSearch                  // typing a search query: enter finds, esc cancels
+	ModeTimeline                // the timeline (v, design §16): zoom and pan
 )
 
 // KeyContext is the state the help depends on.
@@ -75,6 +76,9 @@ type KeyMap struct {
 	// NextPane and Zoom are the split view's (design §12): the focus to
 	// the next pane, the focused pane on the whole screen and back.
 	NextPane, Zoom key.Binding
+	// Timeline (v) shows the turn on a time axis (design §16); ZoomIn,
+	// ZoomOut, PanLeft and PanRight move its window.
+	Timeline, ZoomIn, ZoomOut, PanLeft, PanRight key.Binding
 
 	// In is the help text that depends on the context (For).
 	In ContextHelp
@@ -105,6 +109,9 @@ type ShortHelp struct {
 	// Zoom, CancelPane and DetachAll are z, c and q on the split view's
 	// key line (design §12).
 	Zoom, CancelPane, DetachAll key.Help
+	// Timeline is v on the normal line; TimelineZoom, TimelinePan and
+	// TimelineClose the line while the timeline is shown (design §16).
+	Timeline, TimelineZoom, TimelinePan, TimelineClose key.Help
 }
 
 // For returns the key map with its help adapted to the context: texts that
@@ -167,6 +174,16 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		return enabled(k.Up, k.Down, k.RawPrev, k.RawNext, k.Close)
 	case ModeLog:
 		return enabled(k.Up, k.Down, k.CloseLog)
+	case ModeTimeline:
+		s := k.Short
+		both := func(a, b key.Binding, h key.Help) key.Binding {
+			return key.NewBinding(key.WithKeys(append(a.Keys(), b.Keys()...)...), key.WithHelp(h.Key, h.Desc))
+		}
+		cl := k.Timeline
+		cl.SetHelp(s.TimelineClose.Key, s.TimelineClose.Desc)
+		more := k.Help
+		more.SetHelp(s.More.Key, s.More.Desc)
+		return []key.Binding{both(k.ZoomIn, k.ZoomOut, s.TimelineZoom), both(k.PanLeft, k.PanRight, s.TimelinePan), cl, more}
 	case ModeSearch:
 		return []key.Binding{k.SearchGo, k.SearchCancel}
 	}
@@ -205,6 +222,7 @@ func (k KeyMap) short() ([]key.Binding, []int) {
 	add(short(k.Tools, s.Tools), 5)
 	add(short(k.Search, s.Search), 4)
 	add(short(k.Export, s.Export), 3)
+	add(short(k.Timeline, s.Timeline), 2)
 	q := short(k.Quit, s.Detach)
 	if k.ctx.Settled || k.ctx.Stopped {
 		q = short(k.Quit, s.Quit)
@@ -256,13 +274,15 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		}
 	case ModeLog:
 		return [][]key.Binding{enabled(k.Up, k.Down, k.PageUp, k.PageDown), enabled(k.Top, k.Bottom, k.CloseLog)}
+	case ModeTimeline:
+		return [][]key.Binding{enabled(k.ZoomIn, k.ZoomOut, k.PanLeft, k.PanRight), enabled(k.Top, k.Bottom, k.Timeline, k.Help)}
 	case ModeSearch:
 		return [][]key.Binding{{k.SearchGo, k.SearchCancel}}
 	}
 	return [][]key.Binding{
 		enabled(k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown),
 		enabled(k.Top, k.Bottom, k.Next, k.Prev, k.Toggle),
-		enabled(k.Tools, k.Markdown, k.Plain, k.Times, k.Wrap, k.Raw, k.Copy, k.Log),
+		enabled(k.Tools, k.Timeline, k.Markdown, k.Plain, k.Times, k.Wrap, k.Raw, k.Copy, k.Log),
 		enabled(k.Search, k.SearchNext, k.SearchPrev, k.SearchClear, k.Export),
 		enabled(k.Cancel, k.RetryNow, k.Reconcile, k.Notify, k.NextPane, k.Zoom, k.Help, k.Quit),
 	}

@@ -28,6 +28,8 @@ type barInput struct {
 	verdict model.Verdict // Action.Verdict, computed once a frame
 	mode    KeyMode
 	rawSeq  uint64           // the raw panel's chunk
+	// timeline: the timeline's window, while it is shown (its rule's right side)
+	timeline string
 	conn    model.Connection // its LastLive: the last byte from the stream
 	fatal   *stream.Error
 	now     time.Time // the clock
@@ -71,6 +73,8 @@ func (b *statusBar) ruleLine(in *barInput, r ruleInput) string {
 		return rule(st, in.width, st.Header.Render("raw chunk"), st.Dim.Render(fmt.Sprintf("seq %d", in.rawSeq)))
 	case ModeLog:
 		return rule(st, in.width, st.Header.Render("connection log"), st.Dim.Render(render.Plural(len(in.action.Timeline()), "entry", "entries")))
+	case ModeTimeline:
+		return rule(st, in.width, st.Header.Render("timeline"), st.Dim.Render(in.timeline))
 	}
 	if r.searching {
 		return b.ruleLineFor(in, r) // the search status changes with every key
@@ -288,6 +292,7 @@ func (m *Live) barInput() barInput {
 		review: m.review(), replay: m.opts.Replay, runDone: c.Done, redact: m.opts.Redact,
 		notify:   m.notifyArmed,
 		appearBy: m.appearBy,
+		timeline: m.timelineRule(),
 	}
 }
 

@@ -280,6 +280,9 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.onReconcileConfirm(msg)
 		}
 		return m.onConfirmKey(msg)
+	case ModeTimeline:
+		m.onTimelineKey(msg)
+		return nil
 	case ModeRaw, ModeLog:
 		switch {
 		case m.mode == ModeRaw && key.Matches(msg, k.Close), m.mode == ModeLog && key.Matches(msg, k.CloseLog),
@@ -377,6 +380,8 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.openRaw()
 	case key.Matches(msg, k.Log):
 		m.openLog()
+	case key.Matches(msg, k.Timeline):
+		m.openTimeline()
 	case key.Matches(msg, k.Copy):
 		return m.copyFocused()
 	case key.Matches(msg, k.Search):

@@ -162,6 +162,16 @@ func (m *Live) streamNow() time.Time {
 
 func (m *Live) bodyRows(sc *screen, l layout) {
 	st := m.st
+	if m.mode == ModeTimeline {
+		rows := m.timelineRows(l.body)
+		for _, r := range rows[:min(len(rows), l.body)] {
+			sc.row(r)
+		}
+		for i := len(rows); i < l.body; i++ {
+			sc.row()
+		}
+		return
+	}
 	if m.panel() {
 		rows := m.raw.rows(l.body)
 		for _, r := range rows {

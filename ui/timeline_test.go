@@ -1,0 +1,86 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"aipwatch/model"
+	"aipwatch/stream"
+)
+
+// The timeline (v, design §16) of four turns, at 80 and 160 columns:
+//
+//	go test ./ui -run TestTimelineGolden -update
+func timelineScenes() []scene {
+	return []scene{
+		{"chat_two_tools", nil, func(h *harness) {
+			h.f.events = true
+			h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
+			h.press("v")
+		}, false},
+		{"responses", nil, func(h *harness) {
+			h.f.events = true
+			h.feed(responsesTools(h.tb, h.f, true)...)
+			h.press("v")
+		}, false},
+		{"cancelled", nil, func(h *harness) {
+			h.f.events = true
+			h.feed(chatToolsLive(h.f)...)
+			h.at(5*time.Second + 100*time.Millisecond)
+			h.press("c", "2", "Z", "4", "A", "enter")
+			h.at(5*time.Second + 300*time.Millisecond)
+			h.feed(stream.CancelMsg{Accepted: true})
+			h.feed(h.f.after(time.Second).batch(cancelledFrame(h.f)), stream.TerminalMsg{Cursor: cursorA},
+				result(h.tb, model.ResultCancelled, model.OpChat, "", false, false), status(model.StateCancelled, true), stream.DoneMsg{})
+			h.press("v")
+		}, false},
+		{"reconnect", nil, func(h *harness) {
+			h.f.events = true
+			f := h.f
+			out := chatToolsLive(f)
+			h.feed(out...)
+			h.at(4*time.Second + 500*time.Millisecond)
+			h.feed(stream.ReconnectingMsg{Attempt: 2, Wait: time.Second, Cause: "read: connection reset by peer"})
+			h.at(5*time.Second + 600*time.Millisecond)
+			h.feed(stream.ConnectedMsg{Attempt: 2, Cursor: cursorA, Resumed: true})
+			f.at = h.clock.t
+			h.feed(f.after(300*time.Millisecond).batch(f.toolCompleted("read_file", "call_read_file_2")))
+			h.feed(f.after(2*time.Second).batch(f.deltas(chatText3)...))
+			h.feed(f.after(250*time.Millisecond).batch(f.finish("stop", false), f.done()))
+			h.feed(stream.TerminalMsg{Cursor: cursorA + "T"}, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false),
+				status(model.StateCompleted, true), stream.DoneMsg{})
+			h.press("v")
+		}, false},
+	}
+}
+
+func TestTimelineGolden(t *testing.T) {
+	t.Parallel()
+	for _, sc := range timelineScenes() {
+		t.Run(sc.name, func(t *testing.T) {
+			for _, sz := range []struct {
+				name string
+				w, h int
+			}{{"80x24", 80, 24}, {"160x30", 160, 30}} {
+				t.Run(sz.name, func(t *testing.T) {
+					h := newHarness(t, sz.w, sz.h)
+					sc.script(h)
+					out := h.screen()
+					if n := strings.Count(out, "\n") + 1; n != sz.h {
+						t.Errorf("screen has %d rows, want %d", n, sz.h)
+					}
+					for i, line := range strings.Split(out, "\n") {
+						if w := ansi.StringWidthWc(line); w > sz.w {
+							t.Errorf("row %d is %d cells wide (> %d): %q", i, w, sz.w, line)
+						}
+					}
+					golden.RequireEqual(t, []byte(out))
+				})
+			}
+		})
+	}
+}
