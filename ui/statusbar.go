@@ -27,12 +27,12 @@ type barInput struct {
 	action  *model.Action
 	verdict model.Verdict // Action.Verdict, computed once a frame
 	mode    KeyMode
-	rawSeq  uint64           // the raw panel's chunk
+	rawSeq  uint64 // the raw panel's chunk
 	// timeline: the timeline's window, while it is shown (its rule's right side)
 	timeline string
-	conn    model.Connection // its LastLive: the last byte from the stream
-	fatal   *stream.Error
-	now     time.Time // the clock
+	conn     model.Connection // its LastLive: the last byte from the stream
+	fatal    *stream.Error
+	now      time.Time // the clock
 	// review: the action had settled when aipwatch attached, or a --replay.
 	review, replay, runDone, redact bool
 	notify                          bool // a notification waits for the settle (ui/notify.go)

@@ -48,8 +48,8 @@ func timelineScenes() []scene {
 			h.at(5*time.Second + 600*time.Millisecond)
 			h.feed(stream.ConnectedMsg{Attempt: 2, Cursor: cursorA, Resumed: true})
 			f.at = h.clock.t
-			h.feed(f.after(300*time.Millisecond).batch(f.toolCompleted("read_file", "call_read_file_2")))
-			h.feed(f.after(2*time.Second).batch(f.deltas(chatText3)...))
+			h.feed(f.after(300 * time.Millisecond).batch(f.toolCompleted("read_file", "call_read_file_2")))
+			h.feed(f.after(2 * time.Second).batch(f.deltas(chatText3)...))
 			h.feed(f.after(250*time.Millisecond).batch(f.finish("stop", false), f.done()))
 			h.feed(stream.TerminalMsg{Cursor: cursorA + "T"}, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false),
 				status(model.StateCompleted, true), stream.DoneMsg{})
