@@ -127,8 +127,10 @@ func runReconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io
 	res := reconcile.Read(ctx, o.reader(client, o.readTimeout), jpath, plan)
 	printReconcile(o, jsonl, stdout, a, res)
 	if o.export != "" {
-		md := output.Markdown(a, output.MarkdownOptions{Redact: o.redact, Version: versionString(), Now: time.Now()})
-		md = append(md, []byte(reconcileMarkdown(o, res))...)
+		md := output.ExportFile(o.export, a, output.MarkdownOptions{Redact: o.redact, Version: versionString(), Now: time.Now()})
+		if output.FormatOf(o.export) == output.ExportMarkdown { // the HTML report has its own reconcile section
+			md = append(md, []byte(reconcileMarkdown(o, res))...)
+		}
 		if err := safe.WritePrivate(o.export, md); err != nil {
 			fmt.Fprintf(stderr, "aipwatch: --export: %s\n", safe.Line(err.Error()))
 			return model.ExitError

@@ -26,6 +26,7 @@ const (
 	ModeLog                     // the connection timeline
 	ModeSearch                  // typing a search query: enter finds, esc cancels
 	ModeTimeline                // the timeline (v, design §16): zoom and pan
+	ModeExport                  // e: the export\'s format (Markdown, HTML), or none
 )
 
 // KeyContext is the state the help depends on.
@@ -79,6 +80,9 @@ type KeyMap struct {
 	// Timeline (v) shows the turn on a time axis (design §16); ZoomIn,
 	// ZoomOut, PanLeft and PanRight move its window.
 	Timeline, ZoomIn, ZoomOut, PanLeft, PanRight key.Binding
+	// ExportMarkdown, ExportHTML and ExportCancel answer e's question
+	// (ModeExport).
+	ExportMarkdown, ExportHTML, ExportCancel key.Binding
 
 	// In is the help text that depends on the context (For).
 	In ContextHelp
@@ -109,9 +113,9 @@ type ShortHelp struct {
 	// Zoom, CancelPane and DetachAll are z, c and q on the split view's
 	// key line (design §12).
 	Zoom, CancelPane, DetachAll key.Help
-	// Timeline is v on the normal line; TimelineZoom, TimelinePan and
-	// TimelineClose the line while the timeline is shown (design §16).
-	Timeline, TimelineZoom, TimelinePan, TimelineClose key.Help
+	// TimelineZoom, TimelinePan and TimelineClose: the line while the
+	// timeline is shown (design §16).
+	TimelineZoom, TimelinePan, TimelineClose key.Help
 }
 
 // For returns the key map with its help adapted to the context: texts that
@@ -186,6 +190,8 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		return []key.Binding{both(k.ZoomIn, k.ZoomOut, s.TimelineZoom), both(k.PanLeft, k.PanRight, s.TimelinePan), cl, more}
 	case ModeSearch:
 		return []key.Binding{k.SearchGo, k.SearchCancel}
+	case ModeExport:
+		return []key.Binding{k.ExportMarkdown, k.ExportHTML, k.ExportCancel}
 	}
 	out, _ := k.short()
 	return out
@@ -222,7 +228,6 @@ func (k KeyMap) short() ([]key.Binding, []int) {
 	add(short(k.Tools, s.Tools), 5)
 	add(short(k.Search, s.Search), 4)
 	add(short(k.Export, s.Export), 3)
-	add(short(k.Timeline, s.Timeline), 2)
 	q := short(k.Quit, s.Detach)
 	if k.ctx.Settled || k.ctx.Stopped {
 		q = short(k.Quit, s.Quit)
@@ -278,6 +283,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		return [][]key.Binding{enabled(k.ZoomIn, k.ZoomOut, k.PanLeft, k.PanRight), enabled(k.Top, k.Bottom, k.Timeline, k.Help)}
 	case ModeSearch:
 		return [][]key.Binding{{k.SearchGo, k.SearchCancel}}
+	case ModeExport:
+		return [][]key.Binding{{k.ExportMarkdown, k.ExportHTML, k.ExportCancel}}
 	}
 	return [][]key.Binding{
 		enabled(k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown),

@@ -283,6 +283,8 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case ModeTimeline:
 		m.onTimelineKey(msg)
 		return nil
+	case ModeExport:
+		return m.onExportKey(msg)
 	case ModeRaw, ModeLog:
 		switch {
 		case m.mode == ModeRaw && key.Matches(msg, k.Close), m.mode == ModeLog && key.Matches(msg, k.CloseLog),
@@ -391,7 +393,7 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case m.searching() && key.Matches(msg, k.SearchPrev):
 		m.stepMatch(-1)
 	case key.Matches(msg, k.Export):
-		return m.exportCmd()
+		return m.askExport()
 	case key.Matches(msg, k.Notify): // ui/notify.go
 		m.toggleNotify()
 	case key.Matches(msg, k.RetryNow):

@@ -378,6 +378,9 @@ func (m *Live) helpRows() []string {
 		line, _ := m.searchLine()
 		return []string{line}
 	}
+	if m.mode == ModeExport {
+		return []string{m.exportLine()}
+	}
 	if m.showHelp {
 		// Too long for the screen: a window, and a line that says so.
 		return m.help.window(m.helpLines(), m.helpRoom(), m.width)
