@@ -144,19 +144,22 @@ func (st *Styles) Timeline(tl model.TurnTimeline, o TimelineOptions) []string {
 		room = max(o.MaxRows-fixed-1, 1)
 	}
 	outcomes := map[model.ToolOutcome]bool{}
-	shown := 0
+	var inWindow []model.ToolSpan
 	for _, t := range tl.Tools {
-		if shown == room && len(tl.Tools) > room {
-			break
+		if !t.End.Before(from) && !t.Start.After(to) { // else outside the window
+			inWindow = append(inWindow, t)
 		}
-		if t.End.Before(from) || t.Start.After(to) {
-			continue // outside the window
+	}
+	shown := 0
+	for _, t := range inWindow {
+		if shown == room && len(inWindow) > room {
+			break
 		}
 		outcomes[t.Outcome] = true
 		add(ToolName(&model.Tool{Name: t.Name}), toolBar(t, sc, from, to))
 		shown++
 	}
-	if hidden := len(tl.Tools) - shown; hidden > 0 {
+	if hidden := len(inWindow) - shown; hidden > 0 {
 		add("", textRow(n, "+"+Plural(hidden, "tool call", "tool calls")+" not shown here", tlDim))
 	}
 
