@@ -260,7 +260,7 @@ func (e *htmlWriter) svg(tl model.TurnTimeline, words []string) {
 	for d := time.Duration(0); step > 0 && d <= tl.To.Sub(tl.From); d += step {
 		tx := x(tl.From.Add(d))
 		e.p("<line class=\"tick\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", tx, y+4, tx, h-4)
-		e.p("<text x=\"%d\" y=\"%d\">%s</text>\n", tx+2, y-6, model.HumanDuration(d))
+		e.p("<text x=\"%d\" y=\"%d\">%s</text>\n", tx+2, y-6, tickText(d))
 	}
 	label := func(y int, s string) { e.p("<text x=\"4\" y=\"%d\">%s</text>\n", y+16, s) }
 	y += 4
@@ -320,7 +320,7 @@ func (e *htmlWriter) svg(tl model.TurnTimeline, words []string) {
 	}
 	y += svgRowH
 	if hasRate {
-		label(y, "tokens/s")
+		e.p("<text x=\"4\" y=\"%d\">tokens/s ≤ %d</text>\n", y+16, int(top+0.5))
 		var pts strings.Builder
 		for i, r := range rates {
 			if r != r {
@@ -329,8 +329,7 @@ func (e *htmlWriter) svg(tl model.TurnTimeline, words []string) {
 			py := y + svgRowH - 2 - int(r/top*float64(svgRowH-6))
 			pts.WriteString(safe.HTMLSprintf("%d,%d ", svgLabelW+i*4+2, py).String())
 		}
-		e.p("<polyline class=\"rate\" points=\"%s\"/>", safe.HTMLText(strings.TrimSpace(pts.String())))
-		e.p("<text x=\"%d\" y=\"%d\">peak %d</text>\n", svgW-svgRight-90, y+12, int(top+0.5))
+		e.p("<polyline class=\"rate\" points=\"%s\"><title>peak %d tokens a second</title></polyline>\n", safe.HTMLText(strings.TrimSpace(pts.String())), int(top+0.5))
 		y += svgRowH
 	}
 	vx := x(tl.To)

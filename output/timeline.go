@@ -52,10 +52,7 @@ func timelineChart(tl model.TurnTimeline, width int) []string {
 	step := tickStep(tl.To.Sub(tl.From), n)
 	for d := time.Duration(0); step > 0 && d <= tl.To.Sub(tl.From); d += step {
 		c := sc.Col(tl.From.Add(d))
-		label := model.HumanDuration(d)
-		if d == 0 {
-			label = "0s"
-		}
+		label := tickText(d)
 		if c+len(label) > n || (c > 0 && ticks[c-1] != ' ') {
 			continue
 		}
@@ -256,4 +253,13 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// tickText is a tick's time since the start ("0s" at the start, where
+// HumanDuration says 0ms).
+func tickText(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	return model.HumanDuration(d)
 }
