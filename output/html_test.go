@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/exp/golden"
 	"golang.org/x/net/html"
@@ -324,4 +325,35 @@ func FuzzHTML(f *testing.F) {
 			t.Errorf("elements %s, a plain turn's %s", got, want[responses])
 		}
 	})
+}
+
+// The Markdown export's timeline chart holds tool names: fenced like all
+// untrusted text, a name with backticks or Markdown cannot end the fence
+// or forge a section.
+func TestMarkdownTimelineChartIsFenced(t *testing.T) {
+	a := hostileAction(t, "```\n# forged\n<script>x</script>", false)
+	md := string(Markdown(a, MarkdownOptions{Now: now}))
+	i := strings.Index(md, "## Timeline\n\n")
+	if i < 0 {
+		t.Fatalf("no timeline:\n%s", md)
+	}
+	rest := md[i+len("## Timeline\n\n"):]
+	fence := rest[:strings.IndexByte(rest, '\n')]
+	if len(fence) < 4 || strings.Trim(fence, "`") != "text" {
+		t.Fatalf("the chart's fence %q is not longer than the name's backticks", fence)
+	}
+	ticks := strings.TrimSuffix(fence, "text")
+	body := rest[len(fence)+1:]
+	end := strings.Index(body, "\n"+ticks+"\n")
+	if end < 0 {
+		t.Fatal("the chart's fence is not closed")
+	}
+	if strings.Contains(body[:end], "\n"+ticks) {
+		t.Error("the fence closes early")
+	}
+	for _, row := range strings.Split(body[:end], "\n") {
+		if strings.HasPrefix(row, "# forged") || utf8.RuneCountInString(row) > chartWidth+20 {
+			t.Errorf("a tool name broke the chart's rows: %q", row)
+		}
+	}
 }

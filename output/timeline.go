@@ -1,11 +1,13 @@
 package output
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"aipwatch/model"
+	"aipwatch/safe"
 )
 
 // The timeline of the exports (design §16): model.TurnTimeline, on the
@@ -96,7 +98,7 @@ func timelineChart(tl model.TurnTimeline, width int) []string {
 				put(r, c1+2, d)
 			}
 		}
-		add(t.Name, r)
+		add(safe.Line(t.Name), r) // one line: the row stays a row
 	}
 	for _, conn := range []bool{true, false} {
 		var r []rune
@@ -118,7 +120,7 @@ func timelineChart(tl model.TurnTimeline, width int) []string {
 		}
 	}
 	r := blank()
-	end := strings.ToUpper(tl.Verdict) + " " + model.HumanDuration(tl.To.Sub(tl.From)) + " #"
+	end := strings.ToUpper(tl.Verdict) + " " + model.HumanDuration(tl.To.Sub(tl.From)) + " ■"
 	put(r, max(n-len([]rune(end)), 0), end)
 	add("verdict", r)
 	var legend []string
@@ -129,11 +131,22 @@ func timelineChart(tl model.TurnTimeline, width int) []string {
 			legend = append(legend, string(t.Outcome.Letter())+" "+t.Outcome.Word())
 		}
 	}
-	if len(tl.Marks) > 0 {
-		legend = append(legend, "! lost, > resumed, x cancel asked, + cancel accepted, - cancel refused, # cancelled")
-	}
+	pad := strings.Repeat(" ", chartLabelW+1)
 	if len(legend) > 0 {
-		rows = append(rows, strings.Repeat(" ", chartLabelW+1)+strings.Join(legend, "; "))
+		rows = append(rows, pad+strings.Join(legend, ", "))
+	}
+	// The marks drawn, each once, in the order of markSigns.
+	var marks []string
+	for _, ms := range markSigns {
+		for _, m := range tl.Marks {
+			if markSign(m) == ms.sign {
+				marks = append(marks, ms.sign+" "+ms.word)
+				break
+			}
+		}
+	}
+	if len(marks) > 0 {
+		rows = append(rows, pad+strings.Join(marks, ", "))
 	}
 	return rows
 }
@@ -164,6 +177,11 @@ func tickStep(span time.Duration, cells int) time.Duration {
 
 func connectionMark(k model.MarkKind) bool {
 	return k == model.MarkReconnect || k == model.MarkResume || k == model.MarkRestart
+}
+
+// markSigns are the marks' signs in the text chart, and their words.
+var markSigns = []struct{ sign, word string }{
+	{"!", "lost"}, {">", "resumed"}, {"x", "cancel asked"}, {"+", "accepted"}, {"-", "refused"}, {"#", "cancelled"},
 }
 
 // markSign is a mark's sign in the text chart (ASCII, the legend says it).
@@ -219,7 +237,11 @@ func timelineWords(tl model.TurnTimeline) []string {
 	var ls []line
 	ls = append(ls, line{tl.From, "0s: the turn started."})
 	if tl.HasFirstToken {
-		ls = append(ls, line{tl.FirstToken, at(tl.FirstToken) + ": the first token (" + model.HumanDuration(tl.FirstTokenAfter) + " after the first chunk)."})
+		s := at(tl.FirstToken) + ": the first token."
+		if tl.FirstTokenAfter != tl.FirstToken.Sub(tl.From) {
+			s = at(tl.FirstToken) + ": the first token, " + model.HumanDuration(tl.FirstTokenAfter) + " after the first chunk."
+		}
+		ls = append(ls, line{tl.FirstToken, s})
 	}
 	if len(tl.Text) > 0 {
 		bytes := 0
@@ -228,6 +250,21 @@ func timelineWords(tl model.TurnTimeline) []string {
 		}
 		ls = append(ls, line{tl.Text[0].At, at(tl.Text[0].At) + " to " + at(tl.Text[len(tl.Text)-1].At) + ": the model's text, " +
 			plural(len(tl.Text), "chunk", "chunks") + ", " + plural(bytes, "byte", "bytes") + "."})
+	}
+	rates := tl.RateCells(model.Scale{From: tl.From, To: tl.To, Cells: 100})
+	peak, peakAt := 0.0, 0
+	for i, r := range rates {
+		if r > peak { // NaN is never above
+			peak, peakAt = r, i
+		}
+	}
+	if peak > 0 {
+		t := tl.From.Add(tl.To.Sub(tl.From) * time.Duration(peakAt) / 100)
+		est := ""
+		if tl.RateEstimated {
+			est = " (estimated from the text)"
+		}
+		ls = append(ls, line{t, at(t) + ": the token rate's peak, " + strconv.Itoa(int(peak+0.5)) + " tokens a second" + est + "."})
 	}
 	for _, t := range tl.Tools {
 		ls = append(ls, line{t.Start, at(t.Start) + " to " + at(t.End) + ": the tool call " + t.Name + ", " + t.Outcome.Word() +
@@ -241,6 +278,7 @@ func timelineWords(tl model.TurnTimeline) []string {
 		end = "now: the turn is still running (" + tl.Verdict + ")."
 	}
 	ls = append(ls, line{tl.To, at(tl.To) + ": " + end})
+	sort.SliceStable(ls, func(i, j int) bool { return ls[i].t.Before(ls[j].t) })
 	out := make([]string, len(ls))
 	for i, l := range ls {
 		out[i] = l.s
