@@ -31,9 +31,9 @@ type derived struct {
 	hasFirstTok bool
 	textBytes   int // assistant and reasoning text so far (OutputRate's estimate)
 	// textAt is where the text came: the bytes of assistant and reasoning
-	// text each chunk added, in the order applied (the timeline's bursts
-	// and token rate, turnline.go).
-	textAt []textSample
+	// text the chunks added, a run of consecutive chunks at a time (the
+	// timeline's bursts and token rate, turnline.go).
+	textAt []textRun
 }
 
 func (d *derived) reset() {

@@ -15,10 +15,15 @@ var nan = math.NaN()
 // the cancel, cancel.go). It reads no clock and nothing more from aipd:
 // the caller passes now for a run that has not settled.
 
-// textSample is the text one chunk added: its sequence and its bytes.
-type textSample struct {
-	seq uint64
-	n   int
+// textRun is the text of consecutive chunks, first to first+count-1:
+// their bytes together. A stream of text is one run however long (a run
+// ends at a chunk with no text, such as a tool's), so the timeline costs
+// a few bytes a run, not a chunk's; it spreads a run's bytes evenly over
+// its chunks, each at its own time.
+type textRun struct {
+	first uint64
+	count uint32
+	bytes int
 }
 
 // addText counts n bytes of assistant or reasoning text added by the chunk
@@ -28,11 +33,19 @@ func (d *derived) addText(seq uint64, n int) {
 		return
 	}
 	d.textBytes += n
-	if k := len(d.textAt); k > 0 && d.textAt[k-1].seq == seq {
-		d.textAt[k-1].n += n
-		return
+	if k := len(d.textAt); k > 0 {
+		r := &d.textAt[k-1]
+		switch end := r.first + uint64(r.count); {
+		case seq == end-1: // the same chunk again (reasoning and content)
+			r.bytes += n
+			return
+		case seq == end && r.count < math.MaxUint32:
+			r.count++
+			r.bytes += n
+			return
+		}
 	}
-	d.textAt = append(d.textAt, textSample{seq: seq, n: n})
+	d.textAt = append(d.textAt, textRun{first: seq, count: 1, bytes: n})
 }
 
 // TurnTimeline is the turn on one time axis: from its start (aipd's
@@ -199,19 +212,31 @@ func (a *Action) TurnTimeline(now time.Time) TurnTimeline {
 			}
 		}
 	}
-	tl.Text = make([]TextSample, 0, len(a.d.textAt))
-	for _, s := range a.d.textAt {
-		t, timed := a.Occurred(s.seq)
-		if !timed {
-			c, ok := a.chunks.get(s.seq)
-			if !ok || c.ReceivedAt.IsZero() {
-				continue
-			}
-			t = c.ReceivedAt
-		}
-		tl.Text = append(tl.Text, TextSample{At: in(t), Bytes: s.n, Timed: timed})
+	n := 0
+	for _, r := range a.d.textAt {
+		n += int(r.count)
 	}
-	slices.SortStableFunc(tl.Text, func(x, y TextSample) int { return x.At.Compare(y.At) })
+	tl.Text = make([]TextSample, 0, n)
+	for _, r := range a.d.textAt {
+		for k := range uint64(r.count) {
+			seq := r.first + k
+			t, timed := a.Occurred(seq)
+			if !timed {
+				c, ok := a.chunks.get(seq)
+				if !ok || c.ReceivedAt.IsZero() {
+					continue
+				}
+				t = c.ReceivedAt
+			}
+			// The run's bytes spread evenly: chunk k has its share.
+			share := int(uint64(r.bytes)*(k+1)/uint64(r.count) - uint64(r.bytes)*k/uint64(r.count))
+			tl.Text = append(tl.Text, TextSample{At: in(t), Bytes: share, Timed: timed})
+		}
+	}
+	byTime := func(x, y TextSample) int { return x.At.Compare(y.At) }
+	if !slices.IsSortedFunc(tl.Text, byTime) { // in sequence order, they usually are
+		slices.SortStableFunc(tl.Text, byTime)
+	}
 	tl.TokensPerByte, tl.RateEstimated = 1.0/bytesPerToken, true
 	if u := a.Usage(); u.Reported && u.OutputTokens > 0 && a.d.textBytes > 0 {
 		tl.TokensPerByte, tl.RateEstimated = float64(u.OutputTokens)/float64(a.d.textBytes), false
@@ -296,6 +321,9 @@ func (a *Action) chunkTimeBounds() (first, last time.Time) {
 	if a.occFirst.set && !a.occAbsurd {
 		first, last = a.occFirst.time(), a.occLast.time()
 	}
+	if a.occurred.n >= len(a.seqs) {
+		return first, last // every chunk has aipd's time
+	}
 	for _, seq := range a.seqs {
 		if _, ok := a.occurred.get(seq); ok {
 			continue
@@ -378,8 +406,8 @@ const rateWindow = time.Second
 // apart, has none: NaN.
 func (tl TurnTimeline) RateCells(s Scale) []float64 {
 	out := make([]float64, max(s.Cells, 0))
-	var at []time.Time
-	var sum []float64 // sum[i]: the tokens of the timed samples before i
+	at := make([]time.Time, 0, len(tl.Text))
+	sum := make([]float64, 0, len(tl.Text)+1) // sum[i]: the tokens of the timed samples before i
 	total := 0.0
 	for _, x := range tl.Text {
 		if x.Timed {

@@ -19,7 +19,7 @@ import (
 // maxZoom is the deepest zoom: the window is the axis over 2^maxZoom.
 const maxZoom = 10
 
-// tlState is the timeline's zoom and window, and its cached rows.
+// tlState is the timeline's zoom and window, and what it drew last.
 type tlState struct {
 	zoom int // the window is the axis over 2^zoom (0: the whole axis)
 	// follow: the window ends at the axis's end (now, while live); else
@@ -27,31 +27,51 @@ type tlState struct {
 	follow bool
 	offset time.Duration
 
+	// The model's timeline, read again when its key changes: while the
+	// turn runs, once a tlStep at most (a turn of 100,000 chunks costs
+	// tens of milliseconds to read), else when the model changed.
+	tlKey uint64
+	tlOK  bool
+	tl    model.TurnTimeline
+
 	key  tlKey
 	rows []string
 }
 
+// tlStep is how often a running turn's timeline is read again while it
+// is shown: it grows to the right in steps of a quarter of a second.
+const tlStep = 250 * time.Millisecond
+
 // tlKey is what the timeline's rows were drawn from.
 type tlKey struct {
-	version       uint64
+	model         uint64 // the timeline's key (tlState.tlKey)
 	width, height int
 	zoom          int
 	follow        bool
 	offset        time.Duration
-	now           int64 // the clock in tenths of a second, while live
 }
 
 func (m *Live) openTimeline() {
 	m.mode = ModeTimeline
 	m.tl.follow, m.tl.zoom, m.tl.offset = true, 0, 0
-	m.tl.rows = nil
+	m.tl.rows, m.tl.tlOK = nil, false
 	m.relayout()
 }
 
 // turnTimeline is the model's timeline now (the stream's now: a replay's
-// recorded time).
+// recorded time), read again only when its key changed: the model's
+// version once settled; while the turn runs, the clock in tlSteps (the
+// version changes with every batch).
 func (m *Live) turnTimeline() model.TurnTimeline {
-	return m.action.TurnTimeline(m.streamNow())
+	now := m.streamNow()
+	key := m.action.Version<<1 | 1
+	if !m.action.Settled() && m.fatal() == nil {
+		key = uint64(now.UnixNano()/int64(tlStep)) << 1 //nolint:gosec // a key, never a number
+	}
+	if !m.tl.tlOK || key != m.tl.tlKey {
+		m.tl.tl, m.tl.tlKey, m.tl.tlOK = m.action.TurnTimeline(now), key, true
+	}
+	return m.tl.tl
 }
 
 // tlWindow is the part of the axis shown: all of it at zoom 0.
@@ -124,11 +144,8 @@ func (m *Live) onTimelineKey(msg tea.KeyPressMsg) {
 // timelineRows are the body's rows while the timeline is shown, drawn
 // again only when what they show changed.
 func (m *Live) timelineRows(body int) []string {
-	k := tlKey{version: m.action.Version, width: m.width, height: body, zoom: m.tl.zoom, follow: m.tl.follow, offset: m.tl.offset}
 	tl := m.turnTimeline()
-	if tl.Live {
-		k.now = m.streamNow().UnixMilli() / 100
-	}
+	k := tlKey{model: m.tl.tlKey, width: m.width, height: body, zoom: m.tl.zoom, follow: m.tl.follow, offset: m.tl.offset}
 	if m.tl.rows != nil && k == m.tl.key {
 		return m.tl.rows
 	}
