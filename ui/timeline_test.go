@@ -84,3 +84,48 @@ func TestTimelineGolden(t *testing.T) {
 		})
 	}
 }
+
+// v shows the timeline and its keys; + and - zoom around the middle, ←
+// pans back (no longer following), G follows the end again, v and esc
+// close it; ? lists its keys.
+func TestTimelineKeys(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 24)
+	h.f.events = true
+	h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
+	h.press("v")
+	if h.m.Mode() != ModeTimeline || !strings.Contains(h.screen(), "whole turn · 11s") {
+		t.Fatalf("v did not open the timeline:\n%s", h.screen())
+	}
+	if !strings.Contains(h.screen(), "+/- zoom") {
+		t.Errorf("no timeline keys on the help line:\n%s", h.screen())
+	}
+	h.press("+")
+	if s := h.screen(); !strings.Contains(s, "×2 · 5.5s–11s") {
+		t.Errorf("+ did not halve the window around its middle (following the end):\n%s", s)
+	}
+	h.press("+", "left")
+	if s := h.screen(); !strings.Contains(s, "×4 · 7.6s–10s") {
+		t.Errorf("← did not pan a quarter window back:\n%s", s)
+	}
+	h.press("G")
+	if s := h.screen(); !strings.Contains(s, "×4 · 8.2s–11s") {
+		t.Errorf("G did not follow the end:\n%s", s)
+	}
+	h.press("-", "-")
+	if s := h.screen(); !strings.Contains(s, "whole turn") {
+		t.Errorf("- - did not zoom out to the whole turn:\n%s", s)
+	}
+	h.press("?")
+	if s := h.screen(); !strings.Contains(s, "zoom in") || !strings.Contains(s, "earlier") {
+		t.Errorf("? does not list the timeline's keys:\n%s", s)
+	}
+	h.press("?", "esc")
+	if h.m.Mode() != ModeNormal {
+		t.Errorf("esc did not close the timeline: mode %v", h.m.Mode())
+	}
+	h.press("v", "v")
+	if h.m.Mode() != ModeNormal {
+		t.Errorf("v did not close the timeline: mode %v", h.m.Mode())
+	}
+}
