@@ -306,30 +306,30 @@ func TestHTMLHostilePayloadsAreInert(t *testing.T) {
 }
 
 // FuzzHTML: whatever the text, the tool name, the arguments and the
-// error, the report is inert and its elements are the same as for a
-// plain turn's.
+// error, the report is inert, and its elements are those of the same turn
+// with every character HTML gives a meaning to (< > & " ') replaced by x:
+// no payload adds, removes or nests an element.
 func FuzzHTML(f *testing.F) {
 	for _, p := range htmlPayloads(f) {
 		f.Add(p, false)
 	}
 	f.Add("plain text", true)
-	want := map[bool]string{}
-	for _, responses := range []bool{false, true} {
-		els, _ := inert(f, HTML(hostileAction(f, "plain", responses), HTMLOptions{MarkdownOptions: MarkdownOptions{Now: now}}))
-		want[responses] = fmt.Sprint(els)
-	}
+	f.Add("", false)
+	defang := strings.NewReplacer("<", "x", ">", "x", "&", "x", `"`, "x", "'", "x")
 	f.Fuzz(func(t *testing.T, payload string, responses bool) {
 		doc := HTML(hostileAction(t, payload, responses), HTMLOptions{MarkdownOptions: MarkdownOptions{Now: now}, Resume: payload})
 		els, _ := inert(t, doc)
-		if got := fmt.Sprint(els); got != want[responses] {
-			t.Errorf("elements %s, a plain turn's %s", got, want[responses])
+		plain := defang.Replace(payload)
+		want, _ := inert(t, HTML(hostileAction(t, plain, responses), HTMLOptions{MarkdownOptions: MarkdownOptions{Now: now}, Resume: plain}))
+		if got, want := fmt.Sprint(els), fmt.Sprint(want); got != want {
+			t.Errorf("elements %s, the defanged turn's %s", got, want)
 		}
 	})
 }
 
 // The Markdown export's timeline chart holds tool names: fenced like all
-// untrusted text, a name with backticks or Markdown cannot end the fence
-// or forge a section.
+// untrusted text, a name with backticks, a newline or Markdown can
+// neither end the fence nor break the chart's rows.
 func TestMarkdownTimelineChartIsFenced(t *testing.T) {
 	a := hostileAction(t, "```\n# forged\n<script>x</script>", false)
 	md := string(Markdown(a, MarkdownOptions{Now: now}))
@@ -348,12 +348,39 @@ func TestMarkdownTimelineChartIsFenced(t *testing.T) {
 	if end < 0 {
 		t.Fatal("the chart's fence is not closed")
 	}
-	if strings.Contains(body[:end], "\n"+ticks) {
-		t.Error("the fence closes early")
-	}
 	for _, row := range strings.Split(body[:end], "\n") {
-		if strings.HasPrefix(row, "# forged") || utf8.RuneCountInString(row) > chartWidth+20 {
+		if strings.HasPrefix(row, "# forged") || utf8.RuneCountInString(row) > chartWidth+2 {
 			t.Errorf("a tool name broke the chart's rows: %q", row)
 		}
+	}
+}
+
+// --redact masks in the report what it masks in Markdown: the text, the
+// tool arguments and results, the provider IDs.
+func TestRedactedHTMLHidesContent(t *testing.T) {
+	a := fixture(t, "responses_completed")
+	plain := string(HTML(a, HTMLOptions{MarkdownOptions: MarkdownOptions{Now: now}}))
+	red := string(HTML(a, HTMLOptions{MarkdownOptions: MarkdownOptions{Redact: true, Now: now}}))
+	secrets := []string{a.Responses().ResponseID, a.Text()}
+	for _, tool := range a.Tools() {
+		secrets = append(secrets, tool.ID, tool.Label)
+	}
+	for _, it := range a.Items() {
+		secrets = append(secrets, it.Output...)
+	}
+	for _, s := range secrets {
+		if s == "" {
+			continue
+		}
+		first := html.EscapeString(strings.Split(s, "\n")[0])
+		if !strings.Contains(plain, first) {
+			t.Errorf("the report lacks %q (the test would prove nothing)", first)
+		}
+		if strings.Contains(red, first) {
+			t.Errorf("the redacted report holds %q", first)
+		}
+	}
+	if !strings.Contains(red, safe.Masked) {
+		t.Error("the redacted report shows no mask")
 	}
 }
