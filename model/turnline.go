@@ -55,7 +55,8 @@ func (d *derived) addText(seq uint64, n int) {
 // made long after the turn, is no part of it).
 type TurnTimeline struct {
 	From, To time.Time
-	// Live: the action has not settled, so To is now and moves.
+	// Live: the action has not settled and the run goes on, so To is now
+	// and moves.
 	Live bool
 	// Known: the turn has a time at all (a chunk, or the record's
 	// started_at); without one the timeline is empty.
@@ -102,6 +103,7 @@ type TextSample struct {
 // ToolOutcome is how a tool call's bar ended.
 type ToolOutcome int
 
+// The outcomes of a tool call's bar.
 const (
 	ToolOutcomeCompleted  ToolOutcome = iota // the provider said it completed
 	ToolOutcomeRunning                       // still running (the turn has not settled)
@@ -136,6 +138,7 @@ func (s ToolSpan) Duration() time.Duration { return s.End.Sub(s.Start) }
 // MarkKind is what a mark on the axis records.
 type MarkKind int
 
+// The kinds of marks.
 const (
 	MarkReconnect     MarkKind = iota // the connection was lost (a reconnect follows)
 	MarkResume                        // a connection opened again, resuming
@@ -158,7 +161,10 @@ type TimeMark struct {
 func (a *Action) TurnTimeline(now time.Time) TurnTimeline {
 	a.sync()
 	v := a.Verdict()
-	tl := TurnTimeline{Verdict: v.Word, Final: v.Final, Live: !a.Settled() && !a.stopped}
+	// Live while something may still come: not settled, and neither the
+	// viewer nor the run stopped (an error ends the run: its axis ends at
+	// what came).
+	tl := TurnTimeline{Verdict: v.Word, Final: v.Final, Live: !a.Settled() && !a.stopped && !a.conn.Done && a.conn.Err == nil}
 	from, to := a.RunSpan()
 	// The chunks: aipd's time when known, else when they arrived.
 	first, last := a.chunkTimeBounds()

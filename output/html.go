@@ -16,6 +16,7 @@ package output
 
 import (
 	"bytes"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -237,15 +238,14 @@ func (e *htmlWriter) svg(tl model.TurnTimeline, words []string) {
 	sc := model.Scale{From: tl.From, To: tl.To, Cells: plot}
 	x := func(t time.Time) int { return svgLabelW + sc.Col(t) }
 	rows := 3 + len(tl.Tools) + 2 // ticks, first token, text, tools, marks, rate
-	hasRate := false
 	rates := tl.RateCells(model.Scale{From: tl.From, To: tl.To, Cells: plot / 4})
 	top := 0.0
 	for _, r := range rates {
-		if r == r && r > top { // r == r: not NaN
+		if r > top { // NaN is never above
 			top = r
 		}
 	}
-	hasRate = top > 0
+	hasRate := top > 0
 	if hasRate {
 		rows++
 	}
@@ -323,7 +323,7 @@ func (e *htmlWriter) svg(tl model.TurnTimeline, words []string) {
 		e.p("<text x=\"4\" y=\"%d\">tokens/s ≤ %d</text>\n", y+16, int(top+0.5))
 		var pts strings.Builder
 		for i, r := range rates {
-			if r != r {
+			if math.IsNaN(r) {
 				continue
 			}
 			py := y + svgRowH - 2 - int(r/top*float64(svgRowH-6))
@@ -491,6 +491,7 @@ func (e *htmlWriter) anomalies(a *model.Action) {
 // ExportFormat is an export's format.
 type ExportFormat int
 
+// The export formats.
 const (
 	ExportMarkdown ExportFormat = iota // output.Markdown
 	ExportHTML                         // output.HTML

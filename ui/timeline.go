@@ -66,7 +66,7 @@ func (m *Live) turnTimeline() model.TurnTimeline {
 	now := m.streamNow()
 	key := m.action.Version<<1 | 1
 	if !m.action.Settled() && m.fatal() == nil {
-		key = uint64(now.UnixNano()/int64(tlStep)) << 1 //nolint:gosec // a key, never a number
+		key = uint64(now.UnixNano()/int64(tlStep)) << 1
 	}
 	if !m.tl.tlOK || key != m.tl.tlKey {
 		m.tl.tl, m.tl.tlKey, m.tl.tlOK = m.action.TurnTimeline(now), key, true
