@@ -20,13 +20,17 @@ import (
 type KeyMode int
 
 const (
-	ModeNormal   KeyMode = iota // the transcript
-	ModeConfirm                 // the cancel confirmation: type the ID's last characters, enter; n / esc keep it
-	ModeRaw                     // the raw chunk view of the focused item
-	ModeLog                     // the connection timeline
-	ModeSearch                  // typing a search query: enter finds, esc cancels
-	ModeTimeline                // the timeline (v, design §16): zoom and pan
-	ModeExport                  // e: the export\'s format (Markdown, HTML), or none
+	ModeNormal  KeyMode = iota // the transcript
+	ModeConfirm                // the cancel confirmation: type the ID's last characters, enter; n / esc keep it
+	ModeRaw                    // the raw chunk view of the focused item
+	ModeLog                    // the connection timeline
+	ModeSearch                 // typing a search query: enter finds, esc cancels
+)
+
+// The timeline's and the export's modes (design §16).
+const (
+	ModeTimeline KeyMode = ModeSearch + 1 + iota // the timeline (v): zoom and pan
+	ModeExport                                   // e: the export's format (Markdown, HTML), or none
 )
 
 // KeyContext is the state the help depends on.

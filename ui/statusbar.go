@@ -27,18 +27,19 @@ type barInput struct {
 	action  *model.Action
 	verdict model.Verdict // Action.Verdict, computed once a frame
 	mode    KeyMode
-	rawSeq  uint64 // the raw panel's chunk
-	// timeline: the timeline's window, while it is shown (its rule's right side)
-	timeline string
-	conn     model.Connection // its LastLive: the last byte from the stream
-	fatal    *stream.Error
-	now      time.Time // the clock
+	rawSeq  uint64           // the raw panel's chunk
+	conn    model.Connection // its LastLive: the last byte from the stream
+	fatal   *stream.Error
+	now     time.Time // the clock
 	// review: the action had settled when aipwatch attached, or a --replay.
 	review, replay, runDone, redact bool
 	notify                          bool // a notification waits for the settle (ui/notify.go)
 	// appearBy: aipd had no record of the action, and aipwatch waits for
 	// it to appear until then (zero once something of it came).
 	appearBy time.Time
+	// timeline: the timeline's window, while it is shown (its rule's
+	// right side).
+	timeline string
 }
 
 // ruleInput is what the transcript's rule line shows: the key of its
