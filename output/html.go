@@ -288,7 +288,7 @@ func (e *htmlWriter) svg(tl model.TurnTimeline, words []string) {
 	}
 	y += svgRowH
 	for _, t := range tl.Tools {
-		label(y, t.Name)
+		label(y, strings.TrimRight(fitLabel(safe.Line(t.Name)), " ")) // the bar's <title> has it whole
 		x0, x1 := x(t.Start), x(t.End)
 		w := max(x1-x0, 3)
 		letter := string(t.Outcome.Letter())
