@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +128,42 @@ func TestTimelineKeys(t *testing.T) {
 	h.press("v", "v")
 	if h.m.Mode() != ModeNormal {
 		t.Errorf("v did not close the timeline: mode %v", h.m.Mode())
+	}
+}
+
+// The review of a turn that settled an hour ago: v draws the turn on
+// aipd's times (5.4s, as it ran), not the hour since, and the review's
+// own connection, made long after, is no mark on it.
+func TestTimelineOfAReview(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 24)
+	f := h.f
+	ran := t0.Add(-time.Hour)
+	chunks := append([]model.StreamChunk{f.role()}, f.deltas(chatText1)...)
+	chunks = append(chunks, f.toolRunning("terminal", "💻", "ls", "call_1"), f.toolCompleted("terminal", "call_1"),
+		f.finish("stop", false), f.done())
+	var events []model.Event
+	for i, c := range chunks {
+		at := ran.Add(-5400*time.Millisecond + time.Duration(i)*100*time.Millisecond)
+		events = append(events, model.Event{ID: "evt_" + strconv.Itoa(int(c.Sequence)), Kind: "aip.stream.chunk", ActionID: testAction,
+			OccurredAt: at.Format(time.RFC3339Nano), Data: []byte(`{"action_id":"` + testAction + `","sequence":` + strconv.Itoa(int(c.Sequence)) + `,"kind":"data"}`)})
+	}
+	settled := model.ActionStatus{ActionID: testAction, CapabilityID: "cap", State: model.StateCompleted,
+		StartedAt: ran.Add(-5400 * time.Millisecond).Format(time.RFC3339Nano), CompletedAt: ran.Format(time.RFC3339Nano)}
+	h.feed(stream.StatusMsg{Status: settled}, stream.ModeMsg{Review: true}, stream.ConnectedMsg{Attempt: 1},
+		stream.ReconnectingMsg{Attempt: 2, Wait: time.Second, Cause: "x"}, stream.ConnectedMsg{Attempt: 2, Resumed: true},
+		stream.BatchMsg{Chunks: chunks, Events: events, At: t0},
+		stream.TerminalMsg{Cursor: cursorA}, result(t, model.ResultCompleted, model.OpChat, "", true, false),
+		stream.StatusMsg{Status: settled, Final: true}, stream.DoneMsg{})
+	h.press("v")
+	s := h.screen()
+	if !strings.Contains(s, "whole turn · 5.4s") || !strings.Contains(s, "VERIFIED 5.4s") {
+		t.Errorf("the review's timeline is not the turn's 5.4s:\n%s", s)
+	}
+	if strings.Contains(s, "connection") || strings.Contains(s, "↯") {
+		t.Errorf("the review's own reconnect is on the turn's axis:\n%s", s)
+	}
+	if !strings.Contains(s, "C ✓") {
+		t.Errorf("no completed bar for the tool:\n%s", s)
 	}
 }
