@@ -253,7 +253,7 @@ func newRunner(o *options, mode string, stderr io.Writer) (stream.Runner, func(*
 		}
 		var errs []error
 		if o.export != "" && a != nil {
-			md := output.ExportFile(o.export, a, output.MarkdownOptions{Redact: o.redact, Version: versionString(), Now: time.Now()})
+			md := output.ExportFile(o.export, a, output.HTMLOptions{MarkdownOptions: output.MarkdownOptions{Redact: o.redact, Version: versionString(), Now: time.Now()}, Resume: resumeCommand(o, a.Cursor)})
 			if err := safe.WritePrivate(o.export, md); err != nil {
 				errs = append(errs, fmt.Errorf("--export: %w", err))
 			}

@@ -127,7 +127,7 @@ func runReconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io
 	res := reconcile.Read(ctx, o.reader(client, o.readTimeout), jpath, plan)
 	printReconcile(o, jsonl, stdout, a, res)
 	if o.export != "" {
-		md := output.ExportFile(o.export, a, output.MarkdownOptions{Redact: o.redact, Version: versionString(), Now: time.Now()})
+		md := output.ExportFile(o.export, a, output.HTMLOptions{MarkdownOptions: output.MarkdownOptions{Redact: o.redact, Version: versionString(), Now: time.Now()}})
 		if output.FormatOf(o.export) == output.ExportMarkdown { // the HTML report has its own reconcile section
 			md = append(md, []byte(reconcileMarkdown(o, res))...)
 		}

@@ -452,7 +452,7 @@ func (e *htmlWriter) commands(a *model.Action) {
 		e.p(" from where this report ends")
 	}
 	e.p(" (a review once it settled):</p>\n<pre>%s</pre>\n", safe.HTMLBlock(resume))
-	e.p("<p>Read its stored state back, without running it again (design §8):</p>\n<pre>%s</pre>\n", safe.HTMLBlock(rec))
+	e.p("<p>Read its stored state back, without running anything again (with the follow's <code>--context</code> or <code>--url</code>):</p>\n<pre>%s</pre>\n", safe.HTMLBlock(rec))
 }
 
 func (e *htmlWriter) connection(a *model.Action) {
@@ -525,6 +525,6 @@ func Export(a *model.Action, f ExportFormat, o HTMLOptions) []byte {
 
 // ExportFile renders the action in the format path's extension asks for
 // (--export FILE).
-func ExportFile(path string, a *model.Action, o MarkdownOptions) []byte {
-	return Export(a, FormatOf(path), HTMLOptions{MarkdownOptions: o})
+func ExportFile(path string, a *model.Action, o HTMLOptions) []byte {
+	return Export(a, FormatOf(path), o)
 }
