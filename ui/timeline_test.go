@@ -167,3 +167,40 @@ func TestTimelineOfAReview(t *testing.T) {
 		t.Errorf("no completed bar for the tool:\n%s", s)
 	}
 }
+
+// While the turn runs the timeline follows it: its axis ends at now, with
+// the live word, and grows as the turn goes on.
+func TestTimelineFollowsALiveRun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 24)
+	h.f.events = true
+	h.feed(chatToolsLive(h.f)...)
+	h.at(6 * time.Second)
+	h.press("v")
+	s := h.screen()
+	if !strings.Contains(s, "following 8.0s ▶") || !strings.Contains(s, "R ⟳") {
+		t.Fatalf("no live end at now (8.0s from started_at), or no running bar:\n%s", s)
+	}
+	h.at(9 * time.Second)
+	h.feed(h.f.after(5 * time.Second).batch(h.f.toolCompleted("read_file", "call_read_file_2")))
+	s = h.screen()
+	if !strings.Contains(s, "following 11s ▶") || strings.Contains(s, "R ⟳") {
+		t.Errorf("the timeline did not follow the run:\n%s", s)
+	}
+}
+
+// The token rate needs aipd's times: a turn whose chunks carry none (no
+// aip.stream.chunk events read) has no rate row, but still its bars.
+func TestTimelineRateNeedsTimes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 80, 24)
+	h.feed(chatToolsDone(h.tb, h.f, "stop", false, result(h.tb, model.ResultCompleted, model.OpChat, "", true, false))...)
+	h.press("v")
+	s := h.screen()
+	if strings.Contains(s, "tokens/s") {
+		t.Errorf("a rate without aipd's times:\n%s", s)
+	}
+	if !strings.Contains(s, "terminal") || !strings.Contains(s, "├C") {
+		t.Errorf("no bars:\n%s", s)
+	}
+}
