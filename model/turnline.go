@@ -174,21 +174,14 @@ func (a *Action) TurnTimeline(now time.Time) TurnTimeline {
 	if !last.IsZero() && last.After(to) && (from.IsZero() || !absurdSpan(from, last)) {
 		to = last
 	}
-	switch {
-	case tl.Live && !now.IsZero():
+	// A settled turn ends at aipd's completed_at or its last chunk, as the
+	// header's elapsed time does; a running one at now.
+	if tl.Live && !now.IsZero() {
 		if from.IsZero() {
 			from = now
 		}
 		if now.After(to) && !absurdSpan(from, now) {
 			to = now
-		}
-	case !a.conn.Review:
-		// A followed run ends when its outcome was read, on the same
-		// clock as its connection's moments (a review's came later).
-		for _, h := range a.timeline {
-			if (h.Kind == HapResult || h.Kind == HapTerminal) && !from.IsZero() && h.At.After(to) && !absurdSpan(from, h.At) {
-				to = h.At
-			}
 		}
 	}
 	if from.IsZero() {

@@ -305,6 +305,14 @@ tmux send-keys -t "$SESSION" g
 wait_for "── scrolled" 5
 for _ in $(seq 1 30); do tmux send-keys -t "$SESSION" j; done
 wait_for "── end ─" 5 # scrolling back to the end resumes
+# The timeline at 80 columns: the verdict at its end, not cut.
+tmux send-keys -t "$SESSION" v
+wait_for "whole turn" 5
+wait_for "VERIFIED" 5
+screen | grep -q " verdict .*VERIFIED [0-9.]*s ■$" || fail "the timeline's verdict is not at its end"
+wait_for "C completed" 5 # the legend: tmux cuts nothing that fits
+tmux send-keys -t "$SESSION" v
+gone "whole turn"
 tmux send-keys -t "$SESSION" q
 wait_for "EXIT=0" 10
 tmux kill-session -t "$SESSION"
