@@ -64,7 +64,7 @@ func addRunFlags(fs *pflag.FlagSet, r *runFlags) {
 // addReviewFlags are the flags of reading one action into a model: the
 // run's and reconcile's review.
 func addReviewFlags(fs *pflag.FlagSet, r *runFlags) {
-	fs.StringVar(&r.export, "export", "", "write the transcript as Markdown to `FILE` (any output mode)")
+	fs.StringVar(&r.export, "export", "", "write the transcript to `FILE` (any output mode): an HTML report when FILE ends in .html, else Markdown")
 	fs.IntVar(&r.rawCapMiB, "raw-cap-mib", defaultRawCapMiB, "keep at most `N` MiB of raw frames for the raw view (default 64; 0: all); the oldest go first, never text or verdict evidence")
 	fs.DurationVar(&r.appearTimeout, "appear-timeout", stream.DefaultAppearTimeout, "how long to wait for an action aipd has no record of yet (a synchronous action has none until it settles) to show its first event (`D`, default "+stream.DefaultAppearTimeout.String()+")")
 	fs.DurationVar(&r.stallTimeout, "stall-timeout", stream.DefaultStallTimeout, "how long an action with chunks but no record or result may show no new chunk before it is reported unsettled (`D`, default "+stream.DefaultStallTimeout.String()+")")

@@ -156,7 +156,7 @@ func (s *source) finish(w *watch, a *model.Action) error {
 	}
 	var errs []error
 	if w.r.export != "" && a != nil {
-		md := output.Markdown(a, output.MarkdownOptions{Redact: w.g.redact, Version: versionString(), Now: time.Now()})
+		md := output.ExportFile(w.r.export, a, output.HTMLOptions{MarkdownOptions: output.MarkdownOptions{Redact: w.g.redact, Version: versionString(), Now: time.Now()}, Resume: resumeWith(w, a.Cursor, a.ID)})
 		if err := safe.WritePrivate(w.r.export, md); err != nil {
 			errs = append(errs, fmt.Errorf("--export: %w", err))
 		}

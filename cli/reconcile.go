@@ -128,8 +128,10 @@ func runReconcile(ctx context.Context, w *watch, id string, readTimeout time.Dur
 	res := reconcile.Read(ctx, w.conn.reader(client, readTimeout), jpath, plan)
 	printReconcile(redact, jsonl, stdout, a, res)
 	if w.r.export != "" {
-		md := output.Markdown(a, output.MarkdownOptions{Redact: redact, Version: versionString(), Now: time.Now()})
-		md = append(md, []byte(res.Markdown(redact))...)
+		md := output.ExportFile(w.r.export, a, output.HTMLOptions{MarkdownOptions: output.MarkdownOptions{Redact: redact, Version: versionString(), Now: time.Now()}})
+		if output.FormatOf(w.r.export) == output.ExportMarkdown { // the HTML report has its own reconcile section
+			md = append(md, []byte(res.Markdown(redact))...)
+		}
 		if err := safe.WritePrivate(w.r.export, md); err != nil {
 			fmt.Fprintf(stderr, "aipwatch: --export: %s\n", safe.Line(err.Error()))
 			return model.ExitError

@@ -54,6 +54,7 @@ type Live struct {
 	nowrap       bool // w: cut long lines instead of wrapping them
 
 	raw textPanel // the raw chunk or the connection log (ui/panel.go)
+	tl  tlState   // the timeline's zoom, window and rows (ui/timeline.go)
 	log logRows   // the connection log's rows (ui/logpanel.go)
 
 	search searchState

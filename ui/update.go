@@ -288,6 +288,11 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.onReconcileConfirm(msg)
 		}
 		return m.onConfirmKey(msg)
+	case ModeTimeline:
+		m.onTimelineKey(msg)
+		return nil
+	case ModeExport:
+		return m.onExportKey(msg)
 	case ModeRaw, ModeLog:
 		switch {
 		case m.mode == ModeRaw && key.Matches(msg, k.Close), m.mode == ModeLog && key.Matches(msg, k.CloseLog),
@@ -385,6 +390,8 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.openRaw()
 	case key.Matches(msg, k.Log):
 		m.openLog()
+	case key.Matches(msg, k.Timeline):
+		m.openTimeline()
 	case key.Matches(msg, k.Copy):
 		return m.copyFocused()
 	case key.Matches(msg, k.Search):
@@ -394,7 +401,7 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case m.searching() && key.Matches(msg, k.SearchPrev):
 		m.stepMatch(-1)
 	case key.Matches(msg, k.Export):
-		return m.exportCmd()
+		return m.askExport()
 	case key.Matches(msg, k.Notify): // ui/notify.go
 		m.toggleNotify()
 	case key.Matches(msg, k.RetryNow):

@@ -162,6 +162,16 @@ func (m *Live) streamNow() time.Time {
 
 func (m *Live) bodyRows(sc *screen, l layout) {
 	st := m.st
+	if m.mode == ModeTimeline {
+		rows := m.timelineRows(l.body)
+		for _, r := range rows[:min(len(rows), l.body)] {
+			sc.row(r)
+		}
+		for i := len(rows); i < l.body; i++ {
+			sc.row()
+		}
+		return
+	}
 	if m.panel() {
 		rows := m.raw.rows(l.body)
 		for _, r := range rows {
@@ -375,6 +385,9 @@ func (m *Live) helpRows() []string {
 	if m.mode == ModeSearch {
 		line, _ := m.searchLine()
 		return []string{line}
+	}
+	if m.mode == ModeExport {
+		return []string{m.exportLine()}
 	}
 	if m.showHelp {
 		// Too long for the screen: a window, and a line that says so.
