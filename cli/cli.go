@@ -44,7 +44,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 // the code the command set.
 func (e *runEnv) run(args []string) int {
 	root := newRoot(e)
-	root.SetArgs(args)
+	root.SetArgs(completionArgs(args))
 	cmd, err := root.ExecuteC()
 	if err != nil {
 		return e.usageExit(cmd, err)

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -41,7 +44,8 @@ func completionCommand(e *runEnv) *cobra.Command {
 		Short: "print a shell completion script: bash, zsh, fish or powershell",
 		Long: "Print the completion script of SHELL on stdout. It completes commands, flags, " +
 			"context names, states, output modes, demo scenarios and action IDs (the chosen " +
-			"daemon's most recent ones and this machine's journal's, read within 1 s).",
+			"daemon's most recent ones and this machine's journal's, read within 1 s). The bash " +
+			"script works with or without the bash-completion package.",
 		Example: `  source <(aipwatch completion bash)
   aipwatch completion zsh > "${fpath[1]}/_aipwatch"
   aipwatch completion fish > ~/.config/fish/completions/aipwatch.fish`,
@@ -60,7 +64,7 @@ func completionCommand(e *runEnv) *cobra.Command {
 			var err error
 			switch args[0] {
 			case "bash":
-				err = root.GenBashCompletionV2(w, true)
+				err = writeBashCompletion(w, root)
 			case "zsh":
 				err = root.GenZshCompletion(w)
 			case "fish":
@@ -76,22 +80,70 @@ func completionCommand(e *runEnv) *cobra.Command {
 	}
 }
 
+// writeBashCompletion writes cobra's bash script (V2), made to work without
+// the bash-completion package (minimal images lack it): the script reads
+// the line's words with that package's _get_comp_words_by_ref, and failed
+// on every Tab where it is not defined. Where it is not, the words are
+// read from the line up to the cursor, split at blanks only (as the -n =:
+// the script asks for: '=' and ':' do not split a word).
+func writeBashCompletion(w io.Writer, root *cobra.Command) error {
+	var b bytes.Buffer
+	if err := root.GenBashCompletionV2(&b, true); err != nil {
+		return err
+	}
+	const call = "    _get_comp_words_by_ref \"$@\" cur prev words cword\n"
+	script := b.String()
+	if strings.Count(script, call) != 1 {
+		return errors.New("completion bash: cobra's script reads its words another way: update writeBashCompletion")
+	}
+	script = strings.Replace(script, call, bashWordsFallback, 1)
+	_, err := io.WriteString(w, script)
+	return err
+}
+
+// bashWordsFallback replaces the script's one call of the bash-completion
+// package's _get_comp_words_by_ref (in the function that stands for the
+// package's _init_completion): the package's when it is there, else the
+// line's words up to the cursor, split at blanks.
+const bashWordsFallback = `    if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+        _get_comp_words_by_ref "$@" cur prev words cword
+        return
+    fi
+    # No bash-completion package (aipwatch's fallback): the words of the
+    # line up to the cursor, split at blanks only.
+    local line=${COMP_LINE:0:COMP_POINT}
+    read -r -a words <<<"$line"
+    if [[ ${#words[@]} -eq 0 || $line == *[[:blank:]] ]]; then
+        words+=("")
+    fi
+    cword=$((${#words[@]} - 1))
+    cur=${words[cword]}
+    prev=
+    if ((cword > 0)); then
+        prev=${words[cword - 1]}
+    fi
+`
+
 // addCompletions registers the dynamic values of the tree's flags and
-// arguments.
+// arguments. Every answer passes safe.Completions (design §11: shell
+// words only, bounded).
 func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
-	words := func(list []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	words := func(list []string) cobra.CompletionFunc {
 		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return list, cobra.ShellCompDirectiveNoFileComp
 		}
 	}
-	_ = root.RegisterFlagCompletionFunc("context", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	flag := func(c *cobra.Command, name string, fn cobra.CompletionFunc) {
+		_ = c.RegisterFlagCompletionFunc(name, guarded(fn))
+	}
+	flag(root, "context", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return contextNames(filesOf(g.cf, e.getenv)), cobra.ShellCompDirectiveNoFileComp
 	})
-	_ = root.RegisterFlagCompletionFunc("output", words(outputModes))
-	_ = root.RegisterFlagCompletionFunc("demo", words(rootDemos()))
+	flag(root, "output", words(outputModes))
+	flag(root, "demo", words(rootDemos()))
 	// ids completes up to most action IDs, never one already given.
 	ids := func(most int) cobra.CompletionFunc {
-		return func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		return guarded(func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) >= most {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
@@ -102,34 +154,60 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 				}
 			}
 			return out, cobra.ShellCompDirectiveNoFileComp
-		}
+		})
 	}
 	root.ValidArgsFunction = ids(split.MaxPanes) // several split (design §12)
-	_ = root.RegisterFlagCompletionFunc("notify-on", completeVerdicts)
+	flag(root, "notify-on", completeVerdicts)
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "reconcile":
 			c.ValidArgsFunction = ids(1)
 		case "ls":
-			_ = c.RegisterFlagCompletionFunc("state", words(model.LifecycleStates))
-			_ = c.RegisterFlagCompletionFunc("demo", words([]string{demoConsole}))
-			_ = c.RegisterFlagCompletionFunc("verdict", completeVerdicts)
+			flag(c, "state", words(model.LifecycleStates))
+			flag(c, "demo", words([]string{demoConsole}))
+			flag(c, "verdict", completeVerdicts)
 		case "stats":
-			_ = c.RegisterFlagCompletionFunc("demo", words([]string{demoConsole}))
+			flag(c, "demo", words([]string{demoConsole}))
 		case "submit":
-			_ = c.RegisterFlagCompletionFunc("demo", words(sim.Scenarios()))
-			_ = c.RegisterFlagCompletionFunc("mode", words([]string{"async", "sync"}))
+			flag(c, "demo", words(sim.Scenarios()))
+			flag(c, "mode", words([]string{"async", "sync"}))
 		case "contexts":
 			for _, use := range c.Commands() {
-				use.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+				use.ValidArgsFunction = guarded(func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 					if len(args) > 0 {
 						return nil, cobra.ShellCompDirectiveNoFileComp
 					}
 					return contextNames(filesOf(g.cf, e.getenv)), cobra.ShellCompDirectiveNoFileComp
-				}
+				})
 			}
 		}
 	}
+}
+
+// guarded is fn whose answer is only what safe.Completions lets a shell
+// have.
+func guarded(fn cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, typed string) ([]string, cobra.ShellCompDirective) {
+		words, directive := fn(c, args, typed)
+		return safe.Completions(words), directive
+	}
+}
+
+// completionArgs are the words of cobra's completion request (__complete)
+// as cobra is given them: each safe.Line'd. Cobra writes a word it cannot
+// parse (an unknown flag, a bad value) into a debug line on the process's
+// stderr itself, around aipwatch's writer; a word with a control
+// character completes to nothing anyway. Other invocations' words are
+// left as they are.
+func completionArgs(args []string) []string {
+	if len(args) == 0 || (args[0] != cobra.ShellCompRequestCmd && args[0] != cobra.ShellCompNoDescRequestCmd) {
+		return args
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = safe.Line(a)
+	}
+	return out
 }
 
 // contextNames are the config file's contexts (none when it cannot be read).
@@ -150,13 +228,18 @@ func actionIDs(e *runEnv, g *globalFlags) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(id string) {
-		if strings.HasPrefix(id, "act_") && !seen[id] {
+		// Only an ID of AIP's characters reaches a shell's line (design §11).
+		if strings.HasPrefix(id, "act_") && safe.IDWord(id) && !seen[id] {
 			seen[id] = true
-			out = append(out, safe.Line(id))
+			out = append(out, id)
 		}
 	}
 	if client, err := c.quietDaemon(); err == nil {
-		for _, id := range recentIDs(client) {
+		bound := completionTimeout
+		if e.completionBound > 0 {
+			bound = e.completionBound
+		}
+		for _, id := range recentIDs(client, bound) {
 			add(id)
 		}
 	}
@@ -167,10 +250,10 @@ func actionIDs(e *runEnv, g *globalFlags) []string {
 }
 
 // recentIDs are the daemon's most recently updated actions, newest first:
-// one read of the list's tail within completionTimeout (none when the
-// daemon does not answer in time).
-func recentIDs(client *stream.Client) []string {
-	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+// one read of the list's tail within bound (completionTimeout; none when
+// the daemon does not answer in time).
+func recentIDs(client *stream.Client, bound time.Duration) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	tail, err := client.ReadTail(ctx, stream.ListQuery{}, completionRows, 0)
 	if err != nil {

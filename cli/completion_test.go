@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,13 +11,21 @@ import (
 
 	"aipwatch/internal/deadlines"
 	"aipwatch/model"
+	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
-// complete asks the tree for the words that fit, as a shell's script does.
+// complete asks the tree for the words that fit, as a shell's script does,
+// with a daemon's read bounded by a minute (runPatient).
 func complete(t *testing.T, getenv func(string) string, args ...string) []string {
 	t.Helper()
-	code, out, errOut := runWith(getenv, append([]string{"__complete"}, args...)...)
+	return completeWith(t, runPatient, getenv, args...)
+}
+
+// completeWith is complete run by run (runWith: completion's own 1 s bound).
+func completeWith(t *testing.T, run func(func(string) string, ...string) (int, string, string), getenv func(string) string, args ...string) []string {
+	t.Helper()
+	code, out, errOut := run(getenv, append([]string{"__complete"}, args...)...)
 	if code != 0 {
 		t.Fatalf("__complete %v: exit %d %s", args, code, errOut)
 	}
@@ -116,7 +125,7 @@ func TestCompletionReadIsBoundedByOneSecond(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := time.Now()
-	ids := recentIDs(client)
+	ids := recentIDs(client, completionTimeout)
 	after := time.Now()
 	if len(ids) != 0 {
 		t.Fatalf("a daemon that refuses gave %v", ids)
@@ -140,9 +149,24 @@ func TestCompletionOfAStalledDaemon(t *testing.T) {
 	defer close(release)
 	getenv, path := stateEnv(t)
 	writeJournal(t, path, `{"kind":"submit","action_id":"act_journalled","base_url":"`+stalled.srv.URL+`"}`+"\n")
-	if w := complete(t, getenv, "--url", stalled.srv.URL, ""); !has(w, "act_journalled") {
+	if w := completeWith(t, runWith, getenv, "--url", stalled.srv.URL, ""); !has(w, "act_journalled") {
 		t.Errorf("words %v", w)
 	}
+}
+
+// runPatient runs the tree as Run does, but an ID completion's read is
+// bounded by a minute (a hang guard) instead of 1 s: a test whose daemon
+// must answer asserts nothing a loaded machine's scheduler decides (the
+// 1 s bound itself: TestCompletionReadIsBoundedByOneSecond).
+func runPatient(getenv func(string) string, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	sout, serr := safe.NewWriter(&out, safe.Terminal), safe.NewWriter(&errb, safe.Terminal)
+	e := &runEnv{stdin: strings.NewReader(""), stdout: sout, stderr: serr, getenv: getenv, keys: testKeys(), args: args,
+		completionBound: time.Minute}
+	code := e.run(args)
+	_ = sout.Flush()
+	_ = serr.Flush()
+	return code, out.String(), errb.String()
 }
 
 // writeJournal puts lines at the journal's path.

@@ -172,8 +172,9 @@ func contextsCommand(e *runEnv, g *globalFlags) *cobra.Command {
 		Use:   "use NAME",
 		Short: "make NAME the current context (the file's current = \"NAME\")",
 		Long: "Set the config file's current context to NAME: the file is rewritten at once (a new " +
-			"file renamed over it, mode 0600), every other byte kept. A name the file does not hold " +
-			"is a usage error and the file is left as it was.",
+			"file renamed over it, its mode kept within 0600), every other byte kept. A config that " +
+			"is a symbolic link is written through it: its target is replaced, the link stays. A name " +
+			"the file does not hold is a usage error and the file is left as it was.",
 		Example: `  aipwatch contexts use staging
   aipwatch contexts use prod && aipwatch ls`,
 		Args: func(_ *cobra.Command, args []string) error {

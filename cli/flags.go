@@ -159,10 +159,11 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// redactURL drops user:password and credential query parameters from a URL
-// before it is shown, journalled or recorded anywhere.
+// redactURL is a URL as it is shown (safe.ShownURL): without user:password
+// and credential query parameters, and, when it carried any, without any
+// query value.
 func redactURL(raw string) string {
-	clean, _ := safe.URLSecrets(raw)
+	clean := safe.ShownURL(raw)
 	if clean == "" && raw != "" {
 		return "(unparsable URL)"
 	}

@@ -26,5 +26,14 @@ func TestRowsNotJudgedAreNamedByTheirCommand(t *testing.T) {
 			!strings.Contains(errOut, "act_sim_console_done_chat_error") {
 			t.Errorf("%s: stderr does not name the rows not judged under %q:\n%s", cmd, want, errOut)
 		}
+		// stats counts them as ls --verdict says them: not_judged, not
+		// unknown (which is a read that failed).
+		if cmd == "stats" && (!strings.Contains(out, " not_judged") || strings.Contains(out, " unknown")) {
+			t.Errorf("stats: the rows not judged are not counted not_judged:\n%s", out)
+		}
+	}
+	code, out, errOut := runCLI(t, "stats", "--demo", "--output", "jsonl")
+	if code != 0 || !strings.Contains(out, `"unknown":0,"not_judged":`) || strings.Contains(out, `"not_judged":0`) {
+		t.Errorf("stats jsonl: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -228,7 +229,11 @@ func TestReconcileChecksTheAnswersIDs(t *testing.T) {
 
 // The read's POST is sync and had no timeout: an answer that never came
 // was waited for ever. --read-timeout bounds it; the read is reported
-// unanswered (exit 1) and not retried.
+// unanswered (exit 1) and not retried. On a loaded machine the bound may
+// run out before the POST reaches the daemon, or the daemon's handler may
+// not have run yet when the command returns (a CI run at load 8-11 saw
+// no POST): the POSTs are counted once the daemon has finished every
+// request it received, and at most one may be.
 func TestReconcileReadTimesOut(t *testing.T) {
 	t.Parallel()
 	getenv, _ := stateEnv(t)
@@ -247,8 +252,9 @@ func TestReconcileReadTimesOut(t *testing.T) {
 		case <-release:
 		}
 	}))
-	t.Cleanup(front.Close)
-	t.Cleanup(func() { close(release) })
+	var releaseOnce sync.Once
+	stop := func() { releaseOnce.Do(func() { close(release) }); front.Close() }
+	t.Cleanup(stop)
 	type result struct {
 		code     int
 		out, err string
@@ -266,7 +272,8 @@ func TestReconcileReadTimesOut(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("reconcile waited for the read's answer for ever")
 	}
-	if len(posts) != 1 {
+	stop() // every request the daemon received has been handled, so counted
+	if len(posts) > 1 {
 		t.Fatalf("%d POSTs: the read is not retried", len(posts))
 	}
 }

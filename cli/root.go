@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -36,6 +37,10 @@ type runEnv struct {
 	// parsed, when set, receives what the follow decided instead of
 	// running it (the tests' parse).
 	parsed func(*follow)
+	// completionBound, when set, bounds an ID completion's read instead
+	// of completionTimeout (tests whose daemon must answer, on a loaded
+	// machine).
+	completionBound time.Duration
 }
 
 // globalFlags are the persistent flags every command takes.

@@ -44,6 +44,24 @@ func TestTokenInTheURLIsNotWritten(t *testing.T) {
 	}
 }
 
+// A URL that carries credentials shows none of its query's values in the
+// error, though no token file was given (nothing Protected): the token in
+// user:password@ is often in the query too, under any name.
+func TestTokenInTheURLIsNotWrittenWithoutATokenFile(t *testing.T) {
+	t.Parallel()
+	tok := fmt.Sprintf("tokN-%016x", rand.Uint64())
+	for _, url := range []string{
+		"http://u:" + tok + "@127.0.0.1:1/?k=" + tok,
+		"http://" + tok + "@127.0.0.1:1/?k=" + tok,
+		"http://127.0.0.1:1/?access_token=" + tok + "&k=" + tok,
+	} {
+		code, out, errOut := runCLI(t, "ls", "--url", url)
+		if sub, leaked := leak12(out+errOut, tok); leaked || code != 2 || !strings.Contains(errOut, "carries") {
+			t.Errorf("%s: exit %d, %q of the token in %q", url, code, sub, out+errOut)
+		}
+	}
+}
+
 // --replay reads no daemon, but a token given (--token-file, a context)
 // is scrubbed from what the recording holds, as in a live run.
 func TestReplayScrubsTheTokenGiven(t *testing.T) {

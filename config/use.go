@@ -21,9 +21,14 @@ var currentLine = regexp.MustCompile(`^(\s*current\s*=\s*)("(?:[^"\\\n]|\\.)*"|'
 // SetCurrent makes name the file's current context (design §11): the file
 // is read once, as Load reads it, its `current` line rewritten (or one
 // added at the top), every other byte kept, and the result written to a new
-// file in the same directory (mode 0600) renamed over the old one, so that
-// a crash leaves the old file or the new one, never half of either. What is
-// checked (its contexts) and what is rewritten are the same bytes.
+// file in the same directory renamed over the old one, so that a crash
+// leaves the old file or the new one, never half of either. What is
+// checked (its contexts) and what is rewritten are the same bytes. A
+// config that is a symbolic link (a dotfiles repository's file) is
+// written through it: the new file goes beside the link's target, which
+// the read checked as it checks the file, and the link stays. The new
+// file keeps the old one's mode within 0600 (a 0400 file stays 0400; one
+// group or others may read becomes 0600).
 func SetCurrent(path, name string, getenv func(string) string) error {
 	var b []byte
 	err := os.ErrNotExist
@@ -55,7 +60,21 @@ func SetCurrent(path, name string, getenv func(string) string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return replaceFile(path, []byte(out))
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(target)
+	if err != nil {
+		return err
+	}
+	if err := replaceFile(target, []byte(out), fi.Mode().Perm()&0o600); err != nil {
+		if target != path {
+			return fmt.Errorf("%s links to %s, which could not be replaced: %w", path, target, err)
+		}
+		return err
+	}
+	return nil
 }
 
 // withCurrent is text with its top-level current set to name.
@@ -80,8 +99,9 @@ func withCurrent(text, name string) (string, error) {
 	return `current = "` + name + "\"\n" + text, nil
 }
 
-// replaceFile writes b to a new file beside path and renames it over path.
-func replaceFile(path string, b []byte) error {
+// replaceFile writes b to a new file of mode perm beside path and renames
+// it over path.
+func replaceFile(path string, b []byte, perm os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".config.toml.*")
 	if err != nil {
 		return err
@@ -93,7 +113,7 @@ func replaceFile(path string, b []byte) error {
 			_ = os.Remove(tmp.Name()) // best effort: the old file is untouched either way
 		}
 	}()
-	if err := tmp.Chmod(0o600); err != nil {
+	if err := tmp.Chmod(perm); err != nil {
 		return err
 	}
 	if _, err := tmp.Write(b); err != nil {

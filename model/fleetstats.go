@@ -60,8 +60,55 @@ type CapabilityStats struct {
 	Reported     int            // judged actions whose usage was reported
 }
 
-// Judged is the number of its actions judged (every verdict word but "").
-func (c *CapabilityStats) Judged() int { return c.Actions - c.Verdicts[""] }
+// NotJudged is the word of a settled action a listing's bound left
+// unjudged (design §13, as `ls --verdict` says it): neither a verdict nor
+// a failed read, and not judged.
+const NotJudged = "not_judged"
+
+// Judged is the number of its actions judged (every word but "" and
+// NotJudged).
+func (c *CapabilityStats) Judged() int { return c.Actions - c.Verdicts[""] - c.Verdicts[NotJudged] }
+
+// CapabilityNames are the capabilities of ids as a line of figures names
+// them: the fewest of each ID's last ':' parts (at least its operation,
+// chat_stream) that no other ID of ids ends with, so that two endpoints'
+// chat_stream read apart (ep1:chat_stream, ep2:chat_stream); the whole ID
+// without "cap:" when nothing shorter tells it apart, and "(none)" for "".
+func CapabilityNames(ids []string) []string {
+	// How many distinct IDs end with each tail: one pass, so that a
+	// daemon naming thousands of capabilities costs no more than their
+	// parts.
+	tails := map[string]int{}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if id == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		w := CapabilityWords(id)
+		for i := len(w); i >= 0; i-- {
+			if i == 0 || w[i-1] == ':' {
+				tails[w[i:]]++
+			}
+		}
+	}
+	out := make([]string, len(ids))
+	for k, id := range ids {
+		if id == "" {
+			out[k] = "(none)"
+			continue
+		}
+		w := CapabilityWords(id)
+		out[k] = w
+		for i := len(w); i >= 0; i-- {
+			if (i == 0 || w[i-1] == ':') && i < len(w) && tails[w[i:]] == 1 {
+				out[k] = w[i:]
+				break
+			}
+		}
+	}
+	return out
+}
 
 // Summarise computes the figures of each capability, the one with the
 // most actions first (then by ID). A capability the daemon did not name

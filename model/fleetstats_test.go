@@ -1,8 +1,10 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -92,5 +94,41 @@ func TestSummariseOrder(t *testing.T) {
 	}
 	if !reflect.DeepEqual(ids, []string{"c", "a", "b"}) {
 		t.Errorf("%v", ids)
+	}
+}
+
+// design §13: a capability is named by as many of its last parts as tell
+// it from the others', at least its operation.
+func TestCapabilityNames(t *testing.T) {
+	got := CapabilityNames([]string{"cap:x:ep1:chat_stream", "cap:x:ep2:chat_stream", "cap:x:ep1:responses",
+		"cap:a:ep:chat", "cap:b:ep:chat", "", "cap:x:ep1:chat_stream", "solo"})
+	want := []string{"ep1:chat_stream", "ep2:chat_stream", "responses", "a:ep:chat", "b:ep:chat", "(none)", "ep1:chat_stream", "solo"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
+
+// The rows a listing's bound left unjudged are not judged.
+func TestJudgedLeavesNotJudgedOut(t *testing.T) {
+	c := CapabilityStats{Actions: 5, Verdicts: map[string]int{"verified": 2, "unknown": 1, "not_judged": 1, "": 1}}
+	if c.Judged() != 3 {
+		t.Fatalf("%d judged, want 3", c.Judged())
+	}
+}
+
+// A daemon naming thousands of capabilities costs their parts, not their
+// pairs: 4,096 (the pulse's bound on settled rows) named at once.
+func TestCapabilityNamesOfMany(t *testing.T) {
+	ids := make([]string, 4096)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("cap:x:ep%d:chat_stream", i)
+	}
+	names := CapabilityNames(ids)
+	seen := map[string]bool{}
+	for i, n := range names {
+		if n != fmt.Sprintf("ep%d:chat_stream", i) || seen[n] {
+			t.Fatalf("%q for %q", n, ids[i])
+		}
+		seen[n] = true
 	}
 }

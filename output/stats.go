@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"aipwatch/model"
 	"aipwatch/safe"
@@ -32,10 +33,10 @@ type statsObject struct {
 }
 
 // statsVerdicts counts the actions by the judge's word: every verdict,
-// and unknown for those that could not be read or were not judged within
-// the listing's bound (the judge's unknown and not_judged). An action listed settled
-// but read live (not judged, as ls --verdict leaves its verdict empty) is
-// in actions and in none of these.
+// unknown for those that could not be read, and not_judged for those the
+// listing's bound left unjudged (as ls --verdict says it). An action
+// listed settled but read live (not judged, as ls --verdict leaves its
+// verdict empty) is in actions and in none of these.
 type statsVerdicts struct {
 	Verified   int `json:"verified"`
 	Partial    int `json:"partial"`
@@ -44,6 +45,7 @@ type statsVerdicts struct {
 	Incomplete int `json:"incomplete"`
 	Cancelled  int `json:"cancelled"`
 	Unknown    int `json:"unknown"`
+	NotJudged  int `json:"not_judged"`
 }
 
 // statsFigure is a figure's median and 95th percentile in milliseconds,
@@ -65,9 +67,9 @@ func figureOf(q model.Quantiles) statsFigure {
 func verdictsOf(m map[string]int) statsVerdicts {
 	v := statsVerdicts{Verified: m[model.VerdictVerified], Partial: m[model.VerdictPartial],
 		Failed: m[model.VerdictFailed], Truncated: m[model.VerdictTruncated],
-		Incomplete: m[model.VerdictIncomplete], Cancelled: m[model.VerdictCancelled]}
+		Incomplete: m[model.VerdictIncomplete], Cancelled: m[model.VerdictCancelled], NotJudged: m[model.NotJudged]}
 	for w, n := range m {
-		if w != "" && model.VerdictIndex(w) < 0 {
+		if w != "" && w != model.NotJudged && model.VerdictIndex(w) < 0 {
 			v.Unknown += n // the judge's unknown, and any word that is no verdict
 		}
 	}
@@ -81,7 +83,7 @@ func WriteStats(w io.Writer, stats []model.CapabilityStats, jsonl bool) error {
 	if jsonl {
 		for i := range stats {
 			c := &stats[i]
-			o := statsObject{Type: "stats", CapabilityID: c.CapabilityID, Actions: c.Actions,
+			o := statsObject{Type: "stats", CapabilityID: boundField(c.CapabilityID), Actions: c.Actions,
 				Verdicts: verdictsOf(c.Verdicts), FirstTokenMS: figureOf(c.FirstToken),
 				DurationMS: figureOf(c.Duration), TotalTokens: c.TotalTokens, Reported: c.Reported}
 			if err := WriteObject(w, o); err != nil {
@@ -133,8 +135,25 @@ func quantileCells(q model.Quantiles) (string, string) {
 	return model.Seconds(q.P50) + " (" + strconv.Itoa(q.N) + ")", model.Seconds(q.P95)
 }
 
+// boundField is a daemon's field for jsonl cut as the table cuts it: at
+// most maxCell characters, the last "…" when it was cut (a 100,000
+// character capability ID is no capability's).
+func boundField(s string) string {
+	if utf8.RuneCountInString(s) <= maxCell {
+		return s
+	}
+	i, n := 0, 0
+	for i = range s {
+		if n == maxCell-1 {
+			break
+		}
+		n++
+	}
+	return s[:i] + "…"
+}
+
 // verdictsCell is "170 verified, 10 failed": the verdicts counted, in
-// their order (model.SettledVerdicts), unknown last.
+// their order (model.SettledVerdicts), unknown and not_judged last.
 func verdictsCell(m map[string]int) string {
 	var parts []string
 	for _, w := range model.SettledVerdicts {
@@ -142,8 +161,12 @@ func verdictsCell(m map[string]int) string {
 			parts = append(parts, strconv.Itoa(n)+" "+w)
 		}
 	}
-	if n := verdictsOf(m).Unknown; n > 0 {
-		parts = append(parts, strconv.Itoa(n)+" "+stream.VerdictUnknown)
+	v := verdictsOf(m)
+	if v.Unknown > 0 {
+		parts = append(parts, strconv.Itoa(v.Unknown)+" "+stream.VerdictUnknown)
+	}
+	if v.NotJudged > 0 {
+		parts = append(parts, strconv.Itoa(v.NotJudged)+" "+model.NotJudged)
 	}
 	if len(parts) == 0 {
 		return "-"

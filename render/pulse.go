@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"aipwatch/model"
 )
 
@@ -133,22 +135,30 @@ func (st *Styles) PulseVerdictLines(f *model.PulseFigures, width int) [2]string 
 }
 
 // CapabilityLines are the per-capability figures (design §13), a line
-// each, at most width cells: the operation, first token and duration
+// each, at most width cells: the capability's name (its operation, with as
+// many parts before it as tell it from the others': model.CapabilityNames;
+// cut at its start when long), first token and duration
 // p50/p95 with the number of actions each holds over, the judged and
 // settled counts, the tokens.
 //
 //	chat_stream       first token p50 0.4s p95 1.9s (180) · duration p50 6.2s p95 41s (180) · 180 judged of 190 · 1.2M tokens
 func CapabilityLines(stats []model.CapabilityStats, width int) []string {
-	nameW := 0
+	ids := make([]string, len(stats))
 	for i := range stats {
-		nameW = max(nameW, Width(capName(stats[i].CapabilityID)))
+		ids[i] = stats[i].CapabilityID
 	}
-	nameW = min(nameW, 24)
+	names := model.CapabilityNames(ids)
+	nameW := 0
+	for i := range names {
+		names[i] = Line(names[i])
+		nameW = max(nameW, Width(names[i]))
+	}
+	nameW = min(nameW, maxCapName)
 	out := make([]string, 0, len(stats))
 	for i := range stats {
 		c := &stats[i]
 		var b strings.Builder
-		b.WriteString(Fit(capName(c.CapabilityID), nameW))
+		b.WriteString(fitTail(names[i], nameW))
 		b.WriteString("  first token ")
 		b.WriteString(quantiles(c.FirstToken))
 		b.WriteString(" · duration ")
@@ -167,14 +177,18 @@ func CapabilityLines(stats []model.CapabilityStats, width int) []string {
 	return out
 }
 
-// capName is a capability as the pulse names it: its operation
-// (chat_stream), one line; "(none)" when the daemon named none.
-func capName(id string) string {
-	if id == "" {
-		return "(none)"
+// maxCapName is the widest a capability's name is in the pulse's lines,
+// in cells.
+const maxCapName = 24
+
+// fitTail is s in exactly w cells: padded, or cut at its start with "…"
+// before what is kept (a capability's name differs at its end: the
+// endpoint, the operation).
+func fitTail(s string, w int) string {
+	if n := Width(s); n > w {
+		s = ansi.TruncateLeftWc(s, n-w+1, "…")
 	}
-	r := model.ActionRow{CapabilityID: id}
-	return Line(r.Operation())
+	return Fit(s, w)
 }
 
 // quantiles is "p50 0.4s p95 1.9s (180)", or "–" when nothing was timed.

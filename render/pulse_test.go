@@ -127,6 +127,36 @@ func TestCapabilityLinesExact(t *testing.T) {
 	}
 }
 
+// design §13: two endpoints' chat_stream read apart in the pulse's
+// figures (the parts that tell them apart, kept within the name's width:
+// a long one cut at its start, never its end), and the rows a listing
+// left unjudged are not counted judged.
+func TestCapabilityLinesTellEndpointsApart(t *testing.T) {
+	stats := []model.CapabilityStats{
+		{CapabilityID: "cap:x:ep1:chat_stream", Actions: 2, Verdicts: map[string]int{"verified": 1, "not_judged": 1}},
+		{CapabilityID: "cap:x:ep2:chat_stream", Actions: 1, Verdicts: map[string]int{"verified": 1}},
+		{CapabilityID: "cap:x:ep1:responses", Actions: 1, Verdicts: map[string]int{"verified": 1}},
+		{CapabilityID: "cap:x:a_very_long_endpoint_name_7:chat_stream", Actions: 1, Verdicts: map[string]int{"verified": 1}},
+		{CapabilityID: "cap:x:a_very_long_endpoint_name_8:chat_stream", Actions: 1, Verdicts: map[string]int{"verified": 1}},
+	}
+	lines := CapabilityLines(stats, 80)
+	names := make([]string, len(lines))
+	for i, l := range lines {
+		if Width(l) > 80 {
+			t.Errorf("%d cells: %q", Width(l), l)
+		}
+		names[i], _, _ = strings.Cut(l, "  first token")
+		names[i] = strings.TrimSpace(names[i])
+	}
+	want := []string{"ep1:chat_stream", "ep2:chat_stream", "responses", "…oint_name_7:chat_stream", "…oint_name_8:chat_stream"}
+	if strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Errorf("names %q\nwant  %q", names, want)
+	}
+	if !strings.Contains(lines[0], "1 judged of 2") {
+		t.Errorf("a row not judged counted judged: %q", lines[0])
+	}
+}
+
 // With nothing judged in the window the verdict lines say so, and keep
 // their place (no bars of zeros, no row of letters to read past).
 func TestPulseVerdictLinesNothingJudged(t *testing.T) {

@@ -17,12 +17,13 @@ import "strings"
 // MaxNotifyText bytes (a 300 KB finish_reason is not a 300 KB escape
 // sequence, and screen drops a long one). OSC 9 text that starts with a
 // digit is another command to ConEmu and Windows Terminal (9;4 is
-// progress), so such a text gets a space before it; a ';' in the OSC 777
-// title would start the body, so it is a ',' there.
+// progress), so such a text gets a space before it, within the cap; a ';'
+// in the OSC 777 title would start the body, so it is a ',' there.
 func Notification(title, text string, r NotifyRoute) []byte {
 	title, text = capText(title, MaxNotifyTitle), capText(text, MaxNotifyText)
 	if text != "" && text[0] >= '0' && text[0] <= '9' {
-		text = " " + text
+		// The space counts in the cap (design §13: 256 bytes).
+		text = cut(" "+text, MaxNotifyText)
 	}
 	b := make([]byte, 0, 4*len(text)+2*len(title)+64)
 	b = append(b, '\a')
@@ -55,15 +56,20 @@ func capText(s string, n int) string {
 	if len(s) > 4*n {
 		s = s[:4*n]
 	}
-	s = Line(s)
+	return cut(Line(s), n)
+}
+
+// cut is s when it is at most n bytes, else its start cut at a character
+// with "…" after it, n bytes at most.
+func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n - len("…")
-	for cut > 0 && s[cut]&0xC0 == 0x80 { // not inside a character
-		cut--
+	at := n - len("…")
+	for at > 0 && s[at]&0xC0 == 0x80 { // not inside a character
+		at--
 	}
-	return s[:cut] + "…"
+	return s[:at] + "…"
 }
 
 // NotifyRoute is how a notification reaches the operator's terminal: what

@@ -117,3 +117,55 @@ func TestDetectMultiplexer(t *testing.T) {
 		}
 	}
 }
+
+// oscTexts are the texts of a notification's OSC 9 and OSC 777 (title and
+// body), read off its bytes without a multiplexer.
+func oscTexts(t *testing.T, b []byte) (osc9, title, body string) {
+	t.Helper()
+	s, ok := strings.CutPrefix(string(b), "\a\x1b]9;")
+	if !ok {
+		t.Fatalf("no OSC 9: %q", b)
+	}
+	osc9, rest, ok := strings.Cut(s, "\x1b\\")
+	if !ok {
+		t.Fatalf("OSC 9 not ended: %q", b)
+	}
+	if rest == "" {
+		return osc9, "", ""
+	}
+	s, ok = strings.CutPrefix(rest, "\x1b]777;notify;")
+	if !ok || !strings.HasSuffix(s, "\x1b\\") {
+		t.Fatalf("OSC 777: %q", rest)
+	}
+	title, body, _ = strings.Cut(strings.TrimSuffix(s, "\x1b\\"), ";")
+	return osc9, title, body
+}
+
+// design §13: a notification's text is at most 256 bytes as it is sent,
+// the space before a leading digit counted; its title at most 64; one
+// valid line, never a leading digit (an OSC 9 sub-command).
+func FuzzNotificationCap(f *testing.F) {
+	f.Add("aipwatch", "act_1: verified")
+	f.Add("t", "1"+strings.Repeat("a", 255))     // 256 bytes with a leading digit
+	f.Add("t", "9"+strings.Repeat("é", 200))     // cut at a character
+	f.Add("t", "4"+strings.Repeat("a", 254)+"é") // the space pushes a character over
+	f.Add(strings.Repeat("9", 100), "3 actions failed")
+	f.Add("a;b\x1b", "\x1b]9;4;3\a"+strings.Repeat("\u202e", 100))
+	f.Fuzz(func(t *testing.T, title, text string) {
+		osc9, ttl, body := oscTexts(t, Notification(title, text, NotifyRoute{OSC777: true}))
+		if osc9 != body {
+			t.Fatalf("OSC 9 %q, OSC 777 %q", osc9, body)
+		}
+		if len(body) > 256 || len(ttl) > 64 {
+			t.Fatalf("text %d bytes, title %d bytes", len(body), len(ttl))
+		}
+		for _, part := range []string{body, ttl} {
+			if !utf8.ValidString(part) || Line(part) != part {
+				t.Fatalf("not one clean line: %q", part)
+			}
+		}
+		if body != "" && body[0] >= '0' && body[0] <= '9' {
+			t.Fatalf("a leading digit: %q", body)
+		}
+	})
+}

@@ -25,3 +25,30 @@ func TestURLSecrets(t *testing.T) {
 		}
 	}
 }
+
+// A URL that carries a credential shows no value that could be it,
+// whatever the source of the token (none is Protected here): no query
+// value, no fragment, no credential's value elsewhere; one without any is
+// shown as it is.
+func TestShownURL(t *testing.T) {
+	const tok = "tokS-5f0e9d8c7b6a"
+	for raw, want := range map[string]string{
+		"http://u:" + tok + "@127.0.0.1:9/?k=" + tok:               "http://127.0.0.1:9/?k=…",
+		"http://" + tok + "@127.0.0.1:9/?k=" + tok + "&b=2#f":      "http://127.0.0.1:9/?b=…&k=…",
+		"https://ops:" + tok + "@h.example/p/" + tok + "?x":        "https://h.example/p/…?x=…",
+		"https://h.example/?access_token=" + tok + "&k=" + tok:     "https://h.example/?k=…",
+		"https://h.example/?" + tok + "=1&access_token=" + tok:     "https://h.example/?…",
+		"https://h.example:8443/aip?page=2":                        "https://h.example:8443/aip?page=2",
+		"http://127.0.0.1:8080":                                    "http://127.0.0.1:8080",
+		"http://u:p@127.0.0.1:8080/?k=\x1b]0;" + tok:               "", // unparsable
+		"http://u:" + tok + "@127.0.0.1:9/?k%1b=1":                 "http://127.0.0.1:9/?…",
+		"http://u:" + tok + "@127.0.0.1:9/?" + tok[:6] + "x=1":     "http://127.0.0.1:9/?tokS-5x=…",
+		"http://u:" + tok + "@127.0.0.1:9/?" + tok + "_name=1":     "http://127.0.0.1:9/?…",
+		"http://u:" + tok + "@127.0.0.1:9/#" + tok:                 "http://127.0.0.1:9/",
+		"http://u:" + tok + "@127.0.0.1:9/?k=" + tok + "&k=" + tok: "http://127.0.0.1:9/?k=…&k=…",
+	} {
+		if got := ShownURL(raw); got != want {
+			t.Errorf("ShownURL(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

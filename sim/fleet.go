@@ -17,7 +17,9 @@ import (
 // operator console: each action is one Server (its own scenario, mode and
 // knobs) behind one listener, and the fleet adds the daemon-wide routes
 // (protocol §2): the action list and the global event
-// log.
+// log. "Fleet" here means a daemon of many actions; the connector-host
+// deployment is TopologyFleet (topology.go), on which a Fleet may run too
+// (FleetKnobs.Topology).
 type Fleet struct {
 	k       FleetKnobs
 	members []*Server
@@ -78,6 +80,19 @@ type FleetKnobs struct {
 	// within protocol §2.1, where the page's cursor says where the next
 	// one begins.
 	ListPageRows int
+
+	// Topology is every member's deployment (Knobs.Topology): "" keeps each
+	// member's own, TopologyInProcess or TopologyFleet sets all of them. A
+	// History is of the in-process deployment only (its log holds chunks).
+	Topology string
+	// TenantScoped: the reader's token is bound to a verified tenant, and
+	// the global log is read through the runtime's tenant check, which
+	// keeps only events whose data.identity.tenant.id matches: chunk,
+	// result, cancel and worker events carry none, so it serves none of
+	// them (fleet_log.go). Set on every member (Knobs.TenantScoped); a
+	// member's own TenantScoped sets it here too. The list and each
+	// action's own routes are unchanged.
+	TenantScoped bool
 }
 
 // Member is one action of a Fleet: a scenario with its knobs (Knobs.ActionID
@@ -104,11 +119,28 @@ func NewFleet(k FleetKnobs, members ...Member) (*Fleet, error) {
 	if k.EventCursors != CursorsMemory && k.EventCursors != CursorsPostgres {
 		return nil, errors.New("sim: EventCursors must be memory or postgres")
 	}
+	if k.Topology != "" && k.Topology != TopologyInProcess && k.Topology != TopologyFleet {
+		return nil, errors.New("sim: Topology must be in-process or fleet")
+	}
+	for _, m := range members {
+		k.TenantScoped = k.TenantScoped || m.Knobs.TenantScoped // the reader's token: daemon-wide
+	}
+	fleetTopology := k.Topology == TopologyFleet
+	for _, m := range members {
+		fleetTopology = fleetTopology || (k.Topology == "" && m.Knobs.Topology == TopologyFleet)
+	}
+	if fleetTopology && (k.History.Actions > 0 || k.History.Events > 0) {
+		return nil, errors.New("sim: a History models the in-process deployment only")
+	}
 	f := &Fleet{k: k, byID: map[string]*Server{}, hist: newHistory(k.History, time.Now())}
 	f.ctx, f.stop = context.WithCancel(context.Background())
 	for _, m := range members {
 		kn := m.Knobs
 		kn.Token = k.Token
+		kn.TenantScoped = k.TenantScoped
+		if k.Topology != "" {
+			kn.Topology = k.Topology
+		}
 		s, err := New(m.Scenario, kn)
 		if err != nil {
 			f.Close()
@@ -130,33 +162,87 @@ func NewFleet(k FleetKnobs, members ...Member) (*Fleet, error) {
 // global event log until it settles), one worker whose lease expired.
 // Its settled actions ran before it started, each at a pace of its own
 // (Knobs.Past), so that their reviews, stats and the pulse read a first
-// token and a duration.
+// token and a duration. Its members are ConsoleMembers, for a daemon of
+// other FleetKnobs (a token, a topology: cmd/aipdsim).
 func ConsoleFleet(speed float64) (*Fleet, error) {
+	return NewFleet(FleetKnobs{GlobalEvents: true}, ConsoleMembers(speed)...)
+}
+
+// ConsoleMembers are the actions of ConsoleFleet.
+func ConsoleMembers(speed float64) []Member {
 	now := time.Now()
 	past := func(pace float64, think time.Duration) PastRun { return PastRun{End: now, Pace: pace, Think: think} }
-	return NewFleet(FleetKnobs{GlobalEvents: true},
-		Member{"chat-tools", Knobs{Speed: speed, ActionID: "act_sim_console_sync_chat"}},
-		Member{"long", Knobs{Speed: speed, ActionID: "act_sim_console_sync_long"}},
-		Member{"async-long", Knobs{Speed: speed, ActionID: "act_sim_console_async_long"}},
-		Member{"responses-tools", Knobs{Speed: speed / 2, Mode: ModeAsync, ActionID: "act_sim_console_async_responses"}},
-		Member{"async-long", Knobs{Speed: speed, ActionID: "act_sim_console_stuck_worker", LeaseExpired: true}},
-		Member{"chat-error", Knobs{Finished: true, ActionID: "act_sim_console_done_chat_error", Past: past(1.2, 450*time.Millisecond)}},
-		Member{"async-dead-lettered", Knobs{Finished: true, ActionID: "act_sim_console_dead_lettered", Past: past(2, 1200*time.Millisecond)}},
-		Member{"async-long", Knobs{Finished: true, ActionID: "act_sim_console_cancelled", Past: past(1, 300*time.Millisecond)}},
-		Member{"responses-tools", Knobs{Finished: true, ActionID: "act_sim_console_done_responses", Past: past(3, 2*time.Second)}},
-	)
+	return []Member{
+		{"chat-tools", Knobs{Speed: speed, ActionID: "act_sim_console_sync_chat"}},
+		{"long", Knobs{Speed: speed, ActionID: "act_sim_console_sync_long"}},
+		{"async-long", Knobs{Speed: speed, ActionID: "act_sim_console_async_long"}},
+		{"responses-tools", Knobs{Speed: speed / 2, Mode: ModeAsync, ActionID: "act_sim_console_async_responses"}},
+		{"async-long", Knobs{Speed: speed, ActionID: "act_sim_console_stuck_worker", LeaseExpired: true}},
+		{"chat-error", Knobs{Finished: true, ActionID: "act_sim_console_done_chat_error", Past: past(1.2, 450*time.Millisecond)}},
+		{"async-dead-lettered", Knobs{Finished: true, ActionID: "act_sim_console_dead_lettered", Past: past(2, 1200*time.Millisecond)}},
+		{"async-long", Knobs{Finished: true, ActionID: "act_sim_console_cancelled", Past: past(1, 300*time.Millisecond)}},
+		{"responses-tools", Knobs{Finished: true, ActionID: "act_sim_console_done_responses", Past: past(3, 2*time.Second)}},
+	}
 }
 
 // ProductionFleet stands for a daemon that has run for a while: the
 // settled history h (generated when read, history.go) before two live
 // actions, one synchronous streaming (seen only on the global log until it
-// settles, §2.1) and one async running. The live IDs are ProductionLive.
+// settles, §2.1) and one async running. The live IDs are ProductionLive,
+// the members ProductionMembers.
 func ProductionFleet(speed float64, h History) (*Fleet, error) {
-	return NewFleet(FleetKnobs{GlobalEvents: true, History: h},
-		Member{"long", Knobs{Speed: speed, ActionID: ProductionLive[0]}},
-		Member{"async-long", Knobs{Speed: speed, ActionID: ProductionLive[1]}},
-	)
+	return NewFleet(FleetKnobs{GlobalEvents: true, History: h}, ProductionMembers(speed)...)
 }
+
+// ProductionMembers are the live actions of ProductionFleet.
+func ProductionMembers(speed float64) []Member {
+	return []Member{
+		{"long", Knobs{Speed: speed, ActionID: ProductionLive[0]}},
+		{"async-long", Knobs{Speed: speed, ActionID: ProductionLive[1]}},
+	}
+}
+
+// ConnectorHostFleet is a daemon of several actions on TopologyFleet (the
+// released getaip-server reaching Hermes through a connector host,
+// topology.go), for a demo of that deployment: two streaming submissions
+// whose chunks are recorded live (unknown without include_chunks, missing
+// from the list until they settle), an async Chat turn and a sync
+// Responses turn that record no chunk (their text arrives with the result,
+// in output.events), an async action running until cancelled with no chunk
+// ever, and two settled ones from before it started (Knobs.Past): a Chat
+// turn cut by its length (finish length: partial from its result alone)
+// and a complete one. tenantScoped makes the reader's token a tenant's
+// (FleetKnobs.TenantScoped): the global log then serves none of their
+// chunk, result or cancel events. The IDs are ConnectorHostActions, the
+// members ConnectorHostMembers.
+func ConnectorHostFleet(speed float64, tenantScoped bool) (*Fleet, error) {
+	return NewFleet(FleetKnobs{GlobalEvents: true, Topology: TopologyFleet, TenantScoped: tenantScoped}, ConnectorHostMembers(speed)...)
+}
+
+// ConnectorHostMembers are the actions of ConnectorHostFleet. Their own
+// knobs name no topology: FleetKnobs.Topology sets it, so they run
+// in-process in a Fleet that does not.
+func ConnectorHostMembers(speed float64) []Member {
+	now := time.Now()
+	past := func(pace float64, think time.Duration) PastRun { return PastRun{End: now, Pace: pace, Think: think} }
+	ids := ConnectorHostActions
+	return []Member{
+		{"chat-tools", Knobs{Speed: speed, Mode: ModeStreaming, ActionID: ids[0]}},
+		{"long", Knobs{Speed: speed, Mode: ModeStreaming, ActionID: ids[1]}},
+		{"chat-tools", Knobs{Speed: speed, Mode: ModeAsync, ActionID: ids[2]}},
+		{"responses-tools", Knobs{Speed: speed / 2, Mode: ModeSync, ActionID: ids[3]}},
+		{"async-long", Knobs{Speed: speed, ActionID: ids[4]}},
+		{"chat-length", Knobs{Finished: true, Mode: ModeAsync, ActionID: ids[5], Past: past(1.5, 600*time.Millisecond)}},
+		{"chat-tools", Knobs{Finished: true, Mode: ModeSync, ActionID: ids[6], Past: past(1, 400*time.Millisecond)}},
+	}
+}
+
+// ConnectorHostActions are the actions of ConnectorHostFleet, in order:
+// streaming Chat, streaming endless, async Chat, sync Responses, async
+// endless, settled async cut by length, settled sync complete.
+var ConnectorHostActions = [7]string{"act_sim_host_streaming_chat", "act_sim_host_streaming_long",
+	"act_sim_host_async_chat", "act_sim_host_sync_responses", "act_sim_host_async_long",
+	"act_sim_host_done_length", "act_sim_host_done_chat"}
 
 // ProductionLive are the live actions of ProductionFleet: the synchronous
 // stream, then the async one.

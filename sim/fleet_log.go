@@ -39,8 +39,9 @@ func (f *Fleet) memberLog() []globalEvent {
 // logView is one read of the global log: the history's events, then the
 // members'; positions are evt_cursor_<n> (protocol §2.2, B9).
 type logView struct {
-	h       history
-	members []globalEvent
+	h            history
+	members      []globalEvent
+	tenantScoped bool // FleetKnobs.TenantScoped
 }
 
 func (f *Fleet) logView() logView {
@@ -48,16 +49,33 @@ func (f *Fleet) logView() logView {
 	f.mu.Lock()
 	h := f.hist
 	f.mu.Unlock()
-	return logView{h: h, members: members}
+	return logView{h: h, members: members, tenantScoped: f.k.TenantScoped}
 }
 
 // head is the position after the last event.
 func (v *logView) head() int64 { return v.h.events + int64(len(v.members)) }
 
+// tenantless are the kinds of event that carry no data.identity, so a
+// tenant-scoped reader never gets them (FleetKnobs.TenantScoped): the
+// runtime's chunk Event {action_id, sequence, kind}, the result and cancel
+// Events, and the worker's (protocol §2.2). With a verified tenant the
+// global log is read through the event store's stream_tenant_checked, which
+// keeps an event only when its data.identity.tenant.id is the reader's
+// tenant (getaip/core crates/aip-storage-postgres/src/lib.rs
+// stream_tenant_checked, EventPageScope::Tenant). Every event the simulator
+// writes is one of them. Whether the next cursor then passes the hidden
+// events is not read ([I]): here it does.
+var tenantless = map[string]bool{"aip.stream.chunk": true, "aip.action.result": true, "aip.action.cancelled": true,
+	"aip.action.worker_result": true, "aip.action.async_result": true, "aip.action.retry_scheduled": true}
+
 // page calls emit for at most limit events of the kinds (none = all) from
-// position off, and returns the position after the last one read.
+// position off, and returns the position after the last one read. A
+// tenant-scoped view skips the tenantless kinds; the position still moves
+// past them.
 func (v *logView) page(off int64, limit int, kinds []string, emit func(kind, id string, js []byte) error) (int64, error) {
-	want := func(k string) bool { return len(kinds) == 0 || slices.Contains(kinds, k) }
+	want := func(k string) bool {
+		return (len(kinds) == 0 || slices.Contains(kinds, k)) && !(v.tenantScoped && tenantless[k])
+	}
 	chunks, results := want("aip.stream.chunk"), want("aip.action.result")
 	var b []byte
 	n := 0

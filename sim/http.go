@@ -408,6 +408,23 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, &protoErr{Code: "resource.not_found", Message: id, Category: "permanent", Source: runtimeSource()})
 		return
 	}
+	if s.k.CancelErrorReply && s.topology == TopologyFleet {
+		// The central handle_cancel awaits the host's cancel (REMOTE
+		// RemoteConnectorHandler::cancel_with_context) before it records the
+		// cancellation, and the host's refusal is the route's answer; the run
+		// still ends cancelled (spec Part T, [C] order, [I] effect): a sync or
+		// streaming run stores {cancelled, reason}, an async one's queue
+		// record turns cancelled as A1 says. No aip.action.cancelled event is
+		// recorded, the recording step being the one skipped [I].
+		s.mu.Lock()
+		if s.result == nil && !s.cancelRequested && !s.handlerFailed {
+			s.cancelRequested = true
+			close(s.cancelCh)
+		}
+		s.mu.Unlock()
+		s.writeError(w, hostCancelError())
+		return
+	}
 	s.mu.Lock()
 	s.requestCancelLocked(reason)
 	s.mu.Unlock()

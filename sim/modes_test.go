@@ -32,7 +32,8 @@ func TestA1AsyncCancelHasNoResult(t *testing.T) {
 	if st["state"] != "cancelled" || st["queued_state"] != "cancelled" || st["result_status"] != nil {
 		t.Fatalf("state without chunks: %v", st)
 	}
-	// action_lifecycle_state looks at chunks first.
+	// No result: action_lifecycle_state looks at the loaded chunks before
+	// the queue record's status.
 	if st := statusT(t, u, s.ActionID(), "include_chunks=true"); st["state"] != "streaming" {
 		t.Fatalf("state with chunks: %v", st)
 	}
@@ -60,6 +61,10 @@ func TestA7AsyncFailureIsDeadLettered(t *testing.T) {
 	st := statusT(t, u, s.ActionID())
 	if st["state"] != "dead_lettered" || st["result_status"] != "failed" {
 		t.Fatalf("%v", st)
+	}
+	// The dead-letter reason comes before the result and the loaded chunks.
+	if st := statusT(t, u, s.ActionID(), "include_chunks=true"); st["state"] != "dead_lettered" || st["chunks"] == nil {
+		t.Fatalf("with include_chunks: state %v, chunks loaded %v", st["state"], st["chunks"] != nil)
 	}
 	if res := resultT(t, s, u); res.Status != "failed" || res.Error == nil || res.Error.Code != "connector.hermes_agent.stream_failed" {
 		t.Fatalf("%+v", res)
@@ -180,7 +185,7 @@ func TestB4LateCancelAsyncQueuedState(t *testing.T) {
 
 func TestModeKnobsAreChecked(t *testing.T) {
 	t.Parallel()
-	if _, err := New("chat-tools", Knobs{Mode: "streaming"}); err == nil {
+	if _, err := New("chat-tools", Knobs{Mode: "stream"}); err == nil {
 		t.Fatal("an unknown mode was accepted")
 	}
 	if _, err := New("chat-tools", Knobs{Cursors: "mysql"}); err == nil {

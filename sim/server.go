@@ -80,15 +80,37 @@ type Knobs struct {
 	FirehoseN int
 
 	// Mode is how the action was submitted: ModeSync (no record while it
-	// runs, the guide's `action call`) or ModeAsync (queued, then running,
-	// with a queue record). "" = the scenario's own mode.
+	// runs, the guide's `action call`), ModeAsync (queued, then running,
+	// with a queue record) or ModeStreaming (the synchronous path, like
+	// sync; on TopologyFleet the only mode whose chunks are recorded
+	// centrally). "" = the scenario's own mode.
 	Mode string
+	// Topology is the deployment: TopologyInProcess ("" too: Hermes in the
+	// daemon's process, every chunk recorded) or TopologyFleet (the
+	// released getaip-server reaching Hermes through a connector host: an
+	// async or sync action records no chunk centrally, its result's
+	// output.events hold every provider frame). topology.go.
+	Topology string
+	// TenantScoped: the reader's token is bound to a verified tenant, so
+	// the global log (a Fleet's GET /aip/v1/events) omits every event that
+	// carries no tenant identity: chunk, result, cancel and worker events
+	// (fleet_log.go). A Server alone serves no global log; in a Fleet one
+	// member's TenantScoped makes the whole daemon's so.
+	TenantScoped bool
+	// FleetError (TopologyFleet only): the connector host or the central
+	// admission refuses the action before Hermes runs, with one of
+	// FleetErrors (topology.go): a sync or streaming submission answers
+	// that error and leaves no record; an async one is acked and fails in
+	// its worker, dead-lettered.
+	FleetError string
 	// Cursors is the event store's cursor behaviour: CursorsMemory, or
 	// CursorsPostgres (every cursor the daemon hands out is refused).
 	// "" = the scenario's own.
 	Cursors string
 	// CancelErrorReply: the cancel takes effect, but the cancel route
-	// answers an error (protocol §10.6).
+	// answers an error (protocol §10.6). In-process: the handler's own
+	// cancel failed (503 runtime.handler_failed); on TopologyFleet: the
+	// connector host's cancel failed (502 connector_host.execution).
 	CancelErrorReply bool
 	// CancelInTransit: every cancel request crosses the run's result on
 	// the wire. It reaches the daemon only once the run has settled, and
@@ -152,9 +174,14 @@ type Server struct {
 	mode         string // ModeSync or ModeAsync
 	cursors      string // CursorsMemory or CursorsPostgres
 	handlerFails bool
+	topology     string    // TopologyInProcess or TopologyFleet
+	fleetErr     *protoErr // Knobs.FleetError: the handler fails with it, before any frame
 
 	mu   sync.Mutex
 	conn connector
+	// streaming: submitted with mode streaming, which runs as ModeSync
+	// (topology.go); set with mode.
+	streaming bool
 	// What the runtime records besides the result (protocol
 	// §10.1, A3, B4): an async action's worker start and cancel without a
 	// result, a sync handler's failure, a late cancel's queue state.
@@ -274,18 +301,41 @@ func New(scenario string, k Knobs) (*Server, error) {
 	}
 	steps, maxEvents := sc.script(k)
 	mode, cursors := orDefault(k.Mode, orDefault(sc.mode, ModeSync)), orDefault(k.Cursors, orDefault(sc.cursors, CursorsMemory))
-	if mode != ModeSync && mode != ModeAsync {
-		return nil, errors.New("sim: Mode must be sync or async")
+	if mode != ModeSync && mode != ModeAsync && mode != ModeStreaming {
+		return nil, errors.New("sim: Mode must be sync, async or streaming")
 	}
 	if cursors != CursorsMemory && cursors != CursorsPostgres {
 		return nil, errors.New("sim: Cursors must be memory or postgres")
+	}
+	topology := orDefault(k.Topology, TopologyInProcess)
+	if topology != TopologyInProcess && topology != TopologyFleet {
+		return nil, errors.New("sim: Topology must be in-process or fleet")
+	}
+	var fleetErr *protoErr
+	if k.FleetError != "" {
+		if topology != TopologyFleet {
+			return nil, errors.New("sim: FleetError needs Topology fleet")
+		}
+		var err error
+		if fleetErr, err = fleetError(k.FleetError); err != nil {
+			return nil, err
+		}
+		// The remote handler fails before the host runs Hermes: no frame.
+		steps = func(func(step) bool) {}
+	}
+	streaming := mode == ModeStreaming
+	if streaming {
+		mode = ModeSync // the synchronous path (topology.go)
 	}
 	s := &Server{
 		sc:           sc,
 		k:            k,
 		mode:         mode,
+		streaming:    streaming,
 		cursors:      cursors,
-		handlerFails: sc.handlerFails,
+		topology:     topology,
+		fleetErr:     fleetErr,
+		handlerFails: sc.handlerFails || fleetErr != nil,
 		actionID:     orDefault(k.ActionID, "act_sim_"+strings.ReplaceAll(sc.name, "-", "_")+"_01"),
 		steps:        steps,
 		settled:      make(chan struct{}),
@@ -441,6 +491,9 @@ func (s *Server) rerun(mode string) {
 	s.mu.Unlock()
 	<-done // the settled run's goroutine has returned
 	steps, _ := s.sc.script(s.k)
+	if s.fleetErr != nil {
+		steps = func(func(step) bool) {} // refused again before Hermes runs
+	}
 	s.sub.mu.Lock()
 	s.sub.mode = mode
 	s.sub.mu.Unlock()
@@ -451,7 +504,7 @@ func (s *Server) rerun(mode string) {
 	}
 	// The re-run runs in its own submission's mode: an action whose sync
 	// handler failed has no record (§1.2), so it may come back async.
-	s.mode = ModeSync
+	s.mode, s.streaming = ModeSync, mode == ModeStreaming
 	if mode == "async" {
 		s.mode = ModeAsync
 	}
@@ -475,12 +528,18 @@ func (s *Server) rerun(mode string) {
 	<-parked
 }
 
-// Mode is the execution mode (ModeSync or ModeAsync).
+// Mode is the execution mode (ModeSync, ModeAsync or ModeStreaming).
 func (s *Server) Mode() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.streaming {
+		return ModeStreaming
+	}
 	return s.mode
 }
+
+// Topology is the deployment (TopologyInProcess or TopologyFleet).
+func (s *Server) Topology() string { return s.topology }
 
 func orDefault(v, def string) string {
 	if v != "" {
@@ -596,6 +655,10 @@ func (s *Server) run(parked chan struct{}) {
 	switch {
 	case s.result != nil, s.asyncCancelled:
 		return
+	case s.fleetErr != nil:
+		// Refused before the host ran Hermes (Knobs.FleetError).
+		s.handlerFailLocked()
+		return
 	case s.cancelRequested:
 		// Cancelled while the last frame was on its way.
 		s.cancelRunLocked()
@@ -626,6 +689,11 @@ func (s *Server) handlerFailLocked() {
 	if s.mode == ModeSync {
 		s.handlerFailed = true
 		close(s.settled)
+		return
+	}
+	if s.fleetErr != nil {
+		// The worker's failed_result: the error, no output (RT failed_result).
+		s.settleLocked(&resultRec{status: "failed", err: s.fleetErr})
 		return
 	}
 	s.settleLocked(&resultRec{status: "failed", err: transportErr(), literal: compact(o())})
@@ -664,6 +732,11 @@ func (s *Server) feed(f frame) bool {
 }
 
 func (s *Server) appendChunkLocked(rec chunkRec) {
+	if !s.centralChunksLocked() {
+		// On the fleet the host's store keeps it (topology.go); the
+		// aggregate output still gets the frame (connector.ingest).
+		return
+	}
 	s.chunks = append(s.chunks, rec)
 	s.updatedAt = s.nowLocked()
 	s.events = append(s.events, eventRec{kind: "aip.stream.chunk", at: s.updatedAt, seq: rec.seq, chunkKind: rec.kind})
@@ -746,20 +819,24 @@ func (s *Server) settleLocked(r *resultRec) {
 	close(s.settled)
 }
 
-// stateLocked is action_lifecycle_state (protocol §10, the table
-// and A5): `streaming` only when the caller loaded the chunks
-// (withChunks), and then before anything else, even an async action
-// cancelled without a result; a synchronous action has no record, so reads
-// `unknown`, until it settles; an async one is `queued`, then `running`; a
-// failed async action is `dead_lettered` with its failed result.
+// stateLocked is action_lifecycle_state (getaip/core
+// crates/aip-runtime/src/lib.rs, called by build_action_status; protocol
+// §6.1, §10.5, §10.7), in its order: a dead-letter reason (here a failed async
+// action) → `dead_lettered`; else a stored result → its status, even with
+// chunks loaded; else loaded chunks → `streaming`, only when the caller asked
+// for them (withChunks), and so before the queue record's status: an async
+// action cancelled without a result reads `streaming`; else the queue
+// record's status (`cancelled`, `queued`, `running`); a synchronous action
+// has no record until it settles, so reads `unknown`. A synchronous re-run
+// reads its earlier result's status until it settles (storedLocked).
 func (s *Server) stateLocked(withChunks bool) string {
 	switch {
-	case withChunks && len(s.chunks) > 0:
-		return "streaming"
 	case s.result != nil && s.mode == ModeAsync && s.result.status == "failed":
 		return "dead_lettered"
 	case s.storedLocked() != nil:
 		return s.storedLocked().status
+	case withChunks && len(s.chunks) > 0:
+		return "streaming"
 	case s.asyncCancelled:
 		return "cancelled"
 	case s.mode == ModeSync:

@@ -412,7 +412,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		// begun, which the routes check first. An async input the schema
 		// refuses fails in the worker (open point 4).
 		s.mu.Lock()
-		s.mode = ModeSync
+		s.mode, s.streaming = ModeSync, mode == ModeStreaming
 		if mode == "async" {
 			s.mode = ModeAsync
 			s.workerRefusal = inputErr
@@ -452,7 +452,8 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			"reason", "accepted for asynchronous execution", "queue", o("scheduler", "aip-runtime"))))
 		return
 	}
-	// Sync (and streaming, treated the same): the reply is the final
+	// Sync (and streaming, treated the same on both topologies: RT
+	// submit_action branches only on async): the reply is the final
 	// ActionResult once the whole stream has ended (§1.2).
 	select {
 	case <-settled:
@@ -467,8 +468,10 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if failed {
 		// A Hermes handler error in synchronous mode: the error goes back to
-		// the submitter, nothing is persisted (§1.2 "HTTP errors", A3).
-		fail(transportErr())
+		// the submitter, nothing is persisted (§1.2 "HTTP errors", A3). On
+		// the fleet, a refusal of the host or of the central admission is
+		// such an error too (Knobs.FleetError, topology.go).
+		fail(s.failErr())
 		return
 	}
 	s.replyResult(w, &env, &lg, false)
@@ -764,6 +767,17 @@ func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn,
 			if m := storedRespIDRE.FindSubmatch(c.json); m != nil {
 				have = string(m[1])
 				break
+			}
+		}
+		if have == "" {
+			// On the fleet the provider's frames are kept by the connector
+			// host, not in the central store (topology.go): the provider
+			// stored the response all the same.
+			for _, e := range s.conn.events {
+				if m := storedRespIDRE.FindSubmatch(e); m != nil {
+					have = string(m[1])
+					break
+				}
 			}
 		}
 		s.mu.Unlock()

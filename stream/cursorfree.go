@@ -16,8 +16,9 @@ import (
 // every cursor it hands out (protocol §10.2): its follow dies after
 // the first page and every second page is refused. What still works is a
 // request without a cursor, and GET /aip/v1/actions/{id}?include_chunks=true
-// returns every chunk in one reply. Chunks make any action read `streaming`
-// there, so the state comes from a second read without include_chunks.
+// returns every chunk in one reply. Chunks make an action without a stored
+// result read `streaming` there (an async one cancelled in flight for ever:
+// protocol §6.1), so the state comes from a second read without include_chunks.
 
 // poll replaces the follow once aipd refused its cursors: read every chunk,
 // pass on the new ones, read the state, until the state is terminal, the

@@ -225,7 +225,7 @@ func (j *Judge) read(ctx context.Context, id string) (Judgement, *model.Action) 
 
 // VerdictNotJudged is the word of a row a listing did not judge within its
 // bound (Listing): neither a verdict nor a failed read.
-const VerdictNotJudged = "not_judged"
+const VerdictNotJudged = model.NotJudged
 
 // DefaultListingBound bounds the judgements of one listing as a whole
 // (`ls --verdict`): each judgement has its own bound (DefaultJudgeTimeout),

@@ -1,6 +1,7 @@
 // Command aipdsim serves the aipd simulator (package aipwatch/sim): one
-// action running a scripted Hermes turn, over the daemon's native HTTP
-// routes, until SIGINT or SIGTERM.
+// action running a scripted Hermes turn (or, with --fleet, a daemon of
+// several), over the daemon's native HTTP routes, in-process or on the
+// connector-host deployment (--topology), until SIGINT or SIGTERM.
 package main
 
 import (
@@ -43,13 +44,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&k.Stall, "stall", 0, "once, after the first cursor frame, send nothing at all for this long")
 	fs.DurationVar(&k.SlowBytes, "slow-bytes", 0, "write the follow body byte by byte with this delay")
 	fs.IntVar(&k.Unavailable, "unavailable", 0, "answer the first N follows with an aip.error storage.unavailable frame")
-	fs.StringVar(&k.Mode, "mode", "", "execution mode: sync (no record until settled) or async (default: the scenario's)")
+	fs.StringVar(&k.Mode, "mode", "", "execution mode: sync (no record until settled), async, or streaming (the sync path; on --topology fleet the only mode whose chunks are recorded) (default: the scenario's)")
+	fs.StringVar(&k.Topology, "topology", "", "the daemon's deployment: in-process (Hermes in the daemon, every chunk recorded) or fleet (through a connector host: async and sync record no chunk, the result's output.events hold the frames) (default in-process)")
+	fs.BoolVar(&k.TenantScoped, "tenant-scoped", false, "the reader's token is a tenant's: the global log (--fleet) serves no chunk, result, cancel or worker event")
+	fs.StringVar(&k.FleetError, "fleet-error", "", "with --topology fleet: the host or the central admission refuses the action: "+strings.Join(sim.FleetErrors, ", "))
 	fs.StringVar(&k.Cursors, "cursors", "", "cursor store: memory, or postgres (refuses its own cursors) (default: the scenario's)")
 	fs.BoolVar(&k.CancelErrorReply, "cancel-error-reply", false, "a cancel takes effect but its reply is an error")
 	fs.IntVar(&k.ResultNotReady, "result-not-ready", 0, "answer the first N result reads after settle with 503 action.result_not_ready")
 	fs.BoolVar(&k.Finished, "finished", false, "the script is already complete when the server starts")
 	fs.IntVar(&k.FirehoseN, "firehose-n", 0, fmt.Sprintf("deltas of the firehose scenario (default %d)", sim.DefaultFirehoseN))
-	fleet := fs.String("fleet", "", "serve a daemon of several actions instead of one scenario: console (the console demo's) or production (settled history and two live actions)")
+	fleet := fs.String("fleet", "", "serve a daemon of several actions instead of one scenario: console (the console demo's), production (settled history and two live actions) or connector-host (streaming, async and sync actions on the fleet topology)")
 	var h sim.History
 	fs.IntVar(&h.Actions, "history-actions", 100_000, "with --fleet=production: settled actions before the live ones")
 	fs.Int64Var(&h.Events, "history-events", 10_000_000, "with --fleet=production: events of those actions in the global log")
@@ -86,7 +90,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	if *fleet != "" {
-		return serveFleet(*fleet, h, k.Speed, *listen, stdout, stderr)
+		if k.FleetError != "" {
+			fmt.Fprintln(stderr, "aipdsim: --fleet-error is for one scenario, not --fleet")
+			return 2
+		}
+		// The daemon-wide knobs, as for one scenario: the token of
+		// --token-file (every mode requires it alike), the topology, the
+		// reader's scope.
+		fk := sim.FleetKnobs{GlobalEvents: true, Token: k.Token, Topology: k.Topology, TenantScoped: k.TenantScoped}
+		return serveFleet(*fleet, fk, h, k.Speed, *listen, stdout, stderr)
 	}
 	s, err := sim.New(*scenario, k)
 	if err != nil {
@@ -116,17 +128,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // serveFleet serves a fleet until SIGINT or SIGTERM; GET /sim/stats
-// counts what clients read of the daemon-wide routes.
-func serveFleet(name string, h sim.History, speed float64, addr string, stdout, stderr io.Writer) int {
+// counts what clients read of the daemon-wide routes. fk holds the
+// daemon-wide knobs of every flavour (the token above all).
+func serveFleet(name string, fk sim.FleetKnobs, h sim.History, speed float64, addr string, stdout, stderr io.Writer) int {
 	var f *sim.Fleet
 	var err error
 	switch name {
 	case "console":
-		f, err = sim.ConsoleFleet(speed)
+		f, err = sim.NewFleet(fk, sim.ConsoleMembers(speed)...)
 	case "production":
-		f, err = sim.ProductionFleet(speed, h)
+		fk.History = h
+		f, err = sim.NewFleet(fk, sim.ProductionMembers(speed)...)
+	case "connector-host":
+		if fk.Topology == "" {
+			fk.Topology = sim.TopologyFleet
+		}
+		f, err = sim.NewFleet(fk, sim.ConnectorHostMembers(speed)...)
 	default:
-		err = fmt.Errorf("--fleet is console or production, not %q", name)
+		err = fmt.Errorf("--fleet is console, production or connector-host, not %q", name)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "aipdsim: %v\n", err)
