@@ -9,7 +9,8 @@ go test -run '^$' -bench 'IngestRatio' -benchtime 3s ./stream/ | tee -a "$out" >
 go test -run '^$' -bench 'Frame|Resize|Latency' -benchtime 2000x -timeout 30m ./ui/ | tee -a "$out" >&2
 go test -run '^$' -bench 'TerminalBytes' -benchtime 1000x -timeout 10m ./ui/ | tee -a "$out" >&2
 go test -run '^$' -bench 'FirehoseMemory' -benchtime 1x -timeout 20m ./ui/ | tee -a "$out" >&2
-# The split view: four panes at 1,000 deltas/s each, beside one pane at 4,000/s.
+# The split view: four panes at 1,000 deltas/s each, beside one pane at 4,000/s,
+# then the two in turns (4vs1: four panes' CPU over one pane's).
 go test -run '^$' -bench 'SplitStream' -benchtime 20x -timeout 10m ./ui/split/ | tee -a "$out" >&2
 # Hostile orders (100,000 chunks; 20,000 Responses items), the View with
 # 20,000 items, memory a chunk, the streamed result.
