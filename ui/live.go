@@ -143,6 +143,9 @@ func newLive(ctx context.Context, opts Options) *Live {
 		showTools: true,
 		markdown:  true,
 	}
+	if opts.Gather != nil && opts.Backend != nil {
+		opts.Gather.add(m.id, m.run)
+	}
 	m.notifyArmed = opts.Notify && opts.Notification != nil
 	m.action.SetRawCap(opts.RawCap)
 	m.action.SubmittedSession = opts.Session
