@@ -9,12 +9,29 @@ import (
 )
 
 // header is the top row: the action ID, the operation, the endpoint, the
-// response ID and the elapsed time. It owns the parse of the status's two
-// timestamps, kept between frames; the live view gives it the times the
+// response ID and the elapsed time. It owns the row of the last frame,
+// kept by what it shows (headerKey): the live view gives it the times the
 // elapsed time runs between (runTimes) and delegates.
 type header struct {
 	st      *render.Styles
 	context string // the config file's context of the action's daemon (Options.Context), "" for one daemon
+	last    headerCache
+}
+
+// headerKey is everything the header row shows, as read before it is
+// drawn: the row changes when one of them does (the elapsed time, once a
+// second or a tenth, the others seldom), not with every batch.
+type headerKey struct {
+	width                         int
+	id, op, context, endpoint     string
+	response, completion, elapsed string
+	redact                        bool
+}
+
+type headerCache struct {
+	ok   bool
+	key  headerKey
+	line string
 }
 
 // runTimes are the live view's times the elapsed time is measured from.
@@ -41,7 +58,6 @@ func (m *Live) elapsed() time.Duration { return m.head.elapsed(m.action, m.runTi
 // line: action ID, operation, endpoint, response id, elapsed, on w cells;
 // what does not fit is left out, least important first.
 func (h *header) line(w int, a *model.Action, redact bool, t runTimes) string {
-	st := h.st
 	op := a.Operation()
 	switch {
 	case op != "":
@@ -50,28 +66,44 @@ func (h *header) line(w int, a *model.Action, redact bool, t runTimes) string {
 	default:
 		op = "…"
 	}
-	right := st.HeaderDim.Render("elapsed ") + render.Duration(h.elapsed(a, t))
+	k := headerKey{width: w, id: a.ID, op: op, context: h.context, endpoint: a.Endpoint(),
+		elapsed: render.Duration(h.elapsed(a, t)), redact: redact}
+	if k.response = a.Responses().ResponseID; k.response == "" {
+		k.completion = a.Chat().CompletionID
+	}
+	if c := &h.last; c.ok && c.key == k {
+		return c.line
+	}
+	line := h.draw(k)
+	h.last = headerCache{ok: true, key: k, line: line}
+	return line
+}
+
+// draw is the header row that shows k.
+func (h *header) draw(k headerKey) string {
+	st, w, redact := h.st, k.width, k.redact
+	right := st.HeaderDim.Render("elapsed ") + k.elapsed
 	rw := render.Width(right)
 	// The action ID goes last, and shortened in the middle (its last
 	// characters confirm a cancel) rather than dropped.
-	id := render.Line(a.ID)
+	id := render.Line(k.id)
 	if avail := max(w-rw-1, 1); render.Width(id) > avail {
 		id = render.Short(id, avail)
 	}
 	segs := []segment{
 		{st.Header.Render("aipwatch"), 7},
 		{st.Header.Render(id), 10},
-		{render.Line(op), 8},
+		{render.Line(k.op), 8},
 	}
-	if h.context != "" {
-		segs = append(segs, segment{"on " + render.Short(render.Line(h.context), 16), 9})
+	if k.context != "" {
+		segs = append(segs, segment{"on " + render.Short(render.Line(k.context), 16), 9})
 	}
-	if ep := a.Endpoint(); ep != "" {
+	if ep := k.endpoint; ep != "" {
 		segs = append(segs, segment{"endpoint " + render.Short(ep, 24), 4})
 	}
-	if id := a.Responses().ResponseID; id != "" {
+	if id := k.response; id != "" {
 		segs = append(segs, segment{"response " + shortID(id, 34, redact), 6})
-	} else if id := a.Chat().CompletionID; id != "" {
+	} else if id := k.completion; id != "" {
 		segs = append(segs, segment{shortID(id, 40, redact), 3})
 	}
 	left := fitSegments(segs, st.HeaderDim.Render(" · "), max(w-rw-1, 1))

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,8 +17,19 @@ import (
 // rows keep between frames; the live view gives it what they show, once
 // a frame (barInput), and delegates.
 type statusBar struct {
-	st   *render.Styles
-	rule ruleCache
+	st     *render.Styles
+	paint  *chrome // the styles' pieces, painted on the first frame
+	rule   ruleCache
+	left   ruleLeftCache
+	status statusCache
+}
+
+// chrome is the status bar's painted pieces (paint.go), made once.
+func (b *statusBar) chrome() *chrome {
+	if b.paint == nil {
+		b.paint = newChrome(b.st)
+	}
+	return b.paint
 }
 
 // barInput is what the status bar shows: the live view's state, read
@@ -65,17 +77,47 @@ type ruleCache struct {
 	line string
 }
 
+// ruleLeft is what the rule's left side shows: the follow state, not the
+// position, so it is kept while the position moves with every batch.
+type ruleLeft struct {
+	follow, settled, stopped bool
+	newLines                 int
+	plain, markdown          bool
+}
+
+type ruleLeftCache struct {
+	ok   bool
+	key  ruleLeft
+	text string
+}
+
+// statusKey is what the status line shows: its badge, its details (as
+// drawn) and its width; the line is cut to the width only when one of
+// them changed.
+type statusKey struct {
+	width  int
+	word   string
+	review bool
+	detail string
+}
+
+type statusCache struct {
+	ok   bool
+	key  statusKey
+	line string
+}
+
 // ruleLine separates the transcript from the status bar; it carries the
 // follow state and the position (or a panel's title).
 func (b *statusBar) ruleLine(in *barInput, r ruleInput) string {
-	st := b.st
+	st, c := b.st, b.chrome()
 	switch in.mode {
 	case ModeRaw:
-		return rule(st, in.width, st.Header.Render("raw chunk"), st.Dim.Render(fmt.Sprintf("seq %d", in.rawSeq)))
+		return c.rule(in.width, st.Header.Render("raw chunk"), st.Dim.Render(fmt.Sprintf("seq %d", in.rawSeq)))
 	case ModeLog:
-		return rule(st, in.width, st.Header.Render("connection log"), st.Dim.Render(render.Plural(len(in.action.Timeline()), "entry", "entries")))
+		return c.rule(in.width, st.Header.Render("connection log"), st.Dim.Render(render.Plural(len(in.action.Timeline()), "entry", "entries")))
 	case ModeTimeline:
-		return rule(st, in.width, st.Header.Render("timeline"), st.Dim.Render(in.timeline))
+		return c.rule(in.width, st.Header.Render("timeline"), st.Dim.Render(in.timeline))
 	}
 	if r.searching {
 		return b.ruleLineFor(in, r) // the search status changes with every key
@@ -89,11 +131,25 @@ func (b *statusBar) ruleLine(in *barInput, r ruleInput) string {
 }
 
 func (b *statusBar) ruleLineFor(in *barInput, r ruleInput) string {
-	st, k := b.st, r.key
+	k, c := r.key, b.chrome()
 	pos := ""
 	if k.total > 0 {
-		pos = st.Dim.Render(fmt.Sprintf("%d–%d/%d", k.top+1, min(k.top+k.body, k.total), k.total))
+		pos = c.dim.Render(strconv.Itoa(k.top+1) + "–" + strconv.Itoa(min(k.top+k.body, k.total)) + "/" + strconv.Itoa(k.total))
 	}
+	lk := ruleLeft{follow: k.follow, settled: k.settled, stopped: k.stopped, newLines: k.newLines, plain: k.plain, markdown: k.markdown}
+	if lc := &b.left; !lc.ok || lc.key != lk {
+		b.left = ruleLeftCache{ok: true, key: lk, text: b.ruleLeftFor(lk)}
+	}
+	left := b.left.text
+	if r.searching {
+		left += c.sep + r.search
+	}
+	return c.rule(in.width, left, pos)
+}
+
+// ruleLeftFor is the rule's left side: the follow state.
+func (b *statusBar) ruleLeftFor(k ruleLeft) string {
+	st := b.st
 	// "following" means one thing: live, and the window moves with the
 	// stream. Once settled, or stopped on an error, nothing more arrives:
 	// the window is at the end or scrolled.
@@ -119,10 +175,7 @@ func (b *statusBar) ruleLineFor(in *barInput, r ruleInput) string {
 	} else if !k.markdown {
 		left += st.Dim.Render(" · markdown off")
 	}
-	if r.searching {
-		left += st.Dim.Render(" · ") + r.search
-	}
-	return rule(st, in.width, left, pos)
+	return left
 }
 
 // badgeWord is the word in the status badge.
@@ -145,7 +198,7 @@ func (b *statusBar) badgeWord(in *barInput) string {
 
 // statusLine: the verdict badge (a word, and a colour) and what backs it.
 func (b *statusBar) statusLine(in *barInput) string {
-	st := b.st
+	st, c := b.st, b.chrome()
 	v := in.verdict
 	word := b.badgeWord(in)
 	// A reason shown apart: the tools' count (its own line) or the code
@@ -210,6 +263,10 @@ func (b *statusBar) statusLine(in *barInput) string {
 		}
 		detail = append([]string{cs.Render(render.Line(c))}, detail...)
 	}
+	k := statusKey{width: in.width, word: word, review: in.review, detail: strings.Join(detail, c.sep)}
+	if sc := &b.status; sc.ok && sc.key == k {
+		return sc.line
+	}
 	s := st.Badge(word)
 	if in.review {
 		// A review (the action had settled when aipwatch attached, or a
@@ -217,15 +274,17 @@ func (b *statusBar) statusLine(in *barInput) string {
 		s += " " + st.Badge(render.WordReview)
 	}
 	if len(detail) > 0 {
-		s += " " + strings.Join(detail, st.Dim.Render(" · "))
+		s += " " + k.detail
 	}
-	return render.Truncate(s, in.width, "…")
+	line := render.Truncate(s, in.width, "…")
+	b.status = statusCache{ok: true, key: k, line: line}
+	return line
 }
 
 // metersLine: tool effects to confirm, what the turn cost (or its rate
 // while it streams), chunks, last sequence, liveness, cursor, anomalies.
 func (b *statusBar) metersLine(in *barInput) string {
-	st, a := b.st, in.action
+	st, a, sep := b.st, in.action, b.chrome().sep
 	var segs []segment
 	if n := in.verdict.UnconfirmedToolEffects; n > 0 {
 		segs = append(segs, segment{st.Warn.Render(render.Plural(n, "tool effect", "tool effects") + " to confirm"), 7})
@@ -235,10 +294,10 @@ func (b *statusBar) metersLine(in *barInput) string {
 		costAt = len(segs)
 		segs = append(segs, segment{c, 6})
 	}
-	segs = append(segs, segment{"chunks " + fmt.Sprint(a.ChunkCount()), 6})
+	segs = append(segs, segment{"chunks " + strconv.Itoa(a.ChunkCount()), 6})
 	seq := "–"
 	if s, ok := a.LastSequence(); ok {
-		seq = fmt.Sprint(s)
+		seq = strconv.FormatUint(s, 10)
 	}
 	segs = append(segs, segment{"seq " + seq, 5})
 	switch {
@@ -256,11 +315,11 @@ func (b *statusBar) metersLine(in *barInput) string {
 	if in.notify {
 		segs = append(segs, segment{"notify on settle", 3})
 	}
-	line := fitSegments(segs, st.Dim.Render(" · "), in.width)
+	line := fitSegments(segs, sep, in.width)
 	if costAt >= 0 && !strings.Contains(line, segs[costAt].text) {
 		// No room for the whole cost line: its short form (no in/out).
 		segs[costAt].text = b.cost(in, true)
-		line = fitSegments(segs, st.Dim.Render(" · "), in.width)
+		line = fitSegments(segs, sep, in.width)
 	}
 	return line
 }

@@ -261,7 +261,7 @@ func (m *Live) toolRows(sc *screen, n int) {
 			title += fmt.Sprintf(" · last %d shown", rows)
 		}
 	}
-	sc.row(rule(st, m.width, title, "t hides"))
+	sc.row(m.bar.chrome().rule(m.width, title, "t hides"))
 	now := m.streamNow()
 	frame := int(m.clock().UnixMilli() / 100)
 	tr := st.ToolRows(tools, render.ToolOptions{
@@ -272,20 +272,6 @@ func (m *Live) toolRows(sc *screen, n int) {
 	for _, r := range tr {
 		sc.row(" ", r)
 	}
-}
-
-// rule draws "── left ────── right ──" on a row of w cells.
-func rule(st *render.Styles, w int, left, right string) string {
-	s := st.Rule.Render("── ") + left + " "
-	r := ""
-	if right != "" {
-		r = " " + right + st.Rule.Render(" ──")
-	}
-	fill := w - render.Width(s) - render.Width(r)
-	if fill < 1 {
-		return render.Truncate(s+r, w, "…")
-	}
-	return s + st.Rule.Render(strings.Repeat("─", fill)) + r
 }
 
 type segment struct {
@@ -302,7 +288,11 @@ func fitSegments(segs []segment, sep string, w int) string {
 			parts = append(parts, s.text)
 		}
 		line := strings.Join(parts, sep)
-		if render.Width(line) <= w || len(segs) <= 1 {
+		n, fits := fitWidth(line, w)
+		if fits {
+			return line // what Truncate would return, without its measuring
+		}
+		if n <= w || len(segs) <= 1 {
 			return render.Truncate(line, w, "…")
 		}
 		lo := 0

@@ -1,0 +1,150 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"aipwatch/render"
+)
+
+// paint is a Lip Gloss style as the SGR that opens it and the one that
+// closes it, for the short texts the fixed rows draw every frame (a
+// position, a count): Lip Gloss's Render lays out a block, which costs
+// more than the row it styles. The style's Render draws a probe once; a
+// text that is one plain line (no control, no tab) is then written
+// between the two as Render writes it, anything else goes to Render.
+type paint struct {
+	style       lipgloss.Style
+	open, close string
+	ok          bool // the probe came back as open + probe + close
+}
+
+// paintProbe is a text like those painted: digits, a space, the chrome's
+// punctuation.
+const paintProbe = "12–3/45 a·b"
+
+func newPaint(s lipgloss.Style) paint {
+	r := s.Render(paintProbe)
+	i := strings.Index(r, paintProbe)
+	if i < 0 {
+		return paint{style: s}
+	}
+	return paint{style: s, open: r[:i], close: r[i+len(paintProbe):], ok: true}
+}
+
+// Render is the style's Render of t.
+func (p paint) Render(t string) string {
+	if !p.ok || t == "" || !oneLine(t) {
+		return p.style.Render(t)
+	}
+	return p.open + t + p.close
+}
+
+// oneLine: t has no control character (C0, DEL or C1) and no tab, so Lip
+// Gloss draws it as one line, unchanged.
+func oneLine(t string) bool {
+	for _, r := range t {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\uFFFD' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainWidth is the cells of s when s is made only of SGR sequences
+// (ESC [ digits and semicolons m), printable ASCII and the chrome's own
+// one-cell runes (narrow and never joined to a neighbour in a grapheme
+// cluster), as render.Width and render.Truncate count them; ok is false
+// for anything else (the caller measures it with render.Width).
+func plainWidth(s string) (n int, ok bool) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			n++
+			i++
+		case c == 0x1b:
+			j := i + 1
+			if j >= len(s) || s[j] != '[' {
+				return 0, false
+			}
+			j++
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';') {
+				j++
+			}
+			if j >= len(s) || s[j] != 'm' {
+				return 0, false
+			}
+			i = j + 1
+		default:
+			size := chromeRune(s[i:])
+			if size == 0 {
+				return 0, false
+			}
+			n++
+			i += size
+		}
+	}
+	return n, true
+}
+
+// chromeRunes are the runes the fixed rows draw themselves, each one cell.
+var chromeRunes = []string{"·", "–", "…", "─", "↓"}
+
+// chromeRune is the size of the chrome rune s starts with, or 0.
+func chromeRune(s string) int {
+	for _, r := range chromeRunes {
+		if strings.HasPrefix(s, r) {
+			return len(r)
+		}
+	}
+	return 0
+}
+
+// fitWidth is render.Width of s, and whether s needs no render.Truncate
+// to fit in w cells (it is plain and fits: Truncate would return it as
+// it is).
+func fitWidth(s string, w int) (n int, fits bool) {
+	if n, ok := plainWidth(s); ok {
+		return n, n <= w
+	}
+	return render.Width(s), false
+}
+
+// chrome is what the fixed rows draw on every frame in the live view's
+// styles, painted once: the separators and the rule's ends. The status
+// bar owns it (statusBar.chrome); the header and the tools' rule use it.
+type chrome struct {
+	dim, line          paint  // Dim; Rule (the rule's line)
+	sep                string // " · " dim, between the segments of a row
+	ruleHead, ruleTail string // "── " and " ──" in the rule's style
+}
+
+func newChrome(st *render.Styles) *chrome {
+	return &chrome{dim: newPaint(st.Dim), line: newPaint(st.Rule), sep: st.Dim.Render(" · "),
+		ruleHead: st.Rule.Render("── "), ruleTail: st.Rule.Render(" ──")}
+}
+
+// cells is render.Width of s, counted without the grapheme segmenter
+// when s is plain (plainWidth).
+func cells(s string) int {
+	if n, ok := plainWidth(s); ok {
+		return n
+	}
+	return render.Width(s)
+}
+
+// rule draws "── left ────── right ──" on a row of w cells.
+func (c *chrome) rule(w int, left, right string) string {
+	s := c.ruleHead + left + " "
+	r := ""
+	if right != "" {
+		r = " " + right + c.ruleTail
+	}
+	fill := w - cells(s) - cells(r)
+	if fill < 1 {
+		return render.Truncate(s+r, w, "…")
+	}
+	return s + c.line.Render(strings.Repeat("─", fill)) + r
+}
