@@ -16,6 +16,20 @@ type header struct {
 	st      *render.Styles
 	context string // the config file's context of the action's daemon (Options.Context), "" for one daemon
 	last    headerCache
+	left    headerLeft
+	label   string // "elapsed " in HeaderDim, painted once
+}
+
+// headerLeft is the header's left side (all but the elapsed time) of the
+// last frame, by what it shows (a key whose elapsed is "") and the cells
+// the elapsed time takes: the elapsed time changes every tenth of a
+// second in a turn's first seconds, the rest seldom.
+type headerLeft struct {
+	ok    bool
+	key   headerKey
+	right int // the cells of the elapsed time, label included
+	text  string
+	width int // render.Width(text)
 }
 
 // headerKey is everything the header row shows, as read before it is
@@ -81,9 +95,30 @@ func (h *header) line(w int, a *model.Action, redact bool, t runTimes) string {
 
 // draw is the header row that shows k.
 func (h *header) draw(k headerKey) string {
+	if h.label == "" {
+		h.label = h.st.HeaderDim.Render("elapsed ")
+	}
+	w := k.width
+	right := h.label + k.elapsed
+	rw := cells(right)
+	lk := k
+	lk.elapsed = ""
+	if c := &h.left; !c.ok || c.key != lk || c.right != rw {
+		text := h.leftSide(lk, rw)
+		h.left = headerLeft{ok: true, key: lk, right: rw, text: text, width: cells(text)}
+	}
+	gap := max(w-h.left.width-rw, 1)
+	line := h.left.text + strings.Repeat(" ", gap) + right
+	if _, fits := fitWidth(line, w); fits {
+		return line // what Truncate would return, without its measuring
+	}
+	return render.Truncate(line, w, "")
+}
+
+// leftSide is the header's segments that fit beside an elapsed time of
+// rw cells.
+func (h *header) leftSide(k headerKey, rw int) string {
 	st, w, redact := h.st, k.width, k.redact
-	right := st.HeaderDim.Render("elapsed ") + k.elapsed
-	rw := render.Width(right)
 	// The action ID goes last, and shortened in the middle (its last
 	// characters confirm a cancel) rather than dropped.
 	id := render.Line(k.id)
@@ -106,9 +141,7 @@ func (h *header) draw(k headerKey) string {
 	} else if id := k.completion; id != "" {
 		segs = append(segs, segment{shortID(id, 40, redact), 3})
 	}
-	left := fitSegments(segs, st.HeaderDim.Render(" · "), max(w-rw-1, 1))
-	gap := max(w-render.Width(left)-rw, 1)
-	return render.Truncate(left+strings.Repeat(" ", gap)+right, w, "")
+	return fitSegments(segs, st.HeaderDim.Render(" · "), max(w-rw-1, 1))
 }
 
 // shortID is a provider ID for the screen: masked under --redact.

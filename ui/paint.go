@@ -116,9 +116,10 @@ func fitWidth(s string, w int) (n int, fits bool) {
 // styles, painted once: the separators and the rule's ends. The status
 // bar owns it (statusBar.chrome); the header and the tools' rule use it.
 type chrome struct {
-	dim, line          paint  // Dim; Rule (the rule's line)
-	sep                string // " · " dim, between the segments of a row
-	ruleHead, ruleTail string // "── " and " ──" in the rule's style
+	dim, line          paint          // Dim; Rule (the rule's line)
+	sep                string         // " · " dim, between the segments of a row
+	ruleHead, ruleTail string         // "── " and " ──" in the rule's style
+	fills              map[int]string // the rule's line by its cells (at most the view's width)
 }
 
 func newChrome(st *render.Styles) *chrome {
@@ -146,5 +147,18 @@ func (c *chrome) rule(w int, left, right string) string {
 	if fill < 1 {
 		return render.Truncate(s+r, w, "…")
 	}
-	return s + c.line.Render(strings.Repeat("─", fill)) + r
+	return s + c.fill(fill) + r
+}
+
+// fill is the rule's line of n cells, painted.
+func (c *chrome) fill(n int) string {
+	f, ok := c.fills[n]
+	if !ok {
+		if c.fills == nil || len(c.fills) > 512 { // widths a resize went through
+			c.fills = map[int]string{}
+		}
+		f = c.line.Render(strings.Repeat("─", n))
+		c.fills[n] = f
+	}
+	return f
 }
