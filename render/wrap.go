@@ -14,14 +14,74 @@ import (
 // default (wcwidth), so a wrapped line fills exactly the cells it is given.
 
 // Width is the number of terminal cells s takes (escape sequences excluded).
-func Width(s string) int { return ansi.StringWidthWc(s) }
+func Width(s string) int {
+	if n, ok := plainCells(s); ok {
+		return n
+	}
+	return ansi.StringWidthWc(s)
+}
 
 // Truncate cuts s to at most w cells, ending with tail when it cut.
 func Truncate(s string, w int, tail string) string {
 	if w <= 0 {
 		return ""
 	}
+	if n, ok := plainCells(s); ok && n <= w {
+		return s
+	}
 	return ansi.TruncateWc(s, w, tail)
+}
+
+// plainCells is the cells of s when s is made only of SGR sequences
+// (ESC [ digits and semicolons m), printable ASCII and the one-cell runes
+// of our own rows (oneCell): each such rune is a grapheme cluster of its
+// own and one cell wide whichever way it is measured, so the count is
+// what ansi's width and truncation find, without their grapheme
+// segmenter, which costs more than the row it measures (the status bar,
+// a pane's box, ASCII text: every frame). ok is false for anything else.
+func plainCells(s string) (n int, ok bool) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			n++
+			i++
+		case c == 0x1b:
+			j := i + 1
+			if j >= len(s) || s[j] != '[' {
+				return 0, false
+			}
+			j++
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';') {
+				j++
+			}
+			if j >= len(s) || s[j] != 'm' {
+				return 0, false
+			}
+			i = j + 1
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !oneCell(r) {
+				return 0, false
+			}
+			n++
+			i += size
+		default:
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+// oneCell: the punctuation, rules and box sides our rows draw (the
+// separators, ranges, ellipses, rules and arrows): narrow, never joined to
+// a neighbour.
+func oneCell(r rune) bool {
+	switch r {
+	case '·', '–', '…', '─', '━', '│', '┃', '↓':
+		return true
+	}
+	return false
 }
 
 // Fit truncates s to w cells and pads it with spaces to exactly w cells.

@@ -100,19 +100,15 @@ func (h *header) draw(k headerKey) string {
 	}
 	w := k.width
 	right := h.label + k.elapsed
-	rw := cells(right)
+	rw := render.Width(right)
 	lk := k
 	lk.elapsed = ""
 	if c := &h.left; !c.ok || c.key != lk || c.right != rw {
 		text := h.leftSide(lk, rw)
-		h.left = headerLeft{ok: true, key: lk, right: rw, text: text, width: cells(text)}
+		h.left = headerLeft{ok: true, key: lk, right: rw, text: text, width: render.Width(text)}
 	}
 	gap := max(w-h.left.width-rw, 1)
-	line := h.left.text + strings.Repeat(" ", gap) + right
-	if _, fits := fitWidth(line, w); fits {
-		return line // what Truncate would return, without its measuring
-	}
-	return render.Truncate(line, w, "")
+	return render.Truncate(h.left.text+strings.Repeat(" ", gap)+right, w, "")
 }
 
 // leftSide is the header's segments that fit beside an elapsed time of

@@ -52,66 +52,6 @@ func oneLine(t string) bool {
 	return true
 }
 
-// plainWidth is the cells of s when s is made only of SGR sequences
-// (ESC [ digits and semicolons m), printable ASCII and the chrome's own
-// one-cell runes (narrow and never joined to a neighbour in a grapheme
-// cluster), as render.Width and render.Truncate count them; ok is false
-// for anything else (the caller measures it with render.Width).
-func plainWidth(s string) (n int, ok bool) {
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c >= 0x20 && c < 0x7f:
-			n++
-			i++
-		case c == 0x1b:
-			j := i + 1
-			if j >= len(s) || s[j] != '[' {
-				return 0, false
-			}
-			j++
-			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';') {
-				j++
-			}
-			if j >= len(s) || s[j] != 'm' {
-				return 0, false
-			}
-			i = j + 1
-		default:
-			size := chromeRune(s[i:])
-			if size == 0 {
-				return 0, false
-			}
-			n++
-			i += size
-		}
-	}
-	return n, true
-}
-
-// chromeRunes are the runes the fixed rows draw themselves, each one cell.
-var chromeRunes = []string{"·", "–", "…", "─", "↓"}
-
-// chromeRune is the size of the chrome rune s starts with, or 0.
-func chromeRune(s string) int {
-	for _, r := range chromeRunes {
-		if strings.HasPrefix(s, r) {
-			return len(r)
-		}
-	}
-	return 0
-}
-
-// fitWidth is render.Width of s, and whether s needs no render.Truncate
-// to fit in w cells (it is plain and fits: Truncate would return it as
-// it is).
-func fitWidth(s string, w int) (n int, fits bool) {
-	if n, ok := plainWidth(s); ok {
-		return n, n <= w
-	}
-	return render.Width(s), false
-}
-
 // chrome is what the fixed rows draw on every frame in the live view's
 // styles, painted once: the separators and the rule's ends. The status
 // bar owns it (statusBar.chrome); the header and the tools' rule use it.
@@ -127,15 +67,6 @@ func newChrome(st *render.Styles) *chrome {
 		ruleHead: st.Rule.Render("── "), ruleTail: st.Rule.Render(" ──")}
 }
 
-// cells is render.Width of s, counted without the grapheme segmenter
-// when s is plain (plainWidth).
-func cells(s string) int {
-	if n, ok := plainWidth(s); ok {
-		return n
-	}
-	return render.Width(s)
-}
-
 // rule draws "── left ────── right ──" on a row of w cells.
 func (c *chrome) rule(w int, left, right string) string {
 	s := c.ruleHead + left + " "
@@ -143,7 +74,7 @@ func (c *chrome) rule(w int, left, right string) string {
 	if right != "" {
 		r = " " + right + c.ruleTail
 	}
-	fill := w - cells(s) - cells(r)
+	fill := w - render.Width(s) - render.Width(r)
 	if fill < 1 {
 		return render.Truncate(s+r, w, "…")
 	}

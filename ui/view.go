@@ -288,11 +288,7 @@ func fitSegments(segs []segment, sep string, w int) string {
 			parts = append(parts, s.text)
 		}
 		line := strings.Join(parts, sep)
-		n, fits := fitWidth(line, w)
-		if fits {
-			return line // what Truncate would return, without its measuring
-		}
-		if n <= w || len(segs) <= 1 {
+		if render.Width(line) <= w || len(segs) <= 1 {
 			return render.Truncate(line, w, "…")
 		}
 		lo := 0
