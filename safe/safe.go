@@ -96,6 +96,8 @@ func firstUnsafe(s string, keepLayout, keepSGR bool) int {
 				return i
 			}
 			i++
+		case boxRune(s[i:]):
+			i += 3
 		default:
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if (r == utf8.RuneError && size == 1) || unsafeRune(r) {
@@ -106,6 +108,13 @@ func firstUnsafe(s string, keepLayout, keepSGR bool) int {
 		i += plainASCII(s[i:])
 	}
 	return -1
+}
+
+// boxRune: s starts with a box-drawing character (U+2500 to U+257F, the
+// rules and borders every frame draws by the hundred), which clean keeps:
+// E2 94 or E2 95, then a continuation byte, read without decoding.
+func boxRune(s string) bool {
+	return len(s) >= 3 && s[0] == 0xe2 && (s[1] == 0x94 || s[1] == 0x95) && s[2]&0xc0 == 0x80
 }
 
 // plainASCII is the length of the run of printable ASCII (0x20 to 0x7e)

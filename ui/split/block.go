@@ -53,6 +53,9 @@ func (s *Split) block(i int, c cell) *block {
 	return b
 }
 
+// blanks pads a box's rows (a slice of it, not a string a row).
+var blanks = strings.Repeat(" ", 512)
+
 // boxGlyphs are the lines of a pane's box.
 type boxGlyphs struct{ tl, tr, bl, br, h, v string }
 
@@ -100,10 +103,12 @@ func (s *Split) box(b *block, i int, c cell, same bool) {
 		} else {
 			b.lines = append(b.lines, l)
 		}
-		row := l
-		if pad := iw - render.Width(l); pad > 0 {
-			row += strings.Repeat(" ", pad)
+		pad := ""
+		if n := iw - render.Width(l); n > len(blanks) {
+			pad = strings.Repeat(" ", n)
+		} else if n > 0 {
+			pad = blanks[:n]
 		}
-		b.rows[k+1] = safe.Row(b.side + row + b.side)
+		b.rows[k+1] = safe.Row(b.side + l + pad + b.side)
 	}
 }
