@@ -92,11 +92,19 @@ func (s *Split) box(b *block, i int, c cell, same bool) {
 		b.side, b.lines = style.Render(g.v), b.lines[:0]
 	}
 	content := b.content
+	d := 0 // how far the last row found moved up (the transcript scrolled)
 	for k := range ih {
 		l, rest, _ := strings.Cut(content, "\n")
 		content = rest
 		if k < len(b.lines) {
 			if b.lines[k] == l {
+				continue
+			}
+			// A row the view moved up since the last frame: its boxed row
+			// is the one drawn then (a row is its line, boxed: the same
+			// line, the same row). Rows k and below are not written yet.
+			if j := moved(b.lines, k, d, l); j > 0 {
+				d, b.lines[k], b.rows[k+1] = j, l, b.rows[k+j+1]
 				continue
 			}
 			b.lines[k] = l
@@ -111,4 +119,22 @@ func (s *Split) box(b *block, i int, c cell, same bool) {
 		}
 		b.rows[k+1] = safe.Row(b.side + l + pad + b.side)
 	}
+}
+
+// maxMoved is how many rows up moved looks for a row (a batch scrolls a
+// pane's transcript by a row or a few).
+const maxMoved = 8
+
+// moved is j > 0 such that lines[k+j] is l (the last frame's row k+j is
+// now row k), trying d first, or 0.
+func moved(lines []string, k, d int, l string) int {
+	if d > 0 && k+d < len(lines) && lines[k+d] == l {
+		return d
+	}
+	for j := 1; j <= maxMoved && k+j < len(lines); j++ {
+		if lines[k+j] == l {
+			return j
+		}
+	}
+	return 0
 }
