@@ -60,7 +60,7 @@ func TestPlainASCIIEveryByte(t *testing.T) {
 func TestFirstUnsafeAgreesByteByByte(t *testing.T) {
 	pieces := []string{"plain text ", "abcdefgh", "~", " ", "\n", "\t", "\x1b[1m", "\x1b[0m", "\x1b]0;x\x07",
 		"\x00", "\x1f", "\x7f", "\u0085", "\u009b", "\u00a0", "é", "\u202e", "\u2066", "\u2028", "日本語",
-		"\xff", "\xc2", "\xe2\x80", "😀", "[token]", "<&>"}
+		"\xff", "\xc2", "\xe2\x80", "😀", "[token]", "<&>", "─", "│", "┃", "╿", "\xe2\x94", "\xe2\x95\x41", "\xe2\x96\x80"}
 	rng := rand.New(rand.NewSource(16))
 	for n := 0; n < 20000; n++ {
 		var b strings.Builder
@@ -75,5 +75,26 @@ func TestFirstUnsafeAgreesByteByByte(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFirstUnsafeBoxDrawing: the box-drawing characters firstUnsafe passes
+// without decoding (U+2500 to U+257F: E2 94 or E2 95, then a continuation
+// byte) and every three bytes around them, valid or not, are judged as
+// the reference judges them.
+func TestFirstUnsafeBoxDrawing(t *testing.T) {
+	for b1 := 0x92; b1 <= 0x97; b1++ {
+		for b2 := 0; b2 < 256; b2++ {
+			for _, s := range []string{"a\xe2" + string([]byte{byte(b1), byte(b2)}) + "z", "\xe2" + string([]byte{byte(b1), byte(b2)}), "\xe2" + string([]byte{byte(b1)})} {
+				for _, keepSGR := range []bool{false, true} {
+					if got, want := firstUnsafe(s, false, keepSGR), firstUnsafeByByte(s, false, keepSGR); got != want {
+						t.Fatalf("firstUnsafe(%q) = %d, want %d", s, got, want)
+					}
+				}
+			}
+		}
+	}
+	if got := Row("┌─ 1 ─┐│x│┃y┃"); got != "┌─ 1 ─┐│x│┃y┃" {
+		t.Fatalf("a box's lines changed: %q", got)
 	}
 }

@@ -147,3 +147,33 @@ func TestSplitShrunkPaneDrawsWhatChanged(t *testing.T) {
 		t.Fatalf("the third pane's row: %q", r)
 	}
 }
+
+// A pane whose transcript scrolls moves its rows up: a box keeps the row
+// it drew for each line and finds it a few rows lower (moved), never
+// another line's. Frame after frame, with lines that all differ, by one
+// row, by several, by more than it looks (maxMoved), and back (scrolled
+// up: the rows move down), the kept boxes draw the frame drawn anew.
+func TestSplitScrolledPaneKeepsItsRows(t *testing.T) {
+	t.Parallel()
+	pb := newPaneBench(t, 2, 160, 30)
+	word := 0
+	say := func(words int) {
+		var b strings.Builder
+		for range words {
+			word++
+			fmt.Fprintf(&b, "w%04d ", word)
+		}
+		pb.say(0, b.String())
+	}
+	pb.frame()
+	for _, words := range []int{40, 13, 13, 26, 60, 13, 150, 13, 1, 0, 200} {
+		say(words)
+		pb.frame()
+	}
+	for _, k := range []string{"k", "k", "k", "G", "u", "d"} {
+		pb.s.Update(tea.KeyPressMsg{Code: rune(k[0]), Text: k})
+		pb.frame()
+		say(13)
+		pb.frame()
+	}
+}
