@@ -277,3 +277,35 @@ func lipglossRule(st *render.Styles, w int, left, right string) string {
 	}
 	return s + st.Rule.Render(strings.Repeat("─", fill)) + r
 }
+
+// The meters keep their "last byte N ago" by the whole seconds it shows:
+// a second later it says so, a fraction later it is the same.
+func TestMetersLastByteRedrawnEachSecond(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 160, 30)
+	h.feed(chatToolsLive(h.f)...)
+	base := h.m.barInput()
+	if base.conn.LastLive.IsZero() {
+		t.Fatal("no last byte")
+	}
+	for _, d := range []time.Duration{1500 * time.Millisecond, 2 * time.Second, 61 * time.Second, time.Hour} {
+		warm := &statusBar{st: h.m.st}
+		in := base
+		in.now = base.conn.LastLive.Add(d)
+		keptRow(t, "meters "+d.String(), func(w bool) string {
+			b := &statusBar{st: h.m.st}
+			if w {
+				b = warm
+			}
+			x := base
+			x.now = base.conn.LastLive.Add(300 * time.Millisecond)
+			return b.metersLine(&x)
+		}, func(w bool) string {
+			b := &statusBar{st: h.m.st}
+			if w {
+				b = warm
+			}
+			return b.metersLine(&in)
+		})
+	}
+}

@@ -22,6 +22,15 @@ type statusBar struct {
 	rule   ruleCache
 	left   ruleLeftCache
 	status statusCache
+	age    ageCache
+}
+
+// ageCache is the meters' "last byte N ago" of the last frame, by the
+// whole seconds it shows (render.Age reads no finer).
+type ageCache struct {
+	ok   bool
+	secs time.Duration
+	text string
 }
 
 // chrome is the status bar's painted pieces (paint.go), made once.
@@ -285,7 +294,8 @@ func (b *statusBar) statusLine(in *barInput) string {
 // while it streams), chunks, last sequence, liveness, cursor, anomalies.
 func (b *statusBar) metersLine(in *barInput) string {
 	st, a, sep := b.st, in.action, b.chrome().sep
-	var segs []segment
+	var room [8]segment // every segment below, without a slice grown a frame
+	segs := room[:0]
 	if n := in.verdict.UnconfirmedToolEffects; n > 0 {
 		segs = append(segs, segment{st.Warn.Render(render.Plural(n, "tool effect", "tool effects") + " to confirm"), 7})
 	}
@@ -304,7 +314,7 @@ func (b *statusBar) metersLine(in *barInput) string {
 	case in.runDone:
 		segs = append(segs, segment{"stream closed", 3})
 	case !in.conn.LastLive.IsZero():
-		segs = append(segs, segment{"last byte " + render.Age(in.now.Sub(in.conn.LastLive)) + " ago", 3})
+		segs = append(segs, segment{b.lastByte(in.now.Sub(in.conn.LastLive)), 3})
 	}
 	if a.Cursor != "" {
 		segs = append(segs, segment{"cursor " + render.Short(a.Cursor, 22), 2})
@@ -322,6 +332,16 @@ func (b *statusBar) metersLine(in *barInput) string {
 		line = fitSegments(segs, sep, in.width)
 	}
 	return line
+}
+
+// lastByte is "last byte N ago" for an age of d.
+func (b *statusBar) lastByte(d time.Duration) string {
+	if c := &b.age; c.ok && c.secs == d/time.Second {
+		return c.text
+	}
+	text := "last byte " + render.Age(d) + " ago"
+	b.age = ageCache{ok: true, secs: d / time.Second, text: text}
+	return text
 }
 
 // cost is what the turn cost (design §4): while it streams, tokens per

@@ -283,11 +283,19 @@ type segment struct {
 // until the line fits.
 func fitSegments(segs []segment, sep string, w int) string {
 	for {
-		parts := make([]string, 0, len(segs))
+		n := len(sep) * max(len(segs)-1, 0)
 		for _, s := range segs {
-			parts = append(parts, s.text)
+			n += len(s.text)
 		}
-		line := strings.Join(parts, sep)
+		var b strings.Builder
+		b.Grow(n)
+		for i, s := range segs {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(s.text)
+		}
+		line := b.String()
 		if render.Width(line) <= w || len(segs) <= 1 {
 			return render.Truncate(line, w, "…")
 		}
