@@ -10,6 +10,7 @@ import (
 
 	"aipwatch/model"
 	"aipwatch/render"
+	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
@@ -307,5 +308,26 @@ func TestMetersLastByteRedrawnEachSecond(t *testing.T) {
 			}
 			return b.metersLine(&in)
 		})
+	}
+}
+
+// A row's first part (the gutter) is checked once while it repeats, and
+// every part still reaches the frame through safe.Row.
+func TestScreenRowsGuardEveryPart(t *testing.T) {
+	t.Parallel()
+	var sc screen
+	sc.reset(5, 0)
+	bad, other := "\x1b]0;x\x07▎", "\u202e│"
+	sc.row(bad, "a")
+	sc.row(bad, "b\x07")
+	sc.row(other, "c")
+	sc.row(bad, "d")
+	sc.row("\x1b[31m")
+	want := strings.Join([]string{safe.Row(bad) + "a", safe.Row(bad) + safe.Row("b\x07"), safe.Row(other) + "c", safe.Row(bad) + "d", "\x1b[31m"}, "\n")
+	if got := sc.String(); got != want {
+		t.Fatalf("rows:\n got %q\nwant %q", got, want)
+	}
+	if strings.ContainsAny(want, "\x07\u202e") {
+		t.Fatalf("a control reached the frame: %q", want)
 	}
 }

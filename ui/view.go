@@ -112,6 +112,10 @@ type screen struct {
 	b    strings.Builder
 	n, h int
 	last int // the last frame's size, to allocate once
+	// lead is the last row's first part of several and its safe.Row: the
+	// transcript's gutter, the same string on row after row, is checked
+	// once.
+	lead, leadRow string
 }
 
 func (s *screen) reset(h, size int) {
@@ -131,8 +135,17 @@ func (s *screen) row(parts ...string) {
 	if s.n > 0 {
 		s.b.WriteByte('\n')
 	}
-	for _, p := range parts {
-		s.b.WriteString(safe.Row(p))
+	for i, p := range parts {
+		switch {
+		case i > 0 || len(parts) == 1:
+			p = safe.Row(p)
+		case p == s.lead && s.leadRow != "":
+			p = s.leadRow
+		default:
+			s.lead, s.leadRow = p, safe.Row(p)
+			p = s.leadRow
+		}
+		s.b.WriteString(p)
 	}
 	s.n++
 }
