@@ -14,9 +14,9 @@ import (
 // those pieces and of others (wide, combining, ambiguous, controls,
 // other escapes, invalid bytes), at every width.
 func TestPlainCellsAgreeWithAnsi(t *testing.T) {
-	plain := []string{"a", "tok ", "12", " ", "~", "\x1b[2m", "\x1b[m", "\x1b[1;30;46m", "·", "–", "…", "─", "━", "│", "┃", "↓"}
+	plain := []string{"a", "tok ", "12", " ", "~", "\x1b[2m", "\x1b[m", "\x1b[1;30;46m", "·", "–", "…", "─", "━", "│", "┃", "↓", "▌"}
 	other := []string{"é", "e\u0301", "中", "😀", "\u200d", "\ufe0f", "\t", "\n", "\x1b]0;x\x07", "\x1b[2", "\x1b[?25l", "\xff", "─\u0301", "🇫🇷", "\r\n"}
-	for _, r := range []string{"·", "–", "…", "─", "━", "│", "┃", "↓"} {
+	for _, r := range []string{"·", "–", "…", "─", "━", "│", "┃", "↓", "▌"} {
 		if ansi.StringWidth(r) != 1 || ansi.StringWidthWc(r) != 1 {
 			t.Fatalf("%q is not one cell: %d, %d", r, ansi.StringWidth(r), ansi.StringWidthWc(r))
 		}

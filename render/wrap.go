@@ -74,11 +74,11 @@ func plainCells(s string) (n int, ok bool) {
 }
 
 // oneCell: the punctuation, rules and box sides our rows draw (the
-// separators, ranges, ellipses, rules and arrows): narrow, never joined to
-// a neighbour.
+// separators, ranges, ellipses, rules, arrows and the focus gutter's
+// bar): narrow, never joined to a neighbour.
 func oneCell(r rune) bool {
 	switch r {
-	case '·', '–', '…', '─', '━', '│', '┃', '↓':
+	case '·', '–', '…', '─', '━', '│', '┃', '↓', '▌':
 		return true
 	}
 	return false

@@ -78,10 +78,10 @@ func TestFirstUnsafeAgreesByteByByte(t *testing.T) {
 	}
 }
 
-// TestFirstUnsafeBoxDrawing: the box-drawing characters firstUnsafe passes
-// without decoding (U+2500 to U+257F: E2 94 or E2 95, then a continuation
-// byte) and every three bytes around them, valid or not, are judged as
-// the reference judges them.
+// TestFirstUnsafeBoxDrawing: the box-drawing and block characters
+// firstUnsafe passes without decoding (U+2500 to U+25BF: E2 94 to E2 96,
+// then a continuation byte) and every three bytes around them, valid or
+// not, are judged as the reference judges them.
 func TestFirstUnsafeBoxDrawing(t *testing.T) {
 	for b1 := 0x92; b1 <= 0x97; b1++ {
 		for b2 := 0; b2 < 256; b2++ {
@@ -94,7 +94,7 @@ func TestFirstUnsafeBoxDrawing(t *testing.T) {
 			}
 		}
 	}
-	if got := Row("┌─ 1 ─┐│x│┃y┃"); got != "┌─ 1 ─┐│x│┃y┃" {
+	if got := Row("┌─ 1 ─┐│x│┃y┃▌"); got != "┌─ 1 ─┐│x│┃y┃▌" {
 		t.Fatalf("a box's lines changed: %q", got)
 	}
 }

@@ -110,11 +110,12 @@ func firstUnsafe(s string, keepLayout, keepSGR bool) int {
 	return -1
 }
 
-// boxRune: s starts with a box-drawing character (U+2500 to U+257F, the
-// rules and borders every frame draws by the hundred), which clean keeps:
-// E2 94 or E2 95, then a continuation byte, read without decoding.
+// boxRune: s starts with a box-drawing or block character (U+2500 to
+// U+25BF: the rules, borders and gutter bars every frame draws by the
+// hundred), which clean keeps: E2, then 94, 95 or 96, then a continuation
+// byte, read without decoding.
 func boxRune(s string) bool {
-	return len(s) >= 3 && s[0] == 0xe2 && (s[1] == 0x94 || s[1] == 0x95) && s[2]&0xc0 == 0x80
+	return len(s) >= 3 && s[0] == 0xe2 && s[1] >= 0x94 && s[1] <= 0x96 && s[2]&0xc0 == 0x80
 }
 
 // plainASCII is the length of the run of printable ASCII (0x20 to 0x7e)
