@@ -41,8 +41,9 @@ func (p paint) Render(t string) string {
 	return p.open + t + p.close
 }
 
-// oneLine: t has no control character (C0, DEL or C1) and no tab, so Lip
-// Gloss draws it as one line, unchanged.
+// oneLine: t has no control character (C0, DEL or C1), no tab and no
+// replacement character (invalid UTF-8), so Lip Gloss draws it as one
+// line, unchanged.
 func oneLine(t string) bool {
 	for _, r := range t {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\uFFFD' {
@@ -53,8 +54,8 @@ func oneLine(t string) bool {
 }
 
 // chrome is what the fixed rows draw on every frame in the live view's
-// styles, painted once: the separators and the rule's ends. The status
-// bar owns it (statusBar.chrome); the header and the tools' rule use it.
+// styles, painted once: the separator, the rule's ends and its lines. The
+// status bar owns it (statusBar.chrome); the tools' rule uses it too.
 type chrome struct {
 	dim, line          paint          // Dim; Rule (the rule's line)
 	sep                string         // " · " dim, between the segments of a row

@@ -207,7 +207,7 @@ func (b *statusBar) badgeWord(in *barInput) string {
 
 // statusLine: the verdict badge (a word, and a colour) and what backs it.
 func (b *statusBar) statusLine(in *barInput) string {
-	st, c := b.st, b.chrome()
+	st, sep := b.st, b.chrome().sep
 	v := in.verdict
 	word := b.badgeWord(in)
 	// A reason shown apart: the tools' count (its own line) or the code
@@ -272,7 +272,7 @@ func (b *statusBar) statusLine(in *barInput) string {
 		}
 		detail = append([]string{cs.Render(render.Line(c))}, detail...)
 	}
-	k := statusKey{width: in.width, word: word, review: in.review, detail: strings.Join(detail, c.sep)}
+	k := statusKey{width: in.width, word: word, review: in.review, detail: strings.Join(detail, sep)}
 	if sc := &b.status; sc.ok && sc.key == k {
 		return sc.line
 	}
