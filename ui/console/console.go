@@ -227,7 +227,7 @@ func New(ctx context.Context, opts Options) *Console {
 	st := render.NewStyles(!opts.NoColor)
 	fi := textinput.New()
 	fi.Prompt = "/"
-	fi.Placeholder = "filter by ID, capability or state"
+	fi.Placeholder = "filter by the text the rows show (ID, capability, state, verdict, lease…)"
 	t := table.New(table.WithColumns(consoleColumns(100, opts.Contexts)), table.WithFocused(true), table.WithHeight(10))
 	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock, after: tea.Tick,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
@@ -600,16 +600,23 @@ func (c *Console) refresh() {
 	if len(c.pulseLines()) != c.pulseRows {
 		c.layout() // the figures per capability grew or shrank
 	}
-	c.rows = c.arrange(c.verdictFilter(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states, Context: c.context()})))
+	rows := c.arrange(c.verdictFilter(c.fleet.Rows(model.Filter{States: stateFilters[c.stateIdx].states, Context: c.context()})))
 	now := c.clock()
-	trows := make([]table.Row, len(c.rows))
+	trows := make([]table.Row, 0, len(rows))
+	c.rows = rows[:0]
 	cursor := 0
-	for i := range c.rows {
-		r := &c.rows[i]
-		trows[i] = consoleRow(r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(r), len(c.opts.Contexts) > 0, c.marked(r))
-		if sel != "" && r.Key() == sel {
-			cursor = i
+	q := textQuery(c.filter.Value())
+	for i := range rows {
+		r := rows[i]
+		row := consoleRow(&r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(&r), len(c.opts.Contexts) > 0, c.marked(&r))
+		if q != "" && !rowMatches(&r, row, q) {
+			continue
 		}
+		if sel != "" && r.Key() == sel {
+			cursor = len(c.rows)
+		}
+		c.rows = append(c.rows, r)
+		trows = append(trows, row)
 	}
 	// The table renders its rows when given them, a lipgloss style a cell:
 	// a batch of the global log that changes nothing on screen (the usual
@@ -800,7 +807,7 @@ func (c *Console) View() tea.View {
 	if c.split != nil {
 		return c.split.Screen(c.width, c.height)
 	}
-	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name) + c.contextTitle() + c.marksTitle()
+	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), c.filterTitle()) + c.contextTitle() + c.marksTitle()
 	switch {
 	case c.listEnd > c.fleet.Len() && len(c.opts.Contexts) > 0:
 		title += fmt.Sprintf(" · live and recent of %d listed", c.listEnd) // older pages: one daemon's (stream.Multi)
