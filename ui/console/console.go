@@ -140,12 +140,12 @@ type (
 		// journal: the journal's action IDs, read with the list by the
 		// poll's command (Options.Journal is I/O: never in Update).
 		journal []string
+		part    int // the daemon read (polls.go)
 	}
 	olderMsg struct {
 		page stream.ListPage
 		err  error
 	}
-	pollMsg   struct{}
 	globalMsg struct{ m stream.Msg }
 )
 
@@ -176,12 +176,11 @@ type Console struct {
 	filter     textinput.Model
 	filtering  bool
 	stateIdx   int
-	polling    bool // a list read is out (pollCmd)
-	ctxIdx     int  // 0: every context; i: Contexts[i-1] (contexts.go)
+	parts      []*part // a poll loop a daemon (polls.go)
+	ctxIdx     int     // 0: every context; i: Contexts[i-1] (contexts.go)
 	listErr    string
-	listNote   string // a fault of the list's paging the last poll met
-	listAt     time.Time
-	listEnd    int    // where the last poll found the list's end: its size
+	listNote   string // the faults of the list's paging the last polls met
+	listEnd    int    // where the last polls found the lists' ends: their sizes
 	olderOff   int    // rows below this offset are not read (-1: before the first poll)
 	loading    bool   // an older page is being read
 	fatal      error  // why the console stopped on its own (RunConsole returns it)
@@ -232,7 +231,7 @@ func New(ctx context.Context, opts Options) *Console {
 	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock, after: tea.Tick,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
 		globalNote: "global event log: connecting", olderOff: -1, verdict: newVerdicts(),
-		pulse: pulse.New(), watch: newWatch()}
+		pulse: pulse.New(), watch: newWatch(), parts: newParts(opts.Daemon)}
 	if opts.NotifyOnBytes != nil {
 		c.notifyOn = output.NewNotifyOn(opts.NotifyOn)
 	}
@@ -257,28 +256,7 @@ func (c *Console) Close() {
 
 // Init starts the list read and the global-log follow.
 func (c *Console) Init() tea.Cmd {
-	return tea.Batch(c.listCmd(), c.globalCmd(), c.listen())
-}
-
-func (c *Console) listCmd() tea.Cmd { return c.pollCmd(false) }
-
-// pollCmd reads the list once; one read at a time (c.polling).
-func (c *Console) pollCmd(manual bool) tea.Cmd {
-	if c.polling {
-		return nil
-	}
-	c.polling = true
-	d, ctx, journal := c.opts.Daemon, c.ctx, c.opts.Journal
-	return func() tea.Msg {
-		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		w, err := d.Poll(rctx)
-		msg := listMsg{w: w, err: err, manual: manual}
-		if err == nil && journal != nil {
-			msg.journal = journal()
-		}
-		return msg
-	}
+	return tea.Batch(c.watchedPolls(false), c.globalCmd(), c.listen())
 }
 
 // olderCmd reads the page before the oldest row read so far.
@@ -364,20 +342,19 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return c, nil
 	case listMsg:
-		c.polling = false
 		if c.onList(msg) {
 			return c, tea.Quit
 		}
 		if msg.manual {
 			return c, nil
 		}
-		return c, tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
+		return c, c.nextPoll(msg.part)
 	case pollMsg:
-		if cmd := c.listCmd(); cmd != nil {
-			return c, cmd
-		}
-		// ctrl+r's read is still out: poll again a period from now.
-		return c, tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
+		// ctrl+r's read may still be out: then a period from now.
+		return c, c.onPollDue(msg.part)
+	case staleMsg:
+		c.onStale(msg)
+		return c, nil
 	case olderMsg:
 		c.onOlder(msg)
 		return c, nil
@@ -412,12 +389,24 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return c, nil
 }
 
-// onList takes a list read; it reports true when the console must stop:
-// aipd refused the credentials (401/403), which no later poll changes
-// (design §2.6). Other failures are shown, and the next poll tries again.
+// onList takes a list read of one daemon (polls.go); it reports true when
+// the console must stop: the one daemon refused the credentials (401/403),
+// which no later poll changes (design §2.6). Other failures are shown, and
+// the next poll tries again; a failure of one daemon of several is its own
+// row, its last rows kept and marked stale.
 func (c *Console) onList(msg listMsg) (stop bool) {
-	c.listAt = c.clock()
+	if msg.part < 0 || msg.part >= len(c.parts) {
+		return false
+	}
+	p := c.parts[msg.part]
+	p.polling, p.overdue = false, false
 	if msg.err != nil {
+		p.failed = msg.err.Error()
+		if p.multi {
+			c.fleet.MarkUnreachable(p.name, msg.err.Error(), c.clock())
+			c.refresh()
+			return false
+		}
 		c.listErr = render.Line(msg.err.Error()) // "list: …": the error names its operation
 		var se *stream.Error
 		if errors.As(msg.err, &se) && se.Denied() {
@@ -426,22 +415,41 @@ func (c *Console) onList(msg listMsg) (stop bool) {
 		}
 		return false
 	}
-	c.listErr = ""
+	p.failed, p.answered, p.notes, p.end = "", true, msg.w.Notes, msg.w.Recent.End
+	if !p.multi {
+		c.listErr = ""
+	}
 	clear(c.verdict.later) // judged again once drawn (verdict.go)
 	c.retryUnknown()
-	c.listNote = render.Line(strings.Join(msg.w.Notes, "; "))
-	c.fleet.SetWindow(msg.w.Live, msg.w.Recent.Rows)
+	c.listNote, c.listEnd = c.partNotes()
+	c.fleet.SetWindowOf(p.name, msg.w.Live, msg.w.Recent.Rows)
 	defer c.pulseList() // after the journal's marks: the rows as held
-	c.listEnd = msg.w.Recent.End
-	if c.olderOff < 0 {
+	if c.olderOff < 0 && !p.multi {
 		c.olderOff = msg.w.Recent.Offset
 	}
-	if c.opts.Journal != nil {
+	if c.opts.Journal != nil && !p.multi {
 		ids := msg.journal
 		c.fleet.MarkJournal(ids[max(0, len(ids)-journalRecent):])
 	}
 	c.refresh()
 	return false
+}
+
+// partNotes are the paging faults of every daemon's last answer (named by
+// context across several), and the sum of their lists' ends.
+func (c *Console) partNotes() (string, int) {
+	var notes []string
+	end := 0
+	for _, p := range c.parts {
+		end += p.end
+		for _, n := range p.notes {
+			if p.multi {
+				n = p.name + ": " + n
+			}
+			notes = append(notes, n)
+		}
+	}
+	return render.Line(strings.Join(notes, "; ")), end
 }
 
 // onOlder takes an older page: its rows stay, and the next scroll past the
@@ -526,7 +534,7 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		c.stateIdx = int(msg.String()[0]-'1') % len(stateFilters)
 		c.refresh()
 	case key.Matches(msg, k.Refresh):
-		return c.pollCmd(true)
+		return c.watchedPolls(true)
 	case key.Matches(msg, k.Pulse):
 		c.pulse.ToggleFold()
 		c.layout()
@@ -609,6 +617,9 @@ func (c *Console) refresh() {
 	for i := range rows {
 		r := rows[i]
 		row := consoleRow(&r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(&r), len(c.opts.Contexts) > 0, c.marked(&r))
+		if c.isStale(r.Context) && r.Unreachable == "" {
+			row[len(row)-4] = "stale" // UPDATED: its daemon's rows are not current (polls.go)
+		}
 		if q != "" && !rowMatches(&r, row, q) {
 			continue
 		}
@@ -831,6 +842,8 @@ func (c *Console) View() tea.View {
 		status, style, kind = c.note, c.st.Warn, 2
 	case c.loading:
 		status = "reading older actions…"
+	case c.staleLine() != "":
+		status, style, kind = c.staleLine(), c.st.Warn, 2
 	case c.listNote != "":
 		status, style, kind = "list: "+c.listNote, c.st.Warn, 2
 	default:
