@@ -86,6 +86,14 @@ func (p MultiPart) Poll(ctx context.Context) (Window, error) {
 	return w, nil
 }
 
+// Probe reads one action of this daemon (Client.Probe).
+func (p MultiPart) Probe(ctx context.Context, id, cursor string) (Probe, error) {
+	if p.src.Err != nil {
+		return Probe{}, p.src.Err
+	}
+	return p.src.Poller.Probe(ctx, id, cursor)
+}
+
 // NoAnswerError is a read that got no answer within its bound: the daemon
 // accepted and said nothing (or too slowly).
 type NoAnswerError struct {
@@ -190,6 +198,7 @@ func (m *Multi) FollowGlobal(ctx context.Context, o GlobalOptions, sink Sink) er
 					}
 					sink.Send(msg)
 				case GlobalLinkMsg:
+					msg.Context = s.Name
 					if msg.Cause != "" {
 						msg.Cause = s.Name + ": " + msg.Cause
 					}

@@ -345,15 +345,19 @@ func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if c.onList(msg) {
 			return c, tea.Quit
 		}
+		probes := c.probeCmds(msg.part)
 		if msg.manual {
-			return c, nil
+			return c, probes
 		}
-		return c, c.nextPoll(msg.part)
+		return c, tea.Batch(c.nextPoll(msg.part), probes)
 	case pollMsg:
 		// ctrl+r's read may still be out: then a period from now.
 		return c, c.onPollDue(msg.part)
 	case staleMsg:
 		c.onStale(msg)
+		return c, nil
+	case probedMsg:
+		c.onProbed(msg)
 		return c, nil
 	case olderMsg:
 		c.onOlder(msg)
@@ -431,6 +435,7 @@ func (c *Console) onList(msg listMsg) (stop bool) {
 		ids := msg.journal
 		c.fleet.MarkJournal(ids[max(0, len(ids)-journalRecent):])
 	}
+	c.watchLog(p)
 	c.refresh()
 	return false
 }
@@ -471,12 +476,14 @@ func (c *Console) onOlder(msg olderMsg) {
 func (c *Console) onGlobal(m stream.Msg) {
 	switch m := m.(type) {
 	case stream.GlobalEventsMsg:
+		c.onLogEvents(m.Events)
 		c.fleet.AddEvents(m.Events)
 		c.pulse.AddEvents(m.Events, c.clock())
 		c.refresh()
 	case stream.GlobalProgressMsg:
 		c.globalNote = "global event log: " + progressText(m)
 	case stream.GlobalLinkMsg:
+		c.onLink(m)
 		switch {
 		case m.Denied:
 			c.globalNote = "the token may not read the global event log (scope events:read:any): synchronous actions appear only once settled"
@@ -818,7 +825,7 @@ func (c *Console) View() tea.View {
 	if c.split != nil {
 		return c.split.Screen(c.width, c.height)
 	}
-	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), c.filterTitle()) + c.contextTitle() + c.marksTitle()
+	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), c.filterTitle()) + c.blindTitle() + c.contextTitle() + c.marksTitle()
 	switch {
 	case c.listEnd > c.fleet.Len() && len(c.opts.Contexts) > 0:
 		title += fmt.Sprintf(" · live and recent of %d listed", c.listEnd) // older pages: one daemon's (stream.Multi)

@@ -31,6 +31,8 @@ type part struct {
 	name  string // its context ("" for the one daemon)
 	multi bool   // one of several: its failures are its row, never the console's
 	poll  func(ctx context.Context) (stream.Window, error)
+	probe func(ctx context.Context, id, cursor string) (stream.Probe, error) // nil: cannot (blindlog.go)
+	log   logWatch                                                           // its global log (blindlog.go)
 
 	polling  bool      // a read is out
 	gen      int       // counts the reads sent: a stale check names the read it was set for
@@ -51,13 +53,17 @@ func newParts(d Daemon) []*part {
 	if pd, ok := d.(parted); ok {
 		var out []*part
 		for _, mp := range pd.Parts() {
-			out = append(out, &part{name: mp.Name, multi: true, poll: mp.Poll})
+			out = append(out, &part{name: mp.Name, multi: true, poll: mp.Poll, probe: mp.Probe, log: newLogWatch()})
 		}
 		if len(out) > 0 {
 			return out
 		}
 	}
-	return []*part{{poll: d.Poll}}
+	p := &part{poll: d.Poll, log: newLogWatch()}
+	if pr, ok := d.(prober); ok {
+		p.probe = pr.Probe
+	}
+	return []*part{p}
 }
 
 // pollTimeout bounds one daemon's read when the Daemon sets none of its

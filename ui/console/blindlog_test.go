@@ -1,0 +1,137 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"aipwatch/internal/frames"
+	"aipwatch/model"
+	"aipwatch/sim"
+	"aipwatch/stream"
+)
+
+// hostConsole runs the real program on the simulator's connector-host
+// fleet (the released deployment), its token tenant-scoped or not, with
+// this machine's journal holding the two streaming submissions.
+func hostConsole(t *testing.T, tenantScoped bool) (*frames.Recorder, *teatest.TestModel, *sim.Fleet) {
+	t.Helper()
+	f, err := sim.ConnectorHostFleet(4, tenantScoped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := f.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	client, err := stream.NewDaemon(stream.Config{BaseURL: u, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := sim.ConnectorHostActions
+	c := New(context.Background(), Options{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		NoColor: true, PollEvery: 50 * time.Millisecond,
+		Journal: func() []string { return []string{ids[0], ids[1]} }})
+	t.Cleanup(c.Close)
+	rec, fr := frames.Record(c)
+	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(220, 40),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	return fr, tm, f
+}
+
+func rowOf(screen, id string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, id) {
+			return l
+		}
+	}
+	return ""
+}
+
+// Issue 43 point 4: on a tenant-scoped global log (no chunk, result or
+// cancel event of a Hermes action), the console notices once an action it
+// saw live settles with the log silent, says so in its header, and
+// follows its live rows by per-action reads: the operator's own streaming
+// submissions (the journal's, not listed while they run) read streaming,
+// and the pulse counts their chunks.
+func TestConsoleTenantScopedLogFollowedByReads(t *testing.T) {
+	t.Parallel()
+	fr, tm, _ := hostConsole(t, true)
+	ids := sim.ConnectorHostActions
+	rows := fr.Wait(t, "the header saying the log is blind, the streaming submission streaming", func(s string) bool {
+		head := strings.SplitN(s, "\n", 2)[0]
+		return strings.Contains(head, "global log without chunk/result events (tenant-scoped token?)") &&
+			strings.Contains(rowOf(s, ids[1]), "streaming")
+	})
+	if l := rowOf(strings.Join(rows, "\n"), ids[0]); !strings.Contains(l, "j") {
+		t.Errorf("the streaming Chat submission's row: %q", l)
+	}
+	// The streaming Chat submission settles: its probe reads it settled
+	// (its state from its status), the list has it a poll later.
+	fr.Wait(t, "the streaming Chat submission settled", func(s string) bool { return strings.Contains(rowOf(s, ids[0]), "completed") })
+	fr.Wait(t, "the pulse counting the streaming submissions' chunks", func(s string) bool {
+		return strings.Contains(s, "chunks/s") && !strings.Contains(s, " 0 now")
+	})
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
+}
+
+// The same fleet, its token not tenant-scoped: the log carries the
+// streaming actions' chunks and the results, and the header never says it
+// is blind, however many polls pass after the async turn settled.
+func TestConsoleFleetLogNotBlindWithoutTenant(t *testing.T) {
+	t.Parallel()
+	fr, tm, f := hostConsole(t, false)
+	ids := sim.ConnectorHostActions
+	fr.Wait(t, "the async Chat turn settled", func(s string) bool { return strings.Contains(rowOf(s, ids[2]), "completed") })
+	before := f.Stats().ListRequests
+	rows := fr.Wait(t, "ten polls later", func(string) bool { return f.Stats().ListRequests >= before+40 })
+	if head := rows[0]; strings.Contains(head, "tenant-scoped") {
+		t.Errorf("a log that carries the events read as blind: %q", head)
+	}
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
+}
+
+// The settlement rule, step by step: an action seen running settles in
+// the list; a poll later, with the log live and silent, the header says the
+// log is blind. A log that carried the result event (or any chunk or result
+// event) is not.
+func TestConsoleBlindLogBySettlement(t *testing.T) {
+	t.Parallel()
+	for _, carried := range []bool{false, true} {
+		list := []model.ActionStatus{{ActionID: "act_a", CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "running",
+			UpdatedAt: t0.Format(time.RFC3339Nano)}}
+		d := &fakeDaemon{list: list}
+		c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+			Clock: (&testClock{t: t0}).now, NoColor: true})
+		t.Cleanup(c.Close)
+		c.Update(tea.WindowSizeMsg{Width: 200, Height: 20})
+		c.Update(c.listCmd()())
+		c.Update(globalMsg{stream.GlobalLinkMsg{Live: true}})
+		c.Update(c.listCmd()())
+		d.list = []model.ActionStatus{{ActionID: "act_a", CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "completed",
+			ResultStatus: "completed", UpdatedAt: t0.Format(time.RFC3339Nano)}}
+		c.Update(c.listCmd()())
+		if carried {
+			c.Update(globalMsg{stream.GlobalEventsMsg{Events: []model.Event{{Kind: "aip.action.result", ActionID: "act_a",
+				OccurredAt: t0.Format(time.RFC3339Nano), Data: json.RawMessage(`{"action_id":"act_a","status":"completed"}`)}}}})
+		}
+		head := strings.SplitN(screenOf(c), "\n", 2)[0]
+		if strings.Contains(head, "tenant-scoped") {
+			t.Fatalf("blind at the poll that saw it settle (the event may be on its way): %q", head)
+		}
+		c.Update(c.listCmd()())
+		head = strings.SplitN(screenOf(c), "\n", 2)[0]
+		if blind := strings.Contains(head, "global log without chunk/result events (tenant-scoped token?)"); blind == carried {
+			t.Errorf("log carried the result: %v; header %q", carried, head)
+		}
+	}
+}
