@@ -135,3 +135,47 @@ func TestConsoleBlindLogBySettlement(t *testing.T) {
 		}
 	}
 }
+
+// probeDaemon is fakeDaemon that probes: each action reads settled
+// (failed), as a journal entry the daemon settled long ago does.
+type probeDaemon struct {
+	fakeDaemon
+	probed []string
+}
+
+func (d *probeDaemon) Probe(_ context.Context, id, _ string) (stream.Probe, error) {
+	d.probed = append(d.probed, id)
+	return stream.Probe{ID: id, Status: model.ActionStatus{ActionID: id, State: "failed", ResultStatus: "failed"},
+		Events: []model.Event{{Kind: "aip.action.result", ActionID: id, OccurredAt: t0.Add(-48 * time.Hour).Format(time.RFC3339Nano),
+			Data: json.RawMessage(`{"action_id":"` + id + `","status":"failed"}`)}}}, nil
+}
+
+// A journal row the list lacks (j!) is probed and reads its state; one the
+// probe finds settled long ago is no news: --notify-on does not take it
+// for an action that settled while watched (it was never seen live).
+func TestConsoleJournalProbeSettlesNoNotification(t *testing.T) {
+	t.Parallel()
+	d := &probeDaemon{}
+	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		Journal: func() []string { return []string{"act_old_failed"} }, Judge: &fakeJudge{},
+		Clock: (&testClock{t: t0}).now, NoColor: true, NotifyOn: []string{"failed"},
+		NotifyOnBytes: func(text string) string { return text }})
+	t.Cleanup(c.Close)
+	c.update(tea.WindowSizeMsg{Width: 160, Height: 20})
+	_, cmd := c.update(c.listCmd()())
+	for _, m := range flatten(cmd) {
+		if pm, ok := m.(probedMsg); ok {
+			c.update(pm)
+		}
+	}
+	if len(d.probed) != 1 || d.probed[0] != "act_old_failed" {
+		t.Fatalf("probed %v", d.probed)
+	}
+	if l := rowOf(screenOf(c), "act_old_failed"); !strings.Contains(l, "failed") {
+		t.Fatalf("the probed journal row: %q", l)
+	}
+	c.update(c.listCmd()())
+	if len(c.watch.settling) != 0 {
+		t.Fatalf("an old journal action read settled counts as settled while watched: %v", c.watch.settling)
+	}
+}
