@@ -106,3 +106,26 @@ func TestConsoleHungContextDelaysNoOther(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
 }
+
+// One daemon that accepts and never answers: the status line says its
+// list is stale (never "live") while its read is out.
+func TestConsoleHungDaemonIsStale(t *testing.T) {
+	t.Parallel()
+	hung, _ := hungDaemon(t)
+	client, err := stream.NewDaemon(stream.Config{BaseURL: hung.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(context.Background(), Options{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		NoColor: true, PollEvery: 50 * time.Millisecond})
+	t.Cleanup(c.Close)
+	rec, fr := frames.Record(c)
+	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(160, 30),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	rows := fr.Wait(t, "the daemon named stale", func(s string) bool { return strings.Contains(s, "stale: the daemon (no answer for") })
+	if status := rows[len(rows)-2]; strings.Contains(status, "live") {
+		t.Errorf("the status line: %q", status)
+	}
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
+}

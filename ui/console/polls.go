@@ -136,6 +136,9 @@ func (c *Console) pollCmd(i int, manual bool) tea.Cmd {
 			defer cancel()
 		}
 		w, err := poll(rctx)
+		if err != nil && !multi && ctx.Err() == nil && rctx.Err() != nil {
+			err = stream.NoAnswerError{Op: "list", After: pollTimeout} // ours, not Go's "context deadline exceeded"
+		}
 		msg := listMsg{part: i, w: w, err: err, manual: manual}
 		if err == nil && journal != nil {
 			msg.journal = journal()
