@@ -48,7 +48,7 @@ type lsFlags struct {
 	// context is the context whose daemon is read (ls --all-contexts),
 	// marked on each of its rows.
 	context string
-	timeout readTimeout // --timeout (timeout.go)
+	timeout listTimeout // --timeout (timeout.go)
 }
 
 // defaultListLimit is how many rows ls prints without --limit, --since or

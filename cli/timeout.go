@@ -15,19 +15,19 @@ import (
 // never answers). The transport's own bound on a reply's headers is 30 s;
 // this is well under it. One definition for every command that takes it.
 
-// defaultReadTimeout is --timeout's default.
-const defaultReadTimeout = 10 * time.Second
+// defaultListTimeout is --timeout's default.
+const defaultListTimeout = 10 * time.Second
 
-// readTimeout is the flag's value.
-type readTimeout struct{ d time.Duration }
+// listTimeout is the flag's value.
+type listTimeout struct{ d time.Duration }
 
 // add defines --timeout on fs.
-func (t *readTimeout) add(fs *pflag.FlagSet) {
-	fs.DurationVar(&t.d, "timeout", defaultReadTimeout, "give up on a daemon that has not started answering a read within this `DURATION` (a daemon that accepts and never answers), and name it")
+func (t *listTimeout) add(fs *pflag.FlagSet) {
+	fs.DurationVar(&t.d, "timeout", defaultListTimeout, "give up on a daemon that has not started answering a read within this `DURATION` (a daemon that accepts and never answers), and name it")
 }
 
 // check refuses a timeout that would give up at once.
-func (t *readTimeout) check() error {
+func (t *listTimeout) check() error {
 	if t.d <= 0 {
 		return output.UsageError("--timeout takes a duration above 0, such as 5s")
 	}
@@ -36,7 +36,7 @@ func (t *readTimeout) check() error {
 
 // bound is client with its reads bounded by the timeout (its judge's too:
 // it reads with the client's configuration).
-func (t *readTimeout) bound(client *stream.Client) (*stream.Client, error) {
+func (t *listTimeout) bound(client *stream.Client) (*stream.Client, error) {
 	if client == nil || t.d <= 0 {
 		return client, nil
 	}

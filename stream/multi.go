@@ -101,6 +101,7 @@ type NoAnswerError struct {
 	After time.Duration
 }
 
+// Error says the read and its bound: "list: no answer within 10s".
 func (e NoAnswerError) Error() string {
 	return e.Op + ": no answer within " + e.After.Round(time.Millisecond).String()
 }

@@ -101,18 +101,18 @@ type prober interface {
 }
 
 // partOf is the poll loop of context name.
-func (c *Console) partOf(name string) (int, *part) {
-	for i, p := range c.parts {
+func (c *Console) partOf(name string) *part {
+	for _, p := range c.parts {
 		if p.name == name {
-			return i, p
+			return p
 		}
 	}
-	return -1, nil
+	return nil
 }
 
 // onLink takes a change of a daemon's global-log link.
 func (c *Console) onLink(m stream.GlobalLinkMsg) {
-	_, p := c.partOf(m.Context)
+	p := c.partOf(m.Context)
 	if p == nil {
 		return
 	}
@@ -132,7 +132,7 @@ func (c *Console) onLogEvents(evs []model.Event) {
 		if !blindKinds[evs[i].Kind] {
 			continue
 		}
-		if _, p := c.partOf(evs[i].Context); p != nil && !p.log.carries {
+		if p := c.partOf(evs[i].Context); p != nil && !p.log.carries {
 			p.log.carries, p.log.blind, p.log.why = true, false, ""
 		}
 	}
