@@ -102,6 +102,12 @@ func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, 
 		return nil
 	}
 	co.JudgeIn = func(name string) console.Judge { return judges[name] }
+	co.JournalIn = func(name string) []string { // this machine's submissions to that daemon (j, j!)
+		if d, ok := reached[name]; ok {
+			return journalIDs(o.getenv, d.c.url, nil)
+		}
+		return nil
+	}
 	return startConsole(ctx, co, stdin, stdout, stderr, nil)
 }
 

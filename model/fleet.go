@@ -323,10 +323,14 @@ func (f *Fleet) AddEvents(evs []Event) {
 
 // MarkJournal marks the actions this machine's submission journal knows;
 // one the daemon does not list stays visible.
-func (f *Fleet) MarkJournal(ids []string) {
+func (f *Fleet) MarkJournal(ids []string) { f.MarkJournalIn("", ids) }
+
+// MarkJournalIn is MarkJournal for the actions of context ctx's daemon
+// (the journal's entries made against its URL).
+func (f *Fleet) MarkJournalIn(ctx string, ids []string) {
 	for _, id := range ids {
 		if id != "" {
-			f.row("", id).Journal = true
+			f.row(ctx, id).Journal = true
 		}
 	}
 	f.Version++

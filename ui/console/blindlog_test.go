@@ -179,3 +179,53 @@ func TestConsoleJournalProbeSettlesNoNotification(t *testing.T) {
 		t.Fatalf("an old journal action read settled counts as settled while watched: %v", c.watch.settling)
 	}
 }
+
+// Across contexts, each daemon's own journal entries (Options.JournalIn)
+// are its rows: the streaming submission to the tenant-scoped fleet, which
+// its list lacks while it runs, reads streaming on that context's row, and
+// that context alone is named blind in the header.
+func TestConsoleAcrossContextsJournalAndBlindLog(t *testing.T) {
+	t.Parallel()
+	start := func(f *sim.Fleet, err error) *stream.Poller {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := f.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(f.Close)
+		c, err := stream.NewDaemon(stream.Config{BaseURL: u, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.NewPoller(0)
+	}
+	host := start(sim.ConnectorHostFleet(4, true))
+	east := start(sim.ConsoleFleet(4))
+	ids := sim.ConnectorHostActions
+	multi := &stream.Multi{Sources: []stream.MultiSource{{Name: "east", Poller: east}, {Name: "host", Poller: host}}}
+	c := New(context.Background(), Options{Daemon: multi, Contexts: []string{"east", "host"}, Keys: realConsoleKeys(t),
+		LiveKeys: realKeys(t), NoColor: true, PollEvery: 50 * time.Millisecond,
+		JournalIn: func(name string) []string {
+			if name == "host" {
+				return []string{ids[1]}
+			}
+			return nil
+		}})
+	t.Cleanup(c.Close)
+	rec, fr := frames.Record(c)
+	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(240, 40),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	rows := fr.Wait(t, "host named blind, its streaming submission streaming", func(s string) bool {
+		l := rowOf(s, ids[1])
+		return strings.Contains(strings.SplitN(s, "\n", 2)[0], "host: global log without chunk/result events") &&
+			strings.HasPrefix(strings.TrimSpace(l), "host") && strings.Contains(l, "streaming")
+	})
+	if head := rows[0]; strings.Contains(head, "east, host:") || strings.Contains(head, "east:") {
+		t.Errorf("east's log named blind: %q", head)
+	}
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
+}

@@ -68,6 +68,9 @@ type Options struct {
 	// Journal lists the action IDs this machine's submission journal knows.
 	// It reads a file: the poll's command calls it, never Update.
 	Journal func() []string
+	// JournalIn is Journal for each context's daemon, in a console across
+	// contexts (the entries made against its URL).
+	JournalIn func(context string) []string
 	// Judge judges the settled rows drawn (verdict.go; nil = the
 	// VERDICT column shows the AIP status, dimmed).
 	Judge Judge
@@ -431,9 +434,9 @@ func (c *Console) onList(msg listMsg) (stop bool) {
 	if c.olderOff < 0 && !p.multi {
 		c.olderOff = msg.w.Recent.Offset
 	}
-	if c.opts.Journal != nil && !p.multi {
+	if c.opts.JournalIn != nil {
 		ids := msg.journal
-		c.fleet.MarkJournal(ids[max(0, len(ids)-journalRecent):])
+		c.fleet.MarkJournalIn(p.name, ids[max(0, len(ids)-journalRecent):])
 	}
 	c.watchLog(p)
 	c.refresh()

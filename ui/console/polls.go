@@ -125,8 +125,8 @@ func (c *Console) pollCmd(i int, manual bool) tea.Cmd {
 	p.sent = c.clock()
 	poll, ctx, multi := p.poll, c.ctx, p.multi
 	var journal func() []string
-	if i == 0 && !multi {
-		journal = c.opts.Journal
+	if in, name := c.opts.JournalIn, p.name; in != nil {
+		journal = func() []string { return in(name) }
 	}
 	return func() tea.Msg {
 		rctx := ctx
