@@ -56,7 +56,6 @@ type logWatch struct {
 	why     string // what showed it blind
 
 	polls       int            // polls answered
-	liveAt      int            // the poll count when the log went live
 	seenLive    map[string]int // row keys seen live (listed in a live state)
 	settledPoll map[string]int // ... and the poll they were first seen settled at
 	chunkProbes int            // probes that read chunks the log never carried
@@ -119,8 +118,8 @@ func (c *Console) onLink(m stream.GlobalLinkMsg) {
 	switch {
 	case m.Denied:
 		p.log.denied = true
-	case m.Live && !p.log.live:
-		p.log.live, p.log.liveAt = true, p.log.polls
+	case m.Live:
+		p.log.live = true // its join window (handed over first) counts
 	case !m.Live:
 		p.log.live = false // reconnecting: what it missed meanwhile proves nothing
 	}
@@ -163,7 +162,7 @@ func (c *Console) watchLog(p *part) {
 			at, ok := w.settledPoll[k]
 			if !ok {
 				w.settledPoll[k] = w.polls
-			} else if w.live && w.polls > max(at, w.liveAt) {
+			} else if w.live && w.polls > at {
 				w.blind = true
 				w.why = render.Line(r.ActionID) + " settled and the log said nothing of it"
 			}
@@ -195,7 +194,11 @@ func (c *Console) probeCmds(i int) tea.Cmd {
 	for _, r := range c.fleet.Rows(model.Filter{Context: p.name}) {
 		k := r.Key()
 		held[k] = true
-		if r.ActionID == "" || r.Settled() || !(every || r.JournalOnly()) {
+		// Every live row while the log is blind or refused; otherwise this
+		// machine's own the list lacks, unless the log carries events and
+		// shows it streaming.
+		own := r.Journal && !r.Listed && !(w.carries && r.LiveSync)
+		if r.ActionID == "" || r.Settled() || !(every || own) {
 			continue
 		}
 		pr := w.probes[k]

@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -158,7 +159,7 @@ func TestConsoleJournalProbeSettlesNoNotification(t *testing.T) {
 	d := &probeDaemon{}
 	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
 		Journal: func() []string { return []string{"act_old_failed"} }, Judge: &fakeJudge{},
-		Clock: (&testClock{t: t0}).now, NoColor: true, NotifyOn: []string{"failed"},
+		Clock: (&testClock{t: t0}).now, NoColor: true, NotifyOn: []string{"failed"}, PollEvery: time.Millisecond,
 		NotifyOnBytes: func(text string) string { return text }})
 	t.Cleanup(c.Close)
 	c.update(tea.WindowSizeMsg{Width: 160, Height: 20})
@@ -228,4 +229,129 @@ func TestConsoleAcrossContextsJournalAndBlindLog(t *testing.T) {
 	}
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
+}
+
+// liveProbeDaemon lists n running actions, may not read the global log,
+// and answers probes with one chunk each, counting them.
+type liveProbeDaemon struct {
+	fakeDaemon
+	probed []string
+}
+
+func (d *liveProbeDaemon) Probe(_ context.Context, id, cursor string) (stream.Probe, error) {
+	d.probed = append(d.probed, id)
+	data, _ := json.Marshal(map[string]any{"action_id": id, "sequence": len(cursor), "kind": "delta"})
+	return stream.Probe{ID: id, Status: model.ActionStatus{ActionID: id, State: "running"}, Chunks: 1, Cursor: cursor + "x",
+		Events: []model.Event{{Kind: "aip.stream.chunk", ActionID: id, OccurredAt: t0.Format(time.RFC3339Nano), Data: data}}}, nil
+}
+
+// The probes' budget (design §7: a few at a time): with ten live rows and
+// a log the token may not read, a poll probes four actions, no more while
+// those are out, and the next poll the four least recently read.
+func TestConsoleProbesAFewAtATime(t *testing.T) {
+	t.Parallel()
+	d := &liveProbeDaemon{}
+	for i := range 10 {
+		d.list = append(d.list, model.ActionStatus{ActionID: fmt.Sprintf("act_live_%02d", i), State: "running",
+			UpdatedAt: t0.Add(-time.Duration(i) * time.Second).Format(time.RFC3339Nano)})
+	}
+	clock := &testClock{t: t0}
+	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t), Clock: clock.now, NoColor: true,
+		PollEvery: time.Millisecond}) // flatten runs the next poll's tick
+	t.Cleanup(c.Close)
+	c.update(tea.WindowSizeMsg{Width: 160, Height: 20})
+	c.update(globalMsg{stream.GlobalLinkMsg{Denied: true}})
+	probes := func() []tea.Msg {
+		_, cmd := c.update(c.listCmd()())
+		var out []tea.Msg
+		for _, m := range flatten(cmd) {
+			if pm, ok := m.(probedMsg); ok {
+				out = append(out, pm)
+			}
+		}
+		return out
+	}
+	first := probes()
+	if len(first) != maxProbes || len(d.probed) != 4 {
+		t.Fatalf("a poll sent %d probes, want 4", len(first))
+	}
+	if again := probes(); len(again) != 0 {
+		t.Fatalf("%d more probes while 4 are out", len(again))
+	}
+	for _, m := range first {
+		c.update(m)
+	}
+	clock.t = clock.t.Add(time.Second)
+	second := probes()
+	if len(second) != 4 {
+		t.Fatalf("the next poll sent %d probes", len(second))
+	}
+	seen := map[string]int{}
+	for _, id := range d.probed {
+		seen[id]++
+	}
+	if len(seen) != 8 {
+		t.Fatalf("the second poll probed again what the first did: %v", d.probed)
+	}
+	// What they read goes the log's way: a probed row reads its chunk.
+	for _, m := range second {
+		c.update(m)
+	}
+	if n := len(c.fleet.Rows(model.Filter{})); n != 10 {
+		t.Fatalf("%d rows", n)
+	}
+	r, _ := c.fleet.Row(d.probed[0])
+	if !r.HasSeq {
+		t.Fatalf("a probed row took no chunk: %+v", r)
+	}
+}
+
+// One probe's chunks the live log has not carried yet prove nothing (its
+// batch may be on its way); a second probe's, a poll later, do. An action
+// seen settled before the log went live proves nothing until a poll with
+// the log live.
+func TestConsoleBlindLogNeedsASecondLook(t *testing.T) {
+	t.Parallel()
+	d := &liveProbeDaemon{}
+	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		Journal: func() []string { return []string{"act_mine_streaming"} }, Clock: (&testClock{t: t0}).now, NoColor: true,
+		PollEvery: time.Millisecond})
+	t.Cleanup(c.Close)
+	c.update(tea.WindowSizeMsg{Width: 200, Height: 20})
+	c.update(globalMsg{stream.GlobalLinkMsg{Live: true}})
+	blind := func() bool { return strings.Contains(strings.SplitN(screenOf(c), "\n", 2)[0], "tenant-scoped") }
+	poll := func() {
+		_, cmd := c.update(c.listCmd()())
+		for _, m := range flatten(cmd) {
+			if pm, ok := m.(probedMsg); ok {
+				c.update(pm)
+			}
+		}
+	}
+	poll()
+	if len(d.probed) != 1 || blind() {
+		t.Fatalf("after one probe with chunks: probed %v, blind %v", d.probed, blind())
+	}
+	poll()
+	if len(d.probed) != 2 || !blind() {
+		t.Fatalf("after two: probed %v, blind %v", d.probed, blind())
+	}
+
+	// Settled before the log went live.
+	d2 := &fakeDaemon{list: []model.ActionStatus{{ActionID: "act_a", State: "running", UpdatedAt: t0.Format(time.RFC3339Nano)}}}
+	c2 := New(context.Background(), Options{Daemon: d2, Keys: realConsoleKeys(t), LiveKeys: realKeys(t), Clock: (&testClock{t: t0}).now, NoColor: true})
+	t.Cleanup(c2.Close)
+	c2.update(tea.WindowSizeMsg{Width: 200, Height: 20})
+	c2.update(c2.listCmd()())
+	d2.list[0].State = "completed"
+	c2.update(c2.listCmd()())
+	c2.update(c2.listCmd()())
+	c2.update(globalMsg{stream.GlobalLinkMsg{Live: true}})
+	if head := strings.SplitN(screenOf(c2), "\n", 2)[0]; strings.Contains(head, "tenant-scoped") {
+		t.Fatalf("blind as the log went live: %q", head)
+	}
+	c2.update(c2.listCmd()())
+	if head := strings.SplitN(screenOf(c2), "\n", 2)[0]; !strings.Contains(head, "tenant-scoped") {
+		t.Fatalf("not blind a poll after the log went live, silent: %q", head)
+	}
 }

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -128,4 +129,49 @@ func TestConsoleHungDaemonIsStale(t *testing.T) {
 	}
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
+}
+
+// A context whose daemon cannot be read keeps its row (its error) and its
+// footer word (stale) through the other contexts' polls, each of which
+// takes its own context's rows only.
+func TestConsoleFailedContextStaysStaleThroughOthersPolls(t *testing.T) {
+	t.Parallel()
+	client := simDaemon(t)
+	multi := &stream.Multi{Sources: []stream.MultiSource{
+		{Name: "down", Err: errors.New("context down: token_file: no such file")},
+		{Name: "east", Poller: client.NewPoller(0)},
+	}}
+	c := New(context.Background(), Options{Daemon: multi, Contexts: []string{"down", "east"}, Keys: realConsoleKeys(t),
+		LiveKeys: realKeys(t), NoColor: true, Clock: (&testClock{t: t0}).now, PollEvery: time.Millisecond})
+	t.Cleanup(c.Close)
+	c.update(tea.WindowSizeMsg{Width: 200, Height: 30})
+	for range 3 { // each context's answer, one after the other, thrice
+		for _, m := range flatten(c.listCmd()) {
+			if lm, ok := m.(listMsg); ok {
+				c.update(lm)
+			}
+		}
+	}
+	s := screenOf(c)
+	lines := strings.Split(s, "\n")
+	status := lines[len(lines)-2]
+	if !strings.Contains(status, "stale: down (context down: token_file: no such file)") {
+		t.Errorf("the status line: %q", status)
+	}
+	var down, east int
+	for _, l := range lines {
+		switch f := strings.Fields(l); {
+		case len(f) == 0:
+		case f[0] == "down" && strings.Contains(l, "(daemon not read)"):
+			down++
+		case f[0] == "east" && strings.Contains(l, "act_sim_console"):
+			east++
+			if strings.Contains(l, "stale") {
+				t.Errorf("a row of the context that answered reads stale: %q", l)
+			}
+		}
+	}
+	if down != 1 || east < 5 {
+		t.Errorf("%d rows of down (want its one), %d of east:\n%s", down, east, s)
+	}
 }
