@@ -109,7 +109,7 @@ func consoleKeyMap() ui.ConsoleKeyMap {
 	return ui.ConsoleKeyMap{
 		Open:      bind("enter", "follow the action", "enter"),
 		Back:      bind("esc", "back to the list (detach, never cancel)", "esc"),
-		Filter:    bind("/", "filter by ID, capability or state", "/"),
+		Filter:    bind("/", "filter by the text the rows show", "/"),
 		States:    bind("1-5", "all, live, settled; 4: judged failed, 5: not verified", "1", "2", "3", "4", "5"),
 		Refresh:   bind("ctrl+r", "read the list now", "ctrl+r"),
 		Cancel:    bind("c", "cancel (the live view's confirmation)", "c"),

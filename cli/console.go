@@ -215,6 +215,12 @@ func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) i
 		return nil
 	}
 	co.JudgeIn = func(name string) console.Judge { return judges[name] }
+	co.JournalIn = func(name string) []string { // this machine's submissions to that daemon (j, j!)
+		if d, ok := reached[name]; ok {
+			return journalIDs(f.w.e.getenv, d.c.url, nil)
+		}
+		return nil
+	}
 	return startConsole(ctx, co, f.w.e, nil)
 }
 

@@ -46,6 +46,7 @@ type lsFlags struct {
 	// context is the context whose daemon is read (ls --all-contexts),
 	// marked on each of its rows.
 	context string
+	timeout listTimeout // --timeout (timeout.go)
 }
 
 // defaultListLimit is how many rows ls prints without --limit, --since or
@@ -76,6 +77,7 @@ action appears only once it has settled).`,
 	fs.BoolVar(&lf.all, "all", false, "every action of the daemon's list, newest first, printed page by page as it is read (on a daemon with a long history: one request per 1,000 rows)")
 	fs.StringVar(&lf.verdictArg, "verdict", "", "judge each settled row printed and show its verdict (a review of each: its whole log, at most 4 at once); =`VERDICTS` (failed,incomplete) keeps only the rows judged so")
 	fs.Lookup("verdict").NoOptDefVal = verdictAll
+	lf.timeout.add(fs)
 	addDemoFlag(fs, &lf.demo, "list the actions of the `console` demo's simulated daemon", demoConsole)
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
 		return lf.run(c, e, g, func(o *watch) int { return runList(o, lf) })
@@ -108,6 +110,9 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 		lf.verdictArg = "," // --verdict= names no verdict: the usage error says so
 	}
 	if err := lf.checkVerdict(); err != nil {
+		return err
+	}
+	if err := lf.timeout.check(); err != nil {
 		return err
 	}
 	for _, s := range lf.states {
@@ -170,6 +175,9 @@ func runListing(o *watch, lf lsFlags, cmd string, journal bool,
 	}
 	defer stop()
 	client, err := o.conn.daemon(e.stderr)
+	if err == nil {
+		client, err = lf.timeout.bound(client)
+	}
 	if err != nil {
 		return o.fail(err)
 	}

@@ -37,6 +37,11 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	w := output.NewListWriter(stdout, base.g.output == "jsonl", time.Now(), termWidth(stdout)).WithContexts()
 	w.Verdicts = lf.verdict
 	daemons := configDaemons(base, f.Names())
+	for i := range daemons {
+		if daemons[i].err == nil {
+			daemons[i].client, daemons[i].err = lf.timeout.bound(daemons[i].client)
+		}
+	}
 	// The journal is read once for every daemon (each keeps its own
 	// entries, listContext), and says what it has to say once.
 	entries := readJournal(getenv, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) })

@@ -45,6 +45,7 @@ list and named on stderr with the --limit that would judge them all.`,
 	fs.SortFlags = false
 	fs.IntVar(&lf.limit, "limit", defaultListLimit, "judge at most `N` settled actions, the most recent (default 100; without --since: of the N most recent rows)")
 	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h): the most recent --limit settled ones judged, the rest counted")
+	lf.timeout.add(fs)
 	addDemoFlag(fs, &lf.demo, "the figures of the `console` demo's simulated daemon", demoConsole)
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
 		lf.verdictArg = verdictAll // every settled row judged, up to the bound
