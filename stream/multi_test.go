@@ -141,5 +141,7 @@ func TestMultiPartsArePolledApart(t *testing.T) {
 		t.Fatalf("%T %v", err, err)
 	}
 	cancel()
-	<-hungDone
+	if err := <-hungDone; err != nil {
+		t.Logf("the hung read ended: %v", err)
+	}
 }
