@@ -24,6 +24,10 @@ type exportedMsg struct {
 }
 
 func (m *Live) exportCmd() tea.Cmd {
+	if m.opts.NoExport != "" {
+		m.setNotice(m.opts.NoExport, false)
+		return nil
+	}
 	now := m.clock()
 	data := output.Markdown(m.action, output.MarkdownOptions{Redact: m.opts.Redact, Version: m.opts.Version, Now: now})
 	path, generated := m.opts.ExportPath, false

@@ -90,11 +90,16 @@ type Options struct {
 	Redact       bool
 	NoColor      bool
 	CancelReason string
-	Version      string
-	PollEvery    time.Duration // 0 = 3 s (protocol §2.1: poll gently)
-	Input        io.Reader
-	Output       io.Writer
-	Clock        func() time.Time
+	// NoCancel and NoExport are the live views' (ui.Options): a console
+	// whose c sends nothing (a watch key of `aipwatch serve`), and whose
+	// e writes no file.
+	NoCancel  string
+	NoExport  string
+	Version   string
+	PollEvery time.Duration // 0 = 3 s (protocol §2.1: poll gently)
+	Input     io.Reader
+	Output    io.Writer
+	Clock     func() time.Time
 }
 
 // DefaultPollEvery is the list's polling period.
@@ -542,6 +547,10 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Mark):
 		c.toggleMark()
 	case key.Matches(msg, k.Cancel):
+		if c.opts.NoCancel != "" {
+			c.note = c.opts.NoCancel
+			return nil
+		}
 		if why := c.noCancel(); why != "" {
 			c.note = why
 			return nil
@@ -675,7 +684,7 @@ func (c *Console) open(what ask) tea.Cmd {
 		// an error before aipd answers stays on it instead of quitting the
 		// console.
 		panes = append(panes, ui.Options{ActionID: r.ActionID, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact,
-			NoColor: c.opts.NoColor, CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock,
+			NoColor: c.opts.NoColor, CancelReason: c.opts.CancelReason, NoCancel: c.opts.NoCancel, NoExport: c.opts.NoExport, Version: c.opts.Version, Clock: c.opts.Clock,
 			Reconcile: reconcile, Neighbours: neighbours, Context: r.Context})
 	}
 	c.picked = true // back in the list, the selection is this action
