@@ -345,7 +345,8 @@ func (s *Server) register(sess ssh.Session, p Person, args []string) (*liveSessi
 	s.nextID++
 	ctx, cancel := context.WithCancel(s.ctx)
 	stop := context.AfterFunc(sess.Context(), cancel)
-	ls := &liveSession{info: &sessionInfo{id: s.nextID, person: p, remote: sess.RemoteAddr().String(), args: args},
+	pty, _, _ := sess.Pty()
+	ls := &liveSession{info: &sessionInfo{id: s.nextID, person: p, remote: sess.RemoteAddr().String(), term: pty.Term, args: args},
 		sess: sess, ctx: ctx, act: newActivity(), ended: make(chan struct{})}
 	ls.cancel = func() { stop(); cancel() }
 	s.sessions[ls.info.id] = ls
@@ -390,7 +391,6 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		tea.WithWindowSize(w, h),
 		tea.WithFilter(sz.filter),
 		tea.WithoutSignalHandler(),
-		tea.WithContext(ls.ctx),
 	)
 	p := tea.NewProgram(m, opts...)
 	sz.mu.Lock()

@@ -33,8 +33,8 @@ type Views struct {
 	// watcher never has one (a reconcile read submits an action).
 	Reconcile ui.ReconcileFunc
 	// Notification builds what the session's terminal is sent when an
-	// action n armed settles (nil: n is off).
-	Notification func(*model.Action) string
+	// action n armed settles, for the session's $TERM (nil: n is off).
+	Notification func(term string) func(*model.Action) string
 	// PollEvery is the console's poll period, and the shared poll's age
 	// limit (0: the console's default).
 	PollEvery time.Duration
@@ -47,6 +47,7 @@ type sessionInfo struct {
 	id     int64
 	person Person
 	remote string
+	term   string // the client's $TERM (its pty request's)
 	args   []string
 }
 
@@ -107,6 +108,10 @@ func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (tea.Model, 
 		return &sessionRunner{Runner: s.hub.follow(id), s: s, si: si, id: id}
 	}
 	reason := s.cancelReason(si)
+	var notify func(*model.Action) string
+	if v.Notification != nil {
+		notify = v.Notification(si.term)
+	}
 	var reconcile ui.ReconcileFunc
 	noCancel := ""
 	if si.person.Role.CanCancel() {
@@ -117,7 +122,7 @@ func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (tea.Model, 
 	if len(si.args) == 0 {
 		c := console.New(ctx, console.Options{
 			Daemon: s.hub.daemon(), Keys: v.Keys, LiveKeys: v.LiveKeys, Follow: runner, Judge: s.hub.judge(),
-			Notification: v.Notification, Reconcile: reconcile, CancelReason: reason,
+			Notification: notify, Reconcile: reconcile, CancelReason: reason,
 			NoCancel: noCancel, NoExport: noExportServe, Version: v.Version, PollEvery: v.PollEvery, Clock: v.Clock,
 		})
 		return c, c.Close
@@ -126,7 +131,7 @@ func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (tea.Model, 
 	for _, id := range si.args {
 		panes = append(panes, ui.Options{ActionID: id, Backend: runner(id), Keys: v.LiveKeys,
 			CancelReason: reason, NoCancel: noCancel, NoExport: noExportServe, Reconcile: reconcile,
-			Notification: v.Notification, Version: v.Version, Clock: v.Clock})
+			Notification: notify, Version: v.Version, Clock: v.Clock})
 	}
 	h := &viewsHost{s: split.New(ctx, panes, v.LiveKeys, false)}
 	return h, h.s.Close
