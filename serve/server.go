@@ -30,11 +30,11 @@ import (
 
 // Config is a server's settings.
 type Config struct {
-	Listen         string // host:port
-	AuthorizedKeys string // keys that watch
-	OperatorKeys   string // keys that also cancel
-	HostKey        string // the host key's file (made when missing)
-	AuditLog       string // the audit log's file
+	Listen         string        // host:port
+	AuthorizedKeys string        // keys that watch
+	OperatorKeys   string        // keys that also cancel
+	HostKey        string        // the host key's file (made when missing)
+	AuditLog       string        // the audit log's file
 	MaxSessions    int           // sessions at once (0: DefaultMaxSessions)
 	IdleTimeout    time.Duration // a session with no key or window change for this long is closed (< 0: never; 0: DefaultIdleTimeout)
 	ConnRate       int           // connections a minute from one address (0: DefaultConnRate)
@@ -493,4 +493,3 @@ func (s *Server) sessionCount() int {
 	defer s.mu.Unlock()
 	return len(s.sessions)
 }
-
