@@ -25,16 +25,16 @@ func TestNoColorFromTheRunsEnvironment(t *testing.T) {
 	if !consoleOptions(o).NoColor {
 		t.Error("the console drew in colour with NO_COLOR set in the run's environment")
 	}
-	if !o.colorless(true) {
+	if !o.w.colorless(true) {
 		t.Error("a TUI drew in colour with NO_COLOR set")
 	}
 	if o, _, err = parse(nil, io.Discard, env("")); err != nil {
 		t.Fatal(err)
 	}
-	if consoleOptions(o).NoColor || o.colorless(true) {
+	if consoleOptions(o).NoColor || o.w.colorless(true) {
 		t.Error("no colour without NO_COLOR or --no-color on a terminal")
 	}
-	if !o.colorless(false) {
+	if !o.w.colorless(false) {
 		t.Error("colour into an output that is no terminal")
 	}
 	if o, _, err = parse([]string{"--no-color"}, io.Discard, env("")); err != nil {

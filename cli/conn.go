@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"aipwatch/config"
 	"aipwatch/stream"
@@ -235,3 +236,21 @@ func (c *conn) tokenSource() string {
 // shownURL is the URL without credentials, as it is shown, journalled and
 // recorded.
 func (c *conn) shownURL() string { return redactURL(c.url) }
+
+// retryPacing is the back-off between tries of every client the commands
+// make; zero values are stream's defaults (250 ms doubling to 10 s), which
+// no flag changes. The tests shorten it (TestMain) so that no test waits
+// out the production back-off of a daemon that refuses or is not there.
+var retryPacing struct{ min, max time.Duration }
+
+// asyncPostTimeout bounds an async submission's POST (zero: stream's
+// 1 min; no flag changes it). A test shortens it to tell a sync POST,
+// which is never bounded, from an async one without waiting a minute.
+var asyncPostTimeout time.Duration
+
+// paced is cfg with retryPacing and asyncPostTimeout.
+func paced(cfg stream.Config) stream.Config {
+	cfg.BackoffMin, cfg.BackoffMax = retryPacing.min, retryPacing.max
+	cfg.SubmitTimeout = asyncPostTimeout
+	return cfg
+}

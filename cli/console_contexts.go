@@ -22,11 +22,12 @@ const demoFleet = "fleet"
 // consoleContexts are the contexts the console reads at once: every
 // context of the config file when it has several and the run names no
 // single daemon; nil otherwise.
-func consoleContexts(o *options, getenv func(string) string) []string {
-	if o.demo != "" || o.replay != "" || o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
+func consoleContexts(f *follow) []string {
+	o := &f.w.conn
+	if f.w.r.demo != "" || f.f.replay != "" || o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
 		return nil
 	}
-	if names := contextNames(filesOf(o.cf, getenv)); len(names) >= 2 {
+	if names := contextNames(filesOf(f.w.g.cf, f.w.e.getenv)); len(names) >= 2 {
 		return names
 	}
 	return nil
@@ -37,14 +38,14 @@ func consoleContexts(o *options, getenv func(string) string) []string {
 type contextDaemon struct {
 	name   string
 	c      *conn
-	run    *options
+	run    *watch
 	client *stream.Client // nil when err
 	err    error
 }
 
 // follow is the runner that follows one action of the daemon.
 func (d contextDaemon) follow(id string) stream.Runner {
-	cfg := d.run.withTimeouts(d.client.Config())
+	cfg := d.run.r.withTimeouts(d.client.Config())
 	cfg.ActionID = id
 	c, err := newClient(cfg)
 	if err != nil {
@@ -55,7 +56,7 @@ func (d contextDaemon) follow(id string) stream.Runner {
 
 // judge is the daemon's judge of settled rows (the VERDICT column).
 func (d contextDaemon) judge() *stream.Judge {
-	return stream.NewJudge(d.run.withTimeouts(d.client.Config()), stream.JudgeOptions{})
+	return stream.NewJudge(d.run.r.withTimeouts(d.client.Config()), stream.JudgeOptions{})
 }
 
 // multiOf reads daemons as one for the console's polls: a source each,
@@ -75,7 +76,7 @@ func multiOf(daemons []contextDaemon) *stream.Multi {
 // runConsoleAcross runs the console over daemons, each with its own
 // connection for its list, its global log, its follows and its reconcile
 // reads; on stdout, with its keys from stdin (startConsole).
-func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, stdin io.Reader, stdout, stderr io.Writer) int {
+func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) int {
 	multi := multiOf(daemons)
 	reached := map[string]contextDaemon{} // the daemons with a client
 	judges := map[string]console.Judge{}
@@ -87,7 +88,7 @@ func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, 
 		}
 		names = append(names, d.name)
 	}
-	co := consoleOptions(o)
+	co := consoleOptions(f)
 	co.Daemon, co.Contexts = multi, names
 	co.FollowIn = func(name, id string) stream.Runner {
 		if d, ok := reached[name]; ok {
@@ -97,21 +98,21 @@ func runConsoleAcross(ctx context.Context, o *options, daemons []contextDaemon, 
 	}
 	co.ReconcileIn = func(name string) ui.ReconcileFunc {
 		if d, ok := reached[name]; ok {
-			return reconcilerFor(d.run, d.c)
+			return reconcilerFor(d.c, d.run.e.getenv, d.run.g.redact, 0)
 		}
 		return nil
 	}
 	co.JudgeIn = func(name string) console.Judge { return judges[name] }
-	return startConsole(ctx, co, stdin, stdout, stderr, nil)
+	return startConsole(ctx, co, f.w.e, nil)
 }
 
 // configDaemons are the config file's contexts' daemons, each with its own
 // credentials; one whose token file or CA cannot be read keeps its error
 // (its row shows it).
-func configDaemons(o *options, names []string) []contextDaemon {
+func configDaemons(o *watch, names []string) []contextDaemon {
 	out := make([]contextDaemon, 0, len(names))
 	for _, name := range names {
-		c := forContext(o.cf, name, o.getenv)
+		c := forContext(o.g.cf, name, o.e.getenv)
 		d := contextDaemon{name: name, c: &c, run: o}
 		d.client, d.err = c.quietDaemon()
 		out = append(out, d)
@@ -126,7 +127,7 @@ const fleetDemoDown = 45 * time.Second
 // startFleetDemo runs --demo=fleet's two simulated daemons, "east" (the
 // console demo's actions) and "west" (three more, with IDs of their own),
 // west stopping after fleetDemoDown; stop ends both.
-func startFleetDemo(o *options) (daemons []contextDaemon, stop func(), err error) {
+func startFleetDemo(o *watch) (daemons []contextDaemon, stop func(), err error) {
 	east, err := sim.ConsoleFleet(1)
 	if err != nil {
 		return nil, nil, err
@@ -151,8 +152,8 @@ func startFleetDemo(o *options) (daemons []contextDaemon, stop func(), err error
 		east.Close()
 		west.Close()
 	}
-	if !o.stallSet {
-		o.stallTimeout = demoStallTimeout
+	if !o.r.stallSet {
+		o.r.stallTimeout = demoStallTimeout
 	}
 	for _, f := range []struct {
 		name  string

@@ -100,19 +100,19 @@ func TestContextPrecedence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.ctx.err != nil {
-				t.Fatal(o.ctx.err)
+			if o.w.conn.ctx.err != nil {
+				t.Fatal(o.w.conn.ctx.err)
 			}
-			if o.url != c.url || o.tokenFile != c.tokenFile || o.cacert != c.cacert || o.ctx.name != c.ctx {
+			if o.w.conn.url != c.url || o.w.conn.tokenFile != c.tokenFile || o.w.conn.cacert != c.cacert || o.w.conn.ctx.name != c.ctx {
 				t.Errorf("got url %q token %q cacert %q context %q\nwant url %q token %q cacert %q context %q",
-					o.url, o.tokenFile, o.cacert, o.ctx.name, c.url, c.tokenFile, c.cacert, c.ctx)
+					o.w.conn.url, o.w.conn.tokenFile, o.w.conn.cacert, o.w.conn.ctx.name, c.url, c.tokenFile, c.cacert, c.ctx)
 			}
 		})
 	}
 	t.Run("no file", func(t *testing.T) {
 		none := newContextFixture(t, "")
 		o, _, err := parse([]string{"act_1"}, io.Discard, none.getenv)
-		if err != nil || o.ctx.err != nil || o.ctx.name != "" || o.url != "http://127.0.0.1:8080" || o.tokenFile != "" {
+		if err != nil || o.w.conn.ctx.err != nil || o.w.conn.ctx.name != "" || o.w.conn.url != "http://127.0.0.1:8080" || o.w.conn.tokenFile != "" {
 			t.Fatalf("%v %+v", err, o)
 		}
 	})
@@ -348,13 +348,13 @@ func TestConsoleAcrossContextsWhenNothingNamesOne(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(consoleContexts(o, env), ","); got != c.want {
+		if got := strings.Join(consoleContexts(o), ","); got != c.want {
 			t.Errorf("%v %v: %q, want %q", c.args, c.env, got, c.want)
 		}
 	}
 	one := newContextFixture(t, "[contexts.only]\nurl = \"http://127.0.0.1:9\"\n")
 	o, _, _ := parse(nil, io.Discard, one.getenv)
-	if got := consoleContexts(o, one.getenv); got != nil {
+	if got := consoleContexts(o); got != nil {
 		t.Errorf("one context: %v", got)
 	}
 }
@@ -372,16 +372,16 @@ url = "http://prod.example:8080"
 token_file = "/t"
 `)
 	o, _, err := parse([]string{"act_1"}, io.Discard, f.getenv)
-	if err != nil || !o.allowInsecureHTTP {
-		t.Fatalf("lab allows http: %v %v", err, o.allowInsecureHTTP)
+	if err != nil || !o.w.conn.allowInsecureHTTP {
+		t.Fatalf("lab allows http: %v %v", err, o.w.conn.allowInsecureHTTP)
 	}
-	prod := forContext(o.cf, "prod", f.getenv)
+	prod := forContext(o.w.g.cf, "prod", f.getenv)
 	if prod.allowInsecureHTTP || checkURL(prod.url, prod.allowInsecureHTTP) == nil {
 		t.Errorf("prod took lab's allow_insecure_http: %v", prod.allowInsecureHTTP)
 	}
 	demo, _, _ := parse([]string{"--demo=console"}, io.Discard, f.getenv)
-	if demo.ctx.name != "" || consoleContexts(demo, f.getenv) != nil {
-		t.Errorf("a demo read the config: %q", demo.ctx.name)
+	if demo.w.conn.ctx.name != "" || consoleContexts(demo) != nil {
+		t.Errorf("a demo read the config: %q", demo.w.conn.ctx.name)
 	}
 	// --context with a --url of another daemon: the context is not used,
 	// and the command says so.

@@ -17,23 +17,15 @@ import (
 	"aipwatch/stream"
 )
 
-// options is one run of following an action (the root command, submit,
-// reconcile, and the console): the daemon, the global flags, the flags of
-// the run and what the command decided.
-type options struct {
-	conn        // the daemon (conn.go)
-	globalFlags // --output, --redact, --no-color, and the flags conn was built from
-	runFlags    // the flags of watching a run
-	followFlags // the root's own: --cursor, --replay, --speed
-
-	readTimeout time.Duration       // reconcile's --read-timeout (0: defaultReadTimeout)
-	console     bool                // no ACTION_ID: the console on a terminal, else a usage error
-	actionID    string              //
-	targets     []target            // several actions, or one of another context (follow_many.go)
-	submission  *stream.Submission  // aipwatch submit (submit.go)
-	session     string              // the Hermes session_id submitted (model.Action.SubmittedSession)
-	getenv      func(string) string // for the journal's path (R, submit)
-	keys        Keys                // the TUI's and the console's bindings (the root's keymap.go)
+// watch is what a command that watches actions decided (the follow,
+// submit, reconcile, the console, ls and stats): the daemon, the global
+// flags, the run's flags, and the invocation it runs in. A command turns
+// it into a run.Plan (plan.go) or the console's options (ls.go).
+type watch struct {
+	conn conn        // the daemon (conn.go)
+	g    globalFlags // --output, --redact, --no-color, and the flags conn was built from
+	r    runFlags    // the flags of watching a run
+	e    *runEnv     // the streams, the environment, the keys
 }
 
 // runFlags are the flags of watching a run: following one action (the
@@ -50,15 +42,6 @@ type runFlags struct {
 	appearTimeout time.Duration
 	stallTimeout  time.Duration
 	stallSet      bool // --stall-timeout was given
-}
-
-// followFlags are the root's own flags: where to start, and a replay.
-type followFlags struct {
-	cursor string
-	replay string
-	speed  float64
-	// notifyOn is the console's --notify-on, as given (notify.go).
-	notifyOn string
 }
 
 const defaultReason = "cancelled by an operator from aipwatch"
@@ -221,4 +204,11 @@ func (r *runFlags) rawCap() int64 {
 		return -1
 	}
 	return int64(r.rawCapMiB) << 20
+}
+
+// withTimeouts is cfg with the run's --appear-timeout and --stall-timeout:
+// every follow of an action (the run, the console's, reconcile's review).
+func (r *runFlags) withTimeouts(cfg stream.Config) stream.Config {
+	cfg.AppearTimeout, cfg.StallTimeout = r.appearTimeout, r.stallTimeout
+	return paced(cfg)
 }

@@ -23,7 +23,7 @@ func TestRunFlagsRefuseWhatMeansNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := o.rawCap(); got != want {
+		if got := o.w.r.rawCap(); got != want {
 			t.Errorf("--raw-cap-mib %s: the model's cap %d, want %d", mib, got, want)
 		}
 	}

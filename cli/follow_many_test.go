@@ -2,12 +2,10 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
-	"aipwatch/model"
 	"aipwatch/sim"
 )
 
@@ -81,22 +79,5 @@ func TestSeveralActionsAcrossContexts(t *testing.T) {
 	}
 	if n := strings.Count(out, `"type":"verdict"`); n != 2 {
 		t.Fatalf("%d verdicts, want 2:\n%s", n, out)
-	}
-}
-
-// Quitting never cancels: the resume command names every action still
-// live, as given (CONTEXT/act_… too), and none that stopped on an error.
-func TestSeveralActionsResumeNamesTheLiveOnes(t *testing.T) {
-	t.Parallel()
-	o := &options{conn: conn{url: "http://127.0.0.1:8080"}}
-	o.targets = []target{{arg: "act_a_01", id: "act_a_01"}, {arg: "west/act_b_02", id: "act_b_02"}, {arg: "act_c_03", id: "act_c_03"}}
-	runs := []manyRun{{a: model.NewAction("act_a_01")}, {a: model.NewAction("act_b_02")},
-		{a: model.NewAction("act_c_03"), err: errors.New("status: connection refused")}}
-	var w strings.Builder
-	if code := o.manyExit(runs, &w); code != model.ExitPending {
-		t.Fatalf("exit %d, want pending (%d): the first is still running", code, model.ExitPending)
-	}
-	if !strings.Contains(w.String(), "2 actions keep running") || !strings.HasSuffix(w.String(), " act_a_01 west/act_b_02\n") {
-		t.Fatalf("the resume command:\n%s", w.String())
 	}
 }

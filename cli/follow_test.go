@@ -14,7 +14,6 @@ import (
 
 	"aipwatch/model"
 	"aipwatch/sim"
-	"aipwatch/stream"
 )
 
 func noEnv(string) string { return "" }
@@ -239,12 +238,12 @@ func TestEnvironmentDefaults(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"AIP_URL": "https://e.example", "AIP_TOKEN_FILE": "/t", "AIP_ACTION_ID": "act_env"}
 	o, _, err := parse(nil, &bytes.Buffer{}, func(k string) string { return env[k] })
-	if err != nil || o.url != "https://e.example" || o.tokenFile != "/t" || o.actionID != "act_env" {
+	if err != nil || o.w.conn.url != "https://e.example" || o.w.conn.tokenFile != "/t" || o.targets[0].id != "act_env" {
 		t.Fatalf("%+v %v", o, err)
 	}
 	env = map[string]string{"GETAIP_NATIVE_BEARER_TOKEN_FILE": "/g"}
 	o, _, _ = parse([]string{"act_x"}, &bytes.Buffer{}, func(k string) string { return env[k] })
-	if o.tokenFile != "/g" || o.url != "http://127.0.0.1:8080" {
+	if o.w.conn.tokenFile != "/g" || o.w.conn.url != "http://127.0.0.1:8080" {
 		t.Fatalf("%+v", o)
 	}
 }
@@ -252,8 +251,8 @@ func TestEnvironmentDefaults(t *testing.T) {
 func TestResumeCommandQuotesAndHasNoToken(t *testing.T) {
 	defer func(f func() string) { argv0 = f }(argv0)
 	argv0 = func() string { return "aipwatch" }
-	o := &options{conn: conn{url: "http://u:secret@127.0.0.1:1", tokenFile: "/run/my token"}, runFlags: runFlags{rawCapMiB: defaultRawCapMiB, reason: defaultReason}, actionID: "act_1"}
-	got := resumeCommand(o, "aev_cursor_3_2")
+	o := &watch{conn: conn{url: "http://u:secret@127.0.0.1:1", tokenFile: "/run/my token"}, r: runFlags{rawCapMiB: defaultRawCapMiB, reason: defaultReason}}
+	got := resumeWith(o, "aev_cursor_3_2", "act_1")
 	want := `aipwatch --url http://127.0.0.1:1 --token-file '/run/my token' --cursor aev_cursor_3_2 act_1`
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
@@ -284,8 +283,8 @@ func TestResumeCommandCarriesTheRunsFlags(t *testing.T) {
 	// The printed command parses back to the same run.
 	back, _, err := parse(strings.Fields(strings.ReplaceAll(strings.TrimPrefix(got, "./bin/aipwatch "), "'ops: stop'", "ops:stop")),
 		&bytes.Buffer{}, func(string) string { return "" })
-	if err != nil || !back.redact || !back.allowInsecureHTTP || back.output != "plain" || back.cacert == "" ||
-		back.record == "" || back.cursor != "aev_cursor_9_9" || back.actionID != "act_42" || back.export != "" {
+	if err != nil || !back.w.g.redact || !back.w.conn.allowInsecureHTTP || back.w.g.output != "plain" || back.w.conn.cacert == "" ||
+		back.w.r.record == "" || back.f.cursor != "aev_cursor_9_9" || back.targets[0].id != "act_42" || back.w.r.export != "" {
 		t.Fatalf("resume command does not parse back: %+v %v", back, err)
 	}
 
@@ -305,19 +304,6 @@ func TestResumeCommandCarriesTheRunsFlags(t *testing.T) {
 	argv0 = func() string { return "/opt/my tools/aipwatch" }
 	if got := invokedAs(); got != "'/opt/my tools/aipwatch'" {
 		t.Errorf("path with a space: %q", got)
-	}
-}
-
-// A demo's simulator dies with aipwatch: no resume command, the demo
-// command instead.
-func TestDemoDetachSaysTheSimulatorStopped(t *testing.T) {
-	defer func(f func() string) { argv0 = f }(argv0)
-	argv0 = func() string { return "aipwatch" }
-	o := &options{runFlags: runFlags{demo: "long"}, conn: conn{url: "http://127.0.0.1:4"}, actionID: "act_sim_long_01"}
-	msg := detachMessage(o, model.NewAction(o.actionID))
-	if strings.Contains(msg, "resume with") || strings.Contains(msg, "--cursor") ||
-		!strings.Contains(msg, "simulator stopped with it") || !strings.Contains(msg, "aipwatch --demo=long") {
-		t.Fatalf("demo detach message:\n%s", msg)
 	}
 }
 
@@ -511,38 +497,6 @@ func TestRedactedRecordAndExport(t *testing.T) {
 	_, replayed, _ := runCLI(t, "--replay", rec, "--output", "jsonl")
 	if lastJSON(t, replayed)["verdict"] != v["verdict"] {
 		t.Fatalf("redacted replay verdict %v, live %v", lastJSON(t, replayed)["verdict"], v["verdict"])
-	}
-}
-
-// The detach message says only what aipwatch saw (design §2.8): no
-// "keeps running" before aipd answered, for an action aipd has no record
-// of and sent nothing of, or in a replay (nothing runs there).
-func TestDetachMessageSaysWhatWasSeen(t *testing.T) {
-	t.Parallel()
-	o := &options{conn: conn{url: "http://127.0.0.1:4"}, actionID: "act_x"}
-	never := model.NewAction("act_x")
-	unknown := model.NewAction("act_x")
-	stream.Apply(unknown, stream.StatusMsg{Status: model.ActionStatus{ActionID: "act_x", State: model.StateUnknown}})
-	running := model.NewAction("act_x")
-	stream.Apply(running, stream.StatusMsg{Status: model.ActionStatus{ActionID: "act_x", State: "running"}})
-	for _, c := range []struct {
-		name string
-		o    *options
-		a    *model.Action
-		want string
-	}{
-		{"aipd never answered", o, never, "before aipd answered: whether the action runs is not known"},
-		{"no record, nothing came", o, unknown, "aipd has no record of act_x and sent none of its events yet"},
-		{"running", o, running, "the action keeps running"},
-		{"a replay", &options{conn: conn{url: o.url}, followFlags: followFlags{replay: "/tmp/r.jsonl"}, actionID: "act_x"}, running, "the recording ends before the action settled"},
-	} {
-		msg := detachMessage(c.o, c.a)
-		if !strings.Contains(msg, c.want) || !strings.Contains(msg, "resume with: ") {
-			t.Errorf("%s: %q", c.name, msg)
-		}
-		if c.name != "running" && strings.Contains(msg, "keeps running") {
-			t.Errorf("%s: claims the action keeps running: %q", c.name, msg)
-		}
 	}
 }
 

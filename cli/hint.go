@@ -6,23 +6,15 @@ import (
 	"io"
 	"strings"
 
-	"aipwatch/model"
 	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
-// attached reports whether aipd ever answered this run (the model's
-// connection state, as the TUI reads it). An error before that is a
-// start-up failure, which gets a hint (startupHint).
-func attached(a *model.Action) bool {
-	return a != nil && a.Connection().Answered
-}
-
 // startupHint is the line that follows an error that stopped aipwatch
-// before aipd ever answered: what to check, by the kind of failure; ""
+// before aipd ever answered (run.Attached): what to check, by the kind of failure; ""
 // when there is nothing to check (aipd answered with an error of its own).
 // printHint prints it.
-func startupHint(o *options, err error) string {
+func startupHint(o *conn, actionID string, err error) string {
 	var se *stream.Error
 	errors.As(err, &se)
 	tokenSrc := "no token file"
@@ -44,11 +36,11 @@ func startupHint(o *options, err error) string {
 			" in " + urlSrc + " (off loopback with --allow-insecure-http), or aipd's TLS port"
 	case se.Denied():
 		return "hint: aipd refused the credentials (" + tokenSrc + "): check " + tokenFlags
-	case se != nil && o.actionID == "" && se.HTTPStatus == 404:
+	case se != nil && actionID == "" && se.HTTPStatus == 404:
 		// ls and the console: the list route itself is missing.
 		return "hint: " + redactURL(o.url) + " has no AIP action list (GET /aip/v1/actions): check " + urlSrc
 	case se != nil && (se.HTTPStatus == 404 || strings.Contains(se.Code, "not_found") || strings.Contains(se.Code, "unknown")):
-		return "hint: check the ACTION_ID " + o.actionID + " and that --url " + redactURL(o.url) + " is the aipd that runs it"
+		return "hint: check the ACTION_ID " + actionID + " and that --url " + redactURL(o.url) + " is the aipd that runs it"
 	case se != nil && strings.HasPrefix(se.Code, "connector.") && (se.HTTPStatus == 401 || se.HTTPStatus == 403):
 		// The provider refused aipd's own key for it (protocol
 		// open point 8): the token was accepted, so it is not the one to check.
@@ -71,8 +63,8 @@ func startupHint(o *options, err error) string {
 }
 
 // printHint prints startupHint's line, if it has one.
-func printHint(w io.Writer, o *options, err error) {
-	if h := startupHint(o, err); h != "" {
+func printHint(w io.Writer, o *conn, actionID string, err error) {
+	if h := startupHint(o, actionID, err); h != "" {
 		fmt.Fprintln(w, safe.Line(h))
 	}
 }

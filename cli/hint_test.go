@@ -13,7 +13,7 @@ import (
 // A start-up failure says what to check.
 func TestStartupHints(t *testing.T) {
 	t.Parallel()
-	o := &options{conn: conn{url: "http://u:pw@127.0.0.1:1", tokenFile: "/etc/aip/token"}, actionID: "act_1"}
+	o, id := &conn{url: "http://u:pw@127.0.0.1:1", tokenFile: "/etc/aip/token"}, "act_1"
 	cases := []struct {
 		err  error
 		want []string
@@ -25,7 +25,7 @@ func TestStartupHints(t *testing.T) {
 		{&stream.Error{Op: "status", HTTPStatus: 502, Message: "<html>"}, []string{"answered, but not as aipd would"}},
 	}
 	for _, c := range cases {
-		h := startupHint(o, c.err)
+		h := startupHint(o, id, c.err)
 		for _, w := range c.want {
 			if !strings.Contains(h, w) {
 				t.Errorf("%v: hint %q lacks %q", c.err, h, w)
@@ -42,17 +42,17 @@ func TestStartupHints(t *testing.T) {
 // Without an ACTION_ID (ls, the console) a 404 is the list route's.
 func TestNoHintForAipdsOwnErrors(t *testing.T) {
 	t.Parallel()
-	o := &options{conn: conn{url: "http://127.0.0.1:1"}, actionID: "act_1"}
+	o, id := &conn{url: "http://127.0.0.1:1"}, "act_1"
 	for _, e := range []*stream.Error{
 		{Op: "submit", Code: "action.id_conflict", HTTPStatus: 400, Message: "taken"},
 		{Op: "submit", Code: "runtime.handler_failed", HTTPStatus: 503},
 	} {
-		if h := startupHint(o, e); h != "" {
+		if h := startupHint(o, id, e); h != "" {
 			t.Errorf("%v: hint %q", e, h)
 		}
 	}
-	o.actionID = ""
-	if h := startupHint(o, &stream.Error{Op: "list", HTTPStatus: 404}); !strings.Contains(h, "no AIP action list") {
+	id = ""
+	if h := startupHint(o, id, &stream.Error{Op: "list", HTTPStatus: 404}); !strings.Contains(h, "no AIP action list") {
 		t.Errorf("list 404: hint %q", h)
 	}
 }
@@ -62,13 +62,13 @@ func TestNoHintForAipdsOwnErrors(t *testing.T) {
 // token aipd accepted.
 func TestProviderAuthIsNotABadToken(t *testing.T) {
 	t.Parallel()
-	o := &options{conn: conn{url: "http://127.0.0.1:1", tokenFile: "/etc/aip/token"}, actionID: "act_1"}
-	h := startupHint(o, &stream.Error{Op: "submit", Code: "connector.hermes_agent.authentication", HTTPStatus: 401,
+	o, id := &conn{url: "http://127.0.0.1:1", tokenFile: "/etc/aip/token"}, "act_1"
+	h := startupHint(o, id, &stream.Error{Op: "submit", Code: "connector.hermes_agent.authentication", HTTPStatus: 401,
 		Message: "Hermes endpoint `ep` returned HTTP 401"})
 	if strings.Contains(h, "refused the credentials") || !strings.Contains(h, "Hermes refused aipd's own key") || !strings.Contains(h, "not --token-file") {
 		t.Errorf("hint %q", h)
 	}
-	if h := startupHint(o, &stream.Error{Op: "submit", Code: "replay.message_id", HTTPStatus: 401}); strings.Contains(h, "token") {
+	if h := startupHint(o, id, &stream.Error{Op: "submit", Code: "replay.message_id", HTTPStatus: 401}); strings.Contains(h, "token") {
 		t.Errorf("replay.message_id: hint %q", h)
 	}
 }

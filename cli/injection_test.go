@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -157,8 +158,8 @@ func TestTerminalInjectionIsNeutralisedEverywhere(t *testing.T) {
 			assertInert(t, "export", string(output.Markdown(pa, output.MarkdownOptions{Now: time.Unix(0, 0)})))
 
 			// The TUI: every screen an operator can reach for this run.
-			m := ui.New(ui.Options{ActionID: "act_h", Keys: testKeys().Live, NoColor: true}).(*ui.Model)
-			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+			m := ui.NewSingle(context.Background(), ui.Options{ActionID: "act_h", Keys: testKeys().Live, NoColor: true})
+			m.SetSize(120, 40)
 			for _, msg := range msgs {
 				m.Update(msg)
 			}
@@ -293,8 +294,8 @@ func TestOneLineFieldsCannotStartALine(t *testing.T) {
 			"plain error": failed.String(),
 			"export":      string(output.Markdown(pa, output.MarkdownOptions{Now: time.Unix(0, 0)})),
 		}
-		m := ui.New(ui.Options{ActionID: "act_h", Keys: testKeys().Live, NoColor: true}).(*ui.Model)
-		m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+		m := ui.NewSingle(context.Background(), ui.Options{ActionID: "act_h", Keys: testKeys().Live, NoColor: true})
+		m.SetSize(200, 50)
 		for _, msg := range msgs {
 			m.Update(msg)
 		}

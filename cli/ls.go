@@ -19,13 +19,11 @@ import (
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
-	"aipwatch/sim"
 	"aipwatch/stream"
-	"aipwatch/ui/console"
 )
 
-// Wiring of design §7: `aipwatch ls`, and the console that a terminal
-// gets when no ACTION_ID is given.
+// Wiring of design §7: `aipwatch ls` (the console a terminal gets when no
+// ACTION_ID is given is console.go's).
 
 // demoConsole is the --demo scenario of the console: a simulated daemon
 // hosting several actions.
@@ -80,7 +78,7 @@ action appears only once it has settled).`,
 	fs.Lookup("verdict").NoOptDefVal = verdictAll
 	addDemoFlag(fs, &lf.demo, "list the actions of the `console` demo's simulated daemon", demoConsole)
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
-		return lf.run(c, e, g, func(o *options) int { return runList(e, o, lf) })
+		return lf.run(c, e, g, func(o *watch) int { return runList(o, lf) })
 	})
 	return c
 }
@@ -88,17 +86,17 @@ action appears only once it has settled).`,
 // run checks lf, then lists: every context's daemon for --all-contexts,
 // else the one daemon the run names (ls, stats: list), whose options are
 // checked before any request.
-func (lf *lsFlags) run(c *cobra.Command, e *runEnv, g *globalFlags, list func(*options) int) error {
+func (lf *lsFlags) run(c *cobra.Command, e *runEnv, g *globalFlags, list func(*watch) int) error {
 	if err := lf.check(c.Flags()); err != nil {
 		return err
 	}
 	if lf.contexts {
 		return e.exit(listAllContexts(e, g, *lf))
 	}
-	o := &options{globalFlags: *g, getenv: e.getenv}
-	o.demo = lf.demo
+	o := &watch{g: *g, e: e}
+	o.r.demo = lf.demo
 	o.conn = newConn(g.cf, lf.demo == "", e.getenv)
-	if err := o.check(); err != nil {
+	if err := o.conn.check(); err != nil {
 		return err
 	}
 	return e.exit(list(o))
@@ -145,10 +143,11 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 }
 
 // runList lists one daemon's actions.
-func runList(e *runEnv, o *options, lf lsFlags) int {
+func runList(o *watch, lf lsFlags) int {
+	e := o.e
 	var w *output.ListWriter
-	return runListing(e, o, lf, "ls", true, func(client *stream.Client) (rowWriter, *rowJudge) {
-		w = output.NewListWriter(e.stdout, o.output == "jsonl", time.Now(), termWidth(e.stdout))
+	return runListing(o, lf, "ls", true, func(client *stream.Client) (rowWriter, *rowJudge) {
+		w = output.NewListWriter(e.stdout, o.g.output == "jsonl", time.Now(), termWidth(e.stdout))
 		var rj *rowJudge
 		if lf.verdict {
 			w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true)
@@ -162,16 +161,17 @@ func runList(e *runEnv, o *options, lf lsFlags) int {
 // when journal is set, the paging's notes and a failure on stderr under
 // the command's name. setup makes what takes the rows and their judge
 // (nil: none) once the client is made; done ends the output.
-func runListing(e *runEnv, o *options, lf lsFlags, cmd string, journal bool,
+func runListing(o *watch, lf lsFlags, cmd string, journal bool,
 	setup func(*stream.Client) (rowWriter, *rowJudge), done func() error) int {
-	stop, ok := consoleDemo(o, e.stderr)
+	e := o.e
+	stop, ok := consoleDemo(o)
 	if !ok {
 		return model.ExitError
 	}
 	defer stop()
-	client, err := o.daemon(e.stderr)
+	client, err := o.conn.daemon(e.stderr)
 	if err != nil {
-		return fail(o, e.stdout, e.stderr, err)
+		return o.fail(err)
 	}
 	// A bounded listing's reads: two minutes (the reviews of --verdict
 	// have their own bound: stream.Listing).
@@ -188,7 +188,7 @@ func runListing(e *runEnv, o *options, lf lsFlags, cmd string, journal bool,
 	}
 	var ids []string
 	if journal {
-		ids = journalIDs(e.getenv, o.url, func(ws []string) { warnJournal(e.stderr, "aipwatch "+cmd, ws) })
+		ids = journalIDs(e.getenv, o.conn.url, func(ws []string) { warnJournal(e.stderr, "aipwatch "+cmd, ws) })
 	}
 	notes, err := listRows(ctx, client, lf, ids, w, rj)
 	rj.end()
@@ -199,9 +199,9 @@ func runListing(e *runEnv, o *options, lf lsFlags, cmd string, journal bool,
 		fmt.Fprintf(e.stderr, "aipwatch %s: %s\n", cmd, safe.Line(n))
 	}
 	if err != nil {
-		code := fail(o, e.stdout, e.stderr, err)
-		if o.output != "jsonl" {
-			printHint(e.stderr, o, err)
+		code := o.fail(err)
+		if o.g.output != "jsonl" {
+			printHint(e.stderr, &o.conn, "", err)
 		}
 		return code
 	}
@@ -276,135 +276,6 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 		return walk.Notes(), err
 	}
 	return walk.Notes(), nil
-}
-
-// runConsole opens the live console (no ACTION_ID on a terminal): on
-// stdout, the terminal it checks, reading its keys from stdin.
-func runConsole(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) int {
-	if !isTerminal(stdout) || (o.output != "" && o.output != "tui") {
-		if isConsoleDemo(o.demo) {
-			fmt.Fprintf(stderr, "aipwatch: --demo=%s is the console, which needs a terminal (no --output plain or jsonl); for lines: aipwatch ls --demo\n", o.demo)
-		} else {
-			fmt.Fprintln(stderr, "aipwatch: no ACTION_ID given (argument or $AIP_ACTION_ID); `aipwatch ls` lists the actions, and on a terminal `aipwatch` alone opens the console")
-		}
-		return model.ExitUsage
-	}
-	if o.demo == demoFleet {
-		daemons, stop, err := startFleetDemo(o)
-		if err != nil {
-			fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
-			return model.ExitError
-		}
-		defer stop()
-		return runConsoleAcross(ctx, o, daemons, stdin, stdout, stderr)
-	}
-	if names := consoleContexts(o, o.getenv); names != nil {
-		return runConsoleAcross(ctx, o, configDaemons(o, names), stdin, stdout, stderr)
-	}
-	stop, ok := consoleDemo(o, stderr)
-	if !ok {
-		return model.ExitError
-	}
-	defer stop()
-	d := contextDaemon{c: &o.conn, run: o}
-	d.client, d.err = o.daemon(stderr)
-	if d.err != nil {
-		return fail(o, stdout, stderr, d.err)
-	}
-	co := consoleOptions(o)
-	co.Daemon = d.client.NewPoller(0)
-	co.Journal = func() []string { return journalIDs(o.getenv, o.url, nil) }
-	co.Follow = d.follow
-	// The VERDICT column's reviews: the rows drawn, four at once.
-	co.Judge = d.judge()
-	co.Reconcile = reconcilerFor(o, &o.conn)
-	return startConsole(ctx, co, stdin, stdout, stderr, func(err error) { printHint(stderr, o, err) })
-}
-
-// startConsole runs the console with co, one daemon or several: the one
-// place the console is started, on the run's stdout and stdin (as the live
-// view of one action is: follow.go). hint, when set, follows an error with
-// what to check.
-func startConsole(ctx context.Context, co console.Options, stdin io.Reader, stdout, stderr io.Writer, hint func(error)) int {
-	co.Input, co.Output = keysFrom(stdin), safe.Unwrap(stdout)
-	err := console.Run(ctx, co)
-	if err != nil {
-		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
-		if hint != nil {
-			hint(err)
-		}
-		return model.ExitError
-	}
-	return 0
-}
-
-// consoleOptions are the console's options that do not depend on its
-// daemons: keys, notifications, privacy, colour.
-func consoleOptions(o *options) console.Options {
-	route, hint := notifyRoute(o)
-	return console.Options{
-		Keys:         o.keys.Console,
-		LiveKeys:     o.keys.Live,
-		Notification: notifyWith(route), // n on a row (notify.go); the console is a terminal
-		// --notify-on, else the context's notify_on (design §13; notify.go)
-		NotifyOn:      notifyOnWords(o),
-		NotifyOnBytes: func(text string) string { return output.NotifyOnBytes(text, route) },
-		NotifyHint:    hint,
-		Redact:        o.redact,
-		NoColor:       o.colorless(true), // the console runs on a terminal only
-		CancelReason:  o.reason,
-		Version:       versionString(),
-	}
-}
-
-// withTimeouts is cfg with the run's --appear-timeout and --stall-timeout:
-// every follow of an action (the run, the console's, reconcile's review).
-func (r *runFlags) withTimeouts(cfg stream.Config) stream.Config {
-	cfg.AppearTimeout, cfg.StallTimeout = r.appearTimeout, r.stallTimeout
-	return paced(cfg)
-}
-
-// retryPacing is the back-off between tries of every client the commands
-// make; zero values are stream's defaults (250 ms doubling to 10 s), which
-// no flag changes. The tests shorten it (TestMain) so that no test waits
-// out the production back-off of a daemon that refuses or is not there.
-var retryPacing struct{ min, max time.Duration }
-
-// asyncPostTimeout bounds an async submission's POST (zero: stream's
-// 1 min; no flag changes it). A test shortens it to tell a sync POST,
-// which is never bounded, from an async one without waiting a minute.
-var asyncPostTimeout time.Duration
-
-// paced is cfg with retryPacing and asyncPostTimeout.
-func paced(cfg stream.Config) stream.Config {
-	cfg.BackoffMin, cfg.BackoffMax = retryPacing.min, retryPacing.max
-	cfg.SubmitTimeout = asyncPostTimeout
-	return cfg
-}
-
-// consoleDemo starts the console's simulated daemon when --demo=console
-// asks for it and points the run at it; stop ends it. ok is false when it
-// could not start (said on stderr).
-func consoleDemo(o *options, stderr io.Writer) (stop func(), ok bool) {
-	if o.demo != demoConsole {
-		return func() {}, true
-	}
-	f, err := sim.ConsoleFleet(1)
-	var u string
-	if err == nil {
-		if u, err = f.Start(); err != nil {
-			f.Close()
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
-		return nil, false
-	}
-	o.local(u)
-	if !o.stallSet {
-		o.stallTimeout = demoStallTimeout
-	}
-	return f.Close, true
 }
 
 // journalIDs are the action IDs this machine's submission journal knows

@@ -26,15 +26,15 @@ import (
 // a time.
 func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	stdout, stderr, getenv := e.stdout, e.stderr, e.getenv
-	base := &options{globalFlags: *g, getenv: getenv}
+	base := &watch{g: *g, e: e}
 	f, err := filesOf(g.cf, getenv).config()
 	if err == nil && (f == nil || len(f.Contexts) == 0) {
 		err = fmt.Errorf("--all-contexts: no contexts in %s (docs/contexts.md)", configPathShown(getenv))
 	}
 	if err != nil {
-		return fail(base, stdout, stderr, err)
+		return base.fail(err)
 	}
-	w := output.NewListWriter(stdout, base.output == "jsonl", time.Now(), termWidth(stdout)).WithContexts()
+	w := output.NewListWriter(stdout, base.g.output == "jsonl", time.Now(), termWidth(stdout)).WithContexts()
 	w.Verdicts = lf.verdict
 	daemons := configDaemons(base, f.Names())
 	// The journal is read once for every daemon (each keeps its own
@@ -59,7 +59,7 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 		for _, d := range daemons {
 			notes, err := listContext(context.Background(), d, lf, entries, stderr, w)
 			if err := w.Add(report(d.name, notes, err)); err != nil {
-				return fail(base, stdout, stderr, err)
+				return base.fail(err)
 			}
 		}
 	} else {
@@ -71,11 +71,11 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 		sort.SliceStable(rows, func(i, j int) bool { return rows[i].UpdatedAt.After(rows[j].UpdatedAt) })
 		rows = mostRecent(rows, lf.limit)
 		if err := w.Add(rows); err != nil {
-			return fail(base, stdout, stderr, err)
+			return base.fail(err)
 		}
 	}
 	if err := w.Close(); err != nil {
-		return fail(base, stdout, stderr, err)
+		return base.fail(err)
 	}
 	if failed > 0 {
 		return model.ExitError

@@ -22,7 +22,7 @@ func TestListAllContextsBoundsEachDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := contextDaemon{name: "slow", c: &conn{url: "http://127.0.0.1:9"},
-		run: &options{getenv: func(string) string { return "" }}, client: client}
+		run: &watch{e: &runEnv{getenv: func(string) string { return "" }}}, client: client}
 	before := time.Now()
 	out := readContexts([]contextDaemon{d}, lsFlags{limit: 5}, nil, io.Discard)
 	after := time.Now()

@@ -8,10 +8,25 @@ import (
 	"testing"
 
 	"aipwatch/model"
+	"aipwatch/run"
 	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
 )
+
+// notifyOpts are the settings of plain's and jsonl's notification: --notify
+// and the run's environment.
+type notifyOpts struct {
+	on     bool
+	getenv func(string) string
+}
+
+// notifyLines sends plain's and jsonl's notification as a run of o does,
+// terminal saying which of stdout and stderr is a terminal.
+func notifyLines(o notifyOpts, a *model.Action, stdout, stderr io.Writer, terminal func(io.Writer) bool) {
+	n := run.Notify{On: o.on, Route: func() (safe.NotifyRoute, string) { return notifyRoute(o.getenv) }}
+	run.NotifyLines(n, a, run.IO{Stdout: stdout, Stderr: stderr, TTY: terminal(stdout), ErrTTY: terminal(stderr)})
+}
 
 // failedAction is a settled action whose error code carries an escape
 // sequence and the token.
@@ -46,7 +61,7 @@ func TestNotifyBytesToATerminal(t *testing.T) {
 	} {
 		var out, errb bytes.Buffer
 		sout := safe.NewWriter(&out, safe.Terminal)
-		o := &options{runFlags: runFlags{notify: true}, getenv: func(k string) string {
+		o := notifyOpts{on: true, getenv: func(k string) string {
 			if k == "TERM" {
 				return tc.term
 			}
@@ -68,7 +83,7 @@ func TestNotifyBytesToATerminal(t *testing.T) {
 func TestNotifyGoesOnlyToATerminal(t *testing.T) {
 	t.Parallel()
 	a := failedAction(t, "")
-	o := &options{runFlags: runFlags{notify: true}, getenv: noEnv}
+	o := notifyOpts{on: true, getenv: noEnv}
 	for _, tc := range []struct {
 		name            string
 		outTTY, errTTY  bool
@@ -88,7 +103,7 @@ func TestNotifyGoesOnlyToATerminal(t *testing.T) {
 	}
 	var out bytes.Buffer
 	tty := func(io.Writer) bool { return true }
-	notifyLines(&options{getenv: noEnv}, a, &out, &out, tty)
+	notifyLines(notifyOpts{getenv: noEnv}, a, &out, &out, tty)
 	notifyLines(o, model.NewAction("act_running"), &out, &out, tty)
 	notifyLines(o, nil, &out, &out, tty)
 	if out.Len() != 0 {
@@ -139,7 +154,7 @@ func TestNotifyThroughAMultiplexer(t *testing.T) {
 		asked = 0
 		tmuxPassthrough = func() string { asked++; return tc.passthrough }
 		var out, errb bytes.Buffer
-		o := &options{runFlags: runFlags{notify: true}, getenv: func(k string) string { return tc.env[k] }}
+		o := notifyOpts{on: true, getenv: func(k string) string { return tc.env[k] }}
 		notifyLines(o, a, &out, &errb, func(w io.Writer) bool { return w == io.Writer(&out) })
 		if out.String() != tc.want || errb.String() != tc.hint {
 			t.Errorf("%s:\nstdout %q\nwant   %q\nstderr %q\nwant   %q", tc.name, out.String(), tc.want, errb.String(), tc.hint)

@@ -58,10 +58,10 @@ func TestTmuxPassthroughAsksTheRealTmux(t *testing.T) {
 	}
 	defer func(f func() string) { tmuxPassthrough = f }(tmuxPassthrough)
 	tmuxPassthrough = realTmuxPassthrough
-	o := &options{getenv: func(k string) string {
+	getenv := func(k string) string {
 		return map[string]string{"TMUX": os.Getenv("TMUX"), "TERM": "tmux-256color"}[k]
-	}}
-	if _, hint := notifyRoute(o); hint != safe.PassthroughHint {
+	}
+	if _, hint := notifyRoute(getenv); hint != safe.PassthroughHint {
 		t.Errorf("allow-passthrough off: hint %q, want %q", hint, safe.PassthroughHint)
 	}
 
@@ -71,7 +71,7 @@ func TestTmuxPassthroughAsksTheRealTmux(t *testing.T) {
 	if got := realTmuxPassthrough(); got != "on" {
 		t.Errorf("allow-passthrough on: asked %q, want on", got)
 	}
-	if _, hint := notifyRoute(o); hint != "" {
+	if _, hint := notifyRoute(getenv); hint != "" {
 		t.Errorf("allow-passthrough on: hint %q, want none", hint)
 	}
 

@@ -11,11 +11,11 @@ import (
 
 // parse is the follow's options as the root command decides them from
 // args and the environment, without running anything.
-func parse(args []string, _ io.Writer, getenv func(string) string) (*options, *cobra.Command, error) {
-	var got *options
+func parse(args []string, _ io.Writer, getenv func(string) string) (*follow, *cobra.Command, error) {
+	var got *follow
 	var out, errb bytes.Buffer
 	e := &runEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: getenv, args: args,
-		parsed: func(o *options) { got = o }}
+		parsed: func(o *follow) { got = o }}
 	root := newRoot(e)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
@@ -23,4 +23,15 @@ func parse(args []string, _ io.Writer, getenv func(string) string) (*options, *c
 		err = errors.New("not a follow: " + cmd.CommandPath())
 	}
 	return got, cmd, err
+}
+
+// resumeCommand is the command that resumes the follow's one action from
+// cursor.
+func resumeCommand(o *follow, cursor string) string {
+	return resumeWith(&o.w, cursor, o.targets[0].arg)
+}
+
+// oneFollow is the follow of act_1 on c with the flags f and r.
+func oneFollow(c conn, f followFlags, r runFlags) *follow {
+	return &follow{w: watch{conn: c, r: r}, f: f, targets: []target{{arg: "act_1", id: "act_1", conn: c}}}
 }

@@ -25,7 +25,8 @@ import (
 
 // reconcileCommand is `aipwatch reconcile`.
 func reconcileCommand(e *runEnv, g *globalFlags) *cobra.Command {
-	o := &options{keys: e.keys, getenv: e.getenv}
+	w := &watch{e: e}
+	var readTimeout time.Duration
 	c := &cobra.Command{
 		Use:   "reconcile [flags] ACTION_ID",
 		Short: "read the provider's stored state of a settled action once",
@@ -39,11 +40,11 @@ func reconcileCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	}
 	fs := c.Flags()
 	fs.SortFlags = false
-	fs.DurationVar(&o.readTimeout, "read-timeout", reconcile.DefaultReadTimeout, "how long the read waits for aipd's answer before it is reported unanswered (`D`)")
-	addReviewFlags(fs, &o.runFlags)
+	fs.DurationVar(&readTimeout, "read-timeout", reconcile.DefaultReadTimeout, "how long the read waits for aipd's answer before it is reported unanswered (`D`)")
+	addReviewFlags(fs, &w.r)
 	c.RunE = versioned(e, g, func(c *cobra.Command, args []string) error {
-		o.globalFlags = *g
-		if err := o.checkRun(c.Flags()); err != nil {
+		w.g = *g
+		if err := w.r.checkRun(c.Flags()); err != nil {
 			return err
 		}
 		switch {
@@ -51,19 +52,18 @@ func reconcileCommand(e *runEnv, g *globalFlags) *cobra.Command {
 			return output.UsageError("reconcile takes one ACTION_ID")
 		case !strings.HasPrefix(args[0], "act_"):
 			return output.UsageError(fmt.Sprintf("ACTION_ID must start with act_: %q", args[0]))
-		case o.output == "tui":
+		case w.g.output == "tui":
 			return output.UsageError("reconcile prints lines: --output plain or jsonl (the TUI has the R key)")
-		case o.readTimeout <= 0:
+		case readTimeout <= 0:
 			return output.UsageError("--read-timeout must be a positive duration (e.g. 30s, 2m)")
 		}
-		o.actionID = args[0]
-		o.conn = newConn(o.cf, true, e.getenv)
-		if err := o.check(); err != nil {
+		w.conn = newConn(w.g.cf, true, e.getenv)
+		if err := w.conn.check(); err != nil {
 			return err
 		}
 		ctx, stop := detachContext()
 		defer stop()
-		return e.exit(runReconcile(ctx, o, o.output == "jsonl", e.stdout, e.stderr, e.getenv))
+		return e.exit(runReconcile(ctx, w, args[0], readTimeout))
 	})
 	return c
 }
@@ -73,22 +73,23 @@ func (c *conn) reader(client *stream.Client, timeout time.Duration) reconcile.Da
 	return reconcile.Daemon{Client: client, BaseURL: c.shownURL(), TokenSource: c.tokenSource(), Timeout: timeout}
 }
 
-func runReconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io.Writer, getenv func(string) string) int {
-	base, err := o.config(stderr)
+func runReconcile(ctx context.Context, w *watch, id string, readTimeout time.Duration) int {
+	stdout, stderr, redact, jsonl := w.e.stdout, w.e.stderr, w.g.redact, w.g.output == "jsonl"
+	base, err := w.conn.config(stderr)
 	if err != nil {
-		return fail(o, stdout, stderr, err)
+		return w.fail(err)
 	}
-	cfg := o.withTimeouts(base)
-	cfg.ActionID = o.actionID
+	cfg := w.r.withTimeouts(base)
+	cfg.ActionID = id
 	client, err := newClient(cfg)
 	if err != nil {
-		return fail(o, stdout, stderr, err)
+		return w.fail(err)
 	}
 	// Review the original action quietly: the verdict and the IDs to read.
 	// One that has not settled is followed until it does (the read needs
 	// its verdict), and the operator is told so.
-	a := model.NewAction(o.actionID)
-	a.SetRawCap(o.rawCap())
+	a := model.NewAction(id)
+	a.SetRawCap(w.r.rawCap())
 	var runErr *stream.Error
 	rerr := client.Run(ctx, stream.SinkFunc(func(m stream.Msg) {
 		stream.Apply(a, m)
@@ -97,15 +98,15 @@ func runReconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io
 			runErr = m.Err
 		case stream.ModeMsg:
 			if !m.Review {
-				fmt.Fprintf(stderr, "aipwatch: reconcile: %s has not settled; following it until it does (the read needs its verdict)\n", safe.Line(o.actionID))
+				fmt.Fprintf(stderr, "aipwatch: reconcile: %s has not settled; following it until it does (the read needs its verdict)\n", safe.Line(id))
 			}
 		}
 	}))
 	if ctx.Err() != nil {
-		fmt.Fprintf(stderr, "aipwatch: reconcile stopped before %s settled: nothing was submitted\n", safe.Line(o.actionID))
+		fmt.Fprintf(stderr, "aipwatch: reconcile stopped before %s settled: nothing was submitted\n", safe.Line(id))
 		if jsonl { // the last line is the verdict object, as a follow stopped early writes it: pending
 			a.Stop()
-			_ = output.WriteObject(stdout, output.RecordOf(a, o.redact))
+			_ = output.WriteObject(stdout, output.RecordOf(a, redact))
 		}
 		return model.ExitPending
 	}
@@ -114,22 +115,22 @@ func runReconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io
 		if e == nil {
 			e = &stream.Error{Op: "review", Message: rerr.Error()}
 		}
-		return fail(o, stdout, stderr, e)
+		return w.fail(e)
 	}
-	jpath, err := journal.Path(getenv)
+	jpath, err := journal.Path(w.e.getenv)
 	if err != nil {
-		return fail(o, stdout, stderr, err)
+		return w.fail(err)
 	}
-	plan, err := reconcile.PlanRead(o.actionID, o.url, a, jpath)
+	plan, err := reconcile.PlanRead(id, w.conn.url, a, jpath)
 	if err != nil {
-		return fail(o, stdout, stderr, err)
+		return w.fail(err)
 	}
-	res := reconcile.Read(ctx, o.reader(client, o.readTimeout), jpath, plan)
-	printReconcile(o, jsonl, stdout, a, res)
-	if o.export != "" {
-		md := output.Markdown(a, output.MarkdownOptions{Redact: o.redact, Version: versionString(), Now: time.Now()})
-		md = append(md, []byte(reconcileMarkdown(o, res))...)
-		if err := safe.WritePrivate(o.export, md); err != nil {
+	res := reconcile.Read(ctx, w.conn.reader(client, readTimeout), jpath, plan)
+	printReconcile(redact, jsonl, stdout, a, res)
+	if w.r.export != "" {
+		md := output.Markdown(a, output.MarkdownOptions{Redact: redact, Version: versionString(), Now: time.Now()})
+		md = append(md, []byte(reconcileMarkdown(redact, res))...)
+		if err := safe.WritePrivate(w.r.export, md); err != nil {
 			fmt.Fprintf(stderr, "aipwatch: --export: %s\n", safe.Line(err.Error()))
 			return model.ExitError
 		}
@@ -140,25 +141,21 @@ func runReconcile(ctx context.Context, o *options, jsonl bool, stdout, stderr io
 	return 0
 }
 
-// reconcilerFor is the TUI's R key: the journal is read before the TUI
-// starts, the plan is made from the model (pure), the read runs in a
-// command with its own client. The action is the one the live view shows
-// (the console opens many; o.actionID is empty there).
-func reconcilerFor(o *options, c *conn) ui.ReconcileFunc {
-	if o.replay != "" || o.getenv == nil {
+// reconcilerFor is the TUI's R key on the daemon c: the journal is read
+// before the TUI starts, the plan is made from the model (pure), the read
+// runs in a command with its own client, within timeout (0: the read's
+// default). The action is the one the live view shows.
+func reconcilerFor(c *conn, getenv func(string) string, redact bool, timeout time.Duration) ui.ReconcileFunc {
+	if getenv == nil {
 		return nil
 	}
-	jpath, err := journal.Path(o.getenv)
+	jpath, err := journal.Path(getenv)
 	if err != nil {
 		return nil
 	}
 	orig := reconcile.JournalledAll(c.url, jpath)
-	redact, actionID, timeout := o.redact, o.actionID, o.readTimeout
 	return func(a *model.Action) (string, func(context.Context) string) {
 		id := a.ID
-		if id == "" {
-			id = actionID
-		}
 		p, err := reconcile.PlanFrom(id, a, orig[id])
 		if err != nil {
 			return safe.Line(err.Error()), nil
@@ -182,7 +179,7 @@ func reconcilerFor(o *options, c *conn) ui.ReconcileFunc {
 	}
 }
 
-func printReconcile(o *options, jsonl bool, stdout io.Writer, a *model.Action, r reconcile.Result) {
+func printReconcile(redact, jsonl bool, stdout io.Writer, a *model.Action, r reconcile.Result) {
 	if jsonl {
 		line := struct {
 			Type         string              `json:"type"`
@@ -193,18 +190,18 @@ func printReconcile(o *options, jsonl bool, stdout io.Writer, a *model.Action, r
 			StoredStatus string              `json:"stored_status,omitempty"`
 			Meaning      string              `json:"meaning"`
 			Refused      bool                `json:"refused,omitempty"`
-		}{"reconcile", output.RecordOf(a, o.redact), r.Op, r.ActionID, r.Shown(o.redact), r.StoredStatus, r.Meaning, r.Refused}
+		}{"reconcile", output.RecordOf(a, redact), r.Op, r.ActionID, r.Shown(redact), r.StoredStatus, r.Meaning, r.Refused}
 		_ = output.WriteObject(stdout, line)
 		return
 	}
 	fmt.Fprint(stdout, output.VerdictLine(a))
-	fmt.Fprintf(stdout, "stored: %s (%s of %s by %s; the verdict above is unchanged)\n", r.Status(), r.Op, r.Shown(o.redact), r.ActionID)
+	fmt.Fprintf(stdout, "stored: %s (%s of %s by %s; the verdict above is unchanged)\n", r.Status(), r.Op, r.Shown(redact), r.ActionID)
 	fmt.Fprintf(stdout, "stored: %s\n", r.Meaning)
 }
 
-func reconcileMarkdown(o *options, r reconcile.Result) string {
+func reconcileMarkdown(redact bool, r reconcile.Result) string {
 	target := safe.MDCode(r.Target)
-	if o.redact {
+	if redact {
 		target = safe.MDInline(safe.Masked)
 	}
 	// Untrusted parts (the meaning can quote aipd's message) go through

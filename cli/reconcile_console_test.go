@@ -35,8 +35,7 @@ func TestConsoleReconcileReadsTheOpenedAction(t *testing.T) {
 	t.Parallel()
 	getenv, _ := stateEnv(t)
 	srv := startSim(t, "responses-failed", sim.Knobs{Submit: sim.SubmitKnobs{StoredStatus: "completed"}})
-	o := &options{conn: conn{url: srv.URL()}, getenv: getenv} // as the console has them: no action ID
-	r := reconcilerFor(o, &o.conn)
+	r := reconcilerFor(&conn{url: srv.URL()}, getenv, false, 0) // as the console has it: no action ID
 	if r == nil {
 		t.Fatal("no reconciler")
 	}

@@ -156,12 +156,13 @@ func TestReconcileHonoursTheStallTimeout(t *testing.T) {
 func TestReconcileStoppedBeforeSettle(t *testing.T) {
 	t.Parallel()
 	srv := startSim(t, "long", sim.Knobs{Speed: 1})
-	o := &options{conn: conn{url: srv.URL()}, runFlags: runFlags{appearTimeout: time.Minute, stallTimeout: time.Minute}, actionID: srv.ActionID()}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	var out, errb bytes.Buffer
 	getenv, _ := stateEnv(t)
-	code := runReconcile(ctx, o, true, &out, &errb, getenv)
+	o := &watch{conn: conn{url: srv.URL()}, g: globalFlags{output: "jsonl"}, r: runFlags{appearTimeout: time.Minute, stallTimeout: time.Minute},
+		e: &runEnv{stdout: &out, stderr: &errb, getenv: getenv}}
+	code := runReconcile(ctx, o, srv.ActionID(), time.Minute)
 	var v map[string]any
 	if code != model.ExitPending || json.Unmarshal(out.Bytes(), &v) != nil || v["verdict"] != "pending" ||
 		!strings.Contains(errb.String(), "nothing was submitted") || len(srv.Submissions()) != 0 {

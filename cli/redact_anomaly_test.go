@@ -70,8 +70,8 @@ func TestRedactionMasksAnomalyDetails(t *testing.T) {
 // The panic report scrubs every copy of the token, not the first.
 func TestPanicReportScrubsEveryTokenCopy(t *testing.T) {
 	t.Parallel()
-	o := &options{conn: conn{url: "http://127.0.0.1:1", token: secretToken}, actionID: "act_1"}
-	r := panicReport(secretToken+" / "+secretToken+" / "+secretToken, o)
+	o := oneFollow(conn{url: "http://127.0.0.1:1", token: secretToken}, followFlags{}, runFlags{})
+	r := o.panicReport(secretToken + " / " + secretToken + " / " + secretToken)
 	if strings.Contains(r, secretToken) || strings.Count(r, " / ") != 2 {
 		t.Fatalf("report: %q", r)
 	}

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"aipwatch/record"
 	"aipwatch/sim"
 	"aipwatch/stream"
@@ -100,8 +98,8 @@ func tuiScreens(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := ui.New(ui.Options{ActionID: rp.ActionID(), Keys: testKeys().Live, Redact: true, NoColor: true}).(*ui.Model)
-	m.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
+	m := ui.NewSingle(context.Background(), ui.Options{ActionID: rp.ActionID(), Keys: testKeys().Live, Redact: true, NoColor: true})
+	m.SetSize(160, 60)
 	if err := rp.Run(context.Background(), stream.SinkFunc(func(msg stream.Msg) { m.Update(msg) })); err != nil {
 		t.Fatal(err)
 	}

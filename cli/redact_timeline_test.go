@@ -2,13 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	tea "charm.land/bubbletea/v2"
 
 	"aipwatch/model"
 	"aipwatch/output"
@@ -59,9 +58,9 @@ func outputsOf(t *testing.T, redact bool) map[string]string {
 		}
 	}
 
-	m := ui.New(ui.Options{ActionID: "act_t", Keys: testKeys().Live, Redact: redact, NoColor: true}).(*ui.Model)
+	m := ui.NewSingle(context.Background(), ui.Options{ActionID: "act_t", Keys: testKeys().Live, Redact: redact, NoColor: true})
 	defer m.Close()
-	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	m.SetSize(160, 40)
 	for _, msg := range msgs {
 		m.Update(msg)
 	}

@@ -1,55 +1,19 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"aipwatch/model"
 	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
-// The closing lines of a run that did not settle: the detach message, the
-// resume command, and the report of an internal error (which resumes too).
+// The command that resumes a run that did not settle (aipwatch/run words
+// the lines around it).
 
-// detachMessage says that the action keeps running and how to resume
-// (design §2.8). A demo's simulator dies with aipwatch, so a demo gets
-// the command that starts it again instead. A replay cut mid-stream gets
-// the command that follows the recorded action on the recorded daemon.
-func detachMessage(o *options, a *model.Action) string {
-	switch {
-	case o.demo != "":
-		return "aipwatch stopped watching the demo; its built-in simulator stopped with it, so there is nothing to resume.\n" +
-			"run the demo again with: " + safe.Line(invokedAs()+" --demo="+shellQuote(o.demo)) + "\n"
-	}
-	first := "aipwatch stopped watching; the action keeps running (quitting is not cancellation).\n"
-	switch {
-	case o.replay != "":
-		// Nothing runs in a replay: the recording just stops there.
-		first = "the recording ends before the action settled; on its daemon it may have settled since.\n"
-	case a.Ended():
-		// Never claim that an action runs on when aipd said it is over (an
-		// async action cancelled in flight reads cancelled with no result).
-		first = "aipwatch stopped watching; the action has ended, but its outcome was not read yet (quitting is not cancellation).\n"
-	case !attached(a):
-		first = "aipwatch stopped watching before aipd answered: whether the action runs is not known (quitting is not cancellation).\n"
-	case unseen(a):
-		first = "aipwatch stopped watching; aipd has no record of " + safe.Line(a.ID) + " and sent none of its events yet: " +
-			"it may not exist, or a synchronous run has not streamed yet (quitting is not cancellation).\n"
-	}
-	return first + "resume with: " + resumeCommand(o, a.Cursor) + "\n"
-}
-
-// unseen: aipd has no record of the action (state unknown) and nothing of
-// it came, no chunk and no event: nothing says it runs.
-func unseen(a *model.Action) bool {
-	return a.Status != nil && a.Status.State == model.StateUnknown && a.ChunkCount() == 0 && len(a.Events()) == 0
-}
-
-// resumeCommand is the shell command that resumes from a cursor: the
+// The shell command that resumes from a cursor is: the
 // binary as it was invoked, and every flag the run needs to reach aipd
 // (--context, --url, --token-file, --cacert, --allow-insecure-http) and to stay as
 // private and as shaped as it was (--redact, --output, --record, …).
@@ -58,13 +22,11 @@ func unseen(a *model.Action) bool {
 // command works from another directory. --export is left out on purpose:
 // the export of a resumed run holds only what follows the cursor, and the
 // same path would overwrite the export this run just wrote.
-func resumeCommand(o *options, cursor string) string {
-	return resumeWith(o, cursor, o.actionID)
-}
-
-// resumeWith is resumeCommand for the actions ids name (several: design
-// §12, each as given, CONTEXT/act_… too).
-func resumeWith(o *options, cursor string, ids ...string) string {
+//
+// resumeWith is that command for the actions ids name (one, or several:
+// design §12, each as given, CONTEXT/act_… too).
+func resumeWith(w *watch, cursor string, ids ...string) string {
+	o, g, r := &w.conn, &w.g, &w.r
 	parts := []string{invokedAs()}
 	flag := func(given bool, words ...string) {
 		if given {
@@ -79,15 +41,15 @@ func resumeWith(o *options, cursor string, ids ...string) string {
 	path("--token-file", o.tokenFile, o.ctx.token)
 	path("--cacert", o.cacert, o.ctx.cacert)
 	flag(o.allowInsecureHTTP, "--allow-insecure-http")
-	flag(o.redact, "--redact")
-	flag(o.output != "", "--output", o.output)
-	flag(o.noColor, "--no-color")
-	flag(o.timestamps, "--timestamps")
-	path("--record", o.record, false)
-	flag(o.rawCapMiB != defaultRawCapMiB, "--raw-cap-mib", strconv.Itoa(o.rawCapMiB))
-	flag(o.appearTimeout != 0 && o.appearTimeout != stream.DefaultAppearTimeout, "--appear-timeout", o.appearTimeout.String())
-	flag(o.stallTimeout != 0 && o.stallTimeout != stream.DefaultStallTimeout, "--stall-timeout", o.stallTimeout.String())
-	flag(o.reason != "" && o.reason != defaultReason, "--reason", shellQuote(o.reason))
+	flag(g.redact, "--redact")
+	flag(g.output != "", "--output", g.output)
+	flag(g.noColor, "--no-color")
+	flag(r.timestamps, "--timestamps")
+	path("--record", r.record, false)
+	flag(r.rawCapMiB != defaultRawCapMiB, "--raw-cap-mib", strconv.Itoa(r.rawCapMiB))
+	flag(r.appearTimeout != 0 && r.appearTimeout != stream.DefaultAppearTimeout, "--appear-timeout", r.appearTimeout.String())
+	flag(r.stallTimeout != 0 && r.stallTimeout != stream.DefaultStallTimeout, "--stall-timeout", r.stallTimeout.String())
+	flag(r.reason != "" && r.reason != defaultReason, "--reason", shellQuote(r.reason))
 	flag(cursor != "", "--cursor", shellQuote(cursor))
 	for _, id := range ids {
 		parts = append(parts, shellQuote(id))
@@ -150,22 +112,4 @@ func absPath(p string) string {
 		return a
 	}
 	return p
-}
-
-// panicReport is the short report of an internal error: the panic value on
-// one sanitised line with the token scrubbed, no stack.
-func panicReport(r any, o *options) string {
-	msg := fmt.Sprint(r)
-	if o != nil {
-		safe.Protect(o.token) // scrubbed with the contract's mark by safe.Line (held once)
-	}
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	report := "aipwatch: internal error: " + safe.Line(msg) + "\n" +
-		"aipwatch stopped watching; the action, if any, keeps running (this was not a cancellation).\n"
-	if o != nil && o.actionID != "" && o.replay == "" && o.demo == "" {
-		report += "resume with: " + resumeCommand(o, o.cursor) + "\n"
-	}
-	return report
 }

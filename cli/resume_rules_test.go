@@ -17,14 +17,14 @@ func TestResumeCommandKeepsTheTimeouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "aipwatch --url http://127.0.0.1:1 --timestamps --appear-timeout 7s --stall-timeout 3m0s act_9"
-	if got := resumeWith(o, "", "act_9"); got != want {
+	if got := resumeWith(&o.w, "", "act_9"); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 	o, _, err = parse([]string{"--url", "http://127.0.0.1:1", "--appear-timeout", "1m", "--stall-timeout", "6m", "act_9"}, &bytes.Buffer{}, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := resumeWith(o, "", "act_9"); got != "aipwatch --url http://127.0.0.1:1 act_9" {
+	if got := resumeWith(&o.w, "", "act_9"); got != "aipwatch --url http://127.0.0.1:1 act_9" {
 		t.Fatalf("the defaults repeated: %s", got)
 	}
 }
@@ -33,24 +33,24 @@ func TestResumeCommandKeepsTheTimeouts(t *testing.T) {
 // panic's message; a replay's and a demo's offer no resume (nothing runs).
 func TestPanicReportBoundAndNoResumeOfAReplay(t *testing.T) {
 	t.Parallel()
-	o := &options{conn: conn{url: "http://127.0.0.1:1"}, actionID: "act_1"}
-	r := panicReport(strings.Repeat("x", 201), o)
+	o := oneFollow(conn{url: "http://127.0.0.1:1"}, followFlags{}, runFlags{})
+	r := o.panicReport(strings.Repeat("x", 201))
 	first, _, _ := strings.Cut(r, "\n")
 	if first != "aipwatch: internal error: "+strings.Repeat("x", 200)+"…" {
 		t.Fatalf("first line %q", first)
 	}
-	if r := panicReport(strings.Repeat("y", 200), o); !strings.Contains(r, strings.Repeat("y", 200)+"\n") {
+	if r := o.panicReport(strings.Repeat("y", 200)); !strings.Contains(r, strings.Repeat("y", 200)+"\n") {
 		t.Fatalf("200 characters cut:\n%s", r)
 	}
 	if !strings.Contains(r, "resume with: ") {
 		t.Fatalf("a live action's report offers no resume:\n%s", r)
 	}
-	for _, o := range []*options{
-		{conn: conn{url: "http://127.0.0.1:1"}, actionID: "act_1", followFlags: followFlags{replay: "run.jsonl"}},
-		{conn: conn{url: "http://127.0.0.1:1"}, actionID: "act_1", runFlags: runFlags{demo: "chat-tools"}},
+	for _, o := range []*follow{
+		oneFollow(conn{url: "http://127.0.0.1:1"}, followFlags{replay: "run.jsonl"}, runFlags{}),
+		oneFollow(conn{url: "http://127.0.0.1:1"}, followFlags{}, runFlags{demo: "chat-tools"}),
 	} {
-		if r := panicReport("boom", o); strings.Contains(r, "resume with") {
-			t.Errorf("replay %q demo %q offers a resume:\n%s", o.replay, o.demo, r)
+		if r := o.panicReport("boom"); strings.Contains(r, "resume with") {
+			t.Errorf("replay %q demo %q offers a resume:\n%s", o.f.replay, o.w.r.demo, r)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"aipwatch/model"
 	"aipwatch/output"
+	"aipwatch/run"
 	"aipwatch/safe"
 )
 
@@ -32,9 +33,9 @@ type runEnv struct {
 	args   []string // as given, for jsonl usage errors
 	code   int
 
-	// parsed, when set, receives the follow's options instead of running
-	// them (the tests' parse).
-	parsed func(*options)
+	// parsed, when set, receives what the follow decided instead of
+	// running it (the tests' parse).
+	parsed func(*follow)
 }
 
 // globalFlags are the persistent flags every command takes.
@@ -200,7 +201,7 @@ func (e *runEnv) exit(code int) error {
 // fail reports an error that stops aipwatch before or outside a run
 // (exit 1): the jsonl error object on stdout, else a line on stderr.
 func (e *runEnv) fail(mode string, err error) error {
-	return e.exit(fail(&options{globalFlags: globalFlags{output: mode}}, e.stdout, e.stderr, err))
+	return e.exit(run.Fail(run.IO{Stdout: e.stdout, Stderr: e.stderr}, mode == "jsonl", err))
 }
 
 func wantsJSONL(args []string) bool {

@@ -71,8 +71,8 @@ func TestTokenNeverLeaks(t *testing.T) {
 
 func TestPanicReportIsShortAndScrubbed(t *testing.T) {
 	t.Parallel()
-	o := &options{conn: conn{url: "http://127.0.0.1:1", token: secretToken}, followFlags: followFlags{cursor: "aev_cursor_1_0"}, actionID: "act_1"}
-	r := panicReport("boom with "+secretToken+"\x1b[2J\nsecond line", o)
+	o := oneFollow(conn{url: "http://127.0.0.1:1", token: secretToken}, followFlags{cursor: "aev_cursor_1_0"}, runFlags{})
+	r := o.panicReport("boom with " + secretToken + "\x1b[2J\nsecond line")
 	if strings.Contains(r, secretToken) || strings.ContainsRune(r, 0x1b) || strings.Contains(r, "goroutine") {
 		t.Fatalf("report: %q", r)
 	}

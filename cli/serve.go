@@ -151,34 +151,34 @@ func (sf serveFlags) settings(c *cobra.Command, g *globalFlags, getenv func(stri
 // SIGINT, SIGTERM or SIGHUP, then tells the sessions and stops.
 // The session log goes to logPath, else stderr.
 func runServe(e *runEnv, g *globalFlags, cfg serve.Config, logPath string) int {
-	o := &options{globalFlags: *g, getenv: e.getenv}
+	o := &watch{g: *g, e: e}
 	o.conn = newConn(g.cf, true, e.getenv)
-	if err := o.check(); err != nil {
-		return fail(o, e.stdout, e.stderr, err)
+	if err := o.conn.check(); err != nil {
+		return o.fail(err)
 	}
 	d := contextDaemon{c: &o.conn, run: o}
-	d.client, d.err = o.daemon(e.stderr)
+	d.client, d.err = o.conn.daemon(e.stderr)
 	if d.err != nil {
-		return fail(o, e.stdout, e.stderr, d.err)
+		return o.fail(d.err)
 	}
 	cfg.Log = e.stderr
 	if logPath != "" {
 		f, err := safe.OpenPrivate(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
 		if err != nil {
-			return fail(o, e.stdout, e.stderr, fmt.Errorf("--log: %w", err))
+			return o.fail(fmt.Errorf("--log: %w", err))
 		}
 		defer f.Close()
 		cfg.Log = safe.NewWriter(f, safe.Terminal)
 	}
 	cfg.Source = serve.Source{Daemon: d.client.NewPoller(0), Follow: d.follow, Judge: d.judge()}
 	cfg.Views = serve.Views{Keys: e.keys.Console, LiveKeys: e.keys.Live, Version: versionString(),
-		Reconcile: reconcilerFor(o, &o.conn), Notification: func(term string) func(*model.Action) string {
+		Reconcile: reconcilerFor(&o.conn, e.getenv, g.redact, 0), Notification: func(term string) func(*model.Action) string {
 			// The client's terminal, as its pty request names it.
 			return notifyWith(safe.NotifyRoute{OSC777: safe.SpeaksOSC777(term, ""), Mux: safe.DetectMultiplexer("", "", term)})
 		}}
 	srv, err := serve.New(cfg)
 	if err != nil {
-		return fail(o, e.stdout, e.stderr, fmt.Errorf("serve: %w", err))
+		return o.fail(fmt.Errorf("serve: %w", err))
 	}
 	fp, made := srv.HostKeyFingerprint()
 	how := "host key"
@@ -193,7 +193,7 @@ func runServe(e *runEnv, g *globalFlags, cfg serve.Config, logPath string) int {
 			watch++
 		}
 	}
-	fmt.Fprintf(e.stderr, "aipwatch serve: listening on %s for %s (%s %s: %s)\n", srv.Addr(), o.shownURL(), how, fp, cfg.HostKey)
+	fmt.Fprintf(e.stderr, "aipwatch serve: listening on %s for %s (%s %s: %s)\n", srv.Addr(), o.conn.shownURL(), how, fp, cfg.HostKey)
 	fmt.Fprintf(e.stderr, "aipwatch serve: %d keys may watch, %d may also cancel; audit log %s\n", watch, operate, cfg.AuditLog)
 	ctx, stop := detachContext()
 	defer stop()

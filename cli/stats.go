@@ -49,14 +49,14 @@ list and named on stderr with the --limit that would judge them all.`,
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
 		lf.verdictArg = verdictAll // every settled row judged, up to the bound
 		limit := lf.limit          // lsFlags.check drops it for --since alone
-		return lf.run(c, e, g, func(o *options) int { return runStats(e, o, lf, limit) })
+		return lf.run(c, e, g, func(o *watch) int { return runStats(e, o, lf, limit) })
 	})
 	return c
 }
 
 // runStats lists, judges at most limit settled rows and prints the
 // figures; what the bound left unjudged goes to stderr.
-func runStats(e *runEnv, o *options, lf lsFlags, limit int) int {
+func runStats(e *runEnv, o *watch, lf lsFlags, limit int) int {
 	var rows *statsRows
 	defer func() { // done is not called when the listing fails: its reviews end here
 		if rows != nil {
@@ -69,7 +69,7 @@ func runStats(e *runEnv, o *options, lf lsFlags, limit int) int {
 		// at limit.
 		lf.limit = math.MaxInt
 	}
-	return runListing(e, o, lf, "stats", false, func(client *stream.Client) (rowWriter, *rowJudge) {
+	return runListing(o, lf, "stats", false, func(client *stream.Client) (rowWriter, *rowJudge) {
 		rows = &statsRows{max: limit, rj: newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true)}
 		rows.rj.cmd = "stats"
 		rows.rj.judged = func(r *model.ActionRow, jg stream.Judgement) { // one at a time
@@ -79,7 +79,7 @@ func runStats(e *runEnv, o *options, lf lsFlags, limit int) int {
 	}, func() error {
 		rows.rj.end()
 		rows.tell(e, lf)
-		return output.WriteStats(e.stdout, model.Summarise(rows.judged), o.output == "jsonl")
+		return output.WriteStats(e.stdout, model.Summarise(rows.judged), o.g.output == "jsonl")
 	})
 }
 

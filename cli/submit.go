@@ -35,7 +35,7 @@ type submitOptions struct {
 
 // submitCommand is `aipwatch submit` (design §6).
 func submitCommand(e *runEnv, g *globalFlags) *cobra.Command {
-	o := &options{keys: e.keys, getenv: e.getenv}
+	w := &watch{e: e}
 	so := &submitOptions{}
 	c := &cobra.Command{
 		Use:   "submit [flags] CAPABILITY_ID --input @request.json",
@@ -59,15 +59,15 @@ aipwatch prints the command that follows the same ID.`,
 	fs.StringVar(&so.idempotencyKey, "idempotency-key", "", "the idempotency `KEY` (default a new one for this request)")
 	fs.StringVar(&so.mode, "mode", submit.ModeAsync, "`MODE`: async (aipd keeps a record at once; the action outlives this terminal) or sync (the guide's action call)")
 	fs.BoolVar(&so.dryRun, "dry-run", false, "check the input and print the envelope that would be sent; send nothing, write no journal")
-	addRunFlags(fs, &o.runFlags)
-	addDemoFlag(fs, &o.demo, "submit a scripted action to the built-in simulator and follow it (`SCENARIO`s below; default chat-tools)", "chat-tools")
+	addRunFlags(fs, &w.r)
+	addDemoFlag(fs, &w.r.demo, "submit a scripted action to the built-in simulator and follow it (`SCENARIO`s below; default chat-tools)", "chat-tools")
 	c.RunE = versioned(e, g, func(c *cobra.Command, args []string) error {
-		o.globalFlags = *g
-		if err := o.checkRun(c.Flags()); err != nil {
+		w.g = *g
+		if err := w.r.checkRun(c.Flags()); err != nil {
 			return err
 		}
-		o.conn = newConn(o.cf, o.demo == "", e.getenv)
-		return runSubmit(e, o, so, args)
+		w.conn = newConn(w.g.cf, w.r.demo == "", e.getenv)
+		return runSubmit(w, so, args)
 	})
 	return c
 }
@@ -92,55 +92,62 @@ func readInput(spec string, stdin io.Reader) ([]byte, error) {
 
 // runSubmit is `aipwatch submit` (design §6): a usage error is returned,
 // anything else reported and its exit code set.
-func runSubmit(e *runEnv, o *options, so *submitOptions, rest []string) error {
-	req, input, err := so.request(o, rest, e.stdin, e.stderr)
+func runSubmit(w *watch, so *submitOptions, rest []string) error {
+	e := w.e
+	req, input, err := so.request(w.r.demo, rest, e.stdin, e.stderr)
 	var usage output.UsageError
 	switch {
 	case errors.As(err, &usage):
 		return err
 	case err != nil:
-		return e.fail(o.output, err)
+		return e.fail(w.g.output, err)
 	case so.dryRun:
-		if err := dryRun(o, req, e.stdout); err != nil {
-			return e.fail(o.output, err)
+		if err := dryRun(req, w.g.redact, w.g.output == "jsonl", e.stdout); err != nil {
+			return e.fail(w.g.output, err)
 		}
 		return nil
 	}
-	o.actionID = so.actionID
 
 	ctx, stop := detachContext()
 	defer stop()
-	if o.demo != "" {
-		srv, ok := startDemo(o, sim.Knobs{Speed: 1, Submit: sim.SubmitKnobs{Await: true, ActionID: so.actionID}}, e.stderr)
+	if w.r.demo != "" {
+		srv, ok := startDemo(w, sim.Knobs{Speed: 1, Submit: sim.SubmitKnobs{Await: true, ActionID: so.actionID}})
 		if !ok {
 			return e.exit(model.ExitError)
 		}
 		defer srv.Close()
 	}
-	if err := o.check(); err != nil {
+	if err := w.conn.check(); err != nil {
 		return err
 	}
 	jpath, err := journal.Path(e.getenv)
 	if err != nil {
-		return e.fail(o.output, err)
+		return e.fail(w.g.output, err)
 	}
 	j, err := journal.Open(jpath)
 	if err != nil {
-		return e.fail(o.output, fmt.Errorf("%w (nothing was sent)", err))
+		return e.fail(w.g.output, fmt.Errorf("%w (nothing was sent)", err))
 	}
 	defer j.Close()
 
-	mode, isTTY := outputMode(o, e.stdout)
 	cont := submit.ContinuityOf(input)
-	o.session = cont.SessionID
 	base := journal.Entry{ActionID: so.actionID, CapabilityID: so.capability, IdempotencyKey: so.idempotencyKey,
-		Mode: so.mode, BaseURL: o.shownURL(), TokenSource: o.tokenSource(),
+		Mode: so.mode, BaseURL: w.conn.shownURL(), TokenSource: w.conn.tokenSource(),
 		SessionID: cont.SessionID, SessionKey: cont.SessionKey, PreviousResponseID: cont.PreviousResponseID, Conversation: cont.Conversation}
 	// Print the action ID and the command that follows it before sending
 	// (design §6.2): quitting, a crash or a lost reply leave it findable.
-	announce(o, mode, e.stdout, e.stderr, so, jpath)
-	o.submission = journalled(j, req, base, o.appearTimeout)
-	return e.exit(followRun(ctx, o, e, mode, isTTY, func(a *model.Action) {
+	announce(w, so, jpath)
+	sub := journalled(j, req, base, w.r.appearTimeout)
+	t := target{arg: so.actionID, id: so.actionID, conn: w.conn}
+	sources := func(string) ([]*source, error) {
+		s, err := w.source(t, "", sub)
+		if err != nil {
+			return nil, err
+		}
+		s.session = cont.SessionID
+		return []*source{s}, nil
+	}
+	return e.exit(w.run(ctx, sources, false, func(a *model.Action) {
 		if a.Cursor != "" {
 			_ = j.Append(journal.Entry{Kind: journal.KindCursor, ActionID: so.actionID, Cursor: a.Cursor})
 		}
@@ -153,7 +160,7 @@ func runSubmit(e *runEnv, o *options, so *submitOptions, rest []string) error {
 // request checks the submission's flags and input and decides its
 // identity (design §6.1): a mistake is a usage error, one line a problem,
 // before anything is sent.
-func (so *submitOptions) request(o *options, rest []string, stdin io.Reader, stderr io.Writer) (submit.Request, []byte, error) {
+func (so *submitOptions) request(demo string, rest []string, stdin io.Reader, stderr io.Writer) (submit.Request, []byte, error) {
 	usage := func(msg string) (submit.Request, []byte, error) { return submit.Request{}, nil, output.UsageError(msg) }
 	switch {
 	case so.mode != submit.ModeAsync && so.mode != submit.ModeSync:
@@ -161,11 +168,11 @@ func (so *submitOptions) request(o *options, rest []string, stdin io.Reader, std
 	case len(rest) > 1:
 		return usage("one CAPABILITY_ID at most")
 	}
-	if o.demo != "" {
-		if !knownScenario(o.demo) {
-			return usage(fmt.Sprintf("unknown demo scenario %q (known: %s)", o.demo, strings.Join(sim.Scenarios(), ", ")))
+	if demo != "" {
+		if !knownScenario(demo) {
+			return usage(fmt.Sprintf("unknown demo scenario %q (known: %s)", demo, strings.Join(sim.Scenarios(), ", ")))
 		}
-		op := sim.Operation(o.demo)
+		op := sim.Operation(demo)
 		if len(rest) == 0 {
 			rest = []string{"cap:hermes_agent:sim:" + op}
 		}
@@ -212,20 +219,20 @@ func (so *submitOptions) request(o *options, rest []string, stdin io.Reader, std
 }
 
 // dryRun prints the envelope that would be sent (masked under --redact).
-func dryRun(o *options, req submit.Request, stdout io.Writer) error {
+func dryRun(req submit.Request, redact, jsonl bool, stdout io.Writer) error {
 	now := time.Now()
 	mid, err := submit.NewMessageID(now, rand.Reader)
 	if err != nil {
 		return err
 	}
-	if o.redact {
+	if redact {
 		req.Input = json.RawMessage(`"` + safe.Masked + `"`)
 	}
 	env, err := submit.Envelope(req, mid, now)
 	if err != nil {
 		return err
 	}
-	if o.output == "jsonl" { // one object with a type, as every jsonl line (design §4)
+	if jsonl { // one object with a type, as every jsonl line (design §4)
 		fmt.Fprintf(stdout, "{\"type\":\"dry_run\",\"envelope\":%s}\n", compactJSON(env))
 		return nil
 	}
@@ -280,9 +287,11 @@ func journalled(j *journal.Journal, req submit.Request, base journal.Entry, appe
 }
 
 // announce prints the submission's identity before it is sent.
-func announce(o *options, mode string, stdout, stderr io.Writer, so *submitOptions, jpath string) {
-	follow := resumeCommand(o, "")
-	if o.demo != "" {
+func announce(w *watch, so *submitOptions, jpath string) {
+	stdout, stderr := w.e.stdout, w.e.stderr
+	mode, _ := outputMode(w.g.output, stdout)
+	follow := resumeWith(w, "", so.actionID)
+	if w.r.demo != "" {
 		follow = "" // the demo's simulator stops with aipwatch: nothing to follow later
 	}
 	if mode == "jsonl" {
@@ -296,16 +305,16 @@ func announce(o *options, mode string, stdout, stderr io.Writer, so *submitOptio
 		}{"submit", so.actionID, so.idempotencyKey, so.mode, jpath, follow})
 		return
 	}
-	w := stdout
+	to := stdout
 	if mode == "tui" {
-		w = stderr // stays on the terminal under the alt screen
+		to = stderr // stays on the terminal under the alt screen
 	}
 	if follow == "" {
-		fmt.Fprintf(w, "submitting %s to %s (mode %s, the demo's simulator); journal: %s\n",
+		fmt.Fprintf(to, "submitting %s to %s (mode %s, the demo's simulator); journal: %s\n",
 			safe.Line(so.actionID), safe.Line(so.capability), so.mode, safe.Line(jpath))
 		return
 	}
-	fmt.Fprintf(w, "submitting %s to %s (mode %s); journal: %s\nfollow it with: %s\n",
+	fmt.Fprintf(to, "submitting %s to %s (mode %s); journal: %s\nfollow it with: %s\n",
 		safe.Line(so.actionID), safe.Line(so.capability), so.mode, safe.Line(jpath), follow)
 }
 

@@ -498,13 +498,14 @@ func TestSubmitDemoAnnouncesNoFollowCommand(t *testing.T) {
 	so := &submitOptions{actionID: "act_demo_01", capability: "cap:hermes_agent:sim:chat_stream", mode: "async"}
 	for _, mode := range []string{"plain", "jsonl"} {
 		var out, errb bytes.Buffer
-		announce(&options{conn: conn{url: "http://127.0.0.1:9"}, runFlags: runFlags{demo: "chat-tools"}, actionID: so.actionID}, mode, &out, &errb, so, "/j")
+		announce(&watch{conn: conn{url: "http://127.0.0.1:9"}, g: globalFlags{output: mode}, r: runFlags{demo: "chat-tools"},
+			e: &runEnv{stdout: &out, stderr: &errb}}, so, "/j")
 		if s := out.String(); strings.Contains(s, "follow it with") || strings.Contains(s, "--url") || !strings.Contains(s, "act_demo_01") {
 			t.Errorf("%s: %s", mode, s)
 		}
 	}
 	var out bytes.Buffer
-	announce(&options{conn: conn{url: "http://127.0.0.1:9"}, actionID: so.actionID}, "plain", &out, &out, so, "/j")
+	announce(&watch{conn: conn{url: "http://127.0.0.1:9"}, g: globalFlags{output: "plain"}, e: &runEnv{stdout: &out, stderr: &out}}, so, "/j")
 	if !strings.Contains(out.String(), "follow it with: ") {
 		t.Errorf("a real submission lost its follow command: %s", out.String())
 	}

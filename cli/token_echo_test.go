@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
@@ -130,8 +128,8 @@ func liveTUIScreens(t *testing.T, srv *sim.Server, token string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := ui.New(ui.Options{ActionID: srv.ActionID(), Keys: testKeys().Live, NoColor: true}).(*ui.Model)
-	m.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
+	m := ui.NewSingle(context.Background(), ui.Options{ActionID: srv.ActionID(), Keys: testKeys().Live, NoColor: true})
+	m.SetSize(160, 60)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	msgs := make(chan stream.Msg, 1024)
@@ -156,10 +154,10 @@ func liveTUIScreens(t *testing.T, srv *sim.Server, token string) string {
 func TestResumeCommandScrubsAnEchoedCursor(t *testing.T) {
 	t.Parallel()
 	safe.Protect(echoedToken)
-	o := &options{conn: conn{url: "http://127.0.0.1:1", token: echoedToken}, actionID: "act_1"}
+	o := oneFollow(conn{url: "http://127.0.0.1:1", token: echoedToken}, followFlags{}, runFlags{})
 	for where, text := range map[string]string{
 		"resume": resumeCommand(o, "aev_cursor_1_2"+echoedToken[3:]),
-		"panic":  panicReport("boom "+echoedToken[:14], &options{conn: conn{url: o.url}, followFlags: followFlags{cursor: "c" + echoedToken}, actionID: "act_1"}),
+		"panic":  oneFollow(conn{url: o.w.conn.url}, followFlags{cursor: "c" + echoedToken}, runFlags{}).panicReport("boom " + echoedToken[:14]),
 	} {
 		if sub, ok := leak12(text, echoedToken); ok || !strings.Contains(text, safe.TokenMark) {
 			t.Errorf("%s: %q (leak %q)", where, text, sub)

@@ -26,6 +26,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"aipwatch/safe"
+	"aipwatch/ui"
 )
 
 // Config is a server's settings.
@@ -381,14 +382,19 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	pty, _, _ := sess.Pty()
 	w, h := clampSize(pty.Window.Width, pty.Window.Height)
-	m, closeFn := s.sessionViews(ls.ctx, ls.info)
+	screen, closeFn := s.sessionViews(ls.ctx, ls.info)
 	ls.closeFn = closeFn
 	ls.out = newFrameWriter(sess)
 	sz := &sizer{touch: ls.act.touch}
-	opts := append(bm.MakeOptions(sess),
-		tea.WithInput(activeReader{r: sess, a: ls.act}),
-		tea.WithOutput(ls.out),
-		tea.WithWindowSize(w, h),
+	m, opts, _ := ui.Program(screen, ui.Terminal{
+		Input:  activeReader{r: sess, a: ls.act},
+		Output: ls.out,
+		Width:  w, Height: h,
+		Env: append(sess.Environ(), "TERM="+pty.Term),
+	})
+	// wish's options first (its colour profile from the session's
+	// environment), the shell's over them, then the server's own.
+	opts = append(append(bm.MakeOptions(sess), opts...),
 		tea.WithFilter(sz.filter),
 		tea.WithoutSignalHandler(),
 	)

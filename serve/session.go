@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"aipwatch/model"
 	"aipwatch/safe"
 	"aipwatch/stream"
@@ -100,9 +98,11 @@ const (
 	noExportServe = "no export here: e would write the file on the server; ask for it from aipwatch on your own machine"
 )
 
-// sessionViews builds the session's model: it and what to do once its
-// program has ended (stop the console's polls and the views' follows).
-func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (tea.Model, func()) {
+// sessionViews builds the session's screen for the program shell
+// (ui.Screen): the console, or the split view of the IDs given (one ID: a
+// live view on the whole terminal); close stops what it reads once the
+// program has ended.
+func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (screen ui.Screen, close func()) {
 	v := s.views
 	runner := func(id string) stream.Runner {
 		return &sessionRunner{Runner: s.hub.follow(id), s: s, si: si, id: id}
@@ -133,34 +133,9 @@ func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (tea.Model, 
 			CancelReason: reason, NoCancel: noCancel, NoExport: noExportServe, Reconcile: reconcile,
 			Notification: notify, Version: v.Version, Clock: v.Clock})
 	}
-	h := &viewsHost{s: split.New(ctx, panes, v.LiveKeys, false)}
-	return h, h.s.Close
+	sp := split.New(ctx, panes, v.LiveKeys, false)
+	return sp, sp.Close
 }
-
-// viewsHost is the split view (of one action or several) on the whole of
-// a session's terminal; q detaches from all and ends the session.
-type viewsHost struct {
-	s             *split.Split
-	width, height int
-}
-
-func (h *viewsHost) Init() tea.Cmd { return h.s.Init() }
-
-func (h *viewsHost) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	var cmd tea.Cmd
-	if m, ok := msg.(tea.WindowSizeMsg); ok {
-		h.width, h.height = m.Width, m.Height
-		cmd = h.s.SetSize(m.Width, m.Height)
-	} else {
-		_, cmd = h.s.Update(msg)
-	}
-	if h.s.Done() {
-		return h, tea.Quit
-	}
-	return h, cmd
-}
-
-func (h *viewsHost) View() tea.View { return h.s.Screen(h.width, h.height) }
 
 // cancelReason is the reason a session's cancel carries: who sent it,
 // from where (design §15).

@@ -169,7 +169,7 @@ func (s *screens) waitText(tb testing.TB, text string) string {
 	return s.waitFor(tb, "“"+text+"”", func(sc string) bool { return strings.Contains(sc, text) })
 }
 
-func startFlow(tb testing.TB, b stream.Runner, w, h int, mutate ...func(*Options)) (*teatest.TestModel, *Model, *screens) {
+func startFlow(tb testing.TB, b stream.Runner, w, h int, mutate ...func(*Options)) (*teatest.TestModel, *prog, *screens) {
 	tb.Helper()
 	opts := Options{ActionID: testAction, Backend: b, Keys: realKeys(tb),
 		Resume: func(c string) string { return "aipwatch --cursor " + c + " " + testAction }}
@@ -185,11 +185,11 @@ func startFlow(tb testing.TB, b stream.Runner, w, h int, mutate ...func(*Options
 	return tm, m, sc
 }
 
-func finalModel(tb testing.TB, tm *teatest.TestModel) *Model {
+func finalModel(tb testing.TB, tm *teatest.TestModel) *prog {
 	tb.Helper()
-	fm, ok := tm.FinalModel(tb, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	fm, ok := tm.FinalModel(tb, teatest.WithFinalTimeout(10*time.Second)).(*prog)
 	if !ok {
-		tb.Fatal("final model is not a *Model")
+		tb.Fatal("final model is not a *prog")
 	}
 	fm.Close()
 	return fm
@@ -290,6 +290,19 @@ func TestFlowAutoCancel(t *testing.T) {
 	}
 }
 
+// runSingle runs the live view of one action on t as aipwatch/run does:
+// the shell until it is done, then the view closed; it returns the final
+// model and the error that stopped the following, if any.
+func runSingle(ctx context.Context, opts Options, t Terminal) (*model.Action, error) {
+	s := NewSingle(ctx, opts)
+	err := Run(ctx, s, t)
+	s.Close()
+	if err != nil {
+		return s.Action(), err
+	}
+	return s.Action(), s.Failure()
+}
+
 // TestRunDetach drives Run itself: q detaches, sends no cancel, returns
 // the unsettled action stopped (pending), and the backend has ended.
 func TestRunDetach(t *testing.T) {
@@ -305,8 +318,8 @@ func TestRunDetach(t *testing.T) {
 	done := make(chan ret, 1)
 	out := &lockedBuffer{}
 	go func() {
-		a, err := run(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: fb, Input: in, Output: out, NoColor: true},
-			tea.WithWindowSize(100, 30))
+		a, err := runSingle(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: fb, NoColor: true},
+			Terminal{Input: in, Output: out, NoColor: true, Width: 100, Height: 30})
 		done <- ret{a, err}
 	}()
 	// q once the screen shows the turn's text: its chunks are in the model.
@@ -348,7 +361,7 @@ func TestRunContextEnds(t *testing.T) {
 	defer inW.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	a, err := Run(ctx, Options{ActionID: testAction, Keys: realKeys(t), Backend: fb, Input: in, Output: io.Discard})
+	a, err := runSingle(ctx, Options{ActionID: testAction, Keys: realKeys(t), Backend: fb}, Terminal{Input: in, Output: io.Discard})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -376,7 +389,7 @@ func TestRunError(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		_, _ = inW.Write([]byte("q"))
 	}()
-	_, err := Run(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: fb, Input: in, Output: io.Discard})
+	_, err := runSingle(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: fb}, Terminal{Input: in, Output: io.Discard})
 	var se *stream.Error
 	if !errors.As(err, &se) || se.Code != "auth.native_http_unauthorized" {
 		t.Fatalf("Run returned %v, want the stream error", err)
@@ -519,8 +532,8 @@ func startRun(t *testing.T, b stream.Runner) (done <-chan error, out *lockedBuff
 	out = &lockedBuffer{}
 	ch := make(chan error, 1)
 	go func() {
-		_, err := run(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: b, Input: pr, Output: out, NoColor: true},
-			tea.WithWindowSize(100, 30))
+		_, err := runSingle(context.Background(), Options{ActionID: testAction, Keys: realKeys(t), Backend: b, NoColor: true},
+			Terminal{Input: pr, Output: out, NoColor: true, Width: 100, Height: 30})
 		ch <- err
 	}()
 	return ch, out, pw

@@ -26,7 +26,7 @@ func (c *testClock) now() time.Time { return c.t }
 
 type harness struct {
 	tb    testing.TB
-	m     *Model
+	m     *prog
 	f     *fx
 	clock *testClock
 }
@@ -340,3 +340,24 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// prog is the program of one action as the tests drive it: the shell over
+// a Single, whose state the tests read.
+type prog struct {
+	*Shell
+	*Single
+}
+
+func newModel(ctx context.Context, opts Options) *prog {
+	s := NewSingle(ctx, opts)
+	return &prog{Shell: NewShell(s), Single: s}
+}
+
+func (m *prog) Init() tea.Cmd { return m.Shell.Init() }
+
+func (m *prog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.Shell.Update(msg)
+	return m, cmd
+}
+
+func (m *prog) View() tea.View { return m.Shell.View() }

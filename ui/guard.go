@@ -14,7 +14,7 @@ import (
 // resume command. Bubble Tea's own panic handler would print the panic
 // value (untrusted text could be in it) and a full stack instead.
 type guard struct {
-	m        tea.Model // the program of one action, or a host (the console)
+	m        tea.Model // the program shell (shell.go) of a screen
 	panicked *atomic.Bool
 	quit     func()
 }

@@ -44,7 +44,7 @@ func BenchmarkFirehoseMemory(b *testing.B) {
 func firehoseHeap(b *testing.B, tui bool, rawCap int64) (heap, raw int64, dropped int) {
 	c, srv := simClient(b, "firehose", sim.Knobs{})
 	var a *model.Action
-	var m *Model
+	var m *prog
 	var sink stream.Sink
 	if tui {
 		m = newModel(context.Background(), Options{ActionID: srv.ActionID(), Keys: realKeys(b), RawCap: rawCap})

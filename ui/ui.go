@@ -2,9 +2,11 @@
 // action (Live), a component that follows it through a stream.Runner (the
 // stream client), folds every message into the model with stream.Apply,
 // and draws the header, the transcript, the tools pane, the status bar and
-// the help; and the program of `aipwatch ID` (Model), which hosts one.
-// The console (ui/console) hosts live views too (tag.go: how a host tells
-// their messages apart).
+// the help; the screen of `aipwatch ID` (Single), which hosts one; and the
+// program shell (shell.go) that runs every full-screen view, this one, the
+// split view's (ui/split) and the console's (ui/console), on the I/O it is
+// given. The split view and the console host live views too (tag.go: how
+// a host tells their messages apart).
 //
 // Rules kept here (see docs/protocol.md §12): no I/O in Update —
 // the backend runs in a goroutine started by a command and its messages
@@ -15,16 +17,7 @@
 package ui
 
 import (
-	"context"
-	"errors"
-	"io"
-	"os"
-	"sync/atomic"
 	"time"
-
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/ansi"
 
 	"aipwatch/model"
 	"aipwatch/stream"
@@ -47,8 +40,6 @@ type Options struct {
 	NoExport   string
 	AutoCancel bool                       // --cancel: send the cancel once attached, no confirmation
 	Resume     func(cursor string) string // the shell command that resumes from a cursor
-	Input      io.Reader                  // nil = stdin
-	Output     io.Writer                  // nil = stdout
 
 	// ExportPath is where e writes the Markdown export (main passes the
 	// --export FILE); "" = aipwatch-<action id>-<UTC time>.md in the
@@ -102,88 +93,6 @@ type Options struct {
 
 // DefaultCancelReason is sent when Options.CancelReason is empty.
 const DefaultCancelReason = "cancelled by the operator from aipwatch"
-
-// Run runs the interface until the operator quits (q / Ctrl+C detach, or q
-// after the action settled) or ctx ends (treated as a detach, like
-// SIGTERM). It returns the final model: when the viewer stopped before the
-// action settled it has been Stop()ped, so its verdict is pending. The
-// caller prints the closing lines and picks the exit code. The error is a
-// terminal failure, or the *stream.Error that stopped the following (exit
-// 1); a detach is not an error.
-func Run(ctx context.Context, opts Options) (*model.Action, error) {
-	return run(ctx, opts)
-}
-
-// run is Run, with more program options for tests (a window size).
-func run(ctx context.Context, opts Options, more ...tea.ProgramOption) (*model.Action, error) {
-	m := newModel(ctx, opts)
-	err := runGuarded(ctx, m, append(programOptions(opts.Input, opts.Output, opts.NoColor), more...))
-	if m.inlineShown {
-		// The start line was drawn on the normal screen, and the empty
-		// frame that erases it is dropped whenever the next frame comes
-		// before the renderer's tick: back from the alt screen the cursor
-		// is at its end, and the closing lines would be glued to it.
-		out := opts.Output
-		if out == nil {
-			out = os.Stdout
-		}
-		_, _ = io.WriteString(out, eraseLine)
-	}
-	m.run.stop()
-	m.finish()
-	if err != nil {
-		return m.action, err
-	}
-	return m.action, m.failure()
-}
-
-// RunProgram runs a host of live views (the console) as the terminal's
-// program until it quits or ctx ends, guarded as Run is: a panic in its
-// Update or View restores the terminal and returns an internal error.
-func RunProgram(ctx context.Context, m tea.Model, in io.Reader, out io.Writer, noColor bool) error {
-	return runGuarded(ctx, m, programOptions(in, out, noColor))
-}
-
-// runGuarded runs m under the guard (guard.go); ctx ending quits it (a
-// detach, like SIGTERM).
-func runGuarded(ctx context.Context, m tea.Model, popts []tea.ProgramOption) error {
-	g := &guard{m: m, panicked: new(atomic.Bool)}
-	p := tea.NewProgram(g, popts...)
-	g.quit = p.Quit
-	stop := context.AfterFunc(ctx, p.Quit)
-	_, err := p.Run()
-	stop()
-	if g.panicked.Load() {
-		return errInternal
-	}
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-		return err
-	}
-	return nil
-}
-
-// eraseLine takes the cursor to the start of its line and erases it.
-var eraseLine = "\r" + ansi.EraseEntireLine
-
-// programOptions are the options of every program of the interface.
-func programOptions(in io.Reader, out io.Writer, noColor bool) []tea.ProgramOption {
-	var popts []tea.ProgramOption
-	if in != nil {
-		popts = append(popts, tea.WithInput(in))
-	}
-	if out != nil {
-		popts = append(popts, tea.WithOutput(out))
-	}
-	if noColor {
-		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
-	}
-	return popts
-}
-
-// New returns the program model, for teatest and golden tests. The caller
-// runs it; its backend goroutine ends with the program's listen loop or
-// when Close is called.
-func New(opts Options) tea.Model { return newModel(context.Background(), opts) }
 
 // Action is the model the interface shows.
 func (m *Live) Action() *model.Action { return m.action }

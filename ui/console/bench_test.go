@@ -35,6 +35,6 @@ func BenchmarkConsoleEventBatch(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		c.Update(globalMsg{stream.GlobalEventsMsg{Events: []model.Event{ev(5 * i), ev(5*i + 1), ev(5*i + 2), ev(5*i + 3), ev(5*i + 4)}}})
-		_ = c.View()
+		_ = c.Frame(0, 0)
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -97,8 +96,6 @@ type Options struct {
 	NoExport  string
 	Version   string
 	PollEvery time.Duration // 0 = 3 s (protocol §2.1: poll gently)
-	Input     io.Reader
-	Output    io.Writer
 	Clock     func() time.Time
 }
 
@@ -189,7 +186,8 @@ type Console struct {
 	listEnd    int    // where the last poll found the list's end: its size
 	olderOff   int    // rows below this offset are not read (-1: before the first poll)
 	loading    bool   // an older page is being read
-	fatal      error  // why the console stopped on its own (RunConsole returns it)
+	fatal      error  // why the console stopped on its own (Run returns it)
+	done       bool   // quit, or stopped on its own: the program ends (Done)
 	picked     bool   // the operator moved the selection: it follows its action
 	showHelp   bool   // the ? overlay (help.go)
 	note       string // a key's answer ("nothing to cancel"), until the next key
@@ -244,11 +242,13 @@ func New(ctx context.Context, opts Options) *Console {
 	return c
 }
 
-// Run runs the console until the operator quits.
-func Run(ctx context.Context, opts Options) error {
+// Run runs the console on t until the operator quits (the program shell,
+// ui.Run); t.NoColor is opts.NoColor.
+func Run(ctx context.Context, opts Options, t ui.Terminal) error {
 	c := New(ctx, opts)
 	defer c.Close()
-	if err := ui.RunProgram(ctx, c, opts.Input, opts.Output, opts.NoColor); err != nil {
+	t.NoColor = opts.NoColor
+	if err := ui.Run(ctx, c, t); err != nil {
 		return err
 	}
 	return c.fatal
@@ -344,77 +344,89 @@ func (c *Console) listen() tea.Cmd {
 // Update handles one message: the live view's, when it is open, else the
 // list's; then the list's rows drawn are judged and the notifications due
 // sent (verdict.go).
-func (c *Console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	m, cmd := c.update(msg)
+func (c *Console) Update(msg tea.Msg) tea.Cmd {
+	cmd := c.update(msg)
 	if more := tea.Batch(c.judgeVisible(), c.judgeSettling(), c.notifySettled()); more != nil {
 		cmd = tea.Batch(cmd, more)
 	}
-	return m, cmd
+	return cmd
 }
 
-func (c *Console) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// SetSize lays the console out for the terminal's size, and the live
+// views open in it.
+func (c *Console) SetSize(width, height int) tea.Cmd {
+	c.width, c.height = width, height
+	c.layout()
+	if c.split != nil {
+		return c.split.SetSize(c.width, c.height)
+	}
+	return nil
+}
+
+// Done: the operator quit (q in the list, ctrl+c anywhere), or the console
+// stopped on its own (Run returns why).
+func (c *Console) Done() bool { return c.done }
+
+func (c *Console) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case judgedMsg:
 		c.onJudged(msg)
-		return c, c.pulseJudged(msg.key, msg.j)
+		return c.pulseJudged(msg.key, msg.j)
 	case notifyDueMsg:
-		return c, c.onNotifyDue()
+		return c.onNotifyDue()
 	case notifiedMsg:
-		return c, c.onNotified(msg)
+		return c.onNotified(msg)
 	case tea.WindowSizeMsg:
-		c.width, c.height = msg.Width, msg.Height
-		c.layout()
-		if c.split != nil {
-			return c, c.split.SetSize(c.width, c.height)
-		}
-		return c, nil
+		return c.SetSize(msg.Width, msg.Height)
 	case listMsg:
 		c.polling = false
 		if c.onList(msg) {
-			return c, tea.Quit
+			c.done = true
+			return nil
 		}
 		if msg.manual {
-			return c, nil
+			return nil
 		}
-		return c, tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
+		return tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
 	case pollMsg:
 		if cmd := c.listCmd(); cmd != nil {
-			return c, cmd
+			return cmd
 		}
 		// ctrl+r's read is still out: poll again a period from now.
-		return c, tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
+		return tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
 	case olderMsg:
 		c.onOlder(msg)
-		return c, nil
+		return nil
 	case globalMsg:
 		c.onGlobal(msg.m)
-		return c, c.listen()
+		return c.listen()
 	case ui.ViewMsg:
 		if c.split == nil {
-			return c, nil // a live view's closed meanwhile
+			return nil // a live view's closed meanwhile
 		}
-		return c, c.liveUpdate(msg) // the split view drops one of no pane of its own
+		return c.liveUpdate(msg) // the split view drops one of no pane of its own
 	case tea.KeyPressMsg:
 		if msg.String() == "ctrl+c" {
-			return c, tea.Quit
+			c.done = true
+			return nil
 		}
 		if key.Matches(msg, c.keys.Suspend) { // from the list or a live view, as other TUIs
-			return c, tea.Suspend
+			return tea.Suspend
 		}
 		if c.split != nil {
 			if c.split.Mode() == ui.ModeNormal && key.Matches(msg, c.keys.Back) {
 				c.closeLive()
-				return c, nil
+				return nil
 			}
-			return c, c.liveUpdate(msg)
+			return c.liveUpdate(msg)
 		}
-		return c, c.onKey(msg)
+		return c.onKey(msg)
 	case tea.MouseWheelMsg, tea.PasteMsg:
 		if c.split != nil {
-			return c, c.liveUpdate(msg)
+			return c.liveUpdate(msg)
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // onList takes a list read; it reports true when the console must stop:
@@ -516,7 +528,8 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
-		return tea.Quit
+		c.done = true
+		return nil
 	case key.Matches(msg, k.Help):
 		c.showHelp = true
 	case key.Matches(msg, k.Filter):
@@ -720,7 +733,7 @@ func (c *Console) closeLive() {
 // liveUpdate gives the open views a message (the split view routes it);
 // their detach (q) comes back to the list.
 func (c *Console) liveUpdate(msg tea.Msg) tea.Cmd {
-	_, cmd := c.split.Update(msg)
+	cmd := c.split.Update(msg)
 	if c.split.Done() {
 		c.closeLive()
 	}
@@ -804,10 +817,11 @@ func (c *Console) layout() {
 	c.filter.SetWidth(max(10, c.width-4))
 }
 
-// View draws the list, or the live view when one is open.
-func (c *Console) View() tea.View {
+// Frame draws the list, or the live views when some are open, at the
+// size SetSize gave (ui.Screen).
+func (c *Console) Frame(_, _ int) ui.Frame {
 	if c.split != nil {
-		return c.split.Screen(c.width, c.height)
+		return c.split.Frame(c.width, c.height)
 	}
 	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name) + c.contextTitle() + c.marksTitle()
 	switch {
@@ -846,9 +860,7 @@ func (c *Console) View() tea.View {
 	if key != c.frameKey || c.frame == "" {
 		c.frameKey, c.frame = key, c.drawFrame(title, status, style, key.filtering)
 	}
-	v := tea.NewView(c.frame)
-	v.AltScreen = true
-	return v
+	return ui.Frame{Content: c.frame}
 }
 
 // consoleFrameKey is what the console's frame shows.

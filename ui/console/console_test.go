@@ -69,7 +69,7 @@ func newConsoleHarness(t *testing.T, w, h int) (*Console, *holdBackend) {
 	return c, b
 }
 
-func screenOf(c *Console) string { return ansi.Strip(c.View().Content) }
+func screenOf(c *Console) string { return ansi.Strip(c.Frame(0, 0).Content) }
 
 func press(c *Console, keys ...string) {
 	for _, k := range keys {
@@ -184,7 +184,7 @@ func TestConsoleCancelUsesTheLiveConfirmation(t *testing.T) {
 func TestConsoleListDenied(t *testing.T) {
 	t.Parallel()
 	c, _ := newConsoleHarness(t, 100, 20)
-	_, cmd := c.Update(listMsg{err: &stream.Error{Op: "list", Code: "storage.unavailable", HTTPStatus: 503, Message: "busy"}})
+	cmd := c.Update(listMsg{err: &stream.Error{Op: "list", Code: "storage.unavailable", HTTPStatus: 503, Message: "busy"}})
 	if c.fatal != nil || cmd == nil { // cmd: the next poll's tick
 		t.Fatalf("a 503 stopped the console (fatal %v)", c.fatal)
 	}
@@ -192,8 +192,8 @@ func TestConsoleListDenied(t *testing.T) {
 		t.Fatalf("the 503 is not shown once:\n%s", s)
 	}
 	denied := &stream.Error{Op: "list", Code: "auth.native_http_unauthorized", HTTPStatus: 401, Message: "invalid bearer token"}
-	_, cmd = c.Update(listMsg{err: denied})
-	if _, quit := cmd().(tea.QuitMsg); c.fatal != denied || !quit {
+	c.Update(listMsg{err: denied})
+	if c.fatal != denied || !c.Done() {
 		t.Fatalf("a 401 did not stop the console: fatal %v", c.fatal)
 	}
 }
@@ -252,7 +252,7 @@ func TestConsoleLateMessageOfAClosedViewIsDropped(t *testing.T) {
 	// The cancel of the top row (…6f70), confirmed; its reply is held.
 	confirm := func() tea.Cmd {
 		press(c, "c", "6", "f", "7", "0")
-		_, cmd := c.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+		cmd := c.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 		return cmd
 	}
 	late := confirm()

@@ -82,7 +82,7 @@ func TestConsolePollAndOlderPage(t *testing.T) {
 	}
 	shown := len(c.rows)
 	c.table.GotoBottom()
-	_, cmd := c.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+	cmd := c.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	if cmd == nil || !c.loading {
 		t.Fatal("a key past the last row read nothing")
 	}

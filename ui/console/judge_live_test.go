@@ -40,7 +40,7 @@ func TestConsoleJudgesNothingUnderALiveView(t *testing.T) {
 		if _, ok := m.(listMsg); ok {
 			polls++
 		}
-		_, cmd := c.Update(m)
+		cmd := c.Update(m)
 		queue = append(queue, flatten(cmd)...)
 	}
 	if len(j.asked) != 0 {

@@ -87,7 +87,7 @@ func TestConsoleNotifyOnJudgesAndTellsEachActionOnce(t *testing.T) {
 			if _, ok := m.(notifyDueMsg); ok {
 				clock.t = clock.t.Add(3 * time.Second) // the window's end
 			}
-			_, more := c.Update(m)
+			more := c.Update(m)
 			queue = append(queue, flatten(more)...)
 		}
 	}

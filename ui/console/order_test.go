@@ -126,7 +126,7 @@ func TestConsoleCancelWordTellsNeighboursApart(t *testing.T) {
 		t.Fatal("four characters sent the cancel")
 	}
 	press(c, "c", "_", "l", "o", "n", "g")
-	_, cmd := c.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	cmd := c.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	flatten(cmd)
 	if b.cancels.Load() != 1 {
 		t.Fatalf("the ten characters sent %d cancels", b.cancels.Load())

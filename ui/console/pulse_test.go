@@ -216,7 +216,7 @@ func TestConsoleNotifyOnFoldsABurst(t *testing.T) {
 				sent = append(sent, fmt.Sprint(r.Msg))
 				continue
 			}
-			_, more := c.Update(m)
+			more := c.Update(m)
 			queue = append(queue, flatten(more)...)
 		}
 	}
@@ -248,7 +248,7 @@ func TestConsoleNotifyOnFoldsABurst(t *testing.T) {
 		t.Fatalf("the console waits %v, want once 3s", waits)
 	}
 	clock.t = clock.t.Add(5 * time.Second)
-	_, cmd := c.Update(notifyDueMsg{})
+	cmd := c.Update(notifyDueMsg{})
 	run(cmd)
 	if len(sent) != 1 || sent[0] != "\a\x1b]9;3 actions failed\x1b\\" {
 		t.Fatalf("sent %q, want one notification of the three", sent)
@@ -256,7 +256,7 @@ func TestConsoleNotifyOnFoldsABurst(t *testing.T) {
 	if !strings.Contains(screenOf(c), "notified: 3 actions failed") {
 		t.Fatalf("the console does not say so:\n%s", screenOf(c))
 	}
-	_, cmd = c.Update(notifyDueMsg{})
+	cmd = c.Update(notifyDueMsg{})
 	run(cmd)
 	if len(sent) != 1 {
 		t.Fatalf("told twice: %q", sent)

@@ -12,6 +12,7 @@ import (
 
 	"aipwatch/internal/frames"
 	"aipwatch/stream"
+	"aipwatch/ui"
 )
 
 // The real program (Bubble Tea's event loop, its command goroutines)
@@ -37,7 +38,7 @@ func TestConsoleOpensAndClosesLiveViewsInTheRealProgram(t *testing.T) {
 			return s
 		}})
 	t.Cleanup(c.Close)
-	rec, fr := frames.Record(c)
+	rec, fr := frames.Record(ui.NewShell(c))
 	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(160, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	fr.Wait(t, "the list", func(s string) bool { return strings.Contains(s, "act_sim_console") })

@@ -13,6 +13,7 @@ import (
 
 	"aipwatch/internal/frames"
 	"aipwatch/stream"
+	"aipwatch/ui"
 )
 
 // ctrl+z suspends the console, as other TUIs do, from the list, while
@@ -33,7 +34,7 @@ func TestConsoleCtrlZSuspends(t *testing.T) {
 	c := New(context.Background(), Options{Daemon: &fakeDaemon{list: consoleList()}, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
 		Follow: func(string) stream.Runner { return b }, NoColor: true})
 	t.Cleanup(c.Close)
-	rec, fr := frames.Record(c)
+	rec, fr := frames.Record(ui.NewShell(c))
 	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(120, 30),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii), tea.WithFilter(filter)))
 	ctrlZ := tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl}

@@ -13,7 +13,7 @@ import (
 func TestConsoleUnverifiedFilterKeepsRowsNotJudgedYet(t *testing.T) {
 	t.Parallel()
 	c, _ := verdictConsole(t, 120, 20, consoleList(), &fakeJudge{})
-	_, cmd := c.Update(tea.KeyPressMsg{Code: '5', Text: "5"}) // nothing judged yet
+	cmd := c.Update(tea.KeyPressMsg{Code: '5', Text: "5"}) // nothing judged yet
 	if s := screenOf(c); !strings.Contains(s, "e6f72") {
 		t.Fatalf("a settled row not judged yet is filtered out by 5:\n%s", s)
 	}
@@ -38,7 +38,7 @@ func TestConsoleNotifiedLiveReviewIsNoVerdict(t *testing.T) {
 	sent := false
 	for _, m := range flatten(c.notifySettled()) {
 		if n, ok := m.(notifiedMsg); ok {
-			_, out := c.Update(n)
+			out := c.Update(n)
 			for _, m := range flatten(out) {
 				if _, ok := m.(tea.RawMsg); ok {
 					sent = true

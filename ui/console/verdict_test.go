@@ -53,7 +53,7 @@ func judgeAll(t *testing.T, c *Console) {
 		}
 		m := queue[0]
 		queue = queue[1:]
-		_, cmd := c.Update(m) // a judgement back: the next ones asked for
+		cmd := c.Update(m) // a judgement back: the next ones asked for
 		queue = append(queue, flatten(cmd)...)
 	}
 }
@@ -198,7 +198,7 @@ func TestConsoleNotifyMark(t *testing.T) {
 	var raw string
 	for _, m := range flatten(c.notifySettled()) {
 		if n, ok := m.(notifiedMsg); ok {
-			_, out := c.Update(n)
+			out := c.Update(n)
 			if r, ok := out().(tea.RawMsg); ok {
 				raw = fmt.Sprint(r.Msg)
 			}

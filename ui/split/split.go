@@ -2,8 +2,9 @@
 // (ui.Live) on one screen, each in its pane with its own transcript and
 // status bar; the focused pane takes the keys, ctrl+w moves the focus, z
 // zooms the focused pane and back, c cancels the focused pane's action
-// only, q detaches from all. The program of `aipwatch ID1 ID2 …` runs one
-// (Run), and the console opens one on the rows marked with space.
+// only, q detaches from all. It is a ui.Screen: the program shell runs it
+// for `aipwatch ID1 ID2 …` (aipwatch/run), and the console opens one on the
+// rows marked with space.
 //
 // The split view is a component, as the live view is: it hosts its panes
 // through their methods only, routes each ui.ViewMsg to the pane whose ID
@@ -116,31 +117,31 @@ func (s *Split) SetSize(width, height int) tea.Cmd {
 // focused pane the keys, the wheel and pastes; ctrl+w and z are the
 // split's while the focused pane is not asking for something (a
 // confirmation, a query: the screen never re-flows while one is typed).
-func (s *Split) Update(msg tea.Msg) (*Split, tea.Cmd) {
+func (s *Split) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case ui.ViewMsg:
 		for _, p := range s.panes {
 			if p.ID() == msg.ID {
-				return s, s.give(p, msg)
+				return s.give(p, msg)
 			}
 		}
-		return s, nil // a pane's that is gone
+		return nil // a pane's that is gone
 	case tea.KeyPressMsg:
 		if len(s.panes) > 1 && s.Mode() == ui.ModeNormal {
 			switch {
 			case key.Matches(msg, s.keys.NextPane):
 				s.focus = (s.focus + 1) % len(s.panes)
-				return s, s.layout()
+				return s.layout()
 			case key.Matches(msg, s.keys.Zoom):
 				s.zoom = !s.zoom
-				return s, s.layout()
+				return s.layout()
 			}
 		}
-		return s, s.give(s.Focused(), msg)
+		return s.give(s.Focused(), msg)
 	case tea.MouseWheelMsg, tea.PasteMsg:
-		return s, s.give(s.Focused(), msg)
+		return s.give(s.Focused(), msg)
 	}
-	return s, nil
+	return nil
 }
 
 // give is one pane's Update; its detach is every pane's.
@@ -158,17 +159,11 @@ func (s *Split) Title() string { return s.Focused().Title() }
 // Mouse: the focused pane scrolls with the wheel.
 func (s *Split) Mouse() bool { return s.Focused().Mouse() }
 
-// Screen is the split view as a program's whole screen: its frame on the
-// alt screen, the focused pane's title, wheel and cursor.
-func (s *Split) Screen(width, height int) tea.View {
-	v := tea.NewView(s.View(width, height))
-	v.AltScreen = true
-	if s.Mouse() {
-		v.MouseMode = tea.MouseModeCellMotion // wheel scrolling; p gives the terminal's selection back
-	}
-	v.WindowTitle = s.Title()
-	v.Cursor = s.Cursor()
-	return v
+// Frame is the split view as a whole screen (ui.Screen): its frame, the
+// focused pane's title, wheel and cursor.
+func (s *Split) Frame(width, height int) ui.Frame {
+	content := s.View(width, height)
+	return ui.Frame{Content: content, Mouse: s.Mouse(), Title: s.Title(), Cursor: s.Cursor()}
 }
 
 // Cursor is the terminal's cursor in the focused pane (its search line),

@@ -53,12 +53,12 @@ func simPane(t *testing.T, scenario string, k sim.Knobs) (ui.Options, *sim.Serve
 // its frames recorded.
 func startSplit(t *testing.T, w, h int, panes ...ui.Options) (*teatest.TestModel, *frames.Recorder, *Split) {
 	t.Helper()
-	p := &program{s: New(context.Background(), panes, liveKeys(t), true)}
-	rec, fr := frames.Record(p)
+	s := New(context.Background(), panes, liveKeys(t), true)
+	rec, fr := frames.Record(ui.NewShell(s))
 	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	t.Cleanup(p.s.Close)
-	return tm, fr, p.s
+	t.Cleanup(s.Close)
+	return tm, fr, s
 }
 
 // Two live actions at 200x50 side by side; ctrl+w moves the focus to the

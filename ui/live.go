@@ -16,8 +16,8 @@ import (
 // it owns its state, its Update returns its commands, and View(width,
 // height) draws it in the cell its host gives it. Every message its
 // commands make is tagged with its ID where the command is made (ViewMsg,
-// tag.go), so that a host of several live views (the program of one
-// action, Model; the console; the split view) routes each to its own view,
+// tag.go), so that a host of several live views (the screen of one
+// action, Single; the console; the split view) routes each to its own view,
 // and a closed view's late messages reach no other. It is used through a
 // pointer: Update mutates it and returns it.
 type Live struct {

@@ -10,17 +10,17 @@ import (
 	"aipwatch/render"
 )
 
-// Model is the program of `aipwatch ID`: one live view (Live) on the whole
-// terminal. It hosts the view as a component (gives it the terminal's
-// size, its keys and its own messages, reads Detached) and owns what only
-// a program of one action does: until aipd answers, one inline line
-// instead of the full screen, and an error then quits at once so that
-// main prints it on stderr with a hint (no dead full screen at start-up).
-type Model struct {
+// Single is the screen of `aipwatch ID`: one live view (Live) on the whole
+// terminal, which a Shell runs. It hosts the view as a component (gives it
+// the terminal's size, its keys and its own messages, reads Detached) and
+// owns what only a program of one action does: until aipd answers, one
+// inline line instead of the full screen, and an error then ends it at
+// once so that the caller prints it on stderr with a hint (no dead full
+// screen at start-up).
+type Single struct {
 	*Live
 
-	termW, termH int
-	startFailed  bool
+	startFailed bool
 	// inlineShown: the start line was drawn; inlineCleared: the empty
 	// frame that erases it before the alt screen was drawn.
 	inlineShown, inlineCleared bool
@@ -28,29 +28,21 @@ type Model struct {
 	viewHook func(string) // tests: sees every frame's content
 }
 
-// newModel builds the program's model; ctx bounds the backend.
-func newModel(ctx context.Context, opts Options) *Model {
-	return &Model{Live: newLive(ctx, opts)}
+// NewSingle is the screen of the live view of opts.ActionID; ctx bounds
+// its backend. Close it once its program is over.
+func NewSingle(ctx context.Context, opts Options) *Single {
+	return &Single{Live: newLive(ctx, opts)}
 }
 
 // redrawMsg only asks for a frame (after the one that erased the start
 // line).
 type redrawMsg struct{}
 
-// Update gives the view the terminal's size and every other message; a
-// detach ends the program.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// Update gives the view every message but the size (SetSize, the Live's).
+func (m *Single) Update(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
-	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		m.termW, m.termH = msg.Width, msg.Height
-		cmd = m.SetSize(msg.Width, msg.Height)
-	case redrawMsg:
-	default:
+	if _, ok := msg.(redrawMsg); !ok {
 		_, cmd = m.Live.Update(msg)
-	}
-	if m.Detached() {
-		return m, tea.Quit
 	}
 	if m.Failed() && !m.startFailed && (!m.Attached() || m.nothingArrived()) {
 		// aipd never answered, or never knew the action and nothing of it
@@ -58,58 +50,59 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// screen to read, the error goes to stderr once the program is
 		// gone, as plain prints it, with no key to press.
 		m.startFailed = true
-		return m, tea.Quit
+		return cmd
 	}
 	if m.Attached() && m.inlineShown && !m.inlineCleared {
 		cmd = tea.Batch(cmd, tea.Tick(20*time.Millisecond, func(time.Time) tea.Msg { return redrawMsg{} }))
 	}
-	return m, cmd
+	return cmd
 }
+
+// Done: the operator detached, or the start failed.
+func (m *Single) Done() bool { return m.Detached() || m.startFailed }
+
+// Panes is the live view, as a split view's panes are.
+func (m *Single) Panes() []*Live { return []*Live{m.Live} }
 
 // nothingArrived: aipd has no record of the action (its status read
 // unknown, or none was read) and no chunk or event of it came.
-func (m *Model) nothingArrived() bool {
+func (m *Single) nothingArrived() bool {
 	a := m.Action()
 	return (a.Status == nil || a.Status.State == model.StateUnknown) && a.ChunkCount() == 0 && len(a.Events()) == 0
 }
 
-// View is the start line until aipd answers, then the live view on the
+// Frame is the start line until aipd answers, then the live view on the
 // alt screen.
-func (m *Model) View() tea.View {
+func (m *Single) Frame(width, height int) Frame {
 	if !m.Attached() || m.startFailed {
-		return m.startView()
+		return m.startFrame(width)
 	}
 	if m.inlineShown && !m.inlineCleared {
 		// The start line was drawn on the normal screen: erase it with one
 		// empty frame before the alt screen, or it would still be there,
 		// glued to the closing lines, once the alt screen is gone.
 		m.inlineCleared = true
-		return tea.NewView("")
+		return Frame{Inline: true}
 	}
-	content := m.Live.View(m.termW, m.termH)
+	content := m.Live.View(width, height)
 	if m.viewHook != nil {
 		m.viewHook(content)
 	}
-	v := tea.NewView(content)
-	v.AltScreen = true
-	if m.Mouse() {
-		v.MouseMode = tea.MouseModeCellMotion // wheel scrolling; p gives the terminal's selection back
-	}
-	v.WindowTitle = m.Title()
-	v.Cursor = m.Cursor(content) // the search query line's
-	return v
+	// p gives the terminal's selection back (Mouse); the cursor is the
+	// search query line's.
+	return Frame{Content: content, Mouse: m.Mouse(), Title: m.Title(), Cursor: m.Cursor(content)}
 }
 
-// startView is the screen until aipd answers: one inline line (no alt
+// startFrame is the screen until aipd answers: one inline line (no alt
 // screen, no mouse capture) that says what aipwatch is waiting for, so a
 // start-up failure leaves no dead full screen behind: the program quits
-// and main prints the error with a hint on stderr.
-func (m *Model) startView() tea.View {
-	if m.startFailed || m.termW <= 0 {
-		return tea.NewView("")
+// and the caller prints the error with a hint on stderr.
+func (m *Single) startFrame(width int) Frame {
+	if m.startFailed || width <= 0 {
+		return Frame{Inline: true}
 	}
 	m.inlineShown = true
-	return tea.NewView(m.StartLine(m.termW))
+	return Frame{Content: m.StartLine(width), Inline: true}
 }
 
 // StartLine is the one line shown while attaching, at width: the retry

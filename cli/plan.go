@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"aipwatch/journal"
+	"aipwatch/model"
+	"aipwatch/output"
+	"aipwatch/reconcile"
+	"aipwatch/record"
+	"aipwatch/run"
+	"aipwatch/safe"
+	"aipwatch/stream"
+)
+
+// A run of watching actions, as the follow and submit make it: each
+// target's source (its stream client, a submission or a replay), then one
+// run.Plan, run on the invocation's streams (aipwatch/run draws and closes
+// it), then what each run leaves behind (the export, the recording).
+
+// source is one target and what it is read from; rec and warns are what
+// its run leaves behind (the recording, a replay's warnings, said once
+// the alt screen is gone).
+type source struct {
+	t       target
+	cursor  string // where it starts (--cursor)
+	session string // the Hermes session_id its input carried
+	runner  stream.Runner
+	rec     *record.Writer
+	warns   []string
+}
+
+// run runs the sources made for the output mode, then closes each one;
+// after, when set, sees each final model before its export and recording
+// are closed. It returns the exit code (design §3).
+func (w *watch) run(ctx context.Context, sources func(mode string) ([]*source, error), replay bool, after func(*model.Action)) int {
+	e := w.e
+	mode, isTTY := outputMode(w.g.output, e.stdout)
+	srcs, err := sources(mode)
+	if err != nil {
+		return w.fail(err)
+	}
+	code, models := run.Run(ctx, w.plan(mode, isTTY, srcs, replay),
+		run.IO{Keys: keysFrom(e.stdin), Stdout: e.stdout, Stderr: e.stderr, TTY: isTTY, ErrTTY: isTerminal(e.stderr)})
+	for i, s := range srcs {
+		a := models[i]
+		if a != nil && after != nil {
+			after(a)
+		}
+		if err := s.finish(w, a); err != nil {
+			fmt.Fprintf(e.stderr, "aipwatch: %s\n", safe.Line(err.Error()))
+			if code == model.ExitVerified {
+				code = model.ExitError
+			}
+		}
+	}
+	return code
+}
+
+// plan is the run of srcs in mode: the flags every view and printer
+// reads, how to word a resume, each target's R and start-up hint.
+func (w *watch) plan(mode string, isTTY bool, srcs []*source, replay bool) run.Plan {
+	getenv := w.e.getenv
+	p := run.Plan{Mode: mode, Keys: w.e.keys.Live, Version: versionString(),
+		Flags: run.Flags{Redact: w.g.redact, Timestamps: w.r.timestamps, Cancel: w.r.cancel, NoColor: w.colorless(isTTY),
+			Replay: replay, Reason: w.r.reason, RawCap: w.r.rawCap(), Export: w.r.export},
+		Notify: run.Notify{On: w.r.notify, Route: func() (safe.NotifyRoute, string) { return notifyRoute(getenv) }}}
+	if w.r.demo != "" {
+		p.Resume.Demo = invokedAs() + " --demo=" + shellQuote(w.r.demo)
+	} else {
+		p.Resume.Command = func(cursor string, args ...string) string { return resumeWith(w, cursor, args...) }
+	}
+	for _, s := range srcs {
+		c, id := s.t.conn, s.t.id
+		t := run.Target{Arg: s.t.arg, ID: id, Context: s.t.context, Cursor: s.cursor, Runner: s.runner, Session: s.session,
+			Hint: func(err error) string { return startupHint(&c, id, err) }}
+		if !replay {
+			t.Reconcile = reconcilerFor(&c, getenv, w.g.redact, 0) // R (reconcile.go)
+		}
+		p.Targets = append(p.Targets, t)
+	}
+	return p
+}
+
+// source is t's stream client from cursor, with the recorder around it
+// for --record; sub, when set, posts the action first (submit.go).
+func (w *watch) source(t target, cursor string, sub *stream.Submission) (*source, error) {
+	s := &source{t: t, cursor: cursor}
+	base, err := t.conn.config(w.e.stderr)
+	if err != nil {
+		return nil, err
+	}
+	cfg := w.r.withTimeouts(base)
+	cfg.ActionID, cfg.Cursor = t.id, cursor
+	if sub != nil {
+		cfg.InFlight = sub.InFlight
+	} else if jpath, err := journal.Path(w.e.getenv); err == nil {
+		// An action submitted earlier from this machine: the journal kept
+		// the session_id its input carried (a Chat finish may carry none).
+		s.session = reconcile.Journalled(t.id, t.conn.url, jpath).SessionID
+	}
+	if w.r.record != "" {
+		s.rec, err = record.Create(w.r.record, record.Header{ActionID: t.id, BaseURL: t.conn.shownURL(),
+			Started: time.Now(), Version: versionString(), Redact: w.g.redact})
+		if err != nil {
+			return nil, err
+		}
+		cfg.OnFrame = s.rec.Frame
+	}
+	client, err := newClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.runner = client
+	if sub != nil { // aipwatch submit: post, and follow the same ID
+		sub.Client = client
+		s.runner = sub
+	}
+	if s.rec != nil {
+		s.runner = record.Recording{Inner: s.runner, W: s.rec}
+	}
+	return s, nil
+}
+
+// replay is the source of --replay FILE at speed; the resume names the
+// daemon the recording came from.
+func (w *watch) replay(path string, speed float64, mode string) (*source, error) {
+	rp, err := record.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	rp.Speed = speed
+	if !w.conn.urlGiven && rp.Header.BaseURL != "" {
+		w.conn.url = rp.Header.BaseURL
+	}
+	s := &source{t: target{arg: rp.ActionID(), id: rp.ActionID(), conn: w.conn}, runner: rp}
+	rp.Warn = func(msg string) {
+		if mode == "tui" { // printed after the alt screen is gone
+			s.warns = append(s.warns, msg)
+		} else {
+			fmt.Fprintf(w.e.stderr, "aipwatch: warning: %s\n", safe.Line(msg))
+		}
+	}
+	return s, nil
+}
+
+// finish says a replay's warnings, writes the export of a (--export) and
+// closes the recording with its verdict.
+func (s *source) finish(w *watch, a *model.Action) error {
+	for _, msg := range s.warns {
+		fmt.Fprintf(w.e.stderr, "aipwatch: warning: %s\n", safe.Line(msg))
+	}
+	var errs []error
+	if w.r.export != "" && a != nil {
+		md := output.Markdown(a, output.MarkdownOptions{Redact: w.g.redact, Version: versionString(), Now: time.Now()})
+		if err := safe.WritePrivate(w.r.export, md); err != nil {
+			errs = append(errs, fmt.Errorf("--export: %w", err))
+		}
+	}
+	if s.rec != nil {
+		if a != nil {
+			s.rec.Verdict(output.RecordOf(a, w.g.redact))
+		}
+		if err := s.rec.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// fail reports an error that stops a command before or outside a run
+// (exit 1): the jsonl error object on stdout, else a line on stderr.
+func (w *watch) fail(err error) int {
+	return run.Fail(run.IO{Stdout: w.e.stdout, Stderr: w.e.stderr}, w.g.output == "jsonl", err)
+}
+
+// colorless says the TUI draws without colour: --no-color, $NO_COLOR, or
+// an output that is no terminal (the one rule for every TUI: one action,
+// the split view, the console).
+func (w *watch) colorless(isTTY bool) bool {
+	return w.g.noColor || w.e.getenv("NO_COLOR") != "" || !isTTY
+}

@@ -1,0 +1,265 @@
+// Package run is one run of watching N >= 1 actions (design §2, §12): the
+// live view of one action, or the split view of several, on a terminal;
+// plain's or jsonl's lines elsewhere; then the closing lines, the command
+// that resumes what still runs, and the exit code (design §3). One action
+// is the case N = 1 of several.
+//
+// A command of cli describes the run (Plan: the targets, the output mode,
+// the run's flags, how to word a resume) and gives it its I/O (IO); the
+// program shell (ui.Run) draws the views. It knows nothing of flags, the
+// config file or the connection a target's Runner was made from.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"aipwatch/model"
+	"aipwatch/output"
+	"aipwatch/safe"
+	"aipwatch/stream"
+	"aipwatch/ui"
+	"aipwatch/ui/split"
+)
+
+// Target is one action of the run.
+type Target struct {
+	Arg     string // as given (CONTEXT/act_… too): a resume command repeats it
+	ID      string
+	Context string        // the config file's context whose daemon runs it ("" = the run's own)
+	Cursor  string        // where the run starts (--cursor)
+	Runner  stream.Runner // what it is read from: a client, a submission, a replay
+	// Reconcile is the live view's R (nil: none); Session the Hermes
+	// session_id its input carried (model.Action.SubmittedSession).
+	Reconcile ui.ReconcileFunc
+	Session   string
+	// Hint is the line that follows an error that stopped the target
+	// before aipd ever answered ("" = none; nil: no hints).
+	Hint func(error) string
+}
+
+// Flags are the run's flags, as every view and printer of it reads them.
+type Flags struct {
+	Redact, Timestamps, Cancel bool
+	NoColor                    bool // --no-color, $NO_COLOR, or no terminal
+	Replay                     bool // a --replay: nothing runs
+	Reason                     string
+	RawCap                     int64  // model.Action.SetRawCap
+	Export                     string // the TUI's e writes there
+}
+
+// Notify is --notify (design §10): On from the start; Route says how a
+// notification reaches the terminal, and what to say when it is dropped
+// (asked only when one may be sent: it may ask tmux).
+type Notify struct {
+	On    bool
+	Route func() (safe.NotifyRoute, string)
+}
+
+// Resume words what the closing lines offer.
+type Resume struct {
+	// Command is the shell command that follows args again (from cursor
+	// when given); nil: nothing can be resumed.
+	Command func(cursor string, args ...string) string
+	// Demo is, for a demo, the command that runs it again (its simulator
+	// stops with aipwatch).
+	Demo string
+}
+
+// Plan is one run: what to watch and how.
+type Plan struct {
+	Targets []Target
+	Mode    string // tui, plain or jsonl
+	Flags   Flags
+	Notify  Notify
+	Resume  Resume
+	Keys    ui.KeyMap
+	Version string
+}
+
+// IO is where a run reads its keys and writes.
+type IO struct {
+	Keys           io.Reader // a full-screen view's keys (nil: the controlling terminal)
+	Stdout, Stderr io.Writer
+	TTY, ErrTTY    bool // stdout, stderr is a terminal
+	Width, Height  int  // the terminal's size when known (0: asked)
+	Env            []string
+}
+
+// outcome is one target's run: its model and the error that stopped it.
+type outcome struct {
+	a   *model.Action
+	err error
+}
+
+// Run runs p on o and returns the exit code and each target's final
+// model, in the targets' order.
+func Run(ctx context.Context, p Plan, o IO) (int, []*model.Action) {
+	var runs []outcome
+	var code int
+	if p.Mode == "tui" {
+		runs, code = p.screen(ctx, o)
+	} else {
+		runs, code = p.lines(ctx, o)
+	}
+	models := make([]*model.Action, len(runs))
+	for i, r := range runs {
+		models[i] = r.a
+	}
+	return code, models
+}
+
+// screen runs the live view of the one target, or the split view of
+// several, then prints each one's closing lines once the alt screen is
+// gone.
+func (p *Plan) screen(ctx context.Context, o IO) ([]outcome, int) {
+	panes := make([]ui.Options, len(p.Targets))
+	for i, t := range p.Targets {
+		panes[i] = p.live(t, o.TTY)
+	}
+	var s interface {
+		ui.Screen
+		Close()
+		Panes() []*ui.Live
+	}
+	if len(panes) == 1 {
+		s = ui.NewSingle(ctx, panes[0]) // with its start line
+	} else {
+		s = split.New(ctx, panes, p.Keys, p.Flags.NoColor)
+	}
+	err := ui.Run(ctx, s, ui.Terminal{Input: o.Keys, Output: safe.Unwrap(o.Stdout), NoColor: p.Flags.NoColor,
+		Width: o.Width, Height: o.Height, Env: o.Env})
+	s.Close()
+	var runs []outcome
+	for _, l := range s.Panes() {
+		runs = append(runs, outcome{a: l.Action(), err: l.Failure()})
+	}
+	if err != nil {
+		var se *stream.Error
+		if errors.As(err, &se) && se.Op == "internal" { // a caught panic: no action was touched
+			fmt.Fprint(o.Stderr, p.panicReport(se.Message, cursorOf(runs, p.Targets), p.Targets...))
+		} else {
+			Fail(o, false, err)
+		}
+		return runs, model.ExitError
+	}
+	tags := p.tags()
+	for i, r := range runs {
+		if r.err != nil {
+			p.failed(o.Stderr, i, r, "error: ")
+			continue
+		}
+		if !r.a.Settled() {
+			r.a.Stop()
+		}
+		// The transcript stayed on the alt screen; what remains is the verdict.
+		fmt.Fprint(o.Stdout, tagLines(tags[i], output.ClosingLines(r.a, p.Flags.Redact, true)))
+	}
+	return runs, p.exit(runs, o.Stdout)
+}
+
+// live is the live view's options of t.
+func (p *Plan) live(t Target, tty bool) ui.Options {
+	uo := ui.Options{ActionID: t.ID, Backend: t.Runner, Context: t.Context, Reconcile: t.Reconcile, Session: t.Session,
+		Keys: p.Keys, Redact: p.Flags.Redact, NoColor: p.Flags.NoColor, CancelReason: p.Flags.Reason, Version: p.Version,
+		RawCap: p.Flags.RawCap, AutoCancel: p.Flags.Cancel, ExportPath: p.Flags.Export, Replay: p.Flags.Replay, Notify: p.Notify.On}
+	if tty && p.Notify.Route != nil { // no notification to what is no terminal; n is off then
+		route, hint := p.Notify.Route()
+		uo.Notification = func(a *model.Action) string { return output.Notification(a, route) }
+		uo.NotifyHint = hint
+	}
+	if p.Resume.Command != nil && !p.Flags.Replay {
+		// The resume command the help shows: none for a demo (its
+		// simulator dies with aipwatch) or a replay (nothing is running).
+		uo.Resume = func(cursor string) string { return p.Resume.Command(cursor, t.Arg) }
+	}
+	return uo
+}
+
+// lines runs plain's or jsonl's printer for each target at once; several
+// share stdout, their lines going out whole, plain's tagged with the
+// action's.
+func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
+	tags := p.tags()
+	var mu sync.Mutex // one line at a time
+	runs := make([]outcome, len(p.Targets))
+	var wg sync.WaitGroup
+	for i, t := range p.Targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := o.Stdout
+			if len(p.Targets) > 1 {
+				tw := &tagged{mu: &mu, w: o.Stdout}
+				if p.Mode == "plain" {
+					tw.tag = tags[i]
+				}
+				defer tw.flush()
+				w = tw
+			}
+			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps},
+				ActionID: t.ID, JSONL: p.Mode == "jsonl", RawCap: p.Flags.RawCap, CancelReason: p.Flags.Reason,
+				Cancel: p.Flags.Cancel, Session: t.Session}
+			a, err := output.Run(ctx, t.Runner, w, ro)
+			runs[i] = outcome{a: a, err: err}
+		}()
+	}
+	wg.Wait()
+	for i, r := range runs {
+		if r.err != nil {
+			if tags[i] != "" { // the printer wrote the error; say whose
+				fmt.Fprintf(o.Stderr, "aipwatch: %s%s\n", tags[i], safe.Line(r.err.Error()))
+			}
+			p.hint(o.Stderr, i, r)
+		}
+		NotifyLines(p.Notify, r.a, o)
+	}
+	// The detach message goes to stderr in both line modes: stdout ends
+	// on the verdict (plain: its last line, design §4; jsonl: one JSON
+	// object per line).
+	return runs, p.exit(runs, o.Stderr)
+}
+
+// failed reports the error that stopped target i on w (an internal one as
+// the report of a bug, with the command that resumes it), and the hint of
+// one that came before aipd answered.
+func (p *Plan) failed(w io.Writer, i int, r outcome, prefix string) {
+	var se *stream.Error
+	if errors.As(r.err, &se) && se.Op == "internal" { // a caught panic: the action was not touched
+		t := p.Targets[i]
+		fmt.Fprint(w, p.panicReport(se.Message, cursorOf([]outcome{r}, []Target{t}), t))
+		return
+	}
+	fmt.Fprintf(w, "aipwatch: %s%s%s\n", prefix, p.tags()[i], safe.Line(r.err.Error()))
+	p.hint(w, i, r)
+}
+
+// hint prints the hint of target i's error, when aipd never answered.
+func (p *Plan) hint(w io.Writer, i int, r outcome) {
+	if h := p.Targets[i].Hint; h != nil && !Attached(r.a) {
+		if s := h(r.err); s != "" {
+			fmt.Fprintln(w, safe.Line(s))
+		}
+	}
+}
+
+// Attached reports whether aipd ever answered this run (the model's
+// connection state, as the TUI reads it). An error before that is a
+// start-up failure, which gets a hint.
+func Attached(a *model.Action) bool {
+	return a != nil && a.Connection().Answered
+}
+
+// Fail reports an error that stops a run before or outside it (exit 1):
+// the jsonl error object on stdout, else a line on stderr.
+func Fail(o IO, jsonl bool, err error) int {
+	if jsonl {
+		output.WriteError(o.Stdout, err)
+	} else {
+		fmt.Fprintf(o.Stderr, "aipwatch: %s\n", safe.Line(err.Error()))
+	}
+	return model.ExitError
+}
