@@ -187,6 +187,7 @@ type term struct {
 	errOut *syncBuffer
 	done   chan error
 	mark   int // the output's length at the last press
+	w, h   int
 }
 
 // open opens a session with a w×h terminal: the console (no args), or
@@ -206,7 +207,7 @@ func openTerm(t testing.TB, f *fixture, key gossh.Signer, w, h int, args ...stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := &term{t: t, client: c, sess: sess, out: &syncBuffer{}, errOut: &syncBuffer{}, done: make(chan error, 1)}
+	tm := &term{t: t, client: c, sess: sess, out: &syncBuffer{}, errOut: &syncBuffer{}, done: make(chan error, 1), w: w, h: h}
 	sess.Stdout, sess.Stderr = tm.out, tm.errOut
 	in, err := sess.StdinPipe()
 	if err != nil {
@@ -247,17 +248,35 @@ func (tm *term) press(keys string) {
 // want.
 func (tm *term) waitFor(want string) {
 	tm.t.Helper()
-	if !tm.out.waitText(want, wait) {
-		tm.t.Fatalf("never on screen: %q\nscreen text (end): %q", want, tail(tm.out.text(), 2000))
-	}
+	tm.waitFrom(0, want)
 }
 
 // waitNew waits until what was drawn since the last press holds want.
 func (tm *term) waitNew(want string) {
 	tm.t.Helper()
-	if !tm.out.waitTextFrom(tm.mark, want, wait) {
-		tm.t.Fatalf("never on screen after the last key: %q\nscreen text (end): %q", want, tail(tm.out.text(), 2000))
+	tm.waitFrom(tm.mark, want)
+}
+
+// waitFrom waits until what was drawn from byte from on holds want. The
+// renderer draws only the cells that changed, so a line can reach the
+// client in pieces: when want is not there soon, a window change of the
+// same size (which redraws every line whole) is asked for, again until
+// the hang guard. The test sees what a terminal would show.
+func (tm *term) waitFrom(from int, want string) {
+	tm.t.Helper()
+	if tm.out.waitTextFrom(from, want, time.Second) {
+		return
 	}
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); {
+		m := tm.out.len()
+		if err := tm.sess.WindowChange(tm.h, tm.w); err != nil {
+			break
+		}
+		if tm.out.waitTextFrom(m, want, 2*time.Second) {
+			return
+		}
+	}
+	tm.t.Fatalf("never on screen: %q\nscreen text (end): %q", want, tail(tm.out.text(), 2000))
 }
 
 // exit waits for the session to end.
