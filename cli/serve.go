@@ -52,14 +52,14 @@ directory) and its fingerprint printed. One reader of the daemon serves
 every session: N sessions cost the daemon what one console costs.
 docs/serve.md: running it on a bastion, adding and removing people.`,
 		Example: `  aipwatch serve --authorized-keys ~/team.keys --operator-keys ~/oncall.keys
-  aipwatch serve --context prod --listen 0.0.0.0:2222 --operator-keys /etc/aipwatch/operators
+  aipwatch serve --context prod --listen 0.0.0.0:2222 --operator-keys ops.keys
   ssh -t -p 2222 bastion            # the console
   ssh -t -p 2222 bastion act_123    # one action's live view`,
 		Args: noArgs,
 	}
 	fs := c.Flags()
 	fs.SortFlags = false
-	fs.StringVar(&sf.listen, "listen", "", "`ADDR` to listen on, host:port (default "+serve.DefaultListen+", or the config file's serve.listen)")
+	fs.StringVar(&sf.listen, "listen", "", "listen on `ADDR`, host:port (default "+serve.DefaultListen+", or the config file's serve.listen)")
 	fs.StringVar(&sf.authorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys `FILE` of the people who may watch, each key's comment naming its person")
 	fs.StringVar(&sf.operatorKeys, "operator-keys", "", "authorized_keys `FILE` of the people who may also cancel")
 	fs.StringVar(&sf.hostKey, "host-key", "", "the server's private host key `FILE`, made on first start (default "+serve.HostKeyName+" in the state directory)")
