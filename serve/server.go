@@ -200,8 +200,11 @@ func (s *Server) People() []Person { return s.keys.people() }
 func (s *Server) Serve() error {
 	go s.watch()
 	err := s.srv.Serve(s.ln)
-	if errors.Is(err, ssh.ErrServerClosed) {
-		return nil
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	if closing || errors.Is(err, ssh.ErrServerClosed) {
+		return nil // Shutdown closed the listener
 	}
 	return err
 }
@@ -304,22 +307,25 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			return
 		}
 		args := sess.Command()
+		no := func(why string) {
+			s.logf("refused a session of %s (%s) from %s: %s", p.Name, p.Fingerprint, sess.RemoteAddr(), why)
+			refuse(sess, why)
+		}
 		if sess.Subsystem() != "" {
-			refuse(sess, "no subsystem here (no file transfer)")
+			no("no subsystem here (no file transfer)")
 			return
 		}
 		if err := checkArgs(args); err != nil {
-			refuse(sess, err.Error())
+			no(err.Error())
 			return
 		}
 		if _, _, ok := sess.Pty(); !ok {
-			refuse(sess, "no terminal: this server shows the console; ssh -t HOST -p PORT (with act_… IDs for their live views)")
+			no("no terminal: this server shows the console; ssh -t HOST -p PORT (with act_… IDs for their live views)")
 			return
 		}
 		ls, why := s.register(sess, p, args)
 		if ls == nil {
-			s.logf("refused a session of %s (%s) from %s: %s", p.Name, p.Fingerprint, sess.RemoteAddr(), why)
-			refuse(sess, why)
+			no(why)
 			return
 		}
 		defer s.unregister(ls)
