@@ -266,3 +266,48 @@ type fakeAddr struct{ s string }
 
 func (a *fakeAddr) Network() string { return "tcp" }
 func (a *fakeAddr) String() string  { return a.s }
+
+// A session without a key pressed for the idle timeout is closed, and
+// told why; one that types stays.
+func TestIdleSessionClosed(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.IdleTimeout = 2 * time.Second })
+	tm := f.open(f.watcher, 80, 24)
+	tm.waitFor(listedAsync)
+	if err := tm.exit(); err == nil {
+		t.Fatal("the idle session ended well")
+	}
+	if !strings.Contains(tm.errOut.String(), "idle for 2s") {
+		t.Fatalf("the session was not told why: %q", tm.errOut.String())
+	}
+	if !strings.Contains(f.log.String(), "closed: idle") {
+		t.Fatalf("the session log: %q", f.log.String())
+	}
+}
+
+// The host key is made once (0600) and read on the next start; one that
+// others may read is refused.
+func TestHostKey(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "state", HostKeyName)
+	s1, made, err := loadHostKey(p)
+	if err != nil || !made {
+		t.Fatalf("first start: %v %v", made, err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the host key's mode: %v %v", fi.Mode(), err)
+	}
+	s2, made, err := loadHostKey(p)
+	if err != nil || made {
+		t.Fatalf("second start: %v %v", made, err)
+	}
+	if gossh.FingerprintSHA256(s1.PublicKey()) != gossh.FingerprintSHA256(s2.PublicKey()) {
+		t.Fatal("the second start made another key")
+	}
+	if err := os.Chmod(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := loadHostKey(p); err == nil || !strings.Contains(err.Error(), "group or others") {
+		t.Fatalf("a readable host key: %v", err)
+	}
+}
