@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"time"
 
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
 	"aipwatch/sim"
+	"aipwatch/stream"
 	"aipwatch/ui"
 	"aipwatch/ui/console"
 )
@@ -19,8 +22,10 @@ import (
 
 // runConsole opens the live console (no ACTION_ID on a terminal): on
 // stdout, the terminal it checks, reading its keys from stdin.
-func runConsole(ctx context.Context, f *follow, e *runEnv) int {
+func runConsole(f *follow, e *runEnv) int {
 	o, stdout, stderr := &f.w, e.stdout, e.stderr
+	ctx, stop := detachContext()
+	defer stop()
 	if !isTerminal(stdout) || (o.g.output != "" && o.g.output != "tui") {
 		if isConsoleDemo(o.r.demo) {
 			fmt.Fprintf(stderr, "aipwatch: --demo=%s is the console, which needs a terminal (no --output plain or jsonl); for lines: aipwatch ls --demo\n", o.r.demo)
@@ -121,4 +126,167 @@ func consoleDemo(o *watch) (stop func(), ok bool) {
 		o.r.stallTimeout = demoStallTimeout
 	}
 	return f.Close, true
+}
+
+// The console across contexts (design §9): `aipwatch` alone on a terminal,
+// with a config file of several contexts and nothing naming one daemon
+// (--context, $AIPWATCH_CONTEXT, --url, $AIP_URL), reads every context's
+// daemon at once; --demo=fleet shows it on two simulated daemons.
+
+// demoFleet is the --demo scenario of the console across two contexts.
+const demoFleet = "fleet"
+
+// consoleContexts are the contexts the console reads at once: every
+// context of the config file when it has several and the run names no
+// single daemon; nil otherwise.
+func consoleContexts(f *follow) []string {
+	o := &f.w.conn
+	if f.w.r.demo != "" || f.f.replay != "" || o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
+		return nil
+	}
+	if names := contextNames(filesOf(f.w.g.cf, f.w.e.getenv)); len(names) >= 2 {
+		return names
+	}
+	return nil
+}
+
+// contextDaemon is one daemon as the console and ls read it: its
+// connection, and the run's settings (timeouts, privacy) it is read with.
+type contextDaemon struct {
+	name   string
+	c      *conn
+	run    *watch
+	client *stream.Client // nil when err
+	err    error
+}
+
+// follow is the runner that follows one action of the daemon.
+func (d contextDaemon) follow(id string) stream.Runner {
+	cfg := d.run.r.withTimeouts(d.client.Config())
+	cfg.ActionID = id
+	c, err := newClient(cfg)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// judge is the daemon's judge of settled rows (the VERDICT column).
+func (d contextDaemon) judge() *stream.Judge {
+	return stream.NewJudge(d.run.r.withTimeouts(d.client.Config()), stream.JudgeOptions{})
+}
+
+// multiOf reads daemons as one for the console's polls: a source each,
+// in their order, with its Poller.
+func multiOf(daemons []contextDaemon) *stream.Multi {
+	m := &stream.Multi{}
+	for _, d := range daemons {
+		src := stream.MultiSource{Name: d.name, Err: d.err}
+		if d.client != nil {
+			src.Poller = d.client.NewPoller(0)
+		}
+		m.Sources = append(m.Sources, src)
+	}
+	return m
+}
+
+// runConsoleAcross runs the console over daemons, each with its own
+// connection for its list, its global log, its follows and its reconcile
+// reads; on stdout, with its keys from stdin (startConsole).
+func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) int {
+	multi := multiOf(daemons)
+	reached := map[string]contextDaemon{} // the daemons with a client
+	judges := map[string]console.Judge{}
+	names := make([]string, 0, len(daemons))
+	for _, d := range daemons {
+		if d.client != nil {
+			reached[d.name] = d
+			judges[d.name] = d.judge() // the VERDICT column's reviews, on the row's own daemon
+		}
+		names = append(names, d.name)
+	}
+	co := consoleOptions(f)
+	co.Daemon, co.Contexts = multi, names
+	co.FollowIn = func(name, id string) stream.Runner {
+		if d, ok := reached[name]; ok {
+			return d.follow(id)
+		}
+		return nil
+	}
+	co.ReconcileIn = func(name string) ui.ReconcileFunc {
+		if d, ok := reached[name]; ok {
+			return reconcilerFor(d.c, d.run.e.getenv, d.run.g.redact, 0)
+		}
+		return nil
+	}
+	co.JudgeIn = func(name string) console.Judge { return judges[name] }
+	return startConsole(ctx, co, f.w.e, nil)
+}
+
+// configDaemons are the config file's contexts' daemons, each with its own
+// credentials; one whose token file or CA cannot be read keeps its error
+// (its row shows it).
+func configDaemons(o *watch, names []string) []contextDaemon {
+	out := make([]contextDaemon, 0, len(names))
+	for _, name := range names {
+		c := forContext(o.g.cf, name, o.e.getenv)
+		d := contextDaemon{name: name, c: &c, run: o}
+		d.client, d.err = c.quietDaemon()
+		out = append(out, d)
+	}
+	return out
+}
+
+// fleetDemoDown is when --demo=fleet's second daemon stops, to show a
+// daemon going down while the other goes on.
+const fleetDemoDown = 45 * time.Second
+
+// startFleetDemo runs --demo=fleet's two simulated daemons, "east" (the
+// console demo's actions) and "west" (three more, with IDs of their own),
+// west stopping after fleetDemoDown; stop ends both.
+func startFleetDemo(o *watch) (daemons []contextDaemon, stop func(), err error) {
+	east, err := sim.ConsoleFleet(1)
+	if err != nil {
+		return nil, nil, err
+	}
+	west, err := sim.NewFleet(sim.FleetKnobs{GlobalEvents: true},
+		sim.Member{Scenario: "responses-tools", Knobs: sim.Knobs{Speed: 0.5, Mode: sim.ModeAsync, ActionID: "act_sim_west_async_responses"}},
+		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_sim_west_sync_long"}},
+		// Ran before the demo started, at a pace of its own: its review
+		// reads a first token and a duration (the pulse's figures).
+		sim.Member{Scenario: "chat-length", Knobs: sim.Knobs{Finished: true, ActionID: "act_sim_west_done_length",
+			Past: sim.PastRun{End: time.Now(), Pace: 1.5, Think: 800 * time.Millisecond}}},
+	)
+	if err != nil {
+		east.Close()
+		return nil, nil, err
+	}
+	var timer *time.Timer
+	stop = func() {
+		if timer != nil {
+			timer.Stop()
+		}
+		east.Close()
+		west.Close()
+	}
+	if !o.r.stallSet {
+		o.r.stallTimeout = demoStallTimeout
+	}
+	for _, f := range []struct {
+		name  string
+		fleet *sim.Fleet
+	}{{"east", east}, {"west", west}} {
+		u, err := f.fleet.Start()
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		c := &conn{ctx: contextUse{name: f.name, url: true}}
+		c.local(u)
+		d := contextDaemon{name: f.name, c: c, run: o}
+		d.client, d.err = c.daemon(io.Discard)
+		daemons = append(daemons, d)
+	}
+	timer = time.AfterFunc(fleetDemoDown, west.Close)
+	return daemons, stop, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -217,38 +216,33 @@ type contextRow struct {
 	ok      bool
 }
 
-// probeAll probes every context at once, each within probeTimeout.
+// probeAll probes every context at once, each within probeTimeout: a
+// source each of a stream.Multi, its fan-out (Each), as ls --all-contexts
+// reads them.
 func probeAll(f *config.File, cf connFlags, getenv func(string) string) []contextRow {
 	names := f.Names()
 	rows := make([]contextRow, len(names))
-	var wg sync.WaitGroup
-	for i, n := range names {
-		c := f.Contexts[n]
-		rows[i] = contextRow{Context: c, current: n == f.Current, token: "none"}
+	fanOut := stream.Multi{Sources: make([]stream.MultiSource, len(names))}
+	fanOut.Each(context.Background(), probeTimeout, func(ctx context.Context, i int, _ stream.MultiSource) {
+		c := f.Contexts[names[i]]
+		rows[i] = contextRow{Context: c, current: names[i] == f.Current, token: "none"}
 		if c.TokenFile != "" {
 			rows[i].token = c.TokenFile
 		}
-		wg.Add(1)
-		go func(r *contextRow) {
-			defer wg.Done()
-			r.status, r.ok = probe(r.Context, cf, getenv)
-		}(&rows[i])
-	}
-	wg.Wait()
+		rows[i].status, rows[i].ok = probe(ctx, c, cf, getenv)
+	})
 	return rows
 }
 
-// probe reads one list row with the context's own credentials: it says
-// whether the daemon answers and whether it takes the token. cf are the
-// invocation's flags: forContext keeps none that names a daemon.
-func probe(c config.Context, cf connFlags, getenv func(string) string) (string, bool) {
+// probe reads one list row with the context's own credentials, within
+// ctx: it says whether the daemon answers and whether it takes the token.
+// cf are the invocation's flags: forContext keeps none that names a daemon.
+func probe(ctx context.Context, c config.Context, cf connFlags, getenv func(string) string) (string, bool) {
 	cn := forContext(cf, c.Name, getenv)
 	client, err := cn.quietDaemon()
 	if err != nil {
 		return err.Error(), false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
-	defer cancel()
 	_, err = client.ListAt(ctx, stream.ListQuery{}, 0, 1)
 	if err == nil {
 		return "ok", true

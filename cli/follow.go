@@ -1,14 +1,20 @@
-// The follow command: one action, live while it runs and reviewed once it
-// has settled, in the TUI or a line mode (plain, jsonl).
+// The follow command (design §2, §12): one action, or several at once
+// (`aipwatch ID1 ID2 [ID3 ID4]`, each ID an act_… of the run's daemon or
+// CONTEXT/act_… of another context's), live while it runs and reviewed
+// once it has settled; aipwatch/run runs them, in the TUI or a line mode
+// (plain, jsonl).
 
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -19,6 +25,7 @@ import (
 	"aipwatch/run"
 	"aipwatch/safe"
 	"aipwatch/sim"
+	"aipwatch/ui/split"
 )
 
 // followFlags are the root's own flags: where to start, a replay, and the
@@ -57,36 +64,45 @@ func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 		if err := o.resolve(c, args, e.getenv); err != nil {
 			return err
 		}
-		if e.parsed != nil {
+		switch {
+		case e.parsed != nil:
 			e.parsed(o)
 			return nil
+		case o.console || isConsoleDemo(o.w.r.demo):
+			return e.exit(runConsole(o, e))
 		}
 		return e.exit(runFollow(o, e))
 	})
 }
 
-// resolve checks the follow's flags and arguments and decides its daemon:
-// every mistake is a usage error before any request.
+// resolve checks the follow's flags and arguments and decides each
+// target's daemon (one action, or several: design §12, each ID an act_…
+// of the run's daemon or CONTEXT/act_… of another context's): every
+// mistake is a usage error before any request.
 func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) string) error {
 	r := &o.w.r
 	if err := r.checkRun(c.Flags()); err != nil {
 		return err
 	}
-	if len(args) > 1 || (len(args) == 1 && strings.Contains(args[0], "/")) {
-		if _, _, ok := contextTarget(args[0]); ok || strings.HasPrefix(args[0], "act_") {
-			// Several actions, or one of another context (design §12).
-			return o.resolveMany(args, getenv)
-		}
-	}
-	if len(args) > 0 && !strings.HasPrefix(args[0], "act_") {
+	if _, _, ok := contextTarget(firstOf(args)); len(args) > 0 && !strings.HasPrefix(args[0], "act_") && !ok {
 		if r.demo != "" && slices.Contains(rootDemos(), args[0]) {
 			return output.UsageError(fmt.Sprintf("--demo follows its own action: give no ACTION_ID (for the %s scenario: --demo=%s)", args[0], args[0]))
 		}
 		return unknownVerb(c.Root(), args[0])
 	}
-	id := getenv("AIP_ACTION_ID")
-	if len(args) == 1 {
-		id = args[0]
+	if len(args) > 1 || strings.Contains(firstOf(args), "/") {
+		if len(args) > split.MaxPanes {
+			return output.UsageError(fmt.Sprintf("%d ACTION_IDs: at most %d at once", len(args), split.MaxPanes))
+		}
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"--cursor", o.f.cursor != ""}, {"--cancel", r.cancel}, {"--replay", o.f.replay != ""}, {"--demo", r.demo != ""},
+			{"--record", r.record != ""}, {"--export", r.export != ""}, {"--speed", o.f.speed != 0}} {
+			if f.set {
+				return output.UsageError(f.name + " follows one action: give one ACTION_ID")
+			}
+		}
 	}
 	if err := o.checkNotifyOn(c.Flags(), args); err != nil {
 		return err
@@ -102,7 +118,7 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 		switch {
 		case r.demo != "":
 			return output.UsageError("--replay and --demo exclude each other")
-		case len(args) == 1:
+		case len(args) > 0:
 			return output.UsageError("--replay reviews the recorded action: give no ACTION_ID")
 		case r.cancel:
 			return output.UsageError("--cancel needs a live action, not a --replay")
@@ -115,26 +131,51 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 		if !slices.Contains(rootDemos(), r.demo) {
 			return output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", r.demo, strings.Join(rootDemos(), ", ")))
 		}
-		if len(args) == 1 {
+		if len(args) > 0 {
 			return output.UsageError("--demo follows its own action: give no ACTION_ID")
 		}
 		return nil
 	}
-	if id == "" {
-		// On a terminal, no ACTION_ID opens the console (design §7);
-		// runFollow decides, since only it knows the terminal.
-		o.console = true
-		return o.w.conn.check()
+	if len(args) == 0 {
+		id := getenv("AIP_ACTION_ID")
+		if id == "" {
+			// On a terminal, no ACTION_ID opens the console (design §7);
+			// runConsole decides, since only it knows the terminal.
+			o.console = true
+			return o.w.conn.check()
+		}
+		if !strings.HasPrefix(id, "act_") {
+			return output.UsageError(fmt.Sprintf("ACTION_ID (from $AIP_ACTION_ID) must start with act_: %q", id))
+		}
+		args = []string{id}
 	}
-	if !strings.HasPrefix(id, "act_") {
-		return output.UsageError(fmt.Sprintf("ACTION_ID (from $AIP_ACTION_ID) must start with act_: %q", id))
+	for _, w := range args {
+		t := target{arg: w, id: w, conn: o.w.conn}
+		if name, id, ok := contextTarget(w); ok {
+			t.id, t.context, t.conn = id, name, forContext(o.w.g.cf, name, getenv)
+		} else if !strings.HasPrefix(w, "act_") {
+			return output.UsageError(fmt.Sprintf("%q is neither an ACTION_ID (act_…) nor CONTEXT/ACTION_ID", w))
+		}
+		if slices.ContainsFunc(o.targets, func(t target) bool { return t.arg == w }) {
+			return output.UsageError(fmt.Sprintf("%s is given twice", w))
+		}
+		if err := t.conn.check(); err != nil {
+			return err
+		}
+		o.targets = append(o.targets, t)
 	}
-	o.targets = []target{{arg: id, id: id, conn: o.w.conn}}
-	return o.w.conn.check()
+	return nil
 }
 
-// runFollow follows the targets (design §2, §12), a demo or a replay, or
-// with none on a terminal opens the console (ls.go).
+// firstOf is the first of args, "" when none.
+func firstOf(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+// runFollow follows the targets (design §2, §12), a demo or a replay.
 func runFollow(o *follow, e *runEnv) (code int) {
 	w := &o.w
 	defer func() {
@@ -147,10 +188,6 @@ func runFollow(o *follow, e *runEnv) (code int) {
 	}()
 	ctx, stop := detachContext()
 	defer stop()
-
-	if o.console || isConsoleDemo(w.r.demo) {
-		return runConsole(ctx, o, e)
-	}
 	if w.r.demo != "" {
 		if !w.r.stallSet {
 			// A demo of a run that never settles should not take six minutes
@@ -172,10 +209,10 @@ func runFollow(o *follow, e *runEnv) (code int) {
 		defer srv.Close()
 		o.targets = []target{{arg: srv.ActionID(), id: srv.ActionID(), conn: w.conn}}
 	}
-	if err := checkExportPath(w.r.export); err != nil {
+	if err := checkExport(w.r.export); err != nil {
 		return w.fail(err)
 	}
-	return w.run(ctx, o.sources, o.f.replay != "", nil)
+	return runWatch(ctx, w, o.sources, o.f.replay != "", nil)
 }
 
 // sources are what the follow's targets are read from: a replay, else
@@ -217,25 +254,6 @@ func (o *follow) panicReport(r any) string {
 		resume = resumeWith(&o.w, cursor, args...)
 	}
 	return run.PanicReport(r, resume)
-}
-
-// checkExportPath fails before the run, not after it, when --export names
-// a file that cannot be written: a verified run must not end in exit 1
-// because of a typo in a path. It leaves no file behind.
-func checkExportPath(path string) error {
-	if path == "" {
-		return nil
-	}
-	_, statErr := os.Lstat(path)
-	f, err := safe.OpenPrivate(path, os.O_WRONLY|os.O_CREATE)
-	if err != nil {
-		return fmt.Errorf("--export: %w", err)
-	}
-	f.Close()
-	if os.IsNotExist(statErr) {
-		_ = os.Remove(path) // the probe's own empty file
-	}
-	return nil
 }
 
 func shellQuote(s string) string {
@@ -299,4 +317,34 @@ func keysFrom(stdin io.Reader) io.Reader {
 		return nil
 	}
 	return stdin
+}
+
+// target is one action of several: the word given, its ID, the context
+// that names its daemon ("" = the run's own), and the connection to it.
+type target struct {
+	arg, id, context string
+	conn             conn
+}
+
+// contextTarget splits CONTEXT/act_… (ok false for any other word).
+func contextTarget(word string) (name, id string, ok bool) {
+	name, id, ok = strings.Cut(word, "/")
+	return name, id, ok && name != "" && strings.HasPrefix(id, "act_")
+}
+
+// detachContext is done when the operator interrupts, terminates or hangs up
+// aipwatch: each of them detaches (design §2, exit 8), whatever the command.
+// One place, so that no command forgets one of the three signals.
+func detachContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+}
+
+// checkExport fails before the run, not after it, when --export names a
+// file that cannot be written: a verified run must not end in exit 1
+// because of a typo in a path.
+func checkExport(path string) error {
+	if err := safe.CheckPrivate(path); err != nil {
+		return fmt.Errorf("--export: %w", err)
+	}
+	return nil
 }

@@ -125,7 +125,7 @@ func listContext(ctx context.Context, d contextDaemon, lf lsFlags, entries []jou
 		rj = newRowJudge(d.judge(), stderr, false)
 		defer rj.end()
 	}
-	notes, err := listRows(ctx, d.client, lf, journalIDsIn(entries, d.c.url), w, rj)
+	notes, err := listRows(ctx, d.client, lf, journal.ActionIDs(entries, d.c.url), w, rj)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within 2m (%w)", err)
 	}

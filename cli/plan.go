@@ -33,17 +33,17 @@ type source struct {
 	warns   []string
 }
 
-// run runs the sources made for the output mode, then closes each one;
+// runWatch runs the sources made for the output mode, then closes each one;
 // after, when set, sees each final model before its export and recording
 // are closed. It returns the exit code (design §3).
-func (w *watch) run(ctx context.Context, sources func(mode string) ([]*source, error), replay bool, after func(*model.Action)) int {
+func runWatch(ctx context.Context, w *watch, sources func(mode string) ([]*source, error), replay bool, after func(*model.Action)) int {
 	e := w.e
 	mode, isTTY := outputMode(w.g.output, e.stdout)
 	srcs, err := sources(mode)
 	if err != nil {
 		return w.fail(err)
 	}
-	code, models := run.Run(ctx, w.plan(mode, isTTY, srcs, replay),
+	code, models := run.Run(ctx, planOf(w, mode, isTTY, srcs, replay),
 		run.IO{Keys: keysFrom(e.stdin), Stdout: e.stdout, Stderr: e.stderr, TTY: isTTY, ErrTTY: isTerminal(e.stderr)})
 	for i, s := range srcs {
 		a := models[i]
@@ -60,18 +60,18 @@ func (w *watch) run(ctx context.Context, sources func(mode string) ([]*source, e
 	return code
 }
 
-// plan is the run of srcs in mode: the flags every view and printer
+// planOf is the run of srcs in mode: the flags every view and printer
 // reads, how to word a resume, each target's R and start-up hint.
-func (w *watch) plan(mode string, isTTY bool, srcs []*source, replay bool) run.Plan {
+func planOf(w *watch, mode string, isTTY bool, srcs []*source, replay bool) run.Plan {
 	getenv := w.e.getenv
 	p := run.Plan{Mode: mode, Keys: w.e.keys.Live, Version: versionString(),
-		Flags: run.Flags{Redact: w.g.redact, Timestamps: w.r.timestamps, Cancel: w.r.cancel, NoColor: w.colorless(isTTY),
-			Replay: replay, Reason: w.r.reason, RawCap: w.r.rawCap(), Export: w.r.export},
-		Notify: run.Notify{On: w.r.notify, Route: func() (safe.NotifyRoute, string) { return notifyRoute(getenv) }}}
+		Flags: run.Flags{Redact: w.g.redact, Timestamps: w.r.timestamps, Cancel: w.r.cancel, Notify: w.r.notify,
+			NoColor: w.colorless(isTTY), Replay: replay, Reason: w.r.reason, RawCap: w.r.rawCap(), Export: w.r.export},
+		Route: func() (safe.NotifyRoute, string) { return notifyRoute(getenv) }}
 	if w.r.demo != "" {
-		p.Resume.Demo = invokedAs() + " --demo=" + shellQuote(w.r.demo)
+		p.Again = invokedAs() + " --demo=" + shellQuote(w.r.demo)
 	} else {
-		p.Resume.Command = func(cursor string, args ...string) string { return resumeWith(w, cursor, args...) }
+		p.Resume = func(cursor string, args ...string) string { return resumeWith(w, cursor, args...) }
 	}
 	for _, s := range srcs {
 		c, id := s.t.conn, s.t.id

@@ -125,35 +125,6 @@ func everyCommand(c *cobra.Command, fn func(*cobra.Command)) {
 	}
 }
 
-// versioned runs fn unless --version was given, which prints the version
-// and nothing else (no request) on every command.
-func versioned(e *runEnv, g *globalFlags, fn func(c *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
-	return func(c *cobra.Command, args []string) error {
-		if g.version {
-			fmt.Fprint(e.stdout, versionText())
-			return nil
-		}
-		if err := g.checkValues(); err != nil {
-			return err
-		}
-		return fn(c, args)
-	}
-}
-
-func versionCommand(e *runEnv) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "print the version, the commit and the Go that built aipwatch",
-		Args:  noArgs,
-		Example: `  aipwatch version
-  aipwatch --version          the same, on any command (aipwatch ls --version)`,
-		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprint(e.stdout, versionText())
-			return nil
-		},
-	}
-}
-
 // noArgs refuses any argument: a command's filters are flags.
 func noArgs(c *cobra.Command, args []string) error {
 	if len(args) > 0 {

@@ -147,7 +147,7 @@ func runSubmit(w *watch, so *submitOptions, rest []string) error {
 		s.session = cont.SessionID
 		return []*source{s}, nil
 	}
-	return e.exit(w.run(ctx, sources, false, func(a *model.Action) {
+	return e.exit(runWatch(ctx, w, sources, false, func(a *model.Action) {
 		if a.Cursor != "" {
 			_ = j.Append(journal.Entry{Kind: journal.KindCursor, ActionID: so.actionID, Cursor: a.Cursor})
 		}

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // version is set with -ldflags "-X main.version=…"; else the module
@@ -87,4 +89,33 @@ func short(rev string) string {
 		return rev[:12]
 	}
 	return rev
+}
+
+// versioned runs fn unless --version was given, which prints the version
+// and nothing else (no request) on every command.
+func versioned(e *runEnv, g *globalFlags, fn func(c *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, args []string) error {
+		if g.version {
+			fmt.Fprint(e.stdout, versionText())
+			return nil
+		}
+		if err := g.checkValues(); err != nil {
+			return err
+		}
+		return fn(c, args)
+	}
+}
+
+func versionCommand(e *runEnv) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "print the version, the commit and the Go that built aipwatch",
+		Args:  noArgs,
+		Example: `  aipwatch version
+  aipwatch --version          the same, on any command (aipwatch ls --version)`,
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprint(e.stdout, versionText())
+			return nil
+		},
+	}
 }

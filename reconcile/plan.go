@@ -12,7 +12,6 @@ import (
 
 	"aipwatch/journal"
 	"aipwatch/model"
-	"aipwatch/output"
 	"aipwatch/safe"
 	"aipwatch/submit"
 )
@@ -79,7 +78,7 @@ func PlanFrom(actionID string, a *model.Action, orig journal.Entry) (Plan, error
 		default:
 			why = "aipwatch reads back only a Responses response.id or a Chat session_id, and neither is known"
 		}
-		return Plan{}, fmt.Errorf("nothing to reconcile for %s: %s; the verdict stands: %s", actionID, why, strings.TrimSpace(output.VerdictLine(a)))
+		return Plan{}, fmt.Errorf("nothing to reconcile for %s: %s; the verdict stands: %s", actionID, why, verdictWords(a.Verdict()))
 	}
 	return Plan{Of: actionID, Op: op, Target: target, CapID: "cap:hermes_agent:" + endpoint + ":" + op}, nil
 }
@@ -108,4 +107,22 @@ func (r Result) Shown(redact bool) string {
 		return safe.Masked
 	}
 	return safe.Line(r.Target)
+}
+
+// verdictWords is the verdict as plain's verdict line says it: the word,
+// then its reasons.
+func verdictWords(v model.Verdict) string {
+	return "verdict: " + v.Word + " (" + strings.Join(v.Reasons, ", ") + ")"
+}
+
+// Markdown is the export's section of the read (reconcile's --export).
+func (r Result) Markdown(redact bool) string {
+	target := safe.MDCode(r.Target)
+	if redact {
+		target = safe.MDInline(safe.Masked)
+	}
+	// Untrusted parts (the meaning can quote aipd's message) go through
+	// the export's Markdown route (design §5).
+	return safe.MDSprintf("\n## Reconciled\n\n- stored status: **%s** (%s of %s, read by %s; the verdict is unchanged)\n- %s\n",
+		r.Status(), r.Op, target, safe.MDCode(r.ActionID), r.Meaning).String()
 }

@@ -26,10 +26,9 @@ func (p *Plan) exit(runs []outcome, w io.Writer) int {
 	for _, r := range runs {
 		c := model.ExitError
 		if r.err == nil {
-			v := r.a.Verdict()
-			c = v.ExitCode
-			if !v.Final {
-				c = model.ExitPending
+			c = model.ExitPending
+			if v := r.a.Verdict(); v.Final {
+				c = v.ExitCode
 			}
 		}
 		if code == model.ExitVerified {
@@ -56,7 +55,7 @@ func (p *Plan) detach(runs []outcome) string {
 			live = append(live, p.Targets[i])
 		}
 	}
-	if len(live) == 0 || p.Resume.Command == nil {
+	if len(live) == 0 || p.Resume == nil {
 		return ""
 	}
 	which := "the action keeps"
@@ -64,7 +63,7 @@ func (p *Plan) detach(runs []outcome) string {
 		which = fmt.Sprintf("%d actions keep", len(live))
 	}
 	return fmt.Sprintf("aipwatch stopped watching; %s running (quitting is not cancellation).\nresume with: %s\n",
-		which, p.Resume.Command("", args(live)...))
+		which, p.Resume("", args(live)...))
 }
 
 // detachOne says that the action keeps running and how to resume (design
@@ -72,9 +71,9 @@ func (p *Plan) detach(runs []outcome) string {
 // that starts it again instead. A replay cut mid-stream gets the command
 // that follows the recorded action on the recorded daemon.
 func (p *Plan) detachOne(a *model.Action, t Target) string {
-	if p.Resume.Demo != "" {
+	if p.Again != "" {
 		return "aipwatch stopped watching the demo; its built-in simulator stopped with it, so there is nothing to resume.\n" +
-			"run the demo again with: " + safe.Line(p.Resume.Demo) + "\n"
+			"run the demo again with: " + safe.Line(p.Again) + "\n"
 	}
 	first := "aipwatch stopped watching; the action keeps running (quitting is not cancellation).\n"
 	switch {
@@ -85,22 +84,17 @@ func (p *Plan) detachOne(a *model.Action, t Target) string {
 		// Never claim that an action runs on when aipd said it is over (an
 		// async action cancelled in flight reads cancelled with no result).
 		first = "aipwatch stopped watching; the action has ended, but its outcome was not read yet (quitting is not cancellation).\n"
-	case !Attached(a):
+	case !attached(a):
 		first = "aipwatch stopped watching before aipd answered: whether the action runs is not known (quitting is not cancellation).\n"
-	case unseen(a):
+	case a.Status != nil && a.Status.State == model.StateUnknown && a.ChunkCount() == 0 && len(a.Events()) == 0:
+		// aipd has no record of it and nothing of it came: nothing says it runs.
 		first = "aipwatch stopped watching; aipd has no record of " + safe.Line(a.ID) + " and sent none of its events yet: " +
 			"it may not exist, or a synchronous run has not streamed yet (quitting is not cancellation).\n"
 	}
-	if p.Resume.Command == nil {
+	if p.Resume == nil {
 		return first
 	}
-	return first + "resume with: " + p.Resume.Command(a.Cursor, t.Arg) + "\n"
-}
-
-// unseen: aipd has no record of the action (state unknown) and nothing of
-// it came, no chunk and no event: nothing says it runs.
-func unseen(a *model.Action) bool {
-	return a.Status != nil && a.Status.State == model.StateUnknown && a.ChunkCount() == 0 && len(a.Events()) == 0
+	return first + "resume with: " + p.Resume(a.Cursor, t.Arg) + "\n"
 }
 
 // args are the words that name ts, as given.
@@ -112,24 +106,24 @@ func args(ts []Target) []string {
 	return out
 }
 
-// cursorOf is where one action's run stopped reading (else where it
+// cursorOf is where one action's run r stopped reading (else where it
 // started); none for several.
-func cursorOf(runs []outcome, ts []Target) string {
-	if len(runs) != 1 || len(ts) != 1 {
+func cursorOf(r outcome, ts []Target) string {
+	switch {
+	case len(ts) != 1:
 		return ""
-	}
-	if runs[0].a != nil && runs[0].a.Cursor != "" {
-		return runs[0].a.Cursor
+	case r.a != nil && r.a.Cursor != "":
+		return r.a.Cursor
 	}
 	return ts[0].Cursor
 }
 
 // panicReport is PanicReport with the command that follows ts again from
 // cursor (none for a demo or a replay).
-func (p *Plan) panicReport(msg, cursor string, ts ...Target) string {
+func (p *Plan) panicReport(msg, cursor string, ts []Target) string {
 	resume := ""
-	if p.Resume.Command != nil && !p.Flags.Replay {
-		resume = p.Resume.Command(cursor, args(ts)...)
+	if p.Resume != nil && !p.Flags.Replay {
+		resume = p.Resume(cursor, args(ts)...)
 	}
 	return PanicReport(msg, resume)
 }
@@ -213,18 +207,17 @@ func (t *tagged) line(l []byte) {
 }
 
 // NotifyLines sends plain's and jsonl's notification (--notify, design
-// §10: n), after their last line, when the run ended on a settled action (a
-// run that stopped first has nothing to tell). It goes to stdout when
-// that is a terminal, else to stderr when that is one (jsonl piped on,
-// the operator still at the terminal), else nowhere.
-func NotifyLines(n Notify, a *model.Action, o IO) {
-	if !n.On || n.Route == nil || a == nil || !a.Settled() {
+// §10) by route, after their last line, when the run ended on a settled
+// action (a run that stopped first has nothing to tell). It goes to stdout
+// when that is a terminal, else to stderr when that is one (jsonl piped
+// on, the operator still at the terminal), else nowhere.
+func NotifyLines(route func() (safe.NotifyRoute, string), a *model.Action, o IO) {
+	if route == nil || a == nil || !a.Settled() {
 		return
 	}
-	var w io.Writer
+	w := o.Stdout
 	switch {
 	case o.TTY:
-		w = o.Stdout
 	case o.ErrTTY:
 		w = o.Stderr
 	default:
@@ -236,7 +229,7 @@ func NotifyLines(n Notify, a *model.Action, o IO) {
 	// The bytes are safe.Notification's: the text in them went through
 	// safe.Line; a Terminal safe.Writer would show the sequences instead
 	// of sending them.
-	r, hint := n.Route()
+	r, hint := route()
 	_, _ = io.WriteString(safe.Unwrap(w), output.Notification(a, r))
 	if hint != "" {
 		fmt.Fprintln(o.Stderr, "aipwatch: "+hint)

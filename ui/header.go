@@ -10,14 +10,14 @@ import (
 
 // header is the top row: the action ID, the operation, the endpoint, the
 // response ID and the elapsed time. It owns the parse of the status's two
-// timestamps, kept between frames; the root model gives it the times the
+// timestamps, kept between frames; the live view gives it the times the
 // elapsed time runs between (runTimes) and delegates.
 type header struct {
 	st      *render.Styles
 	context string // the config file's context of the action's daemon (Options.Context), "" for one daemon
 }
 
-// runTimes are the root model's times the elapsed time is measured from.
+// runTimes are the live view's times the elapsed time is measured from.
 type runTimes struct {
 	started     time.Time // when the viewer started (elapsed fallback)
 	replay      bool      // a --replay

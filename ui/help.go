@@ -13,7 +13,7 @@ import (
 // keyHelp is the key help at the bottom of the screen: the one help line,
 // and the ? overlay (every binding that works here, in as many columns as
 // fit) with its scroll position. It owns the Bubbles help model and what
-// it keeps between frames; the root model says which keys, context and
+// it keeps between frames; the live view says which keys, context and
 // width, and delegates.
 type keyHelp struct {
 	st    *render.Styles

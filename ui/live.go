@@ -92,6 +92,21 @@ type Live struct {
 	in   barInput  // what the last frame's status bar showed (Title reads it)
 }
 
+// Look is how live views draw: their styles and their Markdown renderer
+// (safe for concurrent use), made once for every view a host shows.
+type Look struct {
+	st *render.Styles
+	md *render.Markdown
+}
+
+// NewLook is the look with colour, or without.
+func NewLook(noColor bool) *Look {
+	return &Look{st: render.NewStyles(!noColor), md: render.NewMarkdown(!noColor)}
+}
+
+// Styles are the look's styles, for the host's own rows.
+func (l *Look) Styles() *render.Styles { return l.st }
+
 // NewLive returns the live view of opts.ActionID, with an ID of its own;
 // ctx bounds its backend. Its host calls Init, then SetSize before the
 // first View, and Close when it lets the view go.
@@ -105,9 +120,11 @@ func newLive(ctx context.Context, opts Options) *Live {
 	if clock == nil {
 		clock = time.Now
 	}
-	color := !opts.NoColor
-	st := render.NewStyles(color)
-	md := render.NewMarkdown(color)
+	look := opts.Look
+	if look == nil {
+		look = NewLook(opts.NoColor)
+	}
+	st, md := look.st, look.md
 	m := &Live{
 		id:        newViewID(),
 		opts:      opts,

@@ -13,15 +13,15 @@ import (
 // statusBar draws the rows under the body: the rule (the transcript's
 // follow state and position, or the open panel's title), the status line
 // (the verdict badge and what backs it) and the meters. It owns what these
-// rows keep between frames; the root model gives it what they show, once
+// rows keep between frames; the live view gives it what they show, once
 // a frame (barInput), and delegates.
 type statusBar struct {
 	st   *render.Styles
 	rule ruleCache
 }
 
-// barInput is what the status bar shows: the root model's state, read
-// once a frame (Model.barInput).
+// barInput is what the status bar shows: the live view's state, read
+// once a frame (Live.in).
 type barInput struct {
 	width   int
 	action  *model.Action

@@ -85,6 +85,10 @@ type Options struct {
 	// lists the split's keys.
 	Pane bool
 
+	// Look, when set, is the styles and Markdown renderer the view shares
+	// with the others its host shows (nil: its own, NoColor's).
+	Look *Look
+
 	// Clock is the time source for elapsed times, ages, durations and the
 	// spinner (nil = time.Now). Tests inject a fixed clock so screens are
 	// stable.

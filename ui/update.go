@@ -194,7 +194,7 @@ func (m *Live) review() bool { return m.opts.Replay || m.conn().Review }
 func (m *Live) runDone() bool { return m.conn().Done }
 
 // Attached: aipd answered (a status read, a connection, a page or a
-// chunk). Until then the program of one action shows one inline line, not
+// chunk). Until then the screen of one action (Single) shows one inline line, not
 // the full screen, and a fatal error quits at once so that main prints it
 // on stderr with a hint (no dead full screen at start-up; ui.go); a host
 // that is already full screen (the console) shows the view at once.

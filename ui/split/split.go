@@ -53,11 +53,13 @@ type Split struct {
 // as many characters of its ID as tell it from the others'.
 func New(ctx context.Context, panes []ui.Options, keys ui.KeyMap, noColor bool) *Split {
 	panes = panes[:min(len(panes), MaxPanes)]
-	st := render.NewStyles(!noColor)
+	look := ui.NewLook(noColor) // one for every pane
+	st := look.Styles()
 	s := &Split{keys: keys, st: st, hm: help.New()}
 	s.hm.Styles = help.Styles{Ellipsis: st.HelpSep, ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep}
 	for _, o := range panes {
+		o.Look = look
 		if len(panes) > 1 {
 			o.Pane = true
 			for _, other := range panes {
