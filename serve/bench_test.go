@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -104,6 +105,7 @@ func benchSessions(b *testing.B, n int, window time.Duration, args []string) {
 	}
 	time.Sleep(warmUp)
 	st0, act0 := fleet.Stats(), liveRequests(fleet)
+	cpu0 := cpuTime()
 	start := time.Now()
 	var mu sync.Mutex
 	var lat []time.Duration
@@ -120,6 +122,7 @@ func benchSessions(b *testing.B, n int, window time.Duration, args []string) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu1 := cpuTime()
 	st1, act1 := fleet.Stats(), liveRequests(fleet)
 	runtime.GC()
 	debug.FreeOSMemory()
@@ -131,6 +134,7 @@ func benchSessions(b *testing.B, n int, window time.Duration, args []string) {
 	b.ReportMetric(float64(srv.hub.counts.follows.Load()), "action-follows")
 	b.ReportMetric(float64(srv.hub.counts.globals.Load()), "global-follows")
 	b.ReportMetric(float64(after-before)/float64(n)/(1<<20), "RSS-MB/session")
+	b.ReportMetric(float64((cpu1-cpu0).Milliseconds())/elapsed.Seconds()/float64(n), "cpu-ms/s/session")
 	slices.Sort(lat)
 	if len(lat) > 0 {
 		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "frame-p99-ms")
@@ -139,6 +143,16 @@ func benchSessions(b *testing.B, n int, window time.Duration, args []string) {
 	for _, c := range clients {
 		c.close()
 	}
+}
+
+// cpuTime is the process's CPU time (user and system): the server, the
+// simulator and the clients, all in this process.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // liveRequests counts the requests the fleet's live actions received.
