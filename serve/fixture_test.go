@@ -64,7 +64,9 @@ func newFixture(t *testing.T, opts ...fixtureOpt) *fixture {
 	fleet, err := sim.NewFleet(sim.FleetKnobs{Token: f.token, GlobalEvents: true},
 		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 1, ActionID: liveID}},
 		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 1, ActionID: asyncID}},
-		sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{Speed: 1, ActionID: chatID}},
+		// A hostile daemon for this one: it echoes the token into every
+		// field it sends of the action (sim.Knobs.EchoToken).
+		sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{Speed: 1, ActionID: chatID, EchoToken: f.token}},
 		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: settledID}},
 	)
 	if err != nil {

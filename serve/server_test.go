@@ -64,6 +64,29 @@ func TestWatchConsoleCannotCancel(t *testing.T) {
 	}
 }
 
+// A daemon that echoes its token into every field of an action: no piece
+// of the token reaches a session's terminal, in the live view or the
+// console.
+func TestNoTokenOnAnyScreen(t *testing.T) {
+	f := newFixture(t)
+	live := f.open(f.operator, 120, 40, chatID)
+	live.waitFor("detach")
+	live.waitFor("VERIFIED") // the whole turn, read
+	live.press("t")          // the tools pane
+	live.press("l")          // the connection log
+	live.waitNew("connect")
+	con := f.open(f.watcher, 120, 40)
+	con.waitFor(listedAsync)
+	for _, tm := range []*term{live, con} {
+		raw := tm.out.String()
+		for i := 0; i+12 <= len(f.token); i++ {
+			if strings.Contains(raw, f.token[i:i+12]) {
+				t.Fatalf("a piece of the token (%q) reached a session", f.token[i:i+12])
+			}
+		}
+	}
+}
+
 // An operator's cancel reaches the daemon with the operator's name and
 // fingerprint in its reason, after an audit line, then the answer's line.
 func TestOperatorCancelAttributedAndAudited(t *testing.T) {
