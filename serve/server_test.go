@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -46,7 +47,13 @@ func TestWatchConsoleCannotCancel(t *testing.T) {
 	tm.press("\r")
 	tm.waitFor("detach")
 	tm.press("c")
-	tm.waitFor("no cancel: your key may watch only")
+	tm.waitNew("no cancel: your key may watch only")
+	// e writes no file on the server.
+	tm.press("e")
+	tm.waitNew("no export here")
+	if m, _ := filepath.Glob("aipwatch-*.md"); len(m) > 0 {
+		t.Fatalf("an export was written on the server: %v", m)
+	}
 	tm.press("q")
 	for _, s := range f.fleet.Actions() {
 		if n := s.CancelCount(); n != 0 {
