@@ -84,13 +84,17 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 	if err := r.checkRun(c.Flags()); err != nil {
 		return err
 	}
-	if _, _, ok := contextTarget(firstOf(args)); len(args) > 0 && !strings.HasPrefix(args[0], "act_") && !ok {
+	first := ""
+	if len(args) > 0 {
+		first = args[0]
+	}
+	if _, _, ok := contextTarget(first); first != "" && !strings.HasPrefix(first, "act_") && !ok {
 		if r.demo != "" && slices.Contains(rootDemos(), args[0]) {
 			return output.UsageError(fmt.Sprintf("--demo follows its own action: give no ACTION_ID (for the %s scenario: --demo=%s)", args[0], args[0]))
 		}
 		return unknownVerb(c.Root(), args[0])
 	}
-	if len(args) > 1 || strings.Contains(firstOf(args), "/") {
+	if len(args) > 1 || strings.Contains(first, "/") {
 		if len(args) > split.MaxPanes {
 			return output.UsageError(fmt.Sprintf("%d ACTION_IDs: at most %d at once", len(args), split.MaxPanes))
 		}
@@ -167,14 +171,6 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 	return nil
 }
 
-// firstOf is the first of args, "" when none.
-func firstOf(args []string) string {
-	if len(args) == 0 {
-		return ""
-	}
-	return args[0]
-}
-
 // runFollow follows the targets (design §2, §12), a demo or a replay.
 func runFollow(o *follow, e *runEnv) (code int) {
 	w := &o.w
@@ -189,11 +185,6 @@ func runFollow(o *follow, e *runEnv) (code int) {
 	ctx, stop := detachContext()
 	defer stop()
 	if w.r.demo != "" {
-		if !w.r.stallSet {
-			// A demo of a run that never settles should not take six minutes
-			// to say so: the scripted run's silence is known to be final.
-			w.r.stallTimeout = demoStallTimeout
-		}
 		k := sim.Knobs{Speed: 1}
 		if w.r.demo == "late-cancel" {
 			// The demo sends the cancel itself, as --cancel does, once attached;
@@ -225,7 +216,7 @@ func (o *follow) sources(mode string) ([]*source, error) {
 	}
 	out := make([]*source, len(o.targets))
 	for i, t := range o.targets {
-		s, err := o.w.source(t, o.f.cursor, nil)
+		s, err := o.w.source(t, o.f.cursor, nil, "")
 		if err != nil {
 			if len(o.targets) > 1 {
 				err = fmt.Errorf("%s: %w", t.arg, err)
@@ -241,17 +232,13 @@ func (o *follow) sources(mode string) ([]*source, error) {
 // command that resumes it (none for a demo or a replay).
 func (o *follow) panicReport(r any) string {
 	safe.Protect(o.w.conn.token) // scrubbed with the contract's mark by safe.Line (held once)
+	var args []string
+	for _, t := range o.targets {
+		args = append(args, t.arg)
+	}
 	resume := ""
-	if len(o.targets) > 0 && o.f.replay == "" && o.w.r.demo == "" {
-		args := make([]string, len(o.targets))
-		for i, t := range o.targets {
-			args[i] = t.arg
-		}
-		cursor := ""
-		if len(args) == 1 {
-			cursor = o.f.cursor
-		}
-		resume = resumeWith(&o.w, cursor, args...)
+	if len(args) > 0 && o.f.replay == "" && o.w.r.demo == "" {
+		resume = resumeWith(&o.w, o.f.cursor, args...) // several take no --cursor
 	}
 	return run.PanicReport(r, resume)
 }
@@ -272,20 +259,30 @@ const demoStallTimeout = 5 * time.Second
 const demoLateCancelTransit = 2 * time.Second
 
 // startDemo runs the simulator of --demo (the scenario w.r.demo) on
-// 127.0.0.1:0 and points the run at it; when it cannot, it says so on
-// stderr and returns false.
+// 127.0.0.1:0 and points the run at it (onDemo).
 func startDemo(w *watch, knobs sim.Knobs) (*sim.Server, bool) {
 	srv, err := sim.New(w.r.demo, knobs)
 	var u string
 	if err == nil {
 		u, err = srv.Start()
 	}
+	return srv, onDemo(w, u, err)
+}
+
+// onDemo points w at a demo's simulated daemon at u, which aipwatch runs
+// and which asks for no token; its silence is known to be final, so its
+// --stall-timeout is demoStallTimeout unless given. When it could not
+// start (err), it says so on stderr and returns false.
+func onDemo(w *watch, u string, err error) bool {
 	if err != nil {
 		fmt.Fprintf(w.e.stderr, "aipwatch: demo: %s\n", err)
-		return nil, false
+		return false
 	}
 	w.conn.local(u)
-	return srv, true
+	if !w.r.stallSet {
+		w.r.stallTimeout = demoStallTimeout
+	}
+	return true
 }
 
 // outputMode is --output, or tui on a terminal and plain elsewhere; isTTY

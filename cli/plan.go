@@ -86,9 +86,10 @@ func planOf(w *watch, mode string, isTTY bool, srcs []*source, replay bool) run.
 }
 
 // source is t's stream client from cursor, with the recorder around it
-// for --record; sub, when set, posts the action first (submit.go).
-func (w *watch) source(t target, cursor string, sub *stream.Submission) (*source, error) {
-	s := &source{t: t, cursor: cursor}
+// for --record; sub, when set, posts the action first (submit.go), its
+// input carrying session.
+func (w *watch) source(t target, cursor string, sub *stream.Submission, session string) (*source, error) {
+	s := &source{t: t, cursor: cursor, session: session}
 	base, err := t.conn.config(w.e.stderr)
 	if err != nil {
 		return nil, err

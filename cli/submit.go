@@ -140,12 +140,8 @@ func runSubmit(w *watch, so *submitOptions, rest []string) error {
 	sub := journalled(j, req, base, w.r.appearTimeout)
 	t := target{arg: so.actionID, id: so.actionID, conn: w.conn}
 	sources := func(string) ([]*source, error) {
-		s, err := w.source(t, "", sub)
-		if err != nil {
-			return nil, err
-		}
-		s.session = cont.SessionID
-		return []*source{s}, nil
+		s, err := w.source(t, "", sub, cont.SessionID)
+		return []*source{s}, err
 	}
 	return e.exit(runWatch(ctx, w, sources, false, func(a *model.Action) {
 		if a.Cursor != "" {
