@@ -149,7 +149,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		au.close()
+		_ = au.close()
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -177,7 +177,7 @@ func New(cfg Config) (*Server, error) {
 	)
 	if err != nil {
 		ln.Close()
-		au.close()
+		_ = au.close()
 		cancel()
 		return nil, err
 	}

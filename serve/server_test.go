@@ -3,7 +3,6 @@ package serve
 import (
 	"bufio"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +18,7 @@ import (
 func TestUnknownKeyAndOtherMethodsRefused(t *testing.T) {
 	f := newFixture(t)
 	if c, err := f.dial(f.stranger); err == nil {
-		c.Close()
+		_ = c.Close()
 		t.Fatal("a key in no keys file was let in")
 	}
 	for _, auth := range []gossh.AuthMethod{
@@ -29,7 +28,7 @@ func TestUnknownKeyAndOtherMethodsRefused(t *testing.T) {
 		c, err := gossh.Dial("tcp", f.addr, &gossh.ClientConfig{User: "root", Auth: []gossh.AuthMethod{auth},
 			HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: wait})
 		if err == nil {
-			c.Close()
+			_ = c.Close()
 			t.Fatal("an auth method other than a public key was let in")
 		}
 	}
@@ -140,13 +139,13 @@ func TestNoTerminalNoShellNoForwarding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	run := func(pty bool, cmd string) (string, error) {
 		s, err := c.NewSession()
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer s.Close()
+		defer func() { _ = s.Close() }()
 		var out, errOut syncBuffer
 		s.Stdout, s.Stderr = &out, &errOut
 		if pty {
@@ -183,7 +182,7 @@ func TestNoTerminalNoShellNoForwarding(t *testing.T) {
 	if err := s.RequestSubsystem("sftp"); err == nil {
 		t.Fatal("the sftp subsystem was granted")
 	}
-	s.Close()
+	_ = s.Close()
 	if conn, err := c.Dial("tcp", f.addr); err == nil {
 		conn.Close()
 		t.Fatal("a local forward was opened")
@@ -319,8 +318,6 @@ func auditLines(t *testing.T, path string) []AuditEntry {
 	}
 	return out
 }
-
-var _ = net.Dial
 
 // listedAsync is how a console row shows asyncID on any width (the ID's
 // column cuts its start).

@@ -100,9 +100,9 @@ const (
 
 // sessionViews builds the session's screen for the program shell
 // (ui.Screen): the console, or the split view of the IDs given (one ID: a
-// live view on the whole terminal); close stops what it reads once the
+// live view on the whole terminal); stop stops what it reads once the
 // program has ended.
-func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (screen ui.Screen, close func()) {
+func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (screen ui.Screen, stop func()) {
 	v := s.views
 	runner := func(id string) stream.Runner {
 		return &sessionRunner{Runner: s.hub.follow(id), s: s, si: si, id: id}
