@@ -333,8 +333,6 @@ func (b *syncBuffer) len() int {
 	return b.b.Len()
 }
 
-func (b *syncBuffer) waitText(want string, d time.Duration) bool { return b.waitTextFrom(0, want, d) }
-
 // waitTextFrom waits for want in what was written from byte from on.
 func (b *syncBuffer) waitTextFrom(from int, want string, d time.Duration) bool {
 	deadline := time.Now().Add(d)
