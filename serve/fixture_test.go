@@ -54,7 +54,7 @@ const (
 	settledID = "act_serve_done_chat_error"
 )
 
-type fixtureOpt func(*Config)
+type fixtureOpt func(*fixture, *Config)
 
 func newFixture(t *testing.T, opts ...fixtureOpt) *fixture {
 	t.Helper()
@@ -88,7 +88,7 @@ func newFixture(t *testing.T, opts ...fixtureOpt) *fixture {
 		HostKey: filepath.Join(f.dir, "state", HostKeyName), AuditLog: f.audit, ConnRate: 1000, Log: f.log,
 		Source: simSource(t, u, f.token), Views: testViews(t)}
 	for _, o := range opts {
-		o(&cfg)
+		o(f, &cfg)
 	}
 	srv, err := New(cfg)
 	if err != nil {

@@ -100,6 +100,7 @@ type liveSession struct {
 	out     *frameWriter
 	program atomic.Pointer[tea.Program]
 	closeFn func()
+	fatal   func() error           // why the screen stopped on its own
 	why     atomic.Pointer[string] // why the server ended it ("" = the client did)
 	ended   chan struct{}
 }
@@ -388,8 +389,8 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	pty, _, _ := sess.Pty()
 	w, h := clampSize(pty.Window.Width, pty.Window.Height)
-	screen, closeFn := s.sessionViews(ls.ctx, ls.info)
-	ls.closeFn = closeFn
+	screen, closeFn, fatal := s.sessionViews(ls.ctx, ls.info)
+	ls.closeFn, ls.fatal = closeFn, fatal
 	ls.out = newFrameWriter(sess)
 	sz := &sizer{touch: ls.act.touch}
 	m, opts, _ := ui.Program(screen, ui.Terminal{
@@ -426,6 +427,12 @@ func (s *Server) finish(next ssh.Handler) ssh.Handler {
 			if ls.out != nil {
 				ls.out.flush(time.Second)
 				ls.out.close()
+			}
+			if ls.fatal != nil {
+				if err := ls.fatal(); err != nil {
+					why := "the console stopped: " + err.Error()
+					ls.why.CompareAndSwap(nil, &why)
+				}
 			}
 			if w := ls.why.Load(); w != nil {
 				_, _ = io.WriteString(sess.Stderr(), "aipwatch serve: "+safe.Line(*w)+"\r\n")

@@ -11,6 +11,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"aipwatch/safe"
 	"aipwatch/ui"
 )
 
@@ -130,6 +131,22 @@ func TestOperatorCancelAttributedAndAudited(t *testing.T) {
 	}
 }
 
+// A daemon that refuses the server's token stops every console; the
+// session is told why in one line, and the token is not in it.
+func TestRefusedTokenTold(t *testing.T) {
+	wrong := freshToken()
+	safe.Protect(wrong)
+	f := newFixture(t, func(f *fixture, c *Config) { c.Source = simSource(t, f.fleet.URL(), wrong) })
+	tm := f.open(f.watcher, 80, 24)
+	if err := tm.exit(); err == nil {
+		t.Fatal("the session ended well")
+	}
+	said := tm.errOut.String()
+	if !strings.Contains(said, "the console stopped") || strings.Contains(tm.out.String()+said, wrong[:12]) {
+		t.Fatalf("the session was told: %q", said)
+	}
+}
+
 // A session without a terminal gets one line and is closed; a command
 // that is no action ID is refused in one line; no subsystem, no
 // forwarding.
@@ -196,7 +213,7 @@ func TestNoTerminalNoShellNoForwarding(t *testing.T) {
 // Twenty sessions at once, each opening and closing live views while the
 // polls run, under -race; the daemon is polled as by one console.
 func TestTwentySessions(t *testing.T) {
-	f := newFixture(t, func(c *Config) { c.MaxSessions = 20 })
+	f := newFixture(t, func(_ *fixture, c *Config) { c.MaxSessions = 20 })
 	var wg sync.WaitGroup
 	for i := range 20 {
 		key := f.watcher
@@ -228,7 +245,7 @@ func TestTwentySessions(t *testing.T) {
 
 // Past the bound on sessions, one more is refused in one line.
 func TestSessionBound(t *testing.T) {
-	f := newFixture(t, func(c *Config) { c.MaxSessions = 2 })
+	f := newFixture(t, func(_ *fixture, c *Config) { c.MaxSessions = 2 })
 	a := f.open(f.watcher, 80, 24)
 	b := f.open(f.watcher, 80, 24)
 	a.waitFor(listedAsync)

@@ -101,8 +101,9 @@ const (
 // sessionViews builds the session's screen for the program shell
 // (ui.Screen): the console, or the split view of the IDs given (one ID: a
 // live view on the whole terminal); stop stops what it reads once the
-// program has ended.
-func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (screen ui.Screen, stop func()) {
+// program has ended, and fatal is why the screen stopped on its own (the
+// daemon refused the server's credentials), nil when the operator quit.
+func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (screen ui.Screen, stop func(), fatal func() error) {
 	v := s.views
 	runner := func(id string) stream.Runner {
 		return &sessionRunner{Runner: s.hub.follow(id), s: s, si: si, id: id}
@@ -125,7 +126,7 @@ func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (screen ui.S
 			Notification: notify, Reconcile: reconcile, CancelReason: reason,
 			NoCancel: noCancel, NoExport: noExportServe, Version: v.Version, PollEvery: v.PollEvery, Clock: v.Clock,
 		})
-		return c, c.Close
+		return c, c.Close, c.Fatal
 	}
 	panes := make([]ui.Options, 0, len(si.args))
 	for _, id := range si.args {
@@ -134,7 +135,7 @@ func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (screen ui.S
 			Notification: notify, Version: v.Version, Clock: v.Clock})
 	}
 	sp := split.New(ctx, panes, v.LiveKeys, false)
-	return sp, sp.Close
+	return sp, sp.Close, func() error { return nil }
 }
 
 // cancelReason is the reason a session's cancel carries: who sent it,

@@ -270,7 +270,7 @@ func (a *fakeAddr) String() string  { return a.s }
 // A session without a key pressed for the idle timeout is closed, and
 // told why; one that types stays.
 func TestIdleSessionClosed(t *testing.T) {
-	f := newFixture(t, func(c *Config) { c.IdleTimeout = 2 * time.Second })
+	f := newFixture(t, func(_ *fixture, c *Config) { c.IdleTimeout = 2 * time.Second })
 	tm := f.open(f.watcher, 80, 24)
 	tm.waitFor(listedAsync)
 	if err := tm.exit(); err == nil {

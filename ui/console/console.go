@@ -254,6 +254,11 @@ func Run(ctx context.Context, opts Options, t ui.Terminal) error {
 	return c.fatal
 }
 
+// Fatal is why the console stopped on its own (aipd refused the
+// credentials), nil when the operator quit: what Run returns, for a host
+// that runs the console itself (aipwatch serve's sessions).
+func (c *Console) Fatal() error { return c.fatal }
+
 // Close stops the live view, the list polling and the global follow.
 func (c *Console) Close() {
 	c.closeLive()
