@@ -85,6 +85,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[int64]*liveSession
+	bySess   map[ssh.Session]*liveSession // a connection may carry several sessions
 	nextID   int64
 	closing  bool
 	wg       sync.WaitGroup // the sessions' handlers
@@ -107,10 +108,17 @@ type liveSession struct {
 
 type ctxKey struct{ name string }
 
-var (
-	personKey  = &ctxKey{"person"}
-	sessionKey = &ctxKey{"session"}
-)
+// personKey holds the connection's Person (its context is the
+// connection's, shared by every session channel on it).
+var personKey = &ctxKey{"person"}
+
+// channelsKey holds the connection's count of open session channels.
+var channelsKey = &ctxKey{"channels"}
+
+// maxChannels bounds the session channels one connection may hold open
+// (ssh's multiplexing opens a few; a client that opens thousands without
+// asking for a terminal would hold the server's memory).
+const maxChannels = 8
 
 // New reads the keys and the host key (making it when missing), opens the
 // audit log and listens; Serve then serves.
@@ -156,7 +164,7 @@ func New(cfg Config) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, views: cfg.Views, keys: keys, audit: au, gate: newGate(cfg.ConnRate, cfg.MaxSessions+spareConns),
 		ln: ln, hostKey: signer.PublicKey(), hostKeyCreated: created, ctx: ctx, cancel: cancel, log: cfg.Log,
-		sessions: map[int64]*liveSession{}}
+		sessions: map[int64]*liveSession{}, bySess: map[ssh.Session]*liveSession{}}
 	s.hub = newHub(ctx, cfg.Source, cfg.Views.PollEvery)
 	s.srv, err = wish.NewServer(
 		wish.WithPublicKeyAuth(s.authorize),
@@ -167,7 +175,7 @@ func New(cfg Config) (*Server, error) {
 			srv.ConnectionFailedCallback = s.connFailed
 			// Sessions only: no forwarding of any kind, no subsystem (sftp,
 			// scp's), no global request.
-			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": ssh.DefaultSessionHandler}
+			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
 			srv.RequestHandlers = map[string]ssh.RequestHandler{}
 			srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{}
 			srv.LocalPortForwardingCallback = nil
@@ -251,7 +259,7 @@ func (s *Server) logf(format string, args ...any) {
 
 // admitConn is the first look at a connection: the per-address rate and
 // the bound on connections open; a refused one is closed unread.
-func (s *Server) admitConn(_ ssh.Context, conn net.Conn) net.Conn {
+func (s *Server) admitConn(ctx ssh.Context, conn net.Conn) net.Conn {
 	why, say := s.gate.admit(conn.RemoteAddr(), time.Now())
 	if why != "" {
 		if say {
@@ -259,7 +267,22 @@ func (s *Server) admitConn(_ ssh.Context, conn net.Conn) net.Conn {
 		}
 		return nil
 	}
+	ctx.SetValue(channelsKey, new(atomic.Int32))
 	return &gatedConn{Conn: conn, done: s.gate.done}
+}
+
+// sessionChannel is the one channel type served, at most maxChannels
+// open on a connection.
+func (s *Server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
+	if n, ok := ctx.Value(channelsKey).(*atomic.Int32); ok {
+		if n.Add(1) > maxChannels {
+			n.Add(-1)
+			_ = nc.Reject(gossh.ResourceShortage, fmt.Sprintf("at most %d sessions on one connection", maxChannels))
+			return
+		}
+		defer n.Add(-1)
+	}
+	ssh.DefaultSessionHandler(srv, conn, nc, ctx)
 }
 
 // gatedConn gives its room back once, when it closes.
@@ -359,7 +382,7 @@ func (s *Server) register(sess ssh.Session, p Person, args []string) (*liveSessi
 	ls.cancel = func() { stop(); cancel() }
 	s.sessions[ls.info.id] = ls
 	s.wg.Add(1)
-	sess.Context().SetValue(sessionKey, ls)
+	s.bySess[sess] = ls
 	return ls, ""
 }
 
@@ -367,6 +390,7 @@ func (s *Server) unregister(ls *liveSession) {
 	ls.cancel()
 	s.mu.Lock()
 	delete(s.sessions, ls.info.id)
+	delete(s.bySess, ls.sess)
 	s.mu.Unlock()
 	close(ls.ended)
 	why := "left"
@@ -377,14 +401,21 @@ func (s *Server) unregister(ls *liveSession) {
 	s.wg.Done()
 }
 
+// lookup is the session's liveSession (nil before admit made it).
+func (s *Server) lookup(sess ssh.Session) *liveSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bySess[sess]
+}
+
 // program builds the session's Bubble Tea program (the middleware runs
 // it): its views (session.go), its input (each read the client's
 // activity), its output (frameWriter: never waits for the client), its
 // size (clamped, resizes paced), and no signal handling of its own (the
 // server's signals are the server's).
 func (s *Server) program(sess ssh.Session) *tea.Program {
-	ls, ok := sess.Context().Value(sessionKey).(*liveSession)
-	if !ok {
+	ls := s.lookup(sess)
+	if ls == nil {
 		return nil
 	}
 	pty, _, _ := sess.Pty()
@@ -419,8 +450,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 // server ended is told why.
 func (s *Server) finish(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		ls, ok := sess.Context().Value(sessionKey).(*liveSession)
-		if ok {
+		if ls := s.lookup(sess); ls != nil {
 			if ls.closeFn != nil {
 				ls.closeFn()
 			}

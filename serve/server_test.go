@@ -243,6 +243,55 @@ func TestTwentySessions(t *testing.T) {
 	}
 }
 
+// Several sessions on one connection (ssh's multiplexing) are each their
+// own, and a connection holds at most 8 open.
+func TestSessionsOnOneConnection(t *testing.T) {
+	f := newFixture(t)
+	c, err := f.dial(f.watcher)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	var open []*gossh.Session
+	for range 8 {
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatalf("session %d on one connection: %v", len(open)+1, err)
+		}
+		open = append(open, s)
+	}
+	if s, err := c.NewSession(); err == nil {
+		_ = s.Close()
+		t.Fatal("a 9th session channel opened on one connection")
+	}
+	for _, s := range open {
+		_ = s.Close()
+	}
+	// Two consoles on one connection: each draws its own size.
+	one := &syncBuffer{}
+	two := &syncBuffer{}
+	for i, out := range []*syncBuffer{one, two} {
+		var s *gossh.Session
+		waitUntil(t, "a channel's room back", func() bool { s, err = c.NewSession(); return err == nil })
+		s.Stdout, s.Stderr = out, out
+		if _, err := s.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RequestPty("xterm", 24, 70+i*30, gossh.TerminalModes{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Shell(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, out := range []*syncBuffer{one, two} {
+		if !out.waitTextFrom(0, "aipwatch · console", wait) {
+			t.Fatalf("a console on a shared connection: %q", tail(out.text(), 500))
+		}
+	}
+	waitUntil(t, "two sessions", func() bool { return f.srv.sessionCount() == 2 })
+}
+
 // Past the bound on sessions, one more is refused in one line.
 func TestSessionBound(t *testing.T) {
 	f := newFixture(t, func(_ *fixture, c *Config) { c.MaxSessions = 2 })
