@@ -17,8 +17,8 @@ import (
 
 // The console (design §7): `aipwatch` alone on a terminal, on one daemon
 // or, with a config file of several contexts, on all of them at once
-// (console_contexts.go); --demo=console and --demo=fleet show it on
-// simulated daemons.
+// (runConsoleAcross, design §9); --demo=console and --demo=fleet show it
+// on simulated daemons.
 
 // runConsole opens the live console (no ACTION_ID on a terminal): on
 // stdout, the terminal it checks, reading its keys from stdin.

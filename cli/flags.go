@@ -20,7 +20,7 @@ import (
 // watch is what a command that watches actions decided (the follow,
 // submit, reconcile, the console, ls and stats): the daemon, the global
 // flags, the run's flags, and the invocation it runs in. A command turns
-// it into a run.Plan (plan.go) or the console's options (ls.go).
+// it into a run.Plan (plan.go) or the console's options (console.go).
 type watch struct {
 	conn conn        // the daemon (conn.go)
 	g    globalFlags // --output, --redact, --no-color, and the flags conn was built from

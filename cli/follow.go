@@ -49,7 +49,7 @@ type follow struct {
 
 // addFollow makes the root the follow of one action or several (design
 // §2, §12): ACTION_IDs, a demo or a replay, or with none on a terminal the
-// console (ls.go).
+// console (console.go).
 func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 	o := &follow{w: watch{e: e}}
 	fs := root.Flags()

@@ -85,11 +85,13 @@ type outcome struct {
 // Run runs p on o and returns the exit code and each target's final
 // model, in the targets' order.
 func Run(ctx context.Context, p Plan, o IO) (int, []*model.Action) {
-	run := p.lines
+	var runs []outcome
+	var code int
 	if p.Mode == "tui" {
-		run = p.screen
+		runs, code = p.screen(ctx, o)
+	} else {
+		runs, code = p.lines(ctx, o)
 	}
-	runs, code := run(ctx, o)
 	models := make([]*model.Action, len(runs))
 	for i, r := range runs {
 		models[i] = r.a
