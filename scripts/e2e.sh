@@ -343,6 +343,7 @@ wait $SIMPID 2>/dev/null || true
 
 echo "e2e: aipwatch serve: the console over SSH (OpenSSH's client), a watcher's c refused, an operator's cancel audited"
 command -v ssh >/dev/null && command -v ssh-keygen >/dev/null || { echo "e2e: the OpenSSH client is required (apt-get install openssh-client)" >&2; exit 1; }
+SERVEPID=
 "$OUT/aipdsim" --listen 127.0.0.1:0 --fleet console >"$OUT/fleet.out" 2>&1 &
 FLEETPID=$!
 trap 'kill $FLEETPID $SERVEPID 2>/dev/null || true; tmux kill-server 2>/dev/null || true; rm -rf "$OUT"' EXIT
@@ -354,7 +355,6 @@ ssh-keygen -q -t ed25519 -N '' -C 'wanda@e2e' -f "$OUT/serve/watch"
 ssh-keygen -q -t ed25519 -N '' -C 'olga@e2e' -f "$OUT/serve/oper"
 cp "$OUT/serve/watch.pub" "$OUT/serve/watchers" && cp "$OUT/serve/oper.pub" "$OUT/serve/operators"
 chmod 600 "$OUT/serve/watchers" "$OUT/serve/operators"
-SERVEPID=
 XDG_STATE_HOME="$OUT/serve/state" $BIN serve --url "$FLEETURL" --listen 127.0.0.1:0 \
 	--authorized-keys "$OUT/serve/watchers" --operator-keys "$OUT/serve/operators" \
 	--audit-log "$OUT/serve/audit.jsonl" >"$OUT/serve.out" 2>&1 &
