@@ -108,10 +108,6 @@ type liveSession struct {
 
 type ctxKey struct{ name string }
 
-// personKey holds the connection's Person (its context is the
-// connection's, shared by every session channel on it).
-var personKey = &ctxKey{"person"}
-
 // channelsKey holds the connection's count of open session channels.
 var channelsKey = &ctxKey{"channels"}
 
@@ -308,16 +304,12 @@ func (s *Server) connFailed(conn net.Conn, err error) {
 // authorize is the public key check: the key must be in a keys file (read
 // again when a file changed). Passwords and keyboard-interactive are not
 // offered, so every other method fails.
-func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
+func (s *Server) authorize(_ ssh.Context, key ssh.PublicKey) bool {
 	if _, err := s.keys.reload(); err != nil {
 		s.logf("the keys files cannot be used, nobody may connect: %v", err)
 	}
-	p, ok := s.keys.lookup(key)
-	if !ok {
-		return false
-	}
-	ctx.SetValue(personKey, p)
-	return true
+	_, ok := s.keys.lookup(key)
+	return ok
 }
 
 // admit is the first step of a session: what it asks must be a terminal
@@ -325,9 +317,19 @@ func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
 // (the Bubble Tea middleware) and is logged joining and leaving.
 func (s *Server) admit(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		p, ok := sess.Context().Value(personKey).(Person)
-		if !ok {
+		// Who it is, from the key the connection authenticated with (the
+		// one ssh verified the signature of, sess.PublicKey), looked up
+		// in the keys files as they are now: never from a key the
+		// client only offered, nor from a grant since removed.
+		key := sess.PublicKey()
+		if key == nil {
 			refuse(sess, "no key")
+			return
+		}
+		p, ok := s.keys.lookup(key)
+		if !ok {
+			s.logf("refused a session from %s: its key (%s) is no longer granted", sess.RemoteAddr(), gossh.FingerprintSHA256(key))
+			refuse(sess, "your key is not granted by the server's keys files")
 			return
 		}
 		args := sess.Command()
