@@ -86,6 +86,7 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[int64]*liveSession
 	bySess   map[ssh.Session]*liveSession // a connection may carry several sessions
+	conns    map[*connState]struct{}
 	nextID   int64
 	closing  bool
 	wg       sync.WaitGroup // the sessions' handlers
@@ -103,13 +104,30 @@ type liveSession struct {
 	closeFn func()
 	fatal   func() error           // why the screen stopped on its own
 	why     atomic.Pointer[string] // why the server ended it ("" = the client did)
+	conn    *connState
 	ended   chan struct{}
 }
 
 type ctxKey struct{ name string }
 
-// channelsKey holds the connection's count of open session channels.
-var channelsKey = &ctxKey{"channels"}
+// connKey holds the connection's connState.
+var connKey = &ctxKey{"conn"}
+
+// connState is one connection: its session channels open, its sessions
+// running, and since when it has run none.
+type connState struct {
+	conn      net.Conn
+	remote    string
+	channels  atomic.Int32
+	sessions  atomic.Int32
+	idleSince atomic.Int64 // unix nanos: since when no session runs on it (0: one does)
+}
+
+// sessionless is how long a connection may hold no running session (after
+// its handshake, or after its last session ended) before it is closed: a
+// connection is for sessions, and one that only opens channels and sends
+// requests holds the server's memory for nothing.
+var sessionless = 30 * time.Second
 
 // maxChannels bounds the session channels one connection may hold open
 // (ssh's multiplexing opens a few; a client that opens thousands without
@@ -160,7 +178,7 @@ func New(cfg Config) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, views: cfg.Views, keys: keys, audit: au, gate: newGate(cfg.ConnRate, cfg.MaxSessions+spareConns),
 		ln: ln, hostKey: signer.PublicKey(), hostKeyCreated: created, ctx: ctx, cancel: cancel, log: cfg.Log,
-		sessions: map[int64]*liveSession{}, bySess: map[ssh.Session]*liveSession{}}
+		sessions: map[int64]*liveSession{}, bySess: map[ssh.Session]*liveSession{}, conns: map[*connState]struct{}{}}
 	s.hub = newHub(ctx, cfg.Source, cfg.Views.PollEvery)
 	s.srv, err = wish.NewServer(
 		wish.WithPublicKeyAuth(s.authorize),
@@ -263,20 +281,32 @@ func (s *Server) admitConn(ctx ssh.Context, conn net.Conn) net.Conn {
 		}
 		return nil
 	}
-	ctx.SetValue(channelsKey, new(atomic.Int32))
-	return &gatedConn{Conn: conn, done: s.gate.done}
+	cs := &connState{remote: conn.RemoteAddr().String()}
+	cs.idleSince.Store(time.Now().UnixNano())
+	gc := &gatedConn{Conn: conn, done: func() {
+		s.gate.done()
+		s.mu.Lock()
+		delete(s.conns, cs)
+		s.mu.Unlock()
+	}}
+	cs.conn = gc
+	s.mu.Lock()
+	s.conns[cs] = struct{}{}
+	s.mu.Unlock()
+	ctx.SetValue(connKey, cs)
+	return gc
 }
 
 // sessionChannel is the one channel type served, at most maxChannels
 // open on a connection.
 func (s *Server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
-	if n, ok := ctx.Value(channelsKey).(*atomic.Int32); ok {
-		if n.Add(1) > maxChannels {
-			n.Add(-1)
+	if cs, ok := ctx.Value(connKey).(*connState); ok {
+		if cs.channels.Add(1) > maxChannels {
+			cs.channels.Add(-1)
 			_ = nc.Reject(gossh.ResourceShortage, fmt.Sprintf("at most %d sessions on one connection", maxChannels))
 			return
 		}
-		defer n.Add(-1)
+		defer cs.channels.Add(-1)
 	}
 	ssh.DefaultSessionHandler(srv, conn, nc, ctx)
 }
@@ -385,6 +415,11 @@ func (s *Server) register(sess ssh.Session, p Person, args []string) (*liveSessi
 	s.sessions[ls.info.id] = ls
 	s.wg.Add(1)
 	s.bySess[sess] = ls
+	if cs, ok := sess.Context().Value(connKey).(*connState); ok {
+		ls.conn = cs
+		cs.sessions.Add(1)
+		cs.idleSince.Store(0)
+	}
 	return ls, ""
 }
 
@@ -394,6 +429,9 @@ func (s *Server) unregister(ls *liveSession) {
 	delete(s.sessions, ls.info.id)
 	delete(s.bySess, ls.sess)
 	s.mu.Unlock()
+	if cs := ls.conn; cs != nil && cs.sessions.Add(-1) == 0 {
+		cs.idleSince.Store(time.Now().UnixNano())
+	}
 	close(ls.ended)
 	why := "left"
 	if w := ls.why.Load(); w != nil {
@@ -515,7 +553,17 @@ func (s *Server) watch() {
 		for _, ls := range s.sessions {
 			open = append(open, ls)
 		}
+		var bare []*connState
+		for cs := range s.conns {
+			if since := cs.idleSince.Load(); since != 0 && time.Since(time.Unix(0, since)) >= sessionless {
+				bare = append(bare, cs)
+			}
+		}
 		s.mu.Unlock()
+		for _, cs := range bare {
+			s.logf("closed a connection from %s: no session on it for %s", cs.remote, sessionless)
+			_ = cs.conn.Close()
+		}
 		for _, ls := range open {
 			if reread && !s.stillGranted(ls) {
 				s.end(ls, "your key is no longer granted "+string(ls.info.person.Role)+" by the server's keys files")

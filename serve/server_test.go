@@ -388,4 +388,3 @@ func auditLines(t *testing.T, path string) []AuditEntry {
 // listedAsync is how a console row shows asyncID on any width (the ID's
 // column cuts its start).
 const listedAsync = "serve_async_long"
-

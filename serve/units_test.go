@@ -309,3 +309,34 @@ func TestHostKey(t *testing.T) {
 		t.Fatalf("a readable host key: %v", err)
 	}
 }
+
+// A connection that runs no session (it only opens channels, or sends
+// requests) is closed after the grace; one with a session is not.
+func TestSessionlessConnectionClosed(t *testing.T) {
+	old := sessionless
+	sessionless = time.Second
+	t.Cleanup(func() { sessionless = old })
+	f := newFixture(t)
+	busy := f.open(f.watcher, 80, 24)
+	busy.waitFor(listedAsync)
+	c, err := f.dial(f.watcher)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.NewSession(); err != nil { // a channel, never a terminal or a shell
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- c.Wait() }()
+	select {
+	case <-closed:
+	case <-time.After(wait):
+		t.Fatal("a connection without a session stayed open")
+	}
+	if !strings.Contains(f.log.String(), "no session on it") {
+		t.Fatalf("the log: %q", f.log.String())
+	}
+	if f.srv.sessionCount() != 1 {
+		t.Fatalf("%d sessions, want the busy one", f.srv.sessionCount())
+	}
+}
