@@ -57,7 +57,10 @@ func (fw *frameWriter) Write(p []byte) (int, error) {
 	if fw.closed {
 		return len(p), nil
 	}
-	if fw.gap || len(fw.pending)+len(p) > maxPending {
+	// A write is dropped when it would take the queue past its bound;
+	// one frame larger than the bound is taken when the queue is empty
+	// (else a huge window's frame would be dropped for ever).
+	if fw.gap || (len(fw.pending) > 0 && len(fw.pending)+len(p) > maxPending) {
 		fw.gap = true
 		fw.dropped.Add(1)
 		return len(p), nil

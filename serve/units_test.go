@@ -340,3 +340,19 @@ func TestSessionlessConnectionClosed(t *testing.T) {
 		t.Fatalf("%d sessions, want the busy one", f.srv.sessionCount())
 	}
 }
+
+// One frame larger than the queue's bound (a huge window's) is written
+// when nothing else is queued, not dropped for ever.
+func TestFrameLargerThanTheBound(t *testing.T) {
+	out := &syncBuffer{}
+	fw := newFrameWriter(out)
+	defer fw.close()
+	big := strings.Repeat("y", 3<<20)
+	if _, err := fw.Write([]byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the big frame written", func() bool { return out.len() == len(big) })
+	if fw.dropped.Load() != 0 {
+		t.Fatal("the frame was dropped")
+	}
+}
