@@ -107,6 +107,7 @@ func newRoot(e *runEnv) *cobra.Command {
 		versionCommand(e),
 		completionCommand(e),
 		statsCommand(e, g),
+		serveCommand(e, g),
 	)
 	addCompletions(root, e, g)
 	root.InitDefaultHelpCmd()

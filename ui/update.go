@@ -436,6 +436,8 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Live) AskCancel() {
 	m.changed()
 	switch {
+	case m.opts.NoCancel != "":
+		m.setNotice(m.opts.NoCancel, false)
 	case m.opts.Replay:
 		m.setNotice("a replay has no live action to cancel", false)
 	case m.action.Settled():

@@ -92,9 +92,14 @@ type Options struct {
 	Redact       bool
 	NoColor      bool
 	CancelReason string
-	Version      string
-	PollEvery    time.Duration // 0 = 3 s (protocol §2.1: poll gently)
-	Clock        func() time.Time
+	// NoCancel and NoExport are the live views' (ui.Options): a console
+	// whose c sends nothing (a watch key of `aipwatch serve`), and whose
+	// e writes no file.
+	NoCancel  string
+	NoExport  string
+	Version   string
+	PollEvery time.Duration // 0 = 3 s (protocol §2.1: poll gently)
+	Clock     func() time.Time
 }
 
 // DefaultPollEvery is the list's polling period.
@@ -250,6 +255,11 @@ func Run(ctx context.Context, opts Options, t ui.Terminal) error {
 	}
 	return c.fatal
 }
+
+// Fatal is why the console stopped on its own (aipd refused the
+// credentials), nil when the operator quit: what Run returns, for a host
+// that runs the console itself (aipwatch serve's sessions).
+func (c *Console) Fatal() error { return c.fatal }
 
 // Close stops the live view, the list polling and the global follow.
 func (c *Console) Close() {
@@ -573,6 +583,10 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Mark):
 		c.toggleMark()
 	case key.Matches(msg, k.Cancel):
+		if c.opts.NoCancel != "" {
+			c.note = c.opts.NoCancel
+			return nil
+		}
 		if why := c.noCancel(); why != "" {
 			c.note = why
 			return nil
@@ -716,7 +730,7 @@ func (c *Console) open(what ask) tea.Cmd {
 		// an error before aipd answers stays on it instead of quitting the
 		// console.
 		panes = append(panes, ui.Options{ActionID: r.ActionID, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact,
-			NoColor: c.opts.NoColor, CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock,
+			NoColor: c.opts.NoColor, CancelReason: c.opts.CancelReason, NoCancel: c.opts.NoCancel, NoExport: c.opts.NoExport, Version: c.opts.Version, Clock: c.opts.Clock,
 			Reconcile: reconcile, Neighbours: neighbours, Context: r.Context})
 	}
 	c.picked = true // back in the list, the selection is this action
