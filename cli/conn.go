@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"time"
 
 	"aipwatch/config"
+	"aipwatch/output"
 	"aipwatch/stream"
 )
 
@@ -120,8 +122,15 @@ func (c *conn) local(url string) {
 	c.url, c.urlGiven, c.tokenFile, c.token, c.cacert = url, true, "", "", ""
 }
 
-// check enforces the transport rule of design §1 on the connection's URL.
-func (c *conn) check() error { return checkURL(c.url, c.allowInsecureHTTP) }
+// check enforces the transport rule of design §1 on the connection's URL;
+// a context the config file does not have is a usage error, as in
+// `contexts use`.
+func (c *conn) check() error {
+	if errors.Is(c.ctx.err, config.ErrUnknownContext) {
+		return output.UsageError(c.ctx.err.Error())
+	}
+	return checkURL(c.url, c.allowInsecureHTTP)
+}
 
 // load reads the token (the token file's, else $AIP_TOKEN's) and registers
 // it with safe.Protect, so from here on no 12-character piece of it is

@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/run"
@@ -140,6 +141,9 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 		return output.UsageError(fmt.Sprintf("ACTION_ID (from $AIP_ACTION_ID) must start with act_: %q", id))
 	}
 	o.targets = []target{{arg: id, id: id, conn: o.w.conn}}
+	if o.w.conn.ctx.explicit { // --context or $AIPWATCH_CONTEXT named it: every output carries it
+		o.targets[0].context = o.w.conn.ctx.name
+	}
 	return o.w.conn.check()
 }
 
@@ -337,22 +341,35 @@ func (o *follow) resolveMany(args []string, getenv func(string) string) error {
 		}
 	}
 	o.w.conn = newConn(o.w.g.cf, true, getenv)
-	seen := map[string]bool{}
+	named := false // a word names a context: every target's output carries its own
 	for _, w := range args {
 		t := target{arg: w, id: w, conn: o.w.conn}
 		if name, id, ok := contextTarget(w); ok {
 			t.id, t.context, t.conn = id, name, forContext(o.w.g.cf, name, getenv)
+			named = true
 		} else if !strings.HasPrefix(w, "act_") {
 			return output.UsageError(fmt.Sprintf("%q is neither an ACTION_ID (act_…) nor CONTEXT/ACTION_ID", w))
 		}
-		if seen[w] {
-			return output.UsageError(fmt.Sprintf("%s is given twice", w))
-		}
-		seen[w] = true
 		if err := t.conn.check(); err != nil {
 			return err
 		}
+		// One action is one ID on one daemon, however it is named
+		// (a/act_x and act_x while a is current): compared by the
+		// daemon's URL and the ID, not by the words.
+		for _, p := range o.targets {
+			if p.id == t.id && journal.SameDaemon(p.conn.url)(redactURL(t.conn.url)) {
+				if p.arg == w {
+					return output.UsageError(fmt.Sprintf("%s is given twice", w))
+				}
+				return output.UsageError(fmt.Sprintf("%s and %s are the same action (%s on %s): give it once", p.arg, w, t.id, t.conn.shownURL()))
+			}
+		}
 		o.targets = append(o.targets, t)
+	}
+	for i := range o.targets {
+		if t := &o.targets[i]; t.context == "" && (named || t.conn.ctx.explicit) {
+			t.context = t.conn.ctx.name // the run's own daemon's context, when it has one
+		}
 	}
 	return nil
 }

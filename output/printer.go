@@ -27,6 +27,9 @@ type Options struct {
 	// to every object but the verdict, whose keys are fixed.
 	Timestamps bool
 	Now        func() time.Time // nil = time.Now
+	// Context is the config file's context of the action's daemon, when
+	// the run named one: jsonl adds "context" to every object.
+	Context string
 }
 
 func (o Options) now() time.Time {

@@ -10,7 +10,6 @@ import (
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
-	"aipwatch/ui"
 )
 
 // The closing lines of a run: the exit code, what says that an action
@@ -150,20 +149,17 @@ func PanicReport(r any, resume string) string {
 	return report
 }
 
-// tags are the targets' line tags: none for one action, else the end of
-// each ID that tells it from the others' (ui.DistinctSuffix, as the
-// cancel's confirmation asks for), in brackets.
+// tags are the targets' line tags: none for one action, else each one's
+// name (Target.Name: its ID, or CONTEXT/ID when the run named a context
+// for it), whole and in brackets: a tag reads as the action it names, and
+// the same ID on two daemons reads as two.
 func (p *Plan) tags() []string {
 	tags := make([]string, len(p.Targets))
 	if len(p.Targets) < 2 {
 		return tags
 	}
-	ids := make([]string, len(p.Targets))
 	for i, t := range p.Targets {
-		ids[i] = t.ID
-	}
-	for i, t := range p.Targets {
-		tags[i] = "[" + safe.Line(ui.DistinctSuffix(t.ID, ids)) + "] "
+		tags[i] = "[" + safe.Line(t.Name()) + "] "
 	}
 	return tags
 }
@@ -213,11 +209,11 @@ func (t *tagged) line(l []byte) {
 }
 
 // NotifyLines sends plain's and jsonl's notification (--notify, design
-// §10: n), after their last line, when the run ended on a settled action (a
+// §10: n) of the action named name (Target.Name), after their last line, when the run ended on a settled action (a
 // run that stopped first has nothing to tell). It goes to stdout when
 // that is a terminal, else to stderr when that is one (jsonl piped on,
 // the operator still at the terminal), else nowhere.
-func NotifyLines(n Notify, a *model.Action, o IO) {
+func NotifyLines(n Notify, name string, a *model.Action, o IO) {
 	if !n.On || n.Route == nil || a == nil || !a.Settled() {
 		return
 	}
@@ -237,7 +233,7 @@ func NotifyLines(n Notify, a *model.Action, o IO) {
 	// safe.Line; a Terminal safe.Writer would show the sequences instead
 	// of sending them.
 	r, hint := n.Route()
-	_, _ = io.WriteString(safe.Unwrap(w), output.Notification(a, r))
+	_, _ = io.WriteString(safe.Unwrap(w), output.NotificationAs(name, a, r))
 	if hint != "" {
 		fmt.Fprintln(o.Stderr, "aipwatch: "+hint)
 	}

@@ -41,6 +41,15 @@ type Target struct {
 	Hint func(error) string
 }
 
+// Name is how the run's outputs name t: its ID, or CONTEXT/ID when it
+// has a context (the same ID on two daemons reads as two actions).
+func (t Target) Name() string {
+	if t.Context == "" {
+		return t.ID
+	}
+	return t.Context + "/" + t.ID
+}
+
 // Flags are the run's flags, as every view and printer of it reads them.
 type Flags struct {
 	Redact, Timestamps, Cancel bool
@@ -168,7 +177,8 @@ func (p *Plan) live(t Target, tty bool) ui.Options {
 		RawCap: p.Flags.RawCap, AutoCancel: p.Flags.Cancel, ExportPath: p.Flags.Export, Replay: p.Flags.Replay, Notify: p.Notify.On}
 	if tty && p.Notify.Route != nil { // no notification to what is no terminal; n is off then
 		route, hint := p.Notify.Route()
-		uo.Notification = func(a *model.Action) string { return output.Notification(a, route) }
+		name := t.Name() // the notification names the context too
+		uo.Notification = func(a *model.Action) string { return output.NotificationAs(name, a, route) }
 		uo.NotifyHint = hint
 	}
 	if p.Resume.Command != nil && !p.Flags.Replay {
@@ -200,7 +210,7 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 				defer tw.flush()
 				w = tw
 			}
-			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps},
+			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps, Context: t.Context},
 				ActionID: t.ID, JSONL: p.Mode == "jsonl", RawCap: p.Flags.RawCap, CancelReason: p.Flags.Reason,
 				Cancel: p.Flags.Cancel, Session: t.Session}
 			a, err := output.Run(ctx, t.Runner, w, ro)
@@ -215,7 +225,7 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 			}
 			p.hint(o.Stderr, i, r)
 		}
-		NotifyLines(p.Notify, r.a, o)
+		NotifyLines(p.Notify, p.Targets[i].Name(), r.a, o)
 	}
 	// The detach message goes to stderr in both line modes: stdout ends
 	// on the verdict (plain: its last line, design §4; jsonl: one JSON
