@@ -35,7 +35,7 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 		return base.fail(err)
 	}
 	w := output.NewListWriter(stdout, base.g.output == "jsonl", time.Now(), termWidth(stdout)).WithContexts()
-	w.Verdicts = lf.verdict
+	w.Verdicts, w.NoHeaders = lf.verdict, lf.headerless(stdout)
 	daemons := configDaemons(base, f.Names())
 	// The journal is read once for every daemon (each keeps its own
 	// entries, listContext), and says what it has to say once.
