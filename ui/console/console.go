@@ -175,6 +175,7 @@ type Console struct {
 	stateIdx   int
 	polling    bool // a list read is out (pollCmd)
 	ctxIdx     int  // 0: every context; i: Contexts[i-1] (contexts.go)
+	orderIdx   int  // the list's order: listOrders[orderIdx] (sortkey.go)
 	listErr    string
 	listNote   string // a fault of the list's paging the last poll met
 	listAt     time.Time
@@ -226,7 +227,8 @@ func New(ctx context.Context, opts Options) *Console {
 	fi := textinput.New()
 	fi.Prompt = "/"
 	fi.Placeholder = "filter by ID, capability or state"
-	t := table.New(table.WithColumns(consoleColumns(100, opts.Contexts)), table.WithFocused(true), table.WithHeight(10))
+	t := table.New(table.WithColumns(consoleColumns(100, opts.Contexts)), table.WithFocused(true), table.WithHeight(10),
+		table.WithStyles(tableStyles(opts.NoColor)))
 	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock, after: tea.Tick,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
 		globalNote: "global event log: connecting", olderOff: -1, verdict: newVerdicts(),
@@ -554,6 +556,10 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return c.open(askNothing)
 	case key.Matches(msg, k.Mark):
 		c.toggleMark()
+	case key.Matches(msg, k.Copy):
+		return c.copyID()
+	case key.Matches(msg, k.Sort):
+		c.nextOrder()
 	case key.Matches(msg, k.Cancel):
 		if why := c.noCancel(); why != "" {
 			c.note = why
@@ -613,7 +619,7 @@ func (c *Console) refresh() {
 	if len(c.pulseLines()) != c.pulseRows {
 		c.layout() // the figures per capability grew or shrank
 	}
-	c.rows = c.arrange(c.verdictFilter(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states, Context: c.context()})))
+	c.rows = c.arrange(c.ordered(c.verdictFilter(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states, Context: c.context()}))))
 	now := c.clock()
 	trows := make([]table.Row, len(c.rows))
 	cursor := 0
