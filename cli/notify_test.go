@@ -25,7 +25,7 @@ type notifyOpts struct {
 // terminal saying which of stdout and stderr is a terminal.
 func notifyLines(o notifyOpts, a *model.Action, stdout, stderr io.Writer, terminal func(io.Writer) bool) {
 	n := run.Notify{On: o.on, Route: func() (safe.NotifyRoute, string) { return notifyRoute(o.getenv) }}
-	run.NotifyLines(n, a.ID, a, run.IO{Stdout: stdout, Stderr: stderr, TTY: terminal(stdout), ErrTTY: terminal(stderr)})
+	run.NotifyLines(n, "", a, run.IO{Stdout: stdout, Stderr: stderr, TTY: terminal(stdout), ErrTTY: terminal(stderr)})
 }
 
 // failedAction is a settled action whose error code carries an escape

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"io"
 	"errors"
 	"io/fs"
 	"strconv"
@@ -30,6 +31,10 @@ type Options struct {
 	// Context is the config file's context of the action's daemon, when
 	// the run named one: jsonl adds "context" to every object.
 	Context string
+	// Errors, when set, is where plain writes its reconnecting lines
+	// (stderr: stdout is the run's output), and plain leaves the error
+	// that stopped a run to its caller, who says it there too.
+	Errors io.Writer
 }
 
 func (o Options) now() time.Time {

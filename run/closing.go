@@ -209,13 +209,16 @@ func (t *tagged) line(l []byte) {
 }
 
 // NotifyLines sends plain's and jsonl's notification (--notify, design
-// §10: n) of the action named name (Target.Name), after their last line, when the run ended on a settled action (a
+// §10: n) of the action named name (Target.Name; "": its ID), after their last line, when the run ended on a settled action (a
 // run that stopped first has nothing to tell). It goes to stdout when
 // that is a terminal, else to stderr when that is one (jsonl piped on,
 // the operator still at the terminal), else nowhere.
 func NotifyLines(n Notify, name string, a *model.Action, o IO) {
 	if !n.On || n.Route == nil || a == nil || !a.Settled() {
 		return
+	}
+	if name == "" {
+		name = a.ID
 	}
 	var w io.Writer
 	switch {

@@ -201,16 +201,21 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := o.Stdout
+			w, ew := o.Stdout, o.Stderr
 			if len(p.Targets) > 1 {
 				tw := &tagged{mu: &mu, w: o.Stdout}
+				etw := &tagged{mu: &mu, w: o.Stderr, tag: tags[i]}
 				if p.Mode == "plain" {
 					tw.tag = tags[i]
 				}
 				defer tw.flush()
-				w = tw
+				defer etw.flush()
+				w, ew = tw, etw
 			}
-			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps, Context: t.Context},
+			if p.Mode != "plain" {
+				ew = nil // jsonl's every line is an object on stdout
+			}
+			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps, Context: t.Context, Errors: ew},
 				ActionID: t.ID, JSONL: p.Mode == "jsonl", RawCap: p.Flags.RawCap, CancelReason: p.Flags.Reason,
 				Cancel: p.Flags.Cancel, Session: t.Session}
 			a, err := output.Run(ctx, t.Runner, w, ro)
@@ -219,8 +224,14 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 	}
 	wg.Wait()
 	for i, r := range runs {
-		if r.err != nil {
-			if tags[i] != "" { // the printer wrote the error; say whose
+		switch {
+		case r.err == nil:
+		case p.Mode == "plain":
+			// stdout is the run's output: the error goes to stderr, as
+			// the TUI's does (plain's printer left it to us).
+			p.failed(o.Stderr, i, r, "error: ")
+		default:
+			if tags[i] != "" { // jsonl wrote the error object; say whose
 				fmt.Fprintf(o.Stderr, "aipwatch: %s%s\n", tags[i], safe.Line(r.err.Error()))
 			}
 			p.hint(o.Stderr, i, r)
