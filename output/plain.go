@@ -24,7 +24,7 @@ type Plain struct {
 	masked  map[itemKey]bool
 	current itemKey
 	started bool
-	cut     bool // a status line cut the text's last line: its rest starts with "… "
+	cut     bool          // a status line cut the text's last line: its rest starts with "… "
 	ew      *bufio.Writer // Options.Errors, through its own safe.Writer (nil: none)
 	esw     *safe.Writer
 }

@@ -1,8 +1,8 @@
 package output
 
 import (
-	"io"
 	"errors"
+	"io"
 	"io/fs"
 	"strconv"
 	"time"
