@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"aipwatch/config"
@@ -240,6 +241,15 @@ func (c *conn) tokenSource() string {
 		return "env:AIP_TOKEN"
 	}
 	return "none"
+}
+
+// hostOf is the host:port of a daemon's URL, as an error names it ("no
+// answer from HOST within D"), without credentials.
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return redactURL(raw)
 }
 
 // shownURL is the URL without credentials, as it is shown, journalled and

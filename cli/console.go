@@ -63,6 +63,7 @@ func runConsole(f *follow, e *runEnv) int {
 	// The VERDICT column's reviews: the rows drawn, four at once.
 	co.Judge = d.judge()
 	co.Reconcile = reconcilerFor(&o.conn, e.getenv, o.g.redact, 0)
+	co.ListHint = consoleListHint(&o.conn)
 	return startConsole(ctx, co, e, func(err error) { printHint(stderr, &o.conn, "", err) })
 }
 
@@ -289,4 +290,10 @@ func startFleetDemo(o *watch) (daemons []contextDaemon, stop func(), err error) 
 	}
 	timer = time.AfterFunc(fleetDemoDown, west.Close)
 	return daemons, stop, nil
+}
+
+// consoleListHint is what the console says after its list's error while
+// it never listed anything: is aipd there, and the console without one.
+func consoleListHint(c *conn) string {
+	return "is aipd running at " + redactURL(c.url) + "? (--url, --context) · no daemon: aipwatch --demo=console"
 }

@@ -35,7 +35,8 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 		return base.fail(err)
 	}
 	w := output.NewListWriter(stdout, base.g.output == "jsonl", time.Now(), termWidth(stdout)).WithContexts()
-	w.Verdicts, w.NoHeaders = lf.verdict, lf.headerless(stdout)
+	w.NoHeaders = lf.headerless(stdout)
+	w.Verdicts = lf.verdict
 	daemons := configDaemons(base, f.Names())
 	// The journal is read once for every daemon (each keeps its own
 	// entries, listContext), and says what it has to say once.
@@ -127,7 +128,7 @@ func listContext(ctx context.Context, d contextDaemon, lf lsFlags, entries []jou
 	}
 	notes, err := listRows(ctx, d.client, lf, journalIDsIn(entries, d.c.url), w, rj)
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("no answer within 2m (%w)", err)
+		err = fmt.Errorf("list: no answer from %s within %s", hostOf(d.c.url), listBound) // ours, not Go's words
 	}
 	return notes, err
 }

@@ -64,6 +64,10 @@ type Options struct {
 	Contexts    []string
 	FollowIn    func(context, actionID string) stream.Runner
 	ReconcileIn func(context string) ui.ReconcileFunc
+	// ListHint follows the list's error on the status line while nothing
+	// was ever listed: what to check, and where a console can be seen
+	// without a daemon ("" = none).
+	ListHint string
 	// Journal lists the action IDs this machine's submission journal knows.
 	// It reads a file: the poll's command calls it, never Update.
 	Journal func() []string
@@ -175,7 +179,6 @@ type Console struct {
 	stateIdx   int
 	polling    bool // a list read is out (pollCmd)
 	ctxIdx     int  // 0: every context; i: Contexts[i-1] (contexts.go)
-	orderIdx   int  // the list's order: listOrders[orderIdx] (sortkey.go)
 	listErr    string
 	listNote   string // a fault of the list's paging the last poll met
 	listAt     time.Time
@@ -186,6 +189,7 @@ type Console struct {
 	done       bool   // quit, or stopped on its own: the program ends (Done)
 	picked     bool   // the operator moved the selection: it follows its action
 	showHelp   bool   // the ? overlay (help.go)
+	orderIdx   int    // the list's order: listOrders[orderIdx] (o, sortkey.go)
 	note       string // a key's answer ("nothing to cancel"), until the next key
 	globalNote string
 	events     chan tea.Msg
@@ -227,8 +231,7 @@ func New(ctx context.Context, opts Options) *Console {
 	fi := textinput.New()
 	fi.Prompt = "/"
 	fi.Placeholder = "filter by ID, capability or state"
-	t := table.New(table.WithColumns(consoleColumns(100, opts.Contexts)), table.WithFocused(true), table.WithHeight(10),
-		table.WithStyles(tableStyles(opts.NoColor)))
+	t := table.New(table.WithColumns(consoleColumns(100, opts.Contexts)), table.WithFocused(true), table.WithHeight(10))
 	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock, after: tea.Tick,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
 		globalNote: "global event log: connecting", olderOff: -1, verdict: newVerdicts(),
@@ -236,6 +239,7 @@ func New(ctx context.Context, opts Options) *Console {
 	if opts.NotifyOnBytes != nil {
 		c.notifyOn = output.NewNotifyOn(opts.NotifyOn)
 	}
+	c.table.SetStyles(tableStyles(opts.NoColor)) // sortkey.go
 	return c
 }
 
@@ -619,7 +623,7 @@ func (c *Console) refresh() {
 	if len(c.pulseLines()) != c.pulseRows {
 		c.layout() // the figures per capability grew or shrank
 	}
-	c.rows = c.arrange(c.ordered(c.verdictFilter(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states, Context: c.context()}))))
+	c.rows = c.arrange(c.verdictFilter(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states, Context: c.context()})))
 	now := c.clock()
 	trows := make([]table.Row, len(c.rows))
 	cursor := 0
@@ -839,7 +843,7 @@ func (c *Console) Frame(_, _ int) ui.Frame {
 	case filterLine:
 		status = c.filter.View()
 	case c.listErr != "":
-		status, style, kind = c.listErr, c.st.Error, 1
+		status, style, kind = c.listErr+c.listHint(), c.st.Error, 1
 	case c.note != "":
 		status, style, kind = c.note, c.st.Warn, 2
 	case c.loading:

@@ -32,6 +32,7 @@ func (c *Console) holding() bool {
 // them), or, while the order is held and the view is the same, the order
 // last drawn with newcomers below.
 func (c *Console) arrange(sorted []model.ActionRow) []model.ActionRow {
+	sorted = c.ordered(sorted) // o: by another column (sortkey.go)
 	view := listView{c.filter.Value(), c.stateIdx, c.ctxIdx, c.orderIdx}
 	if !c.holding() || view != c.drawnView || len(c.drawn) == 0 {
 		c.drawnView = view

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"aipwatch/model"
+	"aipwatch/stream"
 )
 
 // y copies the selected row's action ID to the terminal's clipboard (OSC
@@ -64,4 +66,33 @@ func TestConsoleCopySortAndColourlessSelection(t *testing.T) {
 		return
 	}
 	t.Fatalf("no row of %s", sel)
+}
+
+// downDaemon is a daemon the list never reaches.
+type downDaemon struct{ fakeDaemon }
+
+func (*downDaemon) Poll(context.Context) (stream.Window, error) {
+	return stream.Window{}, &stream.Error{Op: "list", Message: "connection refused (127.0.0.1:8080)"}
+}
+
+// A console whose daemon never answered says what to check and points at
+// --demo=console, while nothing was listed (issue 46 item 18); once rows
+// came, the error alone.
+func TestConsoleWithNoDaemonHints(t *testing.T) {
+	t.Parallel()
+	const hint = "no daemon: aipwatch --demo=console"
+	c := New(context.Background(), Options{Daemon: &downDaemon{}, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		ListHint: "is aipd running at http://127.0.0.1:8080? · " + hint, NoColor: true})
+	t.Cleanup(c.Close)
+	c.Update(tea.WindowSizeMsg{Width: 160, Height: 20})
+	c.Update(c.listCmd()())
+	if s := screenOf(c); !strings.Contains(s, "connection refused") || !strings.Contains(s, hint) {
+		t.Fatalf("no hint after the list's error:\n%s", s)
+	}
+	h, _ := newConsoleHarness(t, 160, 20)
+	h.opts.ListHint = hint
+	h.Update(c.listCmd()())
+	if s := screenOf(h); !strings.Contains(s, "connection refused") || strings.Contains(s, hint) {
+		t.Fatalf("a console that listed rows hints at the demo:\n%s", s)
+	}
 }
