@@ -87,8 +87,10 @@ func (p *Plan) detachOne(a *model.Action, t Target) string {
 	case !Attached(a):
 		first = "aipwatch stopped watching before aipd answered: whether the action runs is not known (quitting is not cancellation).\n"
 	case unseen(a):
-		first = "aipwatch stopped watching; aipd has no record of " + safe.Line(a.ID) + " and sent none of its events yet: " +
-			"it may not exist, or a synchronous run has not streamed yet (quitting is not cancellation).\n"
+		// Nothing of it was seen: no command to resume what may not
+		// exist (a mistyped ID); the ID is said, to check it.
+		return "aipwatch stopped watching; aipd has no record of " + safe.Line(a.ID) + " and sent none of its events: " +
+			"check the ID (a synchronous or streaming action has no record while it runs; quitting is not cancellation).\n"
 	}
 	if p.Resume.Command == nil {
 		return first
