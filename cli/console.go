@@ -89,7 +89,7 @@ func startConsole(ctx context.Context, co console.Options, e *runEnv, hint func(
 func consoleOptions(f *follow) console.Options {
 	o := &f.w
 	route, hint := notifyRoute(o.e.getenv)
-	return console.Options{
+	co := console.Options{
 		Keys:         o.e.keys.Console,
 		LiveKeys:     o.e.keys.Live,
 		Notification: notifyWith(route), // n on a row (notify.go); the console is a terminal
@@ -102,6 +102,9 @@ func consoleOptions(f *follow) console.Options {
 		CancelReason:  o.r.reason,
 		Version:       versionString(),
 	}
+	// Across contexts a notification names the row's context too.
+	co.NotificationAs = func(name string, a *model.Action) string { return output.NotificationAs(name, a, route) }
+	return co
 }
 
 // consoleDemo starts the console's simulated daemon when --demo=console

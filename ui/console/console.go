@@ -78,7 +78,10 @@ type Options struct {
 	JudgeIn func(context string) Judge
 	// Notification is what the terminal is sent when an action n armed
 	// settles (design §10; ui.Options.Notification's); nil = n is off.
-	Notification func(*model.Action) string
+	// NotificationAs, when set, is the same naming the action name
+	// (CONTEXT/act_… across contexts: one ID on two daemons reads as two).
+	Notification   func(*model.Action) string
+	NotificationAs func(name string, a *model.Action) string
 	// NotifyOn are the verdicts --notify-on (a context's notify_on)
 	// notifies on when any action settles with one while the console
 	// watches (design §13; pulse.go); NotifyOnBytes makes a notification's
