@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"aipwatch/model"
 	"aipwatch/render"
 )
 
@@ -65,7 +66,10 @@ func (m *Single) Panes() []*Live { return []*Live{m.Live} }
 
 // nothingArrived: aipd has no record of the action (its status read
 // unknown, or none was read) and no chunk or event of it came.
-func (m *Single) nothingArrived() bool { return m.nothingSeen() }
+func (m *Single) nothingArrived() bool {
+	a := m.Action()
+	return (a.Status == nil || a.Status.State == model.StateUnknown) && a.ChunkCount() == 0 && len(a.Events()) == 0
+}
 
 // Frame is the start line until aipd answers, then the live view on the
 // alt screen.

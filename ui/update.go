@@ -445,11 +445,12 @@ func (m *Live) AskCancel() {
 	}
 }
 
-// nothingSeen: aipd has no record of the action (its status read
-// unknown, or none was read) and no chunk or event of it came.
+// nothingSeen: aipd said it has no record of the action (its status
+// read unknown) and no chunk or event of it came. Before the status is
+// read nothing is known either way (the console opens a listed row).
 func (m *Live) nothingSeen() bool {
 	a := m.action
-	return (a.Status == nil || a.Status.State == model.StateUnknown) && a.ChunkCount() == 0 && len(a.Events()) == 0
+	return a.Status != nil && a.Status.State == model.StateUnknown && a.ChunkCount() == 0 && len(a.Events()) == 0
 }
 
 func (m *Live) copyFocused() tea.Cmd {
