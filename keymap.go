@@ -48,7 +48,7 @@ func keyMap() ui.KeyMap {
 		SearchClear:  bind("esc", "clear search", "esc"),
 		SearchGo:     bind("enter", "find", "enter"),
 		SearchCancel: bind("esc", "cancel", "esc"),
-		Export:       bind("e", "export markdown", "e"),
+		Export:       bind("e", "export (Markdown or HTML)", "e"),
 		RetryNow:     bind("ctrl+r", "retry now", "ctrl+r"),
 		Times:        bind("T", "timestamps", "T"),
 		Wrap:         bind("w", "wrap on/off", "w"),
@@ -56,6 +56,15 @@ func keyMap() ui.KeyMap {
 		Notify:       bind("n", "notify when it settles (bell, OSC 9)", "n"),
 		NextPane:     bind("ctrl+w", "next pane", "ctrl+w"),
 		Zoom:         bind("z", "zoom the pane, and back", "z"),
+		Timeline:     bind("v", "timeline", "v"),
+		ZoomIn:       bind("+", "zoom in", "+", "="),
+		ZoomOut:      bind("-", "zoom out", "-", "_"),
+		PanLeft:      bind("←/h", "earlier", "left", "h"),
+		PanRight:     bind("→/l", "later", "right", "l"),
+
+		ExportMarkdown: bind("m", "Markdown", "m"),
+		ExportHTML:     bind("h", "HTML report", "h"),
+		ExportCancel:   bind("esc", "no export", "esc", "q"),
 
 		Suspend: bind("ctrl+z", "suspend (fg resumes)", "ctrl+z"),
 
@@ -87,6 +96,10 @@ func keyMap() ui.KeyMap {
 			Zoom:       hint("z", "zoom"),
 			CancelPane: hint("c", "cancel (this pane)"),
 			DetachAll:  hint("q", "detach all"),
+			// The timeline (design §16).
+			TimelineZoom:  hint("+/-", "zoom"),
+			TimelinePan:   hint("←→", "pan"),
+			TimelineClose: hint("v", "close"),
 		},
 	}
 }

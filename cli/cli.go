@@ -1,8 +1,9 @@
 // Package cli is aipwatch's commands, one cobra tree (root.go): follow one
-// action (follow.go), submit (submit.go), ls and the console (ls.go),
-// reconcile (reconcile.go), the config file's contexts (contexts.go); the
-// connection to a daemon (conn.go), the flags of a run (flags.go), help
-// (help.go), start-up hints (hint.go) and the lines a run closes with
+// action or several (follow.go), submit (submit.go), ls (ls.go), the
+// console (console.go), reconcile (reconcile.go), the config file's
+// contexts (contexts.go); the connection to a daemon (conn.go), the flags
+// of a run (flags.go) and the run.Plan they make (plan.go: aipwatch/run
+// runs it), help (help.go), the resume command and start-up hints
 // (resume.go). main wires it to the process.
 //
 // The route of one chunk: stream.Client reads an SSE frame off the socket

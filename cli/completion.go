@@ -16,6 +16,7 @@ import (
 	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
+	"aipwatch/submit"
 	"aipwatch/ui/split"
 )
 
@@ -169,8 +170,8 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 		case "stats":
 			flag(c, "demo", words([]string{demoConsole}))
 		case "submit":
-			flag(c, "demo", words(sim.Scenarios()))
-			flag(c, "mode", words([]string{"async", "sync"}))
+			flag(c, "demo", words(append(sim.Scenarios(), demoFleetChat)))
+			flag(c, "mode", words([]string{submit.ModeAsync, submit.ModeSync, submit.ModeStreaming}))
 		case "contexts":
 			for _, use := range c.Commands() {
 				use.ValidArgsFunction = guarded(func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {

@@ -67,7 +67,7 @@ func TestOpenPoint4PromptInsteadOfMessages(t *testing.T) {
 	getenv, jpath := stateEnv(t)
 	id := "act_conf_prompt_01"
 	srv := awaitSim(t, "chat-tools", id, jpath)
-	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id, "--mode", "async",
 		"cap:hermes_agent:sim:chat_stream", "--input", `{"prompt":"summarise the notes","session_id":"sess-1"}`)
 	wantExit(t, code, 0, out, errOut)
 	wantLine(t, out, "verdict: verified")

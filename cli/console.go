@@ -17,8 +17,8 @@ import (
 
 // The console (design §7): `aipwatch` alone on a terminal, on one daemon
 // or, with a config file of several contexts, on all of them at once
-// (console_contexts.go); --demo=console and --demo=fleet show it on
-// simulated daemons.
+// (runConsoleAcross, design §9); --demo=console and --demo=fleet show it
+// on simulated daemons.
 
 // runConsole opens the live console (no ACTION_ID on a terminal): on
 // stdout, the terminal it checks, reading its keys from stdin.
@@ -90,9 +90,10 @@ func consoleOptions(f *follow) console.Options {
 	o := &f.w
 	route, hint := notifyRoute(o.e.getenv)
 	co := console.Options{
-		Keys:         o.e.keys.Console,
-		LiveKeys:     o.e.keys.Live,
-		Notification: notifyWith(route), // n on a row (notify.go); the console is a terminal
+		Keys:     o.e.keys.Console,
+		LiveKeys: o.e.keys.Live,
+		// n on a row (design §10); the console is a terminal
+		Notification: func(a *model.Action) string { return output.Notification(a, route) },
 		// --notify-on, else the context's notify_on (design §13; notify.go)
 		NotifyOn:      notifyOnWords(f),
 		NotifyOnBytes: func(text string) string { return output.NotifyOnBytes(text, route) },
@@ -115,19 +116,13 @@ func consoleDemo(o *watch) (stop func(), ok bool) {
 		return func() {}, true
 	}
 	f, err := sim.ConsoleFleet(1)
-	var u string
-	if err == nil {
-		if u, err = f.Start(); err != nil {
-			f.Close()
-		}
-	}
 	if err != nil {
-		fmt.Fprintf(o.e.stderr, "aipwatch: demo: %s\n", err)
-		return nil, false
+		return nil, onDemo(o, "", err)
 	}
-	o.conn.local(u)
-	if !o.r.stallSet {
-		o.r.stallTimeout = demoStallTimeout
+	u, err := f.Start()
+	if !onDemo(o, u, err) {
+		f.Close()
+		return nil, false
 	}
 	return f.Close, true
 }

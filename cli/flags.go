@@ -20,7 +20,7 @@ import (
 // watch is what a command that watches actions decided (the follow,
 // submit, reconcile, the console, ls and stats): the daemon, the global
 // flags, the run's flags, and the invocation it runs in. A command turns
-// it into a run.Plan (plan.go) or the console's options (ls.go).
+// it into a run.Plan (plan.go) or the console's options (console.go).
 type watch struct {
 	conn conn        // the daemon (conn.go)
 	g    globalFlags // --output, --redact, --no-color, and the flags conn was built from
@@ -64,7 +64,7 @@ func addRunFlags(fs *pflag.FlagSet, r *runFlags) {
 // addReviewFlags are the flags of reading one action into a model: the
 // run's and reconcile's review.
 func addReviewFlags(fs *pflag.FlagSet, r *runFlags) {
-	fs.StringVar(&r.export, "export", "", "write the transcript as Markdown to `FILE` (any output mode)")
+	fs.StringVar(&r.export, "export", "", "write the transcript to `FILE` (any output mode): an HTML report when FILE ends in .html, else Markdown")
 	fs.IntVar(&r.rawCapMiB, "raw-cap-mib", defaultRawCapMiB, "keep at most `N` MiB of raw frames for the raw view (default 64; 0: all); the oldest go first, never text or verdict evidence")
 	fs.DurationVar(&r.appearTimeout, "appear-timeout", stream.DefaultAppearTimeout, "how long to wait for an action aipd has no record of yet (a synchronous action has none until it settles) to show its first event (`D`, default "+stream.DefaultAppearTimeout.String()+")")
 	fs.DurationVar(&r.stallTimeout, "stall-timeout", stream.DefaultStallTimeout, "how long an action with chunks but no record or result may show no new chunk before it is reported unsettled (`D`, default "+stream.DefaultStallTimeout.String()+")")
@@ -95,12 +95,33 @@ func (r *runFlags) checkRun(fs *pflag.FlagSet) error {
 
 // knownScenario: name is one of the simulator's scenarios (submit's
 // --demo).
-func knownScenario(name string) bool { return slices.Contains(sim.Scenarios(), name) }
+func knownScenario(name string) bool {
+	return name == demoFleetChat || slices.Contains(sim.Scenarios(), name)
+}
+
+// demoFleetChat is the demo of the fleet deployment (design §14): the
+// chat-tools turn on the simulator's connector-host topology.
+const demoFleetChat = "fleet-chat-tools"
+
+// demoSim is the simulator's scenario of a --demo name and the knobs it
+// adds: a fleet- demo plays its scenario on the fleet topology; followed
+// (no submission), it is the async action that records no chunk.
+func demoSim(name string, k sim.Knobs) (string, sim.Knobs) {
+	scenario, fleet := strings.CutPrefix(name, "fleet-")
+	if !fleet || !slices.Contains(sim.Scenarios(), scenario) {
+		return name, k
+	}
+	k.Topology = sim.TopologyFleet
+	if k.Submit.ActionID == "" && !k.Submit.Await {
+		k.Mode = sim.ModeAsync
+	}
+	return scenario, k
+}
 
 // rootDemos are the root's --demo scenarios: the simulator's, then the
 // console's two (isConsoleDemo), in the order help and completion offer
 // them.
-func rootDemos() []string { return append(sim.Scenarios(), demoConsole, demoFleet) }
+func rootDemos() []string { return append(sim.Scenarios(), demoFleetChat, demoConsole, demoFleet) }
 
 // isConsoleDemo: the --demo scenario opens the console.
 func isConsoleDemo(name string) bool { return name == demoConsole || name == demoFleet }

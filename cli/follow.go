@@ -50,7 +50,7 @@ type follow struct {
 
 // addFollow makes the root the follow of one action or several (design
 // §2, §12): ACTION_IDs, a demo or a replay, or with none on a terminal the
-// console (ls.go).
+// console (console.go).
 func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 	o := &follow{w: watch{e: e}}
 	fs := root.Flags()
@@ -76,28 +76,38 @@ func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 	})
 }
 
-// resolve checks the follow's flags and arguments and decides its daemon:
-// every mistake is a usage error before any request.
+// resolve checks the follow's flags and arguments and decides each
+// target's daemon (one action, or several: design §12, each ID an act_…
+// of the run's daemon or CONTEXT/act_… of another context's): every
+// mistake is a usage error before any request.
 func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) string) error {
 	r := &o.w.r
 	if err := r.checkRun(c.Flags()); err != nil {
 		return err
 	}
-	if len(args) > 1 || (len(args) == 1 && strings.Contains(args[0], "/")) {
-		if _, _, ok := contextTarget(args[0]); ok || strings.HasPrefix(args[0], "act_") {
-			// Several actions, or one of another context (design §12).
-			return o.resolveMany(args, getenv)
-		}
+	first := ""
+	if len(args) > 0 {
+		first = args[0]
 	}
-	if len(args) > 0 && !strings.HasPrefix(args[0], "act_") {
+	if _, _, ok := contextTarget(first); first != "" && !strings.HasPrefix(first, "act_") && !ok {
 		if r.demo != "" && slices.Contains(rootDemos(), args[0]) {
 			return output.UsageError(fmt.Sprintf("--demo follows its own action: give no ACTION_ID (for the %s scenario: --demo=%s)", args[0], args[0]))
 		}
 		return unknownVerb(c.Root(), args[0])
 	}
-	id := getenv("AIP_ACTION_ID")
-	if len(args) == 1 {
-		id = args[0]
+	if len(args) > 1 || strings.Contains(first, "/") {
+		if len(args) > split.MaxPanes {
+			return output.UsageError(fmt.Sprintf("%d ACTION_IDs: at most %d at once", len(args), split.MaxPanes))
+		}
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"--cursor", o.f.cursor != ""}, {"--cancel", r.cancel}, {"--replay", o.f.replay != ""}, {"--demo", r.demo != ""},
+			{"--record", r.record != ""}, {"--export", r.export != ""}, {"--speed", o.f.speed != 0}} {
+			if f.set {
+				return output.UsageError(f.name + " follows one action: give one ACTION_ID")
+			}
+		}
 	}
 	if err := o.checkNotifyOn(c.Flags(), args); err != nil {
 		return err
@@ -113,7 +123,7 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 		switch {
 		case r.demo != "":
 			return output.UsageError("--replay and --demo exclude each other")
-		case len(args) == 1:
+		case len(args) > 0:
 			return output.UsageError("--replay reviews the recorded action: give no ACTION_ID")
 		case r.cancel:
 			return output.UsageError("--cancel needs a live action, not a --replay")
@@ -126,25 +136,57 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 		if !slices.Contains(rootDemos(), r.demo) {
 			return output.UsageError(fmt.Sprintf("unknown demo scenario %q (known: %s)", r.demo, strings.Join(rootDemos(), ", ")))
 		}
-		if len(args) == 1 {
+		if len(args) > 0 {
 			return output.UsageError("--demo follows its own action: give no ACTION_ID")
 		}
 		return nil
 	}
-	if id == "" {
-		// On a terminal, no ACTION_ID opens the console (design §7);
-		// runFollow decides, since only it knows the terminal.
-		o.console = true
-		return o.w.conn.check()
+	if len(args) == 0 {
+		id := getenv("AIP_ACTION_ID")
+		if id == "" {
+			// On a terminal, no ACTION_ID opens the console (design §7);
+			// runConsole decides, since only it knows the terminal.
+			o.console = true
+			return o.w.conn.check()
+		}
+		if !strings.HasPrefix(id, "act_") {
+			return output.UsageError(fmt.Sprintf("ACTION_ID (from $AIP_ACTION_ID) must start with act_: %q", id))
+		}
+		args = []string{id}
 	}
-	if !strings.HasPrefix(id, "act_") {
-		return output.UsageError(fmt.Sprintf("ACTION_ID (from $AIP_ACTION_ID) must start with act_: %q", id))
+	named := false // a word names a context: every target's output carries its own
+	for _, w := range args {
+		t := target{arg: w, id: w, conn: o.w.conn}
+		if name, id, ok := contextTarget(w); ok {
+			t.id, t.context, t.conn = id, name, forContext(o.w.g.cf, name, getenv)
+			named = true
+		} else if !strings.HasPrefix(w, "act_") {
+			return output.UsageError(fmt.Sprintf("%q is neither an ACTION_ID (act_…) nor CONTEXT/ACTION_ID", w))
+		}
+		if err := t.conn.check(); err != nil {
+			return err
+		}
+		// One action is one ID on one daemon, however it is named
+		// (a/act_x and act_x while a is current): compared by the
+		// daemon's URL and the ID, not by the words.
+		for _, p := range o.targets {
+			if p.id == t.id && journal.SameDaemon(p.conn.url)(redactURL(t.conn.url)) {
+				if p.arg == w {
+					return output.UsageError(fmt.Sprintf("%s is given twice", w))
+				}
+				return output.UsageError(fmt.Sprintf("%s and %s are the same action (%s on %s): give it once", p.arg, w, t.id, t.conn.shownURL()))
+			}
+		}
+		o.targets = append(o.targets, t)
 	}
-	o.targets = []target{{arg: id, id: id, conn: o.w.conn}}
-	if o.w.conn.ctx.explicit { // --context or $AIPWATCH_CONTEXT named it: every output carries it
-		o.targets[0].context = o.w.conn.ctx.name
+	for i := range o.targets {
+		// A run that names a context (a word, --context, $AIPWATCH_CONTEXT)
+		// carries it in every output: the run's own daemon's too.
+		if t := &o.targets[i]; t.context == "" && (named || t.conn.ctx.explicit) {
+			t.context = t.conn.ctx.name
+		}
 	}
-	return o.w.conn.check()
+	return nil
 }
 
 // runFollow follows the targets (design §2, §12), a demo or a replay.
@@ -161,11 +203,6 @@ func runFollow(o *follow, e *runEnv) (code int) {
 	ctx, stop := detachContext()
 	defer stop()
 	if w.r.demo != "" {
-		if !w.r.stallSet {
-			// A demo of a run that never settles should not take six minutes
-			// to say so: the scripted run's silence is known to be final.
-			w.r.stallTimeout = demoStallTimeout
-		}
 		k := sim.Knobs{Speed: 1}
 		if w.r.demo == "late-cancel" {
 			// The demo sends the cancel itself, as --cancel does, once attached;
@@ -181,7 +218,7 @@ func runFollow(o *follow, e *runEnv) (code int) {
 		defer srv.Close()
 		o.targets = []target{{arg: srv.ActionID(), id: srv.ActionID(), conn: w.conn}}
 	}
-	if err := checkExportPath(w.r.export); err != nil {
+	if err := checkExport(w.r.export); err != nil {
 		return w.fail(err)
 	}
 	return runWatch(ctx, w, o.sources, o.f.replay != "", nil)
@@ -197,7 +234,7 @@ func (o *follow) sources(mode string) ([]*source, error) {
 	}
 	out := make([]*source, len(o.targets))
 	for i, t := range o.targets {
-		s, err := o.w.source(t, o.f.cursor, nil)
+		s, err := o.w.source(t, o.f.cursor, nil, "")
 		if err != nil {
 			if len(o.targets) > 1 {
 				err = fmt.Errorf("%s: %w", t.arg, err)
@@ -213,38 +250,15 @@ func (o *follow) sources(mode string) ([]*source, error) {
 // command that resumes it (none for a demo or a replay).
 func (o *follow) panicReport(r any) string {
 	safe.Protect(o.w.conn.token) // scrubbed with the contract's mark by safe.Line (held once)
+	var args []string
+	for _, t := range o.targets {
+		args = append(args, t.arg)
+	}
 	resume := ""
-	if len(o.targets) > 0 && o.f.replay == "" && o.w.r.demo == "" {
-		args := make([]string, len(o.targets))
-		for i, t := range o.targets {
-			args[i] = t.arg
-		}
-		cursor := ""
-		if len(args) == 1 {
-			cursor = o.f.cursor
-		}
-		resume = resumeWith(&o.w, cursor, args...)
+	if len(args) > 0 && o.f.replay == "" && o.w.r.demo == "" {
+		resume = resumeWith(&o.w, o.f.cursor, args...) // several take no --cursor
 	}
 	return run.PanicReport(r, resume)
-}
-
-// checkExportPath fails before the run, not after it, when --export names
-// a file that cannot be written: a verified run must not end in exit 1
-// because of a typo in a path. It leaves no file behind.
-func checkExportPath(path string) error {
-	if path == "" {
-		return nil
-	}
-	_, statErr := os.Lstat(path)
-	f, err := safe.OpenPrivate(path, os.O_WRONLY|os.O_CREATE)
-	if err != nil {
-		return fmt.Errorf("--export: %w", err)
-	}
-	f.Close()
-	if os.IsNotExist(statErr) {
-		_ = os.Remove(path) // the probe's own empty file
-	}
-	return nil
 }
 
 func shellQuote(s string) string {
@@ -263,20 +277,31 @@ const demoStallTimeout = 5 * time.Second
 const demoLateCancelTransit = 2 * time.Second
 
 // startDemo runs the simulator of --demo (the scenario w.r.demo) on
-// 127.0.0.1:0 and points the run at it; when it cannot, it says so on
-// stderr and returns false.
+// 127.0.0.1:0 and points the run at it (onDemo).
 func startDemo(w *watch, knobs sim.Knobs) (*sim.Server, bool) {
-	srv, err := sim.New(w.r.demo, knobs)
+	scenario, knobs := demoSim(w.r.demo, knobs)
+	srv, err := sim.New(scenario, knobs)
 	var u string
 	if err == nil {
 		u, err = srv.Start()
 	}
+	return srv, onDemo(w, u, err)
+}
+
+// onDemo points w at a demo's simulated daemon at u, which aipwatch runs
+// and which asks for no token; its silence is known to be final, so its
+// --stall-timeout is demoStallTimeout unless given. When it could not
+// start (err), it says so on stderr and returns false.
+func onDemo(w *watch, u string, err error) bool {
 	if err != nil {
 		fmt.Fprintf(w.e.stderr, "aipwatch: demo: %s\n", err)
-		return nil, false
+		return false
 	}
 	w.conn.local(u)
-	return srv, true
+	if !w.r.stallSet {
+		w.r.stallTimeout = demoStallTimeout
+	}
+	return true
 }
 
 // outputMode is --output, or tui on a terminal and plain elsewhere; isTTY
@@ -323,60 +348,19 @@ func contextTarget(word string) (name, id string, ok bool) {
 	return name, id, ok && name != "" && strings.HasPrefix(id, "act_")
 }
 
-// resolveMany checks the words of several actions (or one of another
-// context) and decides each one's daemon: every mistake is a usage error
-// before any request.
-func (o *follow) resolveMany(args []string, getenv func(string) string) error {
-	r := &o.w.r
-	if len(args) > split.MaxPanes {
-		return output.UsageError(fmt.Sprintf("%d ACTION_IDs: at most %d at once", len(args), split.MaxPanes))
-	}
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{{"--cursor", o.f.cursor != ""}, {"--cancel", r.cancel}, {"--replay", o.f.replay != ""}, {"--demo", r.demo != ""},
-		{"--record", r.record != ""}, {"--export", r.export != ""}, {"--speed", o.f.speed != 0}} {
-		if f.set {
-			return output.UsageError(f.name + " follows one action: give one ACTION_ID")
-		}
-	}
-	o.w.conn = newConn(o.w.g.cf, true, getenv)
-	named := false // a word names a context: every target's output carries its own
-	for _, w := range args {
-		t := target{arg: w, id: w, conn: o.w.conn}
-		if name, id, ok := contextTarget(w); ok {
-			t.id, t.context, t.conn = id, name, forContext(o.w.g.cf, name, getenv)
-			named = true
-		} else if !strings.HasPrefix(w, "act_") {
-			return output.UsageError(fmt.Sprintf("%q is neither an ACTION_ID (act_…) nor CONTEXT/ACTION_ID", w))
-		}
-		if err := t.conn.check(); err != nil {
-			return err
-		}
-		// One action is one ID on one daemon, however it is named
-		// (a/act_x and act_x while a is current): compared by the
-		// daemon's URL and the ID, not by the words.
-		for _, p := range o.targets {
-			if p.id == t.id && journal.SameDaemon(p.conn.url)(redactURL(t.conn.url)) {
-				if p.arg == w {
-					return output.UsageError(fmt.Sprintf("%s is given twice", w))
-				}
-				return output.UsageError(fmt.Sprintf("%s and %s are the same action (%s on %s): give it once", p.arg, w, t.id, t.conn.shownURL()))
-			}
-		}
-		o.targets = append(o.targets, t)
-	}
-	for i := range o.targets {
-		if t := &o.targets[i]; t.context == "" && (named || t.conn.ctx.explicit) {
-			t.context = t.conn.ctx.name // the run's own daemon's context, when it has one
-		}
-	}
-	return nil
-}
-
 // detachContext is done when the operator interrupts, terminates or hangs up
 // aipwatch: each of them detaches (design §2, exit 8), whatever the command.
 // One place, so that no command forgets one of the three signals.
 func detachContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+}
+
+// checkExport fails before the run, not after it, when --export names a
+// file that cannot be written: a verified run must not end in exit 1
+// because of a typo in a path.
+func checkExport(path string) error {
+	if err := safe.CheckPrivate(path); err != nil {
+		return fmt.Errorf("--export: %w", err)
+	}
+	return nil
 }

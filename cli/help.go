@@ -38,6 +38,7 @@ var demoHelp = map[string]string{
 	"sync-handler-failed": "a sync turn whose handler dies: incomplete, no result",
 	"console":             "the console on a simulated daemon with several actions",
 	"fleet":               "the console across two simulated daemons (contexts); one stops after 45 s",
+	demoFleetChat:         "the Chat turn on the released deployment (a connector host): followed async, no live chunk, read from its result; submitted, streaming live",
 }
 
 // helpAfter is the annotation naming what a command's help shows after
@@ -122,7 +123,7 @@ Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
 `)
 	case helpAfterSubmit:
 		fmt.Fprint(w, "\nDemo scenarios (submit --demo=NAME):\n")
-		demoScenarios(w, sim.Scenarios())
+		demoScenarios(w, append(sim.Scenarios(), demoFleetChat))
 	}
 	if root {
 		fmt.Fprint(w, "\nExamples:\n"+rootExamples)

@@ -110,7 +110,7 @@ func TestExportPathCheckedFirst(t *testing.T) {
 		t.Error("the run started before the export path was checked")
 	}
 	p := filepath.Join(t.TempDir(), "ok.md")
-	if err := checkExportPath(p); err != nil {
+	if err := checkExport(p); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {

@@ -297,11 +297,11 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 }
 
 // journalIDs are the action IDs this machine's submission journal knows
-// for the daemon at baseURL (journalIDsIn of readJournal). getenv is the
+// for the daemon at baseURL (journal.ActionIDs of readJournal). getenv is the
 // run's, for the journal's path; warn, when set, gets what the read has to
 // say (a refused journal, the entries skipped).
 func journalIDs(getenv func(string) string, baseURL string, warn func([]string)) []string {
-	return journalIDsIn(readJournal(getenv, warn), baseURL)
+	return journal.ActionIDs(readJournal(getenv, warn), baseURL)
 }
 
 // readJournal reads this machine's submission journal (journal/), nil
@@ -323,23 +323,6 @@ func readJournal(getenv func(string) string, warn func([]string)) []journal.Entr
 		return nil
 	}
 	return l.Entries
-}
-
-// journalIDsIn are the action IDs of entries, submissions and reconcile
-// reads, made against the daemon at baseURL. An entry made against
-// another daemon (another host or port, a demo's simulator long gone)
-// names an action this one does not have: its row would be empty.
-func journalIDsIn(entries []journal.Entry, baseURL string) []string {
-	daemon := journal.SameDaemon(baseURL)
-	seen := map[string]bool{}
-	var ids []string
-	for _, e := range entries {
-		if (e.Kind == journal.KindSubmit || e.Kind == journal.KindReconcile) && !seen[e.ActionID] && daemon(e.BaseURL) {
-			seen[e.ActionID] = true
-			ids = append(ids, e.ActionID)
-		}
-	}
-	return ids
 }
 
 // warnJournal prints what the journal has to say, a line each.

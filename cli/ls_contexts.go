@@ -126,7 +126,7 @@ func listContext(ctx context.Context, d contextDaemon, lf lsFlags, entries []jou
 		rj = newRowJudge(d.judge(), stderr, false)
 		defer rj.end()
 	}
-	notes, err := listRows(ctx, d.client, lf, journalIDsIn(entries, d.c.url), w, rj)
+	notes, err := listRows(ctx, d.client, lf, journal.ActionIDs(entries, d.c.url), w, rj)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("list: no answer from %s within %s", hostOf(d.c.url), listBound) // ours, not Go's words
 	}

@@ -20,11 +20,6 @@ import (
 // The TUI sends it itself when the action settles (ui.Options.Notification,
 // and n); plain and jsonl once the run is over (aipwatch/run).
 
-// notifyWith is the notification of an action that settled, sent by r.
-func notifyWith(r safe.NotifyRoute) func(*model.Action) string {
-	return func(a *model.Action) string { return output.Notification(a, r) }
-}
-
 // notifyRoute is how a notification reaches the operator's terminal
 // (design §10, §13): whether it reads OSC 777, and the multiplexer in
 // between, whose passthrough the OSCs are wrapped for. Under tmux, whose

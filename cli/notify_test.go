@@ -24,8 +24,10 @@ type notifyOpts struct {
 // notifyLines sends plain's and jsonl's notification as a run of o does,
 // terminal saying which of stdout and stderr is a terminal.
 func notifyLines(o notifyOpts, a *model.Action, stdout, stderr io.Writer, terminal func(io.Writer) bool) {
-	n := run.Notify{On: o.on, Route: func() (safe.NotifyRoute, string) { return notifyRoute(o.getenv) }}
-	run.NotifyLines(n, "", a, run.IO{Stdout: stdout, Stderr: stderr, TTY: terminal(stdout), ErrTTY: terminal(stderr)})
+	if !o.on {
+		return
+	}
+	run.NotifyLines(func() (safe.NotifyRoute, string) { return notifyRoute(o.getenv) }, "", a, run.IO{Stdout: stdout, Stderr: stderr, TTY: terminal(stdout), ErrTTY: terminal(stderr)})
 }
 
 // failedAction is a settled action whose error code carries an escape

@@ -65,13 +65,13 @@ func runWatch(ctx context.Context, w *watch, sources func(mode string) ([]*sourc
 func planOf(w *watch, mode string, isTTY bool, srcs []*source, replay bool) run.Plan {
 	getenv := w.e.getenv
 	p := run.Plan{Mode: mode, Keys: w.e.keys.Live, Version: versionString(),
-		Flags: run.Flags{Redact: w.g.redact, Timestamps: w.r.timestamps, Cancel: w.r.cancel, NoColor: w.colorless(isTTY),
-			Replay: replay, Reason: w.r.reason, RawCap: w.r.rawCap(), Export: w.r.export},
-		Notify: run.Notify{On: w.r.notify, Route: func() (safe.NotifyRoute, string) { return notifyRoute(getenv) }}}
+		Flags: run.Flags{Redact: w.g.redact, Timestamps: w.r.timestamps, Cancel: w.r.cancel, Notify: w.r.notify,
+			NoColor: w.colorless(isTTY), Replay: replay, Reason: w.r.reason, RawCap: w.r.rawCap(), Export: w.r.export},
+		Route: func() (safe.NotifyRoute, string) { return notifyRoute(getenv) }}
 	if w.r.demo != "" {
-		p.Resume.Demo = invokedAs() + " --demo=" + shellQuote(w.r.demo)
+		p.Again = invokedAs() + " --demo=" + shellQuote(w.r.demo)
 	} else {
-		p.Resume.Command = func(cursor string, args ...string) string { return resumeWith(w, cursor, args...) }
+		p.Resume = func(cursor string, args ...string) string { return resumeWith(w, cursor, args...) }
 	}
 	for _, s := range srcs {
 		c, id := s.t.conn, s.t.id
@@ -86,9 +86,10 @@ func planOf(w *watch, mode string, isTTY bool, srcs []*source, replay bool) run.
 }
 
 // source is t's stream client from cursor, with the recorder around it
-// for --record; sub, when set, posts the action first (submit.go).
-func (w *watch) source(t target, cursor string, sub *stream.Submission) (*source, error) {
-	s := &source{t: t, cursor: cursor}
+// for --record; sub, when set, posts the action first (submit.go), its
+// input carrying session.
+func (w *watch) source(t target, cursor string, sub *stream.Submission, session string) (*source, error) {
+	s := &source{t: t, cursor: cursor, session: session}
 	base, err := t.conn.config(w.e.stderr)
 	if err != nil {
 		return nil, err
@@ -155,7 +156,7 @@ func (s *source) finish(w *watch, a *model.Action) error {
 	}
 	var errs []error
 	if w.r.export != "" && a != nil {
-		md := output.Markdown(a, output.MarkdownOptions{Redact: w.g.redact, Version: versionString(), Now: time.Now()})
+		md := output.ExportFile(w.r.export, a, output.HTMLOptions{MarkdownOptions: output.MarkdownOptions{Redact: w.g.redact, Version: versionString(), Now: time.Now()}, Resume: resumeWith(w, a.Cursor, a.ID)})
 		if err := safe.WritePrivate(w.r.export, md); err != nil {
 			errs = append(errs, fmt.Errorf("--export: %w", err))
 		}

@@ -128,8 +128,10 @@ func runReconcile(ctx context.Context, w *watch, id string, readTimeout time.Dur
 	res := reconcile.Read(ctx, w.conn.reader(client, readTimeout), jpath, plan)
 	printReconcile(redact, jsonl, stdout, a, res)
 	if w.r.export != "" {
-		md := output.Markdown(a, output.MarkdownOptions{Redact: redact, Version: versionString(), Now: time.Now()})
-		md = append(md, []byte(reconcileMarkdown(redact, res))...)
+		md := output.ExportFile(w.r.export, a, output.HTMLOptions{MarkdownOptions: output.MarkdownOptions{Redact: redact, Version: versionString(), Now: time.Now()}})
+		if output.FormatOf(w.r.export) == output.ExportMarkdown { // the HTML report has its own reconcile section
+			md = append(md, []byte(res.Markdown(redact))...)
+		}
 		if err := safe.WritePrivate(w.r.export, md); err != nil {
 			fmt.Fprintf(stderr, "aipwatch: --export: %s\n", safe.Line(err.Error()))
 			return model.ExitError
@@ -197,15 +199,4 @@ func printReconcile(redact, jsonl bool, stdout io.Writer, a *model.Action, r rec
 	fmt.Fprint(stdout, output.VerdictLine(a))
 	fmt.Fprintf(stdout, "stored: %s (%s of %s by %s; the verdict above is unchanged)\n", r.Status(), r.Op, r.Shown(redact), r.ActionID)
 	fmt.Fprintf(stdout, "stored: %s\n", r.Meaning)
-}
-
-func reconcileMarkdown(redact bool, r reconcile.Result) string {
-	target := safe.MDCode(r.Target)
-	if redact {
-		target = safe.MDInline(safe.Masked)
-	}
-	// Untrusted parts (the meaning can quote aipd's message) go through
-	// the export's Markdown route (design §5).
-	return safe.MDSprintf("\n## Reconciled\n\n- stored status: **%s** (%s of %s, read by %s; the verdict is unchanged)\n- %s\n",
-		r.Status(), r.Op, target, safe.MDCode(r.ActionID), r.Meaning).String()
 }

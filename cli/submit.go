@@ -30,6 +30,7 @@ type submitOptions struct {
 	actionID       string
 	idempotencyKey string
 	mode           string
+	modeWhy        string // why the mode is mode (submit.ChooseMode)
 	dryRun         bool
 }
 
@@ -57,7 +58,7 @@ aipwatch prints the command that follows the same ID.`,
 	fs.StringVar(&so.input, "input", "", "the action `INPUT`: @FILE, @- for stdin, or the JSON itself (required, but with --demo)")
 	fs.StringVar(&so.actionID, "action-id", "", "the action `ID` to use (act_…; default a new act_ + UUIDv7)")
 	fs.StringVar(&so.idempotencyKey, "idempotency-key", "", "the idempotency `KEY` (default a new one for this request)")
-	fs.StringVar(&so.mode, "mode", submit.ModeAsync, "`MODE`: async (aipd keeps a record at once; the action outlives this terminal) or sync (the guide's action call)")
+	fs.StringVar(&so.mode, "mode", "", "`MODE`: async (aipd keeps a record at once), sync (the guide's action call) or streaming (held open like sync; the only mode whose chunks the fleet records); default streaming for chat_stream and responses_stream, else async")
 	fs.BoolVar(&so.dryRun, "dry-run", false, "check the input and print the envelope that would be sent; send nothing, write no journal")
 	addRunFlags(fs, &w.r)
 	addDemoFlag(fs, &w.r.demo, "submit a scripted action to the built-in simulator and follow it (`SCENARIO`s below; default chat-tools)", "chat-tools")
@@ -140,12 +141,8 @@ func runSubmit(w *watch, so *submitOptions, rest []string) error {
 	sub := journalled(j, req, base, w.r.appearTimeout)
 	t := target{arg: so.actionID, id: so.actionID, conn: w.conn}
 	sources := func(string) ([]*source, error) {
-		s, err := w.source(t, "", sub)
-		if err != nil {
-			return nil, err
-		}
-		s.session = cont.SessionID
-		return []*source{s}, nil
+		s, err := w.source(t, "", sub, cont.SessionID)
+		return []*source{s}, err
 	}
 	return e.exit(runWatch(ctx, w, sources, false, func(a *model.Action) {
 		if a.Cursor != "" {
@@ -163,16 +160,17 @@ func runSubmit(w *watch, so *submitOptions, rest []string) error {
 func (so *submitOptions) request(demo string, rest []string, stdin io.Reader, stderr io.Writer) (submit.Request, []byte, error) {
 	usage := func(msg string) (submit.Request, []byte, error) { return submit.Request{}, nil, output.UsageError(msg) }
 	switch {
-	case so.mode != submit.ModeAsync && so.mode != submit.ModeSync:
-		return usage(fmt.Sprintf("--mode must be async or sync, not %q", so.mode))
+	case so.mode != "" && submit.CheckMode(so.mode) != nil:
+		return usage(submit.CheckMode(so.mode).Error())
 	case len(rest) > 1:
 		return usage("one CAPABILITY_ID at most")
 	}
 	if demo != "" {
 		if !knownScenario(demo) {
-			return usage(fmt.Sprintf("unknown demo scenario %q (known: %s)", demo, strings.Join(sim.Scenarios(), ", ")))
+			return usage(fmt.Sprintf("unknown demo scenario %q (known: %s)", demo, strings.Join(append(sim.Scenarios(), demoFleetChat), ", ")))
 		}
-		op := sim.Operation(demo)
+		scenario, _ := demoSim(demo, sim.Knobs{})
+		op := sim.Operation(scenario)
 		if len(rest) == 0 {
 			rest = []string{"cap:hermes_agent:sim:" + op}
 		}
@@ -187,6 +185,8 @@ func (so *submitOptions) request(demo string, rest []string, stdin io.Reader, st
 	if err := submit.CheckCapability(so.capability); err != nil {
 		return usage(err.Error())
 	}
+	choice := submit.ChooseMode(so.capability, so.mode)
+	so.mode, so.modeWhy = choice.Mode, choice.Why
 	if so.input == "" {
 		return usage("no --input given (@request.json, @- for stdin, or the JSON itself)")
 	}
@@ -263,7 +263,7 @@ func journalled(j *journal.Journal, req submit.Request, base journal.Entry, appe
 		}
 		return env, nil
 	}
-	return &stream.Submission{Envelope: envelope, Sync: req.Mode == submit.ModeSync, AppearTimeout: appear,
+	return &stream.Submission{Envelope: envelope, Sync: submit.Held(req.Mode), IdempotencyKey: req.IdempotencyKey, AppearTimeout: appear,
 		OnReply: func(_ int, out stream.PostOutcome) {
 			e := journal.Entry{Kind: journal.KindReply, ActionID: req.ActionID}
 			switch {
@@ -300,9 +300,10 @@ func announce(w *watch, so *submitOptions, jpath string) {
 			ActionID       string `json:"action_id"`
 			IdempotencyKey string `json:"idempotency_key"`
 			Mode           string `json:"mode"`
+			ModeWhy        string `json:"mode_why,omitempty"`
 			Journal        string `json:"journal"`
 			Follow         string `json:"follow"`
-		}{"submit", so.actionID, so.idempotencyKey, so.mode, jpath, follow})
+		}{"submit", so.actionID, so.idempotencyKey, so.mode, so.modeWhy, jpath, follow})
 		return
 	}
 	to := stdout
@@ -311,11 +312,20 @@ func announce(w *watch, so *submitOptions, jpath string) {
 	}
 	if follow == "" {
 		fmt.Fprintf(to, "submitting %s to %s (mode %s, the demo's simulator); journal: %s\n",
-			safe.Line(so.actionID), safe.Line(so.capability), so.mode, safe.Line(jpath))
+			safe.Line(so.actionID), safe.Line(so.capability), modeLine(so), safe.Line(jpath))
 		return
 	}
 	fmt.Fprintf(to, "submitting %s to %s (mode %s); journal: %s\nfollow it with: %s\n",
-		safe.Line(so.actionID), safe.Line(so.capability), so.mode, safe.Line(jpath), follow)
+		safe.Line(so.actionID), safe.Line(so.capability), modeLine(so), safe.Line(jpath), follow)
+}
+
+// modeLine is the mode and why it is that one: "streaming: chat_stream's
+// expected completion; …".
+func modeLine(so *submitOptions) string {
+	if so.modeWhy == "" {
+		return so.mode
+	}
+	return so.mode + ": " + so.modeWhy
 }
 
 func compactJSON(b []byte) json.RawMessage {

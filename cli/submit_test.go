@@ -76,7 +76,7 @@ func TestSubmitJournalBeforePostAsync(t *testing.T) {
 	getenv, jpath := stateEnv(t)
 	id := "act_test_submit_async_01"
 	srv := awaitSim(t, "chat-tools", id, jpath)
-	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id, "--mode", "async",
 		"cap:hermes_agent:sim:chat_stream", "--input", chatInput)
 	if code != 0 || !strings.Contains(out, "verdict: verified") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
@@ -186,7 +186,7 @@ func TestSubmitUncertainLostResendsOnceSameID(t *testing.T) {
 	id := "act_test_uncertain_lost_01"
 	srv := awaitSim(t, "chat-tools", id, jpath, func(k *sim.SubmitKnobs) { k.LoseFirst = true })
 	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
-		"--appear-timeout", "300ms", "cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+		"--appear-timeout", "300ms", "--mode", "async", "cap:hermes_agent:sim:chat_stream", "--input", chatInput)
 	if code != 0 || !strings.Contains(out, "verdict: verified") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -397,7 +397,7 @@ func TestSubmitDryRun(t *testing.T) {
 	code, out, errOut := runWith(getenv, "submit", "--dry-run", "--action-id", "act_dry_01", "--idempotency-key", "k1",
 		"cap:hermes_agent:ep:chat_stream", "--input", chatInput)
 	if code != 0 || !strings.Contains(out, `"id":"act_dry_01"`) || !strings.Contains(out, `"idempotency_key":"k1"`) ||
-		!strings.Contains(out, `"mode":"async"`) || !strings.Contains(out, "SECRET-PROMPT") {
+		!strings.Contains(out, `"mode":"streaming"`) || !strings.Contains(out, "SECRET-PROMPT") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	_, out, _ = runWith(getenv, "submit", "--dry-run", "--redact", "cap:hermes_agent:ep:chat_stream", "--input", chatInput)
@@ -447,7 +447,7 @@ func TestSubmitDemoUsage(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	code, _, errOut := runWith(noEnv, "submit", "--mode", "later", "cap:x")
-	if code != 2 || !strings.Contains(errOut, "--mode must be async or sync") {
+	if code != 2 || !strings.Contains(errOut, "--mode must be async, sync or streaming") {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 }
@@ -608,5 +608,53 @@ func TestSubmitJournalIsScrubbedAndEscaped(t *testing.T) {
 				t.Fatalf("the reply is not journalled escaped:\n%s", raw)
 			}
 		})
+	}
+}
+
+// design §14: a chat_stream or responses_stream submission is streaming
+// unless --mode says otherwise, another capability async; the submit line
+// says the mode and why, the envelope and the journal carry it.
+func TestSubmitModeDefaultAndWhy(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args     []string
+		mode     string
+		why      string
+		envelope string
+	}{
+		{[]string{"cap:hermes_agent:ep:chat_stream"}, "streaming", "chat_stream's expected completion", `"mode":"streaming"`},
+		{[]string{"cap:hermes_agent:ep:responses_stream", "--input", respInput}, "streaming", "responses_stream's expected completion", `"mode":"streaming"`},
+		{[]string{"--mode", "async", "cap:hermes_agent:ep:chat_stream"}, "async", "--mode", `"mode":"async"`},
+		{[]string{"cap:other:thing"}, "async", "the default", `"mode":"async"`},
+	}
+	for _, c := range cases {
+		getenv, _ := stateEnv(t)
+		args := append([]string{"submit", "--dry-run", "--input", chatInput}, c.args...)
+		code, out, errOut := runWith(getenv, args...)
+		if code != 0 || !strings.Contains(out, c.envelope) {
+			t.Errorf("%v: exit %d, want %s in the envelope\n%s\n%s", c.args, code, c.envelope, out, errOut)
+		}
+		so := &submitOptions{actionID: "act_mode_01", capability: "cap:x", mode: c.mode, modeWhy: c.why}
+		var line bytes.Buffer
+		announce(&watch{conn: conn{url: "http://127.0.0.1:9"}, g: globalFlags{output: "plain"}, e: &runEnv{stdout: &line, stderr: &line}}, so, "/j")
+		if !strings.Contains(line.String(), "(mode "+c.mode+": "+c.why) {
+			t.Errorf("%v: the submit line does not say the mode and why: %s", c.args, line.String())
+		}
+	}
+	// The journal records the mode the submission was sent with.
+	getenv, jpath := stateEnv(t)
+	id := "act_test_mode_journal"
+	srv := awaitSim(t, "chat-tools", id, jpath)
+	code, out, errOut := runWith(getenv, "submit", "--url", srv.URL(), "--output", "plain", "--action-id", id,
+		"cap:hermes_agent:sim:chat_stream", "--input", chatInput)
+	if code != 0 || !strings.Contains(out, "(mode streaming: chat_stream's expected completion") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got := srv.SubmittedMode(); got != "streaming" {
+		t.Errorf("the simulator got mode %q, want streaming", got)
+	}
+	b, err := os.ReadFile(jpath)
+	if err != nil || !strings.Contains(string(b), `"mode":"streaming"`) {
+		t.Errorf("the journal does not record the mode: %v\n%s", err, b)
 	}
 }

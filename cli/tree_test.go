@@ -86,7 +86,7 @@ func TestValuesCheckedBeforeAnyRequest(t *testing.T) {
 		{[]string{"ls", "--since", "soon"}, "--since"},
 		{[]string{"--output", "tuii", "act_1"}, "tui, plain, jsonl"},
 		{[]string{"reconcile", "--read-timeout", "-1s", "act_1"}, "--read-timeout"},
-		{[]string{"submit", "--mode", "later", "cap:hermes_agent:ep:chat_stream", "--input", "{}"}, "async or sync"},
+		{[]string{"submit", "--mode", "later", "cap:hermes_agent:ep:chat_stream", "--input", "{}"}, "async, sync or streaming"},
 	} {
 		code, out, errOut := runCLI(t, append(c.args, "--url", d.srv.URL)...)
 		if code != model.ExitUsage || out != "" || !strings.Contains(errOut, c.want) {

@@ -112,6 +112,7 @@ type Action struct {
 	Cancel            CancelState
 	timeline          []Happening
 	conn              Connection // the connection to aipd (connection.go)
+	noLive            int        // chunks read from the result's output.events (resultevents.go)
 	// Unsettled is set when the run of design §2 step 6b found that the
 	// action will never get an AIP record or result (a synchronous run whose
 	// handler failed): the verdict is then incomplete, "no AIP result".

@@ -41,7 +41,12 @@ func (a *Action) CancelOutcome() string {
 	case a.Settled() && a.Verdict().Word == VerdictCancelled:
 		// The outcome decides, whatever the cancel route answered: its reply
 		// can be an error although the cancellation happened
-		// (protocol §10.6).
+		// (protocol §10.6); on the fleet the host's refusal comes back
+		// while the central daemon still records the cancellation
+		// (protocol §13). Its error stays as a note.
+		if c.Err != "" {
+			return "cancelled (aipd answered the cancel with an error, yet the action was cancelled: " + c.Err + ")"
+		}
 		return "cancelled"
 	case c.Err != "":
 		return "cancel failed: " + c.Err

@@ -124,13 +124,13 @@ func (d *derived) applyChat(c *Chunk, h *hermesFrame) {
 			ch.reasoning = d.chatReasoning(c)
 		}
 		ch.reasoning.part(0).buf.WriteString(*rc)
-		d.textBytes += len(*rc)
+		d.addText(c.Sequence, len(*rc))
 		d.touch(ch.reasoning, c.Sequence)
 	}
 	if s := choice.Delta.Content; s != nil && *s != "" {
 		m := d.chatMessage(c)
 		m.part(0).buf.WriteString(*s)
-		d.textBytes += len(*s)
+		d.addText(c.Sequence, len(*s))
 		d.touch(m, c.Sequence)
 	}
 	if fr := choice.FinishReason; fr != nil && *fr != "" {

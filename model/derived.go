@@ -30,6 +30,10 @@ type derived struct {
 	firstTok    uint64 // the chunk of the first assistant text or tool call (Timing)
 	hasFirstTok bool
 	textBytes   int // assistant and reasoning text so far (OutputRate's estimate)
+	// textAt is where the text came: the bytes of assistant and reasoning
+	// text the chunks added, a run of consecutive chunks at a time (the
+	// timeline's bursts and token rate, turnline.go).
+	textAt []textRun
 }
 
 func (d *derived) reset() {
@@ -231,7 +235,7 @@ func (d *derived) applyGeneric(c *Chunk) {
 				d.generic = d.addItem(&Item{Kind: ItemMessage, Key: "message", Index: -1, Role: "assistant", FirstSeq: c.Sequence})
 			}
 			d.generic.part(0).buf.WriteString(text)
-			d.textBytes += len(text)
+			d.addText(c.Sequence, len(text))
 			d.touch(d.generic, c.Sequence)
 		}
 	case KindTool:

@@ -37,6 +37,10 @@
 //     console alike; Pulse keeps the console's recent window (chunks a
 //     second from the global log's chunk events, settled rows by minute
 //     and verdict) from what the console already reads.
+//   - The turn as a picture (design §16): Action.TurnTimeline puts the turn
+//     on one axis (start to verdict, or now), from the times kept here: the
+//     text, a span a tool call by outcome, the connection's and the
+//     cancel's marks; Scale is the one geometry every drawing of it uses.
 //
 // The tests replay fixtures in testdata/ (written by testdata/gen.py from
 // the frame shapes of docs/protocol.md §9) and check that replays,

@@ -21,6 +21,11 @@ func (a *Action) Reconcile() (Reconciliation, bool) {
 	if !v.Final || v.Word == VerdictVerified {
 		return Reconciliation{}, false
 	}
+	if res := a.Result; res != nil && res.Error != nil && len(a.seqs) == 0 && RefusedBeforeHermes(res.Error.Code, res.Error.Message) {
+		// The fleet refused it before Hermes ran (protocol §13.4): there
+		// is no provider state to reconcile.
+		return Reconciliation{Advice: "nothing ran: the fleet refused it before Hermes started, so there is no provider state to check; submit it again as a new submission"}, true
+	}
 	r := Reconciliation{Advice: "do not re-run the stream: model and tool effects may already exist; " +
 		"check the provider's state by hand (aipwatch reads back only a Responses response.id or a Chat session_id)"}
 	switch a.streamKind() {

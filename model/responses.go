@@ -112,7 +112,7 @@ func (d *derived) applyResponses(c *Chunk, h *hermesFrame) {
 	case "response.output_text.delta", "response.reasoning_text.delta":
 		it := d.respTextItem(c, f.ItemID, f.OutputIndex, name)
 		it.part(f.ContentIndex).buf.WriteString(f.Delta)
-		d.textBytes += len(f.Delta)
+		d.addText(c.Sequence, len(f.Delta))
 		d.touch(it, c.Sequence)
 	case "response.output_text.done":
 		it := d.respTextItem(c, f.ItemID, f.OutputIndex, name)

@@ -21,6 +21,7 @@ type Happening struct {
 	Status  string        // Result: the result status
 	Outcome string        // Cancel: CancelAccepted or CancelFailedOutcome
 	Action  string        // NoRecord: the action ID
+	Frames  int           // NoLiveChunks: the chunks read from the result's output.events
 	// Detail is the entry's free text: Reconnecting's cause, a failed
 	// Cancel's or an Error's message, Unsettled's reason, a Submit note, a
 	// Reconcile line, a BadFrame's reason, a Note. Under --redact the kinds
@@ -49,6 +50,7 @@ const (
 	HapBadFrame                          // Detail: why a frame was skipped
 	HapError                             // following cannot go on: Code, Detail (masked under --redact)
 	HapReconcile                         // Detail: a reconcile read's line (already redacted by its maker)
+	HapNoLiveChunks                      // aipd recorded no chunk: Frames were read from the result (design §14)
 )
 
 // The outcomes of a HapCancel entry.
@@ -118,6 +120,8 @@ func (h Happening) Text() string {
 		return "error: " + h.Detail
 	case HapReconcile:
 		return "reconcile: " + h.Detail
+	case HapNoLiveChunks:
+		return NoLiveChunksLine(h.Frames)
 	}
 	return h.Detail
 }

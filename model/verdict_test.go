@@ -334,6 +334,17 @@ func TestCancelOutcome(t *testing.T) {
 		t.Fatalf("cancelled: %q %s", got, b.Verdict().Word)
 	}
 
+	// A cancel answered with an error while the action ends cancelled
+	// (protocol §10.6, §13): cancelled, the daemon's error as a note.
+	e := NewAction("act_e")
+	e.RequestCancel("r", t0)
+	e.CancelFailed("connector_host.execution (HTTP 502): connector host could not cancel the action")
+	e.SetResult(ActionResult{ActionID: e.ID, Status: ResultCancelled})
+	if got := e.CancelOutcome(); !strings.HasPrefix(got, "cancelled (") || !strings.Contains(got, "connector_host.execution") ||
+		e.Verdict().ExitCode != ExitCancelled {
+		t.Fatalf("cancel error, then cancelled: %q, exit %d", got, e.Verdict().ExitCode)
+	}
+
 	c := NewAction("act_c")
 	c.RequestCancel("r", t0)
 	c.CancelFailed("action.not_cancellable")

@@ -97,8 +97,15 @@ func (j *JSONL) flush() {
 // timeline's new entries (stream.Apply logged them) as objects. m itself
 // is not read: the model is the one route.
 func (j *JSONL) handle(a *model.Action, _ stream.Msg) {
+	hs := j.tr.Happenings(a, j.opts.Redact)
+	for _, h := range hs {
+		if h.Kind == model.HapNoLiveChunks {
+			// design §14: once, before the text it says where it came from.
+			emit(j, noteLine{Type: "no_live_chunks", Text: h.Text()})
+		}
+	}
 	j.changes(a)
-	for _, h := range j.tr.Happenings(a, j.opts.Redact) {
+	for _, h := range hs {
 		switch h.Kind {
 		case model.HapReview:
 			emit(j, connLine{Type: "review"})

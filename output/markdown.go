@@ -28,6 +28,7 @@ func Markdown(a *model.Action, o MarkdownOptions) []byte {
 	e := &mdWriter{o: o}
 	e.header(a)
 	e.reconcile(a)
+	e.turnChart(a)
 	e.transcript(a)
 	e.tools(a)
 	e.timeline(a)
@@ -146,6 +147,16 @@ func (e *mdWriter) reconcile(a *model.Action) {
 	if r.SessionID != "" {
 		e.p("Hermes session: %s\n\n", e.id(r.SessionID))
 	}
+}
+
+// turnChart is the turn on its time axis (design §16) as a small text
+// chart, fenced: the tool names in it are untrusted.
+func (e *mdWriter) turnChart(a *model.Action) {
+	rows := timelineChart(a.TurnTimeline(e.o.Now), chartWidth)
+	if len(rows) == 0 {
+		return
+	}
+	e.p("## Timeline\n\n%s", safe.MDFence("text", strings.Join(rows, "\n")))
 }
 
 func (e *mdWriter) transcript(a *model.Action) {

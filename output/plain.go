@@ -55,8 +55,14 @@ func (p *Plain) flush() { p.w.Flush() }
 // timeline's new entries (stream.Apply logged them), each in plain's
 // wording. m itself is not read: the model is the one route.
 func (p *Plain) handle(a *model.Action, _ stream.Msg) {
+	hs := p.tr.Happenings(a, p.opts.Redact)
+	for _, h := range hs {
+		if h.Kind == model.HapNoLiveChunks { // before the text it says where it came from
+			p.line("%s", h.Text())
+		}
+	}
 	p.changes(a)
-	for _, h := range p.tr.Happenings(a, p.opts.Redact) {
+	for _, h := range hs {
 		switch h.Kind {
 		case model.HapReview:
 			p.line("reviewing a finished action (no live follow)")
@@ -192,7 +198,7 @@ func ClosingLines(a *model.Action, redact, screen bool) string {
 func closingLines(a *model.Action, redact, screen bool) safe.Str {
 	lines := []safe.Str{reconcileLines(a, redact), costLine(a), detailLine(a, redact), verdictLine(a)}
 	if screen {
-		lines = append([]safe.Str{cancelLine(a)}, append(lines, storedLines(a))...)
+		lines = append([]safe.Str{noLiveLine(a), cancelLine(a)}, append(lines, storedLines(a))...)
 	}
 	return safe.Join(lines, "")
 }
@@ -205,6 +211,18 @@ func costLine(a *model.Action) safe.Str {
 		return safe.Str{}
 	}
 	return safe.Sprintf("%s\n", a.Cost())
+}
+
+// noLiveLine is, after the TUI, the line that says the action's chunks were
+// read from its result (model.HapNoLiveChunks, design §14): its notice on
+// the alt screen is gone with it. plain printed it as it came.
+func noLiveLine(a *model.Action) safe.Str {
+	for _, h := range a.Timeline() {
+		if h.Kind == model.HapNoLiveChunks {
+			return safe.Sprintf("%s\n", h.Text())
+		}
+	}
+	return safe.Str{}
 }
 
 // storedLines are the reconcile reads the TUI logged (a read's outcome
@@ -263,6 +281,11 @@ func Detail(v model.Verdict, redact bool) safe.Str {
 		return safe.Str{}
 	case redact:
 		return safe.MaskStr(v.Detail)
+	}
+	if adv := stream.FleetAdvice(v.DetailCode, v.Detail, 0, nil); adv != "" {
+		// A fleet's refusal stored as the result (an async submission):
+		// what to do, in stream's one wording.
+		return safe.L(v.Detail + " — " + adv)
 	}
 	return safe.L(v.Detail)
 }

@@ -114,3 +114,15 @@ func (r Result) Shown(redact bool) string {
 func verdictWords(v model.Verdict) string {
 	return "verdict: " + v.Word + " (" + strings.Join(v.Reasons, ", ") + ")"
 }
+
+// Markdown is the export's section of the read (reconcile's --export).
+func (r Result) Markdown(redact bool) string {
+	target := safe.MDCode(r.Target)
+	if redact {
+		target = safe.MDInline(safe.Masked)
+	}
+	// Untrusted parts (the meaning can quote aipd's message) go through
+	// the export's Markdown route (design §5).
+	return safe.MDSprintf("\n## Reconciled\n\n- stored status: **%s** (%s of %s, read by %s; the verdict is unchanged)\n- %s\n",
+		r.Status(), r.Op, target, safe.MDCode(r.ActionID), r.Meaning).String()
+}

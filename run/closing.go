@@ -10,6 +10,7 @@ import (
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
+	"aipwatch/stream"
 )
 
 // The closing lines of a run: the exit code, what says that an action
@@ -25,10 +26,9 @@ func (p *Plan) exit(runs []outcome, w io.Writer) int {
 	for _, r := range runs {
 		c := model.ExitError
 		if r.err == nil {
-			v := r.a.Verdict()
-			c = v.ExitCode
-			if !v.Final {
-				c = model.ExitPending
+			c = model.ExitPending
+			if v := r.a.Verdict(); v.Final {
+				c = v.ExitCode
 			}
 		}
 		if code == model.ExitVerified {
@@ -55,7 +55,7 @@ func (p *Plan) detach(runs []outcome) string {
 			live = append(live, p.Targets[i])
 		}
 	}
-	if len(live) == 0 || p.Resume.Command == nil {
+	if len(live) == 0 || p.Resume == nil {
 		return ""
 	}
 	which := "the action keeps"
@@ -63,7 +63,7 @@ func (p *Plan) detach(runs []outcome) string {
 		which = fmt.Sprintf("%d actions keep", len(live))
 	}
 	return fmt.Sprintf("aipwatch stopped watching; %s running (quitting is not cancellation).\nresume with: %s\n",
-		which, p.Resume.Command("", args(live)...))
+		which, p.Resume("", args(live)...))
 }
 
 // detachOne says that the action keeps running and how to resume (design
@@ -71,9 +71,9 @@ func (p *Plan) detach(runs []outcome) string {
 // that starts it again instead. A replay cut mid-stream gets the command
 // that follows the recorded action on the recorded daemon.
 func (p *Plan) detachOne(a *model.Action, t Target) string {
-	if p.Resume.Demo != "" {
+	if p.Again != "" {
 		return "aipwatch stopped watching the demo; its built-in simulator stopped with it, so there is nothing to resume.\n" +
-			"run the demo again with: " + safe.Line(p.Resume.Demo) + "\n"
+			"run the demo again with: " + safe.Line(p.Again) + "\n"
 	}
 	first := "aipwatch stopped watching; the action keeps running (quitting is not cancellation).\n"
 	switch {
@@ -84,24 +84,40 @@ func (p *Plan) detachOne(a *model.Action, t Target) string {
 		// Never claim that an action runs on when aipd said it is over (an
 		// async action cancelled in flight reads cancelled with no result).
 		first = "aipwatch stopped watching; the action has ended, but its outcome was not read yet (quitting is not cancellation).\n"
-	case !Attached(a):
+	case !attached(a):
 		first = "aipwatch stopped watching before aipd answered: whether the action runs is not known (quitting is not cancellation).\n"
-	case unseen(a):
-		// Nothing of it was seen: no command to resume what may not
-		// exist (a mistyped ID); the ID is said, to check it.
-		return "aipwatch stopped watching; aipd has no record of " + safe.Line(a.ID) + " and sent none of its events: " +
-			"check the ID (a synchronous or streaming action has no record while it runs; quitting is not cancellation).\n"
+	case a.Status != nil && a.Status.State == model.StateUnknown && a.ChunkCount() == 0 && len(a.Events()) == 0:
+		// aipd has no record of it and nothing of it came: nothing says it runs.
+		if heldOpenLines(a, t) == "" {
+			// Nothing of it was seen: no command resumes what may not
+			// exist (a mistyped ID); the ID is said, to check it.
+			return "aipwatch stopped watching; aipd has no record of " + safe.Line(a.ID) + " and sent none of its events: " +
+				"check the ID (a synchronous or streaming action has no record while it runs; quitting is not cancellation).\n"
+		}
+		first = "aipwatch stopped watching; aipd has no record of " + safe.Line(a.ID) + " and sent none of its events yet: " +
+			"it may not exist, or a synchronous run has not streamed yet (quitting is not cancellation).\n"
 	}
-	if p.Resume.Command == nil {
+	first += heldOpenLines(a, t)
+	if p.Resume == nil {
 		return first
 	}
-	return first + "resume with: " + p.Resume.Command(a.Cursor, t.Arg) + "\n"
+	return first + "resume with: " + p.Resume(a.Cursor, t.Arg) + "\n"
 }
 
-// unseen: aipd has no record of the action (state unknown) and nothing of
-// it came, no chunk and no event: nothing says it runs.
-func unseen(a *model.Action) bool {
-	return a.Status != nil && a.Status.State == model.StateUnknown && a.ChunkCount() == 0 && len(a.Events()) == 0
+// heldOpenLines say what quitting did to a held-open submission (sync or
+// streaming, protocol §13): the POST is closed, the run goes on and its
+// result is stored on both deployments, only the reply is lost; unless
+// the handler fails, the daemon restarts or the fleet's call to its host
+// breaks, when no record is ever written. "" for any other run.
+func heldOpenLines(a *model.Action, t Target) string {
+	s, ok := t.Runner.(*stream.Submission)
+	if !ok || !s.HeldOpen() || a.Settled() {
+		return ""
+	}
+	return "the submission's POST was held open and is closed now: aipd goes on running " + safe.Line(a.ID) +
+		" and stores its result; only the reply is lost (nothing was cancelled).\n" +
+		"if it never settles, aipd may have lost its record (a failed handler, a daemon restart, or the fleet's call to its connector host broken): " +
+		"never submit " + safe.Line(a.ID) + " again without its idempotency key " + safe.Line(s.IdempotencyKey) + " (the journal keeps it).\n"
 }
 
 // args are the words that name ts, as given.
@@ -113,24 +129,24 @@ func args(ts []Target) []string {
 	return out
 }
 
-// cursorOf is where one action's run stopped reading (else where it
+// cursorOf is where one action's run r stopped reading (else where it
 // started); none for several.
-func cursorOf(runs []outcome, ts []Target) string {
-	if len(runs) != 1 || len(ts) != 1 {
+func cursorOf(r outcome, ts []Target) string {
+	switch {
+	case len(ts) != 1:
 		return ""
-	}
-	if runs[0].a != nil && runs[0].a.Cursor != "" {
-		return runs[0].a.Cursor
+	case r.a != nil && r.a.Cursor != "":
+		return r.a.Cursor
 	}
 	return ts[0].Cursor
 }
 
 // panicReport is PanicReport with the command that follows ts again from
 // cursor (none for a demo or a replay).
-func (p *Plan) panicReport(msg, cursor string, ts ...Target) string {
+func (p *Plan) panicReport(msg, cursor string, ts []Target) string {
 	resume := ""
-	if p.Resume.Command != nil && !p.Flags.Replay {
-		resume = p.Resume.Command(cursor, args(ts)...)
+	if p.Resume != nil && !p.Flags.Replay {
+		resume = p.Resume(cursor, args(ts)...)
 	}
 	return PanicReport(msg, resume)
 }
@@ -211,21 +227,21 @@ func (t *tagged) line(l []byte) {
 }
 
 // NotifyLines sends plain's and jsonl's notification (--notify, design
-// §10: n) of the action named name (Target.Name; "": its ID), after their last line, when the run ended on a settled action (a
-// run that stopped first has nothing to tell). It goes to stdout when
-// that is a terminal, else to stderr when that is one (jsonl piped on,
-// the operator still at the terminal), else nowhere.
-func NotifyLines(n Notify, name string, a *model.Action, o IO) {
-	if !n.On || n.Route == nil || a == nil || !a.Settled() {
+// §10) of the action named name (Target.Name; "": its ID) by route,
+// after their last line, when the run ended on a settled action (a run
+// that stopped first has nothing to tell). It goes to stdout when that is
+// a terminal, else to stderr when that is one (jsonl piped on, the
+// operator still at the terminal), else nowhere.
+func NotifyLines(route func() (safe.NotifyRoute, string), name string, a *model.Action, o IO) {
+	if route == nil || a == nil || !a.Settled() {
 		return
 	}
 	if name == "" {
 		name = a.ID
 	}
-	var w io.Writer
+	w := o.Stdout
 	switch {
 	case o.TTY:
-		w = o.Stdout
 	case o.ErrTTY:
 		w = o.Stderr
 	default:
@@ -237,7 +253,7 @@ func NotifyLines(n Notify, name string, a *model.Action, o IO) {
 	// The bytes are safe.Notification's: the text in them went through
 	// safe.Line; a Terminal safe.Writer would show the sequences instead
 	// of sending them.
-	r, hint := n.Route()
+	r, hint := route()
 	_, _ = io.WriteString(safe.Unwrap(w), output.NotificationAs(name, a, r))
 	if hint != "" {
 		fmt.Fprintln(o.Stderr, "aipwatch: "+hint)

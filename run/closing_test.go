@@ -13,12 +13,12 @@ import (
 // plan is a run of the words given, each its own ID (CONTEXT/act_… its
 // part after the slash), whose resume command is the words joined.
 func plan(words ...string) *Plan {
-	p := &Plan{Resume: Resume{Command: func(cursor string, args ...string) string {
+	p := &Plan{Resume: func(cursor string, args ...string) string {
 		if cursor != "" {
 			args = append([]string{"--cursor", cursor}, args...)
 		}
 		return "aipwatch " + strings.Join(args, " ")
-	}}}
+	}}
 	for _, w := range words {
 		id := w
 		if _, after, ok := strings.Cut(w, "/"); ok {
@@ -94,7 +94,7 @@ func TestSeveralActionsTags(t *testing.T) {
 // command instead.
 func TestDemoDetachSaysTheSimulatorStopped(t *testing.T) {
 	t.Parallel()
-	p := &Plan{Targets: []Target{{Arg: "act_sim_long_01", ID: "act_sim_long_01"}}, Resume: Resume{Demo: "aipwatch --demo=long"}}
+	p := &Plan{Targets: []Target{{Arg: "act_sim_long_01", ID: "act_sim_long_01"}}, Again: "aipwatch --demo=long"}
 	var w strings.Builder
 	if code := p.exit([]outcome{{a: model.NewAction("act_sim_long_01")}}, &w); code != model.ExitPending {
 		t.Fatalf("exit %d", code)

@@ -30,7 +30,7 @@ func TestTagsAreWholeNames(t *testing.T) {
 func TestNotificationNamesTheContext(t *testing.T) {
 	t.Parallel()
 	p := plan()
-	p.Notify = Notify{On: true, Route: func() (safe.NotifyRoute, string) { return safe.NotifyRoute{}, "" }}
+	p.Flags.Notify, p.Route = true, func() (safe.NotifyRoute, string) { return safe.NotifyRoute{}, "" }
 	a := model.NewAction("act_x_01")
 	for _, c := range []struct{ ctx, want string }{{"west", "west/act_x_01: "}, {"", "\x1b]9;act_x_01: "}} {
 		uo := p.live(Target{Arg: "x", ID: "act_x_01", Context: c.ctx}, true)

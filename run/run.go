@@ -27,18 +27,16 @@ import (
 
 // Target is one action of the run.
 type Target struct {
-	Arg     string // as given (CONTEXT/act_… too): a resume command repeats it
-	ID      string
+	Arg     string        // as given (CONTEXT/act_… too): a resume command repeats it
+	ID      string        //
 	Context string        // the config file's context whose daemon runs it ("" = the run's own)
 	Cursor  string        // where the run starts (--cursor)
 	Runner  stream.Runner // what it is read from: a client, a submission, a replay
-	// Reconcile is the live view's R (nil: none); Session the Hermes
-	// session_id its input carried (model.Action.SubmittedSession).
+	Session string        // the Hermes session_id its input carried (model.Action.SubmittedSession)
+	// Reconcile is the live view's R (nil: none); Hint the line that
+	// follows an error before aipd ever answered ("": none).
 	Reconcile ui.ReconcileFunc
-	Session   string
-	// Hint is the line that follows an error that stopped the target
-	// before aipd ever answered ("" = none; nil: no hints).
-	Hint func(error) string
+	Hint      func(error) string
 }
 
 // Name is how the run's outputs name t: its ID, or CONTEXT/ID when it
@@ -52,30 +50,12 @@ func (t Target) Name() string {
 
 // Flags are the run's flags, as every view and printer of it reads them.
 type Flags struct {
-	Redact, Timestamps, Cancel bool
-	NoColor                    bool // --no-color, $NO_COLOR, or no terminal
-	Replay                     bool // a --replay: nothing runs
-	Reason                     string
-	RawCap                     int64  // model.Action.SetRawCap
-	Export                     string // the TUI's e writes there
-}
-
-// Notify is --notify (design §10): On from the start; Route says how a
-// notification reaches the terminal, and what to say when it is dropped
-// (asked only when one may be sent: it may ask tmux).
-type Notify struct {
-	On    bool
-	Route func() (safe.NotifyRoute, string)
-}
-
-// Resume words what the closing lines offer.
-type Resume struct {
-	// Command is the shell command that follows args again (from cursor
-	// when given); nil: nothing can be resumed.
-	Command func(cursor string, args ...string) string
-	// Demo is, for a demo, the command that runs it again (its simulator
-	// stops with aipwatch).
-	Demo string
+	Redact, Timestamps, Cancel, Notify bool
+	NoColor                            bool // --no-color, $NO_COLOR, or no terminal
+	Replay                             bool // a --replay: nothing runs
+	Reason                             string
+	RawCap                             int64  // model.Action.SetRawCap
+	Export                             string // where the TUI's e writes
 }
 
 // Plan is one run: what to watch and how.
@@ -83,10 +63,17 @@ type Plan struct {
 	Targets []Target
 	Mode    string // tui, plain or jsonl
 	Flags   Flags
-	Notify  Notify
-	Resume  Resume
 	Keys    ui.KeyMap
 	Version string
+	// Route is how a notification reaches the terminal (design §10), and
+	// what to say when it is dropped; asked only when one may be sent (it
+	// may ask tmux).
+	Route func() (safe.NotifyRoute, string)
+	// Resume is the shell command that follows args again (from cursor
+	// when given); nil: nothing can be resumed. Again is a demo's command
+	// that runs it again (its simulator stops with aipwatch).
+	Resume func(cursor string, args ...string) string
+	Again  string
 }
 
 // IO is where a run reads its keys and writes.
@@ -121,9 +108,9 @@ func Run(ctx context.Context, p Plan, o IO) (int, []*model.Action) {
 	return code, models
 }
 
-// screen runs the live view of the one target, or the split view of
-// several, then prints each one's closing lines once the alt screen is
-// gone.
+// screen runs the live view of the one target (with its start line), or
+// the split view of several, then prints each one's closing lines once the
+// alt screen is gone.
 func (p *Plan) screen(ctx context.Context, o IO) ([]outcome, int) {
 	panes := make([]ui.Options, len(p.Targets))
 	for i, t := range p.Targets {
@@ -133,10 +120,8 @@ func (p *Plan) screen(ctx context.Context, o IO) ([]outcome, int) {
 		ui.Screen
 		Close()
 		Panes() []*ui.Live
-	}
-	if len(panes) == 1 {
-		s = ui.NewSingle(ctx, panes[0]) // with its start line
-	} else {
+	} = ui.NewSingle(ctx, panes[0])
+	if len(panes) > 1 {
 		s = split.New(ctx, panes, p.Keys, p.Flags.NoColor)
 	}
 	err := ui.Run(ctx, s, ui.Terminal{Input: o.Keys, Output: safe.Unwrap(o.Stdout), NoColor: p.Flags.NoColor,
@@ -147,22 +132,14 @@ func (p *Plan) screen(ctx context.Context, o IO) ([]outcome, int) {
 		runs = append(runs, outcome{a: l.Action(), err: l.Failure()})
 	}
 	if err != nil {
-		var se *stream.Error
-		if errors.As(err, &se) && se.Op == "internal" { // a caught panic: no action was touched
-			fmt.Fprint(o.Stderr, p.panicReport(se.Message, cursorOf(runs, p.Targets), p.Targets...))
-		} else {
-			Fail(o, false, err)
-		}
+		p.failed(o, -1, outcome{a: runs[0].a, err: err}, "aipwatch: ")
 		return runs, model.ExitError
 	}
 	tags := p.tags()
 	for i, r := range runs {
 		if r.err != nil {
-			p.failed(o.Stderr, i, r, "error: ")
+			p.failed(o, i, r, "aipwatch: error: ")
 			continue
-		}
-		if !r.a.Settled() {
-			r.a.Stop()
 		}
 		// The transcript stayed on the alt screen; what remains is the verdict.
 		fmt.Fprint(o.Stdout, tagLines(tags[i], output.ClosingLines(r.a, p.Flags.Redact, true)))
@@ -172,26 +149,24 @@ func (p *Plan) screen(ctx context.Context, o IO) ([]outcome, int) {
 
 // live is the live view's options of t.
 func (p *Plan) live(t Target, tty bool) ui.Options {
+	f := p.Flags
 	uo := ui.Options{ActionID: t.ID, Backend: t.Runner, Context: t.Context, Reconcile: t.Reconcile, Session: t.Session,
-		Keys: p.Keys, Redact: p.Flags.Redact, NoColor: p.Flags.NoColor, CancelReason: p.Flags.Reason, Version: p.Version,
-		RawCap: p.Flags.RawCap, AutoCancel: p.Flags.Cancel, ExportPath: p.Flags.Export, Replay: p.Flags.Replay, Notify: p.Notify.On}
-	if tty && p.Notify.Route != nil { // no notification to what is no terminal; n is off then
-		route, hint := p.Notify.Route()
+		Keys: p.Keys, Redact: f.Redact, NoColor: f.NoColor, CancelReason: f.Reason, Version: p.Version,
+		RawCap: f.RawCap, AutoCancel: f.Cancel, ExportPath: f.Export, Replay: f.Replay, Notify: f.Notify}
+	if tty && p.Route != nil { // nothing is sent to what is no terminal: n is off
+		route, hint := p.Route()
 		name := t.Name() // the notification names the context too
 		uo.Notification = func(a *model.Action) string { return output.NotificationAs(name, a, route) }
 		uo.NotifyHint = hint
 	}
-	if p.Resume.Command != nil && !p.Flags.Replay {
-		// The resume command the help shows: none for a demo (its
-		// simulator dies with aipwatch) or a replay (nothing is running).
-		uo.Resume = func(cursor string) string { return p.Resume.Command(cursor, t.Arg) }
+	if p.Resume != nil && !f.Replay { // the help's resume command: none for a demo or a replay
+		uo.Resume = func(cursor string) string { return p.Resume(cursor, t.Arg) }
 	}
 	return uo
 }
 
 // lines runs plain's or jsonl's printer for each target at once; several
-// share stdout, their lines going out whole, plain's tagged with the
-// action's.
+// share stdout, their lines going out whole, plain's tagged.
 func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 	tags := p.tags()
 	var mu sync.Mutex // one line at a time
@@ -201,6 +176,11 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { // a bug: one line (failed), no stack; the action keeps running
+				if r := recover(); r != nil {
+					runs[i] = outcome{err: &stream.Error{Op: "internal", Message: fmt.Sprint(r)}}
+				}
+			}()
 			w, ew := o.Stdout, o.Stderr
 			if len(p.Targets) > 1 {
 				tw := &tagged{mu: &mu, w: o.Stdout}
@@ -224,19 +204,21 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 	}
 	wg.Wait()
 	for i, r := range runs {
-		switch {
-		case r.err == nil:
-		case p.Mode == "plain":
-			// stdout is the run's output: the error goes to stderr, as
-			// the TUI's does (plain's printer left it to us).
-			p.failed(o.Stderr, i, r, "error: ")
-		default:
-			if tags[i] != "" { // jsonl wrote the error object; say whose
-				fmt.Fprintf(o.Stderr, "aipwatch: %s%s\n", tags[i], safe.Line(r.err.Error()))
+		if r.err != nil {
+			say := "" // jsonl wrote the error object; several say whose
+			switch {
+			case p.Mode == "plain":
+				// stdout is the run's output: plain's printer left the
+				// error to us, for stderr, as the TUI's.
+				say = "aipwatch: error: "
+			case tags[i] != "":
+				say = "aipwatch: "
 			}
-			p.hint(o.Stderr, i, r)
+			p.failed(o, i, r, say)
 		}
-		NotifyLines(p.Notify, p.Targets[i].Name(), r.a, o)
+		if p.Flags.Notify {
+			NotifyLines(p.Route, p.Targets[i].Name(), r.a, o)
+		}
 	}
 	// The detach message goes to stderr in both line modes: stdout ends
 	// on the verdict (plain: its last line, design §4; jsonl: one JSON
@@ -244,33 +226,36 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 	return runs, p.exit(runs, o.Stderr)
 }
 
-// failed reports the error that stopped target i on w (an internal one as
-// the report of a bug, with the command that resumes it), and the hint of
-// one that came before aipd answered.
-func (p *Plan) failed(w io.Writer, i int, r outcome, prefix string) {
-	var se *stream.Error
-	if errors.As(r.err, &se) && se.Op == "internal" { // a caught panic: the action was not touched
-		t := p.Targets[i]
-		fmt.Fprint(w, p.panicReport(se.Message, cursorOf([]outcome{r}, []Target{t}), t))
-		return
+// failed reports the error that stopped target i (-1: the program that
+// drew them all) on stderr after say ("": not at all): an internal one as
+// the report of a bug, with the command that resumes it; one that came
+// before aipd answered with its hint.
+func (p *Plan) failed(o IO, i int, r outcome, say string) {
+	ts, tag := p.Targets, ""
+	if i >= 0 {
+		ts, tag = ts[i:i+1], p.tags()[i]
 	}
-	fmt.Fprintf(w, "aipwatch: %s%s%s\n", prefix, p.tags()[i], safe.Line(r.err.Error()))
-	p.hint(w, i, r)
-}
-
-// hint prints the hint of target i's error, when aipd never answered.
-func (p *Plan) hint(w io.Writer, i int, r outcome) {
-	if h := p.Targets[i].Hint; h != nil && !Attached(r.a) {
-		if s := h(r.err); s != "" {
-			fmt.Fprintln(w, safe.Line(s))
+	var se *stream.Error
+	switch {
+	case errors.As(r.err, &se) && se.Op == "internal": // a caught panic: the action was not touched
+		fmt.Fprint(o.Stderr, p.panicReport(se.Message, cursorOf(r, ts), ts))
+		return
+	case i < 0 && p.Mode == "jsonl":
+		output.WriteError(o.Stdout, r.err)
+	case say != "":
+		fmt.Fprintf(o.Stderr, "%s%s%s\n", say, tag, safe.Line(r.err.Error()))
+	}
+	if i >= 0 && ts[0].Hint != nil && !attached(r.a) {
+		if h := ts[0].Hint(r.err); h != "" {
+			fmt.Fprintln(o.Stderr, safe.Line(h))
 		}
 	}
 }
 
-// Attached reports whether aipd ever answered this run (the model's
+// attached reports whether aipd ever answered this run (the model's
 // connection state, as the TUI reads it). An error before that is a
 // start-up failure, which gets a hint.
-func Attached(a *model.Action) bool {
+func attached(a *model.Action) bool {
 	return a != nil && a.Connection().Answered
 }
 

@@ -136,3 +136,22 @@ func writePrivate(path string, b []byte, flag int) error {
 	}
 	return f.Close()
 }
+
+// CheckPrivate tells, before anything is written, whether a private file
+// can be written at path ("" can): it opens it as OpenPrivate does and
+// leaves no file behind.
+func CheckPrivate(path string) error {
+	if path == "" {
+		return nil
+	}
+	_, statErr := os.Lstat(path)
+	f, err := OpenPrivate(path, os.O_WRONLY|os.O_CREATE)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if os.IsNotExist(statErr) {
+		_ = os.Remove(path) // the probe's own empty file
+	}
+	return nil
+}

@@ -2,6 +2,8 @@ package safe
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -182,4 +184,29 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("JSON changed the meaning: %q -> %q", want, back)
 		}
 	})
+}
+
+// TestHostileCorpusFile keeps testdata/hostile.json, the corpus other
+// packages' tests read (the HTML report's), equal to hostile: one corpus.
+func TestHostileCorpusFile(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "hostile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file map[string]string
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(file) != len(hostile) {
+		t.Fatalf("testdata/hostile.json has %d samples, hostile %d", len(file), len(hostile))
+	}
+	for name, in := range hostile {
+		// JSON keeps invalid UTF-8 as U+FFFD: compare as JSON reads it.
+		b, _ := json.Marshal(in)
+		var want string
+		_ = json.Unmarshal(b, &want)
+		if file[name] != want {
+			t.Errorf("%s: file %q, hostile %q", name, file[name], want)
+		}
+	}
 }

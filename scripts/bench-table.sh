@@ -9,7 +9,8 @@ go test -run '^$' -bench 'IngestRatio' -benchtime 3s ./stream/ | tee -a "$out" >
 go test -run '^$' -bench 'Frame|Resize|Latency' -benchtime 2000x -timeout 30m ./ui/ | tee -a "$out" >&2
 go test -run '^$' -bench 'TerminalBytes' -benchtime 1000x -timeout 10m ./ui/ | tee -a "$out" >&2
 go test -run '^$' -bench 'FirehoseMemory' -benchtime 1x -timeout 20m ./ui/ | tee -a "$out" >&2
-# The split view: four panes at 1,000 deltas/s each, beside one pane at 4,000/s.
+# The split view: four panes at 1,000 deltas/s each, beside one pane at 4,000/s,
+# then the two in turns (4vs1: four panes' CPU over one pane's).
 go test -run '^$' -bench 'SplitStream' -benchtime 20x -timeout 10m ./ui/split/ | tee -a "$out" >&2
 # Hostile orders (100,000 chunks; 20,000 Responses items), the View with
 # 20,000 items, memory a chunk, the streamed result.
@@ -30,6 +31,7 @@ function metric(line, unit,   i, n, f) { n = split(line, f, /[ \t]+/); for (i = 
 /^BenchmarkTerminalBytes/ { tb = metric($0, "bytes/delta") }
 /^BenchmarkFirehoseMemory\// { split($1, p, "/"); sub(/-[0-9]+$/, "", p[2]); mh[p[2]] = metric($0, "heap-MB"); mr[p[2]] = metric($0, "raw-MB"); mx[p[2]] = metric($0, "x-limit") }
 /^BenchmarkLatency/ { lat = metric($0, "delta-p99-ms") }
+/^BenchmarkSplitStream\/4vs1/ { sx = metric($0, "x-1pane"); sx4 = metric($0, "cpu4-ms/s"); sx1 = metric($0, "cpu1-ms/s") }
 /^BenchmarkSplitStream\// { split($1, p, "/"); sub(/-[0-9]+$/, "", p[2]); sd[p[2]] = metric($0, "delta-p99-ms"); sf[p[2]] = metric($0, "frame-p99-ms"); sfc[p[2]] = metric($0, "frame-p99-cpu-ms"); sc[p[2]] = metric($0, "cpu-ms/s"); sh[p[2]] = metric($0, "heap-MB") }
 /^e2e\// { split($1, p, "/"); e2e[p[2] " " p[3]] = $2; if (p[3] == "load") eload[p[2]] = $2 " " $3 " " $4 }
 /^BenchmarkHostile(JSONL|TUI)\// { split($1, p, "/"); sub(/-[0-9]+$/, "", p[2]); k = (($1 ~ /TUI/) ? "TUI " : "jsonl ") p[2]; hx[k] = metric($0, "x-normal"); hh[k] = metric($0, "hostile-ms"); hn[k] = metric($0, "normal-ms") }
@@ -67,6 +69,7 @@ END {
   printf "%-46s %-22s %s\n", "split 4x1,000/s 240x60: delta on screen p99", sprintf("%s ms (1 pane at 4,000/s: %s)", sd["4panes"], sd["1pane"]), "<= 50 ms"
   printf "%-46s %-22s %s\n", "split 4x1,000/s 240x60: frame p99 (wall; CPU)", sprintf("%s; %s ms (1 pane: %s; %s)", sf["4panes"], sfc["4panes"], sf["1pane"], sfc["1pane"]), "<= 8 ms"
   printf "%-46s %-22s %s\n", "split: CPU a second of stream; heap (4; 1)", sprintf("%s; %s ms/s, %s; %s MB", sc["4panes"], sc["1pane"], sh["4panes"], sh["1pane"]), "(the figure)"
+  printf "%-46s %-22s %s\n", "split: CPU 4 panes / 1 pane, in turns", sprintf("%.2fx (%s vs %s ms/s)", sx, sx4, sx1), "<= 1.5x"
   split("new naive", C, " ")
   for (i = 1; i <= 2; i++) {
     c = C[i]; q = "fleet/" c "/"; lb = (fl[q "history-bytes"] > 0) ? 100 * fl[q "log-bytes"] / fl[q "history-bytes"] : 0

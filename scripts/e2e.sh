@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end check of the real binary in a real terminal (make e2e): run the
 # built-in demo in a detached tmux session at 120x40, read the screen with
-# capture-pane, press keys, and check what an operator would see.
+# capture-pane, press keys, and check what an operator would see. The HTML
+# report is opened in a real browser (headless Chromium): a screenshot of
+# it, and no message on the browser's console.
 # Exits non-zero on the first failure, printing the screen it saw.
 set -euo pipefail
 
@@ -14,6 +16,8 @@ trap 'tmux kill-session -t "$SESSION" 2>/dev/null || true; rm -rf "$OUT"' EXIT
 
 command -v tmux >/dev/null || { echo "e2e: tmux is required" >&2; exit 1; }
 command -v openssl >/dev/null || { echo "e2e: openssl is required (the private CA of the --cacert run)" >&2; exit 1; }
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+[ -n "$CHROMIUM" ] || { echo "e2e: chromium is required (the HTML report in a browser: apt-get install chromium)" >&2; exit 1; }
 
 # A tmux server of its own (other tmux users on the machine neither see nor
 # disturb it), kept up by an idle session: without one, killing a run's
@@ -132,11 +136,59 @@ tmux send-keys -t "$SESSION" Escape
 gone "search “"
 gone "n/N"
 tmux send-keys -t "$SESSION" e
+wait_for "export as:" 5
+tmux send-keys -t "$SESSION" m
 wait_for "exported to aipwatch-act_sim_responses_tools_01-" 5
 md=$(ls "$OUT"/aipwatch-act_sim_responses_tools_01-*.md 2>/dev/null | head -1)
 [ -n "$md" ] || fail "no export file in $OUT"
 [ "$(stat -c %a "$md")" = 600 ] || fail "export mode $(stat -c %a "$md"), want 600"
 grep -q "Fix the flaky test" "$md" || fail "the export lacks the transcript"
+grep -q "^## Timeline" "$md" || fail "the export lacks the timeline"
+
+# The timeline (v): the tools as lettered bars, the verdict at the end.
+tmux send-keys -t "$SESSION" v
+wait_for "whole turn" 5
+wait_for "C completed" 5
+wait_for "VERIFIED" 5
+screen | grep -q "read_file .*├.*C" || fail "no lettered bar for read_file"
+tmux send-keys -t "$SESSION" +
+wait_for "×2 ·" 5
+tmux send-keys -t "$SESSION" v
+gone "whole turn"
+
+# The HTML report (e, h), opened in headless Chromium.
+tmux send-keys -t "$SESSION" e
+wait_for "export as:" 5
+tmux send-keys -t "$SESSION" h
+wait_for ".html" 5
+html=$(ls "$OUT"/aipwatch-act_sim_responses_tools_01-*.html 2>/dev/null | head -1)
+[ -n "$html" ] || fail "no HTML report in $OUT"
+[ "$(stat -c %a "$html")" = 600 ] || fail "report mode $(stat -c %a "$html"), want 600"
+grep -q "<svg" "$html" || fail "the report lacks its timeline"
+if grep -qiE '<(script|iframe|img|object|embed|link|base)|<[a-z][^>]*[[:space:]](on[a-z]+|href|src)=' "$html"; then
+	fail "the report has a script, a link, a load or an event handler"
+fi
+echo "e2e: the HTML report in $CHROMIUM"
+profile=$(mktemp -d)
+shot="$OUT/report.png"
+# Headless, with nothing of its own on the network; every console message
+# (CSP violations too) goes to stderr as a CONSOLE line.
+timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync --disable-extensions \
+	--user-data-dir="$profile" --enable-logging=stderr --v=0 \
+	--screenshot="$shot" --window-size=1200,1800 "file://$html" >"$OUT/chromium.out" 2>"$OUT/chromium.err" ||
+	{ cat "$OUT/chromium.err" >&2; rm -rf "$profile"; fail "chromium failed on the report"; }
+rm -rf "$profile"
+[ -s "$shot" ] || fail "chromium took no screenshot"
+size=$(stat -c %s "$shot")
+[ "$size" -gt 20000 ] || fail "the screenshot is $size bytes: an empty page?"
+# The PNG's size, from its IHDR: the window's.
+dims=$(od -An -tu1 -j16 -N8 "$shot" | awk '{print (($1*256+$2)*256+$3)*256+$4 "x" (($5*256+$6)*256+$7)*256+$8}')
+[ "$dims" = 1200x1800 ] || fail "the screenshot is $dims, want 1200x1800"
+if grep -F ":CONSOLE" "$OUT/chromium.err" >&2; then
+	fail "the browser's console reported the messages above"
+fi
+echo "e2e: report screenshot $dims, $size bytes, a quiet console"
 tmux send-keys -t "$SESSION" q
 wait_for "EXIT=0" 10
 tmux kill-session -t "$SESSION"
@@ -253,6 +305,14 @@ tmux send-keys -t "$SESSION" g
 wait_for "── scrolled" 5
 for _ in $(seq 1 30); do tmux send-keys -t "$SESSION" j; done
 wait_for "── end ─" 5 # scrolling back to the end resumes
+# The timeline at 80 columns: the verdict at its end, not cut.
+tmux send-keys -t "$SESSION" v
+wait_for "whole turn" 5
+wait_for "VERIFIED" 5
+screen | grep -q " verdict .*VERIFIED [0-9.]*s ■$" || fail "the timeline's verdict is not at its end"
+wait_for "C completed" 5 # the legend: tmux cuts nothing that fits
+tmux send-keys -t "$SESSION" v
+gone "whole turn"
 tmux send-keys -t "$SESSION" q
 wait_for "EXIT=0" 10
 tmux kill-session -t "$SESSION"

@@ -39,8 +39,15 @@ func ApplyAt(a *model.Action, m Msg, now time.Time) bool {
 		a.Log(model.Happening{At: stamp(m.At), Kind: model.HapTerminal, Cursor: m.Cursor})
 	case ResultMsg:
 		a.ConnAnswered()
+		// An action whose store holds no chunk (the fleet, async or sync:
+		// design §14) is read from its result's provider frames, through
+		// IngestChunk as chunks are; chunks win when there are any.
+		n := a.ReadResultEvents(m.Result)
 		a.SetResult(m.Result)
 		a.Log(model.Happening{At: stamp(m.At), Kind: model.HapResult, Status: m.Result.Status})
+		if n > 0 {
+			a.Log(model.Happening{At: stamp(m.At), Kind: model.HapNoLiveChunks, Frames: n})
+		}
 	case StatusMsg:
 		a.ConnAnswered()
 		a.SetStatus(m.Status)

@@ -369,14 +369,16 @@ func (c *Client) status(ctx context.Context) (model.ActionStatus, *Error) {
 // Result reads GET /aip/v1/actions/{id}/result once.
 func (c *Client) Result(ctx context.Context) (model.ActionResult, error) {
 	defer c.closeIdle()
-	r, e := c.result(ctx)
+	r, e := c.result(ctx, false)
 	if e != nil {
 		return model.ActionResult{}, ctxErr(ctx, e)
 	}
 	return r, nil
 }
 
-func (c *Client) result(ctx context.Context) (model.ActionResult, *Error) {
+// result reads the result; keepEvents keeps its output.events (a follow
+// that saw no chunk: design §14), which are dropped otherwise.
+func (c *Client) result(ctx context.Context, keepEvents bool) (model.ActionResult, *Error) {
 	var r model.ActionResult
 	noStatus := errors.New("no status")
 	bad := func(err error) *Error {
@@ -389,7 +391,7 @@ func (c *Client) result(ctx context.Context) (model.ActionResult, *Error) {
 		// Streamed: the aggregate's events arrays (every provider frame,
 		// twice) are skipped by their structure, never held
 		// (result_stream.go); the rest is validated.
-		data, err := reduceResult(body)
+		data, err := reduceResultKeeping(body, keepEvents)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // wireCodes are the codes of protocol §7.4 with their category, then the
@@ -191,6 +192,41 @@ func TestDeniedReadsTheCode(t *testing.T) {
 	} {
 		if got := c.e.Denied(); got != c.want {
 			t.Errorf("%v: Denied %v, want %v", c.e, got, c.want)
+		}
+	}
+}
+
+// design §14: each fleet error says what happened and what to do, in one
+// line; retry_after_ms is read from the error or its details; any other
+// error has no advice.
+func TestFleetAdvice(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		code, msg string
+		after     time.Duration
+		details   string
+		want      []string
+	}{
+		{CodeHostNotReady, "connector host is draining", 10 * time.Second, "", []string{"draining", "nothing ran", "after 10s"}},
+		{CodeHostCapacity, "", 0, "", []string{"as many actions as it may", "in a moment"}},
+		{CodeSchedulerOverloaded, "remote action queue is full", 0, `{"retry_after_ms":2500}`, []string{"admission queue is full", "after 2.5s"}},
+		{CodeAdmissionCapacity, "", 0, `"tenant"`, []string{"admission limit of the fleet is exhausted (tenant)", "raise the limit"}},
+		{"auth.not_authorized", "authorization failed: remote connector execution requires a verified tenant", 0, "", []string{"verified tenant", "--native-tenant-id"}},
+	}
+	for _, c := range cases {
+		got := FleetAdvice(c.code, c.msg, c.after, json.RawMessage(c.details))
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q does not say %q", c.code, got, w)
+			}
+		}
+		if strings.ContainsAny(got, "\n\r") {
+			t.Errorf("%s: not one line: %q", c.code, got)
+		}
+	}
+	for _, code := range []string{"", "auth.not_authorized", "connector.hermes_agent.transport", "action.id_conflict"} {
+		if got := FleetAdvice(code, "bad token", 0, nil); got != "" {
+			t.Errorf("%s: advice %q for an error that is not the fleet's", code, got)
 		}
 	}
 }

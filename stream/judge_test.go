@@ -266,3 +266,22 @@ func TestJudgeReview(t *testing.T) {
 		t.Fatalf("the review's judgement not cached: %+v, %d more requests", again, p.requests.Load()-n)
 	}
 }
+
+// design §14: on the fleet the settled rows recorded no chunk; the judge
+// (the console's VERDICT column, ls --verdict) reads them from their
+// results: the Chat turn cut by its length is partial, the complete one
+// verified, never incomplete for want of a terminal frame.
+func TestJudgeConnectorHostFleetFromResults(t *testing.T) {
+	t.Parallel()
+	f, err := sim.ConnectorHostFleet(4, false)
+	u := startFleet(t, f, err)
+	j := NewJudge(quickRetries(u), JudgeOptions{})
+	for id, w := range map[string]string{
+		sim.ConnectorHostActions[5]: model.VerdictPartial,
+		sim.ConnectorHostActions[6]: model.VerdictVerified,
+	} {
+		if jg := j.Judge(context.Background(), id); jg.Word != w || jg.Err != nil {
+			t.Errorf("%s: %q %v (err %v), want %q", id, jg.Word, jg.Verdict.Reasons, jg.Err, w)
+		}
+	}
+}

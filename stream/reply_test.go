@@ -60,7 +60,7 @@ func TestResultReplyThatIsNotAResult(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, e := c.result(context.Background())
+		_, e := c.result(context.Background(), false)
 		if e == nil || e.Retryable || !strings.HasPrefix(e.Message, tc.want) ||
 			(!strings.HasSuffix(tc.want, ": ") && e.Message != tc.want) {
 			t.Errorf("%s: %+v, want %q", tc.body, e, tc.want)

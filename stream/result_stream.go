@@ -39,8 +39,14 @@ const maxDepth = 10000
 // ActionResult}, or the bare ActionResult) from r and returns it without
 // the aggregate's events arrays. The rest of r must be white space. r
 // may be any reader, e.g. one that caps the bytes read.
-func reduceResult(r io.Reader) ([]byte, error) {
-	s := &rscan{r: r, buf: make([]byte, 64<<10)}
+func reduceResult(r io.Reader) ([]byte, error) { return reduceResultKeeping(r, false) }
+
+// reduceResultKeeping is reduceResult that keeps output.events when
+// keepOutput is set: an action whose store holds no chunk is read from
+// them (design §14, model.Action.ReadResultEvents). The message part's
+// copy is dropped all the same.
+func reduceResultKeeping(r io.Reader, keepOutput bool) ([]byte, error) {
+	s := &rscan{r: r, buf: make([]byte, 64<<10), keepOutput: keepOutput}
 	s.keep = true
 	if err := s.value(0); err != nil {
 		return nil, err
@@ -69,6 +75,8 @@ type rscan struct {
 	key   []byte    // str's buffer for a key, number's for a number
 	esc   [6]byte   // escape's
 	stack skipStack // skip's open brackets
+	// keepOutput: output.events is kept (reduceResultKeeping).
+	keepOutput bool
 }
 
 // fill reads more into buf; it returns false at the end of the input.
@@ -304,7 +312,7 @@ func (s *rscan) dropped(name string) bool {
 	}
 	switch len(p) {
 	case 1:
-		return p[0] == "output"
+		return p[0] == "output" && !s.keepOutput
 	case 3:
 		return p[0] == "message" && p[1] == "*" && p[2] == "data"
 	}

@@ -544,3 +544,19 @@ func FuzzReduceResult(f *testing.F) {
 		checkSkip(t, append([]byte{'['}, body...))
 	})
 }
+
+// design §14: a follow that saw no chunk keeps the result's output.events
+// (its provider frames are the evidence); the message part's copy goes
+// all the same, and every other read drops both.
+func TestReduceResultKeepsOutputEventsWhenAsked(t *testing.T) {
+	body := `{"action_result":{"action_id":"a","status":"completed","output":{"operation":"chat_stream","events":[{"raw_data":"x"}],"terminal":true},` +
+		`"message":[{"type":"json","data":{"events":[{"raw_data":"x"}]}}]}}`
+	kept, err := reduceResultKeeping(strings.NewReader(body), true)
+	if err != nil || strings.Count(string(kept), `"raw_data"`) != 1 || !strings.Contains(string(kept), `"output":{"operation":"chat_stream","events":[{"raw_data":"x"}]`) {
+		t.Fatalf("kept: %s (%v)", kept, err)
+	}
+	dropped, err := reduceResult(strings.NewReader(body))
+	if err != nil || strings.Contains(string(dropped), "raw_data") {
+		t.Fatalf("dropped: %s (%v)", dropped, err)
+	}
+}

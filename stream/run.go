@@ -645,17 +645,37 @@ func (r *runner) live(f *Frame) {
 }
 
 // schedule sends the pending batch now when the last batch is at least one
-// BatchInterval old, else arms the batch timer for then.
+// BatchInterval old, else arms the batch timer for then, kept to the beat
+// (onBeat).
 func (r *runner) schedule() {
-	since := time.Since(r.lastFlush)
-	if since >= r.c.cfg.BatchInterval {
+	now := time.Now()
+	iv := r.c.cfg.BatchInterval
+	if now.Sub(r.lastFlush) >= iv {
 		r.flush()
 		return
 	}
 	if !r.armed {
-		r.batchTimer.Reset(r.c.cfg.BatchInterval - since)
+		r.batchTimer.Reset(max(onBeat(r.lastFlush.Add(iv), iv).Sub(now), 0))
 		r.armed = true
 	}
+}
+
+// beatEpoch is where the process's beats start.
+var beatEpoch = time.Now()
+
+// onBeat is the beat nearest t: the process's instants one interval apart.
+// Every stream of the process that batches times its batches by them, so
+// that several followed at once (the split view's panes) hand theirs over
+// together, one message and one frame a tick for all (ui.Gather), instead
+// of one each at phases of their own. Nearest, so a batch after an
+// off-beat one (the first, a flush before another message) comes between
+// half an interval and one and a half after it; then on the beat.
+func onBeat(t time.Time, iv time.Duration) time.Time {
+	off := t.Sub(beatEpoch) % iv
+	if off < iv/2 {
+		return t.Add(-off)
+	}
+	return t.Add(iv - off)
 }
 
 // flush sends the pending batch, if any.

@@ -94,13 +94,14 @@ func (r *runner) check(ctx context.Context) (connEnd, bool) {
 		// base URL without credentials): no need to cut it to one short line.
 		return connEnd{kind: endFatal, err: &Error{Op: "follow", Code: codeUnknown, Message: fmt.Sprintf(
 			"no event or chunk of %s within %s, and aipd at %s has no record of it: it was never submitted, "+
-				"was rejected before it ran, or is a synchronous run that failed before its first chunk "+
+				"was rejected before it ran, or is a synchronous run that failed before its first chunk; "+
+				"on the fleet deployment a sync run shows nothing at all until it settles: follow it again later "+
 				"(check the ID, --url, and what the submitter printed)",
 			r.c.cfg.ActionID, r.c.cfg.AppearTimeout, r.c.base)}}, true
 	}
 	// Chunks, no record, and nothing new for the stall timeout. A result
 	// would have made a record, but read it once: the evidence decides.
-	if res, e := r.c.result(ctx); e == nil && res.Status != "" {
+	if res, e := r.c.result(ctx, !r.hasSeq); e == nil && res.Status != "" {
 		if res.Of(r.c.cfg.ActionID) {
 			r.unknown = false
 			r.send(ResultMsg{Result: res})
@@ -183,7 +184,9 @@ const notFoundReads = 3
 // dead_lettered); a state of cancelled with no result settles by state.
 func (r *runner) result(ctx context.Context) error {
 	for read := 1; ; read++ {
-		res, e := r.c.result(ctx)
+		// With no chunk seen, its provider frames are the evidence
+		// (design §14): output.events is kept.
+		res, e := r.c.result(ctx, !r.hasSeq)
 		if e == nil {
 			if !res.Of(r.c.cfg.ActionID) {
 				// Evidence about another action is no evidence (design §3).

@@ -285,6 +285,9 @@ type Submission struct {
 	// returns; an error stops the submission before anything is sent.
 	Envelope func(try int) ([]byte, error)
 	Sync     bool // the POST is held open until the stream ends
+	// IdempotencyKey is the key every try carries (for the lines that
+	// say how to resubmit safely; the envelope holds it already).
+	IdempotencyKey string
 	// AppearTimeout is how long an uncertain submission may stay unknown
 	// before the one resend (0 = 1 minute).
 	AppearTimeout time.Duration
@@ -292,7 +295,17 @@ type Submission struct {
 	// OnReply, when set, sees each POST's outcome (for the journal).
 	OnReply func(try int, out PostOutcome)
 
-	busy atomic.Int32 // POSTs awaiting a reply + uncertain ones being resolved
+	busy     atomic.Int32 // POSTs awaiting a reply + uncertain ones being resolved
+	posted   atomic.Bool  // a POST was sent
+	answered atomic.Bool  // a POST's outcome came before the run was stopped (HeldOpen)
+}
+
+// HeldOpen reports whether a held-open POST (sync, streaming) was sent
+// and no POST of the submission has been answered: quitting closes it, and
+// the run goes on without a reply (protocol §13). It stays true once the
+// submission was stopped that way.
+func (s *Submission) HeldOpen() bool {
+	return s != nil && s.Sync && s.posted.Load() && !s.answered.Load()
 }
 
 // InFlight reports whether the submission is not answered yet: a POST
@@ -335,6 +348,7 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 	go func() { followDone <- s.Client.Run(followCtx, ls) }()
 	posts := make(chan postDone, 2)
 	post := func(try int, env []byte) {
+		s.posted.Store(true)
 		s.busy.Add(1)
 		wg.Add(1)
 		go func() {
@@ -422,6 +436,9 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 		case pd := <-posts:
 			inFlight--
 			out := pd.out
+			if postCtx.Err() == nil {
+				s.answered.Store(true) // a reply, a refusal, or none: not closed by quitting
+			}
 			resolving := out.Uncertain && pd.try == 1 && !followOver && postCtx.Err() == nil
 			if !resolving {
 				s.busy.Add(-1) // else the count passes to the resolver below
@@ -464,6 +481,9 @@ func (s *Submission) Run(ctx context.Context, sink Sink) error {
 					e.Message += " — aipd ran the handler again, but " + id + " had already published a stream (an earlier run), so this run's output was refused and nothing new is stored; submit under a new action ID"
 				case CodeReplay:
 					e.Message += " — this message_id was already used or sent_at is outside aipd's replay window (check the clock); nothing is resubmitted"
+				}
+				if adv := e.Advice(); adv != "" { // the fleet's refusals (errors_fleet.go)
+					e.Message += " — " + adv
 				}
 				return fail(&e)
 			case out.Reply.Ack != nil:

@@ -17,11 +17,51 @@ import (
 	"time"
 )
 
-// Modes of a submission. Async is the default (design §6.3).
+// Modes of a submission (design §6.3, §14): streaming is the default of
+// the Hermes chat_stream and responses_stream capabilities, async of any
+// other.
 const (
-	ModeAsync = "async"
-	ModeSync  = "sync"
+	ModeAsync     = "async"
+	ModeSync      = "sync"
+	ModeStreaming = "streaming"
 )
+
+// CheckMode is the rule for --mode: one of the three modes aipd takes.
+func CheckMode(mode string) error {
+	switch mode {
+	case ModeAsync, ModeSync, ModeStreaming:
+		return nil
+	}
+	return fmt.Errorf("--mode must be async, sync or streaming, not %q", mode)
+}
+
+// Held reports whether a submission's POST is held open until the run
+// ends and answers with its result (protocol §1.2, §13): sync, and
+// streaming, which takes the same path in aipd. Only async is answered
+// with an ack at once.
+func Held(mode string) bool { return mode == ModeSync || mode == ModeStreaming }
+
+// ModeChoice is the mode of one submission and why it is that one, for
+// the submit line and the journal.
+type ModeChoice struct {
+	Mode string
+	Why  string
+}
+
+// ChooseMode decides a submission's mode (design §14): the one --mode
+// gives (given is "" when the flag was not set), else streaming for the
+// Hermes chat_stream and responses_stream capabilities (their
+// expected_completion, and the only mode whose chunks reach the daemon's
+// store on the fleet deployment, protocol §13), else async.
+func ChooseMode(capabilityID, given string) ModeChoice {
+	if given != "" {
+		return ModeChoice{given, "--mode"}
+	}
+	if _, op, ok := Capability(capabilityID); ok && (op == OpChat || op == OpResponses) {
+		return ModeChoice{ModeStreaming, op + "'s expected completion; its chunks are recorded on both deployments"}
+	}
+	return ModeChoice{ModeAsync, "the default: aipd keeps a record at once"}
+}
 
 // Operations of the Hermes connector that aipwatch checks or submits.
 const (
@@ -325,7 +365,7 @@ type Request struct {
 	ActionID       string
 	CapabilityID   string
 	Input          json.RawMessage
-	Mode           string // ModeAsync, ModeSync, or "" (none: the daemon's sync)
+	Mode           string // ModeAsync, ModeSync, ModeStreaming, or "" (none: the daemon's sync)
 	IdempotencyKey string
 }
 

@@ -168,3 +168,43 @@ func TestIDRules(t *testing.T) {
 		t.Fatal("reconcile keys of two actions are equal")
 	}
 }
+
+// design §14: streaming is the default of the Hermes stream capabilities
+// (their expected_completion), async of any other; --mode wins; every
+// choice says why.
+func TestChooseMode(t *testing.T) {
+	cases := []struct {
+		capID, given, want, why string
+	}{
+		{chatCap, "", ModeStreaming, "chat_stream's expected completion"},
+		{respCap, "", ModeStreaming, "responses_stream's expected completion"},
+		{"cap:hermes_agent:ep:response_get", "", ModeAsync, "the default"},
+		{"cap:other:thing", "", ModeAsync, "the default"},
+		{chatCap, "async", ModeAsync, "--mode"},
+		{chatCap, "sync", ModeSync, "--mode"},
+		{"cap:other:thing", "streaming", ModeStreaming, "--mode"},
+	}
+	for _, c := range cases {
+		got := ChooseMode(c.capID, c.given)
+		if got.Mode != c.want || !strings.Contains(got.Why, c.why) {
+			t.Errorf("ChooseMode(%s, %q) = %+v, want %s (%s)", c.capID, c.given, got, c.want, c.why)
+		}
+	}
+}
+
+func TestCheckModeAndHeld(t *testing.T) {
+	for _, m := range []string{"async", "sync", "streaming"} {
+		if err := CheckMode(m); err != nil {
+			t.Errorf("CheckMode(%q) = %v", m, err)
+		}
+	}
+	for _, m := range []string{"", "Streaming", "stream", "batch"} {
+		if err := CheckMode(m); err == nil || !strings.Contains(err.Error(), "async, sync or streaming") {
+			t.Errorf("CheckMode(%q) = %v, want a refusal naming the three modes", m, err)
+		}
+	}
+	// A streaming POST is held open like a sync one (protocol §1.2).
+	if !Held("sync") || !Held("streaming") || Held("async") || Held("") {
+		t.Error("Held: want sync and streaming held open, async and none not")
+	}
+}

@@ -27,6 +27,12 @@ const (
 	ModeSearch                 // typing a search query: enter finds, esc cancels
 )
 
+// The timeline's and the export's modes (design §16).
+const (
+	ModeTimeline KeyMode = ModeSearch + 1 + iota // the timeline (v): zoom and pan
+	ModeExport                                   // e: the export's format (Markdown, HTML), or none
+)
+
 // KeyContext is the state the help depends on.
 type KeyContext struct {
 	Mode     KeyMode
@@ -75,6 +81,12 @@ type KeyMap struct {
 	// NextPane and Zoom are the split view's (design §12): the focus to
 	// the next pane, the focused pane on the whole screen and back.
 	NextPane, Zoom key.Binding
+	// Timeline (v) shows the turn on a time axis (design §16); ZoomIn,
+	// ZoomOut, PanLeft and PanRight move its window.
+	Timeline, ZoomIn, ZoomOut, PanLeft, PanRight key.Binding
+	// ExportMarkdown, ExportHTML and ExportCancel answer e's question
+	// (ModeExport).
+	ExportMarkdown, ExportHTML, ExportCancel key.Binding
 
 	// In is the help text that depends on the context (For).
 	In ContextHelp
@@ -105,6 +117,9 @@ type ShortHelp struct {
 	// Zoom, CancelPane and DetachAll are z, c and q on the split view's
 	// key line (design §12).
 	Zoom, CancelPane, DetachAll key.Help
+	// TimelineZoom, TimelinePan and TimelineClose: the line while the
+	// timeline is shown (design §16).
+	TimelineZoom, TimelinePan, TimelineClose key.Help
 }
 
 // For returns the key map with its help adapted to the context: texts that
@@ -167,8 +182,20 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		return enabled(k.Up, k.Down, k.RawPrev, k.RawNext, k.Close)
 	case ModeLog:
 		return enabled(k.Up, k.Down, k.CloseLog)
+	case ModeTimeline:
+		s := k.Short
+		both := func(a, b key.Binding, h key.Help) key.Binding {
+			return key.NewBinding(key.WithKeys(append(a.Keys(), b.Keys()...)...), key.WithHelp(h.Key, h.Desc))
+		}
+		cl := k.Timeline
+		cl.SetHelp(s.TimelineClose.Key, s.TimelineClose.Desc)
+		more := k.Help
+		more.SetHelp(s.More.Key, s.More.Desc)
+		return []key.Binding{both(k.ZoomIn, k.ZoomOut, s.TimelineZoom), both(k.PanLeft, k.PanRight, s.TimelinePan), cl, more}
 	case ModeSearch:
 		return []key.Binding{k.SearchGo, k.SearchCancel}
+	case ModeExport:
+		return []key.Binding{k.ExportMarkdown, k.ExportHTML, k.ExportCancel}
 	}
 	out, _ := k.short()
 	return out
@@ -256,13 +283,17 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		}
 	case ModeLog:
 		return [][]key.Binding{enabled(k.Up, k.Down, k.PageUp, k.PageDown), enabled(k.Top, k.Bottom, k.CloseLog)}
+	case ModeTimeline:
+		return [][]key.Binding{enabled(k.ZoomIn, k.ZoomOut, k.PanLeft, k.PanRight), enabled(k.Top, k.Bottom, k.Timeline, k.Help)}
 	case ModeSearch:
 		return [][]key.Binding{{k.SearchGo, k.SearchCancel}}
+	case ModeExport:
+		return [][]key.Binding{{k.ExportMarkdown, k.ExportHTML, k.ExportCancel}}
 	}
 	return [][]key.Binding{
 		enabled(k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown),
 		enabled(k.Top, k.Bottom, k.Next, k.Prev, k.Toggle),
-		enabled(k.Tools, k.Markdown, k.Plain, k.Times, k.Wrap, k.Raw, k.Copy, k.Log),
+		enabled(k.Tools, k.Timeline, k.Markdown, k.Plain, k.Times, k.Wrap, k.Raw, k.Copy, k.Log),
 		enabled(k.Search, k.SearchNext, k.SearchPrev, k.SearchClear, k.Export),
 		enabled(k.Cancel, k.RetryNow, k.Reconcile, k.Notify, k.NextPane, k.Zoom, k.Help, k.Quit),
 	}

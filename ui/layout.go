@@ -31,7 +31,7 @@ func (m *Live) layout() layout {
 		l.prompt = len(m.promptLines())
 	}
 	rest := m.height - headerRows - ruleRows - statusRows - l.help - max(l.prompt-1, 0)
-	if n := len(m.action.Tools()); m.showTools && n > 0 && !m.panel() {
+	if n := len(m.action.Tools()); m.showTools && n > 0 && !m.panel() && m.mode != ModeTimeline {
 		rows := min(n, max(2, m.height/4))
 		l.tools = min(rows+1, rest-3)
 		if l.tools < 2 {

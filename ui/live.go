@@ -54,6 +54,7 @@ type Live struct {
 	nowrap       bool // w: cut long lines instead of wrapping them
 
 	raw textPanel // the raw chunk or the connection log (ui/panel.go)
+	tl  tlState   // the timeline's zoom, window and rows (ui/timeline.go)
 	log logRows   // the connection log's rows (ui/logpanel.go)
 
 	search searchState
@@ -141,6 +142,9 @@ func newLive(ctx context.Context, opts Options) *Live {
 		started:   clock(),
 		showTools: true,
 		markdown:  true,
+	}
+	if opts.Gather != nil && opts.Backend != nil {
+		opts.Gather.add(m.id, m.run)
 	}
 	m.notifyArmed = opts.Notify && opts.Notification != nil
 	m.action.SetRawCap(opts.RawCap)

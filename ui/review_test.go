@@ -118,7 +118,10 @@ func TestExportDefaultName(t *testing.T) {
 	t.Chdir(dir)
 	h := chatVerified(newHarness(t, 100, 30))
 	h.at(12 * time.Second) // the name takes the UI clock
-	h.m.Update(h.m.onKey(keyMsg("e"))())
+	if cmd := h.m.onKey(keyMsg("e")); cmd != nil {
+		t.Fatal("e without a path wrote before the format was chosen")
+	}
+	h.m.Update(h.m.onKey(keyMsg("m"))())
 	want := "aipwatch-" + testAction + "-20260910T120012Z.md"
 	fi, err := os.Stat(filepath.Join(dir, want))
 	if err != nil {
@@ -129,7 +132,8 @@ func TestExportDefaultName(t *testing.T) {
 		t.Errorf("mode %o", fi.Mode().Perm())
 	}
 	// A second export in the same second never replaces the first.
-	h.m.Update(h.m.onKey(keyMsg("e"))())
+	h.press("e")
+	h.m.Update(h.m.onKey(keyMsg("m"))())
 	second := strings.TrimSuffix(want, ".md") + "-2.md"
 	if _, err := os.Stat(filepath.Join(dir, second)); err != nil {
 		t.Errorf("second export: %v", err)
@@ -249,5 +253,43 @@ func TestFlowExport(t *testing.T) {
 	head := func(b []byte) []byte { return b[:bytes.Index(b, []byte("| cost"))] }
 	if !bytes.Contains(got, []byte("project layout")) || !bytes.Equal(head(got), head(want)) {
 		t.Errorf("export:\n%s", got)
+	}
+}
+
+// e asks for the format when main gave no path: h writes the HTML report
+// (output.HTML) under a generated .html name, esc writes nothing; a path
+// given by main (--export) picks the format by its extension.
+func TestExportChoosesHTML(t *testing.T) {
+	dir := t.TempDir()
+	realKeys(t)
+	t.Chdir(dir)
+	h := chatVerified(newHarness(t, 100, 30))
+	h.at(12 * time.Second)
+	h.press("e", "esc")
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("esc wrote %v", entries)
+	}
+	if h.m.Mode() != ModeNormal {
+		t.Fatalf("mode %v after esc", h.m.Mode())
+	}
+	h.press("e")
+	if !strings.Contains(h.screen(), "export as:") {
+		t.Fatalf("no choice shown:\n%s", h.screen())
+	}
+	h.m.Update(h.m.onKey(keyMsg("h"))())
+	name := "aipwatch-" + testAction + "-20260910T120012Z.html"
+	got, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(got, []byte("<!DOCTYPE html>")) || !bytes.Contains(got, []byte("<svg")) {
+		t.Errorf("not the HTML report:\n%.300s", got)
+	}
+
+	path := filepath.Join(dir, "given.HTML")
+	h2 := chatVerified(newHarness(t, 100, 30, func(o *Options) { o.ExportPath = path }))
+	h2.m.Update(h2.m.onKey(keyMsg("e"))())
+	if got, _ := os.ReadFile(path); !bytes.HasPrefix(got, []byte("<!DOCTYPE html>")) {
+		t.Errorf("--export x.HTML did not write HTML:\n%.200s", got)
 	}
 }

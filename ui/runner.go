@@ -24,8 +24,11 @@ type runner struct {
 	started bool
 	done    chan struct{}
 	wake    chan struct{} // retry now (stream.WithRetryNow)
-	mu      sync.Mutex
-	err     error
+	// ready, when the view is gathered (Gather), is told of every message
+	// queued in ch; the gather's listen takes them, not the view's own.
+	ready chan struct{}
+	mu    sync.Mutex
+	err   error
 }
 
 // maxDrain bounds how many queued messages one listen hands over at once,
@@ -91,25 +94,64 @@ func (r *runner) runBackend(sink stream.Sink) (err error) {
 
 func (r *runner) loop() {
 	defer close(r.done)
-	sink := stream.SinkFunc(func(m stream.Msg) {
-		select {
-		case r.ch <- m:
-		case <-r.ctx.Done():
-		}
-	})
+	sink := stream.SinkFunc(func(m stream.Msg) { r.queue(m) })
 	err := r.runBackend(sink)
 	r.mu.Lock()
 	r.err = err
 	r.mu.Unlock()
+	r.queue(backendExitMsg{err: err})
+}
+
+// queue hands m to the UI (blocking while ch is full), then tells the
+// gather, if any.
+func (r *runner) queue(m tea.Msg) {
 	select {
-	case r.ch <- backendExitMsg{err: err}:
+	case r.ch <- m:
 	case <-r.ctx.Done():
+		return
+	}
+	if r.ready != nil {
+		select {
+		case r.ready <- struct{}{}:
+		default: // a token is out already
+		}
 	}
 }
 
-// listen waits for the next messages.
-func (r *runner) listen() tea.Cmd {
+// gathered: a Gather listens for this view (its own listen is not used).
+func (r *runner) gathered() bool { return r.ready != nil }
+
+// drain takes what is queued now (at most maxDrain), without waiting.
+func (r *runner) drain() incomingMsg {
+	var batch incomingMsg
+	for len(batch) < maxDrain {
+		select {
+		case m := <-r.ch:
+			batch = append(batch, m)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// over: nothing more comes from the backend (none, or its Run returned).
+func (r *runner) over() bool {
 	if r.backend == nil {
+		return true
+	}
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// listen waits for the next messages (none when gathered: the gather
+// listens).
+func (r *runner) listen() tea.Cmd {
+	if r.backend == nil || r.gathered() {
 		return nil
 	}
 	return func() tea.Msg {

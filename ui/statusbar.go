@@ -37,6 +37,9 @@ type barInput struct {
 	// appearBy: aipd had no record of the action, and aipwatch waits for
 	// it to appear until then (zero once something of it came).
 	appearBy time.Time
+	// timeline: the timeline's window, while it is shown (its rule's
+	// right side).
+	timeline string
 }
 
 // ruleInput is what the transcript's rule line shows: the key of its
@@ -71,6 +74,8 @@ func (b *statusBar) ruleLine(in *barInput, r ruleInput) string {
 		return rule(st, in.width, st.Header.Render("raw chunk"), st.Dim.Render(fmt.Sprintf("seq %d", in.rawSeq)))
 	case ModeLog:
 		return rule(st, in.width, st.Header.Render("connection log"), st.Dim.Render(render.Plural(len(in.action.Timeline()), "entry", "entries")))
+	case ModeTimeline:
+		return rule(st, in.width, st.Header.Render("timeline"), st.Dim.Render(in.timeline))
 	}
 	if r.searching {
 		return b.ruleLineFor(in, r) // the search status changes with every key
@@ -288,6 +293,7 @@ func (m *Live) barInput() barInput {
 		review: m.review(), replay: m.opts.Replay, runDone: c.Done, redact: m.opts.Redact,
 		notify:   m.notifyArmed,
 		appearBy: m.appearBy,
+		timeline: m.timelineRule(),
 	}
 }
 

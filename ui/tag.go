@@ -24,7 +24,8 @@ func newViewID() ViewID { return ViewID(lastViewID.Add(1)) }
 
 // ViewMsg is a message of a live view's command, for that view only. Its
 // host gives it to the view whose ID it names (Live.Update), and drops it
-// when that view is gone.
+// when that view is gone. One of a Gather's ID carries several views'
+// messages, each a ViewMsg of its own (Gather.Parts).
 type ViewMsg struct {
 	ID  ViewID
 	msg tea.Msg

@@ -82,6 +82,11 @@ type Options struct {
 	// with the others its host shows (nil: its own, NoColor's).
 	Look *Look
 
+	// Gather, when set, listens for the view's stream together with the
+	// other views' of its host (ui/gather.go): the batches of one tick
+	// reach the host as one message, drawn in one frame.
+	Gather *Gather
+
 	// Clock is the time source for elapsed times, ages, durations and the
 	// spinner (nil = time.Now). Tests inject a fixed clock so screens are
 	// stable.

@@ -148,6 +148,14 @@ func (m *Live) onStream(msg stream.Msg) tea.Cmd {
 		m.notice = "" // progress notices ("following to the end", "waiting for its first event") are over
 		m.appearBy = time.Time{}
 	}
+	for _, h := range m.action.Timeline()[n:] {
+		if h.Kind == model.HapNoLiveChunks {
+			// design §14: the transcript was just read from the result, as
+			// the action settled; the log panel, the closing lines and the
+			// export's timeline keep the line.
+			m.setNotice(render.Line(h.Text()), true)
+		}
+	}
 	if n := m.notifyCmd(); n != nil {
 		cmd = tea.Batch(cmd, n)
 	}
@@ -280,6 +288,11 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.onReconcileConfirm(msg)
 		}
 		return m.onConfirmKey(msg)
+	case ModeTimeline:
+		m.onTimelineKey(msg)
+		return nil
+	case ModeExport:
+		return m.onExportKey(msg)
 	case ModeRaw, ModeLog:
 		switch {
 		case m.mode == ModeRaw && key.Matches(msg, k.Close), m.mode == ModeLog && key.Matches(msg, k.CloseLog),
@@ -377,6 +390,8 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.openRaw()
 	case key.Matches(msg, k.Log):
 		m.openLog()
+	case key.Matches(msg, k.Timeline):
+		m.openTimeline()
 	case key.Matches(msg, k.Copy):
 		return m.copyFocused()
 	case key.Matches(msg, k.Search):
@@ -386,7 +401,7 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case m.searching() && key.Matches(msg, k.SearchPrev):
 		m.stepMatch(-1)
 	case key.Matches(msg, k.Export):
-		return m.exportCmd()
+		return m.askExport()
 	case key.Matches(msg, k.Notify): // ui/notify.go
 		m.toggleNotify()
 	case key.Matches(msg, k.RetryNow):

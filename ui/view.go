@@ -162,6 +162,16 @@ func (m *Live) streamNow() time.Time {
 
 func (m *Live) bodyRows(sc *screen, l layout) {
 	st := m.st
+	if m.mode == ModeTimeline {
+		rows := m.timelineRows(l.body)
+		for _, r := range rows[:min(len(rows), l.body)] {
+			sc.row(r)
+		}
+		for i := len(rows); i < l.body; i++ {
+			sc.row()
+		}
+		return
+	}
 	if m.panel() {
 		rows := m.raw.rows(l.body)
 		for _, r := range rows {
@@ -178,9 +188,17 @@ func (m *Live) bodyRows(sc *screen, l layout) {
 		msg := "waiting for the first chunk…"
 		if m.runDone() {
 			msg = "no chunks were retained for this action"
+		} else if why := m.action.NoChunksYet(m.clock().Sub(m.started)); why != "" && !m.review() {
+			msg = why // design §14: a fleet's async or sync action records none
 		}
-		sc.row(pad, st.Dim.Render(msg))
-		n := 1
+		n := 0
+		for _, line := range render.Wrap(msg, max(m.width-l.gutter-1, 10)) {
+			if n >= l.body {
+				break
+			}
+			sc.row(pad, st.Dim.Render(line))
+			n++
+		}
 		if m.stopped() {
 			// The error that stopped the run, whole: the status bar has
 			// one line for it, cut at the terminal's width.
@@ -367,6 +385,9 @@ func (m *Live) helpRows() []string {
 	if m.mode == ModeSearch {
 		line, _ := m.searchLine()
 		return []string{line}
+	}
+	if m.mode == ModeExport {
+		return []string{m.exportLine()}
 	}
 	if m.showHelp {
 		// Too long for the screen: a window, and a line that says so.

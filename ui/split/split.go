@@ -9,7 +9,11 @@
 // The split view is a component, as the live view is: it hosts its panes
 // through their methods only, routes each ui.ViewMsg to the pane whose ID
 // it names, and gives a pane its cell with SetSize; one pane is drawn as
-// the live view alone (the console's enter on one row).
+// the live view alone (the console's enter on one row). Its panes' streams
+// are listened for together (ui.Gather): the batches of one tick come as
+// one message, each pane's part tagged with its ID, given to each pane in
+// one Update and drawn in one frame, so that four panes cost a frame a
+// tick as one does (design §12).
 package split
 
 import (
@@ -29,10 +33,11 @@ const MaxPanes = 4
 
 // Split is the split view: its panes, which one has the focus, the zoom.
 type Split struct {
-	panes []*ui.Live
-	focus int
-	zoom  bool
-	done  bool // q: detach from all
+	panes  []*ui.Live
+	gather *ui.Gather // the panes' streams, one message a tick
+	focus  int
+	zoom   bool
+	done   bool // q: detach from all
 
 	names names // each pane's, in its title and its shrunk row (names.go)
 	keys  ui.KeyMap
@@ -56,11 +61,11 @@ func New(ctx context.Context, panes []ui.Options, keys ui.KeyMap, noColor bool) 
 	panes = panes[:min(len(panes), MaxPanes)]
 	look := ui.NewLook(noColor) // one for every pane
 	st := look.Styles()
-	s := &Split{keys: keys, st: st, hm: help.New(), names: paneNames(panes)}
+	s := &Split{keys: keys, st: st, hm: help.New(), gather: ui.NewGather(), names: paneNames(panes)}
 	s.hm.Styles = help.Styles{Ellipsis: st.HelpSep, ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep}
 	for _, o := range panes {
-		o.Look = look
+		o.Look, o.Gather = look, s.gather
 		if len(panes) > 1 {
 			o.Pane = true
 			for _, other := range panes {
@@ -73,12 +78,13 @@ func New(ctx context.Context, panes []ui.Options, keys ui.KeyMap, noColor bool) 
 	return s
 }
 
-// Init starts every pane.
+// Init starts every pane, and the listen for their streams.
 func (s *Split) Init() tea.Cmd {
-	cmds := make([]tea.Cmd, 0, len(s.panes))
+	cmds := make([]tea.Cmd, 0, len(s.panes)+1)
 	for _, p := range s.panes {
 		cmds = append(cmds, p.Init())
 	}
+	cmds = append(cmds, s.gather.Listen())
 	return tea.Batch(cmds...)
 }
 
@@ -99,6 +105,7 @@ func (s *Split) Done() bool { return s.done }
 // Close detaches from every pane (never a cancel), all at once: each waits
 // briefly for its stream to stop.
 func (s *Split) Close() {
+	s.gather.Close()
 	var wg sync.WaitGroup
 	for _, p := range s.panes {
 		wg.Add(1)
@@ -116,19 +123,23 @@ func (s *Split) SetSize(width, height int) tea.Cmd {
 	return s.layout()
 }
 
-// Update gives a pane its own messages (by the ID they carry) and the
-// focused pane the keys, the wheel and pastes; ctrl+w and z are the
-// split's while the focused pane is not asking for something (a
-// confirmation, a query: the screen never re-flows while one is typed).
+// Update gives a pane its own messages (by the ID they carry: the
+// gather's message is each pane's part, each given to its pane, and the
+// gather listens again) and the focused pane the keys, the wheel and
+// pastes; ctrl+w and z are the split's while the focused pane is not
+// asking for something (a confirmation, a query: the screen never re-flows
+// while one is typed).
 func (s *Split) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case ui.ViewMsg:
-		for _, p := range s.panes {
-			if p.ID() == msg.ID {
-				return s.give(p, msg)
+		if parts, ok := s.gather.Parts(msg); ok {
+			cmds := make([]tea.Cmd, 0, len(parts)+1)
+			for _, part := range parts {
+				cmds = append(cmds, s.route(part))
 			}
+			return tea.Batch(append(cmds, s.gather.Listen())...)
 		}
-		return nil // a pane's that is gone
+		return s.route(msg)
 	case tea.KeyPressMsg:
 		if len(s.panes) > 1 && s.Mode() == ui.ModeNormal {
 			switch {
@@ -143,6 +154,17 @@ func (s *Split) Update(msg tea.Msg) tea.Cmd {
 		return s.give(s.Focused(), msg)
 	case tea.MouseWheelMsg, tea.PasteMsg:
 		return s.give(s.Focused(), msg)
+	}
+	return nil
+}
+
+// route gives a view's message to the pane it names; one of a pane that is
+// gone (or of another gather's) is dropped.
+func (s *Split) route(msg ui.ViewMsg) tea.Cmd {
+	for _, p := range s.panes {
+		if p.ID() == msg.ID {
+			return s.give(p, msg)
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package split
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -142,4 +143,40 @@ func TestSplitShrunkPanesShowTheirVerdict(t *testing.T) {
 	}
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
+}
+
+// Four panes, each on a firehose of its own (3,000 deltas as fast as the
+// simulator writes them), through the real program under -race: the
+// panes' batches reach them gathered (ui.Gather, one message a tick with
+// each pane's part), and each pane ends with every delta of its own
+// action, in order, none lost and none of another pane's, and its verdict.
+func TestSplitGatheredPanesKeepEveryDelta(t *testing.T) {
+	t.Parallel()
+	const n = 3000
+	ids := []string{"act_sim_fire_a", "act_sim_fire_b", "act_sim_fire_c", "act_sim_fire_d"}
+	var panes []ui.Options
+	for _, id := range ids {
+		o, _ := simPane(t, "firehose", sim.Knobs{FirehoseN: n, ActionID: id})
+		panes = append(panes, o)
+	}
+	tm, fr, s := startSplit(t, 240, 60, panes...)
+	fr.Wait(t, "four verified panes", func(s string) bool { return strings.Count(s, "VERIFIED") == 4 })
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
+	var want strings.Builder
+	for i := range n {
+		fmt.Fprintf(&want, "token %06d ", i)
+	}
+	for i, p := range s.Panes() {
+		a := p.Action()
+		if a.ID != ids[i] {
+			t.Fatalf("pane %d follows %s, want %s", i+1, a.ID, ids[i])
+		}
+		if got := a.Text(); got != want.String() {
+			t.Errorf("pane %d (%s): %d bytes of text, want %d: deltas lost, repeated or out of order", i+1, a.ID, len(got), want.Len())
+		}
+		if c := a.ChunkCount(); c != n+3 {
+			t.Errorf("pane %d (%s): %d chunks, want %d (the role, %d deltas, the finish, [DONE])", i+1, a.ID, c, n+3, n)
+		}
+	}
 }

@@ -28,7 +28,10 @@ const MaxAnomalies = 20
 
 // Transcript is the rendered transcript of one action: one block per model
 // item (then the model's notes and anomalies), each with its lines cached
-// by (item, version, width, expanded, markdown, plain, redact), and a line
+// by what they were drawn from (cacheKey: the item and its version, the
+// width, expanded or collapsed, markdown, plain, redact, timestamps, no
+// wrap, its Markdown ready, still open when the action settled, its inline
+// tools; a note's text, an anomaly, a reconciliation), and a line
 // index (the first line of every block) so the visible window is found by
 // binary search without touching the lines of other blocks. It is owned by
 // one goroutine, like the model it reads.
