@@ -50,20 +50,32 @@ func (p *Plan) detach(runs []outcome) string {
 		return ""
 	}
 	var live []Target
+	unknown := ""
 	for i, r := range runs {
-		if r.err == nil && !r.a.Verdict().Final && !r.a.Ended() {
+		switch {
+		case r.err != nil || r.a.Verdict().Final || r.a.Ended():
+		case noRecordSeen(r.a) && heldOpenLines(r.a, p.Targets[i]) == "":
+			// Nothing of it was seen (a mistyped ID?): not resumed.
+			unknown += "aipwatch: aipd has no record of " + safe.Line(p.Targets[i].Name()) + " and sent none of its events: check the ID.\n"
+		default:
 			live = append(live, p.Targets[i])
 		}
 	}
 	if len(live) == 0 || p.Resume == nil {
-		return ""
+		return unknown
 	}
 	which := "the action keeps"
 	if len(live) > 1 {
 		which = fmt.Sprintf("%d actions keep", len(live))
 	}
-	return fmt.Sprintf("aipwatch stopped watching; %s running (quitting is not cancellation).\nresume with: %s\n",
+	return unknown + fmt.Sprintf("aipwatch stopped watching; %s running (quitting is not cancellation).\nresume with: %s\n",
 		which, p.Resume("", args(live)...))
+}
+
+// noRecordSeen: aipd said it has no record of the action (state unknown)
+// and nothing of it came, no chunk and no event: nothing says it exists.
+func noRecordSeen(a *model.Action) bool {
+	return a.Status != nil && a.Status.State == model.StateUnknown && a.ChunkCount() == 0 && len(a.Events()) == 0
 }
 
 // detachOne says that the action keeps running and how to resume (design
@@ -86,7 +98,7 @@ func (p *Plan) detachOne(a *model.Action, t Target) string {
 		first = "aipwatch stopped watching; the action has ended, but its outcome was not read yet (quitting is not cancellation).\n"
 	case !attached(a):
 		first = "aipwatch stopped watching before aipd answered: whether the action runs is not known (quitting is not cancellation).\n"
-	case a.Status != nil && a.Status.State == model.StateUnknown && a.ChunkCount() == 0 && len(a.Events()) == 0:
+	case noRecordSeen(a):
 		// aipd has no record of it and nothing of it came: nothing says it runs.
 		if heldOpenLines(a, t) == "" {
 			// Nothing of it was seen: no command resumes what may not
