@@ -452,8 +452,7 @@ func (m *Live) AskCancel() {
 	case m.nothingSeen():
 		// No cancel for an action aipd has no record of and nothing of
 		// which came: a mistyped ID, or a run not started yet.
-		m.setNotice("nothing to cancel yet: aipd has no record of "+render.Line(m.opts.ActionID)+
-			" and none of its events came (a mistyped ID? a synchronous or streaming action has no record while it runs)", false)
+		m.setNotice("nothing to cancel yet: aipd has no record of "+render.Line(m.opts.ActionID)+" (check the ID)", false)
 	default:
 		m.mode, m.confirmInput = ModeConfirm, ""
 		m.relayout()
