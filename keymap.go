@@ -119,6 +119,8 @@ func consoleKeyMap() ui.ConsoleKeyMap {
 		Mark:      bind("space", "mark the row for a split view (up to 4; enter opens them)", "space"),
 		Pulse:     bind("p", "fold the pulse away, or back", "p"),
 		Figures:   bind("s", "the figures per capability (first token, duration, verdicts)", "s"),
+		Copy:      bind("y", "copy the selected row's action ID (OSC 52)", "y"),
+		Sort:      bind("o", "order by: updated, started, state, capability", "o"),
 		Help:      bind("?", "all keys", "?"),
 		Quit:      bind("q", "quit", "q"),
 		Select:    hint("↑↓ j k g G", "select a row (g/G: first/last, pgup/pgdn: a page)"),

@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"aipwatch/config"
+	"aipwatch/output"
 	"aipwatch/stream"
 )
 
@@ -120,8 +123,15 @@ func (c *conn) local(url string) {
 	c.url, c.urlGiven, c.tokenFile, c.token, c.cacert = url, true, "", "", ""
 }
 
-// check enforces the transport rule of design §1 on the connection's URL.
-func (c *conn) check() error { return checkURL(c.url, c.allowInsecureHTTP) }
+// check enforces the transport rule of design §1 on the connection's URL;
+// a context the config file does not have is a usage error, as in
+// `contexts use`.
+func (c *conn) check() error {
+	if errors.Is(c.ctx.err, config.ErrUnknownContext) {
+		return output.UsageError(c.ctx.err.Error())
+	}
+	return checkURL(c.url, c.allowInsecureHTTP)
+}
 
 // load reads the token (the token file's, else $AIP_TOKEN's) and registers
 // it with safe.Protect, so from here on no 12-character piece of it is
@@ -231,6 +241,15 @@ func (c *conn) tokenSource() string {
 		return "env:AIP_TOKEN"
 	}
 	return "none"
+}
+
+// hostOf is the host:port of a daemon's URL, as an error names it ("no
+// answer from HOST within D"), without credentials.
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return redactURL(raw)
 }
 
 // shownURL is the URL without credentials, as it is shown, journalled and

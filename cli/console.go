@@ -63,6 +63,7 @@ func runConsole(f *follow, e *runEnv) int {
 	// The VERDICT column's reviews: the rows drawn, four at once.
 	co.Judge = d.judge()
 	co.Reconcile = reconcilerFor(&o.conn, e.getenv, o.g.redact, 0)
+	co.ListHint = consoleListHint(&o.conn)
 	return startConsole(ctx, co, e, func(err error) { printHint(stderr, &o.conn, "", err) })
 }
 
@@ -88,7 +89,7 @@ func startConsole(ctx context.Context, co console.Options, e *runEnv, hint func(
 func consoleOptions(f *follow) console.Options {
 	o := &f.w
 	route, hint := notifyRoute(o.e.getenv)
-	return console.Options{
+	co := console.Options{
 		Keys:     o.e.keys.Console,
 		LiveKeys: o.e.keys.Live,
 		// n on a row (design §10); the console is a terminal
@@ -102,6 +103,9 @@ func consoleOptions(f *follow) console.Options {
 		CancelReason:  o.r.reason,
 		Version:       versionString(),
 	}
+	// Across contexts a notification names the row's context too.
+	co.NotificationAs = func(name string, a *model.Action) string { return output.NotificationAs(name, a, route) }
+	return co
 }
 
 // consoleDemo starts the console's simulated daemon when --demo=console
@@ -290,4 +294,10 @@ func startFleetDemo(o *watch) (daemons []contextDaemon, stop func(), err error) 
 	}
 	timer = time.AfterFunc(fleetDemoDown, west.Close)
 	return daemons, stop, nil
+}
+
+// consoleListHint is what the console says after its list's error while
+// it never listed anything: is aipd there, and the console without one.
+func consoleListHint(c *conn) string {
+	return "is aipd running at " + redactURL(c.url) + "? (--url, --context) · no daemon: aipwatch --demo=console"
 }

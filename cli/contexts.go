@@ -250,7 +250,7 @@ func probe(ctx context.Context, c config.Context, cf connFlags, getenv func(stri
 	}
 	var se *stream.Error
 	if errors.Is(err, context.DeadlineExceeded) {
-		return "no answer within " + probeTimeout.String(), false
+		return "no answer from " + hostOf(cn.url) + " within " + probeTimeout.String(), false
 	}
 	if errors.As(err, &se) && se.Denied() {
 		return fmt.Sprintf("refuses the token (%d %s)", se.HTTPStatus, se.Code), false

@@ -139,8 +139,20 @@ func checkURL(raw string, allowInsecure bool) error {
 		if i := strings.LastIndex(shown, "@"); i >= 0 {
 			shown = shown[i+1:]
 		}
-		return output.UsageError(fmt.Sprintf("--url %s has no scheme: did you mean https://%s (or http:// for a loopback host)?",
-			safe.Line(shown), safe.Line(shown)))
+		// A loopback host takes plain http:// (design §1): suggest that
+		// first there, https:// anywhere else.
+		first, other := "https://", "http:// for a loopback host"
+		host := shown
+		if h, _, err := net.SplitHostPort(shown); err == nil {
+			host = h
+		} else if i := strings.IndexAny(host, "/"); i >= 0 {
+			host = host[:i]
+		}
+		if isLoopback(strings.Trim(host, "[]")) {
+			first, other = "http://", "https:// if it serves TLS"
+		}
+		return output.UsageError(fmt.Sprintf("--url %s has no scheme: did you mean %s%s (or %s)?",
+			safe.Line(shown), first, safe.Line(shown), other))
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {

@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/run"
@@ -153,20 +154,37 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 		}
 		args = []string{id}
 	}
+	named := false // a word names a context: every target's output carries its own
 	for _, w := range args {
 		t := target{arg: w, id: w, conn: o.w.conn}
 		if name, id, ok := contextTarget(w); ok {
 			t.id, t.context, t.conn = id, name, forContext(o.w.g.cf, name, getenv)
+			named = true
 		} else if !strings.HasPrefix(w, "act_") {
 			return output.UsageError(fmt.Sprintf("%q is neither an ACTION_ID (act_…) nor CONTEXT/ACTION_ID", w))
-		}
-		if slices.ContainsFunc(o.targets, func(t target) bool { return t.arg == w }) {
-			return output.UsageError(fmt.Sprintf("%s is given twice", w))
 		}
 		if err := t.conn.check(); err != nil {
 			return err
 		}
+		// One action is one ID on one daemon, however it is named
+		// (a/act_x and act_x while a is current): compared by the
+		// daemon's URL and the ID, not by the words.
+		for _, p := range o.targets {
+			if p.id == t.id && journal.SameDaemon(p.conn.url)(redactURL(t.conn.url)) {
+				if p.arg == w {
+					return output.UsageError(fmt.Sprintf("%s is given twice", w))
+				}
+				return output.UsageError(fmt.Sprintf("%s and %s are the same action (%s on %s): give it once", p.arg, w, t.id, t.conn.shownURL()))
+			}
+		}
 		o.targets = append(o.targets, t)
+	}
+	for i := range o.targets {
+		// A run that names a context (a word, --context, $AIPWATCH_CONTEXT)
+		// carries it in every output: the run's own daemon's too.
+		if t := &o.targets[i]; t.context == "" && (named || t.conn.ctx.explicit) {
+			t.context = t.conn.ctx.name
+		}
 	}
 	return nil
 }

@@ -37,6 +37,7 @@ type lsFlags struct {
 	since      time.Duration
 	all        bool
 	contexts   bool // --all-contexts
+	noHeaders  bool // --no-headers (also when stdout is a pipe)
 	verdict    bool // judge each printed row (lsverdict.go)
 	// verdictArg is --verdict's value: "all" for the bare flag (judge and
 	// show), else the verdict words to keep (keep, lsverdict.go).
@@ -73,7 +74,8 @@ action appears only once it has settled).`,
 	fs.StringVar(&lf.capability, "capability", "", "only actions of this `CAPABILITY_ID` (cap:hermes_agent:ENDPOINT:OPERATION)")
 	fs.IntVar(&lf.limit, "limit", defaultListLimit, "the `N` most recently updated actions (default 100; with --since: at most N)")
 	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h), all of them unless --limit is given")
-	fs.BoolVar(&lf.contexts, "all-contexts", false, "list the actions of every context of the config file, with a CONTEXT column (aipwatch contexts)")
+	fs.BoolVarP(&lf.contexts, "all-contexts", "A", false, "list the actions of every context of the config file, with a CONTEXT column (aipwatch contexts)")
+	fs.BoolVar(&lf.noHeaders, "no-headers", false, "no header row (none either when the output is a pipe: aipwatch ls | fzf)")
 	fs.BoolVar(&lf.all, "all", false, "every action of the daemon's list, newest first, printed page by page as it is read (on a daemon with a long history: one request per 1,000 rows)")
 	fs.StringVar(&lf.verdictArg, "verdict", "", "judge each settled row printed and show its verdict (a review of each: its whole log, at most 4 at once); =`VERDICTS` (failed,incomplete) keeps only the rows judged so")
 	fs.Lookup("verdict").NoOptDefVal = verdictAll
@@ -153,12 +155,28 @@ func runList(o *watch, lf lsFlags) int {
 	var w *output.ListWriter
 	return runListing(o, lf, "ls", true, func(client *stream.Client) (rowWriter, *rowJudge) {
 		w = output.NewListWriter(e.stdout, o.g.output == "jsonl", time.Now(), termWidth(e.stdout))
+		w.NoHeaders = lf.headerless(e.stdout)
 		var rj *rowJudge
 		if lf.verdict {
 			w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true)
 		}
 		return w, rj
 	}, func() error { return w.Close() })
+}
+
+// headerless: the table has no header row, asked (--no-headers) or
+// written into a pipe, whose reader takes rows (`aipwatch ls | fzf | awk
+// '{print $1}' | xargs aipwatch` must not feed it ACTION).
+func (lf lsFlags) headerless(stdout io.Writer) bool {
+	if lf.noHeaders {
+		return true
+	}
+	f, ok := safe.Unwrap(stdout).(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeNamedPipe != 0
 }
 
 // runListing reads one daemon's list as ls reads it, for ls and stats:

@@ -35,6 +35,7 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 		return base.fail(err)
 	}
 	w := output.NewListWriter(stdout, base.g.output == "jsonl", time.Now(), termWidth(stdout)).WithContexts()
+	w.NoHeaders = lf.headerless(stdout)
 	w.Verdicts = lf.verdict
 	daemons := configDaemons(base, f.Names())
 	for i := range daemons {
@@ -132,7 +133,7 @@ func listContext(ctx context.Context, d contextDaemon, lf lsFlags, entries []jou
 	}
 	notes, err := listRows(ctx, d.client, lf, journal.ActionIDs(entries, d.c.url), w, rj)
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("no answer within 2m (%w)", err)
+		err = fmt.Errorf("list: no answer from %s within %s", hostOf(d.c.url), listBound) // ours, not Go's words
 	}
 	return notes, err
 }

@@ -75,7 +75,7 @@ func (f *File) Pick(name string) (c Context, ok bool, err error) {
 	}
 	c, ok = f.Contexts[name]
 	if !ok {
-		return Context{}, false, fmt.Errorf("%s: no context %q (contexts: %s)", f.Path, name, strings.Join(f.Names(), ", "))
+		return Context{}, false, fmt.Errorf("%s: %w %q (contexts: %s)", f.Path, ErrUnknownContext, name, strings.Join(f.Names(), ", "))
 	}
 	return c, true, nil
 }

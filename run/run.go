@@ -39,6 +39,15 @@ type Target struct {
 	Hint      func(error) string
 }
 
+// Name is how the run's outputs name t: its ID, or CONTEXT/ID when it
+// has a context (the same ID on two daemons reads as two actions).
+func (t Target) Name() string {
+	if t.Context == "" {
+		return t.ID
+	}
+	return t.Context + "/" + t.ID
+}
+
 // Flags are the run's flags, as every view and printer of it reads them.
 type Flags struct {
 	Redact, Timestamps, Cancel, Notify bool
@@ -146,7 +155,8 @@ func (p *Plan) live(t Target, tty bool) ui.Options {
 		RawCap: f.RawCap, AutoCancel: f.Cancel, ExportPath: f.Export, Replay: f.Replay, Notify: f.Notify}
 	if tty && p.Route != nil { // nothing is sent to what is no terminal: n is off
 		route, hint := p.Route()
-		uo.Notification = func(a *model.Action) string { return output.Notification(a, route) }
+		name := t.Name() // the notification names the context too
+		uo.Notification = func(a *model.Action) string { return output.NotificationAs(name, a, route) }
 		uo.NotifyHint = hint
 	}
 	if p.Resume != nil && !f.Replay { // the help's resume command: none for a demo or a replay
@@ -171,16 +181,21 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 					runs[i] = outcome{err: &stream.Error{Op: "internal", Message: fmt.Sprint(r)}}
 				}
 			}()
-			w := o.Stdout
+			w, ew := o.Stdout, o.Stderr
 			if len(p.Targets) > 1 {
 				tw := &tagged{mu: &mu, w: o.Stdout}
+				etw := &tagged{mu: &mu, w: o.Stderr, tag: tags[i]}
 				if p.Mode == "plain" {
 					tw.tag = tags[i]
 				}
 				defer tw.flush()
-				w = tw
+				defer etw.flush()
+				w, ew = tw, etw
 			}
-			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps},
+			if p.Mode != "plain" {
+				ew = nil // jsonl's every line is an object on stdout
+			}
+			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps, Context: t.Context, Errors: ew},
 				ActionID: t.ID, JSONL: p.Mode == "jsonl", RawCap: p.Flags.RawCap, CancelReason: p.Flags.Reason,
 				Cancel: p.Flags.Cancel, Session: t.Session}
 			a, err := output.Run(ctx, t.Runner, w, ro)
@@ -190,14 +205,19 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 	wg.Wait()
 	for i, r := range runs {
 		if r.err != nil {
-			say := "" // the printer wrote the error; several say whose
-			if tags[i] != "" {
+			say := "" // jsonl wrote the error object; several say whose
+			switch {
+			case p.Mode == "plain":
+				// stdout is the run's output: plain's printer left the
+				// error to us, for stderr, as the TUI's.
+				say = "aipwatch: error: "
+			case tags[i] != "":
 				say = "aipwatch: "
 			}
 			p.failed(o, i, r, say)
 		}
 		if p.Flags.Notify {
-			NotifyLines(p.Route, r.a, o)
+			NotifyLines(p.Route, p.Targets[i].Name(), r.a, o)
 		}
 	}
 	// The detach message goes to stderr in both line modes: stdout ends

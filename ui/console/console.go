@@ -64,6 +64,10 @@ type Options struct {
 	Contexts    []string
 	FollowIn    func(context, actionID string) stream.Runner
 	ReconcileIn func(context string) ui.ReconcileFunc
+	// ListHint follows the list's error on the status line while nothing
+	// was ever listed: what to check, and where a console can be seen
+	// without a daemon ("" = none).
+	ListHint string
 	// Journal lists the action IDs this machine's submission journal knows.
 	// It reads a file: the poll's command calls it, never Update.
 	Journal func() []string
@@ -77,7 +81,10 @@ type Options struct {
 	JudgeIn func(context string) Judge
 	// Notification is what the terminal is sent when an action n armed
 	// settles (design §10; ui.Options.Notification's); nil = n is off.
-	Notification func(*model.Action) string
+	// NotificationAs, when set, is the same naming the action name
+	// (CONTEXT/act_… across contexts: one ID on two daemons reads as two).
+	Notification   func(*model.Action) string
+	NotificationAs func(name string, a *model.Action) string
 	// NotifyOn are the verdicts --notify-on (a context's notify_on)
 	// notifies on when any action settles with one while the console
 	// watches (design §13; pulse.go); NotifyOnBytes makes a notification's
@@ -192,6 +199,7 @@ type Console struct {
 	done       bool   // quit, or stopped on its own: the program ends (Done)
 	picked     bool   // the operator moved the selection: it follows its action
 	showHelp   bool   // the ? overlay (help.go)
+	orderIdx   int    // the list's order: listOrders[orderIdx] (o, sortkey.go)
 	note       string // a key's answer ("nothing to cancel"), until the next key
 	globalNote string
 	events     chan tea.Msg
@@ -241,6 +249,7 @@ func New(ctx context.Context, opts Options) *Console {
 	if opts.NotifyOnBytes != nil {
 		c.notifyOn = output.NewNotifyOn(opts.NotifyOn)
 	}
+	c.table.SetStyles(tableStyles(opts.NoColor)) // sortkey.go
 	return c
 }
 
@@ -582,6 +591,10 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return c.open(askNothing)
 	case key.Matches(msg, k.Mark):
 		c.toggleMark()
+	case key.Matches(msg, k.Copy):
+		return c.copyID()
+	case key.Matches(msg, k.Sort):
+		c.nextOrder()
 	case key.Matches(msg, k.Cancel):
 		if c.opts.NoCancel != "" {
 			c.note = c.opts.NoCancel
@@ -875,7 +888,7 @@ func (c *Console) Frame(_, _ int) ui.Frame {
 	case filterLine:
 		status = c.filter.View()
 	case c.listErr != "":
-		status, style, kind = c.listErr, c.st.Error, 1
+		status, style, kind = c.listErr+c.listHint(), c.st.Error, 1
 	case c.note != "":
 		status, style, kind = c.note, c.st.Warn, 2
 	case c.loading:
