@@ -91,7 +91,9 @@ func benchSessions(b *testing.B, n int, window time.Duration, args []string) {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		_ = srv.Shutdown(ctx)
 		cancel()
-		<-served
+		if err := <-served; err != nil {
+			b.Logf("the server ended: %v", err)
+		}
 	}()
 	runtime.GC()
 	debug.FreeOSMemory()

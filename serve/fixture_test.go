@@ -101,7 +101,9 @@ func newFixture(t *testing.T, opts ...fixtureOpt) *fixture {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()
 		_ = srv.Shutdown(ctx)
-		<-f.served
+		if err := <-f.served; err != nil {
+			t.Logf("the server ended: %v", err)
+		}
 	})
 	return f
 }

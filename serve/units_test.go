@@ -329,7 +329,8 @@ func TestSessionlessConnectionClosed(t *testing.T) {
 	closed := make(chan error, 1)
 	go func() { closed <- c.Wait() }()
 	select {
-	case <-closed:
+	case err := <-closed:
+		t.Logf("the connection closed: %v", err)
 	case <-time.After(wait):
 		t.Fatal("a connection without a session stayed open")
 	}
