@@ -14,7 +14,6 @@ import (
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
-	"aipwatch/sim"
 	"aipwatch/stream"
 	"aipwatch/submit"
 	"aipwatch/ui/split"
@@ -170,7 +169,7 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 		case "stats":
 			flag(c, "demo", words([]string{demoConsole}))
 		case "submit":
-			flag(c, "demo", words(append(sim.Scenarios(), demoFleetChat)))
+			flag(c, "demo", words(submitDemos()))
 			flag(c, "mode", words([]string{submit.ModeAsync, submit.ModeSync, submit.ModeStreaming}))
 		case "contexts":
 			for _, use := range c.Commands() {

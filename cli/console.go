@@ -62,7 +62,7 @@ func runConsole(f *follow, e *runEnv) int {
 	co.Follow = d.follow
 	// The VERDICT column's reviews: the rows drawn, four at once.
 	co.Judge = d.judge()
-	co.Reconcile = reconcilerFor(&o.conn, e.getenv, o.g.redact, 0)
+	co.Reconcile = reconcilerFor(&o.conn, e.getenv, o.g.redact)
 	co.ListHint = consoleListHint(&o.conn)
 	return startConsole(ctx, co, e, func(err error) { printHint(stderr, &o.conn, "", err) })
 }
@@ -214,7 +214,7 @@ func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) i
 	}
 	co.ReconcileIn = func(name string) ui.ReconcileFunc {
 		if d, ok := reached[name]; ok {
-			return reconcilerFor(d.c, d.run.e.getenv, d.run.g.redact, 0)
+			return reconcilerFor(d.c, d.run.e.getenv, d.run.g.redact)
 		}
 		return nil
 	}

@@ -93,11 +93,9 @@ func (r *runFlags) checkRun(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// knownScenario: name is one of the simulator's scenarios (submit's
-// --demo).
-func knownScenario(name string) bool {
-	return name == demoFleetChat || slices.Contains(sim.Scenarios(), name)
-}
+// submitDemos are submit's --demo scenarios: the simulator's, then the
+// fleet's, in the order help and completion offer them.
+func submitDemos() []string { return append(sim.Scenarios(), demoFleetChat) }
 
 // demoFleetChat is the demo of the fleet deployment (design §14): the
 // chat-tools turn on the simulator's connector-host topology.
@@ -121,7 +119,7 @@ func demoSim(name string, k sim.Knobs) (string, sim.Knobs) {
 // rootDemos are the root's --demo scenarios: the simulator's, then the
 // console's two (isConsoleDemo), in the order help and completion offer
 // them.
-func rootDemos() []string { return append(sim.Scenarios(), demoFleetChat, demoConsole, demoFleet) }
+func rootDemos() []string { return append(submitDemos(), demoConsole, demoFleet) }
 
 // isConsoleDemo: the --demo scenario opens the console.
 func isConsoleDemo(name string) bool { return name == demoConsole || name == demoFleet }

@@ -298,10 +298,8 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 			}
 		}
 	}
-	if err := flush(); err != nil {
-		return walk.Notes(), err
-	}
-	return walk.Notes(), nil
+	err := flush()
+	return walk.Notes(), err
 }
 
 // journalIDs are the action IDs this machine's submission journal knows

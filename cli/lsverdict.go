@@ -24,7 +24,6 @@ import (
 
 // rowJudge judges the rows of ls and says how far it got on stderr.
 type rowJudge struct {
-	j        *stream.Judge
 	listing  *stream.Listing // one bound for every row's judgement
 	stderr   io.Writer       // where the rows not judged are named
 	progress io.Writer       // stderr when it is a terminal, else nil: no progress lines
@@ -99,7 +98,7 @@ func (rj *rowJudge) end() {
 // contextDaemon.judge); with progress, its progress goes to stderr on a
 // terminal.
 func newRowJudge(j *stream.Judge, stderr io.Writer, progress bool) *rowJudge {
-	rj := &rowJudge{j: j, stderr: stderr, listing: j.NewListing(listingBound)}
+	rj := &rowJudge{stderr: stderr, listing: j.NewListing(listingBound)}
 	if progress && isTerminal(stderr) {
 		rj.progress = safe.Unwrap(stderr)
 	}

@@ -78,7 +78,7 @@ func planOf(w *watch, mode string, isTTY bool, srcs []*source, replay bool) run.
 		t := run.Target{Arg: s.t.arg, ID: id, Context: s.t.context, Cursor: s.cursor, Runner: s.runner, Session: s.session,
 			Hint: func(err error) string { return startupHint(&c, id, err) }}
 		if !replay {
-			t.Reconcile = reconcilerFor(&c, getenv, w.g.redact, 0) // R (reconcile.go)
+			t.Reconcile = reconcilerFor(&c, getenv, w.g.redact) // R (reconcile.go)
 		}
 		p.Targets = append(p.Targets, t)
 	}

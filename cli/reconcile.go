@@ -145,9 +145,9 @@ func runReconcile(ctx context.Context, w *watch, id string, readTimeout time.Dur
 
 // reconcilerFor is the TUI's R key on the daemon c: the journal is read
 // before the TUI starts, the plan is made from the model (pure), the read
-// runs in a command with its own client, within timeout (0: the read's
-// default). The action is the one the live view shows.
-func reconcilerFor(c *conn, getenv func(string) string, redact bool, timeout time.Duration) ui.ReconcileFunc {
+// runs in a command with its own client, within the read's default
+// bound. The action is the one the live view shows.
+func reconcilerFor(c *conn, getenv func(string) string, redact bool) ui.ReconcileFunc {
 	if getenv == nil {
 		return nil
 	}
@@ -176,7 +176,7 @@ func reconcilerFor(c *conn, getenv func(string) string, redact bool, timeout tim
 			if err != nil {
 				return "not sent: " + safe.Line(err.Error())
 			}
-			return reconcile.Read(ctx, c.reader(client, timeout), jpath, p).Line(redact)
+			return reconcile.Read(ctx, c.reader(client, 0), jpath, p).Line(redact)
 		}
 	}
 }

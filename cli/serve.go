@@ -172,7 +172,7 @@ func runServe(e *runEnv, g *globalFlags, cfg serve.Config, logPath string) int {
 	}
 	cfg.Source = serve.Source{Daemon: d.client.NewPoller(0), Follow: d.follow, Judge: d.judge()}
 	cfg.Views = serve.Views{Keys: e.keys.Console, LiveKeys: e.keys.Live, Version: versionString(),
-		Reconcile: reconcilerFor(&o.conn, e.getenv, g.redact, 0), Notification: func(term string) func(*model.Action) string {
+		Reconcile: reconcilerFor(&o.conn, e.getenv, g.redact), Notification: func(term string) func(*model.Action) string {
 			// The client's terminal, as its pty request names it.
 			route := safe.NotifyRoute{OSC777: safe.SpeaksOSC777(term, ""), Mux: safe.DetectMultiplexer("", "", term)}
 			return func(a *model.Action) string { return output.Notification(a, route) }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -166,8 +167,8 @@ func (so *submitOptions) request(demo string, rest []string, stdin io.Reader, st
 		return usage("one CAPABILITY_ID at most")
 	}
 	if demo != "" {
-		if !knownScenario(demo) {
-			return usage(fmt.Sprintf("unknown demo scenario %q (known: %s)", demo, strings.Join(append(sim.Scenarios(), demoFleetChat), ", ")))
+		if !slices.Contains(submitDemos(), demo) {
+			return usage(fmt.Sprintf("unknown demo scenario %q (known: %s)", demo, strings.Join(submitDemos(), ", ")))
 		}
 		scenario, _ := demoSim(demo, sim.Knobs{})
 		op := sim.Operation(scenario)
