@@ -63,7 +63,9 @@ func runConsole(f *follow, e *runEnv) int {
 	// The VERDICT column's reviews: the rows drawn, four at once.
 	co.Judge = d.judge()
 	co.Reconcile = reconcilerFor(&o.conn, e.getenv, o.g.redact)
-	co.ListHint = consoleListHint(&o.conn)
+	// After the list's error while it never listed anything: is aipd
+	// there, and the console without one.
+	co.ListHint = "is aipd running at " + redactURL(o.conn.url) + "? (--url, --context) · no daemon: aipwatch --demo=console"
 	return startConsole(ctx, co, e, func(err error) { printHint(stderr, &o.conn, "", err) })
 }
 
@@ -175,33 +177,22 @@ func (d contextDaemon) judge() *stream.Judge {
 	return stream.NewJudge(d.run.r.withTimeouts(d.client.Config()), stream.JudgeOptions{})
 }
 
-// multiOf reads daemons as one for the console's polls: a source each,
-// in their order, with its Poller.
-func multiOf(daemons []contextDaemon) *stream.Multi {
-	m := &stream.Multi{}
-	for _, d := range daemons {
-		src := stream.MultiSource{Name: d.name, Err: d.err}
-		if d.client != nil {
-			src.Poller = d.client.NewPoller(0)
-		}
-		m.Sources = append(m.Sources, src)
-	}
-	return m
-}
-
 // runConsoleAcross runs the console over daemons, each with its own
 // connection for its list, its global log, its follows and its reconcile
 // reads; on stdout, with its keys from stdin (startConsole).
 func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) int {
-	multi := multiOf(daemons)
+	multi := &stream.Multi{}              // the daemons read as one for the polls, in their order
 	reached := map[string]contextDaemon{} // the daemons with a client
 	judges := map[string]console.Judge{}
 	names := make([]string, 0, len(daemons))
 	for _, d := range daemons {
+		src := stream.MultiSource{Name: d.name, Err: d.err}
 		if d.client != nil {
+			src.Poller = d.client.NewPoller(0)
 			reached[d.name] = d
 			judges[d.name] = d.judge() // the VERDICT column's reviews, on the row's own daemon
 		}
+		multi.Sources = append(multi.Sources, src)
 		names = append(names, d.name)
 	}
 	co := consoleOptions(f)
@@ -294,10 +285,4 @@ func startFleetDemo(o *watch) (daemons []contextDaemon, stop func(), err error) 
 	}
 	timer = time.AfterFunc(fleetDemoDown, west.Close)
 	return daemons, stop, nil
-}
-
-// consoleListHint is what the console says after its list's error while
-// it never listed anything: is aipd there, and the console without one.
-func consoleListHint(c *conn) string {
-	return "is aipd running at " + redactURL(c.url) + "? (--url, --context) · no daemon: aipwatch --demo=console"
 }

@@ -311,22 +311,14 @@ func announce(w *watch, so *submitOptions, jpath string) {
 	if mode == "tui" {
 		to = stderr // stays on the terminal under the alt screen
 	}
+	how, then := so.mode, "follow it with: "+follow+"\n" // how: "streaming: chat_stream's expected completion; …"
+	if so.modeWhy != "" {
+		how += ": " + so.modeWhy
+	}
 	if follow == "" {
-		fmt.Fprintf(to, "submitting %s to %s (mode %s, the demo's simulator); journal: %s\n",
-			safe.Line(so.actionID), safe.Line(so.capability), modeLine(so), safe.Line(jpath))
-		return
+		how, then = how+", the demo's simulator", ""
 	}
-	fmt.Fprintf(to, "submitting %s to %s (mode %s); journal: %s\nfollow it with: %s\n",
-		safe.Line(so.actionID), safe.Line(so.capability), modeLine(so), safe.Line(jpath), follow)
-}
-
-// modeLine is the mode and why it is that one: "streaming: chat_stream's
-// expected completion; …".
-func modeLine(so *submitOptions) string {
-	if so.modeWhy == "" {
-		return so.mode
-	}
-	return so.mode + ": " + so.modeWhy
+	fmt.Fprintf(to, "submitting %s to %s (mode %s); journal: %s\n%s", safe.Line(so.actionID), safe.Line(so.capability), how, safe.Line(jpath), then)
 }
 
 func compactJSON(b []byte) json.RawMessage {

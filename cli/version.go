@@ -56,7 +56,7 @@ func versionString() string {
 	if !ok {
 		return "dev"
 	}
-	s := "dev-" + short(v.revision)
+	s := "dev-" + v.revision[:min(12, len(v.revision))]
 	if v.modified {
 		s += "-dirty"
 	}
@@ -82,13 +82,6 @@ func versionText() string {
 	}
 	fmt.Fprintf(&b, "built with %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return b.String()
-}
-
-func short(rev string) string {
-	if len(rev) > 12 {
-		return rev[:12]
-	}
-	return rev
 }
 
 // versioned runs fn unless --version was given, which prints the version
