@@ -20,8 +20,7 @@ import (
 // (runConsoleAcross, design §9); --demo=console and --demo=fleet show it
 // on simulated daemons.
 
-// runConsole opens the live console (no ACTION_ID on a terminal): on
-// stdout, the terminal it checks, reading its keys from stdin.
+// runConsole opens the live console (no ACTION_ID on a terminal).
 func runConsole(f *follow, e *runEnv) int {
 	o, stdout, stderr := &f.w, e.stdout, e.stderr
 	ctx, stop := detachContext()
@@ -69,9 +68,8 @@ func runConsole(f *follow, e *runEnv) int {
 	return startConsole(ctx, co, e, func(err error) { printHint(stderr, &o.conn, "", err) })
 }
 
-// startConsole runs the console with co, one daemon or several: the one
-// place the console is started, on the program shell (ui.Run) over the
-// run's stdout and its keys (keysFrom, as the live view's: aipwatch/run).
+// startConsole is the one place the console is started, with co (one
+// daemon or several), on stdout and keysFrom(stdin) as the live view;
 // hint, when set, follows an error with what to check.
 func startConsole(ctx context.Context, co console.Options, e *runEnv, hint func(error)) int {
 	stderr := e.stderr
@@ -87,7 +85,7 @@ func startConsole(ctx context.Context, co console.Options, e *runEnv, hint func(
 }
 
 // consoleOptions are the console's options that do not depend on its
-// daemons: keys, notifications, privacy, colour.
+// daemons.
 func consoleOptions(f *follow) console.Options {
 	o := &f.w
 	route, hint := notifyRoute(o.e.getenv)
@@ -110,9 +108,8 @@ func consoleOptions(f *follow) console.Options {
 	return co
 }
 
-// consoleDemo starts the console's simulated daemon when --demo=console
-// asks for it and points the run at it; stop ends it. ok is false when it
-// could not start (said on stderr).
+// consoleDemo starts --demo=console's simulated daemon, if asked, and
+// points the run at it; ok is false when it could not start (said).
 func consoleDemo(o *watch) (stop func(), ok bool) {
 	if o.r.demo != demoConsole {
 		return func() {}, true
@@ -129,17 +126,12 @@ func consoleDemo(o *watch) (stop func(), ok bool) {
 	return f.Close, true
 }
 
-// The console across contexts (design §9): `aipwatch` alone on a terminal,
-// with a config file of several contexts and nothing naming one daemon
-// (--context, $AIPWATCH_CONTEXT, --url, $AIP_URL), reads every context's
-// daemon at once; --demo=fleet shows it on two simulated daemons.
-
 // demoFleet is the --demo scenario of the console across two contexts.
 const demoFleet = "fleet"
 
-// consoleContexts are the contexts the console reads at once: every
-// context of the config file when it has several and the run names no
-// single daemon; nil otherwise.
+// consoleContexts are the contexts the console reads at once (design §9):
+// every context of the config file when it has several and nothing names
+// one daemon (--context, $AIPWATCH_CONTEXT, --url, $AIP_URL); else nil.
 func consoleContexts(f *follow) []string {
 	o := &f.w.conn
 	if f.w.r.demo != "" || f.f.replay != "" || o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
@@ -179,7 +171,7 @@ func (d contextDaemon) judge() *stream.Judge {
 
 // runConsoleAcross runs the console over daemons, each with its own
 // connection for its list, its global log, its follows and its reconcile
-// reads; on stdout, with its keys from stdin (startConsole).
+// reads.
 func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) int {
 	multi := &stream.Multi{}              // the daemons read as one for the polls, in their order
 	reached := map[string]contextDaemon{} // the daemons with a client

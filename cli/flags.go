@@ -77,8 +77,8 @@ func addDemoFlag(fs *pflag.FlagSet, demo *string, usage, def string) {
 	fs.Lookup("demo").NoOptDefVal = def
 }
 
-// check refuses the values of the review flags that mean nothing, before
-// any request; fs says which were given.
+// checkRun refuses the values of the review flags that mean nothing,
+// before any request; fs says which were given.
 func (r *runFlags) checkRun(fs *pflag.FlagSet) error {
 	r.stallSet = fs.Changed("stall-timeout")
 	if fs.Lookup("reason") == nil {
