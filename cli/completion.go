@@ -28,13 +28,10 @@ import (
 // completionTimeout; one request when the list is short, two when the
 // first must say where it ends: stream.ReadTail), never its history.
 
-// completionTimeout bounds the daemon read of an ID completion: a shell
-// waits on it.
-const completionTimeout = time.Second
-
-// completionRows is how many of the most recently updated actions an ID
-// completion offers.
-const completionRows = 50
+const (
+	completionTimeout = time.Second // bounds an ID completion's read: a shell waits on it
+	completionRows    = 50          // the most recently updated actions an ID completion offers
+)
 
 var shells = []string{"bash", "zsh", "fish", "powershell"}
 
@@ -250,8 +247,7 @@ func actionIDs(e *runEnv, g *globalFlags) []string {
 }
 
 // recentIDs are the daemon's most recently updated actions, newest first:
-// one read of the list's tail within bound (completionTimeout; none when
-// the daemon does not answer in time).
+// one read of the list's tail within bound (none when it does not answer).
 func recentIDs(client *stream.Client, bound time.Duration) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()

@@ -23,7 +23,6 @@ import (
 // verdict, which it never changes. The rules are reconcile/'s; this file
 // wires them to the command, the TUI's R key and the printers.
 
-// reconcileCommand is `aipwatch reconcile`.
 func reconcileCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	w := &watch{e: e}
 	var readTimeout time.Duration
@@ -68,7 +67,6 @@ func reconcileCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	return c
 }
 
-// reader is where a reconcile read goes: client, on this connection.
 func (c *conn) reader(client *stream.Client, timeout time.Duration) reconcile.Daemon {
 	return reconcile.Daemon{Client: client, BaseURL: c.shownURL(), TokenSource: c.tokenSource(), Timeout: timeout}
 }

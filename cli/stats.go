@@ -22,7 +22,6 @@ import (
 // the span's edge and says how many settled actions there it left
 // unjudged, and how to ask for them.
 
-// statsCommand is `aipwatch stats [--since D] [--limit N]`.
 func statsCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	var lf lsFlags
 	c := &cobra.Command{

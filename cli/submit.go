@@ -23,8 +23,7 @@ import (
 	"aipwatch/submit"
 )
 
-// submitOptions are the flags of `aipwatch submit` beyond the common ones
-// (design §6).
+// submitOptions are submit's own flags (design §6).
 type submitOptions struct {
 	capability     string
 	input          string // @file, @- (stdin) or the JSON itself
@@ -35,7 +34,6 @@ type submitOptions struct {
 	dryRun         bool
 }
 
-// submitCommand is `aipwatch submit` (design §6).
 func submitCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	w := &watch{e: e}
 	so := &submitOptions{}
@@ -92,8 +90,8 @@ func readInput(spec string, stdin io.Reader) ([]byte, error) {
 	return []byte(spec), nil
 }
 
-// runSubmit is `aipwatch submit` (design §6): a usage error is returned,
-// anything else reported and its exit code set.
+// runSubmit returns a usage error, and reports anything else and sets
+// its exit code.
 func runSubmit(w *watch, so *submitOptions, rest []string) error {
 	e := w.e
 	req, input, err := so.request(w.r.demo, rest, e.stdin, e.stderr)
@@ -287,7 +285,6 @@ func journalled(j *journal.Journal, req submit.Request, base journal.Entry, appe
 		}}
 }
 
-// announce prints the submission's identity before it is sent.
 func announce(w *watch, so *submitOptions, jpath string) {
 	stdout, stderr := w.e.stdout, w.e.stderr
 	mode, _ := outputMode(w.g.output, stdout)

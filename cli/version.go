@@ -13,8 +13,7 @@ import (
 // version, else "dev" with the commit the binary was built from.
 var version = ""
 
-// readBuildInfo is debug.ReadBuildInfo (a variable for tests).
-var readBuildInfo = debug.ReadBuildInfo
+var readBuildInfo = debug.ReadBuildInfo // a variable for tests
 
 // buildVCS is the version control information the go command stamped
 // into the binary (go build and go install in a git checkout do; go run
