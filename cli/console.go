@@ -21,8 +21,9 @@ import (
 // on simulated daemons.
 
 // runConsole opens the live console (no ACTION_ID on a terminal).
-func runConsole(f *follow, e *runEnv) int {
-	o, stdout, stderr := &f.w, e.stdout, e.stderr
+func runConsole(f *follow) int {
+	o, e := &f.w, f.w.e
+	stdout, stderr := e.stdout, e.stderr
 	ctx, stop := detachContext()
 	defer stop()
 	if !isTerminal(stdout) || (o.g.output != "" && o.g.output != "tui") {
@@ -65,7 +66,7 @@ func runConsole(f *follow, e *runEnv) int {
 	// After the list's error while it never listed anything: is aipd
 	// there, and the console without one.
 	co.ListHint = "is aipd running at " + redactURL(o.conn.url) + "? (--url, --context) · no daemon: aipwatch --demo=console"
-	return startConsole(ctx, co, e, func(err error) { printHint(stderr, &o.conn, "", err) })
+	return startConsole(ctx, co, e, func(err error) { printHint(stderr, &o.conn, err) })
 }
 
 // startConsole is the one place the console is started, with co (one

@@ -63,9 +63,9 @@ func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 			e.parsed(o)
 			return nil
 		case o.console || isConsoleDemo(o.w.r.demo):
-			return e.exit(runConsole(o, e))
+			return e.exit(runConsole(o))
 		}
-		return e.exit(runFollow(o, e))
+		return e.exit(runFollow(o))
 	})
 }
 
@@ -182,13 +182,13 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 }
 
 // runFollow follows the targets (design §2, §12), a demo or a replay.
-func runFollow(o *follow, e *runEnv) (code int) {
+func runFollow(o *follow) (code int) {
 	w := &o.w
 	defer func() {
 		// A bug must not leave a stack dump (or anything secret) on the
 		// operator's screen: one line, and the action keeps running.
 		if r := recover(); r != nil {
-			fmt.Fprint(e.stderr, o.panicReport(r))
+			fmt.Fprint(w.e.stderr, o.panicReport(r))
 			code = model.ExitError
 		}
 	}()

@@ -221,7 +221,7 @@ func runListing(o *watch, lf lsFlags, cmd string, journal bool,
 	if err != nil {
 		code := o.fail(err)
 		if o.g.output != "jsonl" {
-			printHint(e.stderr, &o.conn, "", err)
+			printHint(e.stderr, &o.conn, err)
 		}
 		return code
 	}

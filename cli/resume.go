@@ -162,8 +162,10 @@ func startupHint(o *conn, actionID string, err error) string {
 	return "hint: is aipd running at " + redactURL(o.url) + "? check " + urlSrc + " (and the token)"
 }
 
-func printHint(w io.Writer, o *conn, actionID string, err error) {
-	if h := startupHint(o, actionID, err); h != "" {
+// printHint prints the start-up hint of a daemon-wide read (ls, the
+// console), if it has one.
+func printHint(w io.Writer, o *conn, err error) {
+	if h := startupHint(o, "", err); h != "" {
 		fmt.Fprintln(w, safe.Line(h))
 	}
 }
