@@ -44,10 +44,10 @@ type runFlags struct {
 	stallSet      bool // --stall-timeout was given
 }
 
-const defaultReason = "cancelled by an operator from aipwatch"
-
-// defaultRawCapMiB is --raw-cap-mib when not given.
-const defaultRawCapMiB = 64
+const (
+	defaultReason    = "cancelled by an operator from aipwatch"
+	defaultRawCapMiB = 64
+)
 
 // addRunFlags adds the flags of watching a run, in the order --help shows
 // them.

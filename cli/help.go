@@ -130,7 +130,6 @@ Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
 	}
 }
 
-// demoScenarios lists the scenarios named, each with what it shows.
 func demoScenarios(w io.Writer, names []string) {
 	for _, s := range names {
 		writeWrapped(w, fmt.Sprintf("  %-20s ", s), demoHelp[s], 23)

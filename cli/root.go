@@ -65,7 +65,6 @@ func addGlobalFlags(fs *pflag.FlagSet, g *globalFlags) {
 	fs.BoolVar(&g.version, "version", false, "print the version and exit")
 }
 
-// outputModes are --output's values.
 var outputModes = []string{"tui", "plain", "jsonl"}
 
 // checkValues refuses a value aipwatch can check before any request.
@@ -122,7 +121,6 @@ func newRoot(e *runEnv) *cobra.Command {
 	return root
 }
 
-// everyCommand calls fn on c and every command under it.
 func everyCommand(c *cobra.Command, fn func(*cobra.Command)) {
 	fn(c)
 	for _, sub := range c.Commands() {
