@@ -13,11 +13,9 @@ import (
 	"aipwatch/stream"
 )
 
-// One connection (design §1, §9): a daemon's URL, its credentials, its TLS
-// and the context that gave them, decided in one place (newConn) from the
-// flags, the environment and the config file, and the one place a stream
-// client is built (newClient over conn.config). Every command, the console,
-// the judge and `ls --all-contexts` reach aipd through a conn.
+// One connection (design §1, §9): a daemon's URL, credentials, TLS and the
+// context that gave them, decided in one place (newConn), and the one place
+// a stream client is built (newClient over conn.config).
 
 // connFlags are the global flags that name a daemon, as given.
 type connFlags struct {
@@ -83,8 +81,7 @@ func newConn(f connFlags, readConfig bool, getenv func(string) string) conn {
 // one the config file names. The rule is by value (design §5): no piece
 // of a token is written, whatever carries it (a URL's query, an error, a
 // replay's record, another daemon's echo). A file that cannot be read is
-// left to load, which says why. Each file is read, and each token
-// protected, once an invocation (invocationFiles).
+// left to load, which says why.
 func (c *conn) protectTokens(f *config.File) {
 	c.files.protect(c.token)
 	paths := []string{c.tokenFile}
@@ -94,10 +91,9 @@ func (c *conn) protectTokens(f *config.File) {
 		}
 	}
 	for _, p := range paths {
-		if p == "" {
-			continue
+		if p != "" {
+			c.files.token(p)
 		}
-		c.files.token(p)
 	}
 }
 
@@ -160,7 +156,7 @@ func (c *conn) load(stderr io.Writer) error {
 }
 
 // config is the stream configuration of this daemon's routes: URL, token,
-// TLS and the pacing of every client. The token is loaded first.
+// TLS and the pacing of every client.
 func (c *conn) config(stderr io.Writer) (stream.Config, error) {
 	if err := c.load(stderr); err != nil {
 		return stream.Config{}, err
@@ -186,9 +182,8 @@ const (
 	maxCAFile    = 1 << 20
 )
 
-// readCA reads the CA file (nil when none) as every file aipwatch is
-// pointed at is read (config.ReadFile): a FIFO, a device or a huge file is
-// an error that names the flag or the context's key.
+// readCA reads the CA file (nil when none) through config.ReadFile: a
+// FIFO, a device or a huge file is an error that names the flag or key.
 func (c *conn) readCA() ([]byte, error) {
 	if c.cacert == "" {
 		return nil, nil

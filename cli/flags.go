@@ -44,10 +44,10 @@ type runFlags struct {
 	stallSet      bool // --stall-timeout was given
 }
 
-const defaultReason = "cancelled by an operator from aipwatch"
-
-// defaultRawCapMiB is --raw-cap-mib when not given.
-const defaultRawCapMiB = 64
+const (
+	defaultReason    = "cancelled by an operator from aipwatch"
+	defaultRawCapMiB = 64
+)
 
 // addRunFlags adds the flags of watching a run, in the order --help shows
 // them.
@@ -77,8 +77,8 @@ func addDemoFlag(fs *pflag.FlagSet, demo *string, usage, def string) {
 	fs.Lookup("demo").NoOptDefVal = def
 }
 
-// check refuses the values of the review flags that mean nothing, before
-// any request; fs says which were given.
+// checkRun refuses the values of the review flags that mean nothing,
+// before any request; fs says which were given.
 func (r *runFlags) checkRun(fs *pflag.FlagSet) error {
 	r.stallSet = fs.Changed("stall-timeout")
 	if fs.Lookup("reason") == nil {
@@ -93,11 +93,9 @@ func (r *runFlags) checkRun(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// knownScenario: name is one of the simulator's scenarios (submit's
-// --demo).
-func knownScenario(name string) bool {
-	return name == demoFleetChat || slices.Contains(sim.Scenarios(), name)
-}
+// submitDemos are submit's --demo scenarios: the simulator's, then the
+// fleet's, in the order help and completion offer them.
+func submitDemos() []string { return append(sim.Scenarios(), demoFleetChat) }
 
 // demoFleetChat is the demo of the fleet deployment (design §14): the
 // chat-tools turn on the simulator's connector-host topology.
@@ -121,7 +119,7 @@ func demoSim(name string, k sim.Knobs) (string, sim.Knobs) {
 // rootDemos are the root's --demo scenarios: the simulator's, then the
 // console's two (isConsoleDemo), in the order help and completion offer
 // them.
-func rootDemos() []string { return append(sim.Scenarios(), demoFleetChat, demoConsole, demoFleet) }
+func rootDemos() []string { return append(submitDemos(), demoConsole, demoFleet) }
 
 // isConsoleDemo: the --demo scenario opens the console.
 func isConsoleDemo(name string) bool { return name == demoConsole || name == demoFleet }

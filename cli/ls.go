@@ -36,18 +36,14 @@ type lsFlags struct {
 	limit      int
 	since      time.Duration
 	all        bool
-	contexts   bool // --all-contexts
-	noHeaders  bool // --no-headers (also when stdout is a pipe)
-	verdict    bool // judge each printed row (lsverdict.go)
-	// verdictArg is --verdict's value: "all" for the bare flag (judge and
-	// show), else the verdict words to keep (keep, lsverdict.go).
-	verdictArg string
+	contexts   bool   // --all-contexts
+	noHeaders  bool   // --no-headers (also when stdout is a pipe)
+	verdict    bool   // judge each printed row (lsverdict.go)
+	verdictArg string // --verdict's value: "all" bare (judge and show), else the words to keep
 	keep       []string
 	demo       string
-	// context is the context whose daemon is read (ls --all-contexts),
-	// marked on each of its rows.
-	context string
-	timeout listTimeout // --timeout (timeout.go)
+	context    string      // the context whose daemon is read (--all-contexts), marked on its rows
+	timeout    listTimeout // --timeout (timeout.go)
 }
 
 // defaultListLimit is how many rows ls prints without --limit, --since or
@@ -87,9 +83,8 @@ action appears only once it has settled).`,
 	return c
 }
 
-// run checks lf, then lists: every context's daemon for --all-contexts,
-// else the one daemon the run names (ls, stats: list), whose options are
-// checked before any request.
+// run checks lf, then lists every context's daemon for --all-contexts,
+// else the run's one daemon (ls, stats: list).
 func (lf *lsFlags) run(c *cobra.Command, e *runEnv, g *globalFlags, list func(*watch) int) error {
 	if err := lf.check(c.Flags()); err != nil {
 		return err
@@ -149,7 +144,6 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// runList lists one daemon's actions.
 func runList(o *watch, lf lsFlags) int {
 	e := o.e
 	var w *output.ListWriter
@@ -227,7 +221,7 @@ func runListing(o *watch, lf lsFlags, cmd string, journal bool,
 	if err != nil {
 		code := o.fail(err)
 		if o.g.output != "jsonl" {
-			printHint(e.stderr, &o.conn, "", err)
+			printHint(e.stderr, &o.conn, err)
 		}
 		return code
 	}
@@ -298,23 +292,19 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 			}
 		}
 	}
-	if err := flush(); err != nil {
-		return walk.Notes(), err
-	}
-	return walk.Notes(), nil
+	err := flush()
+	return walk.Notes(), err
 }
 
 // journalIDs are the action IDs this machine's submission journal knows
-// for the daemon at baseURL (journal.ActionIDs of readJournal). getenv is the
-// run's, for the journal's path; warn, when set, gets what the read has to
-// say (a refused journal, the entries skipped).
+// for the daemon at baseURL; warn is readJournal's.
 func journalIDs(getenv func(string) string, baseURL string, warn func([]string)) []string {
 	return journal.ActionIDs(readJournal(getenv, warn), baseURL)
 }
 
-// readJournal reads this machine's submission journal (journal/), nil
-// when there is none or it cannot be read; warn, when set, gets what the
-// read has to say. A listing of several daemons reads it once.
+// readJournal reads this machine's submission journal, nil when there is
+// none or it cannot be read; warn, when set, gets what the read has to say
+// (a refused journal, the entries skipped). Several daemons read it once.
 func readJournal(getenv func(string) string, warn func([]string)) []journal.Entry {
 	path, err := journal.Path(getenv)
 	if err != nil {
@@ -333,7 +323,6 @@ func readJournal(getenv func(string) string, warn func([]string)) []journal.Entr
 	return l.Entries
 }
 
-// warnJournal prints what the journal has to say, a line each.
 func warnJournal(stderr io.Writer, prefix string, warnings []string) {
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "%s: %s\n", prefix, safe.Line(w))

@@ -89,7 +89,6 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	return 0
 }
 
-// contextRows are one context's rows, read with a bound.
 type contextRows struct {
 	name  string
 	rows  []model.ActionRow
@@ -110,7 +109,7 @@ func readContexts(daemons []contextDaemon, lf lsFlags, entries []journal.Entry, 
 	return out
 }
 
-// rowSink keeps the rows written to it.
+// rowSink keeps the rows written to it (rowWriter).
 type rowSink []model.ActionRow
 
 func (s *rowSink) Add(rows []model.ActionRow) error {

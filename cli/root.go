@@ -65,10 +65,9 @@ func addGlobalFlags(fs *pflag.FlagSet, g *globalFlags) {
 	fs.BoolVar(&g.version, "version", false, "print the version and exit")
 }
 
-// outputModes are --output's values.
 var outputModes = []string{"tui", "plain", "jsonl"}
 
-// check refuses a value aipwatch can check before any request.
+// checkValues refuses a value aipwatch can check before any request.
 func (g *globalFlags) checkValues() error {
 	if g.output != "" && !slices.Contains(outputModes, g.output) {
 		return output.UsageError(fmt.Sprintf("--output must be %s, not %q", strings.Join(outputModes, ", "), g.output))
@@ -122,7 +121,6 @@ func newRoot(e *runEnv) *cobra.Command {
 	return root
 }
 
-// everyCommand calls fn on c and every command under it.
 func everyCommand(c *cobra.Command, fn func(*cobra.Command)) {
 	fn(c)
 	for _, sub := range c.Commands() {
@@ -225,8 +223,7 @@ func (e *runEnv) exit(code int) error {
 	return nil
 }
 
-// fail reports an error that stops aipwatch before or outside a run
-// (exit 1): the jsonl error object on stdout, else a line on stderr.
+// fail is run.Fail under the output mode given, as the command's exit.
 func (e *runEnv) fail(mode string, err error) error {
 	return e.exit(run.Fail(run.IO{Stdout: e.stdout, Stderr: e.stderr}, mode == "jsonl", err))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"aipwatch/config"
 	"aipwatch/model"
@@ -88,22 +89,16 @@ func (sf serveFlags) settings(c *cobra.Command, g *globalFlags, getenv func(stri
 	} else if err != nil {
 		return serve.Config{}, "", err
 	}
-	pick := func(flag, given, fromFile string) string {
-		if fs.Changed(flag) {
-			return given
-		}
-		return fromFile
-	}
 	cfg = serve.Config{
-		Listen:         pick("listen", sf.listen, file.Listen),
-		AuthorizedKeys: pick("authorized-keys", sf.authorizedKeys, file.AuthorizedKeys),
-		OperatorKeys:   pick("operator-keys", sf.operatorKeys, file.OperatorKeys),
-		HostKey:        pick("host-key", sf.hostKey, file.HostKey),
-		AuditLog:       pick("audit-log", sf.auditLog, file.AuditLog),
-		MaxSessions:    file.MaxSessions,
-		ConnRate:       file.ConnRate,
+		Listen:         pick(fs, "listen", sf.listen, file.Listen),
+		AuthorizedKeys: pick(fs, "authorized-keys", sf.authorizedKeys, file.AuthorizedKeys),
+		OperatorKeys:   pick(fs, "operator-keys", sf.operatorKeys, file.OperatorKeys),
+		HostKey:        pick(fs, "host-key", sf.hostKey, file.HostKey),
+		AuditLog:       pick(fs, "audit-log", sf.auditLog, file.AuditLog),
+		MaxSessions:    pick(fs, "max-sessions", sf.maxSessions, file.MaxSessions),
+		ConnRate:       pick(fs, "conn-rate", sf.connRate, file.ConnRate),
 	}
-	logPath = pick("log", sf.log, file.Log)
+	logPath = pick(fs, "log", sf.log, file.Log)
 	switch {
 	case fs.Changed("max-sessions") && sf.maxSessions <= 0:
 		return cfg, "", output.UsageError("--max-sessions takes a number of sessions above 0")
@@ -111,12 +106,6 @@ func (sf serveFlags) settings(c *cobra.Command, g *globalFlags, getenv func(stri
 		return cfg, "", output.UsageError("--conn-rate takes a number of connections a minute above 0")
 	case fs.Changed("idle-timeout") && sf.idleTimeout < 0:
 		return cfg, "", output.UsageError("--idle-timeout takes a duration (0: never)")
-	}
-	if fs.Changed("max-sessions") {
-		cfg.MaxSessions = sf.maxSessions
-	}
-	if fs.Changed("conn-rate") {
-		cfg.ConnRate = sf.connRate
 	}
 	switch {
 	case fs.Changed("idle-timeout"):
@@ -147,6 +136,14 @@ func (sf serveFlags) settings(c *cobra.Command, g *globalFlags, getenv func(stri
 	return cfg, logPath, nil
 }
 
+// pick is flag's value when it was given, else the config file's.
+func pick[T any](fs *pflag.FlagSet, flag string, given, fromFile T) T {
+	if fs.Changed(flag) {
+		return given
+	}
+	return fromFile
+}
+
 // runServe starts the server on the run's daemon and serves until
 // SIGINT, SIGTERM or SIGHUP, then tells the sessions and stops.
 // The session log goes to logPath, else stderr.
@@ -172,7 +169,7 @@ func runServe(e *runEnv, g *globalFlags, cfg serve.Config, logPath string) int {
 	}
 	cfg.Source = serve.Source{Daemon: d.client.NewPoller(0), Follow: d.follow, Judge: d.judge()}
 	cfg.Views = serve.Views{Keys: e.keys.Console, LiveKeys: e.keys.Live, Version: versionString(),
-		Reconcile: reconcilerFor(&o.conn, e.getenv, g.redact, 0), Notification: func(term string) func(*model.Action) string {
+		Reconcile: reconcilerFor(&o.conn, e.getenv, g.redact), Notification: func(term string) func(*model.Action) string {
 			// The client's terminal, as its pty request names it.
 			route := safe.NotifyRoute{OSC777: safe.SpeaksOSC777(term, ""), Mux: safe.DetectMultiplexer("", "", term)}
 			return func(a *model.Action) string { return output.Notification(a, route) }

@@ -9,24 +9,19 @@ import (
 	"aipwatch/stream"
 )
 
-// --timeout of the commands that read a daemon's list (ls, ls
-// --all-contexts, stats): how long a read waits for a daemon to start
+// listTimeout is --timeout of the commands that read a daemon's list (ls,
+// ls --all-contexts, stats): how long a read waits for a daemon to start
 // answering before it is given up and named (a daemon that accepts and
 // never answers). The transport's own bound on a reply's headers is 30 s;
-// this is well under it. One definition for every command that takes it.
-
-// defaultListTimeout is --timeout's default.
-const defaultListTimeout = 10 * time.Second
-
-// listTimeout is the flag's value.
+// this is well under it.
 type listTimeout struct{ d time.Duration }
 
-// add defines --timeout on fs.
+const defaultListTimeout = 10 * time.Second
+
 func (t *listTimeout) add(fs *pflag.FlagSet) {
 	fs.DurationVar(&t.d, "timeout", defaultListTimeout, "give up on a daemon that has not started answering a read within this `DURATION` (a daemon that accepts and never answers), and name it")
 }
 
-// check refuses a timeout that would give up at once.
 func (t *listTimeout) check() error {
 	if t.d <= 0 {
 		return output.UsageError("--timeout takes a duration above 0, such as 5s")

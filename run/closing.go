@@ -132,7 +132,6 @@ func heldOpenLines(a *model.Action, t Target) string {
 		"never submit " + safe.Line(a.ID) + " again without its idempotency key " + safe.Line(s.IdempotencyKey) + " (the journal keeps it).\n"
 }
 
-// args are the words that name ts, as given.
 func args(ts []Target) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
@@ -194,7 +193,6 @@ func (p *Plan) tags() []string {
 	return tags
 }
 
-// tagLines puts tag before every line of s.
 func tagLines(tag, s string) string {
 	if tag == "" || s == "" {
 		return s
@@ -223,7 +221,7 @@ func (t *tagged) Write(p []byte) (int, error) {
 	}
 }
 
-// flush writes what is left of a last line with no newline.
+// flush writes a last line with no newline.
 func (t *tagged) flush() {
 	if len(t.buf) > 0 {
 		t.line(append(t.buf, '\n'))

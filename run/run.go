@@ -27,8 +27,8 @@ import (
 
 // Target is one action of the run.
 type Target struct {
-	Arg     string        // as given (CONTEXT/act_… too): a resume command repeats it
-	ID      string        //
+	Arg     string // as given (CONTEXT/act_… too): a resume command repeats it
+	ID      string
 	Context string        // the config file's context whose daemon runs it ("" = the run's own)
 	Cursor  string        // where the run starts (--cursor)
 	Runner  stream.Runner // what it is read from: a client, a submission, a replay
@@ -85,7 +85,7 @@ type IO struct {
 	Env            []string
 }
 
-// outcome is one target's run: its model and the error that stopped it.
+// outcome is one target's run.
 type outcome struct {
 	a   *model.Action
 	err error
@@ -147,7 +147,6 @@ func (p *Plan) screen(ctx context.Context, o IO) ([]outcome, int) {
 	return runs, p.exit(runs, o.Stdout)
 }
 
-// live is the live view's options of t.
 func (p *Plan) live(t Target, tty bool) ui.Options {
 	f := p.Flags
 	uo := ui.Options{ActionID: t.ID, Backend: t.Runner, Context: t.Context, Reconcile: t.Reconcile, Session: t.Session,
@@ -252,15 +251,14 @@ func (p *Plan) failed(o IO, i int, r outcome, say string) {
 	}
 }
 
-// attached reports whether aipd ever answered this run (the model's
-// connection state, as the TUI reads it). An error before that is a
-// start-up failure, which gets a hint.
+// attached reports whether aipd ever answered this run: an error before
+// that is a start-up failure, which gets a hint.
 func attached(a *model.Action) bool {
 	return a != nil && a.Connection().Answered
 }
 
-// Fail reports an error that stops a run before or outside it (exit 1):
-// the jsonl error object on stdout, else a line on stderr.
+// Fail reports an error that stops a command before or outside a run
+// (exit 1): the jsonl error object on stdout, else a line on stderr.
 func Fail(o IO, jsonl bool, err error) int {
 	if jsonl {
 		output.WriteError(o.Stdout, err)
