@@ -109,7 +109,7 @@ func consoleKeyMap() ui.ConsoleKeyMap {
 	return ui.ConsoleKeyMap{
 		Open:      bind("enter", "follow the action", "enter"),
 		Back:      bind("esc", "back to the list (detach, never cancel)", "esc"),
-		Filter:    bind("/", "filter by ID, capability or state", "/"),
+		Filter:    bind("/", "filter by the text the rows show", "/"),
 		States:    bind("1-5", "all, live, settled; 4: judged failed, 5: not verified", "1", "2", "3", "4", "5"),
 		Refresh:   bind("ctrl+r", "read the list now", "ctrl+r"),
 		Cancel:    bind("c", "cancel (the live view's confirmation)", "c"),
@@ -119,6 +119,8 @@ func consoleKeyMap() ui.ConsoleKeyMap {
 		Mark:      bind("space", "mark the row for a split view (up to 4; enter opens them)", "space"),
 		Pulse:     bind("p", "fold the pulse away, or back", "p"),
 		Figures:   bind("s", "the figures per capability (first token, duration, verdicts)", "s"),
+		Copy:      bind("y", "copy the selected row's action ID (OSC 52)", "y"),
+		Sort:      bind("o", "order by: updated, started, state, capability", "o"),
 		Help:      bind("?", "all keys", "?"),
 		Quit:      bind("q", "quit", "q"),
 		Select:    hint("↑↓ j k g G", "select a row (g/G: first/last, pgup/pgdn: a page)"),

@@ -345,7 +345,7 @@ func TestListAllContextsRefusedIsNotATimeout(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "act_up") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(errOut, "context down: ") || !strings.Contains(errOut, "connection refused") || strings.Contains(errOut+out, "no answer within") {
+	if !strings.Contains(errOut, "context down: ") || !strings.Contains(errOut, "connection refused") || strings.Contains(errOut+out, "no answer from") {
 		t.Fatalf("a refused connection reads:\n%s%s", errOut, out)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
-	"aipwatch/sim"
 	"aipwatch/stream"
 	"aipwatch/submit"
 	"aipwatch/ui/split"
@@ -29,13 +28,10 @@ import (
 // completionTimeout; one request when the list is short, two when the
 // first must say where it ends: stream.ReadTail), never its history.
 
-// completionTimeout bounds the daemon read of an ID completion: a shell
-// waits on it.
-const completionTimeout = time.Second
-
-// completionRows is how many of the most recently updated actions an ID
-// completion offers.
-const completionRows = 50
+const (
+	completionTimeout = time.Second // bounds an ID completion's read: a shell waits on it
+	completionRows    = 50          // the most recently updated actions an ID completion offers
+)
 
 var shells = []string{"bash", "zsh", "fish", "powershell"}
 
@@ -170,7 +166,7 @@ func addCompletions(root *cobra.Command, e *runEnv, g *globalFlags) {
 		case "stats":
 			flag(c, "demo", words([]string{demoConsole}))
 		case "submit":
-			flag(c, "demo", words(append(sim.Scenarios(), demoFleetChat)))
+			flag(c, "demo", words(submitDemos()))
 			flag(c, "mode", words([]string{submit.ModeAsync, submit.ModeSync, submit.ModeStreaming}))
 		case "contexts":
 			for _, use := range c.Commands() {
@@ -251,8 +247,7 @@ func actionIDs(e *runEnv, g *globalFlags) []string {
 }
 
 // recentIDs are the daemon's most recently updated actions, newest first:
-// one read of the list's tail within bound (completionTimeout; none when
-// the daemon does not answer in time).
+// one read of the list's tail within bound (none when it does not answer).
 func recentIDs(client *stream.Client, bound time.Duration) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()

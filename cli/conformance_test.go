@@ -56,7 +56,7 @@ func TestRowUnknownIsNotNoSuchAction(t *testing.T) {
 	srv := live(t, "chat-tools", sim.Knobs{Mode: sim.ModeSync})
 	code, out, errOut := plain(t, srv)
 	wantExit(t, code, 0, out, errOut)
-	wantLine(t, out, "aipd has no record of "+srv.ActionID()+" yet: waiting for its first event")
+	wantLine(t, out, "aipd has no record of "+srv.ActionID()+" yet (a synchronous or streaming action has none while it runs): waiting for its first event")
 	wantLine(t, out, "verdict: verified (")
 }
 

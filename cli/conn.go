@@ -1,20 +1,21 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"aipwatch/config"
+	"aipwatch/output"
 	"aipwatch/stream"
 )
 
-// One connection (design §1, §9): a daemon's URL, its credentials, its TLS
-// and the context that gave them, decided in one place (newConn) from the
-// flags, the environment and the config file, and the one place a stream
-// client is built (newClient over conn.config). Every command, the console,
-// the judge and `ls --all-contexts` reach aipd through a conn.
+// One connection (design §1, §9): a daemon's URL, credentials, TLS and the
+// context that gave them, decided in one place (newConn), and the one place
+// a stream client is built (newClient over conn.config).
 
 // connFlags are the global flags that name a daemon, as given.
 type connFlags struct {
@@ -80,8 +81,7 @@ func newConn(f connFlags, readConfig bool, getenv func(string) string) conn {
 // one the config file names. The rule is by value (design §5): no piece
 // of a token is written, whatever carries it (a URL's query, an error, a
 // replay's record, another daemon's echo). A file that cannot be read is
-// left to load, which says why. Each file is read, and each token
-// protected, once an invocation (invocationFiles).
+// left to load, which says why.
 func (c *conn) protectTokens(f *config.File) {
 	c.files.protect(c.token)
 	paths := []string{c.tokenFile}
@@ -91,10 +91,9 @@ func (c *conn) protectTokens(f *config.File) {
 		}
 	}
 	for _, p := range paths {
-		if p == "" {
-			continue
+		if p != "" {
+			c.files.token(p)
 		}
-		c.files.token(p)
 	}
 }
 
@@ -120,8 +119,15 @@ func (c *conn) local(url string) {
 	c.url, c.urlGiven, c.tokenFile, c.token, c.cacert = url, true, "", "", ""
 }
 
-// check enforces the transport rule of design §1 on the connection's URL.
-func (c *conn) check() error { return checkURL(c.url, c.allowInsecureHTTP) }
+// check enforces the transport rule of design §1 on the connection's URL;
+// a context the config file does not have is a usage error, as in
+// `contexts use`.
+func (c *conn) check() error {
+	if errors.Is(c.ctx.err, config.ErrUnknownContext) {
+		return output.UsageError(c.ctx.err.Error())
+	}
+	return checkURL(c.url, c.allowInsecureHTTP)
+}
 
 // load reads the token (the token file's, else $AIP_TOKEN's) and registers
 // it with safe.Protect, so from here on no 12-character piece of it is
@@ -150,7 +156,7 @@ func (c *conn) load(stderr io.Writer) error {
 }
 
 // config is the stream configuration of this daemon's routes: URL, token,
-// TLS and the pacing of every client. The token is loaded first.
+// TLS and the pacing of every client.
 func (c *conn) config(stderr io.Writer) (stream.Config, error) {
 	if err := c.load(stderr); err != nil {
 		return stream.Config{}, err
@@ -176,9 +182,8 @@ const (
 	maxCAFile    = 1 << 20
 )
 
-// readCA reads the CA file (nil when none) as every file aipwatch is
-// pointed at is read (config.ReadFile): a FIFO, a device or a huge file is
-// an error that names the flag or the context's key.
+// readCA reads the CA file (nil when none) through config.ReadFile: a
+// FIFO, a device or a huge file is an error that names the flag or key.
 func (c *conn) readCA() ([]byte, error) {
 	if c.cacert == "" {
 		return nil, nil
@@ -231,6 +236,15 @@ func (c *conn) tokenSource() string {
 		return "env:AIP_TOKEN"
 	}
 	return "none"
+}
+
+// hostOf is the host:port of a daemon's URL, as an error names it ("no
+// answer from HOST within D"), without credentials.
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return redactURL(raw)
 }
 
 // shownURL is the URL without credentials, as it is shown, journalled and

@@ -20,10 +20,10 @@ import (
 // (runConsoleAcross, design §9); --demo=console and --demo=fleet show it
 // on simulated daemons.
 
-// runConsole opens the live console (no ACTION_ID on a terminal): on
-// stdout, the terminal it checks, reading its keys from stdin.
-func runConsole(f *follow, e *runEnv) int {
-	o, stdout, stderr := &f.w, e.stdout, e.stderr
+// runConsole opens the live console (no ACTION_ID on a terminal).
+func runConsole(f *follow) int {
+	o, e := &f.w, f.w.e
+	stdout, stderr := e.stdout, e.stderr
 	ctx, stop := detachContext()
 	defer stop()
 	if !isTerminal(stdout) || (o.g.output != "" && o.g.output != "tui") {
@@ -62,13 +62,15 @@ func runConsole(f *follow, e *runEnv) int {
 	co.Follow = d.follow
 	// The VERDICT column's reviews: the rows drawn, four at once.
 	co.Judge = d.judge()
-	co.Reconcile = reconcilerFor(&o.conn, e.getenv, o.g.redact, 0)
-	return startConsole(ctx, co, e, func(err error) { printHint(stderr, &o.conn, "", err) })
+	co.Reconcile = reconcilerFor(&o.conn, e.getenv, o.g.redact)
+	// After the list's error while it never listed anything: is aipd
+	// there, and the console without one.
+	co.ListHint = "is aipd running at " + redactURL(o.conn.url) + "? (--url, --context) · no daemon: aipwatch --demo=console"
+	return startConsole(ctx, co, e, func(err error) { printHint(stderr, &o.conn, err) })
 }
 
-// startConsole runs the console with co, one daemon or several: the one
-// place the console is started, on the program shell (ui.Run) over the
-// run's stdout and its keys (keysFrom, as the live view's: aipwatch/run).
+// startConsole is the one place the console is started, with co (one
+// daemon or several), on stdout and keysFrom(stdin) as the live view;
 // hint, when set, follows an error with what to check.
 func startConsole(ctx context.Context, co console.Options, e *runEnv, hint func(error)) int {
 	stderr := e.stderr
@@ -84,11 +86,11 @@ func startConsole(ctx context.Context, co console.Options, e *runEnv, hint func(
 }
 
 // consoleOptions are the console's options that do not depend on its
-// daemons: keys, notifications, privacy, colour.
+// daemons.
 func consoleOptions(f *follow) console.Options {
 	o := &f.w
 	route, hint := notifyRoute(o.e.getenv)
-	return console.Options{
+	co := console.Options{
 		Keys:     o.e.keys.Console,
 		LiveKeys: o.e.keys.Live,
 		// n on a row (design §10); the console is a terminal
@@ -102,11 +104,13 @@ func consoleOptions(f *follow) console.Options {
 		CancelReason:  o.r.reason,
 		Version:       versionString(),
 	}
+	// Across contexts a notification names the row's context too.
+	co.NotificationAs = func(name string, a *model.Action) string { return output.NotificationAs(name, a, route) }
+	return co
 }
 
-// consoleDemo starts the console's simulated daemon when --demo=console
-// asks for it and points the run at it; stop ends it. ok is false when it
-// could not start (said on stderr).
+// consoleDemo starts --demo=console's simulated daemon, if asked, and
+// points the run at it; ok is false when it could not start (said).
 func consoleDemo(o *watch) (stop func(), ok bool) {
 	if o.r.demo != demoConsole {
 		return func() {}, true
@@ -123,17 +127,12 @@ func consoleDemo(o *watch) (stop func(), ok bool) {
 	return f.Close, true
 }
 
-// The console across contexts (design §9): `aipwatch` alone on a terminal,
-// with a config file of several contexts and nothing naming one daemon
-// (--context, $AIPWATCH_CONTEXT, --url, $AIP_URL), reads every context's
-// daemon at once; --demo=fleet shows it on two simulated daemons.
-
 // demoFleet is the --demo scenario of the console across two contexts.
 const demoFleet = "fleet"
 
-// consoleContexts are the contexts the console reads at once: every
-// context of the config file when it has several and the run names no
-// single daemon; nil otherwise.
+// consoleContexts are the contexts the console reads at once (design §9):
+// every context of the config file when it has several and nothing names
+// one daemon (--context, $AIPWATCH_CONTEXT, --url, $AIP_URL); else nil.
 func consoleContexts(f *follow) []string {
 	o := &f.w.conn
 	if f.w.r.demo != "" || f.f.replay != "" || o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
@@ -171,33 +170,22 @@ func (d contextDaemon) judge() *stream.Judge {
 	return stream.NewJudge(d.run.r.withTimeouts(d.client.Config()), stream.JudgeOptions{})
 }
 
-// multiOf reads daemons as one for the console's polls: a source each,
-// in their order, with its Poller.
-func multiOf(daemons []contextDaemon) *stream.Multi {
-	m := &stream.Multi{}
-	for _, d := range daemons {
-		src := stream.MultiSource{Name: d.name, Err: d.err}
-		if d.client != nil {
-			src.Poller = d.client.NewPoller(0)
-		}
-		m.Sources = append(m.Sources, src)
-	}
-	return m
-}
-
 // runConsoleAcross runs the console over daemons, each with its own
 // connection for its list, its global log, its follows and its reconcile
-// reads; on stdout, with its keys from stdin (startConsole).
+// reads.
 func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) int {
-	multi := multiOf(daemons)
+	multi := &stream.Multi{}              // the daemons read as one for the polls, in their order
 	reached := map[string]contextDaemon{} // the daemons with a client
 	judges := map[string]console.Judge{}
 	names := make([]string, 0, len(daemons))
 	for _, d := range daemons {
+		src := stream.MultiSource{Name: d.name, Err: d.err}
 		if d.client != nil {
+			src.Poller = d.client.NewPoller(0)
 			reached[d.name] = d
 			judges[d.name] = d.judge() // the VERDICT column's reviews, on the row's own daemon
 		}
+		multi.Sources = append(multi.Sources, src)
 		names = append(names, d.name)
 	}
 	co := consoleOptions(f)
@@ -210,11 +198,17 @@ func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) i
 	}
 	co.ReconcileIn = func(name string) ui.ReconcileFunc {
 		if d, ok := reached[name]; ok {
-			return reconcilerFor(d.c, d.run.e.getenv, d.run.g.redact, 0)
+			return reconcilerFor(d.c, d.run.e.getenv, d.run.g.redact)
 		}
 		return nil
 	}
 	co.JudgeIn = func(name string) console.Judge { return judges[name] }
+	co.JournalIn = func(name string) []string { // this machine's submissions to that daemon (j, j!)
+		if d, ok := reached[name]; ok {
+			return journalIDs(f.w.e.getenv, d.c.url, nil)
+		}
+		return nil
+	}
 	return startConsole(ctx, co, f.w.e, nil)
 }
 

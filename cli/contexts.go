@@ -33,15 +33,9 @@ type contextUse struct {
 	url      bool   // o.url is the context's
 	token    bool   // o.tokenFile is the context's token_file
 	cacert   bool   // o.cacert is the context's
-	// envToken names the variable that gave the token while the URL is the
-	// context's: that token goes to the context's daemon, so say so.
-	envToken string
-	// skipped names the context not used because --url or $AIP_URL named
-	// another daemon.
-	skipped string
-	// notifyOn is the context's notify_on (the console's --notify-on,
-	// design §13), as written.
-	notifyOn string
+	envToken string // the variable that gave the token while the URL is the context's: said, it goes there
+	skipped  string // the context not used because --url or $AIP_URL named another daemon
+	notifyOn string // the context's notify_on (the console's --notify-on, design §13), as written
 }
 
 // applyContext fills what flags and environment left empty from the
@@ -145,7 +139,6 @@ func (c contextUse) wrap(key string, fromContext bool, err error) error {
 	return fmt.Errorf("context %s: %s: %w", c.name, key, err)
 }
 
-// probeTimeout bounds each context's reachability probe.
 const probeTimeout = 3 * time.Second
 
 // contextsCommand is `aipwatch contexts` (the list) and `contexts use NAME`.
@@ -208,7 +201,6 @@ func runContexts(e *runEnv, g *globalFlags) error {
 	return nil
 }
 
-// contextRow is one context as `aipwatch contexts` shows it.
 type contextRow struct {
 	config.Context
 	current bool
@@ -217,9 +209,8 @@ type contextRow struct {
 	ok      bool
 }
 
-// probeAll probes every context at once, each within probeTimeout: a
-// source each of a stream.Multi, its fan-out (Each), as ls --all-contexts
-// reads them.
+// probeAll probes every context at once, each within probeTimeout
+// (stream.Multi's fan-out, as ls --all-contexts reads them).
 func probeAll(f *config.File, cf connFlags, getenv func(string) string) []contextRow {
 	names := f.Names()
 	rows := make([]contextRow, len(names))
@@ -235,9 +226,8 @@ func probeAll(f *config.File, cf connFlags, getenv func(string) string) []contex
 	return rows
 }
 
-// probe reads one list row with the context's own credentials, within
-// ctx: it says whether the daemon answers and whether it takes the token.
-// cf are the invocation's flags: forContext keeps none that names a daemon.
+// probe reads one list row with the context's own credentials: it says
+// whether the daemon answers and takes the token.
 func probe(ctx context.Context, c config.Context, cf connFlags, getenv func(string) string) (string, bool) {
 	cn := forContext(cf, c.Name, getenv)
 	client, err := cn.quietDaemon()
@@ -250,7 +240,7 @@ func probe(ctx context.Context, c config.Context, cf connFlags, getenv func(stri
 	}
 	var se *stream.Error
 	if errors.Is(err, context.DeadlineExceeded) {
-		return "no answer within " + probeTimeout.String(), false
+		return "no answer from " + hostOf(cn.url) + " within " + probeTimeout.String(), false
 	}
 	if errors.As(err, &se) && se.Denied() {
 		return fmt.Sprintf("refuses the token (%d %s)", se.HTTPStatus, se.Code), false
@@ -278,7 +268,6 @@ func printContexts(w io.Writer, jsonl bool, rows []contextRow) {
 	_ = tw.Flush()
 }
 
-// useContext is `aipwatch contexts use NAME`.
 func useContext(e *runEnv, name string) error {
 	path := config.Path(e.getenv)
 	if path == "" {

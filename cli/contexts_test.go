@@ -135,7 +135,6 @@ cacert = "/nonexistent/ca.pem"
 	}{
 		{[]string{"--context", "prod", "--output", "plain", "act_1"}, []string{"context prod: token_file:", "missing.token"}},
 		{[]string{"--context", "ca", "--output", "plain", "act_1"}, []string{"context ca: cacert:", "/nonexistent/ca.pem"}},
-		{[]string{"--context", "nope", "--output", "plain", "act_1"}, []string{`no context "nope"`, "ca, prod"}},
 		{[]string{"ls", "--context", "prod"}, []string{"context prod: token_file:"}},
 		{[]string{"reconcile", "--context", "prod", "act_1"}, []string{"context prod: token_file:"}},
 	}
@@ -148,6 +147,15 @@ cacert = "/nonexistent/ca.pem"
 			if !strings.Contains(out+errOut, w) {
 				t.Errorf("%v: %q lacks %q", c.args, out+errOut, w)
 			}
+		}
+	}
+	// A context the file does not have is a usage error (exit 2), as in
+	// `contexts use`: named by --context, by CONTEXT/act_…, for any command.
+	for _, args := range [][]string{{"--context", "nope", "--output", "plain", "act_1"}, {"--output", "plain", "nope/act_1"},
+		{"--output", "plain", "act_1", "nope/act_2"}, {"ls", "--context", "nope"}, {"reconcile", "--context", "nope", "act_1"}} {
+		code, out, errOut := f.run(args...)
+		if code != 2 || !strings.Contains(errOut, `no such context "nope"`) || !strings.Contains(errOut, "ca, prod") {
+			t.Errorf("%v: exit %d, want 2 naming the contexts\n%s%s", args, code, out, errOut)
 		}
 	}
 	// --context with no config file at all.

@@ -21,8 +21,8 @@ var (
 )
 
 // invocationFiles are one invocation's reads of the config file and the
-// token files, kept. Its methods may be called from several goroutines
-// (`aipwatch contexts` probes every context at once).
+// token files, kept; safe for several goroutines (`aipwatch contexts`
+// probes every context at once).
 type invocationFiles struct {
 	getenv func(string) string // the invocation's: the config's path and its $VARs
 
@@ -34,7 +34,7 @@ type invocationFiles struct {
 	protected map[string]bool
 }
 
-// tokenRead is one token file as read: its bytes, or why it could not be.
+// tokenRead is one token file as read.
 type tokenRead struct {
 	b    []byte
 	mode os.FileMode
@@ -54,8 +54,7 @@ func filesOf(f connFlags, getenv func(string) string) *invocationFiles {
 	return newInvocationFiles(getenv)
 }
 
-// config is the config file (nil when there is none), read at the first
-// call.
+// config is the config file (nil when there is none), read once.
 func (fs *invocationFiles) config() (*config.File, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
@@ -66,8 +65,8 @@ func (fs *invocationFiles) config() (*config.File, error) {
 	return fs.file, fs.err
 }
 
-// token is the token file at path as read at the first call; a token read
-// is protected then (design §5), before anything is written.
+// token is the token file at path, read once and its token protected at
+// once (design §5), before anything is written.
 func (fs *invocationFiles) token(path string) tokenRead {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
@@ -86,7 +85,6 @@ func (fs *invocationFiles) token(path string) tokenRead {
 	return t
 }
 
-// protect gives tok to safe.Protect, once.
 func (fs *invocationFiles) protect(tok string) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()

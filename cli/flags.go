@@ -44,10 +44,10 @@ type runFlags struct {
 	stallSet      bool // --stall-timeout was given
 }
 
-const defaultReason = "cancelled by an operator from aipwatch"
-
-// defaultRawCapMiB is --raw-cap-mib when not given.
-const defaultRawCapMiB = 64
+const (
+	defaultReason    = "cancelled by an operator from aipwatch"
+	defaultRawCapMiB = 64
+)
 
 // addRunFlags adds the flags of watching a run, in the order --help shows
 // them.
@@ -77,8 +77,8 @@ func addDemoFlag(fs *pflag.FlagSet, demo *string, usage, def string) {
 	fs.Lookup("demo").NoOptDefVal = def
 }
 
-// check refuses the values of the review flags that mean nothing, before
-// any request; fs says which were given.
+// checkRun refuses the values of the review flags that mean nothing,
+// before any request; fs says which were given.
 func (r *runFlags) checkRun(fs *pflag.FlagSet) error {
 	r.stallSet = fs.Changed("stall-timeout")
 	if fs.Lookup("reason") == nil {
@@ -93,11 +93,9 @@ func (r *runFlags) checkRun(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// knownScenario: name is one of the simulator's scenarios (submit's
-// --demo).
-func knownScenario(name string) bool {
-	return name == demoFleetChat || slices.Contains(sim.Scenarios(), name)
-}
+// submitDemos are submit's --demo scenarios: the simulator's, then the
+// fleet's, in the order help and completion offer them.
+func submitDemos() []string { return append(sim.Scenarios(), demoFleetChat) }
 
 // demoFleetChat is the demo of the fleet deployment (design §14): the
 // chat-tools turn on the simulator's connector-host topology.
@@ -121,7 +119,7 @@ func demoSim(name string, k sim.Knobs) (string, sim.Knobs) {
 // rootDemos are the root's --demo scenarios: the simulator's, then the
 // console's two (isConsoleDemo), in the order help and completion offer
 // them.
-func rootDemos() []string { return append(sim.Scenarios(), demoFleetChat, demoConsole, demoFleet) }
+func rootDemos() []string { return append(submitDemos(), demoConsole, demoFleet) }
 
 // isConsoleDemo: the --demo scenario opens the console.
 func isConsoleDemo(name string) bool { return name == demoConsole || name == demoFleet }
@@ -139,8 +137,20 @@ func checkURL(raw string, allowInsecure bool) error {
 		if i := strings.LastIndex(shown, "@"); i >= 0 {
 			shown = shown[i+1:]
 		}
-		return output.UsageError(fmt.Sprintf("--url %s has no scheme: did you mean https://%s (or http:// for a loopback host)?",
-			safe.Line(shown), safe.Line(shown)))
+		// A loopback host takes plain http:// (design §1): suggest that
+		// first there, https:// anywhere else.
+		first, other := "https://", "http:// for a loopback host"
+		host := shown
+		if h, _, err := net.SplitHostPort(shown); err == nil {
+			host = h
+		} else if i := strings.IndexAny(host, "/"); i >= 0 {
+			host = host[:i]
+		}
+		if isLoopback(strings.Trim(host, "[]")) {
+			first, other = "http://", "https:// if it serves TLS"
+		}
+		return output.UsageError(fmt.Sprintf("--url %s has no scheme: did you mean %s%s (or %s)?",
+			safe.Line(shown), first, safe.Line(shown), other))
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {

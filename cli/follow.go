@@ -1,9 +1,3 @@
-// The follow command (design §2, §12): one action, or several at once
-// (`aipwatch ID1 ID2 [ID3 ID4]`, each ID an act_… of the run's daemon or
-// CONTEXT/act_… of another context's), live while it runs and reviewed
-// once it has settled; aipwatch/run runs them, in the TUI or a line mode
-// (plain, jsonl).
-
 package cli
 
 import (
@@ -20,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/run"
@@ -28,8 +23,7 @@ import (
 	"aipwatch/ui/split"
 )
 
-// followFlags are the root's own flags: where to start, a replay, and the
-// console's --notify-on.
+// followFlags are the root's own flags.
 type followFlags struct {
 	cursor   string
 	replay   string
@@ -38,8 +32,7 @@ type followFlags struct {
 }
 
 // follow is what the root decided from its flags and arguments: the run
-// of its targets (one action, or several: design §12), a demo's or a
-// replay's, or the console.
+// of its targets, a demo's or a replay's, or the console.
 type follow struct {
 	w       watch
 	f       followFlags
@@ -47,9 +40,10 @@ type follow struct {
 	targets []target // the actions, as given (none yet for a demo or a replay)
 }
 
-// addFollow makes the root the follow of one action or several (design
-// §2, §12): ACTION_IDs, a demo or a replay, or with none on a terminal the
-// console (console.go).
+// addFollow makes the root the follow (design §2, §12) of one action or
+// several (`aipwatch ID1 ID2 [ID3 ID4]`), live while it runs and reviewed
+// once it has settled: ACTION_IDs, a demo or a replay, or with none on a
+// terminal the console (console.go).
 func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 	o := &follow{w: watch{e: e}}
 	fs := root.Flags()
@@ -69,16 +63,15 @@ func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 			e.parsed(o)
 			return nil
 		case o.console || isConsoleDemo(o.w.r.demo):
-			return e.exit(runConsole(o, e))
+			return e.exit(runConsole(o))
 		}
-		return e.exit(runFollow(o, e))
+		return e.exit(runFollow(o))
 	})
 }
 
 // resolve checks the follow's flags and arguments and decides each
-// target's daemon (one action, or several: design §12, each ID an act_…
-// of the run's daemon or CONTEXT/act_… of another context's): every
-// mistake is a usage error before any request.
+// target's daemon (an act_… is the run's daemon's, CONTEXT/act_… another
+// context's): every mistake is a usage error before any request.
 func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) string) error {
 	r := &o.w.r
 	if err := r.checkRun(c.Flags()); err != nil {
@@ -153,32 +146,49 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 		}
 		args = []string{id}
 	}
+	named := false // a word names a context: every target's output carries its own
 	for _, w := range args {
 		t := target{arg: w, id: w, conn: o.w.conn}
 		if name, id, ok := contextTarget(w); ok {
 			t.id, t.context, t.conn = id, name, forContext(o.w.g.cf, name, getenv)
+			named = true
 		} else if !strings.HasPrefix(w, "act_") {
 			return output.UsageError(fmt.Sprintf("%q is neither an ACTION_ID (act_…) nor CONTEXT/ACTION_ID", w))
-		}
-		if slices.ContainsFunc(o.targets, func(t target) bool { return t.arg == w }) {
-			return output.UsageError(fmt.Sprintf("%s is given twice", w))
 		}
 		if err := t.conn.check(); err != nil {
 			return err
 		}
+		// One action is one ID on one daemon, however it is named
+		// (a/act_x and act_x while a is current): compared by the
+		// daemon's URL and the ID, not by the words.
+		for _, p := range o.targets {
+			if p.id == t.id && journal.SameDaemon(p.conn.url)(redactURL(t.conn.url)) {
+				if p.arg == w {
+					return output.UsageError(fmt.Sprintf("%s is given twice", w))
+				}
+				return output.UsageError(fmt.Sprintf("%s and %s are the same action (%s on %s): give it once", p.arg, w, t.id, t.conn.shownURL()))
+			}
+		}
 		o.targets = append(o.targets, t)
+	}
+	for i := range o.targets {
+		// A run that names a context (a word, --context, $AIPWATCH_CONTEXT)
+		// carries it in every output: the run's own daemon's too.
+		if t := &o.targets[i]; t.context == "" && (named || t.conn.ctx.explicit) {
+			t.context = t.conn.ctx.name
+		}
 	}
 	return nil
 }
 
 // runFollow follows the targets (design §2, §12), a demo or a replay.
-func runFollow(o *follow, e *runEnv) (code int) {
+func runFollow(o *follow) (code int) {
 	w := &o.w
 	defer func() {
 		// A bug must not leave a stack dump (or anything secret) on the
 		// operator's screen: one line, and the action keeps running.
 		if r := recover(); r != nil {
-			fmt.Fprint(e.stderr, o.panicReport(r))
+			fmt.Fprint(w.e.stderr, o.panicReport(r))
 			code = model.ExitError
 		}
 	}()
@@ -258,8 +268,8 @@ const demoStallTimeout = 5 * time.Second
 // with the cancel still pending, before the "too late" line.
 const demoLateCancelTransit = 2 * time.Second
 
-// startDemo runs the simulator of --demo (the scenario w.r.demo) on
-// 127.0.0.1:0 and points the run at it (onDemo).
+// startDemo runs the simulator of --demo on 127.0.0.1:0 and points the
+// run at it.
 func startDemo(w *watch, knobs sim.Knobs) (*sim.Server, bool) {
 	scenario, knobs := demoSim(w.r.demo, knobs)
 	srv, err := sim.New(scenario, knobs)
@@ -286,8 +296,7 @@ func onDemo(w *watch, u string, err error) bool {
 	return true
 }
 
-// outputMode is --output, or tui on a terminal and plain elsewhere; isTTY
-// says whether stdout is a terminal.
+// outputMode is --output, or tui on a terminal and plain elsewhere.
 func outputMode(output string, stdout io.Writer) (mode string, isTTY bool) {
 	isTTY = isTerminal(stdout)
 	mode = output
@@ -317,10 +326,9 @@ func keysFrom(stdin io.Reader) io.Reader {
 	return stdin
 }
 
-// target is one action of several: the word given, its ID, the context
-// that names its daemon ("" = the run's own), and the connection to it.
+// target is one action of the run.
 type target struct {
-	arg, id, context string
+	arg, id, context string // the word given, its ID, the context naming its daemon ("" = the run's own)
 	conn             conn
 }
 

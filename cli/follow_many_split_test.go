@@ -60,13 +60,13 @@ func TestSeveralActionsSplitViewClosingLines(t *testing.T) {
 	}
 	s := out.String()
 	closing := s[strings.LastIndex(s, "\x1b[?1049l"):]
-	closing = closing[strings.Index(closing, "[k_01] "):] // past the terminal's restoring sequences
+	closing = closing[strings.Index(closing, "[act_split_ok_01] "):] // past the terminal's restoring sequences
 	for _, l := range strings.Split(strings.TrimSuffix(closing, "\n"), "\n") {
-		if !strings.HasPrefix(l, "[k_01] ") && !strings.HasPrefix(l, "[d_02] ") {
+		if !strings.HasPrefix(l, "[act_split_ok_01] ") && !strings.HasPrefix(l, "[act_split_bad_02] ") {
 			t.Errorf("an untagged closing line: %q", l)
 		}
 	}
-	if !strings.Contains(closing, "[k_01] verdict: verified") || !strings.Contains(closing, "[d_02] verdict: failed") {
+	if !strings.Contains(closing, "[act_split_ok_01] verdict: verified") || !strings.Contains(closing, "[act_split_bad_02] verdict: failed") {
 		t.Fatalf("closing lines:\n%s", closing)
 	}
 }

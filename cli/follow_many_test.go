@@ -10,7 +10,7 @@ import (
 )
 
 // Several actions in plain and jsonl (design §12): each action's lines,
-// plain's tagged with the end of its ID that tells it from the others',
+// plain's tagged with its ID, whole,
 // one verdict each; the exit code is the first non-verified action's in
 // argument order.
 func TestSeveralActionsLines(t *testing.T) {
@@ -38,7 +38,7 @@ func TestSeveralActionsLines(t *testing.T) {
 			verdicts[tag] = strings.Fields(rest)[1]
 		}
 	}
-	want := map[string]string{"[d_01": "verified", "[d_02": "failed", "[l_03": "partial"}
+	want := map[string]string{"[act_many_verified_01": "verified", "[act_many_failed_02": "failed", "[act_many_partial_03": "partial"}
 	if fmt.Sprint(verdicts) != fmt.Sprint(want) {
 		t.Fatalf("verdicts by tag %v, want %v\n%s", verdicts, want, out)
 	}

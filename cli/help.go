@@ -7,8 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"aipwatch/sim"
 )
 
 // helpWidth is the width --help fits in: an 80-column terminal.
@@ -123,7 +121,7 @@ Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
 `)
 	case helpAfterSubmit:
 		fmt.Fprint(w, "\nDemo scenarios (submit --demo=NAME):\n")
-		demoScenarios(w, append(sim.Scenarios(), demoFleetChat))
+		demoScenarios(w, submitDemos())
 	}
 	if root {
 		fmt.Fprint(w, "\nExamples:\n"+rootExamples)
@@ -132,7 +130,6 @@ Exit codes: 0 verified, 1 error (could not follow), 2 usage, 3 partial,
 	}
 }
 
-// demoScenarios lists the scenarios named, each with what it shows.
 func demoScenarios(w io.Writer, names []string) {
 	for _, s := range names {
 		writeWrapped(w, fmt.Sprintf("  %-20s ", s), demoHelp[s], 23)

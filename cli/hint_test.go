@@ -73,13 +73,26 @@ func TestProviderAuthIsNotABadToken(t *testing.T) {
 	}
 }
 
-// The hint reaches stderr, the error line stays where the mode puts it.
+// The hint reaches stderr, the error line stays where the mode puts it:
+// jsonl's error object on stdout (every line is an object), plain's error
+// and reconnecting lines on stderr, as the TUI's (stdout is the run's
+// output; issue 46 item 18).
 func TestStartupErrorHasAHintOnStderr(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"plain", "jsonl"} {
 		code, out, errOut := runCLI(t, "--output", mode, "--url", "http://127.0.0.1:1", "act_nowhere")
+		where := out
+		if mode == "plain" {
+			where = errOut
+			if out != "" {
+				t.Errorf("plain: stdout %q, want nothing: no line of the run came", out)
+			}
+			if !strings.Contains(errOut, "aipwatch: error: status: connection refused") || !strings.Contains(errOut, "reconnecting 2, next try in") {
+				t.Errorf("plain: stderr lacks the error or the reconnecting lines:\n%s", errOut)
+			}
+		}
 		if code != 1 || !strings.Contains(errOut, "hint: is aipd running at http://127.0.0.1:1") ||
-			strings.Contains(out, "hint:") || !strings.Contains(out, "connection refused") {
+			strings.Contains(out, "hint:") || !strings.Contains(where, "connection refused") {
 			t.Errorf("%s: exit %d\nstdout %s\nstderr %s", mode, code, out, errOut)
 		}
 	}

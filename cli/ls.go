@@ -36,16 +36,14 @@ type lsFlags struct {
 	limit      int
 	since      time.Duration
 	all        bool
-	contexts   bool // --all-contexts
-	verdict    bool // judge each printed row (lsverdict.go)
-	// verdictArg is --verdict's value: "all" for the bare flag (judge and
-	// show), else the verdict words to keep (keep, lsverdict.go).
-	verdictArg string
+	contexts   bool   // --all-contexts
+	noHeaders  bool   // --no-headers (also when stdout is a pipe)
+	verdict    bool   // judge each printed row (lsverdict.go)
+	verdictArg string // --verdict's value: "all" bare (judge and show), else the words to keep
 	keep       []string
 	demo       string
-	// context is the context whose daemon is read (ls --all-contexts),
-	// marked on each of its rows.
-	context string
+	context    string      // the context whose daemon is read (--all-contexts), marked on its rows
+	timeout    listTimeout // --timeout (timeout.go)
 }
 
 // defaultListLimit is how many rows ls prints without --limit, --since or
@@ -72,10 +70,12 @@ action appears only once it has settled).`,
 	fs.StringVar(&lf.capability, "capability", "", "only actions of this `CAPABILITY_ID` (cap:hermes_agent:ENDPOINT:OPERATION)")
 	fs.IntVar(&lf.limit, "limit", defaultListLimit, "the `N` most recently updated actions (default 100; with --since: at most N)")
 	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h), all of them unless --limit is given")
-	fs.BoolVar(&lf.contexts, "all-contexts", false, "list the actions of every context of the config file, with a CONTEXT column (aipwatch contexts)")
+	fs.BoolVarP(&lf.contexts, "all-contexts", "A", false, "list the actions of every context of the config file, with a CONTEXT column (aipwatch contexts)")
+	fs.BoolVar(&lf.noHeaders, "no-headers", false, "no header row (none either when the output is a pipe: aipwatch ls | fzf)")
 	fs.BoolVar(&lf.all, "all", false, "every action of the daemon's list, newest first, printed page by page as it is read (on a daemon with a long history: one request per 1,000 rows)")
 	fs.StringVar(&lf.verdictArg, "verdict", "", "judge each settled row printed and show its verdict (a review of each: its whole log, at most 4 at once); =`VERDICTS` (failed,incomplete) keeps only the rows judged so")
 	fs.Lookup("verdict").NoOptDefVal = verdictAll
+	lf.timeout.add(fs)
 	addDemoFlag(fs, &lf.demo, "list the actions of the `console` demo's simulated daemon", demoConsole)
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
 		return lf.run(c, e, g, func(o *watch) int { return runList(o, lf) })
@@ -83,9 +83,8 @@ action appears only once it has settled).`,
 	return c
 }
 
-// run checks lf, then lists: every context's daemon for --all-contexts,
-// else the one daemon the run names (ls, stats: list), whose options are
-// checked before any request.
+// run checks lf, then lists every context's daemon for --all-contexts,
+// else the run's one daemon (ls, stats: list).
 func (lf *lsFlags) run(c *cobra.Command, e *runEnv, g *globalFlags, list func(*watch) int) error {
 	if err := lf.check(c.Flags()); err != nil {
 		return err
@@ -108,6 +107,9 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 		lf.verdictArg = "," // --verdict= names no verdict: the usage error says so
 	}
 	if err := lf.checkVerdict(); err != nil {
+		return err
+	}
+	if err := lf.timeout.check(); err != nil {
 		return err
 	}
 	for _, s := range lf.states {
@@ -142,18 +144,33 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// runList lists one daemon's actions.
 func runList(o *watch, lf lsFlags) int {
 	e := o.e
 	var w *output.ListWriter
 	return runListing(o, lf, "ls", true, func(client *stream.Client) (rowWriter, *rowJudge) {
 		w = output.NewListWriter(e.stdout, o.g.output == "jsonl", time.Now(), termWidth(e.stdout))
+		w.NoHeaders = lf.headerless(e.stdout)
 		var rj *rowJudge
 		if lf.verdict {
 			w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true)
 		}
 		return w, rj
 	}, func() error { return w.Close() })
+}
+
+// headerless: the table has no header row, asked (--no-headers) or
+// written into a pipe, whose reader takes rows (`aipwatch ls | fzf | awk
+// '{print $1}' | xargs aipwatch` must not feed it ACTION).
+func (lf lsFlags) headerless(stdout io.Writer) bool {
+	if lf.noHeaders {
+		return true
+	}
+	f, ok := safe.Unwrap(stdout).(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeNamedPipe != 0
 }
 
 // runListing reads one daemon's list as ls reads it, for ls and stats:
@@ -170,6 +187,9 @@ func runListing(o *watch, lf lsFlags, cmd string, journal bool,
 	}
 	defer stop()
 	client, err := o.conn.daemon(e.stderr)
+	if err == nil {
+		client, err = lf.timeout.bound(client)
+	}
 	if err != nil {
 		return o.fail(err)
 	}
@@ -201,7 +221,7 @@ func runListing(o *watch, lf lsFlags, cmd string, journal bool,
 	if err != nil {
 		code := o.fail(err)
 		if o.g.output != "jsonl" {
-			printHint(e.stderr, &o.conn, "", err)
+			printHint(e.stderr, &o.conn, err)
 		}
 		return code
 	}
@@ -272,23 +292,19 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 			}
 		}
 	}
-	if err := flush(); err != nil {
-		return walk.Notes(), err
-	}
-	return walk.Notes(), nil
+	err := flush()
+	return walk.Notes(), err
 }
 
 // journalIDs are the action IDs this machine's submission journal knows
-// for the daemon at baseURL (journal.ActionIDs of readJournal). getenv is the
-// run's, for the journal's path; warn, when set, gets what the read has to
-// say (a refused journal, the entries skipped).
+// for the daemon at baseURL; warn is readJournal's.
 func journalIDs(getenv func(string) string, baseURL string, warn func([]string)) []string {
 	return journal.ActionIDs(readJournal(getenv, warn), baseURL)
 }
 
-// readJournal reads this machine's submission journal (journal/), nil
-// when there is none or it cannot be read; warn, when set, gets what the
-// read has to say. A listing of several daemons reads it once.
+// readJournal reads this machine's submission journal, nil when there is
+// none or it cannot be read; warn, when set, gets what the read has to say
+// (a refused journal, the entries skipped). Several daemons read it once.
 func readJournal(getenv func(string) string, warn func([]string)) []journal.Entry {
 	path, err := journal.Path(getenv)
 	if err != nil {
@@ -307,7 +323,6 @@ func readJournal(getenv func(string) string, warn func([]string)) []journal.Entr
 	return l.Entries
 }
 
-// warnJournal prints what the journal has to say, a line each.
 func warnJournal(stderr io.Writer, prefix string, warnings []string) {
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "%s: %s\n", prefix, safe.Line(w))

@@ -35,8 +35,14 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 		return base.fail(err)
 	}
 	w := output.NewListWriter(stdout, base.g.output == "jsonl", time.Now(), termWidth(stdout)).WithContexts()
+	w.NoHeaders = lf.headerless(stdout)
 	w.Verdicts = lf.verdict
 	daemons := configDaemons(base, f.Names())
+	for i := range daemons {
+		if daemons[i].err == nil {
+			daemons[i].client, daemons[i].err = lf.timeout.bound(daemons[i].client)
+		}
+	}
 	// The journal is read once for every daemon (each keeps its own
 	// entries, listContext), and says what it has to say once.
 	entries := readJournal(getenv, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) })
@@ -83,7 +89,6 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	return 0
 }
 
-// contextRows are one context's rows, read with a bound.
 type contextRows struct {
 	name  string
 	rows  []model.ActionRow
@@ -104,7 +109,7 @@ func readContexts(daemons []contextDaemon, lf lsFlags, entries []journal.Entry, 
 	return out
 }
 
-// rowSink keeps the rows written to it.
+// rowSink keeps the rows written to it (rowWriter).
 type rowSink []model.ActionRow
 
 func (s *rowSink) Add(rows []model.ActionRow) error {
@@ -127,7 +132,7 @@ func listContext(ctx context.Context, d contextDaemon, lf lsFlags, entries []jou
 	}
 	notes, err := listRows(ctx, d.client, lf, journal.ActionIDs(entries, d.c.url), w, rj)
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("no answer within 2m (%w)", err)
+		err = fmt.Errorf("list: no answer from %s within %s", hostOf(d.c.url), listBound) // ours, not Go's words
 	}
 	return notes, err
 }

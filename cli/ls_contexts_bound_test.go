@@ -11,7 +11,7 @@ import (
 )
 
 // `ls --all-contexts --limit N` reads every daemon at once, each within
-// the 2 minutes its error names ("no answer within 2m"): a daemon that
+// the 2 minutes its error names ("no answer from HOST within 2m"): a daemon that
 // never answers costs that, never the whole listing for ever. The bound
 // is read from the requests' deadlines, not waited for.
 func TestListAllContextsBoundsEachDaemon(t *testing.T) {
@@ -29,7 +29,7 @@ func TestListAllContextsBoundsEachDaemon(t *testing.T) {
 	if len(out) != 1 || out[0].err == nil {
 		t.Fatalf("the unreachable daemon's part: %+v", out)
 	}
-	if err := tr.Within(before, after, 2*time.Minute); err != nil { // "no answer within 2m"
+	if err := tr.Within(before, after, 2*time.Minute); err != nil { // "no answer from HOST within 2m"
 		t.Fatal(err)
 	}
 }

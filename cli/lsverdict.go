@@ -24,16 +24,14 @@ import (
 
 // rowJudge judges the rows of ls and says how far it got on stderr.
 type rowJudge struct {
-	j        *stream.Judge
 	listing  *stream.Listing // one bound for every row's judgement
 	stderr   io.Writer       // where the rows not judged are named
 	progress io.Writer       // stderr when it is a terminal, else nil: no progress lines
 	done     int             // rows judged so far, over every batch
 	total    int             // rows to judge: the batch's size is known, the list's is not
-	// judged, when set, is given each row judged and its judgement, one
-	// at a time (stats counts them).
-	judged func(r *model.ActionRow, jg stream.Judgement)
-	cmd    string // the command whose rows these are, for stderr ("" = ls)
+	cmd      string          // the command whose rows these are, for stderr ("" = ls)
+
+	judged func(r *model.ActionRow, jg stream.Judgement) // when set, each row judged, one at a time (stats counts them)
 }
 
 // listingBound bounds the judgements of one listing as a whole (0:
@@ -95,11 +93,10 @@ func (rj *rowJudge) end() {
 	}
 }
 
-// newRowJudge is the judge of ls --verdict with j (the daemon's judge:
-// contextDaemon.judge); with progress, its progress goes to stderr on a
-// terminal.
+// newRowJudge is the judge of ls --verdict with the daemon's j; with
+// progress, its progress goes to stderr on a terminal.
 func newRowJudge(j *stream.Judge, stderr io.Writer, progress bool) *rowJudge {
-	rj := &rowJudge{j: j, stderr: stderr, listing: j.NewListing(listingBound)}
+	rj := &rowJudge{stderr: stderr, listing: j.NewListing(listingBound)}
 	if progress && isTerminal(stderr) {
 		rj.progress = safe.Unwrap(stderr)
 	}
@@ -113,8 +110,7 @@ const verdictAll = "all"
 
 // checkVerdict reads --verdict's value: bare, every row is judged and
 // shown; with verdict words (model.ParseVerdicts), only the rows judged one
-// of them are kept. A word that is no verdict is a usage error, before any
-// request.
+// of them are kept.
 func (lf *lsFlags) checkVerdict() error {
 	lf.verdict, lf.keep = lf.verdictArg != "", nil
 	if !lf.verdict || lf.verdictArg == verdictAll {

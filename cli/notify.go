@@ -73,8 +73,7 @@ func (o *follow) checkNotifyOn(fs *pflag.FlagSet, args []string) error {
 }
 
 // notifyOnWords are the verdicts the console notifies on: --notify-on's,
-// else the context's notify_on (both checked already: checkNotifyOn,
-// applyContext).
+// else the context's notify_on (both checked already).
 func notifyOnWords(o *follow) []string {
 	s := o.f.notifyOn
 	if s == "" {

@@ -17,13 +17,12 @@ import (
 )
 
 // A run of watching actions, as the follow and submit make it: each
-// target's source (its stream client, a submission or a replay), then one
-// run.Plan, run on the invocation's streams (aipwatch/run draws and closes
-// it), then what each run leaves behind (the export, the recording).
+// target's source, then one run.Plan (aipwatch/run draws and closes it),
+// then what each run leaves behind (the export, the recording).
 
-// source is one target and what it is read from; rec and warns are what
-// its run leaves behind (the recording, a replay's warnings, said once
-// the alt screen is gone).
+// source is one target and what it is read from (its stream client, a
+// submission or a replay); rec and warns are what its run leaves behind
+// (the recording, a replay's warnings, said once the alt screen is gone).
 type source struct {
 	t       target
 	cursor  string // where it starts (--cursor)
@@ -60,8 +59,7 @@ func runWatch(ctx context.Context, w *watch, sources func(mode string) ([]*sourc
 	return code
 }
 
-// planOf is the run of srcs in mode: the flags every view and printer
-// reads, how to word a resume, each target's R and start-up hint.
+// planOf is the run of srcs in mode.
 func planOf(w *watch, mode string, isTTY bool, srcs []*source, replay bool) run.Plan {
 	getenv := w.e.getenv
 	p := run.Plan{Mode: mode, Keys: w.e.keys.Live, Version: versionString(),
@@ -78,7 +76,7 @@ func planOf(w *watch, mode string, isTTY bool, srcs []*source, replay bool) run.
 		t := run.Target{Arg: s.t.arg, ID: id, Context: s.t.context, Cursor: s.cursor, Runner: s.runner, Session: s.session,
 			Hint: func(err error) string { return startupHint(&c, id, err) }}
 		if !replay {
-			t.Reconcile = reconcilerFor(&c, getenv, w.g.redact, 0) // R (reconcile.go)
+			t.Reconcile = reconcilerFor(&c, getenv, w.g.redact) // R (reconcile.go)
 		}
 		p.Targets = append(p.Targets, t)
 	}
@@ -172,15 +170,13 @@ func (s *source) finish(w *watch, a *model.Action) error {
 	return errors.Join(errs...)
 }
 
-// fail reports an error that stops a command before or outside a run
-// (exit 1): the jsonl error object on stdout, else a line on stderr.
+// fail is run.Fail on w's streams, under its --output.
 func (w *watch) fail(err error) int {
 	return run.Fail(run.IO{Stdout: w.e.stdout, Stderr: w.e.stderr}, w.g.output == "jsonl", err)
 }
 
 // colorless says the TUI draws without colour: --no-color, $NO_COLOR, or
-// an output that is no terminal (the one rule for every TUI: one action,
-// the split view, the console).
+// an output that is no terminal (the one rule for every TUI).
 func (w *watch) colorless(isTTY bool) bool {
 	return w.g.noColor || w.e.getenv("NO_COLOR") != "" || !isTTY
 }

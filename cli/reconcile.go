@@ -23,7 +23,6 @@ import (
 // verdict, which it never changes. The rules are reconcile/'s; this file
 // wires them to the command, the TUI's R key and the printers.
 
-// reconcileCommand is `aipwatch reconcile`.
 func reconcileCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	w := &watch{e: e}
 	var readTimeout time.Duration
@@ -68,7 +67,6 @@ func reconcileCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	return c
 }
 
-// reader is where a reconcile read goes: client, on this connection.
 func (c *conn) reader(client *stream.Client, timeout time.Duration) reconcile.Daemon {
 	return reconcile.Daemon{Client: client, BaseURL: c.shownURL(), TokenSource: c.tokenSource(), Timeout: timeout}
 }
@@ -145,9 +143,9 @@ func runReconcile(ctx context.Context, w *watch, id string, readTimeout time.Dur
 
 // reconcilerFor is the TUI's R key on the daemon c: the journal is read
 // before the TUI starts, the plan is made from the model (pure), the read
-// runs in a command with its own client, within timeout (0: the read's
-// default). The action is the one the live view shows.
-func reconcilerFor(c *conn, getenv func(string) string, redact bool, timeout time.Duration) ui.ReconcileFunc {
+// runs in a command with its own client, within the read's default
+// bound. The action is the one the live view shows.
+func reconcilerFor(c *conn, getenv func(string) string, redact bool) ui.ReconcileFunc {
 	if getenv == nil {
 		return nil
 	}
@@ -176,7 +174,7 @@ func reconcilerFor(c *conn, getenv func(string) string, redact bool, timeout tim
 			if err != nil {
 				return "not sent: " + safe.Line(err.Error())
 			}
-			return reconcile.Read(ctx, c.reader(client, timeout), jpath, p).Line(redact)
+			return reconcile.Read(ctx, c.reader(client, 0), jpath, p).Line(redact)
 		}
 	}
 }

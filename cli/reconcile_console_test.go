@@ -35,7 +35,7 @@ func TestConsoleReconcileReadsTheOpenedAction(t *testing.T) {
 	t.Parallel()
 	getenv, _ := stateEnv(t)
 	srv := startSim(t, "responses-failed", sim.Knobs{Submit: sim.SubmitKnobs{StoredStatus: "completed"}})
-	r := reconcilerFor(&conn{url: srv.URL()}, getenv, false, 0) // as the console has it: no action ID
+	r := reconcilerFor(&conn{url: srv.URL()}, getenv, false) // as the console has it: no action ID
 	if r == nil {
 		t.Fatal("no reconciler")
 	}

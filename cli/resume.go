@@ -13,21 +13,15 @@ import (
 	"aipwatch/stream"
 )
 
-// The command that resumes a run that did not settle (aipwatch/run words
-// the lines around it).
-
-// The shell command that resumes from a cursor is: the
-// binary as it was invoked, and every flag the run needs to reach aipd
-// (--context, --url, --token-file, --cacert, --allow-insecure-http) and to stay as
-// private and as shaped as it was (--redact, --output, --record, …).
+// resumeWith is the shell command that resumes the actions ids name (one,
+// or several: design §12, each as given) from cursor (aipwatch/run words
+// the lines around it): the binary as it was invoked, and every flag the
+// run needs to reach aipd and to stay as private and as shaped as it was.
 // Every part is quoted; nothing secret is in it (the token stays in its
 // file, credentials in the URL are dropped). Paths become absolute, so the
 // command works from another directory. --export is left out on purpose:
 // the export of a resumed run holds only what follows the cursor, and the
 // same path would overwrite the export this run just wrote.
-//
-// resumeWith is that command for the actions ids name (one, or several:
-// design §12, each as given, CONTEXT/act_… too).
 func resumeWith(w *watch, cursor string, ids ...string) string {
 	o, g, r := &w.conn, &w.g, &w.r
 	parts := []string{invokedAs()}
@@ -118,9 +112,8 @@ func absPath(p string) string {
 }
 
 // startupHint is the line that follows an error that stopped aipwatch
-// before aipd ever answered (run.Attached): what to check, by the kind of failure; ""
+// before aipd ever answered: what to check, by the kind of failure; ""
 // when there is nothing to check (aipd answered with an error of its own).
-// printHint prints it.
 func startupHint(o *conn, actionID string, err error) string {
 	var se *stream.Error
 	errors.As(err, &se)
@@ -169,9 +162,10 @@ func startupHint(o *conn, actionID string, err error) string {
 	return "hint: is aipd running at " + redactURL(o.url) + "? check " + urlSrc + " (and the token)"
 }
 
-// printHint prints startupHint's line, if it has one.
-func printHint(w io.Writer, o *conn, actionID string, err error) {
-	if h := startupHint(o, actionID, err); h != "" {
+// printHint prints the start-up hint of a daemon-wide read (ls, the
+// console), if it has one.
+func printHint(w io.Writer, o *conn, err error) {
+	if h := startupHint(o, "", err); h != "" {
 		fmt.Fprintln(w, safe.Line(h))
 	}
 }

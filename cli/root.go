@@ -59,16 +59,15 @@ func addGlobalFlags(fs *pflag.FlagSet, g *globalFlags) {
 	fs.StringVar(&g.cf.tokenFile, "token-file", "", "`FILE` holding the bearer token (default $AIP_TOKEN_FILE, else $GETAIP_NATIVE_BEARER_TOKEN_FILE, else the token itself in $AIP_TOKEN; none: no Authorization header)")
 	fs.StringVar(&g.cf.cacert, "cacert", "", "PEM `FILE` of the private CA that signed aipd's certificate")
 	fs.BoolVar(&g.cf.allowInsecureHTTP, "allow-insecure-http", false, "allow plain http:// to a host that is not loopback (the token then crosses the network in clear)")
-	fs.StringVar(&g.output, "output", "", "`MODE`: "+strings.Join(outputModes, ", ")+" (default tui on a terminal, else plain)")
+	fs.StringVarP(&g.output, "output", "o", "", "`MODE`: "+strings.Join(outputModes, ", ")+" (default tui on a terminal, else plain)")
 	fs.BoolVar(&g.redact, "redact", false, "mask prompts, outputs, tool arguments and results, provider IDs and error details")
 	fs.BoolVar(&g.noColor, "no-color", false, "no colour (also when NO_COLOR is set or the output is not a terminal)")
 	fs.BoolVar(&g.version, "version", false, "print the version and exit")
 }
 
-// outputModes are --output's values.
 var outputModes = []string{"tui", "plain", "jsonl"}
 
-// check refuses a value aipwatch can check before any request.
+// checkValues refuses a value aipwatch can check before any request.
 func (g *globalFlags) checkValues() error {
 	if g.output != "" && !slices.Contains(outputModes, g.output) {
 		return output.UsageError(fmt.Sprintf("--output must be %s, not %q", strings.Join(outputModes, ", "), g.output))
@@ -95,7 +94,7 @@ func newRoot(e *runEnv) *cobra.Command {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetIn(e.stdin)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return output.UsageError(err.Error()) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return output.UsageError(withNearestFlag(c, err.Error())) })
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(c, c.OutOrStdout()) })
 	root.SetUsageFunc(func(c *cobra.Command) error { writeHelp(c, c.OutOrStdout()); return nil })
 	addFollow(root, e, g)
@@ -107,6 +106,7 @@ func newRoot(e *runEnv) *cobra.Command {
 		versionCommand(e),
 		completionCommand(e),
 		statsCommand(e, g),
+		serveCommand(e, g),
 	)
 	addCompletions(root, e, g)
 	root.InitDefaultHelpCmd()
@@ -121,7 +121,6 @@ func newRoot(e *runEnv) *cobra.Command {
 	return root
 }
 
-// everyCommand calls fn on c and every command under it.
 func everyCommand(c *cobra.Command, fn func(*cobra.Command)) {
 	fn(c)
 	for _, sub := range c.Commands() {
@@ -150,6 +149,57 @@ func unknownVerb(root *cobra.Command, word string) error {
 	return output.UsageError(msg)
 }
 
+// withNearestFlag adds the nearest flag of c to pflag's "unknown flag:
+// --stat" (did you mean --state?): one within two edits, or the one the
+// word begins.
+func withNearestFlag(c *cobra.Command, msg string) string {
+	name, ok := strings.CutPrefix(msg, "unknown flag: --")
+	if !ok || name == "" {
+		return msg
+	}
+	best, bestD := "", 3
+	visit := func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := editDistance(name, f.Name)
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = f.Name, d
+		}
+	}
+	c.Flags().VisitAll(visit)
+	c.InheritedFlags().VisitAll(visit)
+	if best == "" {
+		return msg
+	}
+	return msg + "; did you mean --" + best + "?"
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes (flag
+// names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
 // usageExit reports a usage error of cmd (exit 2): on stderr with the
 // command that failed, or as the jsonl error object on stdout when the
 // invocation asked for jsonl (a script reads one object a line).
@@ -173,15 +223,14 @@ func (e *runEnv) exit(code int) error {
 	return nil
 }
 
-// fail reports an error that stops aipwatch before or outside a run
-// (exit 1): the jsonl error object on stdout, else a line on stderr.
+// fail is run.Fail under the output mode given, as the command's exit.
 func (e *runEnv) fail(mode string, err error) error {
 	return e.exit(run.Fail(run.IO{Stdout: e.stdout, Stderr: e.stderr}, mode == "jsonl", err))
 }
 
 func wantsJSONL(args []string) bool {
 	for i, a := range args {
-		if a == "--output=jsonl" || (a == "--output" && i+1 < len(args) && args[i+1] == "jsonl") {
+		if a == "--output=jsonl" || a == "-ojsonl" || a == "-o=jsonl" || ((a == "--output" || a == "-o") && i+1 < len(args) && args[i+1] == "jsonl") {
 			return true
 		}
 	}

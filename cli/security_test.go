@@ -102,8 +102,10 @@ func TestSignalsDetach(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
+			// Once something of it came (its text): an action nothing of
+			// which was seen has no resume (issue 46 item 13).
 			deadline := time.Now().Add(10 * time.Second)
-			for !strings.Contains(out.String(), "connected") && time.Now().Before(deadline) {
+			for !strings.Contains(out.String(), "**Paragraph 1.**") && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			_ = cmd.Process.Signal(sig) // Wait below checks how it ended

@@ -22,7 +22,6 @@ import (
 // the span's edge and says how many settled actions there it left
 // unjudged, and how to ask for them.
 
-// statsCommand is `aipwatch stats [--since D] [--limit N]`.
 func statsCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	var lf lsFlags
 	c := &cobra.Command{
@@ -45,18 +44,20 @@ list and named on stderr with the --limit that would judge them all.`,
 	fs.SortFlags = false
 	fs.IntVar(&lf.limit, "limit", defaultListLimit, "judge at most `N` settled actions, the most recent (default 100; without --since: of the N most recent rows)")
 	fs.DurationVar(&lf.since, "since", 0, "only actions updated within this `DURATION` (90s, 15m, 24h): the most recent --limit settled ones judged, the rest counted")
+	lf.timeout.add(fs)
 	addDemoFlag(fs, &lf.demo, "the figures of the `console` demo's simulated daemon", demoConsole)
 	c.RunE = versioned(e, g, func(c *cobra.Command, _ []string) error {
 		lf.verdictArg = verdictAll // every settled row judged, up to the bound
 		limit := lf.limit          // lsFlags.check drops it for --since alone
-		return lf.run(c, e, g, func(o *watch) int { return runStats(e, o, lf, limit) })
+		return lf.run(c, e, g, func(o *watch) int { return runStats(o, lf, limit) })
 	})
 	return c
 }
 
 // runStats lists, judges at most limit settled rows and prints the
 // figures; what the bound left unjudged goes to stderr.
-func runStats(e *runEnv, o *watch, lf lsFlags, limit int) int {
+func runStats(o *watch, lf lsFlags, limit int) int {
+	e := o.e
 	var rows *statsRows
 	defer func() { // done is not called when the listing fails: its reviews end here
 		if rows != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,8 +23,7 @@ import (
 	"aipwatch/submit"
 )
 
-// submitOptions are the flags of `aipwatch submit` beyond the common ones
-// (design §6).
+// submitOptions are submit's own flags (design §6).
 type submitOptions struct {
 	capability     string
 	input          string // @file, @- (stdin) or the JSON itself
@@ -34,7 +34,6 @@ type submitOptions struct {
 	dryRun         bool
 }
 
-// submitCommand is `aipwatch submit` (design §6).
 func submitCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	w := &watch{e: e}
 	so := &submitOptions{}
@@ -91,8 +90,8 @@ func readInput(spec string, stdin io.Reader) ([]byte, error) {
 	return []byte(spec), nil
 }
 
-// runSubmit is `aipwatch submit` (design §6): a usage error is returned,
-// anything else reported and its exit code set.
+// runSubmit returns a usage error, and reports anything else and sets
+// its exit code.
 func runSubmit(w *watch, so *submitOptions, rest []string) error {
 	e := w.e
 	req, input, err := so.request(w.r.demo, rest, e.stdin, e.stderr)
@@ -166,8 +165,8 @@ func (so *submitOptions) request(demo string, rest []string, stdin io.Reader, st
 		return usage("one CAPABILITY_ID at most")
 	}
 	if demo != "" {
-		if !knownScenario(demo) {
-			return usage(fmt.Sprintf("unknown demo scenario %q (known: %s)", demo, strings.Join(append(sim.Scenarios(), demoFleetChat), ", ")))
+		if !slices.Contains(submitDemos(), demo) {
+			return usage(fmt.Sprintf("unknown demo scenario %q (known: %s)", demo, strings.Join(submitDemos(), ", ")))
 		}
 		scenario, _ := demoSim(demo, sim.Knobs{})
 		op := sim.Operation(scenario)
@@ -286,7 +285,6 @@ func journalled(j *journal.Journal, req submit.Request, base journal.Entry, appe
 		}}
 }
 
-// announce prints the submission's identity before it is sent.
 func announce(w *watch, so *submitOptions, jpath string) {
 	stdout, stderr := w.e.stdout, w.e.stderr
 	mode, _ := outputMode(w.g.output, stdout)
@@ -310,22 +308,14 @@ func announce(w *watch, so *submitOptions, jpath string) {
 	if mode == "tui" {
 		to = stderr // stays on the terminal under the alt screen
 	}
+	how, then := so.mode, "follow it with: "+follow+"\n" // how: "streaming: chat_stream's expected completion; …"
+	if so.modeWhy != "" {
+		how += ": " + so.modeWhy
+	}
 	if follow == "" {
-		fmt.Fprintf(to, "submitting %s to %s (mode %s, the demo's simulator); journal: %s\n",
-			safe.Line(so.actionID), safe.Line(so.capability), modeLine(so), safe.Line(jpath))
-		return
+		how, then = how+", the demo's simulator", ""
 	}
-	fmt.Fprintf(to, "submitting %s to %s (mode %s); journal: %s\nfollow it with: %s\n",
-		safe.Line(so.actionID), safe.Line(so.capability), modeLine(so), safe.Line(jpath), follow)
-}
-
-// modeLine is the mode and why it is that one: "streaming: chat_stream's
-// expected completion; …".
-func modeLine(so *submitOptions) string {
-	if so.modeWhy == "" {
-		return so.mode
-	}
-	return so.mode + ": " + so.modeWhy
+	fmt.Fprintf(to, "submitting %s to %s (mode %s); journal: %s\n%s", safe.Line(so.actionID), safe.Line(so.capability), how, safe.Line(jpath), then)
 }
 
 func compactJSON(b []byte) json.RawMessage {

@@ -13,8 +13,7 @@ import (
 // version, else "dev" with the commit the binary was built from.
 var version = ""
 
-// readBuildInfo is debug.ReadBuildInfo (a variable for tests).
-var readBuildInfo = debug.ReadBuildInfo
+var readBuildInfo = debug.ReadBuildInfo // a variable for tests
 
 // buildVCS is the version control information the go command stamped
 // into the binary (go build and go install in a git checkout do; go run
@@ -56,7 +55,7 @@ func versionString() string {
 	if !ok {
 		return "dev"
 	}
-	s := "dev-" + short(v.revision)
+	s := "dev-" + v.revision[:min(12, len(v.revision))]
 	if v.modified {
 		s += "-dirty"
 	}
@@ -82,13 +81,6 @@ func versionText() string {
 	}
 	fmt.Fprintf(&b, "built with %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return b.String()
-}
-
-func short(rev string) string {
-	if len(rev) > 12 {
-		return rev[:12]
-	}
-	return rev
 }
 
 // versioned runs fn unless --version was given, which prints the version

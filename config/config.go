@@ -50,6 +50,7 @@ type File struct {
 	Path     string
 	Current  string             // the context used when none is named ("" = none)
 	Contexts map[string]Context // by name
+	Serve    Serve              // the [serve] table (serve.go)
 }
 
 // Names are the contexts' names, sorted.
@@ -74,7 +75,7 @@ func (f *File) Pick(name string) (c Context, ok bool, err error) {
 	}
 	c, ok = f.Contexts[name]
 	if !ok {
-		return Context{}, false, fmt.Errorf("%s: no context %q (contexts: %s)", f.Path, name, strings.Join(f.Names(), ", "))
+		return Context{}, false, fmt.Errorf("%s: %w %q (contexts: %s)", f.Path, ErrUnknownContext, name, strings.Join(f.Names(), ", "))
 	}
 	return c, true, nil
 }
@@ -96,6 +97,7 @@ func Path(getenv func(string) string) string {
 type raw struct {
 	Current  string                `toml:"current"`
 	Contexts map[string]rawContext `toml:"contexts"`
+	Serve    rawServe              `toml:"serve"`
 }
 
 type rawContext struct {
@@ -138,6 +140,10 @@ func parse(path string, b []byte, getenv func(string) string) (*File, error) {
 		}
 		f.Contexts[name] = c
 	}
+	var err error
+	if f.Serve, err = resolveServe(r.Serve, exp); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	if f.Current != "" {
 		if _, ok := f.Contexts[f.Current]; !ok {
 			return nil, fmt.Errorf("%s: current = %q names no context (contexts: %s)", path, f.Current, strings.Join(f.Names(), ", "))
@@ -152,18 +158,27 @@ var readConfig = readCapped
 // readCapped reads the file if it is a regular file no one else may write,
 // of at most MaxSize bytes.
 func readCapped(path string) ([]byte, error) {
-	// A symlinked config (a dotfiles repository) is followed, and its
+	return ReadTrusted(path, MaxSize, "it decides where the token is sent")
+}
+
+// ReadTrusted reads a file that decides something aipwatch trusts (the
+// config file: where the token is sent; serve's authorized_keys files: who
+// may connect), as ReadFile does, if no one but the user (or root) may
+// write it or its folder, of at most max bytes; why says what the file
+// decides, in the error that refuses it.
+func ReadTrusted(path string, max int64, why string) ([]byte, error) {
+	// A symlinked file (a dotfiles repository) is followed, and its
 	// target checked.
-	return ReadFile(path, MaxSize, func(fi os.FileInfo) error {
+	return ReadFile(path, max, func(fi os.FileInfo) error {
 		if fi.Mode().Perm()&0o022 != 0 {
-			return fmt.Errorf("%s may be written by group or others (mode %04o): it decides where the token is sent; chmod 600 it", path, fi.Mode().Perm())
+			return fmt.Errorf("%s may be written by group or others (mode %04o): %s; chmod 600 it", path, fi.Mode().Perm(), why)
 		}
 		if owner, ok := ownerOf(fi); ok && owner != os.Getuid() && owner != 0 {
-			return fmt.Errorf("%s belongs to another user (uid %d): it decides where the token is sent", path, owner)
+			return fmt.Errorf("%s belongs to another user (uid %d): %s", path, owner, why)
 		}
 		// Its folders too, as ssh checks them: whoever may replace the
 		// file decides as much as whoever may write it.
-		return checkDirs(path)
+		return checkDirs(path, why)
 	})
 }
 
@@ -209,7 +224,7 @@ func ReadFile(path string, max int64, check func(os.FileInfo) error) ([]byte, er
 // user, as ssh refuses its config in a loose directory: whoever can write
 // the directory can put another file in its place, and the file decides
 // where the token is sent. The error names the directory and the fix.
-func checkDirs(path string) error {
+func checkDirs(path, why string) error {
 	dirs := []string{filepath.Dir(path)}
 	if target, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(target) != dirs[0] {
 		dirs = append(dirs, filepath.Dir(target))
@@ -220,10 +235,10 @@ func checkDirs(path string) error {
 			return err
 		}
 		if fi.Mode().Perm()&0o022 != 0 {
-			return fmt.Errorf("%s is in %s, which group or others may write (mode %04o): another user could replace it, and it decides where the token is sent; chmod go-w %s", path, dir, fi.Mode().Perm(), dir)
+			return fmt.Errorf("%s is in %s, which group or others may write (mode %04o): another user could replace it, and %s; chmod go-w %s", path, dir, fi.Mode().Perm(), why, dir)
 		}
 		if owner, ok := ownerOf(fi); ok && owner != os.Getuid() && owner != 0 {
-			return fmt.Errorf("%s is in %s, which belongs to another user (uid %d): it decides where the token is sent", path, dir, owner)
+			return fmt.Errorf("%s is in %s, which belongs to another user (uid %d): %s", path, dir, owner, why)
 		}
 	}
 	return nil

@@ -14,7 +14,12 @@ import (
 // machine's submission journal, merged into one row per action. It does no
 // I/O; the console feeds it.
 type Fleet struct {
-	rows    map[string]*ActionRow
+	rows map[string]*ActionRow
+	// listed: the contexts whose list has been read at least once. Until
+	// it has, a chunk on the global log cannot say that its action is a
+	// synchronous one the list lacks (an async one the list will show as
+	// running reads the same): such an event makes no row.
+	listed  map[string]bool
 	Version uint64 // increases on every change, for caches
 }
 
@@ -95,7 +100,7 @@ func ShortAge(now, t time.Time) string {
 }
 
 // NewFleet returns an empty fleet.
-func NewFleet() *Fleet { return &Fleet{rows: map[string]*ActionRow{}} }
+func NewFleet() *Fleet { return &Fleet{rows: map[string]*ActionRow{}, listed: map[string]bool{}} }
 
 func (f *Fleet) row(ctx, id string) *ActionRow {
 	k := rowKey(ctx, id)
@@ -133,6 +138,7 @@ func rowKey(ctx, id string) string {
 // when the global log or the journal knows them (a journal entry the daemon
 // no longer lists stays visible, marked as not listed).
 func (f *Fleet) SetList(list []ActionStatus) {
+	f.listed[""] = true
 	seen := f.take(list, false)
 	for id, r := range f.rows {
 		if seen[id] || !r.Listed {
@@ -152,13 +158,30 @@ func (f *Fleet) SetList(list []ActionStatus) {
 // page the operator asked for holds it (AddOlder), this machine's journal
 // marks it, or the global log shows it streaming.
 func (f *Fleet) SetWindow(live, recent []ActionStatus) {
+	f.setWindow(func(string) bool { return true }, live, recent)
+	f.listed[""] = true
+	for _, l := range [2][]ActionStatus{live, recent} {
+		for i := range l {
+			f.listed[l[i].Context] = true
+		}
+	}
+}
+
+// SetWindowOf is SetWindow for one context's daemon (design §9: each is
+// polled on its own): only the rows of context ctx are taken or dropped.
+func (f *Fleet) SetWindowOf(ctx string, live, recent []ActionStatus) {
+	f.setWindow(func(c string) bool { return c == ctx }, live, recent)
+	f.listed[ctx] = true
+}
+
+func (f *Fleet) setWindow(mine func(ctx string) bool, live, recent []ActionStatus) {
 	seen := f.take(live, false)
 	for id := range f.take(recent, false) {
 		seen[id] = true
 	}
 	for id, r := range f.rows {
 		switch {
-		case seen[id]:
+		case seen[id] || !mine(r.Context):
 		case r.Older && r.Listed:
 		case r.Journal || r.LiveSync:
 			r.Listed = r.Listed && r.Older
@@ -167,6 +190,28 @@ func (f *Fleet) SetWindow(live, recent []ActionStatus) {
 		}
 	}
 	f.Version++
+}
+
+// MarkUnreachable shows context ctx's daemon as not read (why, at at):
+// its one row of the kind (ActionRow.Unreachable) says so, and the rows
+// its last answer gave stay (the console marks them stale).
+func (f *Fleet) MarkUnreachable(ctx, why string, at time.Time) {
+	r := f.row(ctx, "")
+	r.Unreachable, r.State = why, ""
+	if at.After(r.UpdatedAt) {
+		r.UpdatedAt = at
+	}
+	f.Version++
+}
+
+// Holds reports whether the fleet holds a row of context ctx.
+func (f *Fleet) Holds(ctx string) bool {
+	for _, r := range f.rows {
+		if r.Context == ctx {
+			return true
+		}
+	}
+	return false
 }
 
 // AddOlder takes an older page of the list, read because the operator
@@ -259,7 +304,7 @@ func (f *Fleet) AddEvents(evs []Event) {
 			if seq := data.Sequence; seq != nil && (!r.HasSeq || *seq > r.LastSeq) {
 				r.LastSeq, r.HasSeq = *seq, true
 			}
-			if !r.Listed && !r.Settled() {
+			if !r.Listed && !r.Settled() && f.listed[e.Context] {
 				r.LiveSync, r.State = true, StateStreaming
 			}
 		case "aip.action.result":
@@ -278,10 +323,14 @@ func (f *Fleet) AddEvents(evs []Event) {
 
 // MarkJournal marks the actions this machine's submission journal knows;
 // one the daemon does not list stays visible.
-func (f *Fleet) MarkJournal(ids []string) {
+func (f *Fleet) MarkJournal(ids []string) { f.MarkJournalIn("", ids) }
+
+// MarkJournalIn is MarkJournal for the actions of context ctx's daemon
+// (the journal's entries made against its URL).
+func (f *Fleet) MarkJournalIn(ctx string, ids []string) {
 	for _, id := range ids {
 		if id != "" {
-			f.row("", id).Journal = true
+			f.row(ctx, id).Journal = true
 		}
 	}
 	f.Version++

@@ -122,3 +122,46 @@ func TestFleetWindowIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// Issue 46 item 8: before a context's list has been read, a chunk on its
+// global log cannot tell a synchronous stream from an async action the list
+// will show running: it makes no "(sync) streaming" row. Once that
+// context's list is read, a chunk of an action it lacks is a live sync
+// stream; another context's first read says nothing of this one's.
+func TestFleetNoLiveSyncGuessBeforeTheContextsList(t *testing.T) {
+	f := NewFleet()
+	ev := func(ctx, id string) Event {
+		e := chunkEvent(id, 3, "2026-01-01T00:00:20Z")
+		e.Context = ctx
+		return e
+	}
+	f.AddEvents([]Event{ev("west", "act_async_running")})
+	if r, ok := f.RowByKey(rowKey("west", "act_async_running")); ok {
+		t.Fatalf("a chunk before west's list made a row: %+v", r)
+	}
+	f.SetWindowOf("east", []ActionStatus{{ActionID: "act_e", Context: "east", State: StateRunning}}, nil)
+	f.AddEvents([]Event{ev("west", "act_async_running")})
+	if _, ok := f.RowByKey(rowKey("west", "act_async_running")); ok {
+		t.Fatal("east's list read made west's chunk a sync stream")
+	}
+	f.SetWindowOf("west", []ActionStatus{{ActionID: "act_async_running", Context: "west", State: StateRunning}}, nil)
+	f.AddEvents([]Event{ev("west", "act_async_running"), ev("west", "act_sync")})
+	if r, _ := f.RowByKey(rowKey("west", "act_async_running")); r.LiveSync || r.State != StateRunning {
+		t.Fatalf("the listed async action: %+v", r)
+	}
+	if r, _ := f.RowByKey(rowKey("west", "act_sync")); !r.LiveSync || r.State != StateStreaming {
+		t.Fatalf("the unlisted one after the list's read: %+v", r)
+	}
+	// SetWindowOf touches its own context's rows only.
+	f.SetWindowOf("west", nil, nil)
+	if _, ok := f.RowByKey(rowKey("east", "act_e")); !ok {
+		t.Fatal("west's poll dropped east's row")
+	}
+	f.MarkUnreachable("east", "list: no answer within 10s", time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC))
+	if r, _ := f.RowByKey(rowKey("east", "act_e")); r.ActionID != "act_e" {
+		t.Fatal("an unreachable daemon's rows were dropped")
+	}
+	if r, _ := f.RowByKey(rowKey("east", "")); r.Unreachable != "list: no answer within 10s" {
+		t.Fatalf("the unreachable row: %+v", r)
+	}
+}

@@ -131,7 +131,8 @@ func (h Happening) Text() string {
 
 // NoRecordLine says that the action is followed although aipd has no record.
 func NoRecordLine(actionID string, appear time.Duration) string {
-	return "aipd has no record of " + actionID + " yet: waiting for its first event (at most " + appear.String() + ")"
+	return "aipd has no record of " + actionID + " yet (a synchronous or streaming action has none while it runs): " +
+		"waiting for its first event (at most " + appear.String() + ")"
 }
 
 // CursorFreeLine says, once, that the run reads without cursors from now on.

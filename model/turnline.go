@@ -252,17 +252,17 @@ func (a *Action) TurnTimeline(now time.Time) TurnTimeline {
 			continue
 		}
 		s.Start = in(start)
-		switch {
-		case t.Status == ToolCompleted:
+		switch t.Status {
+		case ToolCompleted:
 			s.Outcome = ToolOutcomeCompleted
 			end, ok := a.SeqTime(t.DoneSeq)
 			if !ok {
 				end = t.DoneAt
 			}
 			s.End = in(end)
-		case t.Status == "failed" || t.Status == "error":
+		case "failed", "error":
 			s.Outcome, s.End = ToolOutcomeFailed, in(a.toolLast(t))
-		case t.Status == ToolRunning || t.Status == ToolStarted || t.Status == "":
+		case ToolRunning, ToolStarted, "":
 			s.Outcome, s.End = ToolOutcomeRunning, to
 			if settled || a.stopped {
 				s.Outcome = ToolOutcomeUnfinished

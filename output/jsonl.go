@@ -229,6 +229,10 @@ func (j *JSONL) record(rec model.VerdictRecord) {
 // seal passes the line encoded from start through safe.JSON (the
 // Writer's JSON: its own pass may be the only one) and ends it.
 func (j *JSONL) seal(start int) {
+	if j.opts.Context != "" { // `,"context":"…"` before the closing brace
+		j.out = strField(j.out[:len(j.out)-1], "context", j.opts.Context)
+		j.out = append(j.out, '}')
+	}
 	j.out = append(j.out[:start], j.sw.JSON(j.out[start:])...)
 	j.out = append(j.out, '\n')
 }

@@ -63,6 +63,9 @@ type ListWriter struct {
 	// Verdicts adds the VERDICT column to the table (ls --verdict); the
 	// rows' Verdict fields fill it, "-" for a live row.
 	Verdicts bool
+	// NoHeaders leaves out the table's header row (ls --no-headers, or
+	// into a pipe).
+	NoHeaders bool
 }
 
 // WithContexts makes the table start with a CONTEXT column.
@@ -167,7 +170,7 @@ func (l *ListWriter) writeTable(rows []model.ActionRow, first bool) error {
 	if l.kept == nil {
 		l.kept = kept
 	}
-	if !first {
+	if !first || l.NoHeaders {
 		table = table[1:]
 	}
 	for _, row := range table {

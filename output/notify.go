@@ -27,3 +27,9 @@ func NotifyTextOf(id string, v model.Verdict) string {
 func Notification(a *model.Action, r safe.NotifyRoute) string {
 	return string(safe.Notification("aipwatch", NotifyText(a), r))
 }
+
+// NotificationAs is Notification naming the action name (CONTEXT/act_…
+// when it has a context: the same ID on two daemons reads as two).
+func NotificationAs(name string, a *model.Action, r safe.NotifyRoute) string {
+	return string(safe.Notification("aipwatch", NotifyTextOf(name, a.Verdict()), r))
+}

@@ -24,13 +24,20 @@ type Plain struct {
 	masked  map[itemKey]bool
 	current itemKey
 	started bool
-	cut     bool // a status line cut the text's last line: its rest starts with "… "
+	cut     bool          // a status line cut the text's last line: its rest starts with "… "
+	ew      *bufio.Writer // Options.Errors, through its own safe.Writer (nil: none)
+	esw     *safe.Writer
 }
 
 // NewPlain returns a plain printer writing to w.
 func NewPlain(w io.Writer, opts Options) *Plain {
 	sw := safe.NewWriter(w, safe.Terminal)
-	return &Plain{sw: sw, w: bufio.NewWriter(sw), opts: opts, tr: NewTracker(), atStart: true, masked: map[itemKey]bool{}}
+	p := &Plain{sw: sw, w: bufio.NewWriter(sw), opts: opts, tr: NewTracker(), atStart: true, masked: map[itemKey]bool{}}
+	if opts.Errors != nil {
+		p.esw = safe.NewWriter(opts.Errors, safe.Terminal)
+		p.ew = bufio.NewWriter(p.esw)
+	}
+	return p
 }
 
 // Handle prints what a message changed.
@@ -62,7 +69,7 @@ func (p *Plain) handle(a *model.Action, _ stream.Msg) {
 		case model.HapResumed:
 			p.line("resumed (attempt %d) from cursor %s", h.Attempt, orDash(h.Cursor))
 		case model.HapReconnecting:
-			p.line("reconnecting %d, next try in %s: %s", h.Attempt, model.HumanDuration(h.Wait), h.Detail)
+			p.errLine("reconnecting %d, next try in %s: %s", h.Attempt, model.HumanDuration(h.Wait), h.Detail)
 		case model.HapConnected, model.HapRestart, model.HapNoRecord, model.HapCursorFree, model.HapResultWait:
 			p.line("%s", h.Text()) // the timeline's own wording
 		case model.HapUnsettled:
@@ -155,6 +162,10 @@ func toolLine(a *model.Action, t *model.Tool, redact bool) safe.Str {
 func (p *Plain) end() {
 	p.w.Flush()
 	p.sw.Flush()
+	if p.ew != nil {
+		p.ew.Flush()
+		p.esw.Flush()
+	}
 }
 
 // Finish prints the closing lines: anomalies already went by; the verdict
@@ -163,7 +174,9 @@ func (p *Plain) Finish(a *model.Action, err error) {
 	p.changes(a)
 	p.endLine()
 	if err != nil {
-		p.write(safe.Sprintf("error: %s\n", err))
+		if p.ew == nil { // else the caller says it on Options.Errors
+			p.write(safe.Sprintf("error: %s\n", err))
+		}
 		p.end()
 		return
 	}
@@ -308,6 +321,29 @@ func (p *Plain) line(format safe.Lit, args ...any) {
 	p.w.WriteString(safe.Sprintf(format, args...).String())
 	p.w.WriteString("\n")
 	p.started = false
+}
+
+// errLine is a status line of trouble (reconnecting): on Options.Errors
+// when set, the text's line on stdout cut first as line cuts it; else a
+// line.
+func (p *Plain) errLine(format safe.Lit, args ...any) {
+	if p.ew == nil {
+		p.line(format, args...)
+		return
+	}
+	if !p.atStart && p.started {
+		p.cut = true
+	}
+	p.endLine()
+	p.started = false
+	p.w.Flush() // what came before it, first
+	if p.opts.Timestamps {
+		p.ew.WriteString(safe.L(p.opts.now().Format("15:04:05.000 ")).String())
+	}
+	p.ew.WriteString(safe.Sprintf(format, args...).String())
+	p.ew.WriteString("\n")
+	p.ew.Flush()
+	p.esw.Flush()
 }
 
 func orDash(s string) string {

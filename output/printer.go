@@ -2,6 +2,7 @@ package output
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"strconv"
 	"time"
@@ -27,6 +28,13 @@ type Options struct {
 	// to every object but the verdict, whose keys are fixed.
 	Timestamps bool
 	Now        func() time.Time // nil = time.Now
+	// Context is the config file's context of the action's daemon, when
+	// the run named one: jsonl adds "context" to every object.
+	Context string
+	// Errors, when set, is where plain writes its reconnecting lines
+	// (stderr: stdout is the run's output), and plain leaves the error
+	// that stopped a run to its caller, who says it there too.
+	Errors io.Writer
 }
 
 func (o Options) now() time.Time {

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"image/color"
 	"math"
 	"strconv"
 	"strings"
@@ -551,8 +550,7 @@ func (st *Styles) cells(r tlRow, verdict string) string {
 func (st *Styles) verdictStyle(word string) lipgloss.Style {
 	s := lipgloss.NewStyle().Bold(true)
 	if st.Color {
-		var c color.Color = ansi16(BadgeColor(word))
-		s = s.Foreground(c)
+		s = s.Foreground(ansi16(BadgeColor(word)))
 	}
 	return s
 }

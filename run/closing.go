@@ -11,7 +11,6 @@ import (
 	"aipwatch/output"
 	"aipwatch/safe"
 	"aipwatch/stream"
-	"aipwatch/ui"
 )
 
 // The closing lines of a run: the exit code, what says that an action
@@ -51,20 +50,32 @@ func (p *Plan) detach(runs []outcome) string {
 		return ""
 	}
 	var live []Target
+	unknown := ""
 	for i, r := range runs {
-		if r.err == nil && !r.a.Verdict().Final && !r.a.Ended() {
+		switch {
+		case r.err != nil || r.a.Verdict().Final || r.a.Ended():
+		case noRecordSeen(r.a) && heldOpenLines(r.a, p.Targets[i]) == "":
+			// Nothing of it was seen (a mistyped ID?): not resumed.
+			unknown += "aipwatch: aipd has no record of " + safe.Line(p.Targets[i].Name()) + " and sent none of its events: check the ID.\n"
+		default:
 			live = append(live, p.Targets[i])
 		}
 	}
 	if len(live) == 0 || p.Resume == nil {
-		return ""
+		return unknown
 	}
 	which := "the action keeps"
 	if len(live) > 1 {
 		which = fmt.Sprintf("%d actions keep", len(live))
 	}
-	return fmt.Sprintf("aipwatch stopped watching; %s running (quitting is not cancellation).\nresume with: %s\n",
+	return unknown + fmt.Sprintf("aipwatch stopped watching; %s running (quitting is not cancellation).\nresume with: %s\n",
 		which, p.Resume("", args(live)...))
+}
+
+// noRecordSeen: aipd said it has no record of the action (state unknown)
+// and nothing of it came, no chunk and no event: nothing says it exists.
+func noRecordSeen(a *model.Action) bool {
+	return a.Status != nil && a.Status.State == model.StateUnknown && a.ChunkCount() == 0 && len(a.Events()) == 0
 }
 
 // detachOne says that the action keeps running and how to resume (design
@@ -87,8 +98,14 @@ func (p *Plan) detachOne(a *model.Action, t Target) string {
 		first = "aipwatch stopped watching; the action has ended, but its outcome was not read yet (quitting is not cancellation).\n"
 	case !attached(a):
 		first = "aipwatch stopped watching before aipd answered: whether the action runs is not known (quitting is not cancellation).\n"
-	case a.Status != nil && a.Status.State == model.StateUnknown && a.ChunkCount() == 0 && len(a.Events()) == 0:
+	case noRecordSeen(a):
 		// aipd has no record of it and nothing of it came: nothing says it runs.
+		if heldOpenLines(a, t) == "" {
+			// Nothing of it was seen: no command resumes what may not
+			// exist (a mistyped ID); the ID is said, to check it.
+			return "aipwatch stopped watching; aipd has no record of " + safe.Line(a.ID) + " and sent none of its events: " +
+				"check the ID (a synchronous or streaming action has no record while it runs; quitting is not cancellation).\n"
+		}
 		first = "aipwatch stopped watching; aipd has no record of " + safe.Line(a.ID) + " and sent none of its events yet: " +
 			"it may not exist, or a synchronous run has not streamed yet (quitting is not cancellation).\n"
 	}
@@ -115,7 +132,6 @@ func heldOpenLines(a *model.Action, t Target) string {
 		"never submit " + safe.Line(a.ID) + " again without its idempotency key " + safe.Line(s.IdempotencyKey) + " (the journal keeps it).\n"
 }
 
-// args are the words that name ts, as given.
 func args(ts []Target) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
@@ -162,25 +178,21 @@ func PanicReport(r any, resume string) string {
 	return report
 }
 
-// tags are the targets' line tags: none for one action, else the end of
-// each ID that tells it from the others' (ui.DistinctSuffix, as the
-// cancel's confirmation asks for), in brackets.
+// tags are the targets' line tags: none for one action, else each one's
+// name (Target.Name: its ID, or CONTEXT/ID when the run named a context
+// for it), whole and in brackets: a tag reads as the action it names, and
+// the same ID on two daemons reads as two.
 func (p *Plan) tags() []string {
 	tags := make([]string, len(p.Targets))
 	if len(p.Targets) < 2 {
 		return tags
 	}
-	ids := make([]string, len(p.Targets))
 	for i, t := range p.Targets {
-		ids[i] = t.ID
-	}
-	for i, t := range p.Targets {
-		tags[i] = "[" + safe.Line(ui.DistinctSuffix(t.ID, ids)) + "] "
+		tags[i] = "[" + safe.Line(t.Name()) + "] "
 	}
 	return tags
 }
 
-// tagLines puts tag before every line of s.
 func tagLines(tag, s string) string {
 	if tag == "" || s == "" {
 		return s
@@ -209,7 +221,7 @@ func (t *tagged) Write(p []byte) (int, error) {
 	}
 }
 
-// flush writes what is left of a last line with no newline.
+// flush writes a last line with no newline.
 func (t *tagged) flush() {
 	if len(t.buf) > 0 {
 		t.line(append(t.buf, '\n'))
@@ -225,13 +237,17 @@ func (t *tagged) line(l []byte) {
 }
 
 // NotifyLines sends plain's and jsonl's notification (--notify, design
-// §10) by route, after their last line, when the run ended on a settled
-// action (a run that stopped first has nothing to tell). It goes to stdout
-// when that is a terminal, else to stderr when that is one (jsonl piped
-// on, the operator still at the terminal), else nowhere.
-func NotifyLines(route func() (safe.NotifyRoute, string), a *model.Action, o IO) {
+// §10) of the action named name (Target.Name; "": its ID) by route,
+// after their last line, when the run ended on a settled action (a run
+// that stopped first has nothing to tell). It goes to stdout when that is
+// a terminal, else to stderr when that is one (jsonl piped on, the
+// operator still at the terminal), else nowhere.
+func NotifyLines(route func() (safe.NotifyRoute, string), name string, a *model.Action, o IO) {
 	if route == nil || a == nil || !a.Settled() {
 		return
+	}
+	if name == "" {
+		name = a.ID
 	}
 	w := o.Stdout
 	switch {
@@ -248,7 +264,7 @@ func NotifyLines(route func() (safe.NotifyRoute, string), a *model.Action, o IO)
 	// safe.Line; a Terminal safe.Writer would show the sequences instead
 	// of sending them.
 	r, hint := route()
-	_, _ = io.WriteString(safe.Unwrap(w), output.Notification(a, r))
+	_, _ = io.WriteString(safe.Unwrap(w), output.NotificationAs(name, a, r))
 	if hint != "" {
 		fmt.Fprintln(o.Stderr, "aipwatch: "+hint)
 	}

@@ -27,8 +27,8 @@ import (
 
 // Target is one action of the run.
 type Target struct {
-	Arg     string        // as given (CONTEXT/act_… too): a resume command repeats it
-	ID      string        //
+	Arg     string // as given (CONTEXT/act_… too): a resume command repeats it
+	ID      string
 	Context string        // the config file's context whose daemon runs it ("" = the run's own)
 	Cursor  string        // where the run starts (--cursor)
 	Runner  stream.Runner // what it is read from: a client, a submission, a replay
@@ -37,6 +37,15 @@ type Target struct {
 	// follows an error before aipd ever answered ("": none).
 	Reconcile ui.ReconcileFunc
 	Hint      func(error) string
+}
+
+// Name is how the run's outputs name t: its ID, or CONTEXT/ID when it
+// has a context (the same ID on two daemons reads as two actions).
+func (t Target) Name() string {
+	if t.Context == "" {
+		return t.ID
+	}
+	return t.Context + "/" + t.ID
 }
 
 // Flags are the run's flags, as every view and printer of it reads them.
@@ -76,7 +85,7 @@ type IO struct {
 	Env            []string
 }
 
-// outcome is one target's run: its model and the error that stopped it.
+// outcome is one target's run.
 type outcome struct {
 	a   *model.Action
 	err error
@@ -138,7 +147,6 @@ func (p *Plan) screen(ctx context.Context, o IO) ([]outcome, int) {
 	return runs, p.exit(runs, o.Stdout)
 }
 
-// live is the live view's options of t.
 func (p *Plan) live(t Target, tty bool) ui.Options {
 	f := p.Flags
 	uo := ui.Options{ActionID: t.ID, Backend: t.Runner, Context: t.Context, Reconcile: t.Reconcile, Session: t.Session,
@@ -146,7 +154,8 @@ func (p *Plan) live(t Target, tty bool) ui.Options {
 		RawCap: f.RawCap, AutoCancel: f.Cancel, ExportPath: f.Export, Replay: f.Replay, Notify: f.Notify}
 	if tty && p.Route != nil { // nothing is sent to what is no terminal: n is off
 		route, hint := p.Route()
-		uo.Notification = func(a *model.Action) string { return output.Notification(a, route) }
+		name := t.Name() // the notification names the context too
+		uo.Notification = func(a *model.Action) string { return output.NotificationAs(name, a, route) }
 		uo.NotifyHint = hint
 	}
 	if p.Resume != nil && !f.Replay { // the help's resume command: none for a demo or a replay
@@ -171,16 +180,21 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 					runs[i] = outcome{err: &stream.Error{Op: "internal", Message: fmt.Sprint(r)}}
 				}
 			}()
-			w := o.Stdout
+			w, ew := o.Stdout, o.Stderr
 			if len(p.Targets) > 1 {
 				tw := &tagged{mu: &mu, w: o.Stdout}
+				etw := &tagged{mu: &mu, w: o.Stderr, tag: tags[i]}
 				if p.Mode == "plain" {
 					tw.tag = tags[i]
 				}
 				defer tw.flush()
-				w = tw
+				defer etw.flush()
+				w, ew = tw, etw
 			}
-			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps},
+			if p.Mode != "plain" {
+				ew = nil // jsonl's every line is an object on stdout
+			}
+			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps, Context: t.Context, Errors: ew},
 				ActionID: t.ID, JSONL: p.Mode == "jsonl", RawCap: p.Flags.RawCap, CancelReason: p.Flags.Reason,
 				Cancel: p.Flags.Cancel, Session: t.Session}
 			a, err := output.Run(ctx, t.Runner, w, ro)
@@ -190,14 +204,19 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 	wg.Wait()
 	for i, r := range runs {
 		if r.err != nil {
-			say := "" // the printer wrote the error; several say whose
-			if tags[i] != "" {
+			say := "" // jsonl wrote the error object; several say whose
+			switch {
+			case p.Mode == "plain":
+				// stdout is the run's output: plain's printer left the
+				// error to us, for stderr, as the TUI's.
+				say = "aipwatch: error: "
+			case tags[i] != "":
 				say = "aipwatch: "
 			}
 			p.failed(o, i, r, say)
 		}
 		if p.Flags.Notify {
-			NotifyLines(p.Route, r.a, o)
+			NotifyLines(p.Route, p.Targets[i].Name(), r.a, o)
 		}
 	}
 	// The detach message goes to stderr in both line modes: stdout ends
@@ -232,15 +251,14 @@ func (p *Plan) failed(o IO, i int, r outcome, say string) {
 	}
 }
 
-// attached reports whether aipd ever answered this run (the model's
-// connection state, as the TUI reads it). An error before that is a
-// start-up failure, which gets a hint.
+// attached reports whether aipd ever answered this run: an error before
+// that is a start-up failure, which gets a hint.
 func attached(a *model.Action) bool {
 	return a != nil && a.Connection().Answered
 }
 
-// Fail reports an error that stops a run before or outside it (exit 1):
-// the jsonl error object on stdout, else a line on stderr.
+// Fail reports an error that stops a command before or outside a run
+// (exit 1): the jsonl error object on stdout, else a line on stderr.
 func Fail(o IO, jsonl bool, err error) int {
 	if jsonl {
 		output.WriteError(o.Stdout, err)

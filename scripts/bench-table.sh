@@ -22,6 +22,8 @@ go test -run '^$' -bench 'ResultReply' -benchtime 3s ./stream/ | tee -a "$out" >
 bash scripts/bench-e2e.sh | tee -a "$out" >&2
 # The console and ls on a production-sized daemon, beside the naive reading.
 bash scripts/bench-fleet.sh | tee -a "$out" >&2
+# aipwatch serve: 1, 5 and 20 SSH sessions of the console and of a live view (about 4 min).
+go test -run '^$' -bench 'Serve' -benchtime 1x -timeout 30m ./serve/ | tee -a "$out" >&2
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out" >&2
 awk '
 function metric(line, unit,   i, n, f) { n = split(line, f, /[ \t]+/); for (i = 2; i <= n; i++) if (f[i] == unit) return f[i-1]; return "" }
@@ -39,6 +41,7 @@ function metric(line, unit,   i, n, f) { n = split(line, f, /[ \t]+/); for (i = 
 /^BenchmarkChunkMemory/ { cm = metric($0, "heap-MB"); cr = metric($0, "raw-MB"); cb = metric($0, "B/chunk-beyond-raw") }
 /^BenchmarkResultReply\/stream/ { rrs = metric($0, "MB/s") }
 /^BenchmarkResultReply\/encoding-json-any/ { rrj = metric($0, "MB/s") }
+/^BenchmarkServe\// { split($1, p, "/"); sub(/^sessions=/, "", p[3]); sub(/-[0-9]+$/, "", p[3]); k = p[2] " " p[3]; svl[k] = metric($0, "list-req/min"); svf[k] = metric($0, "action-follows"); svr[k] = metric($0, "RSS-MB/session"); svp[k] = metric($0, "frame-p99-ms") }
 /^fleet\// { v = $2; for (i = 3; i <= NF; i++) v = v " " $i; fl[$1] = v }
 END {
   printf "\n%-46s %-22s %s\n", "measure", "result", "target"
@@ -80,6 +83,12 @@ END {
     printf "%-46s %-22s %s\n", "fleet: console " c ": CPU over the last 20 s", fl[q "cpu-last-20s-pct"] "% of a core", "<= 2% (new)"
     printf "%-46s %-22s %s\n", "fleet: ls " c ": default (s; list requests; MB)", fl[q "ls-s"] "; " fl[q "ls-requests"] "; " fl[q "ls-rss-mb"], "<= 1 s, <= 5 requests (new)"
     printf "%-46s %-22s %s\n", "fleet: ls " c " --all: first row; all (s); rows; MB", fl[q "all-first-row-s"] "; " fl[q "all-s"] "; " fl[q "all-rows"] "; " fl[q "all-rss-mb"], "first row <= 1 s, MB flat (new)"
+  }
+  if (svl["console 1"] > 0) {
+    printf "%-46s %-22s %s\n", "serve: list requests/min, 20 vs 1 session", sprintf("%.2fx (%.0f vs %.0f)", svl["console 20"] / svl["console 1"], svl["console 20"], svl["console 1"]), "<= 1.5x"
+    printf "%-46s %-22s %s\n", "serve: follows of one action, 20 live views", svf["live 20"], "1"
+    printf "%-46s %-22s %s\n", "serve: RSS a session (console 20; live 20)", sprintf("%s; %s MB", svr["console 20"], svr["live 20"]), "(the figure)"
+    printf "%-46s %-22s %s\n", "serve: frame p99 after a key (console 1; 20)", sprintf("%s; %s ms", svp["console 1"], svp["console 20"]), "(the figure)"
   }
   split("model tui model-cap16MiB", M, " ")
   for (i = 1; i <= 3; i++) printf "%-46s %-22s %s\n", "firehose heap vs 3x raw + 20 MB (" M[i] ")", sprintf("%.2fx (%.0f MB, raw %.1f MB)", mx[M[i]], mh[M[i]], mr[M[i]]), "<= 1x"

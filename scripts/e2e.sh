@@ -401,4 +401,64 @@ tmux kill-session -t "$SESSION"
 kill $SIMPID 2>/dev/null || true
 wait $SIMPID 2>/dev/null || true
 
+echo "e2e: aipwatch serve: the console over SSH (OpenSSH's client), a watcher's c refused, an operator's cancel audited"
+command -v ssh >/dev/null && command -v ssh-keygen >/dev/null || { echo "e2e: the OpenSSH client is required (apt-get install openssh-client)" >&2; exit 1; }
+SERVEPID=
+"$OUT/aipdsim" --listen 127.0.0.1:0 --fleet console >"$OUT/fleet.out" 2>&1 &
+FLEETPID=$!
+trap 'kill $FLEETPID $SERVEPID 2>/dev/null || true; tmux kill-server 2>/dev/null || true; rm -rf "$OUT"' EXIT
+for _ in $(seq 1 100); do grep -q '^url:' "$OUT/fleet.out" && break; sleep 0.1; done
+FLEETURL=$(sed -n 's/^url: //p' "$OUT/fleet.out")
+[ -n "$FLEETURL" ] || fail "the console fleet never started: $(cat "$OUT/fleet.out")"
+mkdir -m 700 "$OUT/serve"
+ssh-keygen -q -t ed25519 -N '' -C 'wanda@e2e' -f "$OUT/serve/watch"
+ssh-keygen -q -t ed25519 -N '' -C 'olga@e2e' -f "$OUT/serve/oper"
+cp "$OUT/serve/watch.pub" "$OUT/serve/watchers" && cp "$OUT/serve/oper.pub" "$OUT/serve/operators"
+chmod 600 "$OUT/serve/watchers" "$OUT/serve/operators"
+XDG_STATE_HOME="$OUT/serve/state" $BIN serve --url "$FLEETURL" --listen 127.0.0.1:0 \
+	--authorized-keys "$OUT/serve/watchers" --operator-keys "$OUT/serve/operators" \
+	--audit-log "$OUT/serve/audit.jsonl" >"$OUT/serve.out" 2>&1 &
+SERVEPID=$!
+for _ in $(seq 1 100); do grep -q 'listening on' "$OUT/serve.out" && break; sleep 0.1; done
+SERVEPORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$OUT/serve.out")
+[ -n "$SERVEPORT" ] || fail "serve never listened: $(cat "$OUT/serve.out")"
+grep -q 'host key made now SHA256:' "$OUT/serve.out" || fail "serve printed no host key fingerprint: $(cat "$OUT/serve.out")"
+[ "$(stat -c %a "$OUT/serve/state/aipwatch/ssh_host_ed25519_key")" = 600 ] || fail "the host key is not 0600"
+SSHOPTS="-p $SERVEPORT -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o IdentitiesOnly=yes -o BatchMode=yes -o LogLevel=ERROR"
+# The watcher's console: drawn, and its c sends nothing.
+tmux new-session -d -s "$SESSION" -x 120 -y 40 \
+	"TERM=xterm-256color ssh -t $SSHOPTS -i $OUT/serve/watch 127.0.0.1; echo \"EXIT=\$?\"; sleep 600"
+wait_for "aipwatch · console" 20
+wait_for "console_async_long" 20
+tmux send-keys -t "$SESSION" c
+wait_for "no cancel: your key may watch only" 10
+tmux send-keys -t "$SESSION" q
+wait_for "EXIT=0" 10
+tmux kill-session -t "$SESSION"
+# No terminal: one line, and closed.
+out=$(ssh -T $SSHOPTS -i "$OUT/serve/watch" 127.0.0.1 2>&1 </dev/null || true)
+case "$out" in *"no terminal"*) ;; *) fail "a session without a terminal: $out" ;; esac
+out=$(ssh -tt $SSHOPTS -i "$OUT/serve/watch" 127.0.0.1 id 2>&1 </dev/null || true)
+case "$out" in *"runs no commands"*) ;; *) fail "a command: $out" ;; esac
+# The operator's live view of one action: c, the ID's end, enter.
+tmux new-session -d -s "$SESSION" -x 120 -y 40 \
+	"TERM=xterm-256color ssh -t $SSHOPTS -i $OUT/serve/oper 127.0.0.1 act_sim_console_async_long; echo \"EXIT=\$?\"; sleep 600"
+wait_for "act_sim_console_async_long" 20
+wait_for "detach" 20
+tmux send-keys -t "$SESSION" c
+wait_for "Cancel action" 10
+tmux send-keys -t "$SESSION" -l "long"
+tmux send-keys -t "$SESSION" Enter
+for _ in $(seq 1 200); do grep -q '"cancel_answer"' "$OUT/serve/audit.jsonl" 2>/dev/null && break; sleep 0.1; done
+grep -q '"event":"cancel".*"name":"olga@e2e"' "$OUT/serve/audit.jsonl" || fail "no audit line of the cancel: $(cat "$OUT/serve/audit.jsonl" 2>&1)"
+grep -q '"event":"cancel_answer".*"accepted":true' "$OUT/serve/audit.jsonl" || fail "no audit line of the daemon's answer: $(cat "$OUT/serve/audit.jsonl")"
+# SIGTERM: the session is told, the server stops.
+kill -TERM $SERVEPID
+wait_for "the server is shutting down" 15
+wait $SERVEPID || fail "serve exited non-zero after SIGTERM: $(cat "$OUT/serve.out")"
+grep -q 'olga@e2e' "$OUT/serve.out" || fail "the session log names nobody: $(cat "$OUT/serve.out")"
+tmux kill-session -t "$SESSION"
+kill $FLEETPID 2>/dev/null || true
+wait $FLEETPID 2>/dev/null || true
+
 echo "e2e: ok"

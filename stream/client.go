@@ -42,6 +42,11 @@ type Config struct {
 	// once); a sync POST has no client timeout: the daemon holds it open
 	// until the stream ends.
 	SubmitTimeout time.Duration // 0 = 1 min
+	// RequestTimeout bounds the wait for a daemon to start answering a
+	// non-follow request (its reply's headers; the body may take longer):
+	// a daemon that accepts and never answers is given up after it, with
+	// a NoAnswerError's words (0: only the transport's own bounds).
+	RequestTimeout time.Duration
 
 	// OnFrame, when set, sees every received frame exactly as received
 	// (keep-alive comments included), from Run's goroutine, before the frame
@@ -215,6 +220,14 @@ func (c *Client) doReply(ctx context.Context, op, method, target string, body []
 		ctx, cancel = context.WithTimeout(ctx, requestTimeout)
 		defer cancel()
 	}
+	answered := func() bool { return true }
+	if d := c.cfg.RequestTimeout; d > 0 {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		t := time.AfterFunc(d, func() { cancel(NoAnswerError{Op: op, After: d}) })
+		answered = t.Stop
+	}
 	req, err := c.newRequest(ctx, method, target, body)
 	if err != nil {
 		return c.clean(&Error{Op: op, Message: "cannot build the request"})
@@ -222,6 +235,12 @@ func (c *Client) doReply(ctx context.Context, op, method, target string, body []
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Accept-Encoding", acceptGzip) // ReplyBody counts the wire bytes, then inflates
 	resp, err := c.http.Do(req)
+	if !answered() && err != nil {
+		var na NoAnswerError
+		if errors.As(context.Cause(ctx), &na) {
+			return c.clean(&Error{Op: op, Message: "no answer from " + c.base.Host + " within " + na.After.String(), Retryable: true, transport: true})
+		}
+	}
 	if err != nil {
 		return c.transportError(op, err)
 	}

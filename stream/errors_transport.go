@@ -63,10 +63,10 @@ func (c *Client) transportMessage(err error) string {
 		return "TLS certificate of " + host + " is invalid"
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "connection closed by " + host
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timed out talking to " + host
-	case errors.As(err, &netErr) && netErr.Timeout():
-		return "timed out talking to " + host
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		// One wording for a daemon that does not answer, whichever bound
+		// gave up (design §1): ours, never Go's "context deadline exceeded".
+		return "no answer from " + host + " (timed out)"
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

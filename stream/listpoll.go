@@ -19,7 +19,8 @@ const DefaultRecentRows = 100
 type Poller struct {
 	*Client
 	recentRows int
-	end        int // where the last tail read found the list's end
+	end        int  // where the last tail read found the list's end
+	totalPast  bool // a read found total_size past the last row: trust it no more
 }
 
 // NewPoller returns a Poller reading recentRows rows of the tail
@@ -52,14 +53,21 @@ func (p *Poller) Poll(ctx context.Context) (Window, error) {
 			w.Notes = append(w.Notes, note)
 		}
 	}
-	t, err := p.ReadTail(ctx, ListQuery{}, p.recentRows, p.end)
+	read := p.ReadTail
+	if p.totalPast {
+		read = p.ReadTailDistrusting
+	}
+	t, err := read(ctx, ListQuery{}, p.recentRows, p.end)
 	if err != nil {
 		return w, err
 	}
-	p.end = t.End
+	p.end, p.totalPast = t.End, p.totalPast || t.TotalPast
 	w.Recent = t
-	if t.Note != "" {
+	switch {
+	case t.Note != "":
 		w.Notes = append(w.Notes, t.Note)
+	case p.totalPast:
+		w.Notes = append(w.Notes, "the list's total_size is past its last row: its tail is found by its cursors")
 	}
 	return w, nil
 }

@@ -87,6 +87,11 @@ type Tail struct {
 	// poll shows them with the note; a listing must not print them as if
 	// they were the whole tail.
 	Partial bool
+	// TotalPast: total_size pointed past the last row (the read found the
+	// end by other means). A later read of the same list trusts it no
+	// more (ReadTailDistrusting): a poll would otherwise pay the search
+	// again each time.
+	TotalPast bool
 }
 
 // ReadTail reads the last n rows (at most pageLimit) of the list q
@@ -99,6 +104,18 @@ type Tail struct {
 // keeping the last n rows; every step is bounded, and a tail not read
 // whole within the bound comes back Partial.
 func (c *Client) ReadTail(ctx context.Context, q ListQuery, n, hint int) (Tail, error) {
+	return c.readTail(ctx, q, n, hint, false)
+}
+
+// ReadTailDistrusting is ReadTail on a list whose total_size an earlier
+// read found past its last row (Tail.TotalPast): from hint it follows the
+// cursors, never total_size's jumps, which on a daemon whose cursors go on
+// to that total cost a search for the end at every read.
+func (c *Client) ReadTailDistrusting(ctx context.Context, q ListQuery, n, hint int) (Tail, error) {
+	return c.readTail(ctx, q, n, hint, true)
+}
+
+func (c *Client) readTail(ctx context.Context, q ListQuery, n, hint int, distrust bool) (Tail, error) {
 	n = min(max(n, 1), pageLimit)
 	off := max(0, hint-n)
 	budget := maxTailReads + n // a page holds at least one row, or ends the list
@@ -124,9 +141,12 @@ attempt:
 			if p.Total != realEnd {
 				t.Note = fmt.Sprintf("the list's total_size (%d) is past its last row (%d): its end is found by reading pages", p.Total, realEnd)
 			}
+			// total_size lies: from here on the cursors say where the
+			// tail is, never it (a jump back to it would search again).
+			t.TotalPast, distrust = true, true
 			off = max(0, realEnd-n)
 			continue
-		case p.Next != "" && p.Total-n >= off+len(p.Rows):
+		case !distrust && p.Next != "" && p.Total-n >= off+len(p.Rows):
 			off = p.Total - n // trust total_size: the tail is further on
 			continue
 		}
@@ -154,7 +174,7 @@ attempt:
 			}
 			t.Rows = lastRows(append(t.Rows, p.Rows...), n)
 			end = p.Offset + len(p.Rows)
-			if p.Next != "" && p.Total-n >= end {
+			if !distrust && p.Next != "" && p.Total-n >= end {
 				off = p.Total - n // total_size says where the tail is
 				continue attempt
 			}

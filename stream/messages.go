@@ -205,6 +205,9 @@ type GlobalLinkMsg struct {
 	Live   bool
 	Denied bool
 	Cause  string
+	// Context is the daemon's context across several (Multi), "" for
+	// one daemon.
+	Context string
 }
 
 // GlobalProgressMsg: the global-log follow is catching up to the head

@@ -3,6 +3,8 @@ package stream
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -87,5 +89,59 @@ func TestMultiTagsRowsAndKeepsGoing(t *testing.T) {
 	defer mu.Unlock()
 	if seen["act_east_1"] != "east" || seen["act_west_1"] != "west" {
 		t.Errorf("events' contexts: %v", seen)
+	}
+}
+
+// Issue 46 item 8: each daemon of a Multi is polled on its own (Parts): a
+// daemon that accepts and never answers holds back no other's window, and
+// its own read ends at the Multi's bound with an error that says so.
+func TestMultiPartsArePolledApart(t *testing.T) {
+	t.Parallel()
+	east := fleetClient(t, sim.FleetKnobs{GlobalEvents: true},
+		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_east_1"}})
+	release := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hung.Close()
+	defer close(release)
+	hc, err := NewDaemon(Config{BaseURL: hung.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Multi{Timeout: time.Hour, Sources: []MultiSource{{Name: "hung", Poller: hc.NewPoller(0)}, {Name: "east", Poller: east.NewPoller(0)}}}
+	parts := m.Parts()
+	if len(parts) != 2 || parts[0].Name != "hung" || parts[1].Name != "east" {
+		t.Fatalf("%+v", parts)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hungDone := make(chan error, 1)
+	go func() {
+		_, err := parts[0].Poll(ctx)
+		hungDone <- err
+	}()
+	w, err := parts[1].Poll(ctx) // while hung's read is out: its bound is an hour
+	if err != nil || len(w.Recent.Rows) != 1 || w.Recent.Rows[0].Context != "east" {
+		t.Fatalf("east's part: %v %+v", err, w.Recent.Rows)
+	}
+	select {
+	case err := <-hungDone:
+		t.Fatalf("the hung part answered: %v", err)
+	default:
+	}
+	// A part's own bound: no answer within it is said so.
+	m.Timeout = 50 * time.Millisecond
+	_, err = m.Parts()[0].Poll(context.Background())
+	var na NoAnswerError
+	if !errors.As(err, &na) || err.Error() != "list: no answer within 50ms" {
+		t.Fatalf("%T %v", err, err)
+	}
+	cancel()
+	if err := <-hungDone; err != nil {
+		t.Logf("the hung read ended: %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package stream
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -100,3 +102,24 @@ func TestTransportMessageInnermostCause(t *testing.T) {
 		}
 	}
 }
+
+// A daemon that does not answer in time reads one way, ours, whichever
+// bound gave up: never Go's "context deadline exceeded" (issue 46 item 18).
+func TestTransportMessageNoAnswer(t *testing.T) {
+	c, err := New(Config{BaseURL: "http://127.0.0.1:9", ActionID: "act_1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []error{context.DeadlineExceeded, fmt.Errorf("Get \"http://127.0.0.1:9/x\": %w", context.DeadlineExceeded),
+		&net.OpError{Op: "read", Err: timeoutErr{}}} {
+		if got := c.transportMessage(in); got != "no answer from 127.0.0.1:9 (timed out)" {
+			t.Errorf("transportMessage(%v) = %q", in, got)
+		}
+	}
+}
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }

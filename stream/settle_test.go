@@ -46,7 +46,7 @@ func TestRunUnknownIsFollowed(t *testing.T) {
 		t.Fatal(got)
 	}
 	nr := find[NoRecordMsg](msgs)
-	if len(nr) != 1 || !strings.Contains(model.NoRecordLine(nr[0].ActionID, nr[0].AppearTimeout), "aipd has no record of act_1 yet: waiting for its first event") {
+	if len(nr) != 1 || !strings.Contains(model.NoRecordLine(nr[0].ActionID, nr[0].AppearTimeout), "aipd has no record of act_1 yet (a synchronous or streaming action has none while it runs): waiting for its first event") {
 		t.Fatalf("%+v", nr)
 	}
 	if a := fold(msgs); !a.Settled() || !a.Verdict().Final || a.Result == nil {

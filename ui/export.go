@@ -32,6 +32,10 @@ type exportedMsg struct {
 // askExport is e: the export at once to the path main gave, else the
 // choice of a format (ModeExport).
 func (m *Live) askExport() tea.Cmd {
+	if m.opts.NoExport != "" {
+		m.setNotice(m.opts.NoExport, false)
+		return nil
+	}
 	if m.opts.ExportPath != "" {
 		return m.exportCmd(output.FormatOf(m.opts.ExportPath))
 	}

@@ -331,6 +331,9 @@ type ConsoleKeyMap struct {
 	Select key.Help
 	// Suspend: ctrl+z, as in the live view.
 	Suspend key.Binding
+	// Copy copies the selected row's action ID (OSC 52, as the live
+	// view's y); Sort orders the list by the next key.
+	Copy, Sort key.Binding
 	// Short is the one help line's compact forms.
 	Short ConsoleShortHelp
 }

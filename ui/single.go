@@ -84,7 +84,7 @@ func (m *Single) Frame(width, height int) Frame {
 		m.inlineCleared = true
 		return Frame{Inline: true}
 	}
-	content := m.Live.View(width, height)
+	content := m.View(width, height)
 	if m.viewHook != nil {
 		m.viewHook(content)
 	}

@@ -31,8 +31,15 @@ type Options struct {
 	Redact       bool
 	NoColor      bool // also honour NO_COLOR (main passes the combined flag)
 	CancelReason string
-	AutoCancel   bool                       // --cancel: send the cancel once attached, no confirmation
-	Resume       func(cursor string) string // the shell command that resumes from a cursor
+	// NoCancel, when set, is what c says instead of asking: the view may
+	// not cancel (a watch key of `aipwatch serve`, design §15), and
+	// nothing is sent.
+	NoCancel string
+	// NoExport, when set, is what e says instead of writing the export
+	// (a session of `aipwatch serve`: the file would land on the server).
+	NoExport   string
+	AutoCancel bool                       // --cancel: send the cancel once attached, no confirmation
+	Resume     func(cursor string) string // the shell command that resumes from a cursor
 
 	// ExportPath is where e writes the Markdown export (main passes the
 	// --export FILE); "" = aipwatch-<action id>-<UTC time>.md in the

@@ -436,6 +436,8 @@ func (m *Live) onKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Live) AskCancel() {
 	m.changed()
 	switch {
+	case m.opts.NoCancel != "":
+		m.setNotice(m.opts.NoCancel, false)
 	case m.opts.Replay:
 		m.setNotice("a replay has no live action to cancel", false)
 	case m.action.Settled():
@@ -449,10 +451,22 @@ func (m *Live) AskCancel() {
 		m.setNotice("following stopped on an error: no cancel from here; "+how+" sends one and follows it", false)
 	case m.cancelled:
 		m.setNotice("cancel already requested: "+m.action.CancelOutcome(), false)
+	case m.nothingSeen():
+		// No cancel for an action aipd has no record of and nothing of
+		// which came: a mistyped ID, or a run not started yet.
+		m.setNotice("nothing to cancel yet: aipd has no record of "+render.Line(m.opts.ActionID)+" (check the ID)", false)
 	default:
 		m.mode, m.confirmInput = ModeConfirm, ""
 		m.relayout()
 	}
+}
+
+// nothingSeen: aipd said it has no record of the action (its status
+// read unknown) and no chunk or event of it came. Before the status is
+// read nothing is known either way (the console opens a listed row).
+func (m *Live) nothingSeen() bool {
+	a := m.action
+	return a.Status != nil && a.Status.State == model.StateUnknown && a.ChunkCount() == 0 && len(a.Events()) == 0
 }
 
 func (m *Live) copyFocused() tea.Cmd {

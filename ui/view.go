@@ -436,8 +436,8 @@ func (m *Live) helpLines() []string {
 // detachLine is the overlay's last line: what a detach prints (nothing
 // once the action settled: then q quits, nothing to resume).
 func (m *Live) detachLine() string {
-	if m.opts.Resume == nil || m.action.Settled() {
-		return ""
+	if m.opts.Resume == nil || m.action.Settled() || m.nothingSeen() {
+		return "" // nothing of an action aipd has no record of to resume
 	}
 	cmd := m.opts.Resume(m.action.Cursor)
 	return m.st.Dim.Render("q detaches (the action keeps running); resume with: ") + render.Line(cmd)

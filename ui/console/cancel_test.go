@@ -1,10 +1,15 @@
 package console
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"aipwatch/model"
+	"aipwatch/stream"
+	"aipwatch/ui"
 )
 
 // c on a settled row names its verdict once judged: a completed row whose
@@ -63,5 +68,42 @@ func TestConsoleKeyAnswersShowOverTheFilter(t *testing.T) {
 	press(c, "down")
 	if s := screenOf(c); !strings.Contains(s, "/6f72") || strings.Contains(s, "no notification here") {
 		t.Fatalf("the filter line did not come back after the next key:\n%s", s)
+	}
+}
+
+// A console whose role may not cancel (a watch key of aipwatch serve,
+// design §15): c on a live row, and c in its live view, say so, and
+// nothing is sent; e in the live view writes no file.
+func TestConsoleNoCancelRole(t *testing.T) {
+	t.Parallel()
+	clk := &testClock{t: t0}
+	b := newHold()
+	const why = "no cancel: this role watches only"
+	c := New(context.Background(), Options{
+		Daemon: &fakeDaemon{list: consoleList()}, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		Follow: func(string) stream.Runner { return b }, Clock: clk.now, NoColor: true,
+		NoCancel: why, NoExport: "no export here",
+	})
+	t.Cleanup(c.Close)
+	c.Update(tea.WindowSizeMsg{Width: 160, Height: 30})
+	c.Update(c.listCmd()())
+	press(c, "c")
+	if s := screenOf(c); c.split != nil || !strings.Contains(s, why) {
+		t.Fatalf("c on a live row of a watch-only console:\n%s", s)
+	}
+	press(c, "enter")
+	if c.split == nil {
+		t.Fatal("enter opened no live view")
+	}
+	press(c, "c")
+	if s := screenOf(c); !strings.Contains(s, why) || c.split.Focused().Mode() != ui.ModeNormal {
+		t.Fatalf("c in the live view of a watch-only console:\n%s", s)
+	}
+	press(c, "e")
+	if s := screenOf(c); !strings.Contains(s, "no export here") {
+		t.Fatalf("e in the live view of a console that may not export:\n%s", s)
+	}
+	if b.cancels.Load() != 0 {
+		t.Fatal("a cancel was sent")
 	}
 }

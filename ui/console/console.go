@@ -64,9 +64,16 @@ type Options struct {
 	Contexts    []string
 	FollowIn    func(context, actionID string) stream.Runner
 	ReconcileIn func(context string) ui.ReconcileFunc
+	// ListHint follows the list's error on the status line while nothing
+	// was ever listed: what to check, and where a console can be seen
+	// without a daemon ("" = none).
+	ListHint string
 	// Journal lists the action IDs this machine's submission journal knows.
 	// It reads a file: the poll's command calls it, never Update.
 	Journal func() []string
+	// JournalIn is Journal for each context's daemon, in a console across
+	// contexts (the entries made against its URL).
+	JournalIn func(context string) []string
 	// Judge judges the settled rows drawn (verdict.go; nil = the
 	// VERDICT column shows the AIP status, dimmed).
 	Judge Judge
@@ -74,7 +81,10 @@ type Options struct {
 	JudgeIn func(context string) Judge
 	// Notification is what the terminal is sent when an action n armed
 	// settles (design §10; ui.Options.Notification's); nil = n is off.
-	Notification func(*model.Action) string
+	// NotificationAs, when set, is the same naming the action name
+	// (CONTEXT/act_… across contexts: one ID on two daemons reads as two).
+	Notification   func(*model.Action) string
+	NotificationAs func(name string, a *model.Action) string
 	// NotifyOn are the verdicts --notify-on (a context's notify_on)
 	// notifies on when any action settles with one while the console
 	// watches (design §13; pulse.go); NotifyOnBytes makes a notification's
@@ -89,9 +99,14 @@ type Options struct {
 	Redact       bool
 	NoColor      bool
 	CancelReason string
-	Version      string
-	PollEvery    time.Duration // 0 = 3 s (protocol §2.1: poll gently)
-	Clock        func() time.Time
+	// NoCancel and NoExport are the live views' (ui.Options): a console
+	// whose c sends nothing (a watch key of `aipwatch serve`), and whose
+	// e writes no file.
+	NoCancel  string
+	NoExport  string
+	Version   string
+	PollEvery time.Duration // 0 = 3 s (protocol §2.1: poll gently)
+	Clock     func() time.Time
 }
 
 // DefaultPollEvery is the list's polling period.
@@ -137,12 +152,12 @@ type (
 		// journal: the journal's action IDs, read with the list by the
 		// poll's command (Options.Journal is I/O: never in Update).
 		journal []string
+		part    int // the daemon read (polls.go)
 	}
 	olderMsg struct {
 		page stream.ListPage
 		err  error
 	}
-	pollMsg   struct{}
 	globalMsg struct{ m stream.Msg }
 )
 
@@ -173,18 +188,18 @@ type Console struct {
 	filter     textinput.Model
 	filtering  bool
 	stateIdx   int
-	polling    bool // a list read is out (pollCmd)
-	ctxIdx     int  // 0: every context; i: Contexts[i-1] (contexts.go)
+	parts      []*part // a poll loop a daemon (polls.go)
+	ctxIdx     int     // 0: every context; i: Contexts[i-1] (contexts.go)
 	listErr    string
-	listNote   string // a fault of the list's paging the last poll met
-	listAt     time.Time
-	listEnd    int    // where the last poll found the list's end: its size
+	listNote   string // the faults of the list's paging the last polls met
+	listEnd    int    // where the last polls found the lists' ends: their sizes
 	olderOff   int    // rows below this offset are not read (-1: before the first poll)
 	loading    bool   // an older page is being read
 	fatal      error  // why the console stopped on its own (Run returns it)
 	done       bool   // quit, or stopped on its own: the program ends (Done)
 	picked     bool   // the operator moved the selection: it follows its action
 	showHelp   bool   // the ? overlay (help.go)
+	orderIdx   int    // the list's order: listOrders[orderIdx] (o, sortkey.go)
 	note       string // a key's answer ("nothing to cancel"), until the next key
 	globalNote string
 	events     chan tea.Msg
@@ -225,15 +240,16 @@ func New(ctx context.Context, opts Options) *Console {
 	st := render.NewStyles(!opts.NoColor)
 	fi := textinput.New()
 	fi.Prompt = "/"
-	fi.Placeholder = "filter by ID, capability or state"
+	fi.Placeholder = "filter by the text the rows show (ID, capability, state, verdict, lease…)"
 	t := table.New(table.WithColumns(consoleColumns(100, opts.Contexts)), table.WithFocused(true), table.WithHeight(10))
 	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock, after: tea.Tick,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
 		globalNote: "global event log: connecting", olderOff: -1, verdict: newVerdicts(),
-		pulse: pulse.New(), watch: newWatch()}
+		pulse: pulse.New(), watch: newWatch(), parts: newParts(opts.Daemon)}
 	if opts.NotifyOnBytes != nil {
 		c.notifyOn = output.NewNotifyOn(opts.NotifyOn)
 	}
+	c.table.SetStyles(tableStyles(opts.NoColor)) // sortkey.go
 	return c
 }
 
@@ -249,6 +265,11 @@ func Run(ctx context.Context, opts Options, t ui.Terminal) error {
 	return c.fatal
 }
 
+// Fatal is why the console stopped on its own (aipd refused the
+// credentials), nil when the operator quit: what Run returns, for a host
+// that runs the console itself (aipwatch serve's sessions).
+func (c *Console) Fatal() error { return c.fatal }
+
 // Close stops the live view, the list polling and the global follow.
 func (c *Console) Close() {
 	c.closeLive()
@@ -257,28 +278,7 @@ func (c *Console) Close() {
 
 // Init starts the list read and the global-log follow.
 func (c *Console) Init() tea.Cmd {
-	return tea.Batch(c.listCmd(), c.globalCmd(), c.listen())
-}
-
-func (c *Console) listCmd() tea.Cmd { return c.pollCmd(false) }
-
-// pollCmd reads the list once; one read at a time (c.polling).
-func (c *Console) pollCmd(manual bool) tea.Cmd {
-	if c.polling {
-		return nil
-	}
-	c.polling = true
-	d, ctx, journal := c.opts.Daemon, c.ctx, c.opts.Journal
-	return func() tea.Msg {
-		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		w, err := d.Poll(rctx)
-		msg := listMsg{w: w, err: err, manual: manual}
-		if err == nil && journal != nil {
-			msg.journal = journal()
-		}
-		return msg
-	}
+	return tea.Batch(c.watchedPolls(false), c.globalCmd(), c.listen())
 }
 
 // olderCmd reads the page before the oldest row read so far.
@@ -374,21 +374,24 @@ func (c *Console) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		return c.SetSize(msg.Width, msg.Height)
 	case listMsg:
-		c.polling = false
 		if c.onList(msg) {
 			c.done = true
 			return nil
 		}
+		probes := c.probeCmds(msg.part)
 		if msg.manual {
-			return nil
+			return probes
 		}
-		return tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
+		return tea.Batch(c.nextPoll(msg.part), probes)
 	case pollMsg:
-		if cmd := c.listCmd(); cmd != nil {
-			return cmd
-		}
-		// ctrl+r's read is still out: poll again a period from now.
-		return tea.Tick(c.opts.PollEvery, func(time.Time) tea.Msg { return pollMsg{} })
+		// ctrl+r's read may still be out: then a period from now.
+		return c.onPollDue(msg.part)
+	case staleMsg:
+		c.onStale(msg)
+		return nil
+	case probedMsg:
+		c.onProbed(msg)
+		return nil
 	case olderMsg:
 		c.onOlder(msg)
 		return nil
@@ -424,12 +427,24 @@ func (c *Console) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// onList takes a list read; it reports true when the console must stop:
-// aipd refused the credentials (401/403), which no later poll changes
-// (design §2.6). Other failures are shown, and the next poll tries again.
+// onList takes a list read of one daemon (polls.go); it reports true when
+// the console must stop: the one daemon refused the credentials (401/403),
+// which no later poll changes (design §2.6). Other failures are shown, and
+// the next poll tries again; a failure of one daemon of several is its own
+// row, its last rows kept and marked stale.
 func (c *Console) onList(msg listMsg) (stop bool) {
-	c.listAt = c.clock()
+	if msg.part < 0 || msg.part >= len(c.parts) {
+		return false
+	}
+	p := c.parts[msg.part]
+	p.polling, p.overdue = false, false
 	if msg.err != nil {
+		p.failed = msg.err.Error()
+		if p.multi {
+			c.fleet.MarkUnreachable(p.name, msg.err.Error(), c.clock())
+			c.refresh()
+			return false
+		}
 		c.listErr = render.Line(msg.err.Error()) // "list: …": the error names its operation
 		var se *stream.Error
 		if errors.As(msg.err, &se) && se.Denied() {
@@ -438,22 +453,42 @@ func (c *Console) onList(msg listMsg) (stop bool) {
 		}
 		return false
 	}
-	c.listErr = ""
+	p.failed, p.answered, p.notes, p.end = "", true, msg.w.Notes, msg.w.Recent.End
+	if !p.multi {
+		c.listErr = ""
+	}
 	clear(c.verdict.later) // judged again once drawn (verdict.go)
 	c.retryUnknown()
-	c.listNote = render.Line(strings.Join(msg.w.Notes, "; "))
-	c.fleet.SetWindow(msg.w.Live, msg.w.Recent.Rows)
+	c.listNote, c.listEnd = c.partNotes()
+	c.fleet.SetWindowOf(p.name, msg.w.Live, msg.w.Recent.Rows)
 	defer c.pulseList() // after the journal's marks: the rows as held
-	c.listEnd = msg.w.Recent.End
-	if c.olderOff < 0 {
+	if c.olderOff < 0 && !p.multi {
 		c.olderOff = msg.w.Recent.Offset
 	}
-	if c.opts.Journal != nil {
+	if c.opts.JournalIn != nil {
 		ids := msg.journal
-		c.fleet.MarkJournal(ids[max(0, len(ids)-journalRecent):])
+		c.fleet.MarkJournalIn(p.name, ids[max(0, len(ids)-journalRecent):])
 	}
+	c.watchLog(p)
 	c.refresh()
 	return false
+}
+
+// partNotes are the paging faults of every daemon's last answer (named by
+// context across several), and the sum of their lists' ends.
+func (c *Console) partNotes() (string, int) {
+	var notes []string
+	end := 0
+	for _, p := range c.parts {
+		end += p.end
+		for _, n := range p.notes {
+			if p.multi {
+				n = p.name + ": " + n
+			}
+			notes = append(notes, n)
+		}
+	}
+	return render.Line(strings.Join(notes, "; ")), end
 }
 
 // onOlder takes an older page: its rows stay, and the next scroll past the
@@ -475,12 +510,14 @@ func (c *Console) onOlder(msg olderMsg) {
 func (c *Console) onGlobal(m stream.Msg) {
 	switch m := m.(type) {
 	case stream.GlobalEventsMsg:
+		c.onLogEvents(m.Events)
 		c.fleet.AddEvents(m.Events)
 		c.pulse.AddEvents(m.Events, c.clock())
 		c.refresh()
 	case stream.GlobalProgressMsg:
 		c.globalNote = "global event log: " + progressText(m)
 	case stream.GlobalLinkMsg:
+		c.onLink(m)
 		switch {
 		case m.Denied:
 			c.globalNote = "the token may not read the global event log (scope events:read:any): synchronous actions appear only once settled"
@@ -539,7 +576,7 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		c.stateIdx = int(msg.String()[0]-'1') % len(stateFilters)
 		c.refresh()
 	case key.Matches(msg, k.Refresh):
-		return c.pollCmd(true)
+		return c.watchedPolls(true)
 	case key.Matches(msg, k.Pulse):
 		c.pulse.ToggleFold()
 		c.layout()
@@ -554,7 +591,15 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return c.open(askNothing)
 	case key.Matches(msg, k.Mark):
 		c.toggleMark()
+	case key.Matches(msg, k.Copy):
+		return c.copyID()
+	case key.Matches(msg, k.Sort):
+		c.nextOrder()
 	case key.Matches(msg, k.Cancel):
+		if c.opts.NoCancel != "" {
+			c.note = c.opts.NoCancel
+			return nil
+		}
 		if why := c.noCancel(); why != "" {
 			c.note = why
 			return nil
@@ -613,16 +658,26 @@ func (c *Console) refresh() {
 	if len(c.pulseLines()) != c.pulseRows {
 		c.layout() // the figures per capability grew or shrank
 	}
-	c.rows = c.arrange(c.verdictFilter(c.fleet.Rows(model.Filter{Query: c.filter.Value(), States: stateFilters[c.stateIdx].states, Context: c.context()})))
+	rows := c.arrange(c.verdictFilter(c.fleet.Rows(model.Filter{States: stateFilters[c.stateIdx].states, Context: c.context()})))
 	now := c.clock()
-	trows := make([]table.Row, len(c.rows))
+	trows := make([]table.Row, 0, len(rows))
+	c.rows = rows[:0]
 	cursor := 0
-	for i := range c.rows {
-		r := &c.rows[i]
-		trows[i] = consoleRow(r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(r), len(c.opts.Contexts) > 0, c.marked(r))
-		if sel != "" && r.Key() == sel {
-			cursor = i
+	q := textQuery(c.filter.Value())
+	for i := range rows {
+		r := rows[i]
+		row := consoleRow(&r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(&r), len(c.opts.Contexts) > 0, c.marked(&r))
+		if c.isStale(r.Context) && r.Unreachable == "" {
+			row[len(row)-4] = "stale" // UPDATED: its daemon's rows are not current (polls.go)
 		}
+		if q != "" && !rowMatches(&r, row, q) {
+			continue
+		}
+		if sel != "" && r.Key() == sel {
+			cursor = len(c.rows)
+		}
+		c.rows = append(c.rows, r)
+		trows = append(trows, row)
 	}
 	// The table renders its rows when given them, a lipgloss style a cell:
 	// a batch of the global log that changes nothing on screen (the usual
@@ -688,7 +743,7 @@ func (c *Console) open(what ask) tea.Cmd {
 		// an error before aipd answers stays on it instead of quitting the
 		// console.
 		panes = append(panes, ui.Options{ActionID: r.ActionID, Backend: b, Keys: c.opts.LiveKeys, Redact: c.opts.Redact,
-			NoColor: c.opts.NoColor, CancelReason: c.opts.CancelReason, Version: c.opts.Version, Clock: c.opts.Clock,
+			NoColor: c.opts.NoColor, CancelReason: c.opts.CancelReason, NoCancel: c.opts.NoCancel, NoExport: c.opts.NoExport, Version: c.opts.Version, Clock: c.opts.Clock,
 			Reconcile: reconcile, Neighbours: neighbours, Context: r.Context})
 	}
 	c.picked = true // back in the list, the selection is this action
@@ -814,7 +869,7 @@ func (c *Console) Frame(_, _ int) ui.Frame {
 	if c.split != nil {
 		return c.split.Frame(c.width, c.height)
 	}
-	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), stateFilters[c.stateIdx].name) + c.contextTitle() + c.marksTitle()
+	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), c.filterTitle()) + c.blindTitle() + c.contextTitle() + c.marksTitle()
 	switch {
 	case c.listEnd > c.fleet.Len() && len(c.opts.Contexts) > 0:
 		title += fmt.Sprintf(" · live and recent of %d listed", c.listEnd) // older pages: one daemon's (stream.Multi)
@@ -833,11 +888,13 @@ func (c *Console) Frame(_, _ int) ui.Frame {
 	case filterLine:
 		status = c.filter.View()
 	case c.listErr != "":
-		status, style, kind = c.listErr, c.st.Error, 1
+		status, style, kind = c.listErr+c.listHint(), c.st.Error, 1
 	case c.note != "":
 		status, style, kind = c.note, c.st.Warn, 2
 	case c.loading:
 		status = "reading older actions…"
+	case c.staleLine() != "":
+		status, style, kind = c.staleLine(), c.st.Warn, 2
 	case c.listNote != "":
 		status, style, kind = "list: "+c.listNote, c.st.Warn, 2
 	default:

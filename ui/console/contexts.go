@@ -27,6 +27,9 @@ func oneOfSeveral(o Options) Options {
 	if j := o.Judge; o.JudgeIn == nil && j != nil {
 		o.JudgeIn = func(string) Judge { return j }
 	}
+	if j := o.Journal; o.JournalIn == nil && j != nil {
+		o.JournalIn = func(string) []string { return j() }
+	}
 	return o
 }
 

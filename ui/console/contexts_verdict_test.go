@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,5 +56,37 @@ func TestConsoleAcrossContextsJudgesOnTheRowsDaemon(t *testing.T) {
 	}
 	if !strings.Contains(east, "FAILED") || !strings.Contains(west, "VERIFIED") {
 		t.Fatalf("east's row %q, west's row %q: each shows its own daemon's verdict", east, west)
+	}
+}
+
+// Across contexts, the notification of an action n armed names its
+// context: one ID on two daemons reads as two (issue 46 item 10).
+func TestConsoleNotificationNamesTheContext(t *testing.T) {
+	t.Parallel()
+	const id = "act_same_on_both"
+	settled := []model.ActionStatus{{ActionID: id, CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "completed",
+		ResultStatus: "completed", UpdatedAt: t0.Add(-time.Minute).Format(time.RFC3339Nano)}}
+	d := &contextsDaemon{multi: &stream.Multi{Sources: []stream.MultiSource{{Name: "east"}, {Name: "west"}}},
+		lists: map[string][]model.ActionStatus{"east": settled, "west": settled}}
+	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		Contexts: []string{"east", "west"}, JudgeIn: func(string) Judge { return &fakeJudge{} },
+		Notification:   func(a *model.Action) string { return "bare " + a.ID },
+		NotificationAs: func(name string, _ *model.Action) string { return "named " + name },
+		Clock:          (&testClock{t: t0}).now, NoColor: true})
+	t.Cleanup(c.Close)
+	c.update(tea.WindowSizeMsg{Width: 140, Height: 24})
+	c.update(c.listCmd()())
+	for i := range c.rows {
+		c.verdict.notify[c.rows[i].Key()] = true
+	}
+	var sent []string
+	for _, m := range flatten(c.notifySettled()) {
+		if n, ok := m.(notifiedMsg); ok {
+			sent = append(sent, n.bytes)
+		}
+	}
+	slices.Sort(sent)
+	if strings.Join(sent, "|") != "named east/"+id+"|named west/"+id {
+		t.Fatalf("notifications %q, want each naming its context", sent)
 	}
 }

@@ -15,7 +15,7 @@ import (
 func consoleBindings(k ui.ConsoleKeyMap, contexts bool) []key.Binding {
 	// Keys only so that the help shows it (a binding without is off).
 	sel := key.NewBinding(key.WithKeys("up", "down"), key.WithHelp(k.Select.Key, k.Select.Desc))
-	all := []key.Binding{sel, k.Open, k.Mark, k.Back, k.Cancel, k.Reconcile, k.Notify, k.Filter, k.States, k.Pulse, k.Figures, k.Refresh}
+	all := []key.Binding{sel, k.Open, k.Mark, k.Back, k.Cancel, k.Reconcile, k.Notify, k.Filter, k.States, k.Sort, k.Copy, k.Pulse, k.Figures, k.Refresh}
 	if contexts { // a console across contexts only
 		all = append(all, k.Context)
 	}

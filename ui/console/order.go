@@ -19,6 +19,7 @@ type listView struct {
 	query    string
 	stateIdx int
 	ctxIdx   int
+	orderIdx int
 }
 
 // holding reports whether the list keeps its order: a key was pressed
@@ -31,7 +32,8 @@ func (c *Console) holding() bool {
 // them), or, while the order is held and the view is the same, the order
 // last drawn with newcomers below.
 func (c *Console) arrange(sorted []model.ActionRow) []model.ActionRow {
-	view := listView{c.filter.Value(), c.stateIdx, c.ctxIdx}
+	sorted = c.ordered(sorted) // o: by another column (sortkey.go)
+	view := listView{c.filter.Value(), c.stateIdx, c.ctxIdx, c.orderIdx}
 	if !c.holding() || view != c.drawnView || len(c.drawn) == 0 {
 		c.drawnView = view
 		c.drawn = c.drawn[:0]

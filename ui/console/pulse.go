@@ -49,7 +49,9 @@ func (c *Console) pulseList() {
 		k := r.Key()
 		known[k] = true
 		if !r.Settled() {
-			c.watch.live[k] = true
+			if r.State != "" { // a journal row of no known state (j!) was not seen live
+				c.watch.live[k] = true
+			}
 			continue
 		}
 		c.pulse.Settle(k, model.Judged{CapabilityID: r.CapabilityID, SettledAt: r.UpdatedAt}, now)

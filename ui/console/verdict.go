@@ -265,6 +265,10 @@ func (c *Console) notifySettled() tea.Cmd {
 		}
 		id := r.ActionID
 		j, ctx, note := c.judgeOf(r.Context), c.ctx, c.opts.Notification
+		if as := c.opts.NotificationAs; as != nil && r.Context != "" {
+			name := r.Context + "/" + id // the row's context names it too
+			note = func(a *model.Action) string { return as(name, a) }
+		}
 		if j == nil {
 			continue
 		}

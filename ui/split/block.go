@@ -79,7 +79,7 @@ func (s *Split) box(b *block, i int, c cell, same bool) {
 			// a capture) the focused pane still reads as the focused one.
 			style, g = s.st.Focus, heavyBox
 		}
-		title := " " + strconv.Itoa(i+1) + " " + render.Short(s.panes[i].Action().ID, max(iw-24, 12)) + " "
+		title := " " + strconv.Itoa(i+1) + " " + s.names.title(i, max(iw-24, 12)) + " "
 		if s.zoom {
 			title += "· zoomed (z: all panes) "
 		}

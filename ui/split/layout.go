@@ -162,11 +162,11 @@ func (s *Split) View(width, height int) string {
 	return safe.Scrub(b.String())
 }
 
-// shrunkLine is pane i shrunk to one row: its number and ID, then its
+// shrunkLine is pane i shrunk to one row: its number and short name, then its
 // status line, which still shows its verdict.
 func (s *Split) shrunkLine(i, w int) string {
 	p := s.panes[i]
-	head := s.st.Rule.Render("─ "+strconv.Itoa(i+1)+" ") + render.Short(p.Action().ID, 24) + " "
+	head := s.st.Rule.Render("─ "+strconv.Itoa(i+1)+" ") + s.names.short[i] + " "
 	return safe.Row(render.Fit(head+p.StatusLine(), w))
 }
 

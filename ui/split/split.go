@@ -39,10 +39,11 @@ type Split struct {
 	zoom   bool
 	done   bool // q: detach from all
 
-	keys ui.KeyMap
-	st   *render.Styles
-	hm   help.Model
-	line keyLine // the key line, cached by width
+	names names // each pane's, in its title and its shrunk row (names.go)
+	keys  ui.KeyMap
+	st    *render.Styles
+	hm    help.Model
+	line  keyLine // the key line, cached by width
 
 	width, height int
 	cells         []cell  // the layout for width x height (layout.go)
@@ -60,7 +61,7 @@ func New(ctx context.Context, panes []ui.Options, keys ui.KeyMap, noColor bool) 
 	panes = panes[:min(len(panes), MaxPanes)]
 	look := ui.NewLook(noColor) // one for every pane
 	st := look.Styles()
-	s := &Split{keys: keys, st: st, hm: help.New(), gather: ui.NewGather()}
+	s := &Split{keys: keys, st: st, hm: help.New(), gather: ui.NewGather(), names: paneNames(panes)}
 	s.hm.Styles = help.Styles{Ellipsis: st.HelpSep, ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep}
 	for _, o := range panes {

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"aipwatch/sim"
+)
+
+// One action named two ways (a/act_x, and act_x while a is the current
+// context) is one action: a usage error, not two panes or two tags of the
+// same stream (issue 46 item 6). The same ID on another daemon is another
+// action.
+func TestSameActionNamedTwoWays(t *testing.T) {
+	t.Parallel()
+	here := startFleet(t, sim.FleetKnobs{}, sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{ActionID: "act_named_01"}})
+	f := newContextFixture(t, fmt.Sprintf("current = \"a\"\n[contexts.a]\nurl = %q\n[contexts.b]\nurl = %q\n", here.URL(), here.URL()+"/"))
+	for _, args := range [][]string{{"a/act_named_01", "act_named_01"}, {"act_named_01", "a/act_named_01"},
+		{"a/act_named_01", "b/act_named_01"}, {"--url", here.URL(), "act_named_01", "a/act_named_01"}} {
+		code, out, errOut := f.run(append([]string{"--output", "plain"}, args...)...)
+		if code != 2 || !strings.Contains(errOut, "are the same action") {
+			t.Errorf("%v: exit %d, want 2 (the same action)\n%s%s", args, code, out, errOut)
+		}
+	}
+}
+
+// The same ID on two contexts reads as two actions in every output (issue
+// 46 items 10, 11): plain's tags are CONTEXT/ID, whole, and each verdict
+// line carries its own; every jsonl object carries its "context"; a bare
+// ID beside a CONTEXT/ID is named by the run's own context.
+func TestSameIDOnTwoContexts(t *testing.T) {
+	t.Parallel()
+	east := startFleet(t, sim.FleetKnobs{}, sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{ActionID: "act_twice_01"}})
+	west := startFleet(t, sim.FleetKnobs{}, sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{ActionID: "act_twice_01"}})
+	f := newContextFixture(t, fmt.Sprintf("current = \"east\"\n[contexts.east]\nurl = %q\n[contexts.west]\nurl = %q\n", east.URL(), west.URL()))
+
+	for _, first := range []string{"east/act_twice_01", "act_twice_01"} {
+		code, out, errOut := f.run("--output", "plain", first, "west/act_twice_01")
+		if code != 4 {
+			t.Fatalf("%s: exit %d, want 4 (west's failed)\nstderr: %s\n%s", first, code, errOut, out)
+		}
+		verdicts := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if tag, rest, ok := strings.Cut(l, "] verdict: "); ok {
+				verdicts[tag+"]"] = strings.Fields(rest)[0]
+			}
+		}
+		want := map[string]string{"[east/act_twice_01]": "verified", "[west/act_twice_01]": "failed"}
+		if fmt.Sprint(verdicts) != fmt.Sprint(want) {
+			t.Fatalf("%s: verdicts by tag %v, want %v\n%s", first, verdicts, want, out)
+		}
+	}
+
+	code, out, errOut := f.run("--output", "jsonl", "act_twice_01", "west/act_twice_01")
+	if code != 4 {
+		t.Fatalf("jsonl: exit %d\nstderr: %s\n%s", code, errOut, out)
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(l), &obj); err != nil {
+			t.Fatalf("not one JSON object a line: %q", l)
+		}
+		ctx, ok := obj["context"].(string)
+		if !ok || (ctx != "east" && ctx != "west") {
+			t.Fatalf("an object without its context: %q", l)
+		}
+		if obj["type"] == "verdict" {
+			got[ctx] = fmt.Sprint(obj["verdict"])
+		}
+	}
+	if got["east"] != "verified" || got["west"] != "failed" {
+		t.Fatalf("jsonl verdicts by context %v\n%s", got, out)
+	}
+
+	// One action with no context named: no "context" key, as before.
+	if _, out, _ := f.run("--url", east.URL(), "--output", "jsonl", "act_twice_01"); strings.Contains(out, `"context"`) {
+		t.Fatalf("a run that named no context carries one:\n%s", out)
+	}
+	// --context names one: every object carries it.
+	if _, out, _ := f.run("--context", "west", "--output", "jsonl", "act_twice_01"); strings.Count(out, `"context":"west"`) != strings.Count(out, "\n") {
+		t.Fatalf("--context west: not every object carries it:\n%s", out)
+	}
+}

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package serve
+
+import "os"
+
+func inode(os.FileInfo) uint64 { return 0 }
+
+func ownerUID(os.FileInfo) (int, bool) { return 0, false }
