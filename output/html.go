@@ -39,12 +39,7 @@ type HTMLOptions struct {
 func HTML(a *model.Action, o HTMLOptions) []byte {
 	e := &htmlWriter{o: o}
 	e.document(a)
-	var out bytes.Buffer
-	out.Grow(e.b.Len())
-	sw := safe.NewWriter(&out, safe.Terminal)
-	sw.Write(e.b.Bytes())
-	sw.Flush()
-	return out.Bytes()
+	return lastGuard(e.b.Bytes())
 }
 
 type htmlWriter struct {

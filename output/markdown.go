@@ -33,12 +33,16 @@ func Markdown(a *model.Action, o MarkdownOptions) []byte {
 	e.tools(a)
 	e.timeline(a)
 	e.anomalies(a)
-	// The whole document through the last guard too: a secret split
-	// across two pieces is scrubbed as well.
+	return lastGuard(e.b.Bytes())
+}
+
+// lastGuard passes a whole export through the safe writer once more, so
+// that a secret split across two of its pieces is scrubbed as well.
+func lastGuard(doc []byte) []byte {
 	var out bytes.Buffer
-	out.Grow(e.b.Len())
+	out.Grow(len(doc))
 	sw := safe.NewWriter(&out, safe.Terminal)
-	sw.Write(e.b.Bytes())
+	sw.Write(doc)
 	sw.Flush()
 	return out.Bytes()
 }
