@@ -83,4 +83,18 @@ func TestSameIDOnTwoContexts(t *testing.T) {
 	if _, out, _ := f.run("--context", "west", "--output", "jsonl", "act_twice_01"); strings.Count(out, `"context":"west"`) != strings.Count(out, "\n") {
 		t.Fatalf("--context west: not every object carries it:\n%s", out)
 	}
+
+	// One action's plain lines carry no tag: the first line names it,
+	// CONTEXT/ID, when the run named a context (a word or --context), and
+	// the verdict line keeps its form; a run that named none says nothing.
+	for _, args := range [][]string{{"west/act_twice_01"}, {"--context", "west", "act_twice_01"}} {
+		code, out, errOut := f.run(append([]string{"--output", "plain"}, args...)...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code != 4 || lines[0] != "action: west/act_twice_01" || !strings.HasPrefix(lines[len(lines)-1], "verdict: failed (") {
+			t.Fatalf("%v: exit %d, want 4, the first line naming west/act_twice_01\nstderr: %s\n%s", args, code, errOut, out)
+		}
+	}
+	if _, out, _ := f.run("--url", east.URL(), "--output", "plain", "act_twice_01"); strings.Contains(out, "action: ") {
+		t.Fatalf("a run that named no context names one:\n%s", out)
+	}
 }

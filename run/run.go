@@ -194,7 +194,11 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 			if p.Mode != "plain" {
 				ew = nil // jsonl's every line is an object on stdout
 			}
-			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps, Context: t.Context, Errors: ew},
+			name := "" // one action's lines carry no tag: plain's first line names it
+			if tags[i] == "" && t.Context != "" {
+				name = t.Name()
+			}
+			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps, Context: t.Context, Name: name, Errors: ew},
 				ActionID: t.ID, JSONL: p.Mode == "jsonl", RawCap: p.Flags.RawCap, CancelReason: p.Flags.Reason,
 				Cancel: p.Flags.Cancel, Session: t.Session}
 			a, err := output.Run(ctx, t.Runner, w, ro)
