@@ -203,6 +203,9 @@ func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) i
 		return nil
 	}
 	co.JudgeIn = func(name string) console.Judge { return judges[name] }
+	if f.w.r.demo == "" { // while no context's daemon ever answered (each row says why)
+		co.ListHint = "check: aipwatch contexts · no daemon: aipwatch --demo=console"
+	}
 	co.JournalIn = func(name string) []string { // this machine's submissions to that daemon (j, j!)
 		if d, ok := reached[name]; ok {
 			return journalIDs(f.w.e.getenv, d.c.url, nil)

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -26,6 +27,12 @@ type ptyStep struct {
 // the run to end and returns its exit code, the screen's text and stderr.
 // The waits only bound a failure.
 func consoleOnPty(t *testing.T, args []string, steps ...ptyStep) (code int, screen, stderr string) {
+	t.Helper()
+	return consoleOnPtyEnv(t, noEnv, args, steps...)
+}
+
+// consoleOnPtyEnv is consoleOnPty with the environment getenv.
+func consoleOnPtyEnv(t *testing.T, getenv func(string) string, args []string, steps ...ptyStep) (code int, screen, stderr string) {
 	t.Helper()
 	master, slave := openPty(t, 160)
 	var mu sync.Mutex
@@ -54,7 +61,7 @@ func consoleOnPty(t *testing.T, args []string, steps ...ptyStep) (code int, scre
 	}
 	var errb bytes.Buffer
 	done := make(chan int, 1)
-	go func() { done <- Run(args, slave, slave, &errb, noEnv, testKeys()) }()
+	go func() { done <- Run(args, slave, slave, &errb, getenv, testKeys()) }()
 	from := 0
 	for _, st := range steps {
 		timeout := time.After(20 * time.Second)
@@ -122,5 +129,23 @@ func TestConsoleOnATerminalEndsWhenRefused(t *testing.T) {
 	code, _, errOut := consoleOnPty(t, []string{"--url", srv.URL})
 	if code != 1 || !strings.Contains(errOut, "401") || !strings.Contains(errOut, "hint: aipd refused the credentials") {
 		t.Errorf("refused: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// The console across contexts none of whose daemons answers says what to
+// check and points at --demo=console on its status line (issue 46 item
+// 18), as the console of one daemon does; q leaves it.
+func TestConsoleAcrossContextsWithNoDaemonHints(t *testing.T) {
+	t.Parallel()
+	down := func() string { // a port nothing listens on any more: refused
+		srv := httptest.NewServer(http.NotFoundHandler())
+		srv.Close()
+		return srv.URL
+	}
+	f := newContextFixture(t, fmt.Sprintf("current = \"east\"\n[contexts.east]\nurl = %q\n[contexts.west]\nurl = %q\n", down(), down()))
+	code, _, errOut := consoleOnPtyEnv(t, f.getenv, nil,
+		ptyStep{[]string{"no context answered", "check: aipwatch contexts", "aipwatch --demo=console"}, "q"})
+	if code != 0 {
+		t.Errorf("exit %d\n%s", code, errOut)
 	}
 }

@@ -3,8 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"aipwatch/sim"
 )
@@ -82,5 +84,64 @@ func TestSameIDOnTwoContexts(t *testing.T) {
 	// --context names one: every object carries it.
 	if _, out, _ := f.run("--context", "west", "--output", "jsonl", "act_twice_01"); strings.Count(out, `"context":"west"`) != strings.Count(out, "\n") {
 		t.Fatalf("--context west: not every object carries it:\n%s", out)
+	}
+
+	// One action's plain lines carry no tag: the first line names it,
+	// CONTEXT/ID, when the run named a context (a word or --context), and
+	// the verdict line keeps its form; a run that named none says nothing.
+	for _, args := range [][]string{{"west/act_twice_01"}, {"--context", "west", "act_twice_01"}} {
+		code, out, errOut := f.run(append([]string{"--output", "plain"}, args...)...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code != 4 || lines[0] != "action: west/act_twice_01" || !strings.HasPrefix(lines[len(lines)-1], "verdict: failed (") {
+			t.Fatalf("%v: exit %d, want 4, the first line naming west/act_twice_01\nstderr: %s\n%s", args, code, errOut, out)
+		}
+	}
+	if _, out, _ := f.run("--url", east.URL(), "--output", "plain", "act_twice_01"); strings.Contains(out, "action: ") {
+		t.Fatalf("a run that named no context names one:\n%s", out)
+	}
+}
+
+// The TUI of one action the run named with a context leaves closing lines
+// that name it first, "action: CONTEXT/ID", as plain's first line does
+// (issue 46 item 10): the verdict line keeps its form.
+func TestOneActionOnAContextClosingLinesNameIt(t *testing.T) {
+	t.Parallel()
+	west := startFleet(t, sim.FleetKnobs{}, sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{ActionID: "act_tui_named_01", Finished: true}})
+	f := newContextFixture(t, fmt.Sprintf("[contexts.west]\nurl = %q\n", west.URL()))
+	in, keys := io.Pipe()
+	defer keys.Close()
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run([]string{"--output", "tui", "west/act_tui_named_01"}, in, &out, &errb, f.getenv, testKeys())
+	}()
+	if _, err := keys.Write([]byte("\x1b[48;40;160;0;0t")); err != nil { // the terminal's size, in band
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "act_tui_named_01 · failed") { // the window title: settled
+		if time.Now().After(deadline) {
+			t.Fatalf("no verdict drawn:\n%q\n%s", out.String(), errb.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := keys.Write([]byte("q")); err != nil {
+		t.Fatal(err)
+	}
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the live view did not quit on q")
+	}
+	s := out.String()
+	closing := s[strings.LastIndex(s, "\x1b[?1049l"):]
+	i := strings.Index(closing, "action: ")
+	if code != 4 || i < 0 {
+		t.Fatalf("exit %d (want 4), closing lines:\n%q\n%s", code, closing, errb.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(closing[i:], "\n"), "\n")
+	if lines[0] != "action: west/act_tui_named_01" || !strings.HasPrefix(lines[len(lines)-1], "verdict: failed (") {
+		t.Fatalf("closing lines:\n%s", closing[i:])
 	}
 }

@@ -96,6 +96,28 @@ func TestPlainStreamsTextToolsAndVerdict(t *testing.T) {
 	}
 }
 
+// A run of one action that named a context says it on plain's first line
+// (issue 46 item 10): its lines carry no tag, and a script reading them
+// learns which daemon they came from; the verdict line keeps its form. A
+// hostile name is one inert line.
+func TestPlainNamesTheContextOnItsFirstLine(t *testing.T) {
+	var buf bytes.Buffer
+	drive(NewPlain(&buf, Options{Context: "west", Name: "west/act_t"}), chatTurn(time.Unix(0, 0)))
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if lines[0] != "action: west/act_t" || lines[1] != "connected" || strings.Count(buf.String(), "west/act_t") != 1 {
+		t.Fatalf("plain output does not start with the action's name:\n%s", buf.String())
+	}
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "verdict: verified (AIP result completed,") {
+		t.Fatalf("verdict line %q changed its form", last)
+	}
+	buf.Reset()
+	p := NewPlain(&buf, Options{Name: "x\x1b[2J\nverdict: verified/act_t"})
+	p.Finish(model.NewAction("act_t"), errors.New("refused"))
+	if got := buf.String(); strings.Count(got, "\n") != 2 || strings.ContainsRune(got, 0x1b) || !strings.HasPrefix(got, "action: x") {
+		t.Fatalf("a name that stopped before any message, or a hostile one:\n%q", got)
+	}
+}
+
 // A status line that cuts a line of the model's text (a reconnect, a
 // cancel, a submission's reply) is marked where the text goes on, so the
 // cut does not read as the model's own newline; a tool's line, in the

@@ -24,6 +24,7 @@ type Plain struct {
 	masked  map[itemKey]bool
 	current itemKey
 	started bool
+	named   bool          // the first line named the action (Options.Name)
 	cut     bool          // a status line cut the text's last line: its rest starts with "… "
 	ew      *bufio.Writer // Options.Errors, through its own safe.Writer (nil: none)
 	esw     *safe.Writer
@@ -55,6 +56,7 @@ func (p *Plain) flush() { p.w.Flush() }
 // timeline's new entries (stream.Apply logged them), each in plain's
 // wording. m itself is not read: the model is the one route.
 func (p *Plain) handle(a *model.Action, _ stream.Msg) {
+	p.nameLine()
 	hs := p.tr.Happenings(a, p.opts.Redact)
 	for _, h := range hs {
 		if h.Kind == model.HapNoLiveChunks { // before the text it says where it came from
@@ -171,6 +173,7 @@ func (p *Plain) end() {
 // Finish prints the closing lines: anomalies already went by; the verdict
 // (or the error) is last.
 func (p *Plain) Finish(a *model.Action, err error) {
+	p.nameLine()
 	p.changes(a)
 	p.endLine()
 	if err != nil {
@@ -303,6 +306,17 @@ func (p *Plain) endLine() {
 		p.w.WriteString("\n")
 		p.atStart = true
 	}
+}
+
+// nameLine is the run's first line when Options.Name is set, "action:
+// CONTEXT/act_…", once: a script reading one action's lines learns which
+// daemon they came from, and the verdict line keeps its own form.
+func (p *Plain) nameLine() {
+	if p.named || p.opts.Name == "" {
+		return
+	}
+	p.named = true
+	p.line("action: %s", safe.L(p.opts.Name))
 }
 
 // line prints one status line, starting a new line first if text was

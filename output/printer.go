@@ -31,6 +31,10 @@ type Options struct {
 	// Context is the config file's context of the action's daemon, when
 	// the run named one: jsonl adds "context" to every object.
 	Context string
+	// Name, when set, is the action as plain's first line names it,
+	// "action: CONTEXT/act_…": a run of one action that named a context,
+	// whose lines carry no tag (several's tags name theirs).
+	Name string
 	// Errors, when set, is where plain writes its reconnecting lines
 	// (stderr: stdout is the run's output), and plain leaves the error
 	// that stopped a run to its caller, who says it there too.

@@ -193,6 +193,16 @@ func (p *Plan) tags() []string {
 	return tags
 }
 
+// untagged is target i's name when its lines carry no tag (one action)
+// and the run named a context for it: plain's first line and the TUI's
+// first closing line say it, "action: CONTEXT/act_…"; else "".
+func (p *Plan) untagged(i int) string {
+	if t := p.Targets[i]; len(p.Targets) == 1 && t.Context != "" {
+		return t.Name()
+	}
+	return ""
+}
+
 func tagLines(tag, s string) string {
 	if tag == "" || s == "" {
 		return s

@@ -142,7 +142,11 @@ func (p *Plan) screen(ctx context.Context, o IO) ([]outcome, int) {
 			continue
 		}
 		// The transcript stayed on the alt screen; what remains is the verdict.
-		fmt.Fprint(o.Stdout, tagLines(tags[i], output.ClosingLines(r.a, p.Flags.Redact, true)))
+		closing := output.ClosingLines(r.a, p.Flags.Redact, true)
+		if name := p.untagged(i); name != "" {
+			closing = "action: " + safe.Line(name) + "\n" + closing // as plain's first line
+		}
+		fmt.Fprint(o.Stdout, tagLines(tags[i], closing))
 	}
 	return runs, p.exit(runs, o.Stdout)
 }
@@ -194,7 +198,7 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 			if p.Mode != "plain" {
 				ew = nil // jsonl's every line is an object on stdout
 			}
-			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps, Context: t.Context, Errors: ew},
+			ro := output.RunOptions{Options: output.Options{Redact: p.Flags.Redact, Timestamps: p.Flags.Timestamps, Context: t.Context, Name: p.untagged(i), Errors: ew},
 				ActionID: t.ID, JSONL: p.Mode == "jsonl", RawCap: p.Flags.RawCap, CancelReason: p.Flags.Reason,
 				Cancel: p.Flags.Cancel, Session: t.Session}
 			a, err := output.Run(ctx, t.Runner, w, ro)

@@ -65,8 +65,9 @@ type Options struct {
 	FollowIn    func(context, actionID string) stream.Runner
 	ReconcileIn func(context string) ui.ReconcileFunc
 	// ListHint follows the list's error on the status line while nothing
-	// was ever listed: what to check, and where a console can be seen
-	// without a daemon ("" = none).
+	// was ever listed (across contexts: while no context's daemon ever
+	// answered): what to check, and where a console can be seen without a
+	// daemon ("" = none).
 	ListHint string
 	// Journal lists the action IDs this machine's submission journal knows.
 	// It reads a file: the poll's command calls it, never Update.
@@ -893,6 +894,8 @@ func (c *Console) Frame(_, _ int) ui.Frame {
 		status, style, kind = c.note, c.st.Warn, 2
 	case c.loading:
 		status = "reading older actions…"
+	case c.noneAnswered(): // each row says why; the status line, what to check
+		status, style, kind = "no context answered"+c.listHint(), c.st.Error, 1
 	case c.staleLine() != "":
 		status, style, kind = c.staleLine(), c.st.Warn, 2
 	case c.listNote != "":
