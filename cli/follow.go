@@ -296,17 +296,17 @@ func onDemo(w *watch, u string, err error) bool {
 	return true
 }
 
-// outputMode is --output, or tui on a terminal and plain elsewhere.
-func outputMode(output string, stdout io.Writer) (mode string, isTTY bool) {
-	isTTY = isTerminal(stdout)
-	mode = output
-	if mode == "" {
-		mode = "plain"
-		if isTTY {
-			mode = "tui"
-		}
+// ioOf is where a run reads its keys and writes, and its output mode:
+// output (--output), or tui on a terminal and plain elsewhere.
+func (e *runEnv) ioOf(output string) (run.IO, string) {
+	o := run.IO{Keys: keysFrom(e.stdin), Stdout: e.stdout, Stderr: e.stderr, TTY: isTerminal(e.stdout), ErrTTY: isTerminal(e.stderr)}
+	switch {
+	case output != "":
+		return o, output
+	case o.TTY:
+		return o, "tui"
 	}
-	return mode, isTTY
+	return o, "plain"
 }
 
 func isTerminal(w io.Writer) bool {
