@@ -210,8 +210,10 @@ func runFollow(o *follow) (code int) {
 		defer srv.Close()
 		o.targets = []target{{arg: srv.ActionID(), id: srv.ActionID(), conn: w.conn}}
 	}
-	if err := checkExport(w.r.export); err != nil {
-		return w.fail(err)
+	// An --export that cannot be written fails now, not after the run: a
+	// verified run must not end in exit 1 because of a typo in a path.
+	if err := safe.CheckPrivate(w.r.export); err != nil {
+		return w.fail(fmt.Errorf("--export: %w", err))
 	}
 	return runWatch(ctx, w, o.sources, o.f.replay != "", nil)
 }
@@ -343,14 +345,4 @@ func contextTarget(word string) (name, id string, ok bool) {
 // One place, so that no command forgets one of the three signals.
 func detachContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-}
-
-// checkExport fails before the run, not after it, when --export names a
-// file that cannot be written: a verified run must not end in exit 1
-// because of a typo in a path.
-func checkExport(path string) error {
-	if err := safe.CheckPrivate(path); err != nil {
-		return fmt.Errorf("--export: %w", err)
-	}
-	return nil
 }

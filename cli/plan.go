@@ -56,9 +56,8 @@ func runWatch(ctx context.Context, w *watch, sources func(mode string) ([]*sourc
 	return code
 }
 
-// decide is the one decision of w's run: where it reads its keys and
-// writes, its output mode, what its targets are read from (sources, made
-// for that mode) and the plan of it.
+// decide is the one decision of w's run: its IO and output mode, what its
+// targets are read from (sources, made for that mode), and its plan.
 func (w *watch) decide(sources func(mode string) ([]*source, error), replay bool) (run.Plan, run.IO, []*source, error) {
 	io, mode := w.e.ioOf(w.g.output)
 	srcs, err := sources(mode)
