@@ -282,6 +282,21 @@ func startDemo(w *watch, knobs sim.Knobs) (*sim.Server, bool) {
 	return srv, onDemo(w, u, err)
 }
 
+// demoSim is the simulator's scenario of a --demo name and the knobs it
+// adds: a fleet- demo plays its scenario on the fleet topology; followed
+// (no submission), it is the async action that records no chunk.
+func demoSim(name string, k sim.Knobs) (string, sim.Knobs) {
+	scenario, fleet := strings.CutPrefix(name, "fleet-")
+	if !fleet || !slices.Contains(sim.Scenarios(), scenario) {
+		return name, k
+	}
+	k.Topology = sim.TopologyFleet
+	if k.Submit.ActionID == "" && !k.Submit.Await {
+		k.Mode = sim.ModeAsync
+	}
+	return scenario, k
+}
+
 // onDemo points w at a demo's simulated daemon at u, which aipwatch runs
 // and which asks for no token; its silence is known to be final, so its
 // --stall-timeout is demoStallTimeout unless given. When it could not
