@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -101,21 +100,6 @@ func submitDemos() []string { return append(sim.Scenarios(), demoFleetChat) }
 // chat-tools turn on the simulator's connector-host topology.
 const demoFleetChat = "fleet-chat-tools"
 
-// demoSim is the simulator's scenario of a --demo name and the knobs it
-// adds: a fleet- demo plays its scenario on the fleet topology; followed
-// (no submission), it is the async action that records no chunk.
-func demoSim(name string, k sim.Knobs) (string, sim.Knobs) {
-	scenario, fleet := strings.CutPrefix(name, "fleet-")
-	if !fleet || !slices.Contains(sim.Scenarios(), scenario) {
-		return name, k
-	}
-	k.Topology = sim.TopologyFleet
-	if k.Submit.ActionID == "" && !k.Submit.Await {
-		k.Mode = sim.ModeAsync
-	}
-	return scenario, k
-}
-
 // rootDemos are the root's --demo scenarios: the simulator's, then the
 // console's two (isConsoleDemo), in the order help and completion offer
 // them.
@@ -188,17 +172,6 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// redactURL is a URL as it is shown (safe.ShownURL): without user:password
-// and credential query parameters, and, when it carried any, without any
-// query value.
-func redactURL(raw string) string {
-	clean := safe.ShownURL(raw)
-	if clean == "" && raw != "" {
-		return "(unparsable URL)"
-	}
-	return clean
 }
 
 // readToken reads the bearer token file (through fs: once an invocation),

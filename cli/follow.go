@@ -210,8 +210,10 @@ func runFollow(o *follow) (code int) {
 		defer srv.Close()
 		o.targets = []target{{arg: srv.ActionID(), id: srv.ActionID(), conn: w.conn}}
 	}
-	if err := checkExport(w.r.export); err != nil {
-		return w.fail(err)
+	// An --export that cannot be written fails now, not after the run: a
+	// verified run must not end in exit 1 because of a typo in a path.
+	if err := safe.CheckPrivate(w.r.export); err != nil {
+		return w.fail(fmt.Errorf("--export: %w", err))
 	}
 	return runWatch(ctx, w, o.sources, o.f.replay != "", nil)
 }
@@ -280,6 +282,21 @@ func startDemo(w *watch, knobs sim.Knobs) (*sim.Server, bool) {
 	return srv, onDemo(w, u, err)
 }
 
+// demoSim is the simulator's scenario of a --demo name and the knobs it
+// adds: a fleet- demo plays its scenario on the fleet topology; followed
+// (no submission), it is the async action that records no chunk.
+func demoSim(name string, k sim.Knobs) (string, sim.Knobs) {
+	scenario, fleet := strings.CutPrefix(name, "fleet-")
+	if !fleet || !slices.Contains(sim.Scenarios(), scenario) {
+		return name, k
+	}
+	k.Topology = sim.TopologyFleet
+	if k.Submit.ActionID == "" && !k.Submit.Await {
+		k.Mode = sim.ModeAsync
+	}
+	return scenario, k
+}
+
 // onDemo points w at a demo's simulated daemon at u, which aipwatch runs
 // and which asks for no token; its silence is known to be final, so its
 // --stall-timeout is demoStallTimeout unless given. When it could not
@@ -296,17 +313,17 @@ func onDemo(w *watch, u string, err error) bool {
 	return true
 }
 
-// outputMode is --output, or tui on a terminal and plain elsewhere.
-func outputMode(output string, stdout io.Writer) (mode string, isTTY bool) {
-	isTTY = isTerminal(stdout)
-	mode = output
-	if mode == "" {
-		mode = "plain"
-		if isTTY {
-			mode = "tui"
-		}
+// ioOf is where a run reads its keys and writes, and its output mode:
+// output (--output), or tui on a terminal and plain elsewhere.
+func (e *runEnv) ioOf(output string) (run.IO, string) {
+	o := run.IO{Keys: keysFrom(e.stdin), Stdout: e.stdout, Stderr: e.stderr, TTY: isTerminal(e.stdout), ErrTTY: isTerminal(e.stderr)}
+	switch {
+	case output != "":
+		return o, output
+	case o.TTY:
+		return o, "tui"
 	}
-	return mode, isTTY
+	return o, "plain"
 }
 
 func isTerminal(w io.Writer) bool {
@@ -343,14 +360,4 @@ func contextTarget(word string) (name, id string, ok bool) {
 // One place, so that no command forgets one of the three signals.
 func detachContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-}
-
-// checkExport fails before the run, not after it, when --export names a
-// file that cannot be written: a verified run must not end in exit 1
-// because of a typo in a path.
-func checkExport(path string) error {
-	if err := safe.CheckPrivate(path); err != nil {
-		return fmt.Errorf("--export: %w", err)
-	}
-	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
@@ -110,7 +111,7 @@ func TestExportPathCheckedFirst(t *testing.T) {
 		t.Error("the run started before the export path was checked")
 	}
 	p := filepath.Join(t.TempDir(), "ok.md")
-	if err := checkExport(p); err != nil {
+	if err := safe.CheckPrivate(p); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {

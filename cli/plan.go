@@ -36,27 +36,32 @@ type source struct {
 // after, when set, sees each final model before its export and recording
 // are closed. It returns the exit code (design §3).
 func runWatch(ctx context.Context, w *watch, sources func(mode string) ([]*source, error), replay bool, after func(*model.Action)) int {
-	e := w.e
-	mode, isTTY := outputMode(w.g.output, e.stdout)
-	srcs, err := sources(mode)
+	p, io, srcs, err := w.decide(sources, replay)
 	if err != nil {
-		return w.fail(err)
+		return run.Fail(io, p.Mode == "jsonl", err)
 	}
-	code, models := run.Run(ctx, planOf(w, mode, isTTY, srcs, replay),
-		run.IO{Keys: keysFrom(e.stdin), Stdout: e.stdout, Stderr: e.stderr, TTY: isTTY, ErrTTY: isTerminal(e.stderr)})
+	code, models := run.Run(ctx, p, io)
 	for i, s := range srcs {
 		a := models[i]
 		if a != nil && after != nil {
 			after(a)
 		}
 		if err := s.finish(w, a); err != nil {
-			fmt.Fprintf(e.stderr, "aipwatch: %s\n", safe.Line(err.Error()))
+			fmt.Fprintf(io.Stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 			if code == model.ExitVerified {
 				code = model.ExitError
 			}
 		}
 	}
 	return code
+}
+
+// decide is the one decision of w's run: its IO and output mode, what its
+// targets are read from (sources, made for that mode), and its plan.
+func (w *watch) decide(sources func(mode string) ([]*source, error), replay bool) (run.Plan, run.IO, []*source, error) {
+	io, mode := w.e.ioOf(w.g.output)
+	srcs, err := sources(mode)
+	return planOf(w, mode, io.TTY, srcs, replay), io, srcs, err
 }
 
 // planOf is the run of srcs in mode.

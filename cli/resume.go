@@ -169,3 +169,14 @@ func printHint(w io.Writer, o *conn, err error) {
 		fmt.Fprintln(w, safe.Line(h))
 	}
 }
+
+// redactURL is a URL as it is shown (safe.ShownURL): without user:password
+// and credential query parameters, and, when it carried any, without any
+// query value.
+func redactURL(raw string) string {
+	clean := safe.ShownURL(raw)
+	if clean == "" && raw != "" {
+		return "(unparsable URL)"
+	}
+	return clean
+}
