@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -93,5 +94,32 @@ func TestUnknownStatusWithChunksIsSeen(t *testing.T) {
 		if strings.Contains(msg, "no record") || !strings.Contains(msg, "resume with: aipwatch") || !strings.Contains(msg, "act_u_01") {
 			t.Errorf("closing lines:\n%s", msg)
 		}
+	}
+}
+
+// settling is a runner whose action reads cancelled at once (settled
+// without a result) and ends.
+type settling struct{ id string }
+
+func (s settling) Run(_ context.Context, sink stream.Sink) error {
+	sink.Send(stream.StatusMsg{Status: model.ActionStatus{ActionID: s.id, State: model.StateCancelled}})
+	return nil
+}
+
+func (settling) Cancel(context.Context, string) stream.CancelMsg { return stream.CancelMsg{} }
+
+// Issue 46 item 10: plain's closing notification of an action on a context
+// names the context (CONTEXT/act_…), as the live view's does: the same
+// rule in both routes.
+func TestLinesNotificationNamesTheContext(t *testing.T) {
+	t.Parallel()
+	p := plan("west/act_n_01")
+	p.Mode, p.Flags.Notify = "plain", true
+	p.Route = func() (safe.NotifyRoute, string) { return safe.NotifyRoute{}, "" }
+	p.Targets[0].Context, p.Targets[0].Runner = "west", settling{"act_n_01"}
+	var out, errb bytes.Buffer
+	Run(context.Background(), *p, IO{Stdout: &out, Stderr: &errb, TTY: true})
+	if !strings.Contains(out.String(), "\x1b]9;west/act_n_01: ") {
+		t.Fatalf("stdout %q\nstderr %q", out.String(), errb.String())
 	}
 }

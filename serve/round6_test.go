@@ -12,6 +12,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"aipwatch/model"
+	"aipwatch/safe"
 	"aipwatch/ui"
 )
 
@@ -147,5 +148,17 @@ func TestConnRateNoBurstAfterQuiet(t *testing.T) {
 	}
 	if why, _ := g.admit(addr, later); why == "" {
 		t.Fatal("a fourth connection in the minute taken after a quiet minute")
+	}
+}
+
+// The two copies of the rule of AIP's ID characters agree: an ID given to
+// ssh is taken exactly when completion and the console's y would take it
+// (safe.IDWord), whatever the character.
+func TestValidActionIDAgreesWithIDWord(t *testing.T) {
+	for r := rune(0); r < 0x250; r++ {
+		id := "act_x" + string(r) + "y"
+		if validActionID(id) != safe.IDWord(id) {
+			t.Errorf("%q: serve %v, safe.IDWord %v", id, validActionID(id), safe.IDWord(id))
+		}
 	}
 }

@@ -59,3 +59,18 @@ func TestFleetAdviceBoundsWhatTheDaemonSends(t *testing.T) {
 		t.Errorf("a day's retry_after_ms not told: %q", got)
 	}
 }
+
+// design §14: each of the fleet's refusals before Hermes ran (the one list,
+// model.RefusedBeforeHermes) gets its one line of advice, saying that
+// nothing ran and nothing is resent.
+func TestFleetAdviceForEveryRefusalBeforeHermes(t *testing.T) {
+	t.Parallel()
+	for _, code := range []string{CodeHostNotReady, CodeHostCapacity, CodeSchedulerOverloaded, CodeAdmissionCapacity, CodeRequestRejected} {
+		if !model.RefusedBeforeHermes(code, "") {
+			t.Fatalf("%s is not one of model's refusals", code)
+		}
+		if got := FleetAdvice(code, "", 0, nil); !strings.Contains(got, "nothing ran and aipwatch resends nothing") {
+			t.Errorf("%s: advice %q", code, got)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -139,5 +140,27 @@ func TestConsoleProbesBackOffToAMinute(t *testing.T) {
 	c.onProbed(probedMsg{part: 0, key: key, p: stream.Probe{ID: key, Status: model.ActionStatus{ActionID: key, State: model.StateRunning}}})
 	if e := c.parts[0].log.probes[key].empties; e != 0 {
 		t.Fatalf("a probe that found the action running: %d empties", e)
+	}
+}
+
+// Issue 46 item 16: y copies only an ID of AIP's characters (what is pasted
+// may land on a shell's line, as completion's words do): a listed ID with
+// a ';' or a space is not copied, and the note says why.
+func TestConsoleCopyRefusesAnIDOfOtherCharacters(t *testing.T) {
+	t.Parallel()
+	list := []model.ActionStatus{{ActionID: "act_x;touch ~/PWNED", State: "running", UpdatedAt: t0.Format(time.RFC3339Nano)}}
+	c := New(context.Background(), Options{Daemon: &fakeDaemon{list: list}, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		Clock: (&testClock{t: t0}).now, NoColor: true})
+	t.Cleanup(c.Close)
+	c.update(tea.WindowSizeMsg{Width: 160, Height: 20})
+	c.update(c.listCmd()())
+	if c.selectedID() != list[0].ActionID {
+		t.Fatalf("the fixture: selected %q", c.selectedID())
+	}
+	if cmd := c.Update(tea.KeyPressMsg{Code: 'y', Text: "y"}); cmd != nil {
+		t.Fatalf("y sent %v to the clipboard", cmd())
+	}
+	if !strings.Contains(screenOf(c), "not copied") {
+		t.Fatalf("y says nothing:\n%s", screenOf(c))
 	}
 }
