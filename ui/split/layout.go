@@ -140,7 +140,7 @@ func (s *Split) View(width, height int) string {
 			size += len(r)
 		}
 		if i == s.focus {
-			s.last, s.cursorAt = b.content, [2]int{c.x + 1, c.y + 1}
+			s.lastRows, s.cursorAt = b.drawn, [2]int{c.x + 1, c.y + 1}
 		}
 	}
 	// The last guard, as every frame's (design §5): every row of a block
