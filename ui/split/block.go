@@ -15,10 +15,14 @@ import (
 // §12: four panes cost what changed, as one does).
 type block struct {
 	key   blockKey
-	rows  []string // the box's rows (or the shrunk row), each the cell's width, through safe.Row
+	rows  []string // the box's rows (or the shrunk row), each the cell's width, each part through safe.Row
 	lines []ui.Row // the live view's rows (ui.Live.Rows), as rows[1:] box them
 	drawn int      // how many rows the live view drew (the focused pane's cursor)
-	side  string   // the box's side, in its border's style
+	side  string   // the box's side, in its border's style, through safe.Row
+	// lead is the last row's lead (the pane's gutter, the same string on
+	// row after row) and its width.
+	lead  string
+	leadW int
 }
 
 // blockKey is everything a pane's block shows: the live view's frame
@@ -92,7 +96,7 @@ func (s *Split) box(b *block, i int, c cell, rows []ui.Row, same bool) {
 			b.rows = append(b.rows, "")
 		}
 		b.rows = append(b.rows, safe.Row(style.Render(g.bl+strings.Repeat(g.h, iw)+g.br)))
-		b.side, b.lines = style.Render(g.v), b.lines[:0]
+		b.side, b.lines = safe.Row(style.Render(g.v)), b.lines[:0]
 	}
 	d := 0 // how far the last row found moved up (the transcript scrolled)
 	for k := range ih {
@@ -120,13 +124,19 @@ func (s *Split) box(b *block, i int, c cell, rows []ui.Row, same bool) {
 		// the box's side stays in its column, and the split's frame is
 		// scrubbed whole again (layout.go).
 		text := safe.Scrub(l.Text)
+		if l.Lead != b.lead {
+			b.lead, b.leadW = l.Lead, render.Width(l.Lead)
+		}
 		pad := ""
-		if n := iw - render.Width(l.Lead) - render.Width(text); n > len(blanks) {
+		if n := iw - b.leadW - render.Width(text); n > len(blanks) {
 			pad = strings.Repeat(" ", n)
 		} else if n > 0 {
 			pad = blanks[:n]
 		}
-		b.rows[k+1] = safe.Row(b.side + l.Lead + text + pad + b.side)
+		// Every part of the row passed safe.Row (design §5): the side
+		// when drawn, the lead and the text in the live view (ui.Row),
+		// the scrub's mark and the blanks are ours.
+		b.rows[k+1] = b.side + l.Lead + text + pad + b.side
 	}
 }
 
