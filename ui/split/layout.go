@@ -147,7 +147,7 @@ func (s *Split) View(width, height int) string {
 	// block's rows (block.go) and the key line passed safe.Row when drawn,
 	// so no control but our styling reaches the frame; the token is
 	// scrubbed from the whole frame, even a piece that only meets another
-	// across two panes.
+	// in it (a pane's row comes unscrubbed: ui.Live.Rows).
 	key := s.keyLine(width)
 	var b strings.Builder
 	b.Grow(size + height + len(key))
