@@ -89,7 +89,7 @@ type Live struct {
 
 	head header    // the top row (ui/header.go)
 	bar  statusBar // the rule, the verdict badge, the meters (ui/statusbar.go)
-	scr  screen    // the frame's buffer, reused between frames (Render)
+	scr  screen    // the frame's rows, reused between frames (View, Rows)
 	in   barInput  // what the last frame's status bar showed (Title reads it)
 }
 

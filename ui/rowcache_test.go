@@ -316,7 +316,7 @@ func TestMetersLastByteRedrawnEachSecond(t *testing.T) {
 func TestScreenRowsGuardEveryPart(t *testing.T) {
 	t.Parallel()
 	var sc screen
-	sc.reset(5, 0)
+	sc.reset(5)
 	bad, other := "\x1b]0;x\x07▎", "\u202e│"
 	sc.row(bad, "a")
 	sc.row(bad, "b\x07")
@@ -324,7 +324,7 @@ func TestScreenRowsGuardEveryPart(t *testing.T) {
 	sc.row(bad, "d")
 	sc.row("\x1b[31m")
 	want := strings.Join([]string{safe.Row(bad) + "a", safe.Row(bad) + safe.Row("b\x07"), safe.Row(other) + "c", safe.Row(bad) + "d", "\x1b[31m"}, "\n")
-	if got := sc.String(); got != want {
+	if got := joinRows(sc.out); got != want {
 		t.Fatalf("rows:\n got %q\nwant %q", got, want)
 	}
 	if strings.ContainsAny(want, "\x07\u202e") {

@@ -11,10 +11,10 @@ import (
 func TestScreenRowsAreGuarded(t *testing.T) {
 	t.Parallel()
 	var sc screen
-	sc.reset(3, 256)
+	sc.reset(3)
 	sc.row("\x1b[1mverdict\x1b[0m ", "\x1b]52;c;cm0gLXJm\x07\x1b[8m hidden\nFORGED row")
 	sc.row("second")
-	out := sc.String()
+	out := joinRows(sc.out)
 	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "⏎FORGED row") {
 		t.Fatalf("a part started a row of its own: %q", out)
 	}

@@ -25,6 +25,27 @@ func (m *Live) View(width, height int) string {
 	return m.render(m.in)
 }
 
+// A Row is one row of a live view's frame in its two parts, drawn side by
+// side: its lead (the transcript's gutter, a tool row's indent; often
+// "") and its text. Each part passed safe.Row; neither is scrubbed.
+type Row struct{ Lead, Text string }
+
+// Rows draws the view in a cell of width x height as View does, as rows
+// (at most height): View's frame is these rows, each its lead then its
+// text, joined by newlines and scrubbed whole (safe.Scrub). A host that
+// draws them into a frame of its own scrubs that frame (design §5), and
+// compares a row with the one it kept without cutting a frame into rows
+// again (the split view's boxes, design §12). The slice is the view's,
+// drawn over by its next View or Rows: a host keeps the Rows, not the
+// slice.
+func (m *Live) Rows(width, height int) []Row {
+	if width != m.width || height != m.height {
+		m.resize(width, height)
+	}
+	m.in = m.barInput()
+	return m.draw(m.in)
+}
+
 // SetSize gives the view its cell; it returns the Markdown renders the
 // new width asks for.
 func (m *Live) SetSize(width, height int) tea.Cmd {
@@ -49,11 +70,16 @@ func (m *Live) Mouse() bool { return !m.plain }
 // Cursor is where the terminal's cursor stands in the view's cell (the
 // search query line), or nil; content is the view's last frame.
 func (m *Live) Cursor(content string) *tea.Cursor {
+	return m.CursorIn(strings.Count(content, "\n") + 1)
+}
+
+// CursorIn is Cursor for a last frame of n rows (drawn by Rows).
+func (m *Live) CursorIn(n int) *tea.Cursor {
 	if m.mode != ModeSearch || m.width <= 0 || m.height < 8 || m.width < 24 {
 		return nil
 	}
 	_, x := m.searchLine()
-	return tea.NewCursor(x, min(strings.Count(content, "\n"), m.height-1))
+	return tea.NewCursor(x, min(n-1, m.height-1))
 }
 
 // startLine is the one line shown while attaching, and its keys (dim) in
@@ -77,16 +103,25 @@ func (m *Live) Render() string { return m.render(m.barInput()) }
 
 // render is the screen's text with in, the status bar's input.
 func (m *Live) render(in barInput) string {
+	// The last guard of the frame (design §5): no 12-character piece of
+	// the token reaches the terminal, whatever the server echoed into a
+	// field, even one that only meets another on screen.
+	return safe.Scrub(joinRows(m.draw(in)))
+}
+
+// draw is the screen's rows with in, the status bar's input.
+func (m *Live) draw(in barInput) []Row {
 	w, h := m.width, m.height
+	sc := &m.scr
+	sc.reset(h)
 	if w <= 0 || h <= 0 {
-		return ""
+		return sc.out
 	}
 	if w < 24 || h < 8 {
-		return render.Truncate(fmt.Sprintf("too small: %dx%d", w, h), w, "…")
+		sc.out = append(sc.out, Row{Text: render.Truncate(fmt.Sprintf("too small: %dx%d", w, h), w, "…")})
+		return sc.out
 	}
 	l := m.layout()
-	sc := &m.scr
-	sc.reset(h, max(sc.last, w*h+h))
 	sc.row(m.head.line(m.width, m.action, m.opts.Redact, m.runTimes()))
 	m.bodyRows(sc, l)
 	if l.tools > 0 {
@@ -100,28 +135,22 @@ func (m *Live) render(in barInput) string {
 		sc.row(m.bar.metersLine(&in))
 	}
 	sc.rows(m.helpRows())
-	// The last guard of the frame (design §5): no 12-character piece of
-	// the token reaches the terminal, whatever the server echoed into a
-	// field, even one that only meets another on screen.
-	return safe.Scrub(sc.String())
+	return sc.out
 }
 
-// screen assembles a frame's rows into one string, at most h rows, with
-// no intermediate string a row.
+// screen collects a frame's rows, at most h, each in its parts (no
+// string made a row), and joins them into the frame in one builder.
 type screen struct {
-	b    strings.Builder
-	n, h int
-	last int // the last frame's size, to allocate once
+	out []Row
+	h   int
 	// lead is the last row's first part of several and its safe.Row: the
 	// transcript's gutter, the same string on row after row, is checked
 	// once.
 	lead, leadRow string
 }
 
-func (s *screen) reset(h, size int) {
-	s.b = strings.Builder{}
-	s.b.Grow(size)
-	s.n, s.h = 0, h
+func (s *screen) reset(h int) {
+	s.out, s.h = s.out[:0], h
 }
 
 // row adds one row made of parts. Every part passes safe.Row, the TUI's
@@ -129,25 +158,24 @@ func (s *screen) reset(h, size int) {
 // newline too, is a placeholder, so nothing a renderer let through can
 // reach the terminal or start a row of its own.
 func (s *screen) row(parts ...string) {
-	if s.n >= s.h {
+	if len(s.out) >= s.h {
 		return
 	}
-	if s.n > 0 {
-		s.b.WriteByte('\n')
-	}
-	for i, p := range parts {
-		switch {
-		case i > 0 || len(parts) == 1:
-			p = safe.Row(p)
-		case p == s.lead && s.leadRow != "":
-			p = s.leadRow
-		default:
+	var r Row
+	switch len(parts) {
+	case 0:
+	case 1:
+		r.Text = safe.Row(parts[0])
+	default:
+		if p := parts[0]; p != s.lead || s.leadRow == "" {
 			s.lead, s.leadRow = p, safe.Row(p)
-			p = s.leadRow
 		}
-		s.b.WriteString(p)
+		r.Lead, r.Text = s.leadRow, safe.Row(parts[1])
+		for _, p := range parts[2:] {
+			r.Text += safe.Row(p)
+		}
 	}
-	s.n++
+	s.out = append(s.out, r)
 }
 
 func (s *screen) rows(rs []string) {
@@ -156,9 +184,23 @@ func (s *screen) rows(rs []string) {
 	}
 }
 
-func (s *screen) String() string {
-	s.last = s.b.Len()
-	return s.b.String()
+// joinRows is rows as one frame: each row's lead then its text, a
+// newline between rows.
+func joinRows(rows []Row) string {
+	n := max(len(rows)-1, 0)
+	for _, r := range rows {
+		n += len(r.Lead) + len(r.Text)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(r.Lead)
+		b.WriteString(r.Text)
+	}
+	return b.String()
 }
 
 // streamNow is "now" for the times the stream measures (elapsed, tool

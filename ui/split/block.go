@@ -14,11 +14,15 @@ import (
 // so that a batch to one pane draws that pane again and no other (design
 // §12: four panes cost what changed, as one does).
 type block struct {
-	key     blockKey
-	rows    []string // the box's rows (or the shrunk row), each the cell's width, through safe.Row
-	content string   // the live view's frame (the focused pane's cursor reads it)
-	lines   []string // content's rows, as rows[1:] box them
-	side    string   // the box's side, in its border's style
+	key   blockKey
+	rows  []string // the box's rows (or the shrunk row), each the cell's width, each part through safe.Row
+	lines []ui.Row // the live view's rows (ui.Live.Rows), as rows[1:] box them
+	drawn int      // how many rows the live view drew (the focused pane's cursor)
+	side  string   // the box's side, in its border's style, through safe.Row
+	// lead is the last row's lead (the pane's gutter, the same string on
+	// row after row) and its width.
+	lead  string
+	leadW int
 }
 
 // blockKey is everything a pane's block shows: the live view's frame
@@ -41,11 +45,14 @@ func (s *Split) block(i int, c cell) *block {
 	}
 	s.drawn++
 	if c.shrunk {
-		b.rows, b.content, b.lines = append(b.rows[:0], s.shrunkLine(i, c.w)), "", b.lines[:0]
+		b.rows, b.lines, b.drawn = append(b.rows[:0], s.shrunkLine(i, c.w)), b.lines[:0], 0
 	} else {
-		b.content = s.panes[i].View(max(c.w-2, 1), max(c.h-2, 1))
+		// The view's rows, not its frame: no frame joined to be cut into
+		// rows again, and a row it kept is the same strings as before.
+		rows := s.panes[i].Rows(max(c.w-2, 1), max(c.h-2, 1))
+		b.drawn = len(rows)
 		was := b.key
-		s.box(b, i, c, b.rows != nil && !was.shrunk && was.w == k.w && was.h == k.h && was.focus == k.focus && was.zoom == k.zoom)
+		s.box(b, i, c, rows, b.rows != nil && !was.shrunk && was.w == k.w && was.h == k.h && was.focus == k.focus && was.zoom == k.zoom)
 	}
 	// Read after drawing: a View that re-laid the pane out counted it.
 	k.frame = s.panes[i].FrameKey()
@@ -64,13 +71,13 @@ var (
 	heavyBox = boxGlyphs{"┏", "┓", "┗", "┛", "━", "┃"} // the focused pane's
 )
 
-// box draws pane i's box in cell c around b.content: its border (heavy
+// box draws pane i's box in cell c around its view's rows: its border (heavy
 // and the accent colour when it has the focus, light and dim otherwise) with its number and
 // ID on top, and the live view inside, each row padded to the cell's
 // width. In the box of the same cell, focus and zoom (same), the border
 // stays and so does each row whose line did not change: a batch changes
 // a few rows of a pane (its last lines, the header's time, the meters).
-func (s *Split) box(b *block, i int, c cell, same bool) {
+func (s *Split) box(b *block, i int, c cell, rows []ui.Row, same bool) {
 	iw, ih := max(c.w-2, 1), max(c.h-2, 1)
 	if !same {
 		style, g := s.st.Rule, lightBox
@@ -89,13 +96,14 @@ func (s *Split) box(b *block, i int, c cell, same bool) {
 			b.rows = append(b.rows, "")
 		}
 		b.rows = append(b.rows, safe.Row(style.Render(g.bl+strings.Repeat(g.h, iw)+g.br)))
-		b.side, b.lines = style.Render(g.v), b.lines[:0]
+		b.side, b.lines = safe.Row(style.Render(g.v)), b.lines[:0]
 	}
-	content := b.content
 	d := 0 // how far the last row found moved up (the transcript scrolled)
 	for k := range ih {
-		l, rest, _ := strings.Cut(content, "\n")
-		content = rest
+		var l ui.Row // a row below the view's last is blank
+		if k < len(rows) {
+			l = rows[k]
+		}
 		if k < len(b.lines) {
 			if b.lines[k] == l {
 				continue
@@ -111,13 +119,24 @@ func (s *Split) box(b *block, i int, c cell, same bool) {
 		} else {
 			b.lines = append(b.lines, l)
 		}
+		// The view's frame is scrubbed whole (ui.Live.View); its rows are
+		// not: the text is scrubbed here, before it is measured, so that
+		// the box's side stays in its column, and the split's frame is
+		// scrubbed whole again (layout.go).
+		text := safe.Scrub(l.Text)
+		if l.Lead != b.lead {
+			b.lead, b.leadW = l.Lead, render.Width(l.Lead)
+		}
 		pad := ""
-		if n := iw - render.Width(l); n > len(blanks) {
+		if n := iw - b.leadW - render.Width(text); n > len(blanks) {
 			pad = strings.Repeat(" ", n)
 		} else if n > 0 {
 			pad = blanks[:n]
 		}
-		b.rows[k+1] = safe.Row(b.side + l + pad + b.side)
+		// Every part of the row passed safe.Row (design §5): the side
+		// when drawn, the lead and the text in the live view (ui.Row),
+		// the scrub's mark and the blanks are ours.
+		b.rows[k+1] = b.side + l.Lead + text + pad + b.side
 	}
 }
 
@@ -127,7 +146,7 @@ const maxMoved = 8
 
 // moved is j > 0 such that lines[k+j] is l (the last frame's row k+j is
 // now row k), trying d first, or 0.
-func moved(lines []string, k, d int, l string) int {
+func moved(lines []ui.Row, k, d int, l ui.Row) int {
 	if d > 0 && k+d < len(lines) && lines[k+d] == l {
 		return d
 	}

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"aipwatch/internal/benchgen"
 	"aipwatch/model"
 	"aipwatch/stream"
 	"aipwatch/ui"
@@ -27,11 +28,21 @@ type paneBench struct {
 
 func newPaneBench(t *testing.T, n, w, h int) *paneBench {
 	t.Helper()
+	var ids []string
+	for i := range n {
+		ids = append(ids, fmt.Sprintf("act_cache_pane_%d", i))
+	}
+	return newPaneBenchOf(t, ids, w, h)
+}
+
+// newPaneBenchOf is newPaneBench of the actions ids.
+func newPaneBenchOf(t *testing.T, ids []string, w, h int) *paneBench {
+	t.Helper()
 	pb := &paneBench{t: t, now: time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC), w: w, h: h}
 	clock := func() time.Time { return pb.now }
 	var opts []ui.Options
-	for i := range n {
-		opts = append(opts, ui.Options{ActionID: fmt.Sprintf("act_cache_pane_%d", i), Keys: liveKeys(t), NoColor: true, Clock: clock})
+	for _, id := range ids {
+		opts = append(opts, ui.Options{ActionID: id, Keys: liveKeys(t), NoColor: true, Clock: clock})
 	}
 	pb.s = New(context.Background(), opts, liveKeys(t), true)
 	t.Cleanup(pb.s.Close)
@@ -175,5 +186,53 @@ func TestSplitScrolledPaneKeepsItsRows(t *testing.T) {
 		pb.frame()
 		say(13)
 		pb.frame()
+	}
+}
+
+// A box compares a row by both its parts (ui.Row): the lead (the
+// transcript's gutter) and the text. Moving the focus to the previous item
+// moves the gutter's mark off rows whose text stays: the box draws them
+// again, as a split view that kept nothing draws them.
+func TestSplitBoxRedrawsARowWhoseLeadChanged(t *testing.T) {
+	t.Parallel()
+	pb := &paneBench{t: t, now: time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC), w: 160, h: 30}
+	clock := func() time.Time { return pb.now }
+	var opts []ui.Options
+	for i := range 2 {
+		opts = append(opts, ui.Options{ActionID: fmt.Sprintf("act_lead_pane_%d", i), Keys: liveKeys(t), NoColor: true, Clock: clock})
+	}
+	pb.s = New(context.Background(), opts, liveKeys(t), true)
+	t.Cleanup(pb.s.Close)
+	pb.s.SetSize(pb.w, pb.h)
+	for i, p := range pb.s.Panes() {
+		f := &feed{tb: t, id: opts[i].ActionID}
+		p.Update(stream.StatusMsg{Status: model.ActionStatus{ActionID: f.id, CapabilityID: "hermes_agent.responses_stream", State: "streaming"}})
+		p.Update(stream.ConnectedMsg{Attempt: 1})
+		var chunks []model.StreamChunk
+		for _, raw := range benchgen.ResponsesItems(f.id, 3)[:10] { // three items, the turn still open
+			chunks = append(chunks, f.decode(raw))
+		}
+		p.Update(stream.BatchMsg{Chunks: chunks, At: pb.now})
+	}
+	marked := func(frame, text string) bool {
+		for _, r := range strings.Split(ansi.Strip(frame), "\n") {
+			if _, after, ok := strings.Cut(r, "┃"); ok && strings.Contains(r, text) {
+				return strings.HasPrefix(after, "▌ "+text)
+			}
+		}
+		t.Fatalf("no row of the first pane shows %q:\n%s", text, frame)
+		return false
+	}
+	first, _ := pb.frame()
+	if !marked(first, "item 2 text") || marked(first, "item 1 text") {
+		t.Fatalf("the last item is not the one marked:\n%s", ansi.Strip(first))
+	}
+	pb.s.Update(tea.KeyPressMsg{Code: '[', Text: "["})
+	got, n := pb.frame() // the same frame as one drawn anew
+	if n != 1 {
+		t.Fatalf("%d panes drawn again, want 1", n)
+	}
+	if marked(got, "item 2 text") || !marked(got, "item 1 text") {
+		t.Fatalf("the mark did not move to the item before:\n%s", ansi.Strip(got))
 	}
 }

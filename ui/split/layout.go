@@ -140,14 +140,15 @@ func (s *Split) View(width, height int) string {
 			size += len(r)
 		}
 		if i == s.focus {
-			s.last, s.cursorAt = b.content, [2]int{c.x + 1, c.y + 1}
+			s.lastRows, s.cursorAt = b.drawn, [2]int{c.x + 1, c.y + 1}
 		}
 	}
-	// The last guard, as every frame's (design §5): every row of a block
-	// and the key line passed safe.Row when drawn, so no control but our
-	// styling reaches the frame; the token is scrubbed from the whole
-	// frame, even a piece that only meets another across two panes.
-	key := safe.Row(s.keyLine(width))
+	// The last guard, as every frame's (design §5): every part of a
+	// block's rows (block.go) and the key line passed safe.Row when drawn,
+	// so no control but our styling reaches the frame; the token is
+	// scrubbed from the whole frame, even a piece that only meets another
+	// in it (a pane's row comes unscrubbed: ui.Live.Rows).
+	key := s.keyLine(width)
 	var b strings.Builder
 	b.Grow(size + height + len(key))
 	for y := range height - 1 {
@@ -170,11 +171,12 @@ func (s *Split) shrunkLine(i, w int) string {
 	return safe.Row(render.Fit(head+p.StatusLine(), w))
 }
 
-// keyLine is the one key line of the split view; while the focused pane
-// asks for a confirmation or a query, that pane's own keys.
+// keyLine is the one key line of the split view, through safe.Row; while
+// the focused pane asks for a confirmation or a query, that pane's own
+// keys.
 func (s *Split) keyLine(width int) string {
 	if s.Mode() != ui.ModeNormal {
-		return render.Fit(s.Focused().HelpLine(width), width)
+		return safe.Row(render.Fit(s.Focused().HelpLine(width), width))
 	}
 	if s.line.width == width && s.line.text != "" {
 		return s.line.text
@@ -187,7 +189,7 @@ func (s *Split) keyLine(width int) string {
 	bs := []key.Binding{k.NextPane, short(k.Zoom, sh.Zoom), short(k.Cancel, sh.CancelPane), short(k.Search, sh.Search),
 		short(k.Quit, sh.DetachAll), short(k.Help, sh.More)}
 	s.hm.SetWidth(0)
-	s.line = keyLine{width: width, text: render.Fit(s.hm.ShortHelpView(bs), width)}
+	s.line = keyLine{width: width, text: safe.Row(render.Fit(s.hm.ShortHelpView(bs), width))}
 	return s.line.text
 }
 
