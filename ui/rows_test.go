@@ -23,7 +23,7 @@ func TestRowsAreTheFrame(t *testing.T) {
 				h := newHarness(t, sz.w, sz.h, mut...)
 				sc.script(h)
 				frame := h.m.Live.View(sz.w, sz.h)
-				rows := h.m.Live.Rows(sz.w, sz.h)
+				rows := h.m.Rows(sz.w, sz.h)
 				if len(rows) != sz.h {
 					t.Errorf("%s: %d rows, want %d", sz.name, len(rows), sz.h)
 				}
@@ -44,7 +44,7 @@ func TestRowsAreTheFrame(t *testing.T) {
 	}
 	// Too small for a frame: one row that says so.
 	h := newHarness(t, 20, 5)
-	if rows := h.m.Live.Rows(20, 5); len(rows) != 1 || rows[0].Lead != "" || rows[0].Text != h.m.Live.View(20, 5) {
+	if rows := h.m.Rows(20, 5); len(rows) != 1 || rows[0].Lead != "" || rows[0].Text != h.m.Live.View(20, 5) {
 		t.Errorf("too small: rows %q, frame %q", rows, h.m.Live.View(20, 5))
 	}
 }
