@@ -156,6 +156,41 @@ type TimeMark struct {
 	Accepted bool // CancelReply: the route accepted it
 }
 
+// Connection reports whether a mark is the connection's (else the
+// cancel's): the drawers put the two on rows of their own.
+func (k MarkKind) Connection() bool {
+	return k == MarkReconnect || k == MarkResume || k == MarkRestart
+}
+
+// markWords are each kind's word or two (a legend's) and its sentence (a
+// reader's who does not see the picture); CancelReply's are the accepted
+// and the refused ones.
+var markWords = [...]struct{ word, sentence string }{
+	MarkReconnect:     {"lost", "the connection was lost"},
+	MarkResume:        {"resumed", "the connection resumed"},
+	MarkRestart:       {"restarted", "the cursor was refused: following again from the beginning"},
+	MarkCancelRequest: {"cancel asked", "the operator asked for a cancel"},
+	MarkCancelReply:   {"accepted", "aipd accepted the cancel"},
+	MarkCancelled:     {"cancelled", "the turn ended cancelled"},
+}
+
+func (m TimeMark) words() (word, sentence string) {
+	if m.Kind == MarkCancelReply && !m.Accepted {
+		return "refused", "the cancel was not accepted"
+	}
+	if m.Kind < 0 || int(m.Kind) >= len(markWords) {
+		m.Kind = MarkCancelled
+	}
+	w := markWords[m.Kind]
+	return w.word, w.sentence
+}
+
+// Word is what the mark records, in a word or two (a chart's legend).
+func (m TimeMark) Word() string { w, _ := m.words(); return w }
+
+// Sentence is what the mark records, in a sentence.
+func (m TimeMark) Sentence() string { _, s := m.words(); return s }
+
 // TurnTimeline derives the turn's timeline. now is the consumer's clock:
 // the axis ends there while the action runs.
 func (a *Action) TurnTimeline(now time.Time) TurnTimeline {

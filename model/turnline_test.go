@@ -176,3 +176,30 @@ func TestTurnTimelineChatTwoTools(t *testing.T) {
 		t.Errorf("verdict %q final %v", tl.Verdict, tl.Final)
 	}
 }
+
+// Each mark kind has its own word for a legend and its own sentence, and
+// a refused cancel reads otherwise than an accepted one: the Markdown
+// chart, the HTML report and the terminal's chart all read these.
+func TestMarkWordsOnePerKind(t *testing.T) {
+	marks := []TimeMark{
+		{Kind: MarkReconnect}, {Kind: MarkResume}, {Kind: MarkRestart}, {Kind: MarkCancelRequest},
+		{Kind: MarkCancelReply, Accepted: true}, {Kind: MarkCancelReply}, {Kind: MarkCancelled},
+	}
+	words, sentences := map[string]bool{}, map[string]bool{}
+	for _, m := range marks {
+		w, s := m.Word(), m.Sentence()
+		if w == "" || s == "" || words[w] || sentences[s] {
+			t.Errorf("mark %+v: word %q, sentence %q: empty or shared with another kind", m, w, s)
+		}
+		words[w], sentences[s] = true, true
+	}
+	if got := (TimeMark{Kind: MarkRestart}).Word(); got != "restarted" {
+		t.Errorf("a restart's word = %q, want restarted", got)
+	}
+	for k, conn := range map[MarkKind]bool{MarkReconnect: true, MarkResume: true, MarkRestart: true,
+		MarkCancelRequest: false, MarkCancelReply: false, MarkCancelled: false} {
+		if k.Connection() != conn {
+			t.Errorf("MarkKind(%d).Connection() = %v, want %v", k, !conn, conn)
+		}
+	}
+}

@@ -309,7 +309,7 @@ func (e *htmlWriter) svg(tl model.TurnTimeline, words []string) {
 				class = "mark-end"
 			}
 			e.p("<line class=\""+class+"\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"><title>%s at %s</title></line>",
-				mx, y+2, mx, y+svgRowH-2, markWords(m), model.HumanDuration(m.At.Sub(tl.From)))
+				mx, y+2, mx, y+svgRowH-2, m.Sentence(), model.HumanDuration(m.At.Sub(tl.From)))
 			e.p("<text x=\"%d\" y=\"%d\">%s</text>\n", mx+3, y+16, markSign(m))
 		}
 	}

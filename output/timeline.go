@@ -103,7 +103,7 @@ func timelineChart(tl model.TurnTimeline, width int) []string {
 	for _, conn := range []bool{true, false} {
 		var r []rune
 		for _, m := range tl.Marks {
-			if connectionMark(m.Kind) != conn {
+			if m.Kind.Connection() != conn {
 				continue
 			}
 			if r == nil {
@@ -137,10 +137,10 @@ func timelineChart(tl model.TurnTimeline, width int) []string {
 	}
 	// The marks drawn, each once, in the order of markSigns.
 	var marks []string
-	for _, ms := range markSigns {
+	for _, sign := range markSigns {
 		for _, m := range tl.Marks {
-			if markSign(m) == ms.sign {
-				marks = append(marks, ms.sign+" "+ms.word)
+			if markSign(m) == sign {
+				marks = append(marks, sign+" "+m.Word())
 				break
 			}
 		}
@@ -175,14 +175,8 @@ func tickStep(span time.Duration, cells int) time.Duration {
 	return span
 }
 
-func connectionMark(k model.MarkKind) bool {
-	return k == model.MarkReconnect || k == model.MarkResume || k == model.MarkRestart
-}
-
-// markSigns are the marks' signs in the text chart, and their words.
-var markSigns = []struct{ sign, word string }{
-	{"!", "lost"}, {">", "resumed"}, {"x", "cancel asked"}, {"+", "accepted"}, {"-", "refused"}, {"#", "cancelled"},
-}
+// markSigns are the marks' signs in the text chart, in the legend's order.
+var markSigns = []string{"!", ">", "x", "+", "-", "#"}
 
 // markSign is a mark's sign in the text chart (ASCII, the legend says it).
 func markSign(m model.TimeMark) string {
@@ -200,26 +194,6 @@ func markSign(m model.TimeMark) string {
 		return "-"
 	}
 	return "#"
-}
-
-// markWords is what a mark records, in words.
-func markWords(m model.TimeMark) string {
-	switch m.Kind {
-	case model.MarkReconnect:
-		return "the connection was lost"
-	case model.MarkResume:
-		return "the connection resumed"
-	case model.MarkRestart:
-		return "the cursor was refused: following again from the beginning"
-	case model.MarkCancelRequest:
-		return "the operator asked for a cancel"
-	case model.MarkCancelReply:
-		if m.Accepted {
-			return "aipd accepted the cancel"
-		}
-		return "the cancel was not accepted"
-	}
-	return "the turn ended cancelled"
 }
 
 // timelineWords is the timeline in sentences, in time order, each with
@@ -271,7 +245,7 @@ func timelineWords(tl model.TurnTimeline) []string {
 			" (" + string(t.Outcome.Letter()) + "), " + model.HumanDuration(t.Duration()) + "."})
 	}
 	for _, m := range tl.Marks {
-		ls = append(ls, line{m.At, at(m.At) + ": " + markWords(m) + "."})
+		ls = append(ls, line{m.At, at(m.At) + ": " + m.Sentence() + "."})
 	}
 	end := "the verdict, " + tl.Verdict + "."
 	if tl.Live {

@@ -360,32 +360,6 @@ func MarkGlyph(m model.TimeMark) string {
 	return "■"
 }
 
-// MarkWord is what a mark records, in a word or two.
-func MarkWord(m model.TimeMark) string {
-	switch m.Kind {
-	case model.MarkReconnect:
-		return "lost"
-	case model.MarkResume:
-		return "resumed"
-	case model.MarkRestart:
-		return "restarted"
-	case model.MarkCancelRequest:
-		return "cancel asked"
-	case model.MarkCancelReply:
-		if m.Accepted {
-			return "accepted"
-		}
-		return "refused"
-	}
-	return "cancelled"
-}
-
-// ConnectionMark reports whether a mark is the connection's (else the
-// cancel's).
-func ConnectionMark(k model.MarkKind) bool {
-	return k == model.MarkReconnect || k == model.MarkResume || k == model.MarkRestart
-}
-
 // markRow draws the connection's marks (conn) or the cancel's, and beside
 // them what they were ("lost 5.1s, resumed 6.0s") when that fits; when it
 // does not, words is it, for a row of its own.
@@ -393,7 +367,7 @@ func markRow(tl model.TurnTimeline, sc model.Scale, conn bool) (r tlRow, words s
 	r = newRow(sc.Cells)
 	var marks []model.TimeMark
 	for _, m := range tl.Marks {
-		if ConnectionMark(m.Kind) == conn {
+		if m.Kind.Connection() == conn {
 			marks = append(marks, m)
 		}
 	}
@@ -449,7 +423,7 @@ func MarksText(tl model.TurnTimeline, marks []model.TimeMark) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(MarkWord(m) + " " + model.HumanDuration(m.At.Sub(tl.From)))
+		b.WriteString(m.Word() + " " + model.HumanDuration(m.At.Sub(tl.From)))
 		switch m.Kind {
 		case model.MarkCancelRequest:
 			asked = m.At
