@@ -135,6 +135,13 @@ type ToolSpan struct {
 // Duration is the bar's length.
 func (s ToolSpan) Duration() time.Duration { return s.End.Sub(s.Start) }
 
+// Columns are the first and last column of the bar on sc, both inside it
+// (0 to sc.Cells-1) and in order: every drawing's bar.
+func (s ToolSpan) Columns(sc Scale) (c0, c1 int) {
+	c0, c1 = sc.Col(s.Start), sc.Col(s.End)
+	return c0, max(c1, c0)
+}
+
 // MarkKind is what a mark on the axis records.
 type MarkKind int
 

@@ -203,3 +203,14 @@ func TestMarkWordsOnePerKind(t *testing.T) {
 		}
 	}
 }
+
+// A bar's columns are in order whatever the span (its end before its
+// start: one cell at the start), and inside the chart.
+func TestToolSpanColumnsInOrder(t *testing.T) {
+	base := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	sc := Scale{From: base, To: base.Add(10 * time.Second), Cells: 20}
+	c0, c1 := ToolSpan{Start: base.Add(6 * time.Second), End: base.Add(2 * time.Second)}.Columns(sc)
+	if c0 != 12 || c1 != 12 {
+		t.Fatalf("columns %d–%d, want 12–12", c0, c1)
+	}
+}

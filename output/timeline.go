@@ -84,7 +84,7 @@ func timelineChart(tl model.TurnTimeline, width int) []string {
 	}
 	for _, t := range tl.Tools {
 		r := blank()
-		c0, c1 := sc.Col(t.Start), max(sc.Col(t.End), sc.Col(t.Start))
+		c0, c1 := t.Columns(sc)
 		for c := c0; c <= c1; c++ {
 			r[c] = '-'
 		}

@@ -278,20 +278,13 @@ func ToolGlyph(o model.ToolOutcome) string {
 	return [...]string{"✓", "⟳", "?", "✗", "·"}[o]
 }
 
-// ToolBarColumns are the first and last column of a tool call's bar on
-// sc, both inside it (0 to sc.Cells-1) and in order.
-func ToolBarColumns(t model.ToolSpan, sc model.Scale) (c0, c1 int) {
-	c0, c1 = sc.Col(t.Start), sc.Col(t.End)
-	return c0, max(c1, c0)
-}
-
 // toolBar is a tool call's row: ├──── C ✓ 3.1s ────┤ from its start to
 // its end, its letter always drawn (on a bar of one cell the letter
 // alone); a bar cut by the window has no cap on that side.
 func toolBar(t model.ToolSpan, sc model.Scale, from, to time.Time) tlRow {
 	r := newRow(sc.Cells)
 	cl := outcomeClass(t.Outcome)
-	c0, c1 := ToolBarColumns(t, sc)
+	c0, c1 := t.Columns(sc)
 	for c := c0; c <= c1; c++ {
 		r.cells[c], r.class[c] = '─', cl
 	}

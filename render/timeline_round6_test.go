@@ -7,18 +7,6 @@ import (
 	"aipwatch/model"
 )
 
-// ToolBarColumns' columns are in order whatever the span (its end before
-// its start: one cell at the start), and inside the chart.
-func TestToolBarColumnsInOrder(t *testing.T) {
-	t.Parallel()
-	base := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	sc := model.Scale{From: base, To: base.Add(10 * time.Second), Cells: 20}
-	c0, c1 := ToolBarColumns(model.ToolSpan{Start: base.Add(6 * time.Second), End: base.Add(2 * time.Second)}, sc)
-	if c0 != 12 || c1 != 12 {
-		t.Fatalf("columns %d–%d, want 12–12", c0, c1)
-	}
-}
-
 // design §16: in a zoomed window only the tools that overlap it have a
 // row: one that ended before the window starts is not drawn at its edge.
 func TestTimelineWindowLeavesOutToolsBeforeIt(t *testing.T) {

@@ -85,7 +85,7 @@ func TestPropertyTimelineRowsFit(t *testing.T) {
 				rt.Fatalf("row %q: want the bar of tool %d next (the order of the starts)", r, next)
 			}
 			cells := []rune(r)[TimelineLabelW+1:]
-			c0, c1 := ToolBarColumns(tl.Tools[next], sc)
+			c0, c1 := tl.Tools[next].Columns(sc)
 			if c0 < 0 || c1 >= n || c1 < c0 {
 				rt.Fatalf("bar columns %d–%d outside 0–%d", c0, c1, n-1)
 			}
