@@ -29,6 +29,9 @@ const (
 // searched for the no-tenant refusal), retryAfter its retry_after_ms (0
 // when it gave none), details its details object (may be nil).
 func FleetAdvice(code, message string, retryAfter time.Duration, details json.RawMessage) string {
+	if !model.RefusedBeforeHermes(code, message) { // the one list of them
+		return ""
+	}
 	if retryAfter <= 0 {
 		retryAfter = detailMillis(details, "retry_after_ms")
 	}
@@ -55,11 +58,10 @@ func FleetAdvice(code, message string, retryAfter time.Duration, details json.Ra
 		return "an admission limit of the fleet is exhausted" + scope + ": " + nothing + "; " + again + ", or ask the daemon's operator to raise the limit"
 	case code == CodeRequestRejected:
 		return "the fleet's admission refused the request: " + nothing + "; check the request and the daemon's connector settings before submitting it again"
-	case model.RefusedBeforeHermes("", message): // no verified tenant
+	default: // no verified tenant (model.NoTenantText)
 		return "this daemon runs Hermes through a connector host, which needs a verified tenant: " + nothing +
 			"; the daemon needs a tenant on its native edge (--native-tenant-id), or use a token bound to a tenant"
 	}
-	return ""
 }
 
 // Advice is FleetAdvice of this error.
