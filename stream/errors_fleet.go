@@ -42,21 +42,21 @@ func FleetAdvice(code, message string, retryAfter time.Duration, details json.Ra
 		again += " in a moment"
 	}
 	const nothing = "nothing ran and aipwatch resends nothing"
-	switch {
-	case code == CodeHostNotReady:
+	switch code {
+	case CodeHostNotReady:
 		return "the connector host that runs Hermes is draining or not registered yet: " + nothing + "; " + again + ", or check the host (aip-host-hermes-agent)"
-	case code == CodeHostCapacity:
+	case CodeHostCapacity:
 		return "the connector host is running as many actions as it may: " + nothing + "; " + again
-	case code == CodeSchedulerOverloaded:
+	case CodeSchedulerOverloaded:
 		return "the fleet's admission queue is full: " + nothing + "; " + again
-	case code == CodeAdmissionCapacity:
+	case CodeAdmissionCapacity:
 		scope := ""
 		var s string
 		if json.Unmarshal(details, &s) == nil && s != "" {
 			scope = " (" + oneLine(s, 40) + ")"
 		}
 		return "an admission limit of the fleet is exhausted" + scope + ": " + nothing + "; " + again + ", or ask the daemon's operator to raise the limit"
-	case code == CodeRequestRejected:
+	case CodeRequestRejected:
 		return "the fleet's admission refused the request: " + nothing + "; check the request and the daemon's connector settings before submitting it again"
 	default: // no verified tenant (model.NoTenantText)
 		return "this daemon runs Hermes through a connector host, which needs a verified tenant: " + nothing +
