@@ -417,10 +417,7 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 		// record turns cancelled as A1 says. No aip.action.cancelled event is
 		// recorded, the recording step being the one skipped [I].
 		s.mu.Lock()
-		if s.result == nil && !s.cancelRequested && !s.handlerFailed {
-			s.cancelRequested = true
-			close(s.cancelCh)
-		}
+		s.stopRunLocked()
 		s.mu.Unlock()
 		s.writeError(w, hostCancelError())
 		return

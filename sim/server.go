@@ -785,6 +785,12 @@ func (s *Server) requestCancelLocked(reason string) {
 	if s.result != nil && s.mode == ModeAsync {
 		s.lateCancelled = true // the queue record says cancelled; the result stays (B4)
 	}
+	s.stopRunLocked()
+}
+
+// stopRunLocked tells a run that has not settled to stop (its next step
+// ends it as cancelled: cancelRunLocked), once.
+func (s *Server) stopRunLocked() {
 	if s.result == nil && !s.cancelRequested && !s.handlerFailed {
 		s.cancelRequested = true
 		close(s.cancelCh)

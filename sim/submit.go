@@ -762,22 +762,15 @@ func (s *Server) handleRead(w http.ResponseWriter, req *envelopeIn, a *actionIn,
 	status := s.storedStatus()
 	var have string
 	if op == "response_get" {
+		// The provider's frames, whichever store keeps their chunks (on
+		// the fleet the connector host's, topology.go): the provider
+		// stored the response all the same. Every chunk is one of them
+		// (connector.ingest), so they are read alone on both deployments.
 		s.mu.Lock()
-		for _, c := range s.chunks {
-			if m := storedRespIDRE.FindSubmatch(c.json); m != nil {
+		for _, e := range s.conn.events {
+			if m := storedRespIDRE.FindSubmatch(e); m != nil {
 				have = string(m[1])
 				break
-			}
-		}
-		if have == "" {
-			// On the fleet the provider's frames are kept by the connector
-			// host, not in the central store (topology.go): the provider
-			// stored the response all the same.
-			for _, e := range s.conn.events {
-				if m := storedRespIDRE.FindSubmatch(e); m != nil {
-					have = string(m[1])
-					break
-				}
 			}
 		}
 		s.mu.Unlock()

@@ -40,8 +40,8 @@ const ModeStreaming = "streaming"
 // The fleet's errors (Knobs.FleetError): what a submission meets when the
 // connector host or the central admission refuses it.
 const (
-	// FleetErrHostNotReady: the host is draining or its lease is not valid
-	// (HOST host_message).
+	// FleetErrHostNotReady: the host is draining, its lease is not valid,
+	// or its connector's health probe failed (HOST host_message).
 	FleetErrHostNotReady = "connector_host.not_ready"
 	// FleetErrHostCapacity: the host's local concurrency is exhausted
 	// (HOST host_message).
@@ -84,8 +84,9 @@ func fleetError(name string) (*protoErr, error) {
 		return &protoErr{Code: name, Message: "connector host is draining or its lease is not valid",
 			Category: "temporary", Retryable: true, RetryAfterMs: 10_000, Source: hostSource()}, nil
 	case FleetErrHostCapacity:
-		// HOST host_message: HTTP 429 from the host; the central daemon
-		// answers by the category (temporary: 503).
+		// HOST host_message: HTTP 429 from the host, retry_after_ms 100
+		// (the host's own figure); the central daemon answers by the
+		// category (temporary: 503).
 		return &protoErr{Code: name, Message: "connector host local concurrency capacity is exhausted",
 			Category: "temporary", Retryable: true, RetryAfterMs: 100, Source: hostSource()}, nil
 	case FleetErrSchedulerOverloaded:

@@ -305,14 +305,22 @@ func TestTenantScopedGlobalLog(t *testing.T) {
 		if log := everything(t, f.Actions()[0], u); len(log.Chunks) != 47 {
 			t.Fatalf("%s: per-action reads changed: %d chunks", name, len(log.Chunks))
 		}
-		// A follow serves cursor frames only.
+		// A follow serves cursor frames only: read until its cursor has
+		// passed every hidden event (the head), the timer a hang guard.
 		st := openFollow(t, u+"/aip/v1/events?follow=true")
-		go func() { time.Sleep(200 * time.Millisecond); st.close() }()
-		for _, fr := range st.all() {
+		guard := time.AfterFunc(10*time.Second, st.close)
+		for passed := false; !passed; {
+			fr, ok := st.next()
+			if !ok || fr.partial {
+				t.Fatalf("%s: the follow ended before its cursor reached %s", name, head)
+			}
 			if fr.event != "" && fr.event != "aip.stream.cursor" {
 				t.Fatalf("%s: a tenant-scoped follow served %s", name, fr.event)
 			}
+			passed = fr.event == "aip.stream.cursor" && fr.id == head
 		}
+		guard.Stop()
+		st.close()
 	}
 }
 

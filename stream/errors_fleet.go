@@ -14,21 +14,14 @@ import (
 // on any of them: the operator submits again, as a new submission, once the
 // fleet has room.
 
-// Codes of the fleet deployment (protocol §13.4; model.RefusedBeforeHermes
-// is the one list).
-const (
-	CodeHostNotReady        = model.CodeHostNotReady
-	CodeHostCapacity        = model.CodeHostCapacity
-	CodeSchedulerOverloaded = model.CodeSchedulerOverloaded
-	CodeAdmissionCapacity   = model.CodeAdmissionCapacity
-	CodeRequestRejected     = model.CodeRequestRejected
-)
-
 // FleetAdvice is the line that says what a fleet error means and what to
 // do ("" for any other error). message is the daemon's message (only
 // searched for the no-tenant refusal), retryAfter its retry_after_ms (0
 // when it gave none), details its details object (may be nil).
 func FleetAdvice(code, message string, retryAfter time.Duration, details json.RawMessage) string {
+	if !model.RefusedBeforeHermes(code, message) { // the one list of them
+		return ""
+	}
 	if retryAfter <= 0 {
 		retryAfter = detailMillis(details, "retry_after_ms")
 	}
@@ -39,27 +32,26 @@ func FleetAdvice(code, message string, retryAfter time.Duration, details json.Ra
 		again += " in a moment"
 	}
 	const nothing = "nothing ran and aipwatch resends nothing"
-	switch {
-	case code == CodeHostNotReady:
+	switch code {
+	case model.CodeHostNotReady:
 		return "the connector host that runs Hermes is draining or not registered yet: " + nothing + "; " + again + ", or check the host (aip-host-hermes-agent)"
-	case code == CodeHostCapacity:
+	case model.CodeHostCapacity:
 		return "the connector host is running as many actions as it may: " + nothing + "; " + again
-	case code == CodeSchedulerOverloaded:
+	case model.CodeSchedulerOverloaded:
 		return "the fleet's admission queue is full: " + nothing + "; " + again
-	case code == CodeAdmissionCapacity:
+	case model.CodeAdmissionCapacity:
 		scope := ""
 		var s string
 		if json.Unmarshal(details, &s) == nil && s != "" {
 			scope = " (" + oneLine(s, 40) + ")"
 		}
 		return "an admission limit of the fleet is exhausted" + scope + ": " + nothing + "; " + again + ", or ask the daemon's operator to raise the limit"
-	case code == CodeRequestRejected:
+	case model.CodeRequestRejected:
 		return "the fleet's admission refused the request: " + nothing + "; check the request and the daemon's connector settings before submitting it again"
-	case model.RefusedBeforeHermes("", message): // no verified tenant
+	default: // no verified tenant (model.NoTenantText)
 		return "this daemon runs Hermes through a connector host, which needs a verified tenant: " + nothing +
 			"; the daemon needs a tenant on its native edge (--native-tenant-id), or use a token bound to a tenant"
 	}
-	return ""
 }
 
 // Advice is FleetAdvice of this error.

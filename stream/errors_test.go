@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"aipwatch/model"
 )
 
 // wireCodes are the codes of protocol §7.4 with their category, then the
@@ -207,10 +209,10 @@ func TestFleetAdvice(t *testing.T) {
 		details   string
 		want      []string
 	}{
-		{CodeHostNotReady, "connector host is draining", 10 * time.Second, "", []string{"draining", "nothing ran", "after 10s"}},
-		{CodeHostCapacity, "", 0, "", []string{"as many actions as it may", "in a moment"}},
-		{CodeSchedulerOverloaded, "remote action queue is full", 0, `{"retry_after_ms":2500}`, []string{"admission queue is full", "after 2.5s"}},
-		{CodeAdmissionCapacity, "", 0, `"tenant"`, []string{"admission limit of the fleet is exhausted (tenant)", "raise the limit"}},
+		{model.CodeHostNotReady, "connector host is draining", 10 * time.Second, "", []string{"draining", "nothing ran", "after 10s"}},
+		{model.CodeHostCapacity, "", 0, "", []string{"as many actions as it may", "in a moment"}},
+		{model.CodeSchedulerOverloaded, "remote action queue is full", 0, `{"retry_after_ms":2500}`, []string{"admission queue is full", "after 2.5s"}},
+		{model.CodeAdmissionCapacity, "", 0, `"tenant"`, []string{"admission limit of the fleet is exhausted (tenant)", "raise the limit"}},
 		{"auth.not_authorized", "authorization failed: remote connector execution requires a verified tenant", 0, "", []string{"verified tenant", "--native-tenant-id"}},
 	}
 	for _, c := range cases {

@@ -13,10 +13,21 @@ import (
 // tenant-scoped token: its status reads unknown while it runs, its own log
 // holds its chunks, given as chunk events with their sequences; the next
 // probe reads on from the cursor (no chunk twice). A settled action's
-// probe is its status alone, given as a result event.
+// probe is its status alone, given as a result event. The same holds
+// in-process: a tenant-scoped log hides the same events there, and a
+// streaming submission takes the sync path on both deployments.
 func TestProbeReadsOnAndSettles(t *testing.T) {
 	t.Parallel()
-	c := fleetClient(t, sim.FleetKnobs{GlobalEvents: true, Topology: sim.TopologyFleet, TenantScoped: true},
+	for _, topo := range []string{sim.TopologyFleet, sim.TopologyInProcess} {
+		t.Run(topo, func(t *testing.T) {
+			t.Parallel()
+			probeReadsOnAndSettles(t, topo)
+		})
+	}
+}
+
+func probeReadsOnAndSettles(t *testing.T, topology string) {
+	c := fleetClient(t, sim.FleetKnobs{GlobalEvents: true, Topology: topology, TenantScoped: true},
 		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 4, Mode: sim.ModeStreaming, ActionID: "act_probe_stream"}},
 		sim.Member{Scenario: "chat-tools", Knobs: sim.Knobs{Finished: true, Mode: sim.ModeStreaming, ActionID: "act_probe_done"}})
 	ctx := context.Background()

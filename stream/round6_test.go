@@ -45,17 +45,17 @@ func TestApplyResultWithoutChunksLogsNoLiveChunksOnce(t *testing.T) {
 func TestFleetAdviceBoundsWhatTheDaemonSends(t *testing.T) {
 	t.Parallel()
 	long, _ := json.Marshal("tenant\nX-Injected: " + strings.Repeat("s", 10000))
-	got := FleetAdvice(CodeAdmissionCapacity, "", 0, long)
+	got := FleetAdvice(model.CodeAdmissionCapacity, "", 0, long)
 	if strings.ContainsAny(got, "\n\r") || len(got) > 400 || strings.Count(got, "s") > 200 {
 		t.Fatalf("scope not bounded to one short line (%d bytes): %.300q", len(got), got)
 	}
 	for _, ms := range []string{"86400001", "3e12", "1e300"} {
-		got := FleetAdvice(CodeHostCapacity, "", 0, json.RawMessage(`{"retry_after_ms":`+ms+`}`))
+		got := FleetAdvice(model.CodeHostCapacity, "", 0, json.RawMessage(`{"retry_after_ms":`+ms+`}`))
 		if !strings.Contains(got, "in a moment") || strings.Contains(got, " after ") {
 			t.Errorf("retry_after_ms %s: %q", ms, got)
 		}
 	}
-	if got := FleetAdvice(CodeHostCapacity, "", 0, json.RawMessage(`{"retry_after_ms":86400000}`)); !strings.Contains(got, " after ") {
+	if got := FleetAdvice(model.CodeHostCapacity, "", 0, json.RawMessage(`{"retry_after_ms":86400000}`)); !strings.Contains(got, " after ") {
 		t.Errorf("a day's retry_after_ms not told: %q", got)
 	}
 }
@@ -65,7 +65,7 @@ func TestFleetAdviceBoundsWhatTheDaemonSends(t *testing.T) {
 // nothing ran and nothing is resent.
 func TestFleetAdviceForEveryRefusalBeforeHermes(t *testing.T) {
 	t.Parallel()
-	for _, code := range []string{CodeHostNotReady, CodeHostCapacity, CodeSchedulerOverloaded, CodeAdmissionCapacity, CodeRequestRejected} {
+	for _, code := range []string{model.CodeHostNotReady, model.CodeHostCapacity, model.CodeSchedulerOverloaded, model.CodeAdmissionCapacity, model.CodeRequestRejected} {
 		if !model.RefusedBeforeHermes(code, "") {
 			t.Fatalf("%s is not one of model's refusals", code)
 		}

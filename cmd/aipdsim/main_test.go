@@ -35,48 +35,14 @@ func TestServesUntilSignal(t *testing.T) {
 	if err := os.WriteFile(tok, []byte("t0ken\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"--listen", "127.0.0.1:0", "--scenario", "late-cancel", "--speed", "0", "--token-file", tok}, pw, io.Discard)
-		pw.Close()
-	}()
-	sc := bufio.NewScanner(pr)
-	var url, action string
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "url: "); ok {
-			url = v
-		}
-		if v, ok := strings.CutPrefix(sc.Text(), "action: "); ok {
-			action = v
-			break
-		}
+	url, actions, stop := serve(t, "--scenario", "late-cancel", "--speed", "0", "--token-file", tok)
+	if url == "" || len(actions) != 1 || actions[0] != "act_sim_late_cancel_01" {
+		t.Fatalf("url %q actions %q", url, actions)
 	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	if url == "" || action != "act_sim_late_cancel_01" {
-		t.Fatalf("url %q action %q", url, action)
+	if code, body := getWith(t, url+"/aip/v1/actions/"+actions[0]+"/result", "t0ken"); code != http.StatusOK {
+		t.Fatalf("result: %d %s", code, body)
 	}
-	req, _ := http.NewRequest(http.MethodGet, url+"/aip/v1/actions/"+action+"/result", nil)
-	req.Header.Set("Authorization", "Bearer t0ken")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("result: %d", resp.StatusCode)
-	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case rc := <-done:
-		if rc != 0 {
-			t.Fatalf("rc %d", rc)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("did not stop on SIGINT")
-	}
+	stop() // SIGINT: run returns 0 within the bound
 }
 
 // serve runs aipdsim with args until stop (SIGINT, as an operator stops
