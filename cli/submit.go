@@ -158,10 +158,12 @@ func runSubmit(w *watch, so *submitOptions, rest []string) error {
 // before anything is sent.
 func (so *submitOptions) request(demo string, rest []string, stdin io.Reader, stderr io.Writer) (submit.Request, []byte, error) {
 	usage := func(msg string) (submit.Request, []byte, error) { return submit.Request{}, nil, output.UsageError(msg) }
-	switch {
-	case so.mode != "" && submit.CheckMode(so.mode) != nil:
-		return usage(submit.CheckMode(so.mode).Error())
-	case len(rest) > 1:
+	if so.mode != "" {
+		if err := submit.CheckMode(so.mode); err != nil {
+			return usage(err.Error())
+		}
+	}
+	if len(rest) > 1 {
 		return usage("one CAPABILITY_ID at most")
 	}
 	if demo != "" {
