@@ -25,18 +25,7 @@ import (
 func hostConsole(t *testing.T, tenantScoped bool) (*frames.Recorder, *teatest.TestModel, *sim.Fleet) {
 	t.Helper()
 	f, err := sim.ConnectorHostFleet(4, tenantScoped)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := f.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
-	client, err := stream.NewDaemon(stream.Config{BaseURL: u, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := fastClient(t, serveFleet(t)(f, err))
 	ids := sim.ConnectorHostActions
 	c := New(context.Background(), Options{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
 		NoColor: true, PollEvery: 50 * time.Millisecond,
@@ -189,20 +178,7 @@ func TestConsoleJournalProbeSettlesNoNotification(t *testing.T) {
 func TestConsoleAcrossContextsJournalAndBlindLog(t *testing.T) {
 	t.Parallel()
 	start := func(f *sim.Fleet, err error) *stream.Poller {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, err := f.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(f.Close)
-		c, err := stream.NewDaemon(stream.Config{BaseURL: u, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.NewPoller(0)
+		return fastClient(t, serveFleet(t)(f, err)).NewPoller(0)
 	}
 	host := start(sim.ConnectorHostFleet(4, true))
 	east := start(sim.ConsoleFleet(4))
