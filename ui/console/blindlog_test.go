@@ -37,15 +37,6 @@ func hostConsole(t *testing.T, tenantScoped bool) (*frames.Recorder, *teatest.Te
 	return fr, tm, f
 }
 
-func rowOf(screen, id string) string {
-	for _, l := range strings.Split(screen, "\n") {
-		if strings.Contains(l, id) {
-			return l
-		}
-	}
-	return ""
-}
-
 // Issue 43 point 4: on a tenant-scoped global log (no chunk, result or
 // cancel event of a Hermes action), the console notices once an action it
 // saw live settles with the log silent, says so in its header, and
@@ -59,14 +50,14 @@ func TestConsoleTenantScopedLogFollowedByReads(t *testing.T) {
 	rows := fr.Wait(t, "the header saying the log is blind, the streaming submission streaming", func(s string) bool {
 		head := strings.SplitN(s, "\n", 2)[0]
 		return strings.Contains(head, "global log without chunk/result events (tenant-scoped token?)") &&
-			strings.Contains(rowOf(s, ids[1]), "streaming")
+			strings.Contains(lineOf(s, ids[1]), "streaming")
 	})
-	if l := rowOf(strings.Join(rows, "\n"), ids[0]); !strings.Contains(l, "j") {
+	if l := lineOf(strings.Join(rows, "\n"), ids[0]); !strings.Contains(l, "j") {
 		t.Errorf("the streaming Chat submission's row: %q", l)
 	}
 	// The streaming Chat submission settles: its probe reads it settled
 	// (its state from its status), the list has it a poll later.
-	fr.Wait(t, "the streaming Chat submission settled", func(s string) bool { return strings.Contains(rowOf(s, ids[0]), "completed") })
+	fr.Wait(t, "the streaming Chat submission settled", func(s string) bool { return strings.Contains(lineOf(s, ids[0]), "completed") })
 	fr.Wait(t, "the pulse counting the streaming submissions' chunks", func(s string) bool {
 		return strings.Contains(s, "chunks/s") && !strings.Contains(s, " 0 now")
 	})
@@ -81,7 +72,7 @@ func TestConsoleFleetLogNotBlindWithoutTenant(t *testing.T) {
 	t.Parallel()
 	fr, tm, f := hostConsole(t, false)
 	ids := sim.ConnectorHostActions
-	fr.Wait(t, "the async Chat turn settled", func(s string) bool { return strings.Contains(rowOf(s, ids[2]), "completed") })
+	fr.Wait(t, "the async Chat turn settled", func(s string) bool { return strings.Contains(lineOf(s, ids[2]), "completed") })
 	before := f.Stats().ListRequests
 	rows := fr.Wait(t, "ten polls later", func(string) bool { return f.Stats().ListRequests >= before+40 })
 	if head := rows[0]; strings.Contains(head, "tenant-scoped") {
@@ -162,7 +153,7 @@ func TestConsoleJournalProbeSettlesNoNotification(t *testing.T) {
 	if len(d.probed) != 1 || d.probed[0] != "act_old_failed" {
 		t.Fatalf("probed %v", d.probed)
 	}
-	if l := rowOf(screenOf(c), "act_old_failed"); !strings.Contains(l, "failed") {
+	if l := lineOf(screenOf(c), "act_old_failed"); !strings.Contains(l, "failed") {
 		t.Fatalf("the probed journal row: %q", l)
 	}
 	c.update(c.listCmd()())
@@ -197,7 +188,7 @@ func TestConsoleAcrossContextsJournalAndBlindLog(t *testing.T) {
 	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(240, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	rows := fr.Wait(t, "host named blind, its streaming submission streaming", func(s string) bool {
-		l := rowOf(s, ids[1])
+		l := lineOf(s, ids[1])
 		return strings.Contains(strings.SplitN(s, "\n", 2)[0], "host: global log without chunk/result events") &&
 			strings.HasPrefix(strings.TrimSpace(l), "host") && strings.Contains(l, "streaming")
 	})
