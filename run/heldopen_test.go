@@ -40,40 +40,10 @@ func TestQuitDuringHeldOpenSubmissionSaysTheRunGoesOn(t *testing.T) {
 			if mode == submit.ModeAsync {
 				topology = sim.TopologyInProcess // async records no chunk on the fleet
 			}
-			srv, err := sim.New("long", sim.Knobs{Speed: 20, Topology: topology, Submit: sim.SubmitKnobs{Await: true, ActionID: id}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(srv.Close)
-			c, err := stream.New(stream.Config{BaseURL: srv.URL(), ActionID: id, AppearTimeout: time.Minute})
-			if err != nil {
-				t.Fatal(err)
-			}
-			req := submit.Request{ActionID: id, CapabilityID: "cap:hermes_agent:sim:chat_stream", Input: []byte(`{"messages":[{"role":"user","content":"summarise the notes"}]}`),
-				Mode: mode, IdempotencyKey: "aipwatch-key-held-1"}
-			sub := &stream.Submission{Client: c, Sync: submit.Held(mode), IdempotencyKey: req.IdempotencyKey,
-				Envelope: func(int) ([]byte, error) { return submit.Envelope(req, "msg_held_"+mode, time.Now()) }}
-			ctx, quit := context.WithCancel(context.Background())
-			sink := &chunkSink{got: make(chan struct{})}
-			done := make(chan error, 1)
-			go func() { done <- sub.Run(ctx, sink) }()
-			select {
-			case <-sink.got: // the run is under way
-			case <-time.After(30 * time.Second): // a hang guard
-				t.Fatal("no chunk came")
-			}
-			quit()
-			if err := <-done; err != nil {
-				t.Logf("the quit run ended: %v", err) // ctx's error
-			}
+			sub := quitHeldSubmission(t, id, topology, mode, "aipwatch-key-held-1", "msg_held_"+mode)
 			p := &Plan{Targets: []Target{{Arg: id, ID: id, Runner: sub}},
 				Resume: func(_ string, args ...string) string { return "aipwatch " + strings.Join(args, " ") }}
-			a := model.NewAction(id)
-			stream.Apply(a, stream.StatusMsg{Status: model.ActionStatus{ActionID: id, State: model.StateRunning}})
-			msg := p.detachOne(a, p.Targets[0])
+			msg := p.detachOne(status(id, model.StateRunning), p.Targets[0])
 			held := strings.Contains(msg, "POST was held open and is closed now: aipd goes on running "+id) &&
 				strings.Contains(msg, "only the reply is lost") && strings.Contains(msg, "may have lost its record") &&
 				strings.Contains(msg, "without its idempotency key aipwatch-key-held-1") && strings.Contains(msg, "resume with: ")
@@ -81,5 +51,68 @@ func TestQuitDuringHeldOpenSubmissionSaysTheRunGoesOn(t *testing.T) {
 				t.Fatalf("mode %s, quit message:\n%s", mode, msg)
 			}
 		})
+	}
+}
+
+// quitHeldSubmission submits id in mode to the simulator's long run on
+// topology, waits for its first chunk, then quits it as the operator
+// does; it returns the quit submission.
+func quitHeldSubmission(t *testing.T, id, topology, mode, key, msgID string) *stream.Submission {
+	t.Helper()
+	srv, err := sim.New("long", sim.Knobs{Speed: 20, Topology: topology, Submit: sim.SubmitKnobs{Await: true, ActionID: id}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	c, err := stream.New(stream.Config{BaseURL: srv.URL(), ActionID: id, AppearTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := submit.Request{ActionID: id, CapabilityID: "cap:hermes_agent:sim:chat_stream", Input: []byte(`{"messages":[{"role":"user","content":"summarise the notes"}]}`),
+		Mode: mode, IdempotencyKey: key}
+	sub := &stream.Submission{Client: c, Sync: submit.Held(mode), IdempotencyKey: key,
+		Envelope: func(int) ([]byte, error) { return submit.Envelope(req, msgID, time.Now()) }}
+	ctx, quit := context.WithCancel(context.Background())
+	sink := &chunkSink{got: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() { done <- sub.Run(ctx, sink) }()
+	select {
+	case <-sink.got: // the run is under way
+	case <-time.After(30 * time.Second): // a hang guard
+		t.Fatal("no chunk came")
+	}
+	quit()
+	if err := <-done; err != nil {
+		t.Logf("the quit run ended: %v", err) // ctx's error
+	}
+	return sub
+}
+
+// design §14: the held-open lines (the run goes on, the reply is lost,
+// never resubmit without the key) are said only of an action not known to
+// have settled: once its status reads settled (expired here) quitting says
+// that it ended and its outcome was not read, nothing of a run going on.
+func TestHeldOpenLinesNotForASettledAction(t *testing.T) {
+	t.Parallel()
+	id := "act_test_held_open_settled"
+	sub := quitHeldSubmission(t, id, sim.TopologyFleet, submit.ModeStreaming, "aipwatch-key-held-2", "msg_held_settled")
+	if !sub.HeldOpen() {
+		t.Fatal("the fixture: the POST is not held open")
+	}
+	p := &Plan{Targets: []Target{{Arg: id, ID: id, Runner: sub}},
+		Resume: func(_ string, args ...string) string { return "aipwatch " + strings.Join(args, " ") }}
+	running := status(id, model.StateRunning)
+	if msg := p.detachOne(running, p.Targets[0]); !strings.Contains(msg, "POST was held open") {
+		t.Fatalf("running: %s", msg)
+	}
+	expired := status(id, model.StateExpired)
+	if !expired.Settled() {
+		t.Fatal("the fixture: expired is not settled")
+	}
+	if msg := p.detachOne(expired, p.Targets[0]); strings.Contains(msg, "held open") || strings.Contains(msg, "goes on running") {
+		t.Fatalf("settled: %s", msg)
 	}
 }

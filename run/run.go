@@ -76,13 +76,13 @@ type Plan struct {
 	Again  string
 }
 
-// IO is where a run reads its keys and writes.
+// IO is where a run reads its keys and writes. A full-screen view's size
+// and environment are the terminal's: the one host that knows them
+// otherwise (an SSH session) builds its screen on a ui.Terminal itself.
 type IO struct {
 	Keys           io.Reader // a full-screen view's keys (nil: the controlling terminal)
 	Stdout, Stderr io.Writer
 	TTY, ErrTTY    bool // stdout, stderr is a terminal
-	Width, Height  int  // the terminal's size when known (0: asked)
-	Env            []string
 }
 
 // outcome is one target's run.
@@ -124,8 +124,7 @@ func (p *Plan) screen(ctx context.Context, o IO) ([]outcome, int) {
 	if len(panes) > 1 {
 		s = split.New(ctx, panes, p.Keys, p.Flags.NoColor)
 	}
-	err := ui.Run(ctx, s, ui.Terminal{Input: o.Keys, Output: safe.Unwrap(o.Stdout), NoColor: p.Flags.NoColor,
-		Width: o.Width, Height: o.Height, Env: o.Env})
+	err := ui.Run(ctx, s, ui.Terminal{Input: o.Keys, Output: safe.Unwrap(o.Stdout), NoColor: p.Flags.NoColor})
 	s.Close()
 	var runs []outcome
 	for _, l := range s.Panes() {

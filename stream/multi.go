@@ -72,18 +72,26 @@ func (p MultiPart) Poll(ctx context.Context) (Window, error) {
 	if p.src.Err != nil {
 		return Window{}, p.src.Err
 	}
-	pctx, cancel := context.WithTimeout(ctx, p.timeout)
-	defer cancel()
-	w, err := p.src.Poller.Poll(pctx)
+	w, err := PollWithin(ctx, p.timeout, p.src.Poller.Poll)
 	if err != nil {
-		if ctx.Err() == nil && pctx.Err() != nil {
-			err = NoAnswerError{Op: "list", After: p.timeout}
-		}
 		return Window{}, err
 	}
 	tagged(w.Live, p.Name)
 	tagged(w.Recent.Rows, p.Name)
 	return w, nil
+}
+
+// PollWithin is poll bounded by d: a read the bound ends is a
+// NoAnswerError ("list: no answer within d"), not Go's "context deadline
+// exceeded"; one ctx ended keeps ctx's error.
+func PollWithin(ctx context.Context, d time.Duration, poll func(context.Context) (Window, error)) (Window, error) {
+	pctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	w, err := poll(pctx)
+	if err != nil && ctx.Err() == nil && pctx.Err() != nil {
+		err = NoAnswerError{Op: "list", After: d}
+	}
+	return w, err
 }
 
 // Probe reads one action of this daemon (Client.Probe).

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -217,11 +218,7 @@ func (c *Console) probeCmds(i int) tea.Cmd {
 		}
 	}
 	// The least recently read first.
-	for a := 1; a < len(due); a++ {
-		for b := a; b > 0 && due[b].at.Before(due[b-1].at); b-- {
-			due[b], due[b-1] = due[b-1], due[b]
-		}
-	}
+	slices.SortStableFunc(due, func(a, b cand) int { return a.at.Compare(b.at) })
 	var cmds []tea.Cmd
 	for _, d := range due {
 		if w.probing >= maxProbes {

@@ -25,18 +25,7 @@ import (
 func hostConsole(t *testing.T, tenantScoped bool) (*frames.Recorder, *teatest.TestModel, *sim.Fleet) {
 	t.Helper()
 	f, err := sim.ConnectorHostFleet(4, tenantScoped)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := f.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
-	client, err := stream.NewDaemon(stream.Config{BaseURL: u, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := fastClient(t, serveFleet(t)(f, err))
 	ids := sim.ConnectorHostActions
 	c := New(context.Background(), Options{Daemon: client.NewPoller(0), Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
 		NoColor: true, PollEvery: 50 * time.Millisecond,
@@ -46,15 +35,6 @@ func hostConsole(t *testing.T, tenantScoped bool) (*frames.Recorder, *teatest.Te
 	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(220, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	return fr, tm, f
-}
-
-func rowOf(screen, id string) string {
-	for _, l := range strings.Split(screen, "\n") {
-		if strings.Contains(l, id) {
-			return l
-		}
-	}
-	return ""
 }
 
 // Issue 43 point 4: on a tenant-scoped global log (no chunk, result or
@@ -70,14 +50,14 @@ func TestConsoleTenantScopedLogFollowedByReads(t *testing.T) {
 	rows := fr.Wait(t, "the header saying the log is blind, the streaming submission streaming", func(s string) bool {
 		head := strings.SplitN(s, "\n", 2)[0]
 		return strings.Contains(head, "global log without chunk/result events (tenant-scoped token?)") &&
-			strings.Contains(rowOf(s, ids[1]), "streaming")
+			strings.Contains(lineOf(s, ids[1]), "streaming")
 	})
-	if l := rowOf(strings.Join(rows, "\n"), ids[0]); !strings.Contains(l, "j") {
+	if l := lineOf(strings.Join(rows, "\n"), ids[0]); !strings.Contains(l, "j") {
 		t.Errorf("the streaming Chat submission's row: %q", l)
 	}
 	// The streaming Chat submission settles: its probe reads it settled
 	// (its state from its status), the list has it a poll later.
-	fr.Wait(t, "the streaming Chat submission settled", func(s string) bool { return strings.Contains(rowOf(s, ids[0]), "completed") })
+	fr.Wait(t, "the streaming Chat submission settled", func(s string) bool { return strings.Contains(lineOf(s, ids[0]), "completed") })
 	fr.Wait(t, "the pulse counting the streaming submissions' chunks", func(s string) bool {
 		return strings.Contains(s, "chunks/s") && !strings.Contains(s, " 0 now")
 	})
@@ -92,7 +72,7 @@ func TestConsoleFleetLogNotBlindWithoutTenant(t *testing.T) {
 	t.Parallel()
 	fr, tm, f := hostConsole(t, false)
 	ids := sim.ConnectorHostActions
-	fr.Wait(t, "the async Chat turn settled", func(s string) bool { return strings.Contains(rowOf(s, ids[2]), "completed") })
+	fr.Wait(t, "the async Chat turn settled", func(s string) bool { return strings.Contains(lineOf(s, ids[2]), "completed") })
 	before := f.Stats().ListRequests
 	rows := fr.Wait(t, "ten polls later", func(string) bool { return f.Stats().ListRequests >= before+40 })
 	if head := rows[0]; strings.Contains(head, "tenant-scoped") {
@@ -173,7 +153,7 @@ func TestConsoleJournalProbeSettlesNoNotification(t *testing.T) {
 	if len(d.probed) != 1 || d.probed[0] != "act_old_failed" {
 		t.Fatalf("probed %v", d.probed)
 	}
-	if l := rowOf(screenOf(c), "act_old_failed"); !strings.Contains(l, "failed") {
+	if l := lineOf(screenOf(c), "act_old_failed"); !strings.Contains(l, "failed") {
 		t.Fatalf("the probed journal row: %q", l)
 	}
 	c.update(c.listCmd()())
@@ -189,20 +169,7 @@ func TestConsoleJournalProbeSettlesNoNotification(t *testing.T) {
 func TestConsoleAcrossContextsJournalAndBlindLog(t *testing.T) {
 	t.Parallel()
 	start := func(f *sim.Fleet, err error) *stream.Poller {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, err := f.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(f.Close)
-		c, err := stream.NewDaemon(stream.Config{BaseURL: u, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.NewPoller(0)
+		return fastClient(t, serveFleet(t)(f, err)).NewPoller(0)
 	}
 	host := start(sim.ConnectorHostFleet(4, true))
 	east := start(sim.ConsoleFleet(4))
@@ -221,7 +188,7 @@ func TestConsoleAcrossContextsJournalAndBlindLog(t *testing.T) {
 	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(240, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	rows := fr.Wait(t, "host named blind, its streaming submission streaming", func(s string) bool {
-		l := rowOf(s, ids[1])
+		l := lineOf(s, ids[1])
 		return strings.Contains(strings.SplitN(s, "\n", 2)[0], "host: global log without chunk/result events") &&
 			strings.HasPrefix(strings.TrimSpace(l), "host") && strings.Contains(l, "streaming")
 	})
@@ -273,7 +240,7 @@ func TestConsoleProbesAFewAtATime(t *testing.T) {
 		return out
 	}
 	first := probes()
-	if len(first) != maxProbes || len(d.probed) != 4 {
+	if len(first) != 4 || len(d.probed) != 4 { // docs/console.md: at most 4 actions a poll a daemon
 		t.Fatalf("a poll sent %d probes, want 4", len(first))
 	}
 	if again := probes(); len(again) != 0 {

@@ -29,15 +29,7 @@ import (
 // state=queued), at most five a poll.
 func TestConsoleListRequestsAPollOnAProductionDaemon(t *testing.T) {
 	t.Parallel()
-	f, err := sim.ProductionFleet(4, sim.History{Actions: 50_000, Events: 100_000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := f.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
+	u := serveFleet(t)(sim.ProductionFleet(4, sim.History{Actions: 50_000, Events: 100_000}))
 	var polls, lists atomic.Int64
 	target, _ := url.Parse(u)
 	proxy := httputil.NewSingleHostReverseProxy(target)

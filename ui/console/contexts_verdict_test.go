@@ -13,20 +13,28 @@ import (
 	"aipwatch/stream"
 )
 
+// sameIDOnTwoDaemons lists one settled action, of one ID, on the contexts
+// east and west.
+func sameIDOnTwoDaemons() *contextsDaemon {
+	settled := []model.ActionStatus{{ActionID: sameID, CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "completed",
+		ResultStatus: "completed", UpdatedAt: t0.Add(-time.Minute).Format(time.RFC3339Nano)}}
+	return &contextsDaemon{multi: &stream.Multi{Sources: []stream.MultiSource{{Name: "east"}, {Name: "west"}}},
+		lists: map[string][]model.ActionStatus{"east": settled, "west": settled}}
+}
+
+// sameID is the action ID listed on both daemons.
+const sameID = "act_same_on_both"
+
 // Across contexts each settled row is judged by its own daemon's judge
 // (design §9: the VERDICT column acts on the row's own daemon, with its
 // own credentials): one action ID on two daemons is two judgements, each
 // asked of its own judge, each shown on its own row.
 func TestConsoleAcrossContextsJudgesOnTheRowsDaemon(t *testing.T) {
 	t.Parallel()
-	const id = "act_same_on_both"
-	settled := []model.ActionStatus{{ActionID: id, CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "completed",
-		ResultStatus: "completed", UpdatedAt: t0.Add(-time.Minute).Format(time.RFC3339Nano)}}
-	d := &contextsDaemon{multi: &stream.Multi{Sources: []stream.MultiSource{{Name: "east"}, {Name: "west"}}},
-		lists: map[string][]model.ActionStatus{"east": settled, "west": settled}}
+	d := sameIDOnTwoDaemons()
 	judges := map[string]*fakeJudge{
-		"east": {words: map[string]string{id: model.VerdictFailed}},
-		"west": {words: map[string]string{id: model.VerdictVerified}},
+		"east": {words: map[string]string{sameID: model.VerdictFailed}},
+		"west": {words: map[string]string{sameID: model.VerdictVerified}},
 	}
 	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
 		Contexts: []string{"east", "west"}, JudgeIn: func(name string) Judge {
@@ -41,16 +49,16 @@ func TestConsoleAcrossContextsJudgesOnTheRowsDaemon(t *testing.T) {
 	c.update(c.listCmd()())
 	judgeAll(t, c)
 	for name, j := range judges {
-		if len(j.asked) != 1 || j.asked[0] != id {
-			t.Errorf("%s's judge was asked %v, want %s once", name, j.asked, id)
+		if len(j.asked) != 1 || j.asked[0] != sameID {
+			t.Errorf("%s's judge was asked %v, want %s once", name, j.asked, sameID)
 		}
 	}
 	var east, west string
 	for _, l := range strings.Split(screenOf(c), "\n") {
 		switch {
-		case strings.Contains(l, id) && strings.Contains(l, "east"):
+		case strings.Contains(l, sameID) && strings.Contains(l, "east"):
 			east = l
-		case strings.Contains(l, id) && strings.Contains(l, "west"):
+		case strings.Contains(l, sameID) && strings.Contains(l, "west"):
 			west = l
 		}
 	}
@@ -63,11 +71,7 @@ func TestConsoleAcrossContextsJudgesOnTheRowsDaemon(t *testing.T) {
 // context: one ID on two daemons reads as two (issue 46 item 10).
 func TestConsoleNotificationNamesTheContext(t *testing.T) {
 	t.Parallel()
-	const id = "act_same_on_both"
-	settled := []model.ActionStatus{{ActionID: id, CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "completed",
-		ResultStatus: "completed", UpdatedAt: t0.Add(-time.Minute).Format(time.RFC3339Nano)}}
-	d := &contextsDaemon{multi: &stream.Multi{Sources: []stream.MultiSource{{Name: "east"}, {Name: "west"}}},
-		lists: map[string][]model.ActionStatus{"east": settled, "west": settled}}
+	d := sameIDOnTwoDaemons()
 	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
 		Contexts: []string{"east", "west"}, JudgeIn: func(string) Judge { return &fakeJudge{} },
 		Notification:   func(a *model.Action) string { return "bare " + a.ID },
@@ -86,7 +90,7 @@ func TestConsoleNotificationNamesTheContext(t *testing.T) {
 		}
 	}
 	slices.Sort(sent)
-	if strings.Join(sent, "|") != "named east/"+id+"|named west/"+id {
+	if strings.Join(sent, "|") != "named east/"+sameID+"|named west/"+sameID {
 		t.Fatalf("notifications %q, want each naming its context", sent)
 	}
 }

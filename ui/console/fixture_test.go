@@ -81,18 +81,34 @@ func realConsoleKeys(t testing.TB) ui.ConsoleKeyMap {
 // served for the test's length.
 func simDaemon(t *testing.T) *stream.Client {
 	t.Helper()
-	f, err := sim.ConsoleFleet(4)
+	return fastClient(t, serveFleet(t)(sim.ConsoleFleet(4)))
+}
+
+// serveFleet returns a function that serves the fleet a sim constructor
+// made for the test's length and returns its URL:
+// serveFleet(t)(sim.ConsoleFleet(4)).
+func serveFleet(t *testing.T) func(*sim.Fleet, error) string {
+	return func(f *sim.Fleet, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := f.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(f.Close)
+		return u
+	}
+}
+
+// fastClient is a client of the daemon at u whose retries are paced for a
+// test (20-200 ms).
+func fastClient(t *testing.T, u string) *stream.Client {
+	t.Helper()
+	c, err := stream.NewDaemon(stream.Config{BaseURL: u, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := f.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
-	client, err := stream.NewDaemon(stream.Config{BaseURL: u, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client
+	return c
 }

@@ -50,22 +50,9 @@ func hungDaemon(t *testing.T) (*httptest.Server, *atomic.Int32) {
 func TestConsoleHungContextDelaysNoOther(t *testing.T) {
 	t.Parallel()
 	f, err := sim.ConsoleFleet(4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := f.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
+	u := serveFleet(t)(f, err)
 	hung, held := hungDaemon(t)
-	poller := func(url string) *stream.Poller {
-		c, err := stream.NewDaemon(stream.Config{BaseURL: url, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.NewPoller(0)
-	}
+	poller := func(url string) *stream.Poller { return fastClient(t, url).NewPoller(0) }
 	multi := &stream.Multi{Timeout: time.Hour, Sources: []stream.MultiSource{
 		{Name: "hung", Poller: poller(hung.URL)},
 		{Name: "east", Poller: poller(u)},

@@ -129,15 +129,12 @@ func (c *Console) pollCmd(i int, manual bool) tea.Cmd {
 		journal = func() []string { return in(name) }
 	}
 	return func() tea.Msg {
-		rctx := ctx
-		if !multi {
-			var cancel context.CancelFunc
-			rctx, cancel = context.WithTimeout(ctx, pollTimeout)
-			defer cancel()
-		}
-		w, err := poll(rctx)
-		if err != nil && !multi && ctx.Err() == nil && rctx.Err() != nil {
-			err = stream.NoAnswerError{Op: "list", After: pollTimeout} // ours, not Go's "context deadline exceeded"
+		var w stream.Window
+		var err error
+		if multi { // a Multi bounds each of its parts
+			w, err = poll(ctx)
+		} else {
+			w, err = stream.PollWithin(ctx, pollTimeout, poll)
 		}
 		msg := listMsg{part: i, w: w, err: err, manual: manual}
 		if err == nil && journal != nil {
@@ -201,12 +198,8 @@ func (c *Console) staleContexts() []*part {
 
 // isStale reports whether the rows of context name are stale.
 func (c *Console) isStale(name string) bool {
-	for _, p := range c.parts {
-		if p.name == name {
-			return p.stale()
-		}
-	}
-	return false
+	p := c.partOf(name)
+	return p != nil && p.stale()
 }
 
 // staleLine is the status line's word on the stale contexts ("" when

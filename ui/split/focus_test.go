@@ -70,3 +70,29 @@ func TestSplitCursorIsInTheFocusedPane(t *testing.T) {
 		t.Fatalf("left of the cursor (%d,%d): %q in row %q", c.X, c.Y, string(row[c.X-1]), rows[c.Y])
 	}
 }
+
+// A split view of one pane (the console's enter on one row) is the live
+// view alone: the cursor stands on its search line, just right of the
+// query typed.
+func TestSplitOfOnePaneCursorOnItsSearchLine(t *testing.T) {
+	t.Parallel()
+	pb := newPaneBench(t, 1, 120, 40)
+	s := pb.s
+	s.Update(tea.KeyPressMsg{Code: '/', Text: "/"})
+	if s.Mode() != ui.ModeSearch {
+		t.Fatalf("/ did not open the search: mode %v", s.Mode())
+	}
+	s.Update(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	frame, _ := pb.frameLagging()
+	c := s.Cursor()
+	if c == nil {
+		t.Fatal("no cursor while the search line is typed")
+	}
+	rows := strings.Split(ansi.Strip(frame), "\n")
+	if c.Y < 0 || c.Y >= len(rows) || c.X < 1 {
+		t.Fatalf("the cursor at %d,%d is off the frame of %d rows", c.X, c.Y, len(rows))
+	}
+	if row := []rune(rows[c.Y]); c.X > len(row) || string(row[c.X-1]) != "q" {
+		t.Fatalf("left of the cursor (%d,%d) in row %q: not the query", c.X, c.Y, rows[c.Y])
+	}
+}

@@ -124,9 +124,9 @@ func (s *Split) View(width, height int) string {
 		return ""
 	}
 	if len(s.panes) == 1 {
-		s.cursorAt = [2]int{}
-		s.last = s.panes[0].View(width, height)
-		return s.last
+		frame := s.panes[0].View(width, height)
+		s.cursorAt, s.lastRows = [2]int{}, strings.Count(frame, "\n")+1
+		return frame
 	}
 	var pieces [MaxPanes][]string
 	size := 0

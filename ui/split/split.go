@@ -50,8 +50,7 @@ type Split struct {
 	blocks        []block // each pane as the last frame drew it (block.go)
 	drawn         int     // blocks drawn since New (the tests count them)
 	cursorAt      [2]int  // where the focused pane's cell starts (x, y)
-	last          string  // one pane's last frame, for Cursor
-	lastRows      int     // the rows of the focused pane's last frame (in its box), for Cursor
+	lastRows      int     // the rows of the focused pane's last frame (in its box, or the screen alone), for Cursor
 }
 
 // New makes the split view of the actions panes name (one to MaxPanes;
@@ -195,12 +194,7 @@ func (s *Split) Frame(width, height int) ui.Frame {
 // Cursor is the terminal's cursor in the focused pane (its search line),
 // placed on the screen, as of the last frame.
 func (s *Split) Cursor() *tea.Cursor {
-	var c *tea.Cursor
-	if len(s.panes) == 1 {
-		c = s.panes[0].Cursor(s.last)
-	} else {
-		c = s.Focused().CursorIn(s.lastRows)
-	}
+	c := s.Focused().CursorIn(s.lastRows)
 	if c == nil {
 		return nil
 	}
