@@ -58,7 +58,8 @@ func runConsole(f *follow) int {
 	}
 	co := consoleOptions(f)
 	co.Daemon = d.client.NewPoller(0)
-	co.Journal = func() []string { return journalIDs(e.getenv, o.conn.url, nil) }
+	jc := &journalCache{getenv: e.getenv} // read again only when it changed
+	co.Journal = func() []string { return jc.ids(o.conn.url) }
 	co.Follow = d.follow
 	// The VERDICT column's reviews: the rows drawn, four at once.
 	co.Judge = d.judge()
@@ -206,9 +207,10 @@ func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) i
 	if f.w.r.demo == "" { // while no context's daemon ever answered (each row says why)
 		co.ListHint = "check: aipwatch contexts · no daemon: aipwatch --demo=console"
 	}
+	jc := &journalCache{getenv: f.w.e.getenv} // one read of the file for every context
 	co.JournalIn = func(name string) []string { // this machine's submissions to that daemon (j, j!)
 		if d, ok := reached[name]; ok {
-			return journalIDs(f.w.e.getenv, d.c.url, nil)
+			return jc.ids(d.c.url)
 		}
 		return nil
 	}
