@@ -177,7 +177,7 @@ func (d hubDaemon) ListAt(ctx context.Context, q stream.ListQuery, offset, n int
 }
 
 // FollowGlobal joins the one follow of the global log (started for the
-// first session, stopped once the last has left and linger passed).
+// first session, or again once it ended; stopped when the last leaves).
 func (d hubDaemon) FollowGlobal(ctx context.Context, o stream.GlobalOptions, sink stream.Sink) error {
 	f := d.h.joinGlobal(o)
 	defer d.h.leaveGlobal(f)
