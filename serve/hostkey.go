@@ -47,7 +47,7 @@ func loadHostKey(path string) (signer gossh.Signer, created bool, err error) {
 		if fi.Mode().Perm()&0o077 != 0 {
 			return fmt.Errorf("%s may be read by group or others (mode %04o): it is the server's private key; chmod 600 it", path, fi.Mode().Perm())
 		}
-		if owner, ok := ownerUID(fi); ok && owner != os.Getuid() {
+		if owner, ok := config.OwnerOf(fi); ok && owner != os.Getuid() {
 			return fmt.Errorf("%s belongs to another user (uid %d): it is the server's private key", path, owner)
 		}
 		return nil
