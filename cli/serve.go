@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"aipwatch/config"
+	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
@@ -122,10 +123,12 @@ func (sf serveFlags) settings(c *cobra.Command, g *globalFlags, getenv func(stri
 		return cfg, "", output.UsageError("serve needs the people's keys: --authorized-keys FILE (watch) and/or --operator-keys FILE (cancel too), or serve.authorized_keys / serve.operator_keys in the config file")
 	}
 	if cfg.HostKey == "" || cfg.AuditLog == "" {
-		dir, err := serve.StateDir(getenv)
+		// The state directory is the journal's (one rule: journal.Path).
+		jpath, err := journal.Path(getenv)
 		if err != nil {
-			return cfg, "", err
+			return cfg, "", errors.New("neither XDG_STATE_HOME nor HOME is an absolute path: name the files (--host-key, --audit-log)")
 		}
+		dir := filepath.Dir(jpath)
 		if cfg.HostKey == "" {
 			cfg.HostKey = filepath.Join(dir, serve.HostKeyName)
 		}

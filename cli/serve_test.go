@@ -69,3 +69,33 @@ func runCLIEnv(t *testing.T, getenv func(string) string, args ...string) (code i
 	code = Run(args, strings.NewReader(""), &out, &errb, getenv, testKeys())
 	return code, out.String(), errb.String()
 }
+
+// The host key and the audit log default to the state directory, the
+// journal's; without one, serve asks for the files to be named.
+func TestServeStateDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return dir
+		}
+		return ""
+	}
+	var sf serveFlags
+	c := serveCommand(&runEnv{getenv: env}, &globalFlags{})
+	_ = c.Flags().Parse([]string{"--operator-keys", "ops.keys"})
+	sf.operatorKeys = "ops.keys"
+	cfg, _, err := sf.settings(c, &globalFlags{}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "aipwatch", "ssh_host_ed25519_key"); cfg.HostKey != want {
+		t.Errorf("host key %q, want %q", cfg.HostKey, want)
+	}
+	if want := filepath.Join(dir, "aipwatch", "serve-audit.jsonl"); cfg.AuditLog != want {
+		t.Errorf("audit log %q, want %q", cfg.AuditLog, want)
+	}
+	if _, _, err := sf.settings(c, &globalFlags{}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "--host-key") {
+		t.Errorf("no state directory: %v", err)
+	}
+}

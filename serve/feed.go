@@ -105,65 +105,37 @@ func (f *feed) deliver(ctx context.Context, sink stream.Sink) error {
 func stamp(m stream.Msg, now time.Time) stream.Msg {
 	switch v := m.(type) {
 	case stream.StatusMsg:
-		if v.At.IsZero() {
-			v.At = now
-		}
-		return v
+		return stampAt(&v, &v.At, now)
 	case stream.ModeMsg:
-		if v.At.IsZero() {
-			v.At = now
-		}
-		return v
+		return stampAt(&v, &v.At, now)
 	case stream.ConnectedMsg:
-		if v.At.IsZero() {
-			v.At = now
-		}
-		return v
+		return stampAt(&v, &v.At, now)
 	case stream.ReconnectingMsg:
-		if v.At.IsZero() {
-			v.At = now
-		}
-		return v
+		return stampAt(&v, &v.At, now)
 	case stream.RestartMsg:
-		if v.At.IsZero() {
-			v.At = now
-		}
-		return v
+		return stampAt(&v, &v.At, now)
 	case stream.NoRecordMsg:
-		if v.At.IsZero() {
-			v.At = now
-		}
-		return v
+		return stampAt(&v, &v.At, now)
 	case stream.CursorFreeMsg:
-		if v.At.IsZero() {
-			v.At = now
-		}
-		return v
+		return stampAt(&v, &v.At, now)
 	case stream.ResultWaitMsg:
-		if v.At.IsZero() {
-			v.At = now
-		}
-		return v
+		return stampAt(&v, &v.At, now)
 	case stream.UnsettledMsg:
-		if v.At.IsZero() {
-			v.At = now
-		}
-		return v
+		return stampAt(&v, &v.At, now)
 	case stream.TerminalMsg:
-		if v.At.IsZero() {
-			v.At = now
-		}
-		return v
+		return stampAt(&v, &v.At, now)
 	case stream.ResultMsg:
-		if v.At.IsZero() {
-			v.At = now
-		}
-		return v
+		return stampAt(&v, &v.At, now)
 	case stream.ErrorMsg:
-		if v.At.IsZero() {
-			v.At = now
-		}
-		return v
+		return stampAt(&v, &v.At, now)
 	}
 	return m
+}
+
+// stampAt is *v with *at (v's own At) set to now when it was zero.
+func stampAt[T stream.Msg](v *T, at *time.Time, now time.Time) stream.Msg {
+	if at.IsZero() {
+		*at = now
+	}
+	return *v
 }

@@ -27,19 +27,6 @@ const maxHostKey = 64 << 10
 // HostKeyName is the host key's file in the state directory.
 const HostKeyName = "ssh_host_ed25519_key"
 
-// StateDir is aipwatch's state directory: $XDG_STATE_HOME/aipwatch when
-// XDG_STATE_HOME is an absolute path, else $HOME/.local/state/aipwatch
-// (where the journal lives too).
-func StateDir(getenv func(string) string) (string, error) {
-	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "aipwatch"), nil
-	}
-	if h := getenv("HOME"); h != "" && filepath.IsAbs(h) {
-		return filepath.Join(h, ".local", "state", "aipwatch"), nil
-	}
-	return "", errors.New("neither XDG_STATE_HOME nor HOME is an absolute path: name the files (--host-key, --audit-log)")
-}
-
 // loadHostKey reads the host key at path, or makes it when there is no
 // file: created reports that it was made.
 func loadHostKey(path string) (signer gossh.Signer, created bool, err error) {
@@ -47,7 +34,7 @@ func loadHostKey(path string) (signer gossh.Signer, created bool, err error) {
 		if fi.Mode().Perm()&0o077 != 0 {
 			return fmt.Errorf("%s may be read by group or others (mode %04o): it is the server's private key; chmod 600 it", path, fi.Mode().Perm())
 		}
-		if owner, ok := ownerUID(fi); ok && owner != os.Getuid() {
+		if owner, ok := config.OwnerOf(fi); ok && owner != os.Getuid() {
 			return fmt.Errorf("%s belongs to another user (uid %d): it is the server's private key", path, owner)
 		}
 		return nil

@@ -177,7 +177,7 @@ func (d hubDaemon) ListAt(ctx context.Context, q stream.ListQuery, offset, n int
 }
 
 // FollowGlobal joins the one follow of the global log (started for the
-// first session, stopped once the last has left and linger passed).
+// first session, or again once it ended; stopped when the last leaves).
 func (d hubDaemon) FollowGlobal(ctx context.Context, o stream.GlobalOptions, sink stream.Sink) error {
 	f := d.h.joinGlobal(o)
 	defer d.h.leaveGlobal(f)
@@ -313,8 +313,23 @@ func (h *hub) judge() console.Judge {
 
 type hubJudge struct{ h *hub }
 
+// Judge reads on the server's context, not the session's: the judge
+// reads an ID once for all who ask at the same time, so a session that
+// leaves (its context ends) while others wait for the same verdict must
+// not cancel the read for them (they would show it unknown and read it
+// again). The session waits until its own context ends.
 func (j hubJudge) Judge(ctx context.Context, id string) stream.Judgement {
-	return j.h.src.Judge.Judge(ctx, id)
+	if jg, ok := j.h.src.Judge.Cached(id); ok {
+		return jg
+	}
+	done := make(chan stream.Judgement, 1)
+	go func() { done <- j.h.src.Judge.Judge(j.h.ctx, id) }()
+	select {
+	case jg := <-done:
+		return jg
+	case <-ctx.Done():
+		return stream.Judgement{ID: id, Word: stream.VerdictUnknown, Err: ctx.Err()}
+	}
 }
 
 func (j hubJudge) Review(ctx context.Context, id string) (*model.Action, stream.Judgement) {

@@ -115,3 +115,28 @@ func TestHubFailedFollowNotKept(t *testing.T) {
 	}
 	waitUntil(t, "the second read", func() bool { return runs.Load() == 2 })
 }
+
+// A message the feed keeps carries when it came (a session that joins
+// later sees when it happened, not when it joined); one that had its own
+// time keeps it.
+func TestFeedStampsWhenTheMessageCame(t *testing.T) {
+	f := newFeed(0)
+	own := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	before := time.Now()
+	f.add(stream.StatusMsg{})
+	f.add(stream.ErrorMsg{At: own})
+	f.add(stream.TerminalMsg{})
+	msgs, _, _, _ := f.next(t.Context(), 0)
+	if len(msgs) != 3 {
+		t.Fatalf("%d messages, want 3", len(msgs))
+	}
+	if at := msgs[0].(stream.StatusMsg).At; at.Before(before) {
+		t.Errorf("a status without a time kept %v, want the time it came", at)
+	}
+	if at := msgs[1].(stream.ErrorMsg).At; !at.Equal(own) {
+		t.Errorf("an error's own time became %v, want %v", at, own)
+	}
+	if at := msgs[2].(stream.TerminalMsg).At; at.Before(before) {
+		t.Errorf("a terminal message without a time kept %v, want the time it came", at)
+	}
+}

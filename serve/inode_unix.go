@@ -15,12 +15,3 @@ func inode(fi os.FileInfo) uint64 {
 	}
 	return 0
 }
-
-// ownerUID is the file's owner, where the system says.
-func ownerUID(fi os.FileInfo) (int, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return int(st.Uid), true
-}

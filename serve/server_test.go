@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
@@ -214,6 +215,7 @@ func TestNoTerminalNoShellNoForwarding(t *testing.T) {
 // polls run, under -race; the daemon is polled as by one console.
 func TestTwentySessions(t *testing.T) {
 	f := newFixture(t, func(_ *fixture, c *Config) { c.MaxSessions = 20 })
+	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range 20 {
 		key := f.watcher
@@ -240,6 +242,13 @@ func TestTwentySessions(t *testing.T) {
 	// TestSessionBound.
 	if n := f.srv.hub.counts.follows.Load(); n > 4 {
 		t.Fatalf("%d follows of the daemon for 20 sessions opening the same views", n)
+	}
+	// The list is polled as by one console (design §15): at most once a
+	// poll period (testViews: 500 ms) for all 20, and one under way; twenty
+	// consoles polling on their own would make twenty times as many.
+	elapsed := time.Since(start)
+	if n, most := f.srv.hub.counts.polls.Load(), int64(elapsed/(500*time.Millisecond))+2; n > most {
+		t.Fatalf("%d list polls in %v for 20 sessions, want at most %d (one console's)", n, elapsed, most)
 	}
 }
 
@@ -341,9 +350,10 @@ func TestHostileTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil(t, "a frame after the storm", func() bool { return tm.out.len() > tm.mark })
-	// No line of any frame was drawn wider than the clamp.
+	// No line of any frame was drawn wider than the clamp (docs/serve.md:
+	// at most 500×200).
 	for _, line := range strings.Split(tm.out.text(), "\n") {
-		if n := strings.Count(line, "─"); n > maxWidth {
+		if n := strings.Count(line, "─"); n > 500 {
 			t.Fatalf("a rule of %d cells: the size was not clamped", n)
 		}
 	}

@@ -76,20 +76,12 @@ func checkArgs(args []string) error {
 	return nil
 }
 
-// validActionID: act_ and then letters, digits, '_' and '-' (at most 128
-// bytes): an ID goes into a URL path and onto the screen.
+// validActionID: act_ and then an ID's characters (safe.IDWord: letters,
+// digits, '_' and '-'), at most 128 bytes: an ID goes into a URL path and
+// onto the screen.
 func validActionID(s string) bool {
-	if !strings.HasPrefix(s, "act_") || len(s) <= 4 || len(s) > 128 {
-		return false
-	}
-	for _, r := range s[4:] {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
-		default:
-			return false
-		}
-	}
-	return true
+	rest, ok := strings.CutPrefix(s, "act_")
+	return ok && len(s) <= 128 && safe.IDWord(rest)
 }
 
 // The words a role's refusal says.
