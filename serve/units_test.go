@@ -314,7 +314,9 @@ func TestHostKey(t *testing.T) {
 // requests) is closed after the grace; one with a session is not.
 func TestSessionlessConnectionClosed(t *testing.T) {
 	old := sessionless
-	sessionless = time.Second
+	// Long enough that the busy session's handshake and shell request,
+	// on a loaded machine, come well inside it; short for a test.
+	sessionless = 5 * time.Second
 	t.Cleanup(func() { sessionless = old })
 	f := newFixture(t)
 	busy := f.open(f.watcher, 80, 24)
