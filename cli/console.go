@@ -207,7 +207,7 @@ func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) i
 	if f.w.r.demo == "" { // while no context's daemon ever answered (each row says why)
 		co.ListHint = "check: aipwatch contexts · no daemon: aipwatch --demo=console"
 	}
-	jc := &journalCache{getenv: f.w.e.getenv} // one read of the file for every context
+	jc := &journalCache{getenv: f.w.e.getenv}   // one read of the file for every context
 	co.JournalIn = func(name string) []string { // this machine's submissions to that daemon (j, j!)
 		if d, ok := reached[name]; ok {
 			return jc.ids(d.c.url)
