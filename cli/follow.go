@@ -65,6 +65,11 @@ func addFollow(root *cobra.Command, e *runEnv, g *globalFlags) {
 		case o.console || isConsoleDemo(o.w.r.demo):
 			return e.exit(runConsole(o))
 		}
+		// An --export that cannot be written fails now, not after the run:
+		// a verified run must not end in exit 1 because of a typo in a path.
+		if err := safe.CheckPrivate(o.w.r.export); err != nil {
+			return e.fail(o.w.g.output, fmt.Errorf("--export: %w", err))
+		}
 		return e.exit(runFollow(o))
 	})
 }
@@ -210,11 +215,6 @@ func runFollow(o *follow) (code int) {
 		defer srv.Close()
 		o.targets = []target{{arg: srv.ActionID(), id: srv.ActionID(), conn: w.conn}}
 	}
-	// An --export that cannot be written fails now, not after the run: a
-	// verified run must not end in exit 1 because of a typo in a path.
-	if err := safe.CheckPrivate(w.r.export); err != nil {
-		return w.fail(fmt.Errorf("--export: %w", err))
-	}
 	return runWatch(ctx, w, o.sources, o.f.replay != "", nil)
 }
 
@@ -241,9 +241,9 @@ func (o *follow) sources(mode string) ([]*source, error) {
 }
 
 // panicReport is the report of a bug that stopped the follow, with the
-// command that resumes it (none for a demo or a replay).
+// command that resumes it (none for a demo or a replay). run.PanicReport
+// writes it through safe.Line, which scrubs every token newConn protected.
 func (o *follow) panicReport(r any) string {
-	safe.Protect(o.w.conn.token) // scrubbed with the contract's mark by safe.Line (held once)
 	var args []string
 	for _, t := range o.targets {
 		args = append(args, t.arg)

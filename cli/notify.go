@@ -39,6 +39,9 @@ func notifyRoute(getenv func(string) string) (r safe.NotifyRoute, hint string) {
 	return r, hint
 }
 
+// notifyRoute is the route to the terminal aipwatch runs on.
+func (e *runEnv) notifyRoute() (safe.NotifyRoute, string) { return notifyRoute(e.getenv) }
+
 // tmuxPassthrough is tmux's allow-passthrough: "on" or "all" let a
 // wrapped OSC through, "off" drops it; "" when tmux could not be asked.
 // tmux before 3.3 has no such option and passes it through: "on".

@@ -32,6 +32,17 @@ func resumeCommand(o *follow, cursor string) string {
 }
 
 // oneFollow is the follow of act_1 on c with the flags f and r.
+// tokenConn is the connection to url with token from $AIP_TOKEN, made as
+// every command makes it (newConn protects its token).
+func tokenConn(url, token string) conn {
+	return newConn(connFlags{url: url}, false, func(k string) string {
+		if k == "AIP_TOKEN" {
+			return token
+		}
+		return ""
+	})
+}
+
 func oneFollow(c conn, f followFlags, r runFlags) *follow {
 	return &follow{w: watch{conn: c, r: r}, f: f, targets: []target{{arg: "act_1", id: "act_1", conn: c}}}
 }

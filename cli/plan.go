@@ -66,11 +66,10 @@ func (w *watch) decide(sources func(mode string) ([]*source, error), replay bool
 
 // planOf is the run of srcs in mode.
 func planOf(w *watch, mode string, isTTY bool, srcs []*source, replay bool) run.Plan {
-	getenv := w.e.getenv
 	p := run.Plan{Mode: mode, Keys: w.e.keys.Live, Version: versionString(),
 		Flags: run.Flags{Redact: w.g.redact, Timestamps: w.r.timestamps, Cancel: w.r.cancel, Notify: w.r.notify,
 			NoColor: w.colorless(isTTY), Replay: replay, Reason: w.r.reason, RawCap: w.r.rawCap(), Export: w.r.export},
-		Route: func() (safe.NotifyRoute, string) { return notifyRoute(getenv) }}
+		Route: w.e.notifyRoute}
 	if w.r.demo != "" {
 		p.Again = invokedAs() + " --demo=" + shellQuote(w.r.demo)
 	} else {
@@ -81,7 +80,7 @@ func planOf(w *watch, mode string, isTTY bool, srcs []*source, replay bool) run.
 		t := run.Target{Arg: s.t.arg, ID: id, Context: s.t.context, Cursor: s.cursor, Runner: s.runner, Session: s.session,
 			Hint: func(err error) string { return startupHint(&c, id, err) }}
 		if !replay {
-			t.Reconcile = reconcilerFor(&c, getenv, w.g.redact) // R (reconcile.go)
+			t.Reconcile = reconcilerFor(&c, w.e.getenv, w.g.redact) // R (reconcile.go)
 		}
 		p.Targets = append(p.Targets, t)
 	}

@@ -70,7 +70,7 @@ func TestRedactionMasksAnomalyDetails(t *testing.T) {
 // The panic report scrubs every copy of the token, not the first.
 func TestPanicReportScrubsEveryTokenCopy(t *testing.T) {
 	t.Parallel()
-	o := oneFollow(conn{url: "http://127.0.0.1:1", token: secretToken}, followFlags{}, runFlags{})
+	o := oneFollow(tokenConn("http://127.0.0.1:1", secretToken), followFlags{}, runFlags{})
 	r := o.panicReport(secretToken + " / " + secretToken + " / " + secretToken)
 	if strings.Contains(r, secretToken) || strings.Count(r, " / ") != 2 {
 		t.Fatalf("report: %q", r)

@@ -71,7 +71,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 
 func TestPanicReportIsShortAndScrubbed(t *testing.T) {
 	t.Parallel()
-	o := oneFollow(conn{url: "http://127.0.0.1:1", token: secretToken}, followFlags{cursor: "aev_cursor_1_0"}, runFlags{})
+	o := oneFollow(tokenConn("http://127.0.0.1:1", secretToken), followFlags{cursor: "aev_cursor_1_0"}, runFlags{})
 	r := o.panicReport("boom with " + secretToken + "\x1b[2J\nsecond line")
 	if strings.Contains(r, secretToken) || strings.ContainsRune(r, 0x1b) || strings.Contains(r, "goroutine") {
 		t.Fatalf("report: %q", r)

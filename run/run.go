@@ -122,7 +122,7 @@ func (p *Plan) screen(ctx context.Context, o IO) ([]outcome, int) {
 		Panes() []*ui.Live
 	} = ui.NewSingle(ctx, panes[0])
 	if len(panes) > 1 {
-		s = split.New(ctx, panes, p.Keys, p.Flags.NoColor)
+		s = split.New(ctx, panes)
 	}
 	err := ui.Run(ctx, s, ui.Terminal{Input: o.Keys, Output: safe.Unwrap(o.Stdout), NoColor: p.Flags.NoColor})
 	s.Close()

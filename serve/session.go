@@ -126,7 +126,7 @@ func (s *Server) sessionViews(ctx context.Context, si *sessionInfo) (screen ui.S
 			CancelReason: reason, NoCancel: noCancel, NoExport: noExportServe, Reconcile: reconcile,
 			Notification: notify, Version: v.Version, Clock: v.Clock})
 	}
-	sp := split.New(ctx, panes, v.LiveKeys, false)
+	sp := split.New(ctx, panes)
 	return sp, sp.Close, func() error { return nil }
 }
 

@@ -750,7 +750,7 @@ func (c *Console) open(what ask) tea.Cmd {
 	c.picked = true // back in the list, the selection is this action
 	c.marks = nil
 	c.liveCancel = cancel
-	c.split = split.New(ctx, panes, c.opts.LiveKeys, c.opts.NoColor)
+	c.split = split.New(ctx, panes)
 	cmds := []tea.Cmd{c.split.Init()}
 	if c.width > 0 {
 		cmds = append(cmds, c.split.SetSize(c.width, c.height))

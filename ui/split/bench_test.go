@@ -130,7 +130,7 @@ func newSplitRig(b *testing.B, panes, perSecond, seconds int) *splitRig {
 		backends = append(backends, be)
 		opts = append(opts, ui.Options{ActionID: fmt.Sprintf("act_bench_pane_%d", i), Backend: be, Keys: liveKeys(b), NoColor: true, Clock: clock})
 	}
-	r.s = New(context.Background(), opts, liveKeys(b), true)
+	r.s = New(context.Background(), opts)
 	r.s.SetSize(240, 60)
 	feeds := make([]*feed, panes)
 	for i, p := range r.s.Panes() {

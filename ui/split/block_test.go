@@ -44,7 +44,7 @@ func newPaneBenchOf(t *testing.T, ids []string, w, h int) *paneBench {
 	for _, id := range ids {
 		opts = append(opts, ui.Options{ActionID: id, Keys: liveKeys(t), NoColor: true, Clock: clock})
 	}
-	pb.s = New(context.Background(), opts, liveKeys(t), true)
+	pb.s = New(context.Background(), opts)
 	t.Cleanup(pb.s.Close)
 	pb.s.SetSize(w, h)
 	for i, p := range pb.s.Panes() {
@@ -201,7 +201,7 @@ func TestSplitBoxRedrawsARowWhoseLeadChanged(t *testing.T) {
 	for i := range 2 {
 		opts = append(opts, ui.Options{ActionID: fmt.Sprintf("act_lead_pane_%d", i), Keys: liveKeys(t), NoColor: true, Clock: clock})
 	}
-	pb.s = New(context.Background(), opts, liveKeys(t), true)
+	pb.s = New(context.Background(), opts)
 	t.Cleanup(pb.s.Close)
 	pb.s.SetSize(pb.w, pb.h)
 	for i, p := range pb.s.Panes() {

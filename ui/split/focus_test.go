@@ -34,7 +34,7 @@ func TestSplitAtMostFourPanes(t *testing.T) {
 	for i := range 5 {
 		opts = append(opts, ui.Options{ActionID: fmt.Sprintf("act_five_%d", i), Keys: liveKeys(t), NoColor: true})
 	}
-	s := New(context.Background(), opts, liveKeys(t), true)
+	s := New(context.Background(), opts)
 	t.Cleanup(s.Close)
 	if n := len(s.Panes()); n != 4 {
 		t.Fatalf("%d panes, want 4", n)

@@ -22,7 +22,7 @@ func TestPaneNamesKeepWhatDiffers(t *testing.T) {
 	for i, id := range ids {
 		panes = append(panes, ui.Options{ActionID: id, Context: ctxs[i], Keys: liveKeys(t), NoColor: true})
 	}
-	s := New(context.Background(), panes, liveKeys(t), true)
+	s := New(context.Background(), panes)
 	t.Cleanup(s.Close)
 	frame := ansi.Strip(s.View(80, 24))
 	rows := strings.Split(frame, "\n")

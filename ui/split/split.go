@@ -57,9 +57,14 @@ type Split struct {
 // more are left out), each a live view bounded by ctx. With more than one,
 // each is a pane (ui.Options.Pane) and its cancel's confirmation asks for
 // as many characters of its ID as tell it from the others'.
-func New(ctx context.Context, panes []ui.Options, keys ui.KeyMap, noColor bool) *Split {
+func New(ctx context.Context, panes []ui.Options) *Split {
 	panes = panes[:min(len(panes), MaxPanes)]
-	look := ui.NewLook(noColor) // one for every pane
+	var first ui.Options // the split's keys and colour are its panes'
+	if len(panes) > 0 {
+		first = panes[0]
+	}
+	keys := first.Keys
+	look := ui.NewLook(first.NoColor) // one for every pane
 	st := look.Styles()
 	s := &Split{keys: keys, st: st, hm: help.New(), gather: ui.NewGather(), names: paneNames(panes)}
 	s.hm.Styles = help.Styles{Ellipsis: st.HelpSep, ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,

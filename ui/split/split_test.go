@@ -55,7 +55,7 @@ func simPane(t *testing.T, scenario string, k sim.Knobs) (ui.Options, *sim.Serve
 // its frames recorded.
 func startSplit(t *testing.T, w, h int, panes ...ui.Options) (*teatest.TestModel, *frames.Recorder, *Split) {
 	t.Helper()
-	s := New(context.Background(), panes, liveKeys(t), true)
+	s := New(context.Background(), panes)
 	rec, fr := frames.Record(ui.NewShell(s))
 	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
