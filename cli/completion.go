@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"aipwatch/config"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
@@ -208,8 +209,8 @@ func completionArgs(args []string) []string {
 }
 
 // contextNames are the config file's contexts (none when it cannot be read).
-func contextNames(fs *invocationFiles) []string {
-	f, err := fs.config()
+func contextNames(fs *config.Files) []string {
+	f, err := fs.Config()
 	if err != nil || f == nil {
 		return nil
 	}
