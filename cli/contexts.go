@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -139,31 +138,20 @@ func runContexts(e *runEnv, g *globalFlags) error {
 		return nil
 	}
 	rows := probeAll(f, g.cf, e.getenv)
-	printContexts(e.stdout, g.output == "jsonl", rows)
+	_ = output.WriteContexts(e.stdout, g.output == "jsonl", rows)
 	return nil
-}
-
-type contextRow struct {
-	config.Context
-	current bool
-	token   string // where the token comes from, never the token
-	status  string // "ok", or why the daemon cannot be used
-	ok      bool
 }
 
 // probeAll probes every context at once, each within probeTimeout
 // (stream.Multi's fan-out, as ls --all-contexts reads them).
-func probeAll(f *config.File, cf connFlags, getenv func(string) string) []contextRow {
+func probeAll(f *config.File, cf connFlags, getenv func(string) string) []output.ContextRow {
 	names := f.Names()
-	rows := make([]contextRow, len(names))
+	rows := make([]output.ContextRow, len(names))
 	fanOut := stream.Multi{Sources: make([]stream.MultiSource, len(names))}
 	fanOut.Each(context.Background(), probeTimeout, func(ctx context.Context, i int, _ stream.MultiSource) {
 		c := f.Contexts[names[i]]
-		rows[i] = contextRow{Context: c, current: names[i] == f.Current, token: "none"}
-		if c.TokenFile != "" {
-			rows[i].token = c.TokenFile
-		}
-		rows[i].status, rows[i].ok = probe(ctx, c, cf, getenv)
+		rows[i] = output.ContextRow{Name: c.Name, Current: names[i] == f.Current, URL: redactURL(c.URL), TokenFile: c.TokenFile, CACert: c.CACert}
+		rows[i].Status, rows[i].Reachable = probe(ctx, c, cf, getenv)
 	})
 	return rows
 }
@@ -188,26 +176,6 @@ func probe(ctx context.Context, c config.Context, cf connFlags, getenv func(stri
 		return fmt.Sprintf("refuses the token (%d %s)", se.HTTPStatus, se.Code), false
 	}
 	return err.Error(), false
-}
-
-func printContexts(w io.Writer, jsonl bool, rows []contextRow) {
-	if jsonl {
-		for _, r := range rows {
-			output.WriteContextJSONL(w, output.ContextRow{Name: r.Name, Current: r.current, URL: redactURL(r.URL),
-				TokenFile: r.TokenFile, CACert: r.CACert, Reachable: r.ok, Status: r.status})
-		}
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  NAME\tURL\tTOKEN FILE\tDAEMON")
-	for _, r := range rows {
-		mark := " "
-		if r.current {
-			mark = "*"
-		}
-		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\n", mark, safe.Line(r.Name), safe.Line(redactURL(r.URL)), safe.Line(r.token), safe.Line(r.status))
-	}
-	_ = tw.Flush()
 }
 
 func useContext(e *runEnv, name string) error {
