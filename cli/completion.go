@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"aipwatch/config"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
@@ -208,8 +209,8 @@ func completionArgs(args []string) []string {
 }
 
 // contextNames are the config file's contexts (none when it cannot be read).
-func contextNames(fs *invocationFiles) []string {
-	f, err := fs.config()
+func contextNames(fs *config.Files) []string {
+	f, err := fs.Config()
 	if err != nil || f == nil {
 		return nil
 	}
@@ -222,28 +223,15 @@ func contextNames(fs *invocationFiles) []string {
 // not answer in time offers the journal's only.
 func actionIDs(e *runEnv, g *globalFlags) []string {
 	c := newConn(g.cf, true, e.getenv)
-	seen := map[string]bool{}
-	var out []string
-	add := func(id string) {
-		// Only an ID of AIP's characters reaches a shell's line (design §11).
-		if strings.HasPrefix(id, "act_") && safe.IDWord(id) && !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
+	var recent []string
 	if client, err := c.quietDaemon(); err == nil {
 		bound := completionTimeout
 		if e.completionBound > 0 {
 			bound = e.completionBound
 		}
-		for _, id := range recentIDs(client, bound) {
-			add(id)
-		}
+		recent = recentIDs(client, bound)
 	}
-	for _, id := range journalIDs(e.getenv, c.url, nil) {
-		add(id)
-	}
-	return out
+	return safe.CompletionIDs(recent, journalIDs(e.getenv, c.url, nil))
 }
 
 // recentIDs are the daemon's most recently updated actions, newest first:

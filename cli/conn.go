@@ -10,6 +10,7 @@ import (
 
 	"aipwatch/config"
 	"aipwatch/output"
+	"aipwatch/safe"
 	"aipwatch/stream"
 )
 
@@ -25,7 +26,7 @@ type connFlags struct {
 	cacert            string
 	allowInsecureHTTP bool
 
-	files *invocationFiles // the invocation's config and token files, each read once (files.go)
+	files *config.Files // the invocation's config and token files, each read once
 }
 
 // conn is one daemon, credentials and TLS decided.
@@ -38,9 +39,9 @@ type conn struct {
 	urlGiven          bool       // --url, $AIP_URL or a context's url, not the default
 	ctx               contextUse // the config file's context this connection uses (contexts.go)
 
-	loaded bool             // load ran: the token is read and protected
-	http   *http.Client     // the TLS client, built once (stream.HTTPClient)
-	files  *invocationFiles // where the token file is read (nil: read afresh)
+	loaded bool          // load ran: the token is read and protected
+	http   *http.Client  // the TLS client, built once (stream.HTTPClient)
+	files  *config.Files // where the token file is read (nil: read afresh)
 }
 
 // defaultURL is the daemon when nothing names one (design §1).
@@ -65,8 +66,11 @@ func newConn(f connFlags, readConfig bool, getenv func(string) string) conn {
 		// The token itself may come from the environment, never a flag.
 		c.token = getenv("AIP_TOKEN")
 	}
-	file, err := c.files.config()
-	c.protectTokens(file)
+	file, err := c.files.Config()
+	// Every token this invocation knows of is protected before anything
+	// is written: the one it will send and every one the config file names.
+	c.files.Protect(c.token)
+	c.files.ReadTokens(file, c.tokenFile)
 	if readConfig {
 		c.applyContext(f.context, file, err, getenv)
 	}
@@ -74,27 +78,6 @@ func newConn(f connFlags, readConfig bool, getenv func(string) string) conn {
 		c.url = defaultURL
 	}
 	return c
-}
-
-// protectTokens registers every token this invocation knows of with
-// safe.Protect before anything is written: the one it will send and every
-// one the config file names. The rule is by value (design §5): no piece
-// of a token is written, whatever carries it (a URL's query, an error, a
-// replay's record, another daemon's echo). A file that cannot be read is
-// left to load, which says why.
-func (c *conn) protectTokens(f *config.File) {
-	c.files.protect(c.token)
-	paths := []string{c.tokenFile}
-	if f != nil {
-		for _, name := range f.Names() {
-			paths = append(paths, f.Contexts[name].TokenFile)
-		}
-	}
-	for _, p := range paths {
-		if p != "" {
-			c.files.token(p)
-		}
-	}
 }
 
 // forContext is the daemon of the config file's context name, with the
@@ -143,14 +126,14 @@ func (c *conn) load(stderr io.Writer) error {
 	if c.files == nil {
 		c.files = newInvocationFiles(nil) // a conn not made by newConn: its token file only
 	}
-	tok, err := readToken(c.files, c.tokenFile, stderr)
+	tok, err := c.files.Token(c.tokenFile, stderr)
 	if err != nil {
 		return c.ctx.wrap("token_file", c.ctx.token, err)
 	}
 	if tok != "" {
 		c.token = tok
 	}
-	c.files.protect(c.token)
+	c.files.Protect(c.token)
 	c.loaded = true
 	return nil
 }
@@ -175,20 +158,13 @@ func (c *conn) config(stderr io.Writer) (stream.Config, error) {
 	return paced(stream.Config{BaseURL: c.url, Token: c.token, HTTP: c.http}), nil
 }
 
-// Caps of the files a connection reads: a token is a line, a CA file a
-// few certificates. A bigger file is a mistake (or a device), not read.
-const (
-	maxTokenFile = 64 << 10
-	maxCAFile    = 1 << 20
-)
-
 // readCA reads the CA file (nil when none) through config.ReadFile: a
 // FIFO, a device or a huge file is an error that names the flag or key.
 func (c *conn) readCA() ([]byte, error) {
 	if c.cacert == "" {
 		return nil, nil
 	}
-	pem, err := config.ReadFile(c.cacert, maxCAFile, nil)
+	pem, err := config.ReadFile(c.cacert, config.MaxCAFile, nil)
 	if err == nil {
 		return pem, nil
 	}
@@ -196,6 +172,22 @@ func (c *conn) readCA() ([]byte, error) {
 		return nil, c.ctx.wrap("cacert", true, err)
 	}
 	return nil, fmt.Errorf("--cacert: %w", err)
+}
+
+// newInvocationFiles are an invocation's reads of the config file and the
+// token files (config.Files), each token given to safe.Protect as it is
+// read; a variable, through which a test counts them.
+var newInvocationFiles = func(getenv func(string) string) *config.Files {
+	return config.NewFiles(getenv, safe.Protect)
+}
+
+// filesOf are the invocation's files of f; a connFlags made outside an
+// invocation (none in the tree) reads them afresh with getenv.
+func filesOf(f connFlags, getenv func(string) string) *config.Files {
+	if f.files != nil {
+		return f.files
+	}
+	return newInvocationFiles(getenv)
 }
 
 // newClient is the one place a stream client is built: for one action

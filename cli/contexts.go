@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,14 +17,8 @@ import (
 	"aipwatch/stream"
 )
 
-// Named contexts (design §9): the config file names the daemons an
-// operator works with; --context or $AIPWATCH_CONTEXT picks one, else the
-// file's current one. Flags and the AIP_* variables win over the file,
-// field by field; no file is today's behaviour exactly.
-
-// contextUse is what a run took from a context: which fields, so the
-// errors name the context and key, and the resume command names the
-// context instead of repeating what it gives.
+// contextUse is what a connection took from the config file's context
+// (config.Use, design §9), as the commands read it.
 type contextUse struct {
 	name     string // "" = no context applies
 	explicit bool   // named by --context or $AIPWATCH_CONTEXT, not the file's current
@@ -39,74 +32,22 @@ type contextUse struct {
 }
 
 // applyContext fills what flags and environment left empty from the
-// context named (or the file's current one). A broken config is kept in
-// o.ctx.err and reported by load, the first step of every request.
+// context named (or the file's current one): config.Resolve. A broken
+// config is kept in o.ctx.err and reported by load, the first step of
+// every request.
 func (o *conn) applyContext(name string, f *config.File, err error, getenv func(string) string) {
-	if name == "" {
-		name = getenv("AIPWATCH_CONTEXT")
+	rules := config.Rules{
+		SameDaemon: func(contextURL string) bool { return journal.SameDaemon(contextURL)(redactURL(o.url)) },
+		CheckNotifyOn: func(s string) error {
+			_, err := model.ParseVerdicts(s)
+			return err
+		},
 	}
-	o.ctx.explicit = name != ""
-	if err != nil {
-		o.ctx.err = err
-		return
-	}
-	if f == nil {
-		if name != "" {
-			o.ctx.err = fmt.Errorf("context %q: there is no config file (%s); see aipwatch contexts --help", name, configPathShown(getenv))
-		}
-		return
-	}
-	c, ok, err := f.Pick(name)
-	if err != nil || !ok {
-		o.ctx.err = err
-		return
-	}
-	if o.urlGiven && !journal.SameDaemon(c.URL)(redactURL(o.url)) {
-		// --url or $AIP_URL names another daemon: none of the context's
-		// credentials go there (a context's token is for its own URL).
-		o.ctx.skipped = c.Name
-		return
-	}
-	o.ctx.name, o.ctx.notifyOn = c.Name, c.NotifyOn
-	if c.NotifyOn != "" {
-		if _, err := model.ParseVerdicts(c.NotifyOn); err != nil {
-			o.ctx.err = fmt.Errorf("%s: contexts.%s.notify_on: %w", f.Path, c.Name, err)
-			return
-		}
-	}
-	if !o.urlGiven {
-		o.url, o.urlGiven, o.ctx.url = c.URL, true, true
-	}
-	switch {
-	case o.tokenFile == "" && o.token == "":
-		o.tokenFile, o.ctx.token = c.TokenFile, c.TokenFile != ""
-	case o.ctx.url:
-		o.ctx.envToken = tokenVariable(o, getenv)
-	}
-	if o.cacert == "" {
-		o.cacert, o.ctx.cacert = c.CACert, c.CACert != ""
-	}
-	o.allowInsecureHTTP = o.allowInsecureHTTP || c.AllowInsecureHTTP
-}
-
-// tokenVariable names where a token that is not the context's came from.
-func tokenVariable(o *conn, getenv func(string) string) string {
-	for _, v := range []string{"AIP_TOKEN_FILE", "GETAIP_NATIVE_BEARER_TOKEN_FILE"} {
-		if o.tokenFile != "" && getenv(v) == o.tokenFile {
-			return "$" + v
-		}
-	}
-	if o.tokenFile != "" {
-		return "--token-file"
-	}
-	return "$AIP_TOKEN"
-}
-
-func configPathShown(getenv func(string) string) string {
-	if p := config.Path(getenv); p != "" {
-		return p
-	}
-	return "$XDG_CONFIG_HOME/aipwatch/config.toml"
+	given := config.Daemon{URL: o.url, TokenFile: o.tokenFile, Token: o.token != "", CACert: o.cacert, AllowInsecureHTTP: o.allowInsecureHTTP}
+	d, u := config.Resolve(given, name, f, err, rules, getenv)
+	o.url, o.urlGiven, o.tokenFile, o.cacert, o.allowInsecureHTTP = d.URL, d.URL != "", d.TokenFile, d.CACert, d.AllowInsecureHTTP
+	o.ctx = contextUse{name: u.Name, explicit: u.Explicit, err: u.Err, url: u.URL, token: u.TokenFile,
+		cacert: u.CACert, envToken: u.EnvToken, skipped: u.Skipped, notifyOn: u.NotifyOn}
 }
 
 // check stops a command that reaches aipd on a config it could not use,
@@ -149,7 +90,7 @@ func contextsCommand(e *runEnv, g *globalFlags) *cobra.Command {
 		Long: fmt.Sprintf("List the contexts of %s: the current one marked *, each one's URL and "+
 			"token file, and whether its daemon answers (one probe each, at most %s). --context NAME "+
 			"(or $AIPWATCH_CONTEXT) picks a context for any command; flags and AIP_* variables win over it.",
-			configPathShown(e.getenv), probeTimeout),
+			config.PathShown(e.getenv), probeTimeout),
 		Example: `  aipwatch contexts
   aipwatch contexts use staging
   aipwatch --context prod ls`,
@@ -188,40 +129,29 @@ func runContexts(e *runEnv, g *globalFlags) error {
 	if g.output == "tui" {
 		g.output = "plain"
 	}
-	f, err := filesOf(g.cf, e.getenv).config()
+	f, err := filesOf(g.cf, e.getenv).Config()
 	if err != nil {
 		return e.fail(g.output, err)
 	}
 	if f == nil {
-		fmt.Fprintf(e.stderr, "aipwatch: no config file at %s: aipwatch uses --url, $AIP_URL and the token variables (docs/contexts.md)\n", configPathShown(e.getenv))
+		fmt.Fprintf(e.stderr, "aipwatch: no config file at %s: aipwatch uses --url, $AIP_URL and the token variables (docs/contexts.md)\n", config.PathShown(e.getenv))
 		return nil
 	}
 	rows := probeAll(f, g.cf, e.getenv)
-	printContexts(e.stdout, g.output == "jsonl", rows)
+	_ = output.WriteContexts(e.stdout, g.output == "jsonl", rows)
 	return nil
-}
-
-type contextRow struct {
-	config.Context
-	current bool
-	token   string // where the token comes from, never the token
-	status  string // "ok", or why the daemon cannot be used
-	ok      bool
 }
 
 // probeAll probes every context at once, each within probeTimeout
 // (stream.Multi's fan-out, as ls --all-contexts reads them).
-func probeAll(f *config.File, cf connFlags, getenv func(string) string) []contextRow {
+func probeAll(f *config.File, cf connFlags, getenv func(string) string) []output.ContextRow {
 	names := f.Names()
-	rows := make([]contextRow, len(names))
+	rows := make([]output.ContextRow, len(names))
 	fanOut := stream.Multi{Sources: make([]stream.MultiSource, len(names))}
 	fanOut.Each(context.Background(), probeTimeout, func(ctx context.Context, i int, _ stream.MultiSource) {
 		c := f.Contexts[names[i]]
-		rows[i] = contextRow{Context: c, current: names[i] == f.Current, token: "none"}
-		if c.TokenFile != "" {
-			rows[i].token = c.TokenFile
-		}
-		rows[i].status, rows[i].ok = probe(ctx, c, cf, getenv)
+		rows[i] = output.ContextRow{Name: c.Name, Current: names[i] == f.Current, URL: redactURL(c.URL), TokenFile: c.TokenFile, CACert: c.CACert}
+		rows[i].Status, rows[i].Reachable = probe(ctx, c, cf, getenv)
 	})
 	return rows
 }
@@ -248,30 +178,10 @@ func probe(ctx context.Context, c config.Context, cf connFlags, getenv func(stri
 	return err.Error(), false
 }
 
-func printContexts(w io.Writer, jsonl bool, rows []contextRow) {
-	if jsonl {
-		for _, r := range rows {
-			output.WriteContextJSONL(w, output.ContextRow{Name: r.Name, Current: r.current, URL: redactURL(r.URL),
-				TokenFile: r.TokenFile, CACert: r.CACert, Reachable: r.ok, Status: r.status})
-		}
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  NAME\tURL\tTOKEN FILE\tDAEMON")
-	for _, r := range rows {
-		mark := " "
-		if r.current {
-			mark = "*"
-		}
-		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\n", mark, safe.Line(r.Name), safe.Line(redactURL(r.URL)), safe.Line(r.token), safe.Line(r.status))
-	}
-	_ = tw.Flush()
-}
-
 func useContext(e *runEnv, name string) error {
 	path := config.Path(e.getenv)
 	if path == "" {
-		return e.fail("", fmt.Errorf("no config file: %s cannot be known", configPathShown(e.getenv)))
+		return e.fail("", fmt.Errorf("no config file: %s cannot be known", config.PathShown(e.getenv)))
 	}
 	err := config.SetCurrent(path, name, e.getenv)
 	switch {

@@ -1,33 +1,33 @@
 package cli
 
 import (
-	"os"
 	"sync"
 	"testing"
 
 	"aipwatch/config"
+	"aipwatch/safe"
 )
 
-// countReads counts, until the test ends, the loads of the config file and
-// the reads of each file through readFileOnce (the token files).
-func countReads(t *testing.T) (loads func() int, reads func() map[string]int) {
+// countFiles counts, until the test ends, the invocation files made
+// (newInvocationFiles) and how often each token is given to safe.Protect
+// through them (once it is read).
+func countFiles(t *testing.T) (made func() int, protected func() map[string]int) {
 	t.Helper()
 	var mu sync.Mutex
-	n, byPath := 0, map[string]int{}
-	load, read := loadConfig, readFileOnce
-	loadConfig = func(path string, getenv func(string) string) (*config.File, error) {
+	n, byToken := 0, map[string]int{}
+	orig := newInvocationFiles
+	newInvocationFiles = func(getenv func(string) string) *config.Files {
 		mu.Lock()
 		n++
 		mu.Unlock()
-		return load(path, getenv)
+		return config.NewFiles(getenv, func(tok string) {
+			mu.Lock()
+			byToken[tok]++
+			mu.Unlock()
+			safe.Protect(tok)
+		})
 	}
-	readFileOnce = func(path string, max int64, check func(os.FileInfo) error) ([]byte, error) {
-		mu.Lock()
-		byPath[path]++
-		mu.Unlock()
-		return read(path, max, check)
-	}
-	t.Cleanup(func() { loadConfig, readFileOnce = load, read })
+	t.Cleanup(func() { newInvocationFiles = orig })
 	return func() int {
 			mu.Lock()
 			defer mu.Unlock()
@@ -36,17 +36,18 @@ func countReads(t *testing.T) (loads func() int, reads func() map[string]int) {
 			mu.Lock()
 			defer mu.Unlock()
 			out := map[string]int{}
-			for k, v := range byPath {
+			for k, v := range byToken {
 				out[k] = v
 			}
 			return out
 		}
 }
 
-// One invocation reads the config file once and each token file once,
-// however many contexts it decides a daemon for (design §9): `ls
+// One invocation decides its daemons from one config.Files, whatever
+// number of contexts it decides a daemon for (design §9): `ls
 // --all-contexts` and `aipwatch contexts` across three contexts, each with
-// its own token file.
+// its own token file, each token read (and protected) once. That a Files
+// reads each file once is config's test (TestFilesReadEachFileOnce).
 func TestOneInvocationReadsEachFileOnce(t *testing.T) {
 	f := newContextFixture(t, `current = "a"
 [contexts.a]
@@ -61,23 +62,25 @@ token_file = "c.token"
 `)
 	tokens := map[string]bool{}
 	for _, n := range []string{"a", "b", "c"} {
-		tokens[f.write(t, "aipwatch/"+n+".token", "token-of-context-"+n+"-0123456789\n")] = true
+		tok := "token-of-context-" + n + "-0123456789"
+		f.write(t, "aipwatch/"+n+".token", tok+"\n")
+		tokens[tok] = true
 	}
 	for _, args := range [][]string{{"ls", "--all-contexts"}, {"contexts"}} {
 		t.Run(args[0], func(t *testing.T) {
-			loads, reads := countReads(t)
+			made, protected := countFiles(t)
 			f.run(args...)
-			if n := loads(); n != 1 {
-				t.Errorf("%v loaded the config file %d times, want once", args, n)
+			if n := made(); n != 1 {
+				t.Errorf("%v made %d invocation files, want one", args, n)
 			}
-			got := reads()
-			for p := range tokens {
-				if got[p] != 1 {
-					t.Errorf("%v read the token file %s %d times, want once", args, p, got[p])
+			got := protected()
+			for tok := range tokens {
+				if got[tok] != 1 {
+					t.Errorf("%v read the token file of %s %d times, want once", args, tok, got[tok])
 				}
 			}
 			if len(got) != len(tokens) {
-				t.Errorf("%v read %v, want each token file once", args, got)
+				t.Errorf("%v protected %v, want each context's token once", args, got)
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"strings"
@@ -173,35 +172,6 @@ func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
-
-// readToken reads the bearer token file (through fs: once an invocation),
-// trimming the trailing newline. A file readable by group or others gets a
-// warning: the token is a secret.
-func readToken(fs *invocationFiles, path string, stderr io.Writer) (string, error) {
-	if path == "" {
-		return "", nil
-	}
-	t := fs.token(path)
-	if t.mode.Perm()&0o077 != 0 { // the mode is known once the file was opened, even when its read failed
-		fmt.Fprintf(stderr, "warning: token file %s is readable by group or others (mode %04o); chmod 600 it\n", path, t.mode.Perm())
-	}
-	if t.err != nil {
-		return "", fmt.Errorf("token file: %w", t.err)
-	}
-	tok := tokenOf(t.b)
-	if strings.ContainsAny(tok, "\r\n") {
-		return "", fmt.Errorf("token file %s holds more than one line", path)
-	}
-	if strings.TrimSpace(tok) == "" {
-		// A file given but empty is a mistake, not "no token": requests
-		// would go without Authorization and fail as if the token were wrong.
-		return "", fmt.Errorf("token file %s is empty", path)
-	}
-	return tok, nil
-}
-
-// tokenOf is a token file's token: its bytes, the trailing newline trimmed.
-func tokenOf(b []byte) string { return strings.TrimRight(string(b), "\r\n") }
 
 // rawCap is the model's raw-bytes cap for --raw-cap-mib (0 keeps all).
 func (r *runFlags) rawCap() int64 {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"aipwatch/config"
 	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
@@ -27,9 +28,9 @@ import (
 func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	stdout, stderr, getenv := e.stdout, e.stderr, e.getenv
 	base := &watch{g: *g, e: e}
-	f, err := filesOf(g.cf, getenv).config()
+	f, err := filesOf(g.cf, getenv).Config()
 	if err == nil && (f == nil || len(f.Contexts) == 0) {
-		err = fmt.Errorf("--all-contexts: no contexts in %s (docs/contexts.md)", configPathShown(getenv))
+		err = fmt.Errorf("--all-contexts: no contexts in %s (docs/contexts.md)", config.PathShown(getenv))
 	}
 	if err != nil {
 		return base.fail(err)

@@ -85,7 +85,7 @@ docs/serve.md: running it on a bastion, adding and removing people.`,
 func (sf serveFlags) settings(c *cobra.Command, g *globalFlags, getenv func(string) string) (cfg serve.Config, logPath string, err error) {
 	fs := c.Flags()
 	var file config.Serve
-	if f, err := filesOf(g.cf, getenv).config(); err == nil && f != nil {
+	if f, err := filesOf(g.cf, getenv).Config(); err == nil && f != nil {
 		file = f.Serve
 	} else if err != nil {
 		return serve.Config{}, "", err

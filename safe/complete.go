@@ -21,6 +21,23 @@ func IDWord(s string) bool {
 	return s != "" && strings.IndexFunc(s, func(r rune) bool { return !idChar(r) }) < 0
 }
 
+// CompletionIDs are the action IDs of lists a completion offers, in
+// order, each once: only an ID of AIP's characters (act_, then IDWord's)
+// reaches a shell's line (design §11).
+func CompletionIDs(lists ...[]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, ids := range lists {
+		for _, id := range ids {
+			if strings.HasPrefix(id, "act_") && IDWord(id) && !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
 func idChar(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
 }

@@ -1,6 +1,7 @@
 package safe
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,16 @@ func TestIDWord(t *testing.T) {
 		if IDWord(s) != want {
 			t.Errorf("IDWord(%q) = %v", s, !want)
 		}
+	}
+}
+
+// A completion offers each action ID once, in order (the daemon's, then
+// the journal's), and only one of AIP's characters that starts act_.
+func TestCompletionIDs(t *testing.T) {
+	got := CompletionIDs([]string{"act_new", "act_x;touch ~/PWNED", "act_old"},
+		[]string{"act_old", "job_1", "act_é", "", "act_journalled"})
+	want := []string{"act_new", "act_old", "act_journalled"}
+	if !slices.Equal(got, want) {
+		t.Errorf("CompletionIDs = %v, want %v", got, want)
 	}
 }
