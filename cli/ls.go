@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -297,30 +295,9 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 }
 
 // journalIDs are the action IDs this machine's submission journal knows
-// for the daemon at baseURL; warn is readJournal's.
+// for the daemon at baseURL; warn is journal.Load's.
 func journalIDs(getenv func(string) string, baseURL string, warn func([]string)) []string {
-	return journal.ActionIDs(readJournal(getenv, warn), baseURL)
-}
-
-// readJournal reads this machine's submission journal, nil when there is
-// none or it cannot be read; warn, when set, gets what the read has to say
-// (a refused journal, the entries skipped). Several daemons read it once.
-func readJournal(getenv func(string) string, warn func([]string)) []journal.Entry {
-	path, err := journal.Path(getenv)
-	if err != nil {
-		return nil
-	}
-	l, err := journal.ReadLog(path, journal.MaxRead)
-	if warn != nil {
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			l.Warnings = append(l.Warnings, "journal not read: "+err.Error())
-		}
-		warn(l.Warnings)
-	}
-	if err != nil {
-		return nil
-	}
-	return l.Entries
+	return journal.ActionIDs(journal.Load(getenv, warn), baseURL)
 }
 
 func warnJournal(stderr io.Writer, prefix string, warnings []string) {

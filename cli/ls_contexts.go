@@ -45,7 +45,7 @@ func listAllContexts(e *runEnv, g *globalFlags, lf lsFlags) int {
 	}
 	// The journal is read once for every daemon (each keeps its own
 	// entries, listContext), and says what it has to say once.
-	entries := readJournal(getenv, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) })
+	entries := journal.Load(getenv, func(ws []string) { warnJournal(stderr, "aipwatch ls", ws) })
 	failed := 0
 	// report says a context's notes and error on stderr; a daemon that
 	// could not be read is also a row of its own, with its error (jsonl:
