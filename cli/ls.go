@@ -251,7 +251,7 @@ func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []st
 		if rj != nil {
 			rj.judgeRows(batch)
 		}
-		err := w.Add(keepVerdicts(batch, lf.keep))
+		err := w.Add(model.KeepVerdicts(batch, lf.keep))
 		batch = batch[:0]
 		return err
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -122,22 +121,6 @@ func (lf *lsFlags) checkVerdict() error {
 	}
 	lf.keep = keep
 	return nil
-}
-
-// keepVerdicts keeps, in place, the rows of batch judged one of keep;
-// every row when keep is empty. A live row, or one not judged, has no
-// verdict and is left out.
-func keepVerdicts(batch []model.ActionRow, keep []string) []model.ActionRow {
-	if len(keep) == 0 {
-		return batch
-	}
-	out := batch[:0]
-	for _, r := range batch {
-		if slices.Contains(keep, r.Verdict) {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // completeVerdicts offers the verdict words to a shell's completion
