@@ -15,18 +15,11 @@ import (
 // the count ends at the rows judged.
 func TestRowJudgeProgress(t *testing.T) {
 	t.Parallel()
-	f, err := sim.NewFleet(sim.FleetKnobs{},
+	f := startFleet(t,
 		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_a"}},
 		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_b"}},
 		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 0.01, ActionID: "act_live"}},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
 	var progress bytes.Buffer
 	j := stream.NewJudge(stream.Config{BaseURL: f.URL()}, stream.JudgeOptions{})
 	rj := &RowJudge{Listing: j.NewListing(0), Stderr: io.Discard, Progress: &progress} // Progress: what ls sets on a terminal's stderr
