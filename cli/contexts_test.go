@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"aipwatch/model"
 )
 
 // contextFixture is a config home with a config file and token files.
@@ -396,16 +394,5 @@ token_file = "/t"
 	code, _, errOut := f.run("--context", "prod", "--url", "http://127.0.0.1:1", "--output", "plain", "--appear-timeout", "100ms", "act_1")
 	if code != 1 || !strings.Contains(errOut, "context prod is not used") {
 		t.Errorf("exit %d: %s", code, errOut)
-	}
-}
-
-// --limit bounds the listing across contexts, not each daemon's part; a
-// daemon not read stays.
-func TestMostRecentAcrossContexts(t *testing.T) {
-	t.Parallel()
-	rows := []model.ActionRow{{ActionID: "a"}, {Context: "down", Unreachable: "x"}, {ActionID: "b"}, {ActionID: "c"}}
-	got := mostRecent(rows, 2)
-	if len(got) != 3 || got[0].ActionID != "a" || got[1].Unreachable == "" || got[2].ActionID != "b" {
-		t.Errorf("%+v", got)
 	}
 }

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -42,7 +40,6 @@ type lsFlags struct {
 	verdictArg string // --verdict's value: "all" bare (judge and show), else the words to keep
 	keep       []string
 	demo       string
-	context    string      // the context whose daemon is read (--all-contexts), marked on its rows
 	timeout    listTimeout // --timeout (timeout.go)
 }
 
@@ -144,13 +141,18 @@ func (lf *lsFlags) check(fs *pflag.FlagSet) error {
 	return nil
 }
 
+// query is what ls (or stats) asks of a daemon's list.
+func (lf lsFlags) query() output.ListQuery {
+	return output.ListQuery{States: lf.states, Capability: lf.capability, Limit: lf.limit, Since: lf.since, Keep: lf.keep}
+}
+
 func runList(o *watch, lf lsFlags) int {
 	e := o.e
 	var w *output.ListWriter
-	return runListing(o, lf, "ls", true, func(client *stream.Client) (rowWriter, *rowJudge) {
+	return runListing(o, lf, "ls", true, func(client *stream.Client) (output.RowWriter, *output.RowJudge) {
 		w = output.NewListWriter(e.stdout, o.g.output == "jsonl", time.Now(), termWidth(e.stdout))
 		w.NoHeaders = lf.headerless(e.stdout)
-		var rj *rowJudge
+		var rj *output.RowJudge
 		if lf.verdict {
 			w.Verdicts, rj = true, newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true)
 		}
@@ -179,7 +181,7 @@ func (lf lsFlags) headerless(stdout io.Writer) bool {
 // the command's name. setup makes what takes the rows and their judge
 // (nil: none) once the client is made; done ends the output.
 func runListing(o *watch, lf lsFlags, cmd string, journal bool,
-	setup func(*stream.Client) (rowWriter, *rowJudge), done func() error) int {
+	setup func(*stream.Client) (output.RowWriter, *output.RowJudge), done func() error) int {
 	e := o.e
 	stop, ok := consoleDemo(o)
 	if !ok {
@@ -199,19 +201,19 @@ func runListing(o *watch, lf lsFlags, cmd string, journal bool,
 	defer cancel()
 	if lf.limit > 0 {
 		var cancelBound context.CancelFunc
-		ctx, cancelBound = context.WithTimeout(ctx, listBound)
+		ctx, cancelBound = context.WithTimeout(ctx, output.ListBound)
 		defer cancelBound()
 	}
 	w, rj := setup(client)
 	if rj != nil {
-		rj.cmd = cmd
+		rj.Cmd = cmd
 	}
 	var ids []string
 	if journal {
 		ids = journalIDs(e.getenv, o.conn.url, func(ws []string) { warnJournal(e.stderr, "aipwatch "+cmd, ws) })
 	}
-	notes, err := listRows(ctx, client, lf, ids, w, rj)
-	rj.end()
+	notes, err := output.ListRows(ctx, client, lf.query(), ids, w, rj)
+	rj.End()
 	if err == nil {
 		err = done()
 	}
@@ -228,99 +230,10 @@ func runListing(o *watch, lf lsFlags, cmd string, journal bool,
 	return 0
 }
 
-// listBound bounds the reads of a bounded listing (the default 100,
-// --limit, --since), of each daemon's of ls --all-contexts too.
-const listBound = 2 * time.Minute
-
-// listRows prints the rows ls asked for, newest first, a page at a time
-// (memory flat in the list's length: design §7), and returns the notes of
-// the paging's faults. A journal entry the daemon does not list is added
-// at the end only when the whole unfiltered list was read: only then can
-// it be said not to be listed.
-func listRows(ctx context.Context, c *stream.Client, lf lsFlags, journalIDs []string, w rowWriter, rj *rowJudge) ([]string, error) {
-	page := stream.DefaultRecentRows * 10
-	if lf.limit > 0 {
-		page = min(lf.limit, page)
-	}
-	walk := c.NewNewest(lf.states, lf.capability, page)
-	mine := make(map[string]bool, len(journalIDs))
-	for _, id := range journalIDs {
-		mine[id] = false // not seen yet
-	}
-	cutoff := time.Now().Add(-lf.since)
-	batch := make([]model.ActionRow, 0, page)
-	flush := func() error {
-		if rj != nil {
-			rj.judgeRows(batch)
-		}
-		err := w.Add(keepVerdicts(batch, lf.keep))
-		batch = batch[:0]
-		return err
-	}
-	complete := false
-	for n := 0; lf.limit == 0 || n < lf.limit; n++ {
-		st, ok, err := walk.Next(ctx)
-		if err != nil {
-			_ = flush()
-			return walk.Notes(), err
-		}
-		if !ok {
-			complete = true
-			break
-		}
-		row := model.RowOf(&st)
-		row.Context = lf.context
-		if lf.since > 0 && row.UpdatedAt.Before(cutoff) {
-			break
-		}
-		if _, ok := mine[row.ActionID]; ok {
-			row.Journal, mine[row.ActionID] = true, true
-		}
-		if batch = append(batch, row); len(batch) == page {
-			if err := flush(); err != nil {
-				return walk.Notes(), err
-			}
-		}
-	}
-	if complete || walk.Exhausted() {
-		if len(lf.states) == 0 && lf.capability == "" && lf.since == 0 {
-			for _, id := range journalIDs {
-				if !mine[id] {
-					mine[id] = true
-					batch = append(batch, model.ActionRow{ActionID: id, Journal: true, Context: lf.context})
-				}
-			}
-		}
-	}
-	err := flush()
-	return walk.Notes(), err
-}
-
 // journalIDs are the action IDs this machine's submission journal knows
-// for the daemon at baseURL; warn is readJournal's.
+// for the daemon at baseURL; warn is journal.Load's.
 func journalIDs(getenv func(string) string, baseURL string, warn func([]string)) []string {
-	return journal.ActionIDs(readJournal(getenv, warn), baseURL)
-}
-
-// readJournal reads this machine's submission journal, nil when there is
-// none or it cannot be read; warn, when set, gets what the read has to say
-// (a refused journal, the entries skipped). Several daemons read it once.
-func readJournal(getenv func(string) string, warn func([]string)) []journal.Entry {
-	path, err := journal.Path(getenv)
-	if err != nil {
-		return nil
-	}
-	l, err := journal.ReadLog(path, journal.MaxRead)
-	if warn != nil {
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			l.Warnings = append(l.Warnings, "journal not read: "+err.Error())
-		}
-		warn(l.Warnings)
-	}
-	if err != nil {
-		return nil
-	}
-	return l.Entries
+	return journal.ActionIDs(journal.Load(getenv, warn), baseURL)
 }
 
 func warnJournal(stderr io.Writer, prefix string, warnings []string) {

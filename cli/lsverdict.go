@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"fmt"
 	"io"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,89 +13,20 @@ import (
 	"aipwatch/stream"
 )
 
-// `aipwatch ls --verdict` (design §7): each printed row that has settled
-// gets its verdict, judged as a review judges it (stream.Judge: the
-// action's whole log, its result). That is one review per row, so it costs
-// what the rows printed cost, at most four at once (the judge's bound),
-// and a batch of rows prints only once all of it is judged, in order.
-
-// rowJudge judges the rows of ls and says how far it got on stderr.
-type rowJudge struct {
-	listing  *stream.Listing // one bound for every row's judgement
-	stderr   io.Writer       // where the rows not judged are named
-	progress io.Writer       // stderr when it is a terminal, else nil: no progress lines
-	done     int             // rows judged so far, over every batch
-	total    int             // rows to judge: the batch's size is known, the list's is not
-	cmd      string          // the command whose rows these are, for stderr ("" = ls)
-
-	judged func(r *model.ActionRow, jg stream.Judgement) // when set, each row judged, one at a time (stats counts them)
-}
+// `aipwatch ls --verdict` (design §7) and stats judge each settled row
+// they list: output.RowJudge, with the daemon's stream.Judge.
 
 // listingBound bounds the judgements of one listing as a whole (0:
 // stream.DefaultListingBound; no flag changes it). A test shortens it to
 // see what the end of the bound says without waiting two minutes.
 var listingBound time.Duration
 
-// judgeRows sets the Verdict of each settled row of batch. The listing's
-// two minutes bound the list's reads, not the reviews: each judgement has
-// its own bound (stream.DefaultJudgeTimeout), and all of them together the
-// listing's (stream.Listing).
-func (rj *rowJudge) judgeRows(batch []model.ActionRow) {
-	var todo []int
-	for i := range batch {
-		if batch[i].Settled() {
-			todo = append(todo, i)
-		}
-	}
-	rj.total += len(todo)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for _, i := range todo {
-		wg.Add(1)
-		go func() { // the judge lets four read at once; the rest wait their turn
-			defer wg.Done()
-			jg := rj.listing.Judge(batch[i].ActionID)
-			batch[i].Verdict = jg.Word
-			mu.Lock()
-			if rj.judged != nil {
-				rj.judged(&batch[i], jg)
-			}
-			rj.done++
-			if rj.progress != nil { // over the last one
-				fmt.Fprintf(rj.progress, "\rjudging %d of %d…", rj.done, rj.total)
-			}
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-}
-
-// end clears the progress line and names the rows the listing's bound
-// left unjudged (nil: no judge).
-func (rj *rowJudge) end() {
-	if rj != nil && rj.progress != nil && rj.total > 0 {
-		fmt.Fprint(rj.progress, "\r\x1b[K")
-	}
-	if rj == nil || rj.listing == nil {
-		return
-	}
-	rj.listing.Close()
-	if ids, bound := rj.listing.NotJudged(); len(ids) > 0 {
-		cmd := rj.cmd
-		if cmd == "" {
-			cmd = "ls"
-		}
-		fmt.Fprintf(rj.stderr, "aipwatch %s: %d rows not judged within the listing's bound of %s (verdict %s): %s\n",
-			cmd, len(ids), bound, stream.VerdictNotJudged, safe.Line(strings.Join(ids, " ")))
-	}
-}
-
 // newRowJudge is the judge of ls --verdict with the daemon's j; with
 // progress, its progress goes to stderr on a terminal.
-func newRowJudge(j *stream.Judge, stderr io.Writer, progress bool) *rowJudge {
-	rj := &rowJudge{stderr: stderr, listing: j.NewListing(listingBound)}
+func newRowJudge(j *stream.Judge, stderr io.Writer, progress bool) *output.RowJudge {
+	rj := &output.RowJudge{Stderr: stderr, Listing: j.NewListing(listingBound)}
 	if progress && isTerminal(stderr) {
-		rj.progress = safe.Unwrap(stderr)
+		rj.Progress = safe.Unwrap(stderr)
 	}
 	return rj
 }
@@ -122,22 +50,6 @@ func (lf *lsFlags) checkVerdict() error {
 	}
 	lf.keep = keep
 	return nil
-}
-
-// keepVerdicts keeps, in place, the rows of batch judged one of keep;
-// every row when keep is empty. A live row, or one not judged, has no
-// verdict and is left out.
-func keepVerdicts(batch []model.ActionRow, keep []string) []model.ActionRow {
-	if len(keep) == 0 {
-		return batch
-	}
-	out := batch[:0]
-	for _, r := range batch {
-		if slices.Contains(keep, r.Verdict) {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // completeVerdicts offers the verdict words to a shell's completion

@@ -1,16 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
 	"aipwatch/model"
-	"aipwatch/sim"
-	"aipwatch/stream"
 )
 
 // `ls --verdict` (design §7): each settled row shows its verdict, a live
@@ -101,30 +97,6 @@ func TestListVerdictJSONL(t *testing.T) {
 				t.Errorf("judged=%v %s: verdict %q, want %q", judged, obj["action_id"], v, want)
 			}
 		}
-	}
-}
-
-// On a terminal, ls --verdict says how far the judging got, over one line;
-// the count ends at the rows judged.
-func TestListVerdictProgress(t *testing.T) {
-	t.Parallel()
-	f := startFleet(t, sim.FleetKnobs{},
-		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_a"}},
-		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: "act_b"}},
-		sim.Member{Scenario: "async-long", Knobs: sim.Knobs{Speed: 0.01, ActionID: "act_live"}},
-	)
-	var progress bytes.Buffer
-	rj := newRowJudge(stream.NewJudge(stream.Config{BaseURL: f.URL()}, stream.JudgeOptions{}), io.Discard, false)
-	rj.progress = &progress // what newRowJudge sets on a terminal's stderr
-	rows := []model.ActionRow{{ActionID: "act_a", State: "completed"}, {ActionID: "act_live", State: "running"}, {ActionID: "act_b", State: "completed"}}
-	rj.judgeRows(rows)
-	rj.end()
-	if rows[0].Verdict != "failed" || rows[2].Verdict != "failed" || rows[1].Verdict != "" {
-		t.Fatalf("verdicts %q %q %q", rows[0].Verdict, rows[1].Verdict, rows[2].Verdict)
-	}
-	out := progress.String()
-	if !strings.Contains(out, "\rjudging 1 of 2…") || !strings.Contains(out, "\rjudging 2 of 2…") || strings.Contains(out, "3") || !strings.HasSuffix(out, "\r\x1b[K") {
-		t.Fatalf("progress %q", out)
 	}
 }
 

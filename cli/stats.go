@@ -1,20 +1,19 @@
 package cli
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/spf13/cobra"
 
-	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/stream"
 )
 
 // `aipwatch stats` (design §13): the fleet's figures per capability over
 // the most recent settled actions, each judged as `ls --verdict` judges it
-// (the same rowJudge: one judge, one rule) and counted by
-// model.Summarise, as the console's pulse counts its rows.
+// (the same output.RowJudge: one judge, one rule) and counted by
+// model.Summarise, as the console's pulse counts its rows
+// (output.StatsRows).
 //
 // Every judgement is a review, one action's whole log (design §7), so
 // stats judges at most --limit settled actions (100 by default), never a
@@ -58,10 +57,10 @@ list and named on stderr with the --limit that would judge them all.`,
 // figures; what the bound left unjudged goes to stderr.
 func runStats(o *watch, lf lsFlags, limit int) int {
 	e := o.e
-	var rows *statsRows
+	var rows *output.StatsRows
 	defer func() { // done is not called when the listing fails: its reviews end here
 		if rows != nil {
-			rows.rj.listing.Close()
+			rows.Judge.Listing.Close()
 		}
 	}()
 	if lf.since > 0 {
@@ -70,60 +69,12 @@ func runStats(o *watch, lf lsFlags, limit int) int {
 		// at limit.
 		lf.limit = math.MaxInt
 	}
-	return runListing(o, lf, "stats", false, func(client *stream.Client) (rowWriter, *rowJudge) {
-		rows = &statsRows{max: limit, rj: newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true)}
-		rows.rj.cmd = "stats"
-		rows.rj.judged = func(r *model.ActionRow, jg stream.Judgement) { // one at a time
-			rows.judged = append(rows.judged, jg.Judged(r))
-		}
+	return runListing(o, lf, "stats", false, func(client *stream.Client) (output.RowWriter, *output.RowJudge) {
+		rows = output.NewStatsRows(limit, newRowJudge(contextDaemon{run: o, client: client}.judge(), e.stderr, true))
 		return rows, nil // rows judges what it takes: the listing's own judge would judge them all
 	}, func() error {
-		rows.rj.end()
-		rows.tell(e, lf)
-		return output.WriteStats(e.stdout, model.Summarise(rows.judged), o.g.output == "jsonl")
+		rows.Judge.End()
+		rows.Tell(e.stderr, lf.since, lf.limit)
+		return rows.Write(e.stdout, o.g.output == "jsonl")
 	})
-}
-
-// statsRows takes the listed rows, judges the settled ones until max are
-// judged and counts the rest: stats prints figures, not rows.
-type statsRows struct {
-	max    int // settled rows to judge at most (--limit)
-	rj     *rowJudge
-	judged []model.Judged
-	listed int // rows listed
-	taken  int // settled rows given to the judge
-	beyond int // settled rows listed past max, not judged
-}
-
-func (s *statsRows) Add(batch []model.ActionRow) error {
-	s.listed += len(batch)
-	var todo []model.ActionRow
-	for _, r := range batch {
-		switch {
-		case !r.Settled():
-		case s.taken < s.max:
-			s.taken++
-			todo = append(todo, r)
-		default:
-			s.beyond++
-		}
-	}
-	if len(todo) > 0 {
-		s.rj.judgeRows(todo)
-	}
-	return nil
-}
-
-// tell says on stderr what the bound left out, never silently: the
-// span's settled actions not judged, or, without --since, that the list
-// holds more than the rows read.
-func (s *statsRows) tell(e *runEnv, lf lsFlags) {
-	switch {
-	case s.beyond > 0:
-		fmt.Fprintf(e.stderr, "aipwatch stats: the %s most recent settled actions of the last %s judged; %s more in it not judged (all of them: --limit %d)\n",
-			model.Thousands(s.taken), model.HumanDuration(lf.since), model.Thousands(s.beyond), s.taken+s.beyond)
-	case lf.since == 0 && s.listed >= lf.limit:
-		fmt.Fprintf(e.stderr, "aipwatch stats: the settled actions among the %s most recent rows judged (%s); more with --since D (at most --limit N judged)\n",
-			model.Thousands(s.listed), model.Thousands(s.taken))
-	}
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -49,6 +50,22 @@ func ParseVerdicts(s string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// KeepVerdicts keeps, in place, the rows of batch judged one of keep (as
+// ParseVerdicts reads them: `ls --verdict=`); every row when keep is
+// empty. A live row, or one not judged, has no verdict and is left out.
+func KeepVerdicts(batch []ActionRow, keep []string) []ActionRow {
+	if len(keep) == 0 {
+		return batch
+	}
+	out := batch[:0]
+	for _, r := range batch {
+		if slices.Contains(keep, r.Verdict) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // quoteWord quotes a word of the operator's for an error line, cut to 40

@@ -35,3 +35,23 @@ func TestParseVerdicts(t *testing.T) {
 		t.Errorf("the error does not name the verdicts: %v", err)
 	}
 }
+
+// design §13: ls --verdict=failed,incomplete keeps the rows judged so; a
+// live row (no verdict) and one not judged are left out, and no words keep
+// every row.
+func TestKeepVerdicts(t *testing.T) {
+	rows := func() []ActionRow {
+		return []ActionRow{{ActionID: "a", Verdict: "failed"}, {ActionID: "live"}, {ActionID: "b", Verdict: "verified"},
+			{ActionID: "c", Verdict: NotJudged}, {ActionID: "d", Verdict: "incomplete"}}
+	}
+	var ids []string
+	for _, r := range KeepVerdicts(rows(), []string{"failed", "incomplete"}) {
+		ids = append(ids, r.ActionID)
+	}
+	if !reflect.DeepEqual(ids, []string{"a", "d"}) {
+		t.Errorf("kept %v, want [a d]", ids)
+	}
+	if got := KeepVerdicts(rows(), nil); len(got) != 5 {
+		t.Errorf("no words kept %d rows, want every one of 5", len(got))
+	}
+}

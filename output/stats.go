@@ -2,10 +2,12 @@ package output
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"aipwatch/model"
@@ -172,4 +174,66 @@ func verdictsCell(m map[string]int) string {
 		return "-"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// StatsRows takes the rows `aipwatch stats` lists, judges the settled ones
+// until max are judged (its --limit) and counts the rest: stats prints
+// figures, not rows.
+type StatsRows struct {
+	Judge  *RowJudge // the listing's judge, as ls --verdict's (one judge, one rule)
+	max    int       // settled rows to judge at most (--limit)
+	judged []model.Judged
+	listed int // rows listed
+	taken  int // settled rows given to the judge
+	beyond int // settled rows listed past max, not judged
+}
+
+// NewStatsRows judges at most limit settled rows with rj, keeping each
+// judgement as the figures count it (stream.Judgement.Judged).
+func NewStatsRows(limit int, rj *RowJudge) *StatsRows {
+	s := &StatsRows{Judge: rj, max: limit}
+	rj.Cmd = "stats"
+	rj.Judged = func(r *model.ActionRow, jg stream.Judgement) { // one at a time
+		s.judged = append(s.judged, jg.Judged(r))
+	}
+	return s
+}
+
+// Add takes a batch of listed rows, judging the settled ones up to max.
+func (s *StatsRows) Add(batch []model.ActionRow) error {
+	s.listed += len(batch)
+	var todo []model.ActionRow
+	for _, r := range batch {
+		switch {
+		case !r.Settled():
+		case s.taken < s.max:
+			s.taken++
+			todo = append(todo, r)
+		default:
+			s.beyond++
+		}
+	}
+	if len(todo) > 0 {
+		s.Judge.JudgeRows(todo)
+	}
+	return nil
+}
+
+// Tell says on stderr what the bound left out, never silently: the
+// span's settled actions not judged (since: --since), or, without --since,
+// that the list holds more than the limit rows read.
+func (s *StatsRows) Tell(stderr io.Writer, since time.Duration, limit int) {
+	switch {
+	case s.beyond > 0:
+		fmt.Fprintf(stderr, "aipwatch stats: the %s most recent settled actions of the last %s judged; %s more in it not judged (all of them: --limit %d)\n",
+			model.Thousands(s.taken), model.HumanDuration(since), model.Thousands(s.beyond), s.taken+s.beyond)
+	case since == 0 && s.listed >= limit:
+		fmt.Fprintf(stderr, "aipwatch stats: the settled actions among the %s most recent rows judged (%s); more with --since D (at most --limit N judged)\n",
+			model.Thousands(s.listed), model.Thousands(s.taken))
+	}
+}
+
+// Write prints the figures of the rows judged (model.Summarise).
+func (s *StatsRows) Write(w io.Writer, jsonl bool) error {
+	return WriteStats(w, model.Summarise(s.judged), jsonl)
 }

@@ -243,6 +243,10 @@ type Listing struct {
 
 	mu        sync.Mutex
 	notJudged []string
+
+	rows  sync.Mutex // JudgeRows's count, and its calls of each one at a time
+	done  int        // rows judged so far, over every batch
+	total int        // rows to judge: a batch's size is known, the list's is not
 }
 
 // errListingBound is the cause of a listing's end.
@@ -277,6 +281,40 @@ func (l *Listing) NotJudged() ([]string, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]string(nil), l.notJudged...), l.bound
+}
+
+// JudgeRows sets the Verdict of each settled row of batch (Judge: the
+// judge lets Limit read at once, the rest wait their turn) and returns once
+// all of them are judged, so that a batch is printed whole and in order.
+// each, when set, is called for each row judged, one at a time, with the
+// rows judged so far and the rows to judge, counted over every batch of
+// the listing.
+func (l *Listing) JudgeRows(batch []model.ActionRow, each func(r *model.ActionRow, jg Judgement, done, total int)) {
+	var todo []int
+	for i := range batch {
+		if batch[i].Settled() {
+			todo = append(todo, i)
+		}
+	}
+	l.rows.Lock()
+	l.total += len(todo)
+	l.rows.Unlock()
+	var wg sync.WaitGroup
+	for _, i := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			jg := l.Judge(batch[i].ActionID)
+			batch[i].Verdict = jg.Word
+			l.rows.Lock()
+			defer l.rows.Unlock()
+			l.done++
+			if each != nil {
+				each(&batch[i], jg, l.done, l.total)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // Close ends the listing's bound.

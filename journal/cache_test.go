@@ -1,37 +1,42 @@
-package cli
+package journal
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
-
-	"aipwatch/journal"
 )
 
 // The console across contexts asks each context's journal IDs every poll:
 // the file is read once while it is unchanged, whatever the contexts, and
 // again once it changed.
-func TestJournalCacheReadsTheFileOnceAChange(t *testing.T) {
+func TestCacheReadsTheFileOnceAChange(t *testing.T) {
 	t.Parallel()
-	getenv, jpath := stateEnv(t)
-	j, err := journal.Open(jpath)
+	dir := t.TempDir()
+	getenv := func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return dir
+		}
+		return ""
+	}
+	j, err := Open(filepath.Join(dir, "aipwatch", FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
 	add := func(id, url string) {
-		if err := j.Append(journal.Entry{Time: time.Now(), Kind: "submit", ActionID: id, BaseURL: url}); err != nil {
+		if err := j.Append(Entry{Time: time.Now(), Kind: KindSubmit, ActionID: id, BaseURL: url}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	add("act_a_1", "http://a:1")
 	add("act_b_1", "http://b:1")
-	c := &journalCache{getenv: getenv}
+	c := NewCache(getenv)
 	for range 3 { // three polls of two contexts
-		if got := c.ids("http://a:1"); !slices.Equal(got, []string{"act_a_1"}) {
+		if got := c.IDs("http://a:1"); !slices.Equal(got, []string{"act_a_1"}) {
 			t.Fatalf("context a: %v", got)
 		}
-		if got := c.ids("http://b:1"); !slices.Equal(got, []string{"act_b_1"}) {
+		if got := c.IDs("http://b:1"); !slices.Equal(got, []string{"act_b_1"}) {
 			t.Fatalf("context b: %v", got)
 		}
 	}
@@ -39,7 +44,7 @@ func TestJournalCacheReadsTheFileOnceAChange(t *testing.T) {
 		t.Fatalf("an unchanged journal was read %d times, want 1", c.reads)
 	}
 	add("act_a_2", "http://a:1")
-	if got := c.ids("http://a:1"); !slices.Contains(got, "act_a_2") {
+	if got := c.IDs("http://a:1"); !slices.Contains(got, "act_a_2") {
 		t.Fatalf("a new submission is not seen: %v", got)
 	}
 	if c.reads != 2 {

@@ -1,14 +1,25 @@
-package cli
+package output
 
 import (
-	"io"
 	"net/http"
 	"testing"
 	"time"
 
 	"aipwatch/internal/deadlines"
+	"aipwatch/model"
 	"aipwatch/stream"
 )
+
+// --limit bounds the listing across contexts, not each daemon's part; a
+// daemon not read stays.
+func TestMostRecentAcrossContexts(t *testing.T) {
+	t.Parallel()
+	rows := []model.ActionRow{{ActionID: "a"}, {Context: "down", Unreachable: "x"}, {ActionID: "b"}, {ActionID: "c"}}
+	got := mostRecent(rows, 2)
+	if len(got) != 3 || got[0].ActionID != "a" || got[1].Unreachable == "" || got[2].ActionID != "b" {
+		t.Errorf("%+v", got)
+	}
+}
 
 // `ls --all-contexts --limit N` reads every daemon at once, each within
 // the 2 minutes its error names ("no answer from HOST within 2m"): a daemon that
@@ -21,10 +32,8 @@ func TestListAllContextsBoundsEachDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := contextDaemon{name: "slow", c: &conn{url: "http://127.0.0.1:9"},
-		run: &watch{e: &runEnv{getenv: func(string) string { return "" }}}, client: client}
 	before := time.Now()
-	out := readContexts([]contextDaemon{d}, lsFlags{limit: 5}, nil, io.Discard)
+	out := readContexts([]ListSource{{Name: "slow", Host: "127.0.0.1:9", Client: client}}, ListQuery{Limit: 5})
 	after := time.Now()
 	if len(out) != 1 || out[0].err == nil {
 		t.Fatalf("the unreachable daemon's part: %+v", out)
