@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"aipwatch/model"
 	"aipwatch/output"
@@ -57,13 +56,7 @@ func runConsole(f *follow) int {
 		return o.fail(d.err)
 	}
 	co := consoleOptions(f)
-	co.Daemon = d.client.NewPoller(0)
-	jc := &journalCache{getenv: e.getenv} // read again only when it changed
-	co.Journal = func() []string { return jc.ids(o.conn.url) }
-	co.Follow = d.follow
-	// The VERDICT column's reviews: the rows drawn, four at once.
-	co.Judge = d.judge()
-	co.Reconcile = reconcilerFor(&o.conn, e.getenv, o.g.redact)
+	co.Sources = []console.Source{d.source(&journalCache{getenv: e.getenv})}
 	// After the list's error while it never listed anything: is aipd
 	// there, and the console without one.
 	co.ListHint = "is aipd running at " + redactURL(o.conn.url) + "? (--url, --context) · no daemon: aipwatch --demo=console"
@@ -116,16 +109,8 @@ func consoleDemo(o *watch) (stop func(), ok bool) {
 	if o.r.demo != demoConsole {
 		return func() {}, true
 	}
-	f, err := sim.ConsoleFleet(1)
-	if err != nil {
-		return nil, onDemo(o, "", err)
-	}
-	u, err := f.Start()
-	if !onDemo(o, u, err) {
-		f.Close()
-		return nil, false
-	}
-	return f.Close, true
+	u, stop, err := sim.StartConsoleDemo()
+	return stop, onDemo(o, u, err)
 }
 
 // demoFleet is the --demo scenario of the console across two contexts.
@@ -171,48 +156,34 @@ func (d contextDaemon) judge() *stream.Judge {
 	return stream.NewJudge(d.run.r.withTimeouts(d.client.Config()), stream.JudgeOptions{})
 }
 
+// source is the daemon as the console reads it: its list and global log,
+// its follows, its judge (the VERDICT column's reviews: the rows drawn,
+// four at once), its reconcile reads and its journal marks (jc: one read
+// of the file for every daemon, again only when it changed).
+func (d contextDaemon) source(jc *journalCache) console.Source {
+	s := console.Source{MultiSource: stream.MultiSource{Name: d.name, Err: d.err}}
+	if d.client == nil {
+		return s
+	}
+	s.Poller = d.client.NewPoller(0)
+	s.Follow = d.follow
+	s.Judge = d.judge()
+	s.Reconcile = func() ui.ReconcileFunc { return reconcilerFor(d.c, d.run.e.getenv, d.run.g.redact) }
+	s.Journal = func() []string { return jc.ids(d.c.url) }
+	return s
+}
+
 // runConsoleAcross runs the console over daemons, each with its own
 // connection for its list, its global log, its follows and its reconcile
 // reads.
 func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) int {
-	multi := &stream.Multi{}              // the daemons read as one for the polls, in their order
-	reached := map[string]contextDaemon{} // the daemons with a client
-	judges := map[string]console.Judge{}
-	names := make([]string, 0, len(daemons))
-	for _, d := range daemons {
-		src := stream.MultiSource{Name: d.name, Err: d.err}
-		if d.client != nil {
-			src.Poller = d.client.NewPoller(0)
-			reached[d.name] = d
-			judges[d.name] = d.judge() // the VERDICT column's reviews, on the row's own daemon
-		}
-		multi.Sources = append(multi.Sources, src)
-		names = append(names, d.name)
-	}
 	co := consoleOptions(f)
-	co.Daemon, co.Contexts = multi, names
-	co.FollowIn = func(name, id string) stream.Runner {
-		if d, ok := reached[name]; ok {
-			return d.follow(id)
-		}
-		return nil
+	jc := &journalCache{getenv: f.w.e.getenv}
+	for _, d := range daemons {
+		co.Sources = append(co.Sources, d.source(jc))
 	}
-	co.ReconcileIn = func(name string) ui.ReconcileFunc {
-		if d, ok := reached[name]; ok {
-			return reconcilerFor(d.c, d.run.e.getenv, d.run.g.redact)
-		}
-		return nil
-	}
-	co.JudgeIn = func(name string) console.Judge { return judges[name] }
 	if f.w.r.demo == "" { // while no context's daemon ever answered (each row says why)
 		co.ListHint = "check: aipwatch contexts · no daemon: aipwatch --demo=console"
-	}
-	jc := &journalCache{getenv: f.w.e.getenv}   // one read of the file for every context
-	co.JournalIn = func(name string) []string { // this machine's submissions to that daemon (j, j!)
-		if d, ok := reached[name]; ok {
-			return jc.ids(d.c.url)
-		}
-		return nil
 	}
 	return startConsole(ctx, co, f.w.e, nil)
 }
@@ -231,56 +202,22 @@ func configDaemons(o *watch, names []string) []contextDaemon {
 	return out
 }
 
-// fleetDemoDown is when --demo=fleet's second daemon stops, to show a
-// daemon going down while the other goes on.
-const fleetDemoDown = 45 * time.Second
-
-// startFleetDemo runs --demo=fleet's two simulated daemons, "east" (the
-// console demo's actions) and "west" (three more, with IDs of their own),
-// west stopping after fleetDemoDown; stop ends both.
+// startFleetDemo runs --demo=fleet's simulated daemons (sim.StartFleetDemo),
+// each read as a context of its name; stop ends them.
 func startFleetDemo(o *watch) (daemons []contextDaemon, stop func(), err error) {
-	east, err := sim.ConsoleFleet(1)
+	sims, stop, err := sim.StartFleetDemo(sim.FleetDemoDown)
 	if err != nil {
 		return nil, nil, err
-	}
-	west, err := sim.NewFleet(sim.FleetKnobs{GlobalEvents: true},
-		sim.Member{Scenario: "responses-tools", Knobs: sim.Knobs{Speed: 0.5, Mode: sim.ModeAsync, ActionID: "act_sim_west_async_responses"}},
-		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_sim_west_sync_long"}},
-		// Ran before the demo started, at a pace of its own: its review
-		// reads a first token and a duration (the pulse's figures).
-		sim.Member{Scenario: "chat-length", Knobs: sim.Knobs{Finished: true, ActionID: "act_sim_west_done_length",
-			Past: sim.PastRun{End: time.Now(), Pace: 1.5, Think: 800 * time.Millisecond}}},
-	)
-	if err != nil {
-		east.Close()
-		return nil, nil, err
-	}
-	var timer *time.Timer
-	stop = func() {
-		if timer != nil {
-			timer.Stop()
-		}
-		east.Close()
-		west.Close()
 	}
 	if !o.r.stallSet {
 		o.r.stallTimeout = demoStallTimeout
 	}
-	for _, f := range []struct {
-		name  string
-		fleet *sim.Fleet
-	}{{"east", east}, {"west", west}} {
-		u, err := f.fleet.Start()
-		if err != nil {
-			stop()
-			return nil, nil, err
-		}
-		c := &conn{ctx: contextUse{name: f.name, url: true}}
-		c.local(u)
-		d := contextDaemon{name: f.name, c: c, run: o}
+	for _, s := range sims {
+		c := &conn{ctx: contextUse{name: s.Name, url: true}}
+		c.local(s.URL)
+		d := contextDaemon{name: s.Name, c: c, run: o}
 		d.client, d.err = c.daemon(io.Discard)
 		daemons = append(daemons, d)
 	}
-	timer = time.AfterFunc(fleetDemoDown, west.Close)
 	return daemons, stop, nil
 }
