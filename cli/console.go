@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 
@@ -16,10 +15,13 @@ import (
 
 // The console (design §7): `aipwatch` alone on a terminal, on one daemon
 // or, with a config file of several contexts, on all of them at once
-// (runConsoleAcross, design §9); --demo=console and --demo=fleet show it
-// on simulated daemons.
+// (design §9); --demo=console and --demo=fleet show it on simulated
+// daemons.
 
-// runConsole opens the live console (no ACTION_ID on a terminal).
+// runConsole opens the live console (no ACTION_ID on a terminal) on its
+// daemons, each a console.Source: --demo=fleet's, else the config file's
+// contexts (consoleContexts), else the run's one daemon. It is the one
+// place the console is started, on stdout and keysFrom(stdin).
 func runConsole(f *follow) int {
 	o, e := &f.w, f.w.e
 	stdout, stderr := e.stdout, e.stderr
@@ -33,43 +35,48 @@ func runConsole(f *follow) int {
 		}
 		return model.ExitUsage
 	}
-	if o.r.demo == demoFleet {
-		daemons, stop, err := startFleetDemo(o)
+	var daemons []contextDaemon
+	// listHint follows the list's error while nothing was ever listed (a
+	// console across contexts: while no context's daemon ever answered,
+	// each row saying why); hint follows the console's error.
+	listHint := ""
+	var hint func(error)
+	names := consoleContexts(f)
+	switch {
+	case o.r.demo == demoFleet:
+		fleet, stop, err := startFleetDemo(o)
 		if err != nil {
 			fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
 			return model.ExitError
 		}
 		defer stop()
-		return runConsoleAcross(ctx, f, daemons)
-	}
-	if names := consoleContexts(f); names != nil {
-		return runConsoleAcross(ctx, f, configDaemons(o, names))
-	}
-	stop, ok := consoleDemo(o)
-	if !ok {
-		return model.ExitError
-	}
-	defer stop()
-	d := contextDaemon{c: &o.conn, run: o}
-	d.client, d.err = o.conn.daemon(stderr)
-	if d.err != nil {
-		return o.fail(d.err)
+		daemons = fleet
+	case names != nil:
+		daemons = configDaemons(o, names)
+		listHint = "check: aipwatch contexts · no daemon: aipwatch --demo=console"
+	default:
+		stop, ok := consoleDemo(o)
+		if !ok {
+			return model.ExitError
+		}
+		defer stop()
+		d := contextDaemon{c: &o.conn, run: o}
+		d.client, d.err = o.conn.daemon(stderr)
+		if d.err != nil {
+			return o.fail(d.err)
+		}
+		daemons = []contextDaemon{d}
+		// Is aipd there, and the console without one.
+		listHint = "is aipd running at " + redactURL(o.conn.url) + "? (--url, --context) · no daemon: aipwatch --demo=console"
+		hint = func(err error) { printHint(stderr, &o.conn, err) }
 	}
 	co := consoleOptions(f)
-	co.Sources = []console.Source{d.source(&journalCache{getenv: e.getenv})}
-	// After the list's error while it never listed anything: is aipd
-	// there, and the console without one.
-	co.ListHint = "is aipd running at " + redactURL(o.conn.url) + "? (--url, --context) · no daemon: aipwatch --demo=console"
-	return startConsole(ctx, co, e, func(err error) { printHint(stderr, &o.conn, err) })
-}
-
-// startConsole is the one place the console is started, with co (one
-// daemon or several), on stdout and keysFrom(stdin) as the live view;
-// hint, when set, follows an error with what to check.
-func startConsole(ctx context.Context, co console.Options, e *runEnv, hint func(error)) int {
-	stderr := e.stderr
-	err := console.Run(ctx, co, ui.Terminal{Input: keysFrom(e.stdin), Output: safe.Unwrap(e.stdout)})
-	if err != nil {
+	co.ListHint = listHint
+	jc := &journalCache{getenv: e.getenv} // one read of the file for every daemon
+	for _, d := range daemons {
+		co.Sources = append(co.Sources, d.source(jc))
+	}
+	if err := console.Run(ctx, co, ui.Terminal{Input: keysFrom(e.stdin), Output: safe.Unwrap(stdout)}); err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		if hint != nil {
 			hint(err)
@@ -156,10 +163,10 @@ func (d contextDaemon) judge() *stream.Judge {
 	return stream.NewJudge(d.run.r.withTimeouts(d.client.Config()), stream.JudgeOptions{})
 }
 
-// source is the daemon as the console reads it: its list and global log,
-// its follows, its judge (the VERDICT column's reviews: the rows drawn,
-// four at once), its reconcile reads and its journal marks (jc: one read
-// of the file for every daemon, again only when it changed).
+// source is the daemon as the console reads it, with its own connection:
+// its list and global log, its follows, its judge (the VERDICT column's
+// reviews: the rows drawn, four at once), its reconcile reads and its
+// journal marks (jc: the file read again only when it changed).
 func (d contextDaemon) source(jc *journalCache) console.Source {
 	s := console.Source{MultiSource: stream.MultiSource{Name: d.name, Err: d.err}}
 	if d.client == nil {
@@ -171,21 +178,6 @@ func (d contextDaemon) source(jc *journalCache) console.Source {
 	s.Reconcile = func() ui.ReconcileFunc { return reconcilerFor(d.c, d.run.e.getenv, d.run.g.redact) }
 	s.Journal = func() []string { return jc.ids(d.c.url) }
 	return s
-}
-
-// runConsoleAcross runs the console over daemons, each with its own
-// connection for its list, its global log, its follows and its reconcile
-// reads.
-func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) int {
-	co := consoleOptions(f)
-	jc := &journalCache{getenv: f.w.e.getenv}
-	for _, d := range daemons {
-		co.Sources = append(co.Sources, d.source(jc))
-	}
-	if f.w.r.demo == "" { // while no context's daemon ever answered (each row says why)
-		co.ListHint = "check: aipwatch contexts · no daemon: aipwatch --demo=console"
-	}
-	return startConsole(ctx, co, f.w.e, nil)
 }
 
 // configDaemons are the config file's contexts' daemons, each with its own
