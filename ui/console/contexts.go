@@ -9,9 +9,9 @@ import (
 // every daemon's live and recent actions with a CONTEXT column; the
 // Context key narrows it to one context, then the next, then all again;
 // enter follows an action on its own daemon, with its own credentials
-// (its Source, or Options.FollowIn and ReconcileIn). A daemon that cannot be read
-// is one row of its own, with its error (stream.Multi), and the others go
-// on.
+// (its Source, or Options.FollowIn and ReconcileIn). A daemon that cannot
+// be read is one row of its own, with its error (stream.Multi), and the
+// others go on.
 
 // Source is one daemon of the console (Options.Sources):
 // its context's name and its poller, or why it cannot be read (its row
