@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"aipwatch/model"
 	"aipwatch/output"
@@ -17,10 +15,13 @@ import (
 
 // The console (design §7): `aipwatch` alone on a terminal, on one daemon
 // or, with a config file of several contexts, on all of them at once
-// (runConsoleAcross, design §9); --demo=console and --demo=fleet show it
-// on simulated daemons.
+// (design §9); --demo=console and --demo=fleet show it on simulated
+// daemons.
 
-// runConsole opens the live console (no ACTION_ID on a terminal).
+// runConsole opens the live console (no ACTION_ID on a terminal) on its
+// daemons, each a console.Source: --demo=fleet's, else the config file's
+// contexts (consoleContexts), else the run's one daemon. It is the one
+// place the console is started, on stdout and keysFrom(stdin).
 func runConsole(f *follow) int {
 	o, e := &f.w, f.w.e
 	stdout, stderr := e.stdout, e.stderr
@@ -34,49 +35,48 @@ func runConsole(f *follow) int {
 		}
 		return model.ExitUsage
 	}
-	if o.r.demo == demoFleet {
-		daemons, stop, err := startFleetDemo(o)
+	var daemons []contextDaemon
+	// listHint follows the list's error while nothing was ever listed (a
+	// console across contexts: while no context's daemon ever answered,
+	// each row saying why); hint follows the console's error.
+	listHint := ""
+	var hint func(error)
+	names := consoleContexts(f)
+	switch {
+	case o.r.demo == demoFleet:
+		fleet, stop, err := startFleetDemo(o)
 		if err != nil {
 			fmt.Fprintf(stderr, "aipwatch: demo: %s\n", err)
 			return model.ExitError
 		}
 		defer stop()
-		return runConsoleAcross(ctx, f, daemons)
-	}
-	if names := consoleContexts(f); names != nil {
-		return runConsoleAcross(ctx, f, configDaemons(o, names))
-	}
-	stop, ok := consoleDemo(o)
-	if !ok {
-		return model.ExitError
-	}
-	defer stop()
-	d := contextDaemon{c: &o.conn, run: o}
-	d.client, d.err = o.conn.daemon(stderr)
-	if d.err != nil {
-		return o.fail(d.err)
+		daemons = fleet
+	case names != nil:
+		daemons = configDaemons(o, names)
+		listHint = "check: aipwatch contexts · no daemon: aipwatch --demo=console"
+	default:
+		stop, ok := consoleDemo(o)
+		if !ok {
+			return model.ExitError
+		}
+		defer stop()
+		d := contextDaemon{c: &o.conn, run: o}
+		d.client, d.err = o.conn.daemon(stderr)
+		if d.err != nil {
+			return o.fail(d.err)
+		}
+		daemons = []contextDaemon{d}
+		// Is aipd there, and the console without one.
+		listHint = "is aipd running at " + redactURL(o.conn.url) + "? (--url, --context) · no daemon: aipwatch --demo=console"
+		hint = func(err error) { printHint(stderr, &o.conn, err) }
 	}
 	co := consoleOptions(f)
-	co.Daemon = d.client.NewPoller(0)
-	jc := &journalCache{getenv: e.getenv} // read again only when it changed
-	co.Journal = func() []string { return jc.ids(o.conn.url) }
-	co.Follow = d.follow
-	// The VERDICT column's reviews: the rows drawn, four at once.
-	co.Judge = d.judge()
-	co.Reconcile = reconcilerFor(&o.conn, e.getenv, o.g.redact)
-	// After the list's error while it never listed anything: is aipd
-	// there, and the console without one.
-	co.ListHint = "is aipd running at " + redactURL(o.conn.url) + "? (--url, --context) · no daemon: aipwatch --demo=console"
-	return startConsole(ctx, co, e, func(err error) { printHint(stderr, &o.conn, err) })
-}
-
-// startConsole is the one place the console is started, with co (one
-// daemon or several), on stdout and keysFrom(stdin) as the live view;
-// hint, when set, follows an error with what to check.
-func startConsole(ctx context.Context, co console.Options, e *runEnv, hint func(error)) int {
-	stderr := e.stderr
-	err := console.Run(ctx, co, ui.Terminal{Input: keysFrom(e.stdin), Output: safe.Unwrap(e.stdout)})
-	if err != nil {
+	co.ListHint = listHint
+	jc := &journalCache{getenv: e.getenv} // one read of the file for every daemon
+	for _, d := range daemons {
+		co.Sources = append(co.Sources, d.source(jc))
+	}
+	if err := console.Run(ctx, co, ui.Terminal{Input: keysFrom(e.stdin), Output: safe.Unwrap(stdout)}); err != nil {
 		fmt.Fprintf(stderr, "aipwatch: %s\n", safe.Line(err.Error()))
 		if hint != nil {
 			hint(err)
@@ -116,16 +116,8 @@ func consoleDemo(o *watch) (stop func(), ok bool) {
 	if o.r.demo != demoConsole {
 		return func() {}, true
 	}
-	f, err := sim.ConsoleFleet(1)
-	if err != nil {
-		return nil, onDemo(o, "", err)
-	}
-	u, err := f.Start()
-	if !onDemo(o, u, err) {
-		f.Close()
-		return nil, false
-	}
-	return f.Close, true
+	u, stop, err := sim.StartConsoleDemo()
+	return stop, onDemo(o, u, err)
 }
 
 // demoFleet is the --demo scenario of the console across two contexts.
@@ -171,50 +163,21 @@ func (d contextDaemon) judge() *stream.Judge {
 	return stream.NewJudge(d.run.r.withTimeouts(d.client.Config()), stream.JudgeOptions{})
 }
 
-// runConsoleAcross runs the console over daemons, each with its own
-// connection for its list, its global log, its follows and its reconcile
-// reads.
-func runConsoleAcross(ctx context.Context, f *follow, daemons []contextDaemon) int {
-	multi := &stream.Multi{}              // the daemons read as one for the polls, in their order
-	reached := map[string]contextDaemon{} // the daemons with a client
-	judges := map[string]console.Judge{}
-	names := make([]string, 0, len(daemons))
-	for _, d := range daemons {
-		src := stream.MultiSource{Name: d.name, Err: d.err}
-		if d.client != nil {
-			src.Poller = d.client.NewPoller(0)
-			reached[d.name] = d
-			judges[d.name] = d.judge() // the VERDICT column's reviews, on the row's own daemon
-		}
-		multi.Sources = append(multi.Sources, src)
-		names = append(names, d.name)
+// source is the daemon as the console reads it, with its own connection:
+// its list and global log, its follows, its judge (the VERDICT column's
+// reviews: the rows drawn, four at once), its reconcile reads and its
+// journal marks (jc: the file read again only when it changed).
+func (d contextDaemon) source(jc *journalCache) console.Source {
+	s := console.Source{MultiSource: stream.MultiSource{Name: d.name, Err: d.err}}
+	if d.client == nil {
+		return s
 	}
-	co := consoleOptions(f)
-	co.Daemon, co.Contexts = multi, names
-	co.FollowIn = func(name, id string) stream.Runner {
-		if d, ok := reached[name]; ok {
-			return d.follow(id)
-		}
-		return nil
-	}
-	co.ReconcileIn = func(name string) ui.ReconcileFunc {
-		if d, ok := reached[name]; ok {
-			return reconcilerFor(d.c, d.run.e.getenv, d.run.g.redact)
-		}
-		return nil
-	}
-	co.JudgeIn = func(name string) console.Judge { return judges[name] }
-	if f.w.r.demo == "" { // while no context's daemon ever answered (each row says why)
-		co.ListHint = "check: aipwatch contexts · no daemon: aipwatch --demo=console"
-	}
-	jc := &journalCache{getenv: f.w.e.getenv}   // one read of the file for every context
-	co.JournalIn = func(name string) []string { // this machine's submissions to that daemon (j, j!)
-		if d, ok := reached[name]; ok {
-			return jc.ids(d.c.url)
-		}
-		return nil
-	}
-	return startConsole(ctx, co, f.w.e, nil)
+	s.Poller = d.client.NewPoller(0)
+	s.Follow = d.follow
+	s.Judge = d.judge()
+	s.Reconcile = func() ui.ReconcileFunc { return reconcilerFor(d.c, d.run.e.getenv, d.run.g.redact) }
+	s.Journal = func() []string { return jc.ids(d.c.url) }
+	return s
 }
 
 // configDaemons are the config file's contexts' daemons, each with its own
@@ -231,56 +194,22 @@ func configDaemons(o *watch, names []string) []contextDaemon {
 	return out
 }
 
-// fleetDemoDown is when --demo=fleet's second daemon stops, to show a
-// daemon going down while the other goes on.
-const fleetDemoDown = 45 * time.Second
-
-// startFleetDemo runs --demo=fleet's two simulated daemons, "east" (the
-// console demo's actions) and "west" (three more, with IDs of their own),
-// west stopping after fleetDemoDown; stop ends both.
+// startFleetDemo runs --demo=fleet's simulated daemons (sim.StartFleetDemo),
+// each read as a context of its name; stop ends them.
 func startFleetDemo(o *watch) (daemons []contextDaemon, stop func(), err error) {
-	east, err := sim.ConsoleFleet(1)
+	sims, stop, err := sim.StartFleetDemo(sim.FleetDemoDown)
 	if err != nil {
 		return nil, nil, err
-	}
-	west, err := sim.NewFleet(sim.FleetKnobs{GlobalEvents: true},
-		sim.Member{Scenario: "responses-tools", Knobs: sim.Knobs{Speed: 0.5, Mode: sim.ModeAsync, ActionID: "act_sim_west_async_responses"}},
-		sim.Member{Scenario: "long", Knobs: sim.Knobs{Speed: 1, ActionID: "act_sim_west_sync_long"}},
-		// Ran before the demo started, at a pace of its own: its review
-		// reads a first token and a duration (the pulse's figures).
-		sim.Member{Scenario: "chat-length", Knobs: sim.Knobs{Finished: true, ActionID: "act_sim_west_done_length",
-			Past: sim.PastRun{End: time.Now(), Pace: 1.5, Think: 800 * time.Millisecond}}},
-	)
-	if err != nil {
-		east.Close()
-		return nil, nil, err
-	}
-	var timer *time.Timer
-	stop = func() {
-		if timer != nil {
-			timer.Stop()
-		}
-		east.Close()
-		west.Close()
 	}
 	if !o.r.stallSet {
 		o.r.stallTimeout = demoStallTimeout
 	}
-	for _, f := range []struct {
-		name  string
-		fleet *sim.Fleet
-	}{{"east", east}, {"west", west}} {
-		u, err := f.fleet.Start()
-		if err != nil {
-			stop()
-			return nil, nil, err
-		}
-		c := &conn{ctx: contextUse{name: f.name, url: true}}
-		c.local(u)
-		d := contextDaemon{name: f.name, c: c, run: o}
+	for _, s := range sims {
+		c := &conn{ctx: contextUse{name: s.Name, url: true}}
+		c.local(s.URL)
+		d := contextDaemon{name: s.Name, c: c, run: o}
 		d.client, d.err = c.daemon(io.Discard)
 		daemons = append(daemons, d)
 	}
-	timer = time.AfterFunc(fleetDemoDown, west.Close)
 	return daemons, stop, nil
 }

@@ -64,6 +64,12 @@ type Options struct {
 	Contexts    []string
 	FollowIn    func(context, actionID string) stream.Runner
 	ReconcileIn func(context string) ui.ReconcileFunc
+	// Sources, when set, are the console's daemons, each a Source: one
+	// with no name makes Daemon, Follow, Judge, Journal and Reconcile;
+	// several (a console across contexts) make Daemon (their
+	// stream.Multi), Contexts, FollowIn, ReconcileIn, JudgeIn and
+	// JournalIn (contexts.go).
+	Sources []Source
 	// ListHint follows the list's error on the status line while nothing
 	// was ever listed (across contexts: while no context's daemon ever
 	// answered): what to check, and where a console can be seen without a
@@ -237,7 +243,7 @@ func New(ctx context.Context, opts Options) *Console {
 		clock = time.Now
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	opts = oneOfSeveral(opts)
+	opts = oneOfSeveral(across(opts))
 	st := render.NewStyles(!opts.NoColor)
 	fi := textinput.New()
 	fi.Prompt = "/"

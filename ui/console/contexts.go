@@ -9,9 +9,76 @@ import (
 // every daemon's live and recent actions with a CONTEXT column; the
 // Context key narrows it to one context, then the next, then all again;
 // enter follows an action on its own daemon, with its own credentials
-// (ConsoleOptions.FollowIn and ReconcileIn). A daemon that cannot be read
-// is one row of its own, with its error (stream.Multi), and the others go
-// on.
+// (its Source, or Options.FollowIn and ReconcileIn). A daemon that cannot
+// be read is one row of its own, with its error (stream.Multi), and the
+// others go on.
+
+// Source is one daemon of the console (Options.Sources):
+// its context's name and its poller, or why it cannot be read (its row
+// says it: stream.MultiSource), and how an action of it is followed,
+// judged, reconciled and marked, with the daemon's own credentials. A
+// daemon that cannot be read has none of them.
+type Source struct {
+	stream.MultiSource
+	Follow func(actionID string) stream.Runner
+	Judge  Judge
+	// Reconcile makes the live view's R for the daemon's actions, when a
+	// view of one opens (nil = no R).
+	Reconcile func() ui.ReconcileFunc
+	// Journal lists the action IDs this machine's submission journal
+	// submitted to the daemon.
+	Journal func() []string
+}
+
+// across makes Options.Sources the console's daemons: one stream.Multi
+// polled in their order, a context each, and each row followed, judged,
+// reconciled and marked by its own context's Source. One Source with no
+// name is the console of one daemon: no context, its R made once, here.
+func across(o Options) Options {
+	switch {
+	case len(o.Sources) == 0:
+		return o
+	case len(o.Sources) == 1 && o.Sources[0].Name == "":
+		s := o.Sources[0]
+		o.Daemon = s.Poller
+		o.Follow = s.Follow
+		o.Judge = s.Judge
+		o.Journal = s.Journal
+		if s.Reconcile != nil {
+			o.Reconcile = s.Reconcile()
+		}
+		return o
+	}
+	multi := &stream.Multi{}
+	byName := make(map[string]Source, len(o.Sources))
+	o.Contexts = make([]string, 0, len(o.Sources))
+	for _, s := range o.Sources {
+		multi.Sources = append(multi.Sources, s.MultiSource)
+		o.Contexts = append(o.Contexts, s.Name)
+		byName[s.Name] = s
+	}
+	o.Daemon = multi
+	o.FollowIn = func(name, id string) stream.Runner {
+		if s := byName[name]; s.Follow != nil {
+			return s.Follow(id)
+		}
+		return nil
+	}
+	o.ReconcileIn = func(name string) ui.ReconcileFunc {
+		if s := byName[name]; s.Reconcile != nil {
+			return s.Reconcile()
+		}
+		return nil
+	}
+	o.JudgeIn = func(name string) Judge { return byName[name].Judge }
+	o.JournalIn = func(name string) []string {
+		if s := byName[name]; s.Journal != nil {
+			return s.Journal()
+		}
+		return nil
+	}
+	return o
+}
 
 // oneOfSeveral makes one daemon the case of one context, named "" (its
 // rows' Context): Follow, Reconcile and Judge become FollowIn, ReconcileIn
