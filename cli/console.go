@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
 	"aipwatch/safe"
@@ -72,7 +73,7 @@ func runConsole(f *follow) int {
 	}
 	co := consoleOptions(f)
 	co.ListHint = listHint
-	jc := &journalCache{getenv: e.getenv} // one read of the file for every daemon
+	jc := journal.NewCache(e.getenv) // one read of the file for every daemon
 	for _, d := range daemons {
 		co.Sources = append(co.Sources, d.source(jc))
 	}
@@ -167,7 +168,7 @@ func (d contextDaemon) judge() *stream.Judge {
 // its list and global log, its follows, its judge (the VERDICT column's
 // reviews: the rows drawn, four at once), its reconcile reads and its
 // journal marks (jc: the file read again only when it changed).
-func (d contextDaemon) source(jc *journalCache) console.Source {
+func (d contextDaemon) source(jc *journal.Cache) console.Source {
 	s := console.Source{MultiSource: stream.MultiSource{Name: d.name, Err: d.err}}
 	if d.client == nil {
 		return s
@@ -176,7 +177,7 @@ func (d contextDaemon) source(jc *journalCache) console.Source {
 	s.Follow = d.follow
 	s.Judge = d.judge()
 	s.Reconcile = func() ui.ReconcileFunc { return reconcilerFor(d.c, d.run.e.getenv, d.run.g.redact) }
-	s.Journal = func() []string { return jc.ids(d.c.url) }
+	s.Journal = func() []string { return jc.IDs(d.c.url) }
 	return s
 }
 
