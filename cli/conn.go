@@ -37,7 +37,7 @@ type conn struct {
 	cacert            string
 	allowInsecureHTTP bool
 	urlGiven          bool       // --url, $AIP_URL or a context's url, not the default
-	ctx               contextUse // the config file's context this connection uses (contexts.go)
+	ctx               config.Use // what the config file's context gave this connection (config.Resolve)
 
 	loaded bool          // load ran: the token is read and protected
 	http   *http.Client  // the TLS client, built once (stream.HTTPClient)
@@ -106,8 +106,8 @@ func (c *conn) local(url string) {
 // a context the config file does not have is a usage error, as in
 // `contexts use`.
 func (c *conn) check() error {
-	if errors.Is(c.ctx.err, config.ErrUnknownContext) {
-		return output.UsageError(c.ctx.err.Error())
+	if errors.Is(c.ctx.Err, config.ErrUnknownContext) {
+		return output.UsageError(c.ctx.Err.Error())
 	}
 	return checkURL(c.url, c.allowInsecureHTTP)
 }
@@ -120,7 +120,7 @@ func (c *conn) load(stderr io.Writer) error {
 	if c.loaded {
 		return nil
 	}
-	if err := c.ctx.check(c, stderr); err != nil {
+	if err := c.checkContext(stderr); err != nil {
 		return err
 	}
 	if c.files == nil {
@@ -128,7 +128,7 @@ func (c *conn) load(stderr io.Writer) error {
 	}
 	tok, err := c.files.Token(c.tokenFile, stderr)
 	if err != nil {
-		return c.ctx.wrap("token_file", c.ctx.token, err)
+		return c.wrapContext("token_file", c.ctx.TokenFile, err)
 	}
 	if tok != "" {
 		c.token = tok
@@ -151,7 +151,7 @@ func (c *conn) config(stderr io.Writer) (stream.Config, error) {
 		}
 		h, err := stream.HTTPClient(pem, c.cacert)
 		if err != nil {
-			return stream.Config{}, c.ctx.wrap("cacert", c.ctx.cacert, err)
+			return stream.Config{}, c.wrapContext("cacert", c.ctx.CACert, err)
 		}
 		c.http = h
 	}
@@ -168,8 +168,8 @@ func (c *conn) readCA() ([]byte, error) {
 	if err == nil {
 		return pem, nil
 	}
-	if c.ctx.cacert {
-		return nil, c.ctx.wrap("cacert", true, err)
+	if c.ctx.CACert {
+		return nil, c.wrapContext("cacert", true, err)
 	}
 	return nil, fmt.Errorf("--cacert: %w", err)
 }

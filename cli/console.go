@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"aipwatch/config"
 	"aipwatch/journal"
 	"aipwatch/model"
 	"aipwatch/output"
@@ -129,7 +130,7 @@ const demoFleet = "fleet"
 // one daemon (--context, $AIPWATCH_CONTEXT, --url, $AIP_URL); else nil.
 func consoleContexts(f *follow) []string {
 	o := &f.w.conn
-	if f.w.r.demo != "" || f.f.replay != "" || o.ctx.explicit || o.ctx.err != nil || (o.urlGiven && !o.ctx.url) {
+	if f.w.r.demo != "" || f.f.replay != "" || o.ctx.Explicit || o.ctx.Err != nil || (o.urlGiven && !o.ctx.URL) {
 		return nil
 	}
 	if names := contextNames(filesOf(f.w.g.cf, f.w.e.getenv)); len(names) >= 2 {
@@ -206,7 +207,7 @@ func startFleetDemo(o *watch) (daemons []contextDaemon, stop func(), err error) 
 		o.r.stallTimeout = demoStallTimeout
 	}
 	for _, s := range sims {
-		c := &conn{ctx: contextUse{name: s.Name, url: true}}
+		c := &conn{ctx: config.Use{Name: s.Name, URL: true}}
 		c.local(s.URL)
 		d := contextDaemon{name: s.Name, c: c, run: o}
 		d.client, d.err = c.daemon(io.Discard)

@@ -17,23 +17,9 @@ import (
 	"aipwatch/stream"
 )
 
-// contextUse is what a connection took from the config file's context
-// (config.Use, design §9), as the commands read it.
-type contextUse struct {
-	name     string // "" = no context applies
-	explicit bool   // named by --context or $AIPWATCH_CONTEXT, not the file's current
-	err      error  // the config file could not be used: every command that reaches aipd stops on it
-	url      bool   // o.url is the context's
-	token    bool   // o.tokenFile is the context's token_file
-	cacert   bool   // o.cacert is the context's
-	envToken string // the variable that gave the token while the URL is the context's: said, it goes there
-	skipped  string // the context not used because --url or $AIP_URL named another daemon
-	notifyOn string // the context's notify_on (the console's --notify-on, design §13), as written
-}
-
 // applyContext fills what flags and environment left empty from the
 // context named (or the file's current one): config.Resolve. A broken
-// config is kept in o.ctx.err and reported by load, the first step of
+// config is kept in o.ctx.Err and reported by load, the first step of
 // every request.
 func (o *conn) applyContext(name string, f *config.File, err error, getenv func(string) string) {
 	rules := config.Rules{
@@ -46,38 +32,40 @@ func (o *conn) applyContext(name string, f *config.File, err error, getenv func(
 	given := config.Daemon{URL: o.url, TokenFile: o.tokenFile, Token: o.token != "", CACert: o.cacert, AllowInsecureHTTP: o.allowInsecureHTTP}
 	d, u := config.Resolve(given, name, f, err, rules, getenv)
 	o.url, o.urlGiven, o.tokenFile, o.cacert, o.allowInsecureHTTP = d.URL, d.URL != "", d.TokenFile, d.CACert, d.AllowInsecureHTTP
-	o.ctx = contextUse{name: u.Name, explicit: u.Explicit, err: u.Err, url: u.URL, token: u.TokenFile,
-		cacert: u.CACert, envToken: u.EnvToken, skipped: u.Skipped, notifyOn: u.NotifyOn}
+	o.ctx = u
 }
 
-// check stops a command that reaches aipd on a config it could not use,
-// checks the context's CA file before the token is read (so its error
-// names the context), and warns when the token is not the context's own.
-func (c contextUse) check(o *conn, stderr io.Writer) error {
-	if c.err != nil {
-		return c.err
+// checkContext stops a command that reaches aipd on a config it could not
+// use, checks the context's CA file before the token is read (so its
+// error names the context), and warns when the token is not the context's
+// own.
+func (o *conn) checkContext(stderr io.Writer) error {
+	c := o.ctx
+	if c.Err != nil {
+		return c.Err
 	}
-	if c.cacert {
+	if c.CACert {
 		if _, err := o.readCA(); err != nil {
 			return err
 		}
 	}
-	if c.skipped != "" && c.explicit {
-		fmt.Fprintf(stderr, "aipwatch: warning: context %s is not used: --url or $AIP_URL names another daemon, and its credentials are for its own\n", safe.Line(c.skipped))
+	if c.Skipped != "" && c.Explicit {
+		fmt.Fprintf(stderr, "aipwatch: warning: context %s is not used: --url or $AIP_URL names another daemon, and its credentials are for its own\n", safe.Line(c.Skipped))
 	}
-	if c.envToken != "" {
+	if c.EnvToken != "" {
 		fmt.Fprintf(stderr, "aipwatch: warning: the token comes from %s, not from context %s's token_file, and goes to %s\n",
-			c.envToken, safe.Line(c.name), safe.Line(redactURL(o.url)))
+			c.EnvToken, safe.Line(c.Name), safe.Line(redactURL(o.url)))
 	}
 	return nil
 }
 
-// wrap names the context and key of an error about a field the context gave.
-func (c contextUse) wrap(key string, fromContext bool, err error) error {
-	if !fromContext || c.name == "" {
+// wrapContext names the context and key of an error about a field the
+// context gave.
+func (o *conn) wrapContext(key string, fromContext bool, err error) error {
+	if !fromContext || o.ctx.Name == "" {
 		return err
 	}
-	return fmt.Errorf("context %s: %s: %w", c.name, key, err)
+	return fmt.Errorf("context %s: %s: %w", o.ctx.Name, key, err)
 }
 
 const probeTimeout = 3 * time.Second

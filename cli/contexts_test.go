@@ -98,19 +98,19 @@ func TestContextPrecedence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.w.conn.ctx.err != nil {
-				t.Fatal(o.w.conn.ctx.err)
+			if o.w.conn.ctx.Err != nil {
+				t.Fatal(o.w.conn.ctx.Err)
 			}
-			if o.w.conn.url != c.url || o.w.conn.tokenFile != c.tokenFile || o.w.conn.cacert != c.cacert || o.w.conn.ctx.name != c.ctx {
+			if o.w.conn.url != c.url || o.w.conn.tokenFile != c.tokenFile || o.w.conn.cacert != c.cacert || o.w.conn.ctx.Name != c.ctx {
 				t.Errorf("got url %q token %q cacert %q context %q\nwant url %q token %q cacert %q context %q",
-					o.w.conn.url, o.w.conn.tokenFile, o.w.conn.cacert, o.w.conn.ctx.name, c.url, c.tokenFile, c.cacert, c.ctx)
+					o.w.conn.url, o.w.conn.tokenFile, o.w.conn.cacert, o.w.conn.ctx.Name, c.url, c.tokenFile, c.cacert, c.ctx)
 			}
 		})
 	}
 	t.Run("no file", func(t *testing.T) {
 		none := newContextFixture(t, "")
 		o, _, err := parse([]string{"act_1"}, io.Discard, none.getenv)
-		if err != nil || o.w.conn.ctx.err != nil || o.w.conn.ctx.name != "" || o.w.conn.url != "http://127.0.0.1:8080" || o.w.conn.tokenFile != "" {
+		if err != nil || o.w.conn.ctx.Err != nil || o.w.conn.ctx.Name != "" || o.w.conn.url != "http://127.0.0.1:8080" || o.w.conn.tokenFile != "" {
 			t.Fatalf("%v %+v", err, o)
 		}
 	})
@@ -386,8 +386,8 @@ token_file = "/t"
 		t.Errorf("prod took lab's allow_insecure_http: %v", prod.allowInsecureHTTP)
 	}
 	demo, _, _ := parse([]string{"--demo=console"}, io.Discard, f.getenv)
-	if demo.w.conn.ctx.name != "" || consoleContexts(demo) != nil {
-		t.Errorf("a demo read the config: %q", demo.w.conn.ctx.name)
+	if demo.w.conn.ctx.Name != "" || consoleContexts(demo) != nil {
+		t.Errorf("a demo read the config: %q", demo.w.conn.ctx.Name)
 	}
 	// --context with a --url of another daemon: the context is not used,
 	// and the command says so.

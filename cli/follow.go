@@ -179,8 +179,8 @@ func (o *follow) resolve(c *cobra.Command, args []string, getenv func(string) st
 	for i := range o.targets {
 		// A run that names a context (a word, --context, $AIPWATCH_CONTEXT)
 		// carries it in every output: the run's own daemon's too.
-		if t := &o.targets[i]; t.context == "" && (named || t.conn.ctx.explicit) {
-			t.context = t.conn.ctx.name
+		if t := &o.targets[i]; t.context == "" && (named || t.conn.ctx.Explicit) {
+			t.context = t.conn.ctx.Name
 		}
 	}
 	return nil

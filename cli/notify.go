@@ -80,7 +80,7 @@ func (o *follow) checkNotifyOn(fs *pflag.FlagSet, args []string) error {
 func notifyOnWords(o *follow) []string {
 	s := o.f.notifyOn
 	if s == "" {
-		s = o.w.conn.ctx.notifyOn
+		s = o.w.conn.ctx.NotifyOn
 	}
 	if s == "" {
 		return nil

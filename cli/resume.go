@@ -33,10 +33,10 @@ func resumeWith(w *watch, cursor string, ids ...string) string {
 	path := func(name, p string, fromContext bool) { flag(p != "" && !fromContext, name, shellQuote(absPath(p))) }
 	// The context names the daemon and its credentials: what it gave is
 	// not repeated, what flags or variables gave still is.
-	flag(o.ctx.name != "", "--context", shellQuote(o.ctx.name))
-	flag(!o.ctx.url, "--url", shellQuote(redactURL(o.url)))
-	path("--token-file", o.tokenFile, o.ctx.token)
-	path("--cacert", o.cacert, o.ctx.cacert)
+	flag(o.ctx.Name != "", "--context", shellQuote(o.ctx.Name))
+	flag(!o.ctx.URL, "--url", shellQuote(redactURL(o.url)))
+	path("--token-file", o.tokenFile, o.ctx.TokenFile)
+	path("--cacert", o.cacert, o.ctx.CACert)
 	flag(o.allowInsecureHTTP, "--allow-insecure-http")
 	flag(g.redact, "--redact")
 	flag(g.output != "", "--output", g.output)
@@ -124,11 +124,11 @@ func startupHint(o *conn, actionID string, err error) string {
 		tokenSrc = "the token in $AIP_TOKEN"
 	}
 	urlSrc, tokenFlags := "--url or $AIP_URL", "--token-file, $AIP_TOKEN_FILE or $GETAIP_NATIVE_BEARER_TOKEN_FILE"
-	if o.ctx.url {
-		urlSrc = "context " + o.ctx.name + "'s url (aipwatch contexts)"
+	if o.ctx.URL {
+		urlSrc = "context " + o.ctx.Name + "'s url (aipwatch contexts)"
 	}
-	if o.ctx.token {
-		tokenFlags = "context " + o.ctx.name + "'s token_file (aipwatch contexts)"
+	if o.ctx.TokenFile {
+		tokenFlags = "context " + o.ctx.Name + "'s token_file (aipwatch contexts)"
 	}
 	switch {
 	case se.PlainHTTP():

@@ -135,7 +135,7 @@ func TestContextsUse(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v", fi.Mode().Perm())
 	}
-	if o, _, err := parse([]string{"act_1"}, nil, f.getenv); err != nil || o.w.conn.ctx.name != "staging" {
+	if o, _, err := parse([]string{"act_1"}, nil, f.getenv); err != nil || o.w.conn.ctx.Name != "staging" {
 		t.Errorf("the next run's context: %v %+v", err, o)
 	}
 	before, _ := os.ReadFile(path)
