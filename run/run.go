@@ -185,13 +185,13 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 			}()
 			w, ew := o.Stdout, o.Stderr
 			if len(p.Targets) > 1 {
-				tw := &tagged{mu: &mu, w: o.Stdout}
-				etw := &tagged{mu: &mu, w: o.Stderr, tag: tags[i]}
-				if p.Mode == "plain" {
-					tw.tag = tags[i]
+				tag := tags[i]
+				if p.Mode != "plain" {
+					tag = "" // each jsonl line is one JSON object, untagged
 				}
-				defer tw.flush()
-				defer etw.flush()
+				tw, etw := output.NewTagged(&mu, o.Stdout, tag), output.NewTagged(&mu, o.Stderr, tags[i])
+				defer tw.Flush()
+				defer etw.Flush()
 				w, ew = tw, etw
 			}
 			if p.Mode != "plain" {
@@ -219,7 +219,7 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 			p.failed(o, i, r, say)
 		}
 		if p.Flags.Notify {
-			NotifyLines(p.Route, p.Targets[i].Name(), r.a, o)
+			output.NotifyLines(p.Route, p.Targets[i].Name(), r.a, o.Stdout, o.Stderr, o.TTY, o.ErrTTY)
 		}
 	}
 	// The detach message goes to stderr in both line modes: stdout ends
@@ -240,7 +240,11 @@ func (p *Plan) failed(o IO, i int, r outcome, say string) {
 	var se *stream.Error
 	switch {
 	case errors.As(r.err, &se) && se.Op == "internal": // a caught panic: the action was not touched
-		fmt.Fprint(o.Stderr, p.panicReport(se.Message, cursorOf(r, ts), ts))
+		ws := make([]output.Watched, len(ts))
+		for j := range ts {
+			ws[j] = p.watch(max(i, 0)+j, r)
+		}
+		fmt.Fprint(o.Stderr, p.resume().PanicLines(se.Message, ws))
 		return
 	case i < 0 && p.Mode == "jsonl":
 		output.WriteError(o.Stdout, r.err)
