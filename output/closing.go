@@ -217,6 +217,7 @@ func NewTagged(mu *sync.Mutex, w io.Writer, tag string) *Tagged {
 	return &Tagged{mu: mu, w: safe.NewWriter(w, safe.Terminal), tag: tag}
 }
 
+// Write keeps p and writes each whole line it completes.
 func (t *Tagged) Write(p []byte) (int, error) {
 	t.buf = append(t.buf, p...)
 	for {
@@ -279,4 +280,31 @@ func NotifyLines(route func() (safe.NotifyRoute, string), name string, a *model.
 		_, _ = ew.WriteString("aipwatch: " + hint + "\n")
 		_ = ew.Flush()
 	}
+}
+
+// ErrorLead is what starts the line on stderr of the error that stopped
+// the run of one action of a line mode: plain's printer leaves the error
+// to its caller (stdout is the run's output), who says it there, as the
+// TUI's; jsonl wrote the error object on stdout, and says nothing more
+// unless several share it (tagged): then stderr says whose.
+func ErrorLead(plain, tagged bool) string {
+	switch {
+	case plain:
+		return "aipwatch: error: "
+	case tagged:
+		return "aipwatch: "
+	}
+	return ""
+}
+
+// Fail says an error that stops a command before or outside a run: the
+// jsonl error object on stdout, else a line on stderr.
+func Fail(stdout, stderr io.Writer, jsonl bool, err error) {
+	if jsonl {
+		WriteError(stdout, err)
+		return
+	}
+	sw := safe.NewWriter(stderr, safe.Terminal)
+	_, _ = sw.WriteString(safe.Sprintf("aipwatch: %s\n", err).String())
+	_ = sw.Flush()
 }

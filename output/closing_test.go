@@ -227,7 +227,7 @@ func TestNotifyLinesOnlySettledToATerminal(t *testing.T) {
 // any other run (an async submission's ack) it says none of it; nor once
 // the action reads settled (expired here): then it ended and its outcome
 // was not read, nothing of a run going on.
-func TestHeldOpenLines(t *testing.T) {
+func TestHeldOpenLinesNotForASettledAction(t *testing.T) {
 	t.Parallel()
 	const id = "act_test_held_open"
 	running, expired := withState(id, model.StateRunning), withState(id, model.StateExpired)
@@ -250,6 +250,39 @@ func TestHeldOpenLines(t *testing.T) {
 			strings.Contains(msg, "without its idempotency key aipwatch-key-held-1") && strings.Contains(msg, "resume with: ")
 		if held != c.saysHeld || (!c.saysHeld && (strings.Contains(msg, "held open") || strings.Contains(msg, "goes on running"))) {
 			t.Errorf("%s: quit message:\n%s", c.name, msg)
+		}
+	}
+}
+
+// An error that stops a command outside a run: jsonl's error object on
+// stdout, else one sanitised line on stderr.
+func TestFail(t *testing.T) {
+	t.Parallel()
+	err := UsageError("bad \x1b[2Jflag\nsecond")
+	var out, errb bytes.Buffer
+	Fail(&out, &errb, false, err)
+	if out.Len() != 0 || errb.String() != "aipwatch: bad ␛[2Jflag⏎second\n" {
+		t.Fatalf("plain: stdout %q, stderr %q", out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	Fail(&out, &errb, true, err)
+	if errb.Len() != 0 || !strings.HasPrefix(out.String(), `{"type":"error","code":"usage"`) {
+		t.Fatalf("jsonl: stdout %q, stderr %q", out.String(), errb.String())
+	}
+}
+
+// The error that stopped one action of a line mode: plain says it on
+// stderr; jsonl wrote its object and says nothing more, unless several
+// share stdout: then whose.
+func TestErrorLead(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		plain, tagged bool
+		want          string
+	}{{true, false, "aipwatch: error: "}, {true, true, "aipwatch: error: "}, {false, true, "aipwatch: "}, {false, false, ""}} {
+		if got := ErrorLead(c.plain, c.tagged); got != c.want {
+			t.Errorf("plain %v, tagged %v: %q, want %q", c.plain, c.tagged, got, c.want)
 		}
 	}
 }

@@ -207,16 +207,7 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 	wg.Wait()
 	for i, r := range runs {
 		if r.err != nil {
-			say := "" // jsonl wrote the error object; several say whose
-			switch {
-			case p.Mode == "plain":
-				// stdout is the run's output: plain's printer left the
-				// error to us, for stderr, as the TUI's.
-				say = "aipwatch: error: "
-			case tags[i] != "":
-				say = "aipwatch: "
-			}
-			p.failed(o, i, r, say)
+			p.failed(o, i, r, output.ErrorLead(p.Mode == "plain", tags[i] != ""))
 		}
 		if p.Flags.Notify {
 			output.NotifyLines(p.Route, p.Targets[i].Name(), r.a, o.Stdout, o.Stderr, o.TTY, o.ErrTTY)
@@ -267,10 +258,6 @@ func attached(a *model.Action) bool {
 // Fail reports an error that stops a command before or outside a run
 // (exit 1): the jsonl error object on stdout, else a line on stderr.
 func Fail(o IO, jsonl bool, err error) int {
-	if jsonl {
-		output.WriteError(o.Stdout, err)
-	} else {
-		fmt.Fprintf(o.Stderr, "aipwatch: %s\n", safe.Line(err.Error()))
-	}
+	output.Fail(o.Stdout, o.Stderr, jsonl, err)
 	return model.ExitError
 }
