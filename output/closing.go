@@ -230,12 +230,14 @@ func (t *Tagged) Write(p []byte) (int, error) {
 	}
 }
 
-// Flush writes a last line with no newline.
+// Flush writes a last line with no newline, and what w held back.
 func (t *Tagged) Flush() {
 	if len(t.buf) > 0 {
 		t.line(append(t.buf, '\n'))
 		t.buf = nil
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	_ = t.w.Flush()
 }
 
