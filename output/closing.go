@@ -143,9 +143,9 @@ func args(ws []Watched) []string {
 }
 
 // PanicLines are PanicReport of a run's internal error msg, with the
-// command that follows ws again (none for a demo or a replay): from where
-// one action's run stopped reading (else where it started), for several
-// from where aipd is.
+// command that follows ws again (none for a demo or a replay): one action
+// from where its run stopped reading (else where it started), several
+// with no cursor.
 func (r Resume) PanicLines(msg string, ws []Watched) string {
 	resume := ""
 	if r.Command != nil && !r.Replay {
