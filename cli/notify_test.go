@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"aipwatch/model"
-	"aipwatch/run"
+	"aipwatch/output"
 	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
@@ -27,7 +27,7 @@ func notifyLines(o notifyOpts, a *model.Action, stdout, stderr io.Writer, termin
 	if !o.on {
 		return
 	}
-	run.NotifyLines(func() (safe.NotifyRoute, string) { return notifyRoute(o.getenv) }, "", a, run.IO{Stdout: stdout, Stderr: stderr, TTY: terminal(stdout), ErrTTY: terminal(stderr)})
+	output.NotifyLines(func() (safe.NotifyRoute, string) { return notifyRoute(o.getenv) }, "", a, stdout, stderr, terminal(stdout), terminal(stderr))
 }
 
 // failedAction is a settled action whose error code carries an escape

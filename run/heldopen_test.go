@@ -43,7 +43,9 @@ func TestQuitDuringHeldOpenSubmissionSaysTheRunGoesOn(t *testing.T) {
 			sub := quitHeldSubmission(t, id, topology, mode, "aipwatch-key-held-1", "msg_held_"+mode)
 			p := &Plan{Targets: []Target{{Arg: id, ID: id, Runner: sub}},
 				Resume: func(_ string, args ...string) string { return "aipwatch " + strings.Join(args, " ") }}
-			msg := p.detachOne(status(id, model.StateRunning), p.Targets[0])
+			var w strings.Builder
+			p.exit([]outcome{{a: status(id, model.StateRunning)}}, &w)
+			msg := w.String()
 			held := strings.Contains(msg, "POST was held open and is closed now: aipd goes on running "+id) &&
 				strings.Contains(msg, "only the reply is lost") && strings.Contains(msg, "may have lost its record") &&
 				strings.Contains(msg, "without its idempotency key aipwatch-key-held-1") && strings.Contains(msg, "resume with: ")
@@ -89,30 +91,4 @@ func quitHeldSubmission(t *testing.T, id, topology, mode, key, msgID string) *st
 		t.Logf("the quit run ended: %v", err) // ctx's error
 	}
 	return sub
-}
-
-// design §14: the held-open lines (the run goes on, the reply is lost,
-// never resubmit without the key) are said only of an action not known to
-// have settled: once its status reads settled (expired here) quitting says
-// that it ended and its outcome was not read, nothing of a run going on.
-func TestHeldOpenLinesNotForASettledAction(t *testing.T) {
-	t.Parallel()
-	id := "act_test_held_open_settled"
-	sub := quitHeldSubmission(t, id, sim.TopologyFleet, submit.ModeStreaming, "aipwatch-key-held-2", "msg_held_settled")
-	if !sub.HeldOpen() {
-		t.Fatal("the fixture: the POST is not held open")
-	}
-	p := &Plan{Targets: []Target{{Arg: id, ID: id, Runner: sub}},
-		Resume: func(_ string, args ...string) string { return "aipwatch " + strings.Join(args, " ") }}
-	running := status(id, model.StateRunning)
-	if msg := p.detachOne(running, p.Targets[0]); !strings.Contains(msg, "POST was held open") {
-		t.Fatalf("running: %s", msg)
-	}
-	expired := status(id, model.StateExpired)
-	if !expired.Settled() {
-		t.Fatal("the fixture: expired is not settled")
-	}
-	if msg := p.detachOne(expired, p.Targets[0]); strings.Contains(msg, "held open") || strings.Contains(msg, "goes on running") {
-		t.Fatalf("settled: %s", msg)
-	}
 }

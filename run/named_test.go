@@ -9,23 +9,6 @@ import (
 	"aipwatch/stream"
 )
 
-// Several actions' plain tags are each one's name, whole (issue 46 item
-// 11): the ID, or CONTEXT/ID when the run named a context for it (item
-// 10), never a fragment of it such as [rror] or [0001].
-func TestTagsAreWholeNames(t *testing.T) {
-	t.Parallel()
-	p := plan("act_sim_console_error", "act_sim_provider_error", "act_0001")
-	p.Targets = append(p.Targets, Target{Arg: "west/act_0001", ID: "act_0001", Context: "west"})
-	got := strings.Join(p.tags(), "|")
-	want := "[act_sim_console_error] |[act_sim_provider_error] |[act_0001] |[west/act_0001] "
-	if got != want {
-		t.Fatalf("tags %q, want %q", got, want)
-	}
-	if tags := plan("act_only_01").tags(); tags[0] != "" {
-		t.Fatalf("one action is tagged %q", tags[0])
-	}
-}
-
 // The desktop notification of an action on a context names the context
 // (issue 46 item 10): act_x on two daemons reads as two.
 func TestNotificationNamesTheContext(t *testing.T) {

@@ -17,36 +17,6 @@ func status(id, state string) *model.Action {
 	return a
 }
 
-// design §10: the closing notification is sent only for a settled action,
-// to stdout when it is a terminal, else to stderr when that is one, else
-// nowhere.
-func TestNotifyLinesOnlySettledToATerminal(t *testing.T) {
-	t.Parallel()
-	route := func() (safe.NotifyRoute, string) { return safe.NotifyRoute{}, "" }
-	done := status("act_n_01", model.StateCancelled) // settles without a result
-	running := status("act_n_02", model.StateRunning)
-	for _, c := range []struct {
-		name        string
-		a           *model.Action
-		tty, errTTY bool
-		out, errOut bool
-	}{
-		{"settled, stdout a terminal", done, true, true, true, false},
-		{"settled, stderr a terminal", done, false, true, false, true},
-		{"settled, no terminal", done, false, false, false, false},
-		{"running", running, true, true, false, false},
-	} {
-		var out, errb bytes.Buffer
-		NotifyLines(route, "", c.a, IO{Stdout: &out, Stderr: &errb, TTY: c.tty, ErrTTY: c.errTTY})
-		if got := strings.Contains(out.String(), "\x1b]9;"); got != c.out {
-			t.Errorf("%s: notification on stdout %v: %q", c.name, got, out.String())
-		}
-		if got := strings.Contains(errb.String(), "\x1b]9;"); got != c.errOut {
-			t.Errorf("%s: notification on stderr %v: %q", c.name, got, errb.String())
-		}
-	}
-}
-
 // The live view's options: nothing is sent to what is no terminal (no
 // notification), and a replay offers no resume command (nothing runs).
 func TestLiveOptionsNoNotificationOffATerminalNoResumeOfAReplay(t *testing.T) {
@@ -74,26 +44,6 @@ func TestEndedWithoutOutcomeExitsPending(t *testing.T) {
 	var w strings.Builder
 	if code := plan("act_d_01").exit([]outcome{{a: ended}}, &w); code != model.ExitPending {
 		t.Fatalf("exit %d, want %d:\n%s", code, model.ExitPending, w.String())
-	}
-}
-
-// An action whose status reads unknown but whose chunks came (a sync or
-// streaming run) is seen: quitting says it keeps running and offers its
-// resume, never "no record ... check the ID" (issue 46 item 13).
-func TestUnknownStatusWithChunksIsSeen(t *testing.T) {
-	t.Parallel()
-	a := status("act_u_01", model.StateUnknown)
-	stream.Apply(a, stream.BatchMsg{Chunks: []model.StreamChunk{{ActionID: "act_u_01", Sequence: 0, Kind: model.KindData,
-		Raw: []byte(`{"action_id":"act_u_01","sequence":0,"kind":"data"}`)}}})
-	if a.ChunkCount() != 1 || len(a.Events()) != 0 {
-		t.Fatalf("the fixture: %d chunks, %d events", a.ChunkCount(), len(a.Events()))
-	}
-	one := plan("act_u_01").detach([]outcome{{a: a}})
-	several := plan("act_u_01", "act_u_02").detach([]outcome{{a: a}, {a: model.NewAction("act_u_02")}})
-	for _, msg := range []string{one, several} {
-		if strings.Contains(msg, "no record") || !strings.Contains(msg, "resume with: aipwatch") || !strings.Contains(msg, "act_u_01") {
-			t.Errorf("closing lines:\n%s", msg)
-		}
 	}
 }
 

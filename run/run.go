@@ -185,13 +185,13 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 			}()
 			w, ew := o.Stdout, o.Stderr
 			if len(p.Targets) > 1 {
-				tw := &tagged{mu: &mu, w: o.Stdout}
-				etw := &tagged{mu: &mu, w: o.Stderr, tag: tags[i]}
-				if p.Mode == "plain" {
-					tw.tag = tags[i]
+				tag := tags[i]
+				if p.Mode != "plain" {
+					tag = "" // each jsonl line is one JSON object, untagged
 				}
-				defer tw.flush()
-				defer etw.flush()
+				tw, etw := output.NewTagged(&mu, o.Stdout, tag), output.NewTagged(&mu, o.Stderr, tags[i])
+				defer tw.Flush()
+				defer etw.Flush()
 				w, ew = tw, etw
 			}
 			if p.Mode != "plain" {
@@ -207,19 +207,10 @@ func (p *Plan) lines(ctx context.Context, o IO) ([]outcome, int) {
 	wg.Wait()
 	for i, r := range runs {
 		if r.err != nil {
-			say := "" // jsonl wrote the error object; several say whose
-			switch {
-			case p.Mode == "plain":
-				// stdout is the run's output: plain's printer left the
-				// error to us, for stderr, as the TUI's.
-				say = "aipwatch: error: "
-			case tags[i] != "":
-				say = "aipwatch: "
-			}
-			p.failed(o, i, r, say)
+			p.failed(o, i, r, output.ErrorLead(p.Mode == "plain", tags[i] != ""))
 		}
 		if p.Flags.Notify {
-			NotifyLines(p.Route, p.Targets[i].Name(), r.a, o)
+			output.NotifyLines(p.Route, p.Targets[i].Name(), r.a, o.Stdout, o.Stderr, o.TTY, o.ErrTTY)
 		}
 	}
 	// The detach message goes to stderr in both line modes: stdout ends
@@ -240,7 +231,11 @@ func (p *Plan) failed(o IO, i int, r outcome, say string) {
 	var se *stream.Error
 	switch {
 	case errors.As(r.err, &se) && se.Op == "internal": // a caught panic: the action was not touched
-		fmt.Fprint(o.Stderr, p.panicReport(se.Message, cursorOf(r, ts), ts))
+		ws := make([]output.Watched, len(ts))
+		for j := range ts {
+			ws[j] = p.watch(max(i, 0)+j, r)
+		}
+		fmt.Fprint(o.Stderr, p.resume().PanicLines(se.Message, ws))
 		return
 	case i < 0 && p.Mode == "jsonl":
 		output.WriteError(o.Stdout, r.err)
@@ -263,10 +258,6 @@ func attached(a *model.Action) bool {
 // Fail reports an error that stops a command before or outside a run
 // (exit 1): the jsonl error object on stdout, else a line on stderr.
 func Fail(o IO, jsonl bool, err error) int {
-	if jsonl {
-		output.WriteError(o.Stdout, err)
-	} else {
-		fmt.Fprintf(o.Stderr, "aipwatch: %s\n", safe.Line(err.Error()))
-	}
+	output.Fail(o.Stdout, o.Stderr, jsonl, err)
 	return model.ExitError
 }
