@@ -241,7 +241,7 @@ func (o *follow) sources(mode string) ([]*source, error) {
 }
 
 // panicReport is the report of a bug that stopped the follow, with the
-// command that resumes it (none for a demo or a replay). run.PanicReport
+// command that resumes it (none for a demo or a replay). output.PanicReport
 // writes it through safe.Line, which scrubs every token newConn protected.
 func (o *follow) panicReport(r any) string {
 	var args []string
@@ -252,7 +252,7 @@ func (o *follow) panicReport(r any) string {
 	if len(args) > 0 && o.f.replay == "" && o.w.r.demo == "" {
 		resume = resumeWith(&o.w, o.f.cursor, args...) // several take no --cursor
 	}
-	return run.PanicReport(r, resume)
+	return output.PanicReport(r, resume)
 }
 
 func shellQuote(s string) string {

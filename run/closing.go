@@ -39,10 +39,6 @@ func (p *Plan) resume() output.Resume {
 	return output.Resume{Command: p.Resume, Again: p.Again, Replay: p.Flags.Replay}
 }
 
-// PanicReport is output.PanicReport: the short report of an internal
-// error, then resume when given.
-func PanicReport(r any, resume string) string { return output.PanicReport(r, resume) }
-
 // tags are the targets' line tags (output.Tags of their names).
 func (p *Plan) tags() []string {
 	names := make([]string, len(p.Targets))
@@ -51,8 +47,6 @@ func (p *Plan) tags() []string {
 	}
 	return output.Tags(names)
 }
-
-func tagLines(tag, s string) string { return output.TagLines(tag, s) }
 
 // untagged is target i's name when its lines carry no tag (one action)
 // and the run named a context for it: plain's first line and the TUI's

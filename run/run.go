@@ -145,7 +145,7 @@ func (p *Plan) screen(ctx context.Context, o IO) ([]outcome, int) {
 		if name := p.untagged(i); name != "" {
 			closing = "action: " + safe.Line(name) + "\n" + closing // as plain's first line
 		}
-		fmt.Fprint(o.Stdout, tagLines(tags[i], closing))
+		fmt.Fprint(o.Stdout, output.TagLines(tags[i], closing))
 	}
 	return runs, p.exit(runs, o.Stdout)
 }
