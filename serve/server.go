@@ -41,9 +41,12 @@ type Config struct {
 	ConnRate       int           // connections a minute from one address (0: DefaultConnRate)
 	// Log gets a line for each session joining and leaving, each refusal
 	// and each cancel (nil: discarded).
-	Log    io.Writer
-	Source Source
-	Views  Views
+	Log io.Writer
+	// LogFile is the session log's file, which Run opens (appending) for
+	// Log ("": Run's stderr). New does not read it.
+	LogFile string
+	Source  Source
+	Views   Views
 }
 
 // Defaults of the limits.
