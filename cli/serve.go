@@ -53,7 +53,7 @@ docs/serve.md: running it on a bastion, adding and removing people.`,
 	fs.StringVar(&sf.AuthorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys `FILE` of the people who may watch, each key's comment naming its person")
 	fs.StringVar(&sf.OperatorKeys, "operator-keys", "", "authorized_keys `FILE` of the people who may also cancel")
 	fs.StringVar(&sf.HostKey, "host-key", "", "the server's private host key `FILE`, made on first start (default "+serve.HostKeyName+" in the state directory)")
-	fs.StringVar(&sf.AuditLog, "audit-log", "", "`FILE` of the audit log: each cancel, who sent it and the daemon's answer, as JSON lines (default serve-audit.jsonl in the state directory)")
+	fs.StringVar(&sf.AuditLog, "audit-log", "", "`FILE` of the audit log: each cancel, who sent it and the daemon's answer, as JSON lines (default "+serve.AuditLogName+" in the state directory)")
 	fs.StringVar(&sf.Log, "log", "", "`FILE` the sessions joining and leaving are logged to (default stderr)")
 	fs.IntVar(&sf.MaxSessions, "max-sessions", 0, fmt.Sprintf("sessions at once, `N` (default %d)", serve.DefaultMaxSessions))
 	fs.DurationVar(&sf.IdleTimeout, "idle-timeout", 0, fmt.Sprintf("close a session after this `DURATION` without a key pressed (default %s; 0: never)", serve.DefaultIdleTimeout))
@@ -63,17 +63,13 @@ docs/serve.md: running it on a bastion, adding and removing people.`,
 		if err != nil {
 			return err
 		}
-		cfg, err := serve.Settings(sf, c.Flags().Changed, file)
-		if err != nil {
-			return output.UsageError(err.Error())
-		}
 		// The state directory is the journal's (one rule: journal.Path).
-		err = cfg.InStateDir(func() (string, error) {
+		cfg, err := serve.Settings(sf, c.Flags().Changed, file, func() (string, error) {
 			jpath, err := journal.Path(e.getenv)
 			return filepath.Dir(jpath), err
 		})
 		if err != nil {
-			return err
+			return err // a usage error, as every error RunE returns (usageExit)
 		}
 		return e.exit(runServe(e, g, cfg))
 	})
@@ -83,8 +79,7 @@ docs/serve.md: running it on a bastion, adding and removing people.`,
 // runServe serves the console on the run's daemon until SIGINT, SIGTERM
 // or SIGHUP (serve.Run).
 func runServe(e *runEnv, g *globalFlags, cfg serve.Config) int {
-	o := &watch{g: *g, e: e}
-	o.conn = newConn(g.cf, true, e.getenv)
+	o := &watch{g: *g, e: e, conn: newConn(g.cf, true, e.getenv)}
 	if err := o.conn.check(); err != nil {
 		return o.fail(err)
 	}

@@ -15,9 +15,11 @@ const AuditLogName = "serve-audit.jsonl"
 // each flag given, else the config file's [serve] key, else the default.
 // flags holds the flags' values (each flag the key of the same name),
 // given says whether a flag was given, and file is the config file (nil:
-// none). An error is a mistake in the invocation: a flag's value out of
-// range, or no keys file named at all.
-func Settings(flags config.Serve, given func(flag string) bool, file *config.File) (Config, error) {
+// none); the host key and the audit log no flag or key names are in the
+// state directory, which stateDir says (asked only then: inStateDir). An
+// error is a mistake in the invocation: a flag's value out of range, no
+// keys file named at all, or no state directory for the files not named.
+func Settings(flags config.Serve, given func(flag string) bool, file *config.File, stateDir func() (string, error)) (Config, error) {
 	var fromFile config.Serve
 	if file != nil {
 		fromFile = file.Serve
@@ -54,7 +56,7 @@ func Settings(flags config.Serve, given func(flag string) bool, file *config.Fil
 	if cfg.AuthorizedKeys == "" && cfg.OperatorKeys == "" {
 		return cfg, errors.New("serve needs the people's keys: --authorized-keys FILE (watch) and/or --operator-keys FILE (cancel too), or serve.authorized_keys / serve.operator_keys in the config file")
 	}
-	return cfg, nil
+	return cfg, cfg.inStateDir(stateDir)
 }
 
 // pick is the flag's value when it was given, else the config file's.
@@ -65,10 +67,10 @@ func pick[T any](given bool, fromFlag, fromFile T) T {
 	return fromFile
 }
 
-// InStateDir puts the host key and the audit log that no flag or key
+// inStateDir puts the host key and the audit log that no flag or key
 // named into the state directory: stateDir says which, asked only then
 // (its error: there is none).
-func (c *Config) InStateDir(stateDir func() (string, error)) error {
+func (c *Config) inStateDir(stateDir func() (string, error)) error {
 	if c.HostKey != "" && c.AuditLog != "" {
 		return nil
 	}

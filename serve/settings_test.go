@@ -15,6 +15,11 @@ import (
 	"aipwatch/sim"
 )
 
+// noStateDir is no state directory; aState is one.
+func noStateDir() (string, error) { return "", errors.New("no state directory") }
+
+func aState() (string, error) { return "/state/aipwatch", nil }
+
 // givenFlags says given for the flags named.
 func givenFlags(names ...string) func(string) bool {
 	return func(flag string) bool {
@@ -35,7 +40,7 @@ func TestSettingsPrecedence(t *testing.T) {
 		IdleTimeout: time.Minute, IdleTimeoutSet: true}}
 	flags := config.Serve{Listen: "", AuthorizedKeys: "/g/watch", OperatorKeys: "/g/ops", HostKey: "/g/hk",
 		AuditLog: "/g/audit", Log: "/g/log", MaxSessions: 9, ConnRate: 4, IdleTimeout: 5 * time.Minute}
-	cfg, err := Settings(flags, givenFlags("listen", "operator-keys", "audit-log", "max-sessions", "idle-timeout"), file)
+	cfg, err := Settings(flags, givenFlags("listen", "operator-keys", "audit-log", "max-sessions", "idle-timeout"), file, noStateDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,13 +52,14 @@ func TestSettingsPrecedence(t *testing.T) {
 		t.Errorf("settings %+v\nwant %+v", cfg, want)
 	}
 	// No file: the flags given, the rest zero (New's defaults), the idle
-	// timeout's default 30 minutes.
-	cfg, err = Settings(flags, givenFlags("operator-keys", "log"), nil)
+	// timeout's default 30 minutes, the files in the state directory.
+	cfg, err = Settings(flags, givenFlags("operator-keys", "log"), nil, aState)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.OperatorKeys != "/g/ops" || cfg.LogFile != "/g/log" || cfg.AuthorizedKeys != "" || cfg.Listen != "" ||
-		cfg.MaxSessions != 0 || cfg.ConnRate != 0 || cfg.IdleTimeout != 30*time.Minute {
+		cfg.MaxSessions != 0 || cfg.ConnRate != 0 || cfg.IdleTimeout != 30*time.Minute ||
+		cfg.HostKey != filepath.Join("/state/aipwatch", "ssh_host_ed25519_key") || cfg.AuditLog != filepath.Join("/state/aipwatch", "serve-audit.jsonl") {
 		t.Errorf("no file: %+v", cfg)
 	}
 }
@@ -74,7 +80,7 @@ func TestSettingsIdleTimeout(t *testing.T) {
 		{"the file's 0", keys, []string{"operator-keys"}, config.Serve{IdleTimeoutSet: true}, -1},
 		{"the flag's 0", keys, []string{"operator-keys", "idle-timeout"}, config.Serve{IdleTimeout: time.Minute, IdleTimeoutSet: true}, -1},
 	} {
-		cfg, err := Settings(tc.flags, givenFlags(tc.given...), &config.File{Serve: tc.file})
+		cfg, err := Settings(tc.flags, givenFlags(tc.given...), &config.File{Serve: tc.file}, aState)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -101,13 +107,22 @@ func TestSettingsRefusals(t *testing.T) {
 		// A keys flag given empty names no file.
 		{config.Serve{}, []string{"operator-keys", "authorized-keys"}, "needs the people's keys"},
 	} {
-		_, err := Settings(tc.flags, givenFlags(tc.given...), nil)
+		_, err := Settings(tc.flags, givenFlags(tc.given...), nil, noStateDir)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v given %v: %v, want an error naming %q", tc.flags, tc.given, err, tc.want)
 		}
 	}
-	if _, err := Settings(config.Serve{}, givenFlags(), &config.File{Serve: config.Serve{AuthorizedKeys: "/w"}}); err != nil {
+	if _, err := Settings(config.Serve{}, givenFlags(), &config.File{Serve: config.Serve{AuthorizedKeys: "/w"}}, aState); err != nil {
 		t.Errorf("the file's authorized_keys: %v", err)
+	}
+}
+
+// Without a state directory, Settings asks for the files not named to be
+// named, once the rest is right.
+func TestSettingsNoStateDir(t *testing.T) {
+	_, err := Settings(config.Serve{OperatorKeys: "/ops", HostKey: "/hk"}, givenFlags("operator-keys", "host-key"), nil, noStateDir)
+	if err == nil || !strings.Contains(err.Error(), "--host-key, --audit-log") {
+		t.Errorf("no state directory: %v", err)
 	}
 }
 
@@ -120,23 +135,23 @@ func TestInStateDir(t *testing.T) {
 		return "/state/aipwatch", nil
 	}
 	cfg := Config{}
-	if err := cfg.InStateDir(dir); err != nil {
+	if err := cfg.inStateDir(dir); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.HostKey != filepath.Join("/state/aipwatch", "ssh_host_ed25519_key") || cfg.AuditLog != filepath.Join("/state/aipwatch", "serve-audit.jsonl") {
 		t.Errorf("host key %q, audit log %q", cfg.HostKey, cfg.AuditLog)
 	}
 	cfg = Config{HostKey: "/hk"}
-	if err := cfg.InStateDir(dir); err != nil || cfg.HostKey != "/hk" || cfg.AuditLog != filepath.Join("/state/aipwatch", "serve-audit.jsonl") {
+	if err := cfg.inStateDir(dir); err != nil || cfg.HostKey != "/hk" || cfg.AuditLog != filepath.Join("/state/aipwatch", "serve-audit.jsonl") {
 		t.Errorf("a named host key: %v, %+v", err, cfg)
 	}
 	none := func() (string, error) { return "", errors.New("no state directory") }
 	cfg = Config{HostKey: "/hk", AuditLog: "/audit"}
-	if err := cfg.InStateDir(none); err != nil || asked != 2 {
+	if err := cfg.inStateDir(none); err != nil || asked != 2 {
 		t.Errorf("both named: %v, the state directory asked %d times (want 2, by the two above)", err, asked)
 	}
 	cfg = Config{AuditLog: "/audit"}
-	if err := cfg.InStateDir(none); err == nil || !strings.Contains(err.Error(), "--host-key") {
+	if err := cfg.inStateDir(none); err == nil || !strings.Contains(err.Error(), "--host-key") {
 		t.Errorf("no state directory: %v", err)
 	}
 }
