@@ -5,8 +5,10 @@
 // what (keys.go), the audit log (audit.go), the bounds against hostile
 // clients (limits.go, output.go), the one reader of the daemon shared by
 // every session (hub.go, feed.go), and the seam that builds a session's
-// views (session.go). The command (cli/serve.go) decides the daemon's
-// connection and hands it over as a Source.
+// views (session.go). The command (cli/serve.go) turns its flags and the
+// config file into a Config with Settings (settings.go), decides the
+// daemon's connection and hands it over as a Source, and serves with Run
+// (run.go).
 package serve
 
 import (
