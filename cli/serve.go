@@ -16,9 +16,8 @@ import (
 
 // `aipwatch serve` (design §15): the console served to a team over SSH.
 // The command decides the daemon as every command does (conn.go) and
-// hands the server its one reader of it; the server (serve/) does the
-// rest. Its settings: the flags, else the config file's [serve] table,
-// else the defaults.
+// hands the server its one reader of it; serve/ does the rest (its
+// settings: serve.Settings).
 
 func serveCommand(e *runEnv, g *globalFlags) *cobra.Command {
 	var sf config.Serve // the flags, each the [serve] key of the same name
