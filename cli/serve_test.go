@@ -75,27 +75,29 @@ func runCLIEnv(t *testing.T, getenv func(string) string, args ...string) (code i
 func TestServeStateDir(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	keys := filepath.Join(dir, "ops.keys")
+	if err := os.WriteFile(keys, []byte("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOmoRmyaPr7NXrpzYYUFxN+FJOWSqTVHkn9dllDden0a olga@oncall\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	env := func(k string) string {
 		if k == "XDG_STATE_HOME" {
-			return dir
+			return filepath.Join(dir, "state")
 		}
 		return ""
 	}
-	var sf serveFlags
-	c := serveCommand(&runEnv{getenv: env}, &globalFlags{})
-	_ = c.Flags().Parse([]string{"--operator-keys", "ops.keys"})
-	sf.operatorKeys = "ops.keys"
-	cfg, _, err := sf.settings(c, &globalFlags{}, env)
-	if err != nil {
-		t.Fatal(err)
+	// A port that cannot be listened on: the server has made its host key
+	// and opened its audit log by then.
+	code, _, stderr := runCLIEnv(t, env, "serve", "--url", "http://127.0.0.1:1", "--operator-keys", keys, "--listen", "127.0.0.1:-1")
+	if code != model.ExitError || !strings.Contains(stderr, "aipwatch: serve: ") {
+		t.Fatalf("exit %d, %q; want exit %d, serve's error", code, stderr, model.ExitError)
 	}
-	if want := filepath.Join(dir, "aipwatch", "ssh_host_ed25519_key"); cfg.HostKey != want {
-		t.Errorf("host key %q, want %q", cfg.HostKey, want)
+	for _, name := range []string{"ssh_host_ed25519_key", "serve-audit.jsonl"} {
+		if _, err := os.Stat(filepath.Join(dir, "state", "aipwatch", name)); err != nil {
+			t.Errorf("%s is not in the state directory: %v", name, err)
+		}
 	}
-	if want := filepath.Join(dir, "aipwatch", "serve-audit.jsonl"); cfg.AuditLog != want {
-		t.Errorf("audit log %q, want %q", cfg.AuditLog, want)
-	}
-	if _, _, err := sf.settings(c, &globalFlags{}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "--host-key") {
-		t.Errorf("no state directory: %v", err)
+	code, _, stderr = runCLIEnv(t, func(string) string { return "" }, "serve", "--operator-keys", keys)
+	if code != model.ExitUsage || !strings.Contains(stderr, "--host-key") {
+		t.Errorf("no state directory: exit %d, %q", code, stderr)
 	}
 }

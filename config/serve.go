@@ -9,7 +9,9 @@ import (
 
 // Serve is the [serve] table: the settings of `aipwatch serve` (design
 // §15), each the default of the flag of the same name. Paths are expanded
-// as a context's are; zero values mean the flag's default.
+// as a context's are; zero values mean the flag's default. The command's
+// flags are read into a Serve too, and serve.Settings lays the flags
+// given over the file's keys.
 //
 //	[serve]
 //	listen = "0.0.0.0:2222"

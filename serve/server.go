@@ -5,8 +5,10 @@
 // what (keys.go), the audit log (audit.go), the bounds against hostile
 // clients (limits.go, output.go), the one reader of the daemon shared by
 // every session (hub.go, feed.go), and the seam that builds a session's
-// views (session.go). The command (cli/serve.go) decides the daemon's
-// connection and hands it over as a Source.
+// views (session.go). The command (cli/serve.go) turns its flags and the
+// config file into a Config with Settings (settings.go), decides the
+// daemon's connection and hands it over as a Source, and serves with Run
+// (run.go).
 package serve
 
 import (
@@ -41,9 +43,12 @@ type Config struct {
 	ConnRate       int           // connections a minute from one address (0: DefaultConnRate)
 	// Log gets a line for each session joining and leaving, each refusal
 	// and each cancel (nil: discarded).
-	Log    io.Writer
-	Source Source
-	Views  Views
+	Log io.Writer
+	// LogFile is the session log's file, which Run opens (appending) for
+	// Log ("": Run's stderr). New does not read it.
+	LogFile string
+	Source  Source
+	Views   Views
 }
 
 // Defaults of the limits.
