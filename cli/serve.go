@@ -76,7 +76,7 @@ docs/serve.md: running it on a bastion, adding and removing people.`,
 }
 
 // runServe serves the console on the run's daemon until SIGINT, SIGTERM
-// or SIGHUP (serve.Run).
+// or SIGHUP (serve.Serve).
 func runServe(e *runEnv, g *globalFlags, cfg serve.Config) int {
 	o := &watch{g: *g, e: e, conn: newConn(g.cf, true, e.getenv)}
 	if err := o.conn.check(); err != nil {
@@ -96,7 +96,7 @@ func runServe(e *runEnv, g *globalFlags, cfg serve.Config) int {
 		}}
 	ctx, stop := detachContext()
 	defer stop()
-	code, err := serve.Run(ctx, cfg, o.conn.shownURL(), e.stderr)
+	code, err := serve.Serve(ctx, cfg, o.conn.shownURL(), e.stderr)
 	if err != nil {
 		return o.fail(err) // it did not start
 	}

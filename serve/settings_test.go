@@ -192,7 +192,7 @@ func runUntilAnnounced(t *testing.T, cfg Config) (code int, said string, err err
 	}
 	done := make(chan result, 1)
 	go func() {
-		code, err := Run(ctx, cfg, "https://aipd.example:8443", &stderr)
+		code, err := Serve(ctx, cfg, "https://aipd.example:8443", &stderr)
 		done <- result{code, err}
 	}()
 	if !stderr.waitTextFrom(0, "may also cancel", wait) {
@@ -241,13 +241,13 @@ func TestRunDoesNotStart(t *testing.T) {
 	bad := cfg
 	bad.LogFile = filepath.Join(t.TempDir(), "missing", "sessions.log")
 	var stderr syncBuffer
-	code, err := Run(context.Background(), bad, "https://aipd.example:8443", &stderr)
+	code, err := Serve(context.Background(), bad, "https://aipd.example:8443", &stderr)
 	if err == nil || !strings.HasPrefix(err.Error(), "--log: ") || code != model.ExitError || stderr.String() != "" {
 		t.Errorf("a log file that cannot be opened: %d, %v, said %q", code, err, stderr.String())
 	}
 	bad = cfg
 	bad.OperatorKeys = filepath.Join(t.TempDir(), "missing.keys")
-	code, err = Run(context.Background(), bad, "https://aipd.example:8443", &stderr)
+	code, err = Serve(context.Background(), bad, "https://aipd.example:8443", &stderr)
 	if err == nil || !strings.HasPrefix(err.Error(), "serve: ") || code != model.ExitError || stderr.String() != "" {
 		t.Errorf("a keys file missing: %d, %v, said %q", code, err, stderr.String())
 	}

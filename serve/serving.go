@@ -16,7 +16,7 @@ import (
 // told the server stops.
 const shutdownWait = 10 * time.Second
 
-// Run is `aipwatch serve` from its settings on: it opens the session log
+// Serve is `aipwatch serve` from its settings on: it opens the session log
 // (cfg.LogFile, else stderr), starts the server, says on stderr where it
 // listens for daemonURL (the daemon as the command shows it), its host
 // key's fingerprint and how many keys may watch and cancel, and serves
@@ -24,7 +24,7 @@ const shutdownWait = 10 * time.Second
 // waits for them up to 10 s and stops. err is why the server did not
 // start (the command says it as it says its errors); once started, Run
 // says its own failure on stderr and code is the exit code.
-func Run(ctx context.Context, cfg Config, daemonURL string, stderr io.Writer) (code int, err error) {
+func Serve(ctx context.Context, cfg Config, daemonURL string, stderr io.Writer) (code int, err error) {
 	cfg.Log = stderr
 	if cfg.LogFile != "" {
 		f, err := safe.OpenPrivate(cfg.LogFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
