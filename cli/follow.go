@@ -250,7 +250,7 @@ func (o *follow) panicReport(r any) string {
 	}
 	resume := ""
 	if len(args) > 0 && o.f.replay == "" && o.w.r.demo == "" {
-		resume = resumeWith(&o.w, o.f.cursor, args...) // several take no --cursor
+		resume = o.w.resume(o.f.cursor, args...) // several take no --cursor
 	}
 	return output.PanicReport(r, resume)
 }

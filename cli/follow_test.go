@@ -253,7 +253,7 @@ func TestResumeCommandQuotesAndHasNoToken(t *testing.T) {
 	defer func(f func() string) { argv0 = f }(argv0)
 	argv0 = func() string { return "aipwatch" }
 	o := &watch{conn: conn{url: "http://u:secret@127.0.0.1:1", tokenFile: "/run/my token"}, r: runFlags{rawCapMiB: defaultRawCapMiB, reason: defaultReason}}
-	got := resumeWith(o, "aev_cursor_3_2", "act_1")
+	got := o.resume("aev_cursor_3_2", "act_1")
 	want := `aipwatch --url http://127.0.0.1:1 --token-file '/run/my token' --cursor aev_cursor_3_2 act_1`
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)

@@ -26,7 +26,8 @@ var listingBound time.Duration
 func newRowJudge(j *stream.Judge, stderr io.Writer, progress bool) *output.RowJudge {
 	rj := &output.RowJudge{Stderr: stderr, Listing: j.NewListing(listingBound)}
 	if progress && isTerminal(stderr) {
-		rj.Progress = safe.Unwrap(stderr)
+		tty := safe.Unwrap(stderr) // the line's \r and erase reach the terminal
+		rj.Progress = func(line safe.Str) { _, _ = io.WriteString(tty, line.String()) }
 	}
 	return rj
 }

@@ -28,7 +28,7 @@ func parse(args []string, _ io.Writer, getenv func(string) string) (*follow, *co
 // resumeCommand is the command that resumes the follow's one action from
 // cursor.
 func resumeCommand(o *follow, cursor string) string {
-	return resumeWith(&o.w, cursor, o.targets[0].arg)
+	return o.w.resume(cursor, o.targets[0].arg)
 }
 
 // oneFollow is the follow of act_1 on c with the flags f and r.

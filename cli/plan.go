@@ -73,7 +73,7 @@ func planOf(w *watch, mode string, isTTY bool, srcs []*source, replay bool) run.
 	if w.r.demo != "" {
 		p.Again = invokedAs() + " --demo=" + shellQuote(w.r.demo)
 	} else {
-		p.Resume = func(cursor string, args ...string) string { return resumeWith(w, cursor, args...) }
+		p.Resume = w.resume
 	}
 	for _, s := range srcs {
 		c, id := s.t.conn, s.t.id
@@ -158,7 +158,7 @@ func (s *source) finish(w *watch, a *model.Action) error {
 	}
 	var errs []error
 	if w.r.export != "" && a != nil {
-		md := output.ExportFile(w.r.export, a, output.HTMLOptions{MarkdownOptions: output.MarkdownOptions{Redact: w.g.redact, Version: versionString(), Now: time.Now()}, Resume: resumeWith(w, a.Cursor, a.ID)})
+		md := output.ExportFile(w.r.export, a, output.HTMLOptions{MarkdownOptions: output.MarkdownOptions{Redact: w.g.redact, Version: versionString(), Now: time.Now()}, Resume: w.resume(a.Cursor, a.ID)})
 		if err := safe.WritePrivate(w.r.export, md); err != nil {
 			errs = append(errs, fmt.Errorf("--export: %w", err))
 		}

@@ -13,7 +13,7 @@ import (
 	"aipwatch/stream"
 )
 
-// resumeWith is the shell command that resumes the actions ids name (one,
+// resume is the shell command that resumes the actions ids name (one,
 // or several: design §12, each as given) from cursor (aipwatch/run words
 // the lines around it): the binary as it was invoked, and every flag the
 // run needs to reach aipd and to stay as private and as shaped as it was.
@@ -22,7 +22,7 @@ import (
 // command works from another directory. --export is left out on purpose:
 // the export of a resumed run holds only what follows the cursor, and the
 // same path would overwrite the export this run just wrote.
-func resumeWith(w *watch, cursor string, ids ...string) string {
+func (w *watch) resume(cursor string, ids ...string) string {
 	o, g, r := &w.conn, &w.g, &w.r
 	parts := []string{invokedAs()}
 	flag := func(given bool, words ...string) {

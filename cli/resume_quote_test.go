@@ -33,7 +33,7 @@ func TestResumeCommandQuotesAipdsCursor(t *testing.T) {
 	t.Cleanup(func() { argv0 = saved })
 	cursor := `aev_1'; printf INJECTED; ' $(printf SUB) "$HOME" * \`
 	o := &watch{conn: conn{url: "http://127.0.0.1:8080"}, g: globalFlags{output: "plain"}, r: runFlags{rawCapMiB: defaultRawCapMiB}}
-	got := shellWords(t, resumeWith(o, cursor, "act_1"))
+	got := shellWords(t, o.resume(cursor, "act_1"))
 	want := []string{"/opt/aip watch/aipwatch", "--url", "http://127.0.0.1:8080", "--output", "plain", "--cursor", cursor, "act_1"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("the shell reads the resume command as\n%q\nwant\n%q", got, want)

@@ -17,14 +17,14 @@ func TestResumeCommandKeepsTheTimeouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "aipwatch --url http://127.0.0.1:1 --timestamps --appear-timeout 7s --stall-timeout 3m0s act_9"
-	if got := resumeWith(&o.w, "", "act_9"); got != want {
+	if got := o.w.resume("", "act_9"); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 	o, _, err = parse([]string{"--url", "http://127.0.0.1:1", "--appear-timeout", "1m", "--stall-timeout", "6m", "act_9"}, &bytes.Buffer{}, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := resumeWith(&o.w, "", "act_9"); got != "aipwatch --url http://127.0.0.1:1 act_9" {
+	if got := o.w.resume("", "act_9"); got != "aipwatch --url http://127.0.0.1:1 act_9" {
 		t.Fatalf("the defaults repeated: %s", got)
 	}
 }

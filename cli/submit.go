@@ -290,7 +290,7 @@ func journalled(j *journal.Journal, req submit.Request, base journal.Entry, appe
 func announce(w *watch, so *submitOptions, jpath string) {
 	stdout, stderr := w.e.stdout, w.e.stderr
 	_, mode := w.e.ioOf(w.g.output)
-	follow := resumeWith(w, "", so.actionID)
+	follow := w.resume("", so.actionID)
 	if w.r.demo != "" {
 		follow = "" // the demo's simulator stops with aipwatch: nothing to follow later
 	}

@@ -306,7 +306,12 @@ func Fail(stdout, stderr io.Writer, jsonl bool, err error) {
 		WriteError(stdout, err)
 		return
 	}
-	sw := safe.NewWriter(stderr, safe.Terminal)
-	_, _ = sw.WriteString(safe.Sprintf("aipwatch: %s\n", err).String())
+	say(stderr, safe.Sprintf("aipwatch: %s\n", err))
+}
+
+// say writes s to w (stderr, most often) through a Terminal safe.Writer.
+func say(w io.Writer, s safe.Str) {
+	sw := safe.NewWriter(w, safe.Terminal)
+	_, _ = sw.WriteString(s.String())
 	_ = sw.Flush()
 }

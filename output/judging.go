@@ -1,7 +1,6 @@
 package output
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -21,7 +20,7 @@ import (
 type RowJudge struct {
 	Listing  *stream.Listing // one bound for every row's judgement
 	Stderr   io.Writer       // where the rows not judged are named
-	Progress io.Writer       // stderr when it is a terminal, else nil: no progress lines
+	Progress func(safe.Str)  // draws a progress line over the last on a terminal's stderr; nil: none
 	Cmd      string          // the command whose rows these are, for stderr ("" = ls)
 
 	// Judged, when set, is called for each row judged, one at a time
@@ -42,7 +41,7 @@ func (rj *RowJudge) JudgeRows(batch []model.ActionRow) {
 			rj.Judged(r, jg)
 		}
 		if rj.Progress != nil { // over the last one
-			fmt.Fprintf(rj.Progress, "\rjudging %d of %d…", done, total)
+			rj.Progress(safe.Sprintf("\rjudging %d of %d…", done, total))
 		}
 	})
 }
@@ -51,7 +50,7 @@ func (rj *RowJudge) JudgeRows(batch []model.ActionRow) {
 // left unjudged (nil: no judge).
 func (rj *RowJudge) End() {
 	if rj != nil && rj.Progress != nil && rj.total > 0 {
-		fmt.Fprint(rj.Progress, "\r\x1b[K")
+		rj.Progress(safe.Const("\r\x1b[K"))
 	}
 	if rj == nil || rj.Listing == nil {
 		return
@@ -62,7 +61,7 @@ func (rj *RowJudge) End() {
 		if cmd == "" {
 			cmd = "ls"
 		}
-		fmt.Fprintf(rj.Stderr, "aipwatch %s: %d rows not judged within the listing's bound of %s (verdict %s): %s\n",
-			cmd, len(ids), bound, stream.VerdictNotJudged, safe.Line(strings.Join(ids, " ")))
+		say(rj.Stderr, safe.Sprintf("aipwatch %s: %d rows not judged within the listing's bound of %s (verdict %s): %s\n",
+			cmd, len(ids), bound, stream.VerdictNotJudged, strings.Join(ids, " ")))
 	}
 }

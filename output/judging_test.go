@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"aipwatch/model"
+	"aipwatch/safe"
 	"aipwatch/sim"
 	"aipwatch/stream"
 )
@@ -22,7 +23,7 @@ func TestRowJudgeProgress(t *testing.T) {
 	)
 	var progress bytes.Buffer
 	j := stream.NewJudge(stream.Config{BaseURL: f.URL()}, stream.JudgeOptions{})
-	rj := &RowJudge{Listing: j.NewListing(0), Stderr: io.Discard, Progress: &progress} // Progress: what ls sets on a terminal's stderr
+	rj := &RowJudge{Listing: j.NewListing(0), Stderr: io.Discard, Progress: func(l safe.Str) { progress.WriteString(l.String()) }} // Progress: what ls sets on a terminal's stderr
 	rows := []model.ActionRow{{ActionID: "act_a", State: "completed"}, {ActionID: "act_live", State: "running"}, {ActionID: "act_b", State: "completed"}}
 	rj.JudgeRows(rows)
 	rj.End()

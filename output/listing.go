@@ -127,13 +127,13 @@ func ListContexts(q ListQuery, sources []ListSource, stderr io.Writer, w RowWrit
 	// row of a daemon that could not be read.
 	report := func(name string, notes []string, err error) []model.ActionRow {
 		for _, n := range notes {
-			fmt.Fprintf(stderr, "aipwatch ls: context %s: %s\n", safe.Line(name), safe.Line(n))
+			say(stderr, safe.Sprintf("aipwatch ls: context %s: %s\n", name, n))
 		}
 		if err == nil {
 			return nil
 		}
 		failed++
-		fmt.Fprintf(stderr, "aipwatch ls: context %s: %s\n", safe.Line(name), safe.Line(err.Error()))
+		say(stderr, safe.Sprintf("aipwatch ls: context %s: %s\n", name, err))
 		return []model.ActionRow{{Context: name, Unreachable: err.Error()}}
 	}
 	if q.Limit == 0 {

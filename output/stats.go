@@ -2,7 +2,6 @@ package output
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -225,11 +224,11 @@ func (s *StatsRows) Add(batch []model.ActionRow) error {
 func (s *StatsRows) Tell(stderr io.Writer, since time.Duration, limit int) {
 	switch {
 	case s.beyond > 0:
-		fmt.Fprintf(stderr, "aipwatch stats: the %s most recent settled actions of the last %s judged; %s more in it not judged (all of them: --limit %d)\n",
-			model.Thousands(s.taken), model.HumanDuration(since), model.Thousands(s.beyond), s.taken+s.beyond)
+		say(stderr, safe.Sprintf("aipwatch stats: the %s most recent settled actions of the last %s judged; %s more in it not judged (all of them: --limit %d)\n",
+			model.Thousands(s.taken), model.HumanDuration(since), model.Thousands(s.beyond), s.taken+s.beyond))
 	case since == 0 && s.listed >= limit:
-		fmt.Fprintf(stderr, "aipwatch stats: the settled actions among the %s most recent rows judged (%s); more with --since D (at most --limit N judged)\n",
-			model.Thousands(s.listed), model.Thousands(s.taken))
+		say(stderr, safe.Sprintf("aipwatch stats: the settled actions among the %s most recent rows judged (%s); more with --since D (at most --limit N judged)\n",
+			model.Thousands(s.listed), model.Thousands(s.taken)))
 	}
 }
 

@@ -141,8 +141,9 @@ func (p *Plan) screen(ctx context.Context, o IO) ([]outcome, int) {
 			continue
 		}
 		// The transcript stayed on the alt screen; what remains is the verdict.
+		name := p.untagged(i)
 		closing := output.ClosingLines(r.a, p.Flags.Redact, true)
-		if name := p.untagged(i); name != "" {
+		if name != "" {
 			closing = "action: " + safe.Line(name) + "\n" + closing // as plain's first line
 		}
 		fmt.Fprint(o.Stdout, output.TagLines(tags[i], closing))
