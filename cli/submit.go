@@ -138,12 +138,8 @@ func runSubmit(w *watch, so *submitOptions, rest []string) error {
 	// (design §6.2): quitting, a crash or a lost reply leave it findable.
 	announce(w, so, jpath)
 	sub := journalled(j, req, base, w.r.appearTimeout)
-	t := target{arg: so.actionID, id: so.actionID, conn: w.conn}
-	sources := func(string) ([]*source, error) {
-		s, err := w.source(t, "", sub, cont.SessionID)
-		return []*source{s}, err
-	}
-	return e.exit(runWatch(ctx, w, sources, false, func(a *model.Action) {
+	p := posted{w: w, t: target{arg: so.actionID, id: so.actionID, conn: w.conn}, sub: sub, session: cont.SessionID}
+	return e.exit(runWatch(ctx, w, p.sources, false, func(a *model.Action) {
 		if a.Cursor != "" {
 			_ = j.Append(journal.Entry{Kind: journal.KindCursor, ActionID: so.actionID, Cursor: a.Cursor})
 		}
@@ -151,6 +147,20 @@ func runSubmit(w *watch, so *submitOptions, rest []string) error {
 			_ = j.Append(journal.Entry{Kind: journal.KindVerdict, ActionID: so.actionID, Verdict: v.Word})
 		}
 	}))
+}
+
+// posted is the action a submission posts and follows: its one source is
+// the submission, its input carrying session.
+type posted struct {
+	w       *watch
+	t       target
+	sub     *stream.Submission
+	session string
+}
+
+func (p posted) sources(string) ([]*source, error) {
+	s, err := p.w.source(p.t, "", p.sub, p.session)
+	return []*source{s}, err
 }
 
 // request checks the submission's flags and input and decides its
