@@ -108,6 +108,25 @@ func newFixture(t *testing.T, opts ...fixtureOpt) *fixture {
 	return f
 }
 
+// settledDaemon is a simulated daemon of one settled action (settledID)
+// behind a fresh token, protected; it stops when the test ends.
+func settledDaemon(t testing.TB) (u, token string) {
+	t.Helper()
+	token = freshToken()
+	safe.Protect(token)
+	fleet, err := sim.NewFleet(sim.FleetKnobs{Token: token},
+		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: settledID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err = fleet.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fleet.Close)
+	return u, token
+}
+
 // simSource reads the simulator as the command's conn would.
 func simSource(t testing.TB, u, token string) Source {
 	cfg := stream.Config{BaseURL: u, Token: token, BackoffMin: 10 * time.Millisecond, BackoffMax: 200 * time.Millisecond}

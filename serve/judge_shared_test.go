@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"aipwatch/safe"
-	"aipwatch/sim"
 	"aipwatch/stream"
 )
 
@@ -21,18 +19,7 @@ import (
 // the read until the asking session has gone; the verdict is cached
 // after all.
 func TestJudgeReadOutlivesTheSessionThatAsked(t *testing.T) {
-	token := freshToken()
-	safe.Protect(token)
-	fleet, err := sim.NewFleet(sim.FleetKnobs{Token: token},
-		sim.Member{Scenario: "chat-error", Knobs: sim.Knobs{Finished: true, ActionID: settledID}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := fleet.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fleet.Close)
+	u, token := settledDaemon(t)
 	target, err := url.Parse(u)
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,8 @@
 // every session (hub.go, feed.go), and the seam that builds a session's
 // views (session.go). The command (cli/serve.go) turns its flags and the
 // config file into a Config with Settings (settings.go), decides the
-// daemon's connection and hands it over as a Source, and serves with Run
-// (run.go).
+// daemon's connection and hands it over as a Source, and serves with
+// Serve (serving.go).
 package serve
 
 import (
@@ -44,8 +44,8 @@ type Config struct {
 	// Log gets a line for each session joining and leaving, each refusal
 	// and each cancel (nil: discarded).
 	Log io.Writer
-	// LogFile is the session log's file, which Run opens (appending) for
-	// Log ("": Run's stderr). New does not read it.
+	// LogFile is the session log's file, which Serve opens (appending) for
+	// Log ("": Serve's stderr). New does not read it.
 	LogFile string
 	Source  Source
 	Views   Views

@@ -12,7 +12,7 @@ import (
 	"aipwatch/safe"
 )
 
-// shutdownWait bounds how long Run waits for the sessions to end once
+// shutdownWait bounds how long Serve waits for the sessions to end once
 // told the server stops.
 const shutdownWait = 10 * time.Second
 
@@ -22,7 +22,7 @@ const shutdownWait = 10 * time.Second
 // key's fingerprint and how many keys may watch and cancel, and serves
 // until ctx ends (the command's signals); then it tells the sessions,
 // waits for them up to 10 s and stops. err is why the server did not
-// start (the command says it as it says its errors); once started, Run
+// start (the command says it as it says its errors); once started, Serve
 // says its own failure on stderr and code is the exit code.
 func Serve(ctx context.Context, cfg Config, daemonURL string, stderr io.Writer) (code int, err error) {
 	cfg.Log = stderr
