@@ -56,10 +56,12 @@ type Split struct {
 // New makes the split view of the actions panes name (one to MaxPanes;
 // more are left out), each a live view bounded by ctx. With more than one,
 // each is a pane (ui.Options.Pane) and its cancel's confirmation asks for
-// as many characters of its ID as tell it from the others'.
+// as many characters of its ID as tell it from the others'. The split's
+// own keys and colour are the first pane's (its host gives every pane the
+// same).
 func New(ctx context.Context, panes []ui.Options) *Split {
 	panes = panes[:min(len(panes), MaxPanes)]
-	var first ui.Options // the split's keys and colour are its panes'
+	var first ui.Options
 	if len(panes) > 0 {
 		first = panes[0]
 	}
