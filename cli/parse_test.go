@@ -31,7 +31,6 @@ func resumeCommand(o *follow, cursor string) string {
 	return o.w.resume(cursor, o.targets[0].arg)
 }
 
-// oneFollow is the follow of act_1 on c with the flags f and r.
 // tokenConn is the connection to url with token from $AIP_TOKEN, made as
 // every command makes it (newConn protects its token).
 func tokenConn(url, token string) conn {
@@ -43,6 +42,7 @@ func tokenConn(url, token string) conn {
 	})
 }
 
+// oneFollow is the follow of act_1 on c with the flags f and r.
 func oneFollow(c conn, f followFlags, r runFlags) *follow {
 	return &follow{w: watch{conn: c, r: r}, f: f, targets: []target{{arg: "act_1", id: "act_1", conn: c}}}
 }
