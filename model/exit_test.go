@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// design §3: a run of N actions exits 0 when every one is verified, else
+// design §12: a run of N actions exits 0 when every one is verified, else
 // with the first one's code, in the run's order, that is not: 1 for a run
 // stopped on an error (its model may be nil), 8 for an action not settled,
 // else its verdict's.

@@ -27,7 +27,7 @@ type RowJudge struct {
 	// (stats counts them).
 	Judged func(r *model.ActionRow, jg stream.Judgement)
 
-	total int // rows to judge so far, over every batch
+	drawn bool // a progress line is on the terminal
 }
 
 // JudgeRows sets the Verdict of each settled row of batch. The listing's
@@ -36,12 +36,12 @@ type RowJudge struct {
 // listing's (stream.Listing).
 func (rj *RowJudge) JudgeRows(batch []model.ActionRow) {
 	rj.Listing.JudgeRows(batch, func(r *model.ActionRow, jg stream.Judgement, done, total int) {
-		rj.total = total
 		if rj.Judged != nil {
 			rj.Judged(r, jg)
 		}
 		if rj.Progress != nil { // over the last one
 			rj.Progress(safe.Sprintf("\rjudging %d of %d…", done, total))
+			rj.drawn = true
 		}
 	})
 }
@@ -49,7 +49,7 @@ func (rj *RowJudge) JudgeRows(batch []model.ActionRow) {
 // End clears the progress line and names the rows the listing's bound
 // left unjudged (nil: no judge).
 func (rj *RowJudge) End() {
-	if rj != nil && rj.Progress != nil && rj.total > 0 {
+	if rj != nil && rj.drawn {
 		rj.Progress(safe.Const("\r\x1b[K"))
 	}
 	if rj == nil || rj.Listing == nil {

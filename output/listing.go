@@ -34,7 +34,7 @@ type ListQuery struct {
 	Context    string        // the context whose daemon is read, marked on its rows
 }
 
-// RowWriter takes a batch of rows (ListWriter, or rowSink).
+// RowWriter takes a batch of rows (ListWriter, StatsRows, or rowSink).
 type RowWriter interface {
 	Add(rows []model.ActionRow) error
 }

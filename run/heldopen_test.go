@@ -26,21 +26,24 @@ func (s *chunkSink) Send(m stream.Msg) {
 }
 
 // design §14, protocol §13: quitting while a streaming submission's POST
-// is held open says that the run goes on (only the reply is lost), how
+// is held open (on either deployment) says that the run goes on (only the reply is lost), how
 // to re-attach, and that a run that never settles may have lost its
 // record: never resubmit the ID without its idempotency key. A quit after
 // an async submission's ack says none of it.
 func TestQuitDuringHeldOpenSubmissionSaysTheRunGoesOn(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{submit.ModeStreaming, submit.ModeAsync} {
-		t.Run(mode, func(t *testing.T) {
+	for _, c := range []struct{ mode, topology string }{
+		// streaming on both deployments (its chunks are recorded on the
+		// fleet too); async in process (it records no chunk on the fleet)
+		{submit.ModeStreaming, sim.TopologyFleet},
+		{submit.ModeStreaming, sim.TopologyInProcess},
+		{submit.ModeAsync, sim.TopologyInProcess},
+	} {
+		mode := c.mode
+		t.Run(mode+"/"+c.topology, func(t *testing.T) {
 			t.Parallel()
-			id := "act_test_held_open_" + mode
-			topology := sim.TopologyFleet // streaming: its chunks are recorded there too
-			if mode == submit.ModeAsync {
-				topology = sim.TopologyInProcess // async records no chunk on the fleet
-			}
-			sub := quitHeldSubmission(t, id, topology, mode, "aipwatch-key-held-1", "msg_held_"+mode)
+			id := "act_test_held_open_" + mode + "_" + c.topology
+			sub := quitHeldSubmission(t, id, c.topology, mode, "aipwatch-key-held-1", "msg_held_"+mode+"_"+c.topology)
 			p := &Plan{Targets: []Target{{Arg: id, ID: id, Runner: sub}},
 				Resume: func(_ string, args ...string) string { return "aipwatch " + strings.Join(args, " ") }}
 			var w strings.Builder

@@ -1,8 +1,8 @@
 // Package run is one run of watching N >= 1 actions (design §2, §12): the
 // live view of one action, or the split view of several, on a terminal;
-// plain's or jsonl's lines elsewhere; then the closing lines, the command
-// that resumes what still runs, and the exit code (design §3). One action
-// is the case N = 1 of several.
+// plain's or jsonl's lines elsewhere; then the closing lines and the
+// command that resumes what still runs (worded by output/closing.go), and
+// the exit code (model.ExitOf). One action is the case N = 1 of several.
 //
 // A command of cli describes the run (Plan: the targets, the output mode,
 // the run's flags, how to word a resume) and gives it its I/O (IO); the
