@@ -7,11 +7,12 @@
 // (resume.go). main wires it to the process.
 //
 // The route of one chunk: stream.Client reads an SSE frame off the socket
-// (stream/follow.go), routes it by event name and data key, batches it into
-// a stream.BatchMsg and hands it to a Sink; the consumer (ui, or an output
-// printer) folds it into the model with stream.Apply; model.Action ingests
-// and interprets it; the TUI draws it through render/, the printers through
-// output/.
+// (stream/sse.go, from Client.Run in stream/run.go), routes it by event
+// name and data key (stream/route.go), batches it into a stream.BatchMsg
+// and hands it to a Sink; the consumer (ui, or an output printer) folds it
+// into the model with stream.Apply (stream/apply.go); model.Action ingests
+// and interprets it; the TUI draws it through render/, the printers
+// through output/.
 package cli
 
 import (
