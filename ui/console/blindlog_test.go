@@ -162,7 +162,7 @@ func TestConsoleJournalProbeSettlesNoNotification(t *testing.T) {
 	}
 }
 
-// Across contexts, each daemon's own journal entries (Options.JournalIn)
+// Across contexts, each daemon's own journal entries (each Source's Journal)
 // are its rows: the streaming submission to the tenant-scoped fleet, which
 // its list lacks while it runs, reads streaming on that context's row, and
 // that context alone is named blind in the header.
@@ -174,15 +174,10 @@ func TestConsoleAcrossContextsJournalAndBlindLog(t *testing.T) {
 	host := start(sim.ConnectorHostFleet(4, true))
 	east := start(sim.ConsoleFleet(4))
 	ids := sim.ConnectorHostActions
-	multi := &stream.Multi{Sources: []stream.MultiSource{{Name: "east", Poller: east}, {Name: "host", Poller: host}}}
-	c := New(context.Background(), Options{Daemon: multi, Contexts: []string{"east", "host"}, Keys: realConsoleKeys(t),
-		LiveKeys: realKeys(t), NoColor: true, PollEvery: 50 * time.Millisecond,
-		JournalIn: func(name string) []string {
-			if name == "host" {
-				return []string{ids[1]}
-			}
-			return nil
-		}})
+	c := New(context.Background(), Options{Sources: []Source{
+		{MultiSource: stream.MultiSource{Name: "east", Poller: east}, Journal: func() []string { return nil }},
+		{MultiSource: stream.MultiSource{Name: "host", Poller: host}, Journal: func() []string { return []string{ids[1]} }},
+	}, Keys: realConsoleKeys(t), LiveKeys: realKeys(t), NoColor: true, PollEvery: 50 * time.Millisecond})
 	t.Cleanup(c.Close)
 	rec, fr := frames.Record(ui.NewShell(c))
 	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(240, 40),

@@ -47,28 +47,20 @@ type Daemon interface {
 
 // Options configure the console.
 type Options struct {
+	// Daemon is the one daemon the console reads, its rows acted on by
+	// Follow, Judge, Journal and Reconcile (aipwatch serve's hub's).
 	Daemon Daemon
 	// Keys are the list's bindings, LiveKeys the live view's (main builds
 	// both in keymap.go).
 	Keys     ui.ConsoleKeyMap
 	LiveKeys ui.KeyMap
 	// Follow returns the backend that follows one action (nil = cannot).
-	// One daemon is the case of one context, named "": Follow, Reconcile
-	// and Judge stand for FollowIn, ReconcileIn and JudgeIn then
-	// (oneOfSeveral).
 	Follow func(actionID string) stream.Runner
-	// Contexts, when set, make a console across the config file's contexts
-	// (design §9): a CONTEXT column, the Context key, and FollowIn and
-	// ReconcileIn, which follow and reconcile an action on its own daemon
-	// with its own credentials, in place of Follow and Reconcile.
-	Contexts    []string
-	FollowIn    func(context, actionID string) stream.Runner
-	ReconcileIn func(context string) ui.ReconcileFunc
-	// Sources, when set, are the console's daemons, each a Source: one
-	// with no name makes Daemon, Follow, Judge, Journal and Reconcile;
-	// several (a console across contexts) make Daemon (their
-	// stream.Multi), Contexts, FollowIn, ReconcileIn, JudgeIn and
-	// JournalIn (contexts.go).
+	// Sources, when set, are the console's daemons in place of those
+	// five, each a Source: one with no name is the console of one daemon;
+	// several are a console across the config file's contexts (design §9:
+	// a CONTEXT column, the Context key, each row acted on by its own
+	// daemon's Source; contexts.go).
 	Sources []Source
 	// ListHint follows the list's error on the status line while nothing
 	// was ever listed (across contexts: while no context's daemon ever
@@ -78,14 +70,9 @@ type Options struct {
 	// Journal lists the action IDs this machine's submission journal knows.
 	// It reads a file: the poll's command calls it, never Update.
 	Journal func() []string
-	// JournalIn is Journal for each context's daemon, in a console across
-	// contexts (the entries made against its URL).
-	JournalIn func(context string) []string
 	// Judge judges the settled rows drawn (verdict.go; nil = the
 	// VERDICT column shows the AIP status, dimmed).
 	Judge Judge
-	// JudgeIn is each context's judge, in a console across contexts.
-	JudgeIn func(context string) Judge
 	// Notification is what the terminal is sent when an action n armed
 	// settles (design §10; ui.Options.Notification's); nil = n is off.
 	// NotificationAs, when set, is the same naming the action name
@@ -196,7 +183,7 @@ type Console struct {
 	filtering  bool
 	stateIdx   int
 	parts      []*part // a poll loop a daemon (polls.go)
-	ctxIdx     int     // 0: every context; i: Contexts[i-1] (contexts.go)
+	ctxIdx     int     // 0: every context; i: contexts[i-1] (contexts.go)
 	listErr    string
 	listNote   string // the faults of the list's paging the last polls met
 	listEnd    int    // where the last polls found the lists' ends: their sizes
@@ -215,6 +202,13 @@ type Console struct {
 	lastKey   time.Time
 	drawn     []string
 	drawnView listView
+
+	// What New made of Options' daemons (daemonsOf, contexts.go): the
+	// one polled, the contexts' names (nil: one daemon), and each
+	// context's Source ("" the one daemon's).
+	daemon   Daemon
+	contexts []string
+	sources  map[string]Source
 
 	verdict verdicts // the VERDICT column and the pending notifications (verdict.go)
 
@@ -243,16 +237,16 @@ func New(ctx context.Context, opts Options) *Console {
 		clock = time.Now
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	opts = oneOfSeveral(across(opts))
+	daemon, contexts, sources := daemonsOf(opts)
 	st := render.NewStyles(!opts.NoColor)
 	fi := textinput.New()
 	fi.Prompt = "/"
 	fi.Placeholder = "filter by the text the rows show (ID, capability, state, verdict, lease…)"
-	t := table.New(table.WithColumns(consoleColumns(100, opts.Contexts)), table.WithFocused(true), table.WithHeight(10))
+	t := table.New(table.WithColumns(consoleColumns(100, contexts)), table.WithFocused(true), table.WithHeight(10))
 	c := &Console{opts: opts, ctx: ctx, cancel: cancel, keys: opts.Keys, st: st, clock: clock, after: tea.Tick,
 		fleet: model.NewFleet(), table: t, filter: fi, events: make(chan tea.Msg, 64),
 		globalNote: "global event log: connecting", olderOff: -1, verdict: newVerdicts(),
-		pulse: pulse.New(), watch: newWatch(), parts: newParts(opts.Daemon)}
+		pulse: pulse.New(), watch: newWatch(), daemon: daemon, contexts: contexts, sources: sources, parts: newParts(daemon)}
 	if opts.NotifyOnBytes != nil {
 		c.notifyOn = output.NewNotifyOn(opts.NotifyOn)
 	}
@@ -294,7 +288,7 @@ func (c *Console) olderCmd() tea.Cmd {
 		return nil
 	}
 	c.loading = true
-	d, ctx := c.opts.Daemon, c.ctx
+	d, ctx := c.daemon, c.ctx
 	off := max(0, c.olderOff-olderPage)
 	n := c.olderOff - off
 	return func() tea.Msg {
@@ -308,7 +302,7 @@ func (c *Console) olderCmd() tea.Cmd {
 // globalCmd starts the global follow in a goroutine; its messages come back
 // through listen.
 func (c *Console) globalCmd() tea.Cmd {
-	d, ctx, ch := c.opts.Daemon, c.ctx, c.events
+	d, ctx, ch := c.daemon, c.ctx, c.events
 	return func() tea.Msg {
 		go func() {
 			err := d.FollowGlobal(ctx, stream.GlobalOptions{Kinds: consoleKinds}, stream.SinkFunc(func(m stream.Msg) {
@@ -472,7 +466,7 @@ func (c *Console) onList(msg listMsg) (stop bool) {
 	if c.olderOff < 0 && !p.multi {
 		c.olderOff = msg.w.Recent.Offset
 	}
-	if c.opts.JournalIn != nil {
+	if c.sources[p.name].Journal != nil {
 		ids := msg.journal
 		c.fleet.MarkJournalIn(p.name, ids[max(0, len(ids)-journalRecent):])
 	}
@@ -577,7 +571,7 @@ func (c *Console) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Back) && c.filter.Value() != "":
 		c.filter.SetValue("")
 		c.refresh()
-	case key.Matches(msg, k.Context) && len(c.opts.Contexts) > 0:
+	case key.Matches(msg, k.Context) && len(c.contexts) > 0:
 		c.nextContext()
 	case key.Matches(msg, k.States):
 		c.stateIdx = int(msg.String()[0]-'1') % len(stateFilters)
@@ -673,7 +667,7 @@ func (c *Console) refresh() {
 	q := textQuery(c.filter.Value())
 	for i := range rows {
 		r := rows[i]
-		row := consoleRow(&r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(&r), len(c.opts.Contexts) > 0, c.marked(&r))
+		row := consoleRow(&r, now, c.table.Columns()[c.idColumn()].Width, c.verdictCell(&r), len(c.contexts) > 0, c.marked(&r))
 		if c.isStale(r.Context) && r.Unreachable == "" {
 			row[len(row)-4] = "stale" // UPDATED: its daemon's rows are not current (polls.go)
 		}
@@ -863,7 +857,7 @@ func (c *Console) journalRows() bool {
 func (c *Console) layout() {
 	c.tableGen++
 	c.trows = nil // drawn again at the new width
-	c.table.SetColumns(consoleColumns(c.width, c.opts.Contexts))
+	c.table.SetColumns(consoleColumns(c.width, c.contexts))
 	c.table.SetWidth(c.width)
 	c.pulseRows = len(c.pulseLines())
 	c.table.SetHeight(max(3, c.height-5-c.pulseRows))
@@ -878,7 +872,7 @@ func (c *Console) Frame(_, _ int) ui.Frame {
 	}
 	title := fmt.Sprintf("aipwatch · console · %d actions · filter %s", len(c.rows), c.filterTitle()) + c.blindTitle() + c.contextTitle() + c.marksTitle()
 	switch {
-	case c.listEnd > c.fleet.Len() && len(c.opts.Contexts) > 0:
+	case c.listEnd > c.fleet.Len() && len(c.contexts) > 0:
 		title += fmt.Sprintf(" · live and recent of %d listed", c.listEnd) // older pages: one daemon's (stream.Multi)
 	case c.listEnd > c.fleet.Len():
 		title += fmt.Sprintf(" · live and recent of %d listed (↓ past the end: older)", c.listEnd)

@@ -30,19 +30,27 @@ func newContextsConsole(t *testing.T) (*Console, *[]string) {
 	d := &contextsDaemon{multi: multi, lists: map[string][]model.ActionStatus{"east": east, "west": west}}
 	var followed []string
 	b := newHold()
-	c := New(context.Background(), Options{
-		Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t), Contexts: []string{"down", "east", "west"},
-		FollowIn: func(ctx, id string) stream.Runner {
-			followed = append(followed, ctx+"/"+id)
+	var sources []Source
+	for _, name := range []string{"down", "east", "west"} {
+		sources = append(sources, Source{MultiSource: stream.MultiSource{Name: name}, Follow: func(id string) stream.Runner {
+			followed = append(followed, name+"/"+id)
 			return b
-		},
-		Clock: (&testClock{t: t0}).now, NoColor: true,
-	})
+		}})
+	}
+	c := New(context.Background(), Options{Sources: sources, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		Clock: (&testClock{t: t0}).now, NoColor: true})
 	t.Cleanup(c.Close)
+	c.reading(d)
 	c.Update(tea.WindowSizeMsg{Width: 140, Height: 24})
 	c.Update(c.listCmd()())
 	return c, &followed
 }
+
+// reading makes c read d in place of the stream.Multi New made of its
+// Sources, which go on following, judging, reconciling and marking the
+// rows of their contexts: fixed lists (contextsDaemon), or a Multi of
+// another bound.
+func (c *Console) reading(d Daemon) { c.daemon, c.parts = d, newParts(d) }
 
 // contextsDaemon is stream.Multi's tagging over fixed lists (its Poll is
 // Multi's own rule: rows tagged, a failed daemon one row).
@@ -149,7 +157,7 @@ func TestConsolePulseCountsEveryContextWhenNarrowed(t *testing.T) {
 	}
 	// Eight actions settle on east, over the last four minutes.
 	for _, c := range []*Console{narrowed, every} {
-		d := c.opts.Daemon.(*contextsDaemon)
+		d := c.daemon.(*contextsDaemon)
 		for i := range 8 {
 			d.lists["east"] = append(d.lists["east"], model.ActionStatus{ActionID: fmt.Sprintf("act_east_new_%d", i),
 				CapabilityID: "cap:hermes_agent:prod:chat_stream", State: "completed", QueuedState: "completed",

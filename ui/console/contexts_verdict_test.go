@@ -36,15 +36,12 @@ func TestConsoleAcrossContextsJudgesOnTheRowsDaemon(t *testing.T) {
 		"east": {words: map[string]string{sameID: model.VerdictFailed}},
 		"west": {words: map[string]string{sameID: model.VerdictVerified}},
 	}
-	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
-		Contexts: []string{"east", "west"}, JudgeIn: func(name string) Judge {
-			if j, ok := judges[name]; ok {
-				return j
-			}
-			return nil
-		},
-		Clock: (&testClock{t: t0}).now, NoColor: true})
+	c := New(context.Background(), Options{Sources: []Source{
+		{MultiSource: stream.MultiSource{Name: "east"}, Judge: judges["east"]},
+		{MultiSource: stream.MultiSource{Name: "west"}, Judge: judges["west"]},
+	}, Keys: realConsoleKeys(t), LiveKeys: realKeys(t), Clock: (&testClock{t: t0}).now, NoColor: true})
 	t.Cleanup(c.Close)
+	c.reading(d)
 	c.update(tea.WindowSizeMsg{Width: 140, Height: 24})
 	c.update(c.listCmd()())
 	judgeAll(t, c)
@@ -72,12 +69,16 @@ func TestConsoleAcrossContextsJudgesOnTheRowsDaemon(t *testing.T) {
 func TestConsoleNotificationNamesTheContext(t *testing.T) {
 	t.Parallel()
 	d := sameIDOnTwoDaemons()
-	c := New(context.Background(), Options{Daemon: d, Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
-		Contexts: []string{"east", "west"}, JudgeIn: func(string) Judge { return &fakeJudge{} },
+	c := New(context.Background(), Options{Keys: realConsoleKeys(t), LiveKeys: realKeys(t),
+		Sources: []Source{
+			{MultiSource: stream.MultiSource{Name: "east"}, Judge: &fakeJudge{}},
+			{MultiSource: stream.MultiSource{Name: "west"}, Judge: &fakeJudge{}},
+		},
 		Notification:   func(a *model.Action) string { return "bare " + a.ID },
 		NotificationAs: func(name string, _ *model.Action) string { return "named " + name },
 		Clock:          (&testClock{t: t0}).now, NoColor: true})
 	t.Cleanup(c.Close)
+	c.reading(d)
 	c.update(tea.WindowSizeMsg{Width: 140, Height: 24})
 	c.update(c.listCmd()())
 	for i := range c.rows {

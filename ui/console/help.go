@@ -25,7 +25,7 @@ func consoleBindings(k ui.ConsoleKeyMap, contexts bool) []key.Binding {
 // helpLines is the overlay at width: the bindings in up to two columns,
 // then a line on the live view's keys.
 func (c *Console) helpLines(width int) []string {
-	lines := ui.HelpColumns(c.helpModel(), consoleBindings(c.keys, len(c.opts.Contexts) > 0), 2, width)
+	lines := ui.HelpColumns(c.helpModel(), consoleBindings(c.keys, len(c.contexts) > 0), 2, width)
 	return append(lines, "", render.Truncate(c.st.Dim.Render("In the live view opened with enter, its own keys apply (? there lists them); esc comes back here."), width, "…"))
 }
 
@@ -68,7 +68,7 @@ func (c *Console) shortHelp(width int) string {
 	add(k.States, s.States, 3)
 	add(k.Pulse, s.Pulse, 1)
 	add(k.Figures, s.Figures, 2)
-	if len(c.opts.Contexts) > 0 { // a console across contexts only
+	if len(c.contexts) > 0 { // a console across contexts only
 		add(k.Context, s.Context, 7)
 	}
 	add(k.Help, s.Help, 10)

@@ -53,13 +53,14 @@ func TestConsoleHungContextDelaysNoOther(t *testing.T) {
 	u := serveFleet(t)(f, err)
 	hung, held := hungDaemon(t)
 	poller := func(url string) *stream.Poller { return fastClient(t, url).NewPoller(0) }
-	multi := &stream.Multi{Timeout: time.Hour, Sources: []stream.MultiSource{
-		{Name: "hung", Poller: poller(hung.URL)},
-		{Name: "east", Poller: poller(u)},
-	}}
-	c := New(context.Background(), Options{Daemon: multi, Contexts: []string{"east", "hung"}, Keys: realConsoleKeys(t),
-		LiveKeys: realKeys(t), NoColor: true, PollEvery: 50 * time.Millisecond})
+	c := New(context.Background(), Options{Sources: []Source{
+		{MultiSource: stream.MultiSource{Name: "hung", Poller: poller(hung.URL)}},
+		{MultiSource: stream.MultiSource{Name: "east", Poller: poller(u)}},
+	}, Keys: realConsoleKeys(t), LiveKeys: realKeys(t), NoColor: true, PollEvery: 50 * time.Millisecond})
 	t.Cleanup(c.Close)
+	multi := c.daemon.(*stream.Multi)
+	multi.Timeout = time.Hour
+	c.reading(multi)
 	rec, fr := frames.Record(ui.NewShell(c))
 	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(200, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
@@ -125,12 +126,10 @@ func TestConsoleHungDaemonIsStale(t *testing.T) {
 func TestConsoleFailedContextStaysStaleThroughOthersPolls(t *testing.T) {
 	t.Parallel()
 	client := simDaemon(t)
-	multi := &stream.Multi{Sources: []stream.MultiSource{
-		{Name: "down", Err: errors.New("context down: token_file: no such file")},
-		{Name: "east", Poller: client.NewPoller(0)},
-	}}
-	c := New(context.Background(), Options{Daemon: multi, Contexts: []string{"down", "east"}, Keys: realConsoleKeys(t),
-		LiveKeys: realKeys(t), NoColor: true, Clock: (&testClock{t: t0}).now, PollEvery: time.Millisecond})
+	c := New(context.Background(), Options{Sources: []Source{
+		{MultiSource: stream.MultiSource{Name: "down", Err: errors.New("context down: token_file: no such file")}},
+		{MultiSource: stream.MultiSource{Name: "east", Poller: client.NewPoller(0)}},
+	}, Keys: realConsoleKeys(t), LiveKeys: realKeys(t), NoColor: true, Clock: (&testClock{t: t0}).now, PollEvery: time.Millisecond})
 	t.Cleanup(c.Close)
 	c.update(tea.WindowSizeMsg{Width: 200, Height: 30})
 	for range 3 { // each context's answer, one after the other, thrice

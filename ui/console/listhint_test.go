@@ -22,11 +22,11 @@ func TestConsoleAcrossContextsWithNoDaemonHints(t *testing.T) {
 	const hint = "no daemon: aipwatch --demo=console"
 	status := func(sources ...stream.MultiSource) string {
 		t.Helper()
-		names := make([]string, len(sources))
-		for i, s := range sources {
-			names[i] = s.Name
+		var daemons []Source
+		for _, s := range sources {
+			daemons = append(daemons, Source{MultiSource: s})
 		}
-		c := New(context.Background(), Options{Daemon: &stream.Multi{Sources: sources}, Contexts: names, Keys: realConsoleKeys(t),
+		c := New(context.Background(), Options{Sources: daemons, Keys: realConsoleKeys(t),
 			LiveKeys: realKeys(t), NoColor: true, Clock: (&testClock{t: t0}).now, PollEvery: time.Millisecond,
 			ListHint: "check: aipwatch contexts · " + hint})
 		t.Cleanup(c.Close)

@@ -124,10 +124,7 @@ func (c *Console) pollCmd(i int, manual bool) tea.Cmd {
 	p.gen++
 	p.sent = c.clock()
 	poll, ctx, multi := p.poll, c.ctx, p.multi
-	var journal func() []string
-	if in, name := c.opts.JournalIn, p.name; in != nil {
-		journal = func() []string { return in(name) }
-	}
+	journal := c.sources[p.name].Journal
 	return func() tea.Msg {
 		var w stream.Window
 		var err error

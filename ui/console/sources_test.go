@@ -62,7 +62,7 @@ func TestConsoleSourcesAcrossContexts(t *testing.T) {
 	c := New(context.Background(), Options{Sources: []Source{down, east.source("east", simDaemon(t).NewPoller(0))},
 		Keys: realConsoleKeys(t), LiveKeys: realKeys(t), NoColor: true, Clock: (&testClock{t: t0}).now, PollEvery: time.Millisecond})
 	t.Cleanup(c.Close)
-	if got := strings.Join(c.opts.Contexts, ","); got != "down,east" {
+	if got := strings.Join(c.contexts, ","); got != "down,east" {
 		t.Errorf("contexts %q, want the sources' names in order", got)
 	}
 	c.update(tea.WindowSizeMsg{Width: 200, Height: 30})
@@ -133,5 +133,39 @@ func TestConsoleOneSource(t *testing.T) {
 	press(c, "enter")
 	if len(one.followed) != 1 || one.followed[0] != settled || one.reconciles != 1 {
 		t.Fatalf("followed %v, R made %d times", one.followed, one.reconciles)
+	}
+}
+
+// One Source with no name that cannot be read (its token file, its CA)
+// is the console of one daemon saying why: its status line says the
+// error, with the list's hint, and its global log's follow stops saying
+// it; it is never a daemon set that holds nothing, which the first poll
+// would crash on.
+func TestConsoleOneSourceThatCannotBeRead(t *testing.T) {
+	t.Parallel()
+	const why = "token_file: open /nowhere/token: no such file or directory"
+	const hint = "is aipd running at http://127.0.0.1:1?"
+	c := New(context.Background(), Options{Sources: []Source{{MultiSource: stream.MultiSource{Err: errors.New(why)}}},
+		ListHint: hint, Keys: realConsoleKeys(t), LiveKeys: realKeys(t), NoColor: true, Clock: (&testClock{t: t0}).now,
+		PollEvery: time.Millisecond})
+	t.Cleanup(c.Close)
+	c.update(tea.WindowSizeMsg{Width: 200, Height: 30})
+	pollAll(c)
+	s := screenOf(c)
+	lines := strings.Split(s, "\n")
+	if status := lines[len(lines)-2]; !strings.Contains(status, why) || !strings.Contains(status, hint) {
+		t.Errorf("the status line %q, want the error and the hint", status)
+	}
+	if strings.Contains(s, "CONTEXT") {
+		t.Errorf("one daemon's console with a CONTEXT column:\n%s", s)
+	}
+	c.globalCmd()()
+	select {
+	case m := <-c.events:
+		if g, ok := m.(globalMsg); !ok || g.m != (stream.GlobalLinkMsg{Cause: "stopped: " + why}) {
+			t.Errorf("the global log's follow ended with %#v, want it stopped saying why", m)
+		}
+	case <-time.After(30 * time.Second): // a hang guard only
+		t.Fatal("the global log's follow never ended")
 	}
 }

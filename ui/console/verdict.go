@@ -123,16 +123,18 @@ func orWord(s, alt string) string {
 	return alt
 }
 
-// judging: the console reads verdicts (one judge, or one a context).
-func (c *Console) judging() bool { return c.opts.JudgeIn != nil }
+// judging: the console reads verdicts (a judge of one of its daemons).
+func (c *Console) judging() bool {
+	for _, s := range c.sources {
+		if s.Judge != nil {
+			return true
+		}
+	}
+	return false
+}
 
 // judgeOf is the judge of a row of context name: its own daemon's.
-func (c *Console) judgeOf(name string) Judge {
-	if c.opts.JudgeIn == nil {
-		return nil
-	}
-	return c.opts.JudgeIn(name)
-}
+func (c *Console) judgeOf(name string) Judge { return c.sources[name].Judge }
 
 // judgeVisible asks for the verdicts of the settled rows the table draws
 // that have none yet, while fewer than maxJudging are out.
