@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"aipwatch/cli"
 )
 
 // The man pages are each command's --help, section by section (helpOf:
@@ -41,24 +39,10 @@ func writeMan(dir string) error {
 // manPages are the man pages by file name (aipwatch-contexts-use.1), of
 // the commands the help shows.
 func manPages() (map[string][]byte, error) {
-	pages := map[string][]byte{}
-	var err error
-	var visit func(c *cobra.Command)
-	visit = func(c *cobra.Command) {
-		if err != nil || (c.HasParent() && !c.IsAvailableCommand()) {
-			return
-		}
-		var page []byte
-		if page, err = manPage(c); err != nil {
-			return
-		}
-		pages[manName(c)+".1"] = page
-		for _, sub := range c.Commands() {
-			visit(sub)
-		}
-	}
-	visit(cli.Tree())
-	return pages, err
+	return pagesOf(func(c *cobra.Command) (string, []byte, error) {
+		page, err := manPage(c)
+		return manName(c) + ".1", page, err
+	})
 }
 
 // manName is a command's page name: aipwatch-contexts-use.
