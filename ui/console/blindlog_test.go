@@ -1,7 +1,6 @@
 package console
 
 import (
-	"aipwatch/ui"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"aipwatch/model"
 	"aipwatch/sim"
 	"aipwatch/stream"
+	"aipwatch/ui"
 )
 
 // hostConsole runs the real program on the simulator's connector-host

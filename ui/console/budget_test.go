@@ -1,7 +1,6 @@
 package console
 
 import (
-	"aipwatch/ui"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"aipwatch/internal/frames"
 	"aipwatch/sim"
 	"aipwatch/stream"
+	"aipwatch/ui"
 )
 
 // Issue 46 item 19, design §7: the console on a production-sized daemon

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"aipwatch/ui"
 	"context"
 	"errors"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"aipwatch/internal/frames"
 	"aipwatch/sim"
 	"aipwatch/stream"
+	"aipwatch/ui"
 )
 
 // hungDaemon accepts every request and never answers, until the test
